@@ -1,0 +1,77 @@
+import { BUILTIN_ERRORS, BUILTIN_PLACEHOLDERS } from './builtin-errors.ts';
+import type { Model } from './model.ts';
+import type { Scope } from './scope.ts';
+import { subSpan } from './spans.ts';
+import { suggest } from './suggest.ts';
+
+/**
+ * Cross-point checks run last: message placeholders name constants or fields, and every
+ * catalogued code and constant is used somewhere.
+ */
+export function checkUsage(model: Model, scope: Scope): void {
+  const { bag } = scope;
+  for (const source of expressionSources(model)) {
+    for (const name of source.match(/\b[A-Z][A-Z0-9_]*\b/g) ?? []) scope.usedConstants.add(name);
+  }
+  for (const error of model.errors) {
+    const span = scope.messageSpans.get(error.code);
+    if (!span) continue;
+    const fields = fieldsFor(model, error.code);
+    for (const match of error.message.matchAll(/\{([^{}]*)\}/g)) {
+      const name = (match[1] ?? '').trim();
+      const at = subSpan(span, match.index ?? 0, match[0].length);
+      if (/^[A-Z][A-Z0-9_]*$/.test(name)) {
+        scope.usedConstants.add(name);
+        if (!scope.constants.has(name)) {
+          bag.report(
+            'unknown-constant',
+            at,
+            `The message of ${error.code} uses {${name}}, which point 9 does not define.`,
+            {
+              expected: suggest(name, scope.constants.keys()),
+            },
+          );
+        }
+      } else if (!BUILTIN_PLACEHOLDERS.has(name) && !fields.has(name)) {
+        bag.report(
+          'unknown-placeholder',
+          at,
+          `The message of ${error.code} uses {${name}}, which names no constant or field it could be filled from.`,
+          {
+            expected: suggest(name, [...fields, ...BUILTIN_PLACEHOLDERS]),
+            hint: 'Placeholders name a constant ({MAX_LOANS}), a field of the record the rule checks ({due}), or one of field, entity, id, state, transition, min, max, values, value, limit.',
+          },
+        );
+      }
+    }
+  }
+  for (const error of model.errors) {
+    if (scope.usedCodes.has(error.code) || error.code in BUILTIN_ERRORS || !error.span) continue;
+    bag.report('unused-error-code', error.span, `Error code ${error.code} is catalogued but no rule uses it.`, {
+      hint: 'Use it in a rule of point 5, or remove it.',
+    });
+  }
+  for (const constant of model.constants) {
+    if (scope.usedConstants.has(constant.name)) continue;
+    bag.report('unused-constant', constant.span, `Constant ${constant.name} is defined but never used.`, {
+      hint: 'Use it in a field range, rule, guard or message, or remove it.',
+    });
+  }
+}
+
+function expressionSources(model: Model): string[] {
+  const guards = model.machines.flatMap((m) => m.transitions.map((t) => t.guard ?? ''));
+  const conditions = model.rules.map((r) => (r.condition.kind === 'expression' ? r.condition.source : ''));
+  return [...guards, ...conditions].map((s) => s.replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, ''));
+}
+
+/** Fields of the entities whose rules report `code`: what its message may name. */
+function fieldsFor(model: Model, code: string): Set<string> {
+  const entities = new Set(model.rules.filter((r) => r.error === code).map((r) => r.appliesTo.entity));
+  if (entities.size === 0) for (const e of model.entities) entities.add(e.name);
+  const fields = new Set<string>();
+  for (const entity of model.entities) {
+    if (entities.has(entity.name)) for (const f of entity.fields) fields.add(f.name);
+  }
+  return fields;
+}

@@ -1,0 +1,69 @@
+import type { Call, Model } from './model.ts';
+import { collectionName } from './names.ts';
+
+/**
+ * The conventional REST set for a model whose point 7 is not shown: list, create, get, update,
+ * delete and history per entity, and one POST per transition that does not create.
+ */
+export function deriveCalls(model: Pick<Model, 'entities' | 'machines'>): Call[] {
+  const calls: Call[] = [];
+  for (const entity of model.entities) {
+    const base = `/api/${collectionName(entity.name)}`;
+    const one = `${base}/:id`;
+    const payload = { entity: entity.name, fields: null };
+    const call = (method: Call['method'], path: string, action: Call['action'], doc: string, body = false): Call => ({
+      method,
+      path,
+      params: path.includes(':id') ? ['id'] : [],
+      action,
+      payload: body ? payload : null,
+      doc,
+      derived: true,
+      span: null,
+    });
+    calls.push(
+      call('GET', base, { kind: 'list', entity: entity.name }, `List ${entity.name} records`),
+      call('POST', base, { kind: 'create', entity: entity.name }, `Create a ${entity.name}`, true),
+      call('GET', one, { kind: 'get', entity: entity.name }, `Get one ${entity.name}`),
+      call('PATCH', one, { kind: 'update', entity: entity.name }, `Update a ${entity.name}`, true),
+      call('DELETE', one, { kind: 'delete', entity: entity.name }, `Delete a ${entity.name}`),
+      call('GET', `${one}/history`, { kind: 'history', entity: entity.name }, `History of a ${entity.name}`),
+    );
+    const machine = model.machines.find((m) => m.entity === entity.name);
+    for (const t of machine?.transitions ?? []) {
+      if (t.creates) continue;
+      calls.push(
+        call(
+          'POST',
+          `${one}/${t.slug}`,
+          { kind: 'transition', entity: entity.name, transition: t.name },
+          `${t.name}: ${t.from.join(', ')} → ${t.to}`,
+        ),
+      );
+    }
+  }
+  return calls;
+}
+
+/** The calls the runtime serves: point 7 as declared, or the derived set when it is not shown. */
+export function effectiveCalls(model: Model): Call[] {
+  const shown = model.points.find((p) => p.key === 'calls')?.shown ?? false;
+  return shown ? model.calls : deriveCalls(model);
+}
+
+/** A point-7 table for `calls`, ready to paste into a spec. */
+export function formatCallsTable(calls: readonly Call[]): string {
+  const rows = calls.map((c) => {
+    const does =
+      c.action.kind === 'transition'
+        ? `${c.action.entity}: ${c.action.transition}`
+        : `${c.action.kind} ${c.action.entity}`;
+    const payload = c.payload
+      ? c.payload.fields
+        ? `${c.payload.entity} (${c.payload.fields.join(', ')})`
+        : c.payload.entity
+      : '';
+    return `| ${c.method} | ${c.path} | ${payload} | ${does} |`;
+  });
+  return ['| method | path | payload | does |', '|---|---|---|---|', ...rows].join('\n');
+}

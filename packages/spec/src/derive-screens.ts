@@ -1,0 +1,33 @@
+import type { Model, Screen } from './model.ts';
+import { collectionName } from './names.ts';
+
+/** Screens for a model whose point 2 is not shown: a home screen, then list, detail and forms per entity. */
+export function deriveScreens(model: Pick<Model, 'entities'>): Screen[] {
+  const screen = (route: string, kind: Screen['kind'], entity: string | null): Screen => ({
+    route,
+    params: route.includes(':id') ? ['id'] : [],
+    kind,
+    entity,
+    filters: [],
+    who: [],
+    doc: '',
+    span: { line: 0, column: 0, endLine: 0, endColumn: 0, offset: 0 },
+  });
+  const screens = [screen('/', 'home', null)];
+  for (const entity of model.entities) {
+    const base = `/${collectionName(entity.name)}`;
+    screens.push(
+      screen(base, 'list', entity.name),
+      screen(`${base}/new`, 'form', entity.name),
+      screen(`${base}/:id`, 'detail', entity.name),
+      screen(`${base}/:id/edit`, 'form', entity.name),
+    );
+  }
+  return screens;
+}
+
+/** The screens the app shows: point 2 as declared, or the derived set when it is not shown. */
+export function effectiveScreens(model: Model): Screen[] {
+  const shown = model.points.find((p) => p.key === 'screens')?.shown ?? false;
+  return shown ? model.screens : deriveScreens(model);
+}

@@ -1,0 +1,241 @@
+import { Environment } from '@marcbachmann/cel-js';
+import type { DiagnosticBag } from './diagnostics.ts';
+import type { Constant, Entity, FieldType, Model, Span } from './model.ts';
+import { USER_ENTITY } from './names.ts';
+import { subSpan } from './spans.ts';
+import { suggest } from './suggest.ts';
+
+const TIMESTAMP = 'google.protobuf.Timestamp';
+const DURATION = 'google.protobuf.Duration';
+const USER_FIELDS = { id: 'string', email: 'string', name: 'string', roles: 'list<string>' };
+
+/** The CEL type of a field; `known` holds entity types registered so far (others become dyn). */
+function celType(type: FieldType, known: ReadonlySet<string>): string {
+  switch (type.kind) {
+    case 'integer':
+      return 'int';
+    case 'decimal':
+      return 'double';
+    case 'boolean':
+      return 'bool';
+    case 'date':
+    case 'datetime':
+      return TIMESTAMP;
+    case 'reference':
+      return known.has(type.entity) ? type.entity : 'dyn';
+    default:
+      return 'string';
+  }
+}
+
+function constantType(constant: Constant): string {
+  return { integer: 'int', decimal: 'double', boolean: 'bool', text: 'string', duration: DURATION }[constant.type];
+}
+
+/**
+ * Type-checks CEL expressions against an entity: its fields and system fields by name, `user`,
+ * `now`, `today`, the constants, and `value` in a field rule. Environments are built lazily, once
+ * per entity.
+ */
+export class ExpressionChecker {
+  readonly #base: Environment;
+  readonly #entities = new Map<string, Entity>();
+  readonly #envs = new Map<string, Environment>();
+  readonly #constants: Constant[];
+  readonly #machines: Set<string>;
+  readonly #registered = new Set([USER_ENTITY]);
+
+  constructor(model: Pick<Model, 'entities' | 'constants' | 'machines'>) {
+    this.#constants = model.constants;
+    this.#machines = new Set(model.machines.map((m) => m.entity));
+    const base = new Environment({ homogeneousAggregateLiterals: false });
+    base.registerType(USER_ENTITY, { fields: USER_FIELDS });
+    const registered = this.#registered;
+    // cel-js needs a type's field types registered before it, so entities go in reference order;
+    // a reference that loops back (self or cycle) is typed dyn.
+    for (const entity of orderByReferences(model.entities)) {
+      this.#entities.set(entity.name, entity);
+      const fields: Record<string, string> = { ...this.#systemFields(entity.name, registered) };
+      for (const field of entity.fields) fields[field.name] = celType(field.type, registered);
+      try {
+        base.registerType(entity.name, { fields });
+        registered.add(entity.name);
+      } catch {
+        // A name cel-js reserves; expressions on this entity are then checked without its type.
+      }
+    }
+    this.#base = base;
+  }
+
+  #systemFields(entity: string, registered: ReadonlySet<string>): Record<string, string> {
+    return {
+      id: 'string',
+      created_at: TIMESTAMP,
+      updated_at: TIMESTAMP,
+      created_by: registered.has(USER_ENTITY) ? USER_ENTITY : 'dyn',
+      ...(this.#machines.has(entity) ? { state: 'string' } : {}),
+    };
+  }
+
+  #env(entityName: string): Environment | null {
+    const cached = this.#envs.get(entityName);
+    if (cached) return cached;
+    const entity = this.#entities.get(entityName);
+    if (!entity) return null;
+    const env = this.#base.clone();
+    const registered = this.#registered;
+    for (const [name, type] of Object.entries(this.#systemFields(entity.name, registered)))
+      env.registerVariable(name, type);
+    for (const field of entity.fields) env.registerVariable(field.name, celType(field.type, registered));
+    env.registerVariable('user', USER_ENTITY).registerVariable('now', TIMESTAMP).registerVariable('today', TIMESTAMP);
+    for (const constant of this.#constants) env.registerVariable(constant.name, constantType(constant));
+    this.#envs.set(entityName, env);
+    return env;
+  }
+
+  /**
+   * Checks that `source` is a condition (a bool) over `entity`. Reports at the exact place in
+   * `span` (the expression's own text) and returns whether it is valid.
+   */
+  check(
+    source: string,
+    span: Span,
+    entityName: string,
+    bag: DiagnosticBag,
+    what: string,
+    field: string | null = null,
+  ): boolean {
+    let env = this.#env(entityName);
+    if (!env) return false;
+    if (field) {
+      const type = this.#entities.get(entityName)?.fields.find((f) => f.name === field)?.type;
+      env = env.clone().registerVariable('value', type ? celType(type, this.#registered) : 'dyn');
+    }
+    let result: ReturnType<Environment['check']>;
+    try {
+      result = env.check(source);
+    } catch (error) {
+      bag.report('expression-syntax', span, `${what}: ${plainMessage(error)}.`);
+      return false;
+    }
+    if (result.valid) {
+      if (result.type === 'bool') return true;
+      bag.report(
+        'expression-type',
+        span,
+        `${what} must be a condition (true or false), but "${source}" is ${typeName(String(result.type))}.`,
+        {
+          hint: 'Compare it with something, e.g. "copies > 0".',
+        },
+      );
+      return false;
+    }
+    const error = result.error as { code?: string; range?: { start: number; end: number }; name?: string } & Error;
+    const range = error.range ?? { start: 0, end: source.length };
+    const at = subSpan(span, range.start, Math.max(1, range.end - range.start));
+    const message = plainMessage(error);
+    if (error.name === 'ParseError') {
+      bag.report('expression-syntax', at, `${what} is not a valid expression: ${message}.`, {
+        hint: 'Expressions use CEL: fields by name, == != < <= > >=, && || !, +, -, in, size(), e.g. "due > today && copies > 0".',
+      });
+    } else if (error.code === 'unknown_variable') {
+      const name = source.slice(range.start, range.end);
+      const names = this.#names(entityName, field !== null);
+      const isConstant = /^[A-Z][A-Z0-9_]*$/.test(name);
+      bag.report(
+        isConstant ? 'unknown-constant' : 'unknown-field',
+        at,
+        `${what} uses "${name}", which is not ${isConstant ? 'a constant in point 9' : `a field of ${entityName}`}.`,
+        {
+          expected: suggest(name, names),
+        },
+      );
+    } else if (error.code === 'no_such_key' || error.code === 'cannot_index_type') {
+      const key = source.slice(range.start, range.end).replace(/^\./, '');
+      const owner = this.#ownerOf(source.slice(0, range.start), entityName);
+      bag.report(
+        'unknown-field',
+        at,
+        `${what} uses "${key}", which is not a field of ${owner?.name ?? 'that value'}.`,
+        {
+          expected: owner
+            ? suggest(key, [...owner.fields.map((f) => f.name), 'id', 'created_at', 'updated_at', 'created_by'])
+            : [],
+        },
+      );
+    } else {
+      bag.report('expression-type', at, `${what} does not type-check: ${message}.`, {
+        hint: 'Dates are timestamps (compare with now or today), decimals are doubles, references are records (book.copies).',
+      });
+    }
+    return false;
+  }
+
+  #names(entityName: string, withValue: boolean): string[] {
+    const entity = this.#entities.get(entityName);
+    return [
+      ...(entity?.fields.map((f) => f.name) ?? []),
+      ...Object.keys(this.#systemFields(entityName, new Set())),
+      'user',
+      'now',
+      'today',
+      ...(withValue ? ['value'] : []),
+      ...this.#constants.map((c) => c.name),
+    ];
+  }
+
+  /** The entity whose field follows `prefix` (e.g. "book." → Book), walking references. */
+  #ownerOf(prefix: string, entityName: string): Entity | { name: string; fields: { name: string }[] } | null {
+    const chain = /([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\.?\s*$/.exec(prefix)?.[1]?.split('.') ?? [];
+    let current: Entity | null = this.#entities.get(entityName) ?? null;
+    for (const [i, part] of chain.entries()) {
+      if (part === 'user' || part === 'created_by') {
+        return i === chain.length - 1
+          ? { name: USER_ENTITY, fields: Object.keys(USER_FIELDS).map((name) => ({ name })) }
+          : null;
+      }
+      const type = current?.fields.find((f) => f.name === part)?.type;
+      current = type?.kind === 'reference' ? (this.#entities.get(type.entity) ?? null) : null;
+      if (type?.kind === 'reference' && type.entity === USER_ENTITY && i === chain.length - 1) {
+        return { name: USER_ENTITY, fields: Object.keys(USER_FIELDS).map((name) => ({ name })) };
+      }
+    }
+    return current;
+  }
+}
+
+/** Entities ordered so that each comes after the entities it references (cycles broken arbitrarily). */
+function orderByReferences(entities: readonly Entity[]): Entity[] {
+  const byName = new Map(entities.map((e) => [e.name, e]));
+  const done = new Set<string>();
+  const visiting = new Set<string>();
+  const order: Entity[] = [];
+  const visit = (entity: Entity) => {
+    if (done.has(entity.name) || visiting.has(entity.name)) return;
+    visiting.add(entity.name);
+    for (const field of entity.fields) {
+      const target = field.type.kind === 'reference' ? byName.get(field.type.entity) : undefined;
+      if (target) visit(target);
+    }
+    visiting.delete(entity.name);
+    done.add(entity.name);
+    order.push(entity);
+  };
+  for (const entity of entities) visit(entity);
+  return order;
+}
+
+function typeName(type: string): string {
+  return type
+    .replace(TIMESTAMP, 'a timestamp')
+    .replace(DURATION, 'a duration')
+    .replace(/^(int|double|string|bool)$/, 'a $1');
+}
+
+function plainMessage(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return (message.split('\n')[0] ?? '')
+    .replaceAll(TIMESTAMP, 'timestamp')
+    .replaceAll(DURATION, 'duration')
+    .replace(/\.$/, '');
+}

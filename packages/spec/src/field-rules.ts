@@ -1,0 +1,243 @@
+import { isNumeric, isTextLike } from './field-types.ts';
+import type { Bound, DefaultValue, Field, FieldType } from './model.ts';
+import { type Cell, cellPart, splitList } from './parse-tables.ts';
+import type { Scope } from './scope.ts';
+import { suggest } from './suggest.ts';
+
+export type FieldRules = Pick<
+  Field,
+  'required' | 'unique' | 'default' | 'min' | 'max' | 'minLength' | 'maxLength' | 'pattern'
+>;
+
+const RULE_WORDS = [
+  'required',
+  'optional',
+  'unique',
+  'default',
+  'pattern',
+  'at least',
+  'at most',
+  'min',
+  'max',
+  '1..10',
+  '1..200 characters',
+];
+const BOUND = '(-?\\d+(?:\\.\\d+)?|[A-Z][A-Z0-9_]*)';
+const RANGE = new RegExp(`^${BOUND}\\s*\\.\\.\\s*${BOUND}(\\s+(?:characters?|chars?))?$`);
+const ONE_SIDED = new RegExp(`^(at least|at most|min|max|>=|<=|up to)\\s*${BOUND}(\\s+(?:characters?|chars?))?$`, 'i');
+
+/** Reads a field's rules cell: `required, unique, default 1, 0..MAX_COPIES, pattern ^a+$`. */
+export function readFieldRules(cell: Cell | null, type: FieldType | null, scope: Scope, field: string): FieldRules {
+  const rules: FieldRules = {
+    required: false,
+    unique: false,
+    default: null,
+    min: null,
+    max: null,
+    minLength: null,
+    maxLength: null,
+    pattern: null,
+  };
+  if (!cell || cell.text === '' || cell.text === '-') return rules;
+  const items = splitList(cell);
+  let defaultCell: Cell | null = null;
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i] as Cell;
+    const lower = item.text.toLowerCase();
+    if (lower === 'required') rules.required = true;
+    else if (lower === 'optional') rules.required = false;
+    else if (lower === 'unique') rules.unique = true;
+    else if (/^pattern\b/.test(lower)) {
+      // An unquoted pattern may contain commas: it runs to the end of the cell.
+      const start = item.span.column - cell.span.column;
+      const rest = cellPart(cell, start, cell.text.length - start);
+      readPattern(rest, type, scope, field, rules);
+      break;
+    } else if (/^(default|defaults to)\b/.test(lower)) {
+      const m = /^(default|defaults to)\s*:?\s*/i.exec(item.text) as RegExpExecArray;
+      defaultCell = cellPart(item, m[0].length, item.text.length - m[0].length);
+    } else if (!readBounds(item, type, scope, field, rules)) {
+      scope.bag.report(
+        'invalid-field-rule',
+        item.span,
+        `Field ${field} has a rule "${item.text}" that is not understood.`,
+        {
+          expected: suggest(lower, RULE_WORDS),
+          hint: 'Rules are required, optional, unique, default X, a range such as 0..10 or 1..200 characters, at least/at most N, and pattern REGEX.',
+        },
+      );
+    }
+  }
+  checkOrder(rules.min, rules.max, cell, scope, field, 'range');
+  checkOrder(rules.minLength, rules.maxLength, cell, scope, field, 'length');
+  if (defaultCell && type) rules.default = readDefault(defaultCell, type, rules, scope, field);
+  return rules;
+}
+
+function readBounds(item: Cell, type: FieldType | null, scope: Scope, field: string, rules: FieldRules): boolean {
+  const range = RANGE.exec(item.text);
+  const oneSided = range ? null : ONE_SIDED.exec(item.text);
+  if (!range && !oneSided) return false;
+  const inChars = Boolean(range ? range[3] : oneSided?.[3]);
+  const asLength = inChars || (type !== null && isTextLike(type));
+  if (type && asLength && !isTextLike(type)) {
+    scope.bag.report(
+      'invalid-field-rule',
+      item.span,
+      `Field ${field} is not text, so it cannot have a length in characters.`,
+    );
+    return true;
+  }
+  if (type && !asLength && !isNumeric(type)) {
+    scope.bag.report(
+      'invalid-field-rule',
+      item.span,
+      `Field ${field} is a ${type.kind}; only integer and decimal fields have a range.`,
+      {
+        hint: 'A range applies to integer and decimal fields; a length ("1..200 characters") to text fields.',
+      },
+    );
+    return true;
+  }
+  const what = `Field ${field}`;
+  const at = (text: string) => cellPart(item, item.text.indexOf(text), text.length);
+  if (range) {
+    const low = scope.bound(at(range[1] as string), what);
+    const high = scope.bound(at(range[2] as string), what);
+    if (asLength) [rules.minLength, rules.maxLength] = [low, high];
+    else [rules.min, rules.max] = [low, high];
+  } else if (oneSided) {
+    const bound = scope.bound(at(oneSided[2] as string), what);
+    const lower = /^(at least|min|>=)$/i.test(oneSided[1] as string);
+    if (asLength && lower) rules.minLength = bound;
+    else if (asLength) rules.maxLength = bound;
+    else if (lower) rules.min = bound;
+    else rules.max = bound;
+  }
+  if (asLength && (negative(rules.minLength) || negative(rules.maxLength))) {
+    scope.bag.report('invalid-range', item.span, `Field ${field} has a negative length.`);
+  }
+  return true;
+}
+
+function negative(bound: Bound | null): boolean {
+  return bound !== null && bound.value < 0;
+}
+
+function checkOrder(
+  low: Bound | null,
+  high: Bound | null,
+  cell: Cell,
+  scope: Scope,
+  field: string,
+  what: string,
+): void {
+  if (low && high && low.value > high.value) {
+    scope.bag.report(
+      'invalid-range',
+      cell.span,
+      `Field ${field} has a ${what} from ${low.value} to ${high.value}: the lower bound is above the upper.`,
+      {
+        hint: `Swap the bounds: ${high.constant ?? high.value}..${low.constant ?? low.value}.`,
+      },
+    );
+  }
+}
+
+function readPattern(rest: Cell, type: FieldType | null, scope: Scope, field: string, rules: FieldRules): void {
+  const m = /^pattern\s*:?\s*/i.exec(rest.text) as RegExpExecArray;
+  let source = rest.text.slice(m[0].length).trim();
+  const quoted = /^`([^`]*)`$/.exec(source);
+  if (quoted) source = quoted[1] ?? '';
+  if (type && !isTextLike(type)) {
+    scope.bag.report(
+      'invalid-field-rule',
+      rest.span,
+      `Field ${field} is a ${type.kind}; only text fields can have a pattern.`,
+    );
+    return;
+  }
+  if (source === '') {
+    scope.bag.report('invalid-pattern', rest.span, `Field ${field} has an empty pattern.`, {
+      hint: 'Write e.g. pattern `^[A-Z]{3}$`.',
+    });
+    return;
+  }
+  try {
+    new RegExp(source, 'u');
+    rules.pattern = source;
+  } catch (error) {
+    scope.bag.report(
+      'invalid-pattern',
+      rest.span,
+      `Field ${field} has a pattern that is not a valid regular expression: ${(error as Error).message}.`,
+      {
+        hint: 'Patterns use JavaScript regular expression syntax; write them in backticks when they contain a comma.',
+      },
+    );
+  }
+}
+
+function readDefault(cell: Cell, type: FieldType, rules: FieldRules, scope: Scope, field: string): DefaultValue | null {
+  const raw = cell.text.replace(/^`|`$/g, '');
+  const text = /^"(.*)"$/.exec(raw)?.[1] ?? raw;
+  const fail = (expected: string) => {
+    scope.bag.report('invalid-default', cell.span, `Field ${field} has default "${raw}", which is not ${expected}.`);
+    return null;
+  };
+  let value: string | number | boolean;
+  switch (type.kind) {
+    case 'integer':
+      if (!/^-?\d+$/.test(text) && !scope.constants.has(text)) return fail('a whole number');
+      value = scope.constants.has(text) ? (scope.bound(cell, `Field ${field}`)?.value ?? 0) : Number(text);
+      break;
+    case 'decimal':
+      if (!/^-?\d+(\.\d+)?$/.test(text) && !scope.constants.has(text)) return fail('a number');
+      value = scope.constants.has(text) ? (scope.bound(cell, `Field ${field}`)?.value ?? 0) : Number(text);
+      break;
+    case 'boolean':
+      if (!/^(true|false|yes|no)$/i.test(text)) return fail('true or false');
+      value = /^(true|yes)$/i.test(text);
+      break;
+    case 'date':
+      if (text.toLowerCase() === 'today') return { dynamic: 'today' };
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(text) || Number.isNaN(Date.parse(text)))
+        return fail('a date (YYYY-MM-DD) or today');
+      value = text;
+      break;
+    case 'datetime':
+      if (text.toLowerCase() === 'now') return { dynamic: 'now' };
+      if (Number.isNaN(Date.parse(text))) return fail('a date and time (ISO 8601) or now');
+      value = text;
+      break;
+    case 'choice':
+      if (!type.values.includes(text)) return fail(`one of ${type.values.join(', ')}`);
+      value = text;
+      break;
+    case 'reference':
+      if (type.entity === 'User' && text.toLowerCase() === 'me') return { dynamic: 'me' };
+      return fail(
+        type.entity === 'User' ? 'me (the signed-in user)' : 'allowed: a reference to another record has no default',
+      );
+    default:
+      value = text;
+  }
+  const bad = violates(value, rules);
+  if (bad) return fail(bad);
+  return { literal: value };
+}
+
+/** Why a default breaks the field's own range, length or pattern, or null when it does not. */
+function violates(value: string | number | boolean, rules: FieldRules): string | null {
+  if (typeof value === 'number') {
+    if (rules.min && value < rules.min.value) return `at least ${rules.min.value}`;
+    if (rules.max && value > rules.max.value) return `at most ${rules.max.value}`;
+  }
+  if (typeof value === 'string') {
+    const length = [...value].length;
+    if (rules.minLength && length < rules.minLength.value) return `at least ${rules.minLength.value} characters`;
+    if (rules.maxLength && length > rules.maxLength.value) return `at most ${rules.maxLength.value} characters`;
+    if (rules.pattern && !new RegExp(rules.pattern, 'u').test(value)) return `matching its pattern`;
+  }
+  return null;
+}

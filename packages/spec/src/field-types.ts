@@ -1,0 +1,112 @@
+import type { FieldType } from './model.ts';
+import { ENTITY_NAME, USER_ENTITY } from './names.ts';
+import { type Cell, cellPart, splitList } from './parse-tables.ts';
+import type { Scope } from './scope.ts';
+import { suggest } from './suggest.ts';
+
+const SIMPLE_TYPES: Record<string, FieldType> = {
+  text: { kind: 'text' },
+  string: { kind: 'text' },
+  'long text': { kind: 'longText' },
+  longtext: { kind: 'longText' },
+  integer: { kind: 'integer' },
+  int: { kind: 'integer' },
+  decimal: { kind: 'decimal', scale: null },
+  boolean: { kind: 'boolean' },
+  bool: { kind: 'boolean' },
+  date: { kind: 'date' },
+  datetime: { kind: 'datetime' },
+  'date and time': { kind: 'datetime' },
+  email: { kind: 'email' },
+  url: { kind: 'url' },
+};
+
+const TYPE_WORDS = [
+  'text',
+  'long text',
+  'integer',
+  'decimal',
+  'boolean',
+  'date',
+  'datetime',
+  'email',
+  'url',
+  'choice of',
+];
+const CHOICE_VALUE = /^[A-Za-z0-9][A-Za-z0-9 _.-]*$/;
+
+/** Reads a field's type cell. Reports and returns null when it is not a type. */
+export function readFieldType(cell: Cell, scope: Scope, where: string): FieldType | null {
+  const text = cell.text.trim();
+  const lower = text.toLowerCase().replace(/\s+/g, ' ');
+  const simple = SIMPLE_TYPES[lower];
+  if (simple) return simple;
+  const decimal = /^decimal\s*\(\s*(\d+)\s*\)$/.exec(lower);
+  if (decimal) return { kind: 'decimal', scale: Number(decimal[1]) };
+  const choice = /^(choice of|one of|choice:)\s*/i.exec(text);
+  if (choice) return readChoice(cellPart(cell, choice[0].length, text.length - choice[0].length), scope);
+  const reference = /^(?:reference to |ref to |→ ?)?([A-Za-z][A-Za-z0-9]*)$/.exec(text);
+  if (reference?.[1] && ENTITY_NAME.test(reference[1])) {
+    const name = reference[1];
+    const part = cellPart(cell, text.length - name.length, name.length);
+    if (name === USER_ENTITY || scope.entity(part, where, true) !== undefined)
+      return { kind: 'reference', entity: name };
+    return null;
+  }
+  scope.bag.report('unknown-type', cell.span, `${where} has type "${text}", which is not a field type.`, {
+    expected: suggest(lower, TYPE_WORDS),
+    hint: `Types are ${TYPE_WORDS.join(', ')} (e.g. "choice of low, high"), or an entity name for a reference.`,
+  });
+  return null;
+}
+
+function readChoice(cell: Cell, scope: Scope): FieldType | null {
+  const values: string[] = [];
+  for (const item of splitList(cell)) {
+    const value = item.text.replace(/^`|`$/g, '');
+    if (!CHOICE_VALUE.test(value)) {
+      scope.bag.report('unknown-type', item.span, `"${value}" is not a valid choice value.`, {
+        hint: 'Choice values start with a letter or digit and use letters, digits, spaces, _ . or -.',
+      });
+      return null;
+    }
+    if (values.includes(value)) {
+      scope.bag.report('duplicate-name', item.span, `The choice value "${value}" is listed twice.`);
+      continue;
+    }
+    values.push(value);
+  }
+  if (values.length === 0) {
+    scope.bag.report('unknown-type', cell.span, 'A choice needs at least one value.', {
+      hint: 'Write e.g. "choice of low, normal, high".',
+    });
+    return null;
+  }
+  return { kind: 'choice', values };
+}
+
+/** Types whose values are strings with a length. */
+export function isTextLike(type: FieldType): boolean {
+  return type.kind === 'text' || type.kind === 'longText' || type.kind === 'email' || type.kind === 'url';
+}
+
+/** Types whose values are numbers with a range. */
+export function isNumeric(type: FieldType): boolean {
+  return type.kind === 'integer' || type.kind === 'decimal';
+}
+
+/** A short human name for a type, e.g. "choice of low, high" or "reference to Book". */
+export function describeType(type: FieldType): string {
+  switch (type.kind) {
+    case 'longText':
+      return 'long text';
+    case 'decimal':
+      return type.scale === null ? 'decimal' : `decimal(${type.scale})`;
+    case 'choice':
+      return `choice of ${type.values.join(', ')}`;
+    case 'reference':
+      return type.entity;
+    default:
+      return type.kind;
+  }
+}

@@ -1,0 +1,13 @@
+export { blankSpec } from './blank-spec.ts';
+export { BUILTIN_ERRORS, errorCatalogue } from './builtin-errors.ts';
+export { type CheckResult, checkSpec, MAX_SPEC_BYTES } from './check.ts';
+export { deriveCalls, effectiveCalls, formatCallsTable } from './derive-calls.ts';
+export { deriveScreens, effectiveScreens } from './derive-screens.ts';
+export { DIAGNOSTIC_CODES, type DiagnosticCode } from './diagnostic-codes.ts';
+export type { Diagnostic, Severity } from './diagnostics.ts';
+export { explainModel } from './explain.ts';
+export * from './model.ts';
+export { collectionName, transitionSlug } from './names.ts';
+export { POINT_TITLES } from './parse-sections.ts';
+export { RUNTIME_CONSTANTS, type RuntimeSettings, runtimeSettings } from './runtime-constants.ts';
+export { type PointSummary, summarizePoints } from './summary.ts';

@@ -1,0 +1,307 @@
+/**
+ * The checked model of a nine-point spec: plain, JSON-serialisable data.
+ *
+ * References between parts are by name (an entity's `name`, a role's `name`), never by object
+ * pointer, so the model can be sent to the browser as JSON (`GET /api/spec`) and compared across
+ * versions (migrations). Every node keeps the source span it was read from.
+ */
+
+/** A 1-based source span. `offset` is the 0-based character offset of the start. */
+export interface Span {
+  line: number;
+  column: number;
+  endLine: number;
+  endColumn: number;
+  offset: number;
+}
+
+/** The nine points, in their order in a spec. */
+export const POINTS = [
+  'product',
+  'screens',
+  'entities',
+  'states',
+  'rules',
+  'roles',
+  'calls',
+  'errors',
+  'constants',
+] as const;
+
+export type PointKey = (typeof POINTS)[number];
+
+/** One of the nine `##` sections as it appeared (or did not) in the source. */
+export interface Point {
+  key: PointKey;
+  /** 1–9. */
+  number: number;
+  /** Canonical title, e.g. "Entities and their fields". */
+  title: string;
+  /** False when the section is missing, empty, or says the point "is not shown". */
+  shown: boolean;
+  /** The heading's span, when the section is present. */
+  span: Span | null;
+  /** Markdown prose of the section outside its tables, kept as documentation. */
+  prose: string;
+}
+
+export interface Product {
+  /** From the title heading, without a leading "Specification:". */
+  name: string;
+  /** The first paragraph of point 1, or "" when not shown. */
+  summary: string;
+  /** Who the product is for: a "For whom"/"Audience" sub-section, else the rest of point 1's prose. */
+  audience: string;
+  /** All of point 1's prose as Markdown. */
+  description: string;
+  span: Span | null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. Screens and routes
+
+export type ScreenKind = 'home' | 'list' | 'detail' | 'form' | 'board';
+
+/** `where field = value` on a list or board screen. */
+export interface ScreenFilter {
+  field: string;
+  /** `me` means the signed-in user; otherwise a literal compared with the field's value. */
+  value: { me: true } | { literal: string | number | boolean };
+}
+
+export interface Screen {
+  route: string;
+  /** `:name` parameters of the route, in order. */
+  params: string[];
+  kind: ScreenKind;
+  /** The entity shown, or null for `home`. */
+  entity: string | null;
+  filters: ScreenFilter[];
+  /** Roles that may open the screen; `anyone` includes signed-out visitors; empty means every signed-in user. */
+  who: string[];
+  doc: string;
+  span: Span;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. Entities and their fields
+
+export type FieldType =
+  | { kind: 'text' }
+  | { kind: 'longText' }
+  | { kind: 'integer' }
+  | { kind: 'decimal'; scale: number | null }
+  | { kind: 'boolean' }
+  | { kind: 'date' }
+  | { kind: 'datetime' }
+  | { kind: 'email' }
+  | { kind: 'url' }
+  | { kind: 'choice'; values: string[] }
+  /** A reference to another entity's record, or to a signed-in `User`. */
+  | { kind: 'reference'; entity: string };
+
+export type FieldKind = FieldType['kind'];
+
+/** A number written in the spec, either literally or as a constant's name (resolved). */
+export interface Bound {
+  value: number;
+  constant: string | null;
+}
+
+export type DefaultValue =
+  | { literal: string | number | boolean }
+  /** Filled in when a record is created: the current time, today's date, or the acting user. */
+  | { dynamic: 'now' | 'today' | 'me' };
+
+export interface Field {
+  name: string;
+  type: FieldType;
+  required: boolean;
+  unique: boolean;
+  default: DefaultValue | null;
+  /** Numeric range for integer and decimal fields. */
+  min: Bound | null;
+  max: Bound | null;
+  /** Length in characters for text-like fields. */
+  minLength: Bound | null;
+  maxLength: Bound | null;
+  /** A regular expression (JavaScript syntax, `u` flag) the value must match; anchor it with ^…$ to match the whole value. */
+  pattern: string | null;
+  doc: string;
+  span: Span;
+}
+
+export interface Entity {
+  name: string;
+  fields: Field[];
+  doc: string;
+  span: Span;
+}
+
+/** Fields every record has in addition to its declared fields. */
+export const SYSTEM_FIELDS = ['id', 'created_at', 'updated_at', 'created_by', 'state'] as const;
+
+// ---------------------------------------------------------------------------------------------
+// 4. States and transitions
+
+export interface State {
+  name: string;
+  doc: string;
+  span: Span;
+}
+
+export interface Transition {
+  /** As written, e.g. "mark overdue". */
+  name: string;
+  /** URL form, e.g. "mark-overdue". */
+  slug: string;
+  /** States the transition leaves; empty for the creating transition (`(new)`). */
+  from: string[];
+  to: string;
+  /** True for the transition from `(new)`: it runs when a record is created. */
+  creates: boolean;
+  /** Roles that may take it; empty means every role that may update the record. */
+  who: string[];
+  /** CEL guard that must hold, or null. */
+  guard: string | null;
+  doc: string;
+  span: Span;
+  guardSpan: Span | null;
+}
+
+export interface StateMachine {
+  entity: string;
+  /** In declaration order; a board screen shows them as columns in this order. */
+  states: State[];
+  /** The state a new record enters. */
+  initial: string;
+  transitions: Transition[];
+  doc: string;
+  span: Span;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 5. Validation rules
+
+export interface RuleTarget {
+  entity: string;
+  /** Set when the rule applies to one field: its failure is reported at that field. */
+  field: string | null;
+  /** Set when the rule applies only when that transition is taken. */
+  transition: string | null;
+}
+
+export type RuleCondition =
+  /** A CEL expression over the record, `user`, `now`, `today` and the constants that must hold. */
+  | { kind: 'expression'; source: string }
+  /** "at most MAX Entity in state s1, s2 per field": a count over other records. */
+  | { kind: 'limit'; max: Bound; entity: string; states: string[]; per: string };
+
+export interface Rule {
+  name: string;
+  appliesTo: RuleTarget;
+  condition: RuleCondition;
+  /** Catalogue code reported when the condition does not hold. */
+  error: string;
+  doc: string;
+  span: Span;
+  conditionSpan: Span;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 6. Roles and permissions
+
+/** Signed-out visitors: a role row or `who` entry with this name grants access without sign-in. */
+export const ANYONE = 'anyone';
+
+export interface Role {
+  name: string;
+  doc: string;
+  span: Span;
+}
+
+/** `all`: every record; `own`: records the user created or that reference the user; `none`. */
+export type Access = 'none' | 'own' | 'all';
+
+export interface Permission {
+  role: string;
+  entity: string;
+  create: boolean;
+  read: Access;
+  update: Access;
+  delete: Access;
+  span: Span;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 7. The calls it makes
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export type CallAction =
+  | { kind: 'list' | 'get' | 'create' | 'update' | 'delete' | 'history'; entity: string }
+  | { kind: 'transition'; entity: string; transition: string };
+
+export interface Call {
+  method: HttpMethod;
+  /** Path shape with `:params`, e.g. `/api/loans/:id/return`. */
+  path: string;
+  params: string[];
+  action: CallAction;
+  /** The body it accepts: an entity's fields, optionally limited to some of them. */
+  payload: { entity: string; fields: string[] | null } | null;
+  doc: string;
+  /** True when derived because point 7 is not shown. */
+  derived: boolean;
+  span: Span | null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 8. The error catalogue
+
+export interface ErrorCode {
+  code: string;
+  status: number;
+  /** With `{placeholders}` naming constants or fields. */
+  message: string;
+  /** True for a runtime built-in code (not found, conflict, …) that the spec did not override. */
+  builtin: boolean;
+  span: Span | null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 9. Business constants and limits
+
+export type ConstantType = 'integer' | 'decimal' | 'boolean' | 'text' | 'duration';
+
+export interface Constant {
+  name: string;
+  type: ConstantType;
+  /** Durations are in seconds. */
+  value: number | boolean | string;
+  /** The value as written, e.g. "14 days". */
+  raw: string;
+  meaning: string;
+  span: Span;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/** The whole checked spec. Present even when there are errors: it holds what could be read. */
+export interface Model {
+  /** Model format version; bumped on incompatible changes. */
+  version: 1;
+  product: Product;
+  points: Point[];
+  screens: Screen[];
+  entities: Entity[];
+  machines: StateMachine[];
+  rules: Rule[];
+  roles: Role[];
+  permissions: Permission[];
+  /** The calls as declared in point 7 (empty when not shown; see `effectiveCalls`). */
+  calls: Call[];
+  /** The catalogue as declared in point 8 (see `errorCatalogue` for built-ins merged in). */
+  errors: ErrorCode[];
+  constants: Constant[];
+}

@@ -1,0 +1,93 @@
+import { readFieldRules } from './field-rules.ts';
+import { readFieldType } from './field-types.ts';
+import type { Entity, Field } from './model.ts';
+import { ENTITY_NAME, FIELD_NAME, plain, RESERVED_FIELD_NAMES, USER_ENTITY } from './names.ts';
+import type { Section } from './parse-sections.ts';
+import { docOf, NameSet, requiredCell, rowsOf, validName } from './read-helpers.ts';
+import type { Scope } from './scope.ts';
+
+const COLUMNS = [
+  { key: 'field', names: ['field', 'name', 'fields'], required: true },
+  { key: 'type', names: ['type', 'kind'], required: true },
+  { key: 'rules', names: ['rules', 'rule', 'constraints', 'validation'] },
+];
+
+/**
+ * Point 3: one `### Entity` per entity with a field table. Entity names are collected first so
+ * fields may reference entities defined further down.
+ */
+export function readEntities(section: Section, scope: Scope): Entity[] {
+  const { bag } = scope;
+  for (const table of section.tables) {
+    bag.report('misplaced-table', table.span, 'This table in point 3 is not under an entity heading.', {
+      hint: 'Put a "### EntityName" heading (e.g. "### Book") right above each field table.',
+    });
+  }
+  const names = new NameSet(bag, 'entity');
+  const entities: Entity[] = [];
+  for (const sub of section.subsections) {
+    const name = plain(sub.name);
+    const cell = { text: name, span: sub.span };
+    if (
+      !validName(
+        cell,
+        ENTITY_NAME,
+        bag,
+        'entity',
+        'Entity names are PascalCase words without spaces, e.g. Book or ExpenseReport',
+      )
+    )
+      continue;
+    if (name === USER_ENTITY) {
+      bag.report('reserved-name', sub.span, 'User is the built-in entity of signed-in users and cannot be redefined.', {
+        hint: 'Reference it from a field ("borrower | User"), or name your entity differently (e.g. Member).',
+      });
+      continue;
+    }
+    if (!names.add(cell)) continue;
+    const entity: Entity = { name, fields: [], doc: sub.prose, span: sub.span };
+    entities.push(entity);
+    scope.entities.set(name, entity);
+  }
+  for (const entity of entities) {
+    const sub = section.subsections.find((s) => s.span === entity.span);
+    if (sub) entity.fields = readFields(sub.tables, entity.name, scope);
+  }
+  return entities;
+}
+
+function readFields(tables: Section['tables'], entity: string, scope: Scope): Field[] {
+  const { bag } = scope;
+  const names = new NameSet(bag, `field of ${entity}`);
+  const fields: Field[] = [];
+  for (const row of rowsOf(tables, COLUMNS, bag, `${entity} fields`)) {
+    const name = requiredCell(row, 'field', bag, `A field of ${entity}`);
+    if (!name) continue;
+    const where = `Field ${entity}.${name.text}`;
+    const typeCell = requiredCell(row, 'type', bag, where);
+    if (
+      !validName(
+        name,
+        FIELD_NAME,
+        bag,
+        'field',
+        'Field names start with a lowercase letter and use letters, digits and _, e.g. due_date',
+      )
+    )
+      continue;
+    if (RESERVED_FIELD_NAMES.has(name.text)) {
+      bag.report('reserved-name', name.span, `"${name.text}" is reserved and cannot name a field.`, {
+        hint: ['id', 'created_at', 'updated_at', 'created_by', 'state'].includes(name.text)
+          ? `Every record already has ${name.text}; remove this row.`
+          : `"${name.text}" means something in every expression; choose another name.`,
+      });
+      continue;
+    }
+    if (!names.add(name)) continue;
+    const type = typeCell ? readFieldType(typeCell, scope, where) : null;
+    const rules = readFieldRules(row.cells.get('rules') ?? null, type, scope, `${entity}.${name.text}`);
+    if (!type) continue;
+    fields.push({ name: name.text, type, ...rules, doc: docOf(row), span: row.span });
+  }
+  return fields;
+}

@@ -1,0 +1,128 @@
+import { BUILTIN_ERRORS } from './builtin-errors.ts';
+import type { DiagnosticBag } from './diagnostics.ts';
+import type { Bound, Entity, Model, Span, StateMachine } from './model.ts';
+import { ANYONE } from './model.ts';
+import { USER_ENTITY } from './names.ts';
+import type { Cell } from './parse-tables.ts';
+import { suggest } from './suggest.ts';
+
+/**
+ * What later points may refer to, built as the points are read (constants and errors first,
+ * then entities, roles, machines). Resolving a name reports `unknown-…` with did-you-mean.
+ */
+export class Scope {
+  readonly entities = new Map<string, Entity>();
+  readonly machines = new Map<string, StateMachine>();
+  readonly roles = new Set<string>();
+  readonly constants = new Map<string, Model['constants'][number]>();
+  readonly codes = new Set<string>(Object.keys(BUILTIN_ERRORS));
+  /** Names used anywhere, for the unused-code and unused-constant warnings. */
+  readonly usedCodes = new Set<string>();
+  readonly usedConstants = new Set<string>();
+  /** Where each catalogued message is written, for placeholder diagnostics. */
+  readonly messageSpans = new Map<string, Span>();
+  /** True when point 6 is shown: only then are role names checked. */
+  rolesShown = false;
+
+  readonly bag: DiagnosticBag;
+
+  constructor(bag: DiagnosticBag) {
+    this.bag = bag;
+  }
+
+  entity(cell: Cell, what: string, allowUser = false): Entity | null | undefined {
+    const name = cell.text;
+    if (allowUser && name === USER_ENTITY) return null;
+    const entity = this.entities.get(name);
+    if (entity) return entity;
+    const names = [...this.entities.keys(), ...(allowUser ? [USER_ENTITY] : [])];
+    this.bag.report('unknown-entity', cell.span, `${what} names entity "${name}", which point 3 does not define.`, {
+      expected: suggest(name, names),
+    });
+    return undefined;
+  }
+
+  field(entity: Entity, cell: Cell, what: string, extra: readonly string[] = []): boolean {
+    const name = cell.text;
+    if (entity.fields.some((f) => f.name === name) || extra.includes(name)) return true;
+    this.bag.report('unknown-field', cell.span, `${what} names field "${name}", which ${entity.name} does not have.`, {
+      expected: suggest(name, [...entity.fields.map((f) => f.name), ...extra]),
+      hint: entity.fields.length === 0 ? `${entity.name} has no fields.` : undefined,
+    });
+    return false;
+  }
+
+  role(cell: Cell, what: string): boolean {
+    const name = cell.text;
+    if (name === ANYONE || !this.rolesShown || this.roles.has(name)) return true;
+    this.bag.report('unknown-role', cell.span, `${what} names role "${name}", which point 6 does not define.`, {
+      expected: suggest(name, [...this.roles, ANYONE]),
+    });
+    return false;
+  }
+
+  state(machine: StateMachine | undefined, entity: string, cell: Cell, what: string): boolean {
+    const name = cell.text;
+    if (!machine) {
+      this.bag.report(
+        'unknown-state',
+        cell.span,
+        `${what} names state "${name}", but ${entity} has no states in point 4.`,
+      );
+      return false;
+    }
+    if (machine.states.some((s) => s.name === name)) return true;
+    this.bag.report('unknown-state', cell.span, `${what} names state "${name}", which is not a state of ${entity}.`, {
+      expected: suggest(
+        name,
+        machine.states.map((s) => s.name),
+      ),
+      hint: `${entity}'s states are ${machine.states.map((s) => s.name).join(', ')}.`,
+    });
+    return false;
+  }
+
+  code(cell: Cell, what: string): boolean {
+    const code = cell.text;
+    this.usedCodes.add(code);
+    if (this.codes.has(code)) return true;
+    this.bag.report(
+      'unknown-error-code',
+      cell.span,
+      `${what} uses error code ${code}, which point 8 does not catalogue.`,
+      {
+        expected: suggest(code, this.codes),
+        hint: `Add a row "| ${code} | 422 | … |" to the error catalogue.`,
+      },
+    );
+    return false;
+  }
+
+  /** A number or a numeric constant's name. Reports and returns null when it is neither. */
+  bound(cell: Cell, what: string): Bound | null {
+    const text = cell.text;
+    if (/^-?\d+(\.\d+)?$/.test(text)) return { value: Number(text), constant: null };
+    const constant = this.constants.get(text);
+    if (constant) {
+      this.usedConstants.add(text);
+      if (typeof constant.value === 'number' && constant.type !== 'duration') {
+        return { value: constant.value, constant: text };
+      }
+      this.bag.report(
+        'invalid-field-rule',
+        cell.span,
+        `${what} uses constant ${text}, which is a ${constant.type}, not a number.`,
+      );
+      return null;
+    }
+    if (/^[A-Z][A-Z0-9_]*$/.test(text)) {
+      this.bag.report('unknown-constant', cell.span, `${what} uses constant ${text}, which point 9 does not define.`, {
+        expected: suggest(text, this.constants.keys()),
+        hint: `Add a row "| ${text} | 10 | … |" to point 9, or write a number.`,
+      });
+    } else {
+      this.bag.report('invalid-field-rule', cell.span, `${what}: "${text}" is neither a number nor a constant name.`);
+    }
+    return null;
+  }
+}
