@@ -1,7 +1,7 @@
 import { checkUsage } from './check-usage.ts';
 import { type Diagnostic, DiagnosticBag } from './diagnostics.ts';
 import { ExpressionChecker } from './expressions.ts';
-import { type Model, POINTS, type Point } from './model.ts';
+import { type Model, POINTS, type Point, type Span } from './model.ts';
 import { POINT_TITLES, parseSections, type Section } from './parse-sections.ts';
 import { readCalls } from './read-calls.ts';
 import { readConstants } from './read-constants.ts';
@@ -13,6 +13,7 @@ import { readRules } from './read-rules.ts';
 import { readScreens } from './read-screens.ts';
 import { readMachines } from './read-states.ts';
 import { Scope } from './scope.ts';
+import { START } from './spans.ts';
 
 /** Specs larger than this are refused: 2 MB is ~40,000 lines, far beyond any real product. */
 export const MAX_SPEC_BYTES = 2 * 1024 * 1024;
@@ -35,7 +36,7 @@ export function checkSpec(source: string): CheckResult {
   if (source.length > MAX_SPEC_BYTES) {
     bag.report(
       'spec-too-large',
-      { line: 1, column: 1, endLine: 1, endColumn: 1, offset: 0 },
+      START,
       `The spec is ${source.length} characters; the limit is ${MAX_SPEC_BYTES}.`,
       {
         hint: 'Split the product, or remove generated content.',
@@ -60,7 +61,7 @@ export function checkSpec(source: string): CheckResult {
     if (!section) {
       bag.report(
         'missing-section',
-        { line: 1, column: 1, endLine: 1, endColumn: 1, offset: 0 },
+        START,
         `Point ${i + 1} (${POINT_TITLES[key]}) has no section.`,
         {
           hint: `Add "## ${i + 1}. ${POINT_TITLES[key]}" with its table, or with "Not shown." to say it is absent on purpose.`,
@@ -89,26 +90,36 @@ export function checkSpec(source: string): CheckResult {
   model.screens = read('screens', readScreens, []);
   model.calls = read('calls', readCalls, []);
 
-  const expressions = new ExpressionChecker(model);
+  checkExpressions(model, bag);
+  checkUsage(model, scope);
+  return finish(model, bag);
+}
+
+/** Type-checks every guard and rule condition, each against its entity (and field). */
+function checkExpressions(model: Model, bag: DiagnosticBag): void {
+  const items: { source: string; span: Span; entity: string; field: string | null; what: string }[] = [];
   for (const machine of model.machines) {
     for (const t of machine.transitions) {
-      if (t.guard !== null && t.guardSpan)
-        expressions.check(t.guard, t.guardSpan, machine.entity, bag, `The guard of "${t.name}"`);
+      if (t.guard !== null && t.guardSpan) {
+        items.push({ source: t.guard, span: t.guardSpan, entity: machine.entity, field: null, what: `The guard of "${t.name}"` });
+      }
     }
   }
   for (const rule of model.rules) {
     if (rule.condition.kind !== 'expression') continue;
-    expressions.check(
-      rule.condition.source,
-      rule.conditionSpan,
-      rule.appliesTo.entity,
-      bag,
-      `Rule "${rule.name}"`,
-      rule.appliesTo.field,
-    );
+    const { entity, field } = rule.appliesTo;
+    items.push({ source: rule.condition.source, span: rule.conditionSpan, entity, field, what: `Rule "${rule.name}"` });
   }
-  checkUsage(model, scope);
-  return finish(model, bag);
+  const groups = new Map<string, string[]>();
+  for (const item of items) {
+    const key = `${item.entity}.${item.field ?? ''}`;
+    groups.set(key, [...(groups.get(key) ?? []), item.source]);
+  }
+  const checker = new ExpressionChecker(model);
+  for (const item of items) {
+    const sources = groups.get(`${item.entity}.${item.field ?? ''}`) ?? [item.source];
+    checker.check(item.source, item.span, item.entity, bag, item.what, item.field, sources);
+  }
 }
 
 function finish(model: Model, bag: DiagnosticBag): CheckResult {

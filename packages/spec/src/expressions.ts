@@ -34,68 +34,86 @@ function constantType(constant: Constant): string {
 
 /**
  * Type-checks CEL expressions against an entity: its fields and system fields by name, `user`,
- * `now`, `today`, the constants, and `value` in a field rule. Environments are built lazily, once
- * per entity.
+ * `now`, `today`, the constants, and `value` in a field rule.
+ *
+ * Each entity (and field, for field rules) gets an environment holding only the entity types its
+ * expressions reach through references (`book.copies` needs Book). Registering every type in
+ * every environment made checking quadratic in the number of entities.
  */
 export class ExpressionChecker {
-  readonly #base: Environment;
-  readonly #entities = new Map<string, Entity>();
+  readonly #entities: Map<string, Entity>;
   readonly #envs = new Map<string, Environment>();
   readonly #constants: Constant[];
   readonly #machines: Set<string>;
-  readonly #registered = new Set([USER_ENTITY]);
 
   constructor(model: Pick<Model, 'entities' | 'constants' | 'machines'>) {
+    this.#entities = new Map(model.entities.map((e) => [e.name, e]));
     this.#constants = model.constants;
     this.#machines = new Set(model.machines.map((m) => m.entity));
-    const base = new Environment({ homogeneousAggregateLiterals: false });
-    base.registerType(USER_ENTITY, { fields: USER_FIELDS });
-    const registered = this.#registered;
-    // cel-js needs a type's field types registered before it, so entities go in reference order;
-    // a reference that loops back (self or cycle) is typed dyn.
-    for (const entity of orderByReferences(model.entities)) {
-      this.#entities.set(entity.name, entity);
-      const fields: Record<string, string> = { ...this.#systemFields(entity.name, registered) };
-      for (const field of entity.fields) fields[field.name] = celType(field.type, registered);
-      try {
-        base.registerType(entity.name, { fields });
-        registered.add(entity.name);
-      } catch {
-        // A name cel-js reserves; expressions on this entity are then checked without its type.
-      }
-    }
-    this.#base = base;
   }
 
-  #systemFields(entity: string, registered: ReadonlySet<string>): Record<string, string> {
+  #systemFields(entity: string): Record<string, string> {
     return {
       id: 'string',
       created_at: TIMESTAMP,
       updated_at: TIMESTAMP,
-      created_by: registered.has(USER_ENTITY) ? USER_ENTITY : 'dyn',
+      created_by: USER_ENTITY,
       ...(this.#machines.has(entity) ? { state: 'string' } : {}),
     };
   }
 
-  #env(entityName: string): Environment | null {
-    const cached = this.#envs.get(entityName);
+  /** The environment for expressions about `entity` (and its `field`), built for the given sources. */
+  #env(entity: Entity, field: string | null, sources: readonly string[]): Environment {
+    const key = `${entity.name}.${field ?? ''}`;
+    const cached = this.#envs.get(key);
     if (cached) return cached;
-    const entity = this.#entities.get(entityName);
-    if (!entity) return null;
-    const env = this.#base.clone();
-    const registered = this.#registered;
-    for (const [name, type] of Object.entries(this.#systemFields(entity.name, registered)))
-      env.registerVariable(name, type);
-    for (const field of entity.fields) env.registerVariable(field.name, celType(field.type, registered));
+    const env = new Environment({ homogeneousAggregateLiterals: false });
+    env.registerType(USER_ENTITY, { fields: USER_FIELDS });
+    const registered = new Set([USER_ENTITY]);
+    for (const needed of orderByReferences(this.#reached(entity, field, sources))) {
+      const fields: Record<string, string> = { ...this.#systemFields(needed.name) };
+      for (const f of needed.fields) fields[f.name] = celType(f.type, registered);
+      try {
+        env.registerType(needed.name, { fields });
+        registered.add(needed.name);
+      } catch {
+        // A name cel-js reserves: references to it stay dyn.
+      }
+    }
+    for (const [name, type] of Object.entries(this.#systemFields(entity.name))) env.registerVariable(name, type);
+    for (const f of entity.fields) env.registerVariable(f.name, celType(f.type, registered));
     env.registerVariable('user', USER_ENTITY).registerVariable('now', TIMESTAMP).registerVariable('today', TIMESTAMP);
     for (const constant of this.#constants) env.registerVariable(constant.name, constantType(constant));
-    this.#envs.set(entityName, env);
+    const fieldType = entity.fields.find((f) => f.name === field)?.type;
+    if (field !== null) env.registerVariable('value', fieldType ? celType(fieldType, registered) : 'dyn');
+    this.#envs.set(key, env);
     return env;
+  }
+
+  /** Entities reached by `a.b.c` chains in the sources, starting from the entity's fields. */
+  #reached(entity: Entity, field: string | null, sources: readonly string[]): Entity[] {
+    const reached = new Map<string, Entity>();
+    for (const source of sources) {
+      const code = source.replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, '""');
+      for (const match of code.matchAll(/\b[A-Za-z_][A-Za-z0-9_]*(?:\s*\.\s*[A-Za-z_][A-Za-z0-9_]*)+/g)) {
+        const [head, ...rest] = match[0].split('.').map((p) => p.trim());
+        const start = head === 'value' && field !== null ? field : head;
+        let type = entity.fields.find((f) => f.name === start)?.type;
+        for (const part of rest) {
+          const target = type?.kind === 'reference' ? this.#entities.get(type.entity) : undefined;
+          if (!target) break;
+          reached.set(target.name, target);
+          type = target.fields.find((f) => f.name === part)?.type;
+        }
+      }
+    }
+    return [...reached.values()];
   }
 
   /**
    * Checks that `source` is a condition (a bool) over `entity`. Reports at the exact place in
-   * `span` (the expression's own text) and returns whether it is valid.
+   * `span` (the expression's own text) and returns whether it is valid. `sources` are all the
+   * expressions about the same entity and field, so their environment is built once.
    */
   check(
     source: string,
@@ -104,13 +122,11 @@ export class ExpressionChecker {
     bag: DiagnosticBag,
     what: string,
     field: string | null = null,
+    sources: readonly string[] = [source],
   ): boolean {
-    let env = this.#env(entityName);
-    if (!env) return false;
-    if (field) {
-      const type = this.#entities.get(entityName)?.fields.find((f) => f.name === field)?.type;
-      env = env.clone().registerVariable('value', type ? celType(type, this.#registered) : 'dyn');
-    }
+    const entity = this.#entities.get(entityName);
+    if (!entity) return false;
+    const env = this.#env(entity, field, sources);
     let result: ReturnType<Environment['check']>;
     try {
       result = env.check(source);
@@ -175,7 +191,7 @@ export class ExpressionChecker {
     const entity = this.#entities.get(entityName);
     return [
       ...(entity?.fields.map((f) => f.name) ?? []),
-      ...Object.keys(this.#systemFields(entityName, new Set())),
+      ...Object.keys(this.#systemFields(entityName)),
       'user',
       'now',
       'today',

@@ -1,22 +1,22 @@
-import type { Root } from 'mdast';
-import { gfmTableFromMarkdown } from 'mdast-util-gfm-table';
-import { gfmTable } from 'micromark-extension-gfm-table';
-import remarkParse from 'remark-parse';
-import { type Processor, unified } from 'unified';
+import MarkdownIt from 'markdown-it';
+import type Token from 'markdown-it/lib/token.mjs';
 
 /**
- * GFM tables only. Specs need CommonMark plus tables; the rest of `remark-gfm` (autolinks,
- * footnotes, strikethrough, task lists) costs parse time and changes nothing the checker reads.
+ * CommonMark + GFM tables. markdown-it rather than remark: on the 200-entity benchmark spec
+ * (220 KB) remark takes ~700 ms, mostly in micromark's table tokenizer, and markdown-it ~40 ms
+ * (see docs/architecture.md). Inline parsing is off: the checker reads blocks and takes cell and
+ * heading text from the source, so tokenising emphasis and links would be wasted (~2× the time).
  */
-function remarkGfmTables(this: Processor): void {
-  const data = this.data() as { micromarkExtensions?: unknown[]; fromMarkdownExtensions?: unknown[] };
-  data.micromarkExtensions = [...(data.micromarkExtensions ?? []), gfmTable()];
-  data.fromMarkdownExtensions = [...(data.fromMarkdownExtensions ?? []), gfmTableFromMarkdown()];
+const markdown = new MarkdownIt('commonmark', { html: true }).enable('table').disable(['inline', 'text_join']);
+
+/** One source line per entry, with CRLF and CR line endings normalised as markdown-it does. */
+export function sourceLines(source: string): string[] {
+  return source.replace(/\r\n?/g, '\n').split('\n');
 }
 
-const processor = unified().use(remarkParse).use(remarkGfmTables).freeze();
-
-/** Parses CommonMark + GFM tables into an mdast tree with positions. */
-export function parseMarkdown(source: string): Root {
-  return processor.parse(source);
+/** Parses into markdown-it block tokens; each top-level block carries its `map` of source lines. */
+export function parseMarkdown(source: string): Token[] {
+  return markdown.parse(source, {});
 }
+
+export type { Token };

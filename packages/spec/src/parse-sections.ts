@@ -1,10 +1,8 @@
-import type { Heading, RootContent } from 'mdast';
-import { toString as mdToString } from 'mdast-util-to-string';
 import type { DiagnosticBag } from './diagnostics.ts';
 import { POINTS, type PointKey, type Span } from './model.ts';
-import { parseMarkdown } from './parse-markdown.ts';
-import { readTable, type Table } from './parse-tables.ts';
-import { spanOf } from './spans.ts';
+import { parseMarkdown, sourceLines, type Token } from './parse-markdown.ts';
+import { readRow, type Table } from './parse-tables.ts';
+import { START } from './spans.ts';
 
 /** Canonical titles of the nine points. */
 export const POINT_TITLES: Record<PointKey, string> = {
@@ -59,61 +57,107 @@ export interface ParsedSpec {
 
 const NOT_SHOWN = /\b(is|are)\s+not\s+shown\b|^\s*not\s+shown\b/i;
 
+/** A top-level block of the document: a heading, a table, or prose (anything else). */
+type Block =
+  | { kind: 'heading'; depth: number; text: string; span: Span }
+  | { kind: 'table'; table: Table }
+  | { kind: 'prose'; text: string };
+
 /** Markdown → title and the nine sections, each with its prose, tables and `###` sub-sections. */
 export function parseSections(source: string, bag: DiagnosticBag): ParsedSpec {
-  const tree = parseMarkdown(source);
+  const blocks = readBlocks(source);
   let title: ParsedSpec['title'] = null;
   const sections: ParsedSpec['sections'] = {};
-  let current: { section: Section; blocks: RootContent[] } | null = null;
-  const finished: { section: Section; blocks: RootContent[] }[] = [];
+  let current: { section: Section; blocks: Block[] } | null = null;
+  const started: { section: Section; blocks: Block[] }[] = [];
 
-  for (const node of tree.children) {
-    if (node.type === 'heading' && node.depth === 1 && title === null && current === null) {
-      title = { text: mdToString(node).trim(), span: spanOf(node.position) };
+  for (const block of blocks) {
+    if (block.kind === 'heading' && block.depth === 1 && title === null && current === null) {
+      title = { text: block.text, span: block.span };
       continue;
     }
-    if (node.type === 'heading' && node.depth <= 2) {
-      if (current) finished.push(current);
+    if (block.kind === 'heading' && block.depth <= 2) {
       current = null;
-      const point = node.depth === 2 ? recognise(node, bag) : null;
+      const point = block.depth === 2 ? recognise(block.text, block.span, bag) : null;
       if (point === null) continue;
-      const span = spanOf(node.position);
       const earlier = sections[point];
       if (earlier) {
-        bag.report(
-          'duplicate-section',
-          span,
-          `Point ${POINTS.indexOf(point) + 1} (${POINT_TITLES[point]}) appears twice.`,
-          {
-            hint: `Merge it with the section at line ${earlier.span.line}.`,
-          },
-        );
+        bag.report('duplicate-section', block.span, `Point ${POINTS.indexOf(point) + 1} (${POINT_TITLES[point]}) appears twice.`, {
+          hint: `Merge it with the section at line ${earlier.span.line}.`,
+        });
         continue;
       }
-      const section: Section = { point, span, shown: false, prose: '', tables: [], subsections: [] };
+      const section: Section = { point, span: block.span, shown: false, prose: '', tables: [], subsections: [] };
       sections[point] = section;
       current = { section, blocks: [] };
+      started.push(current);
       continue;
     }
-    current?.blocks.push(node);
+    current?.blocks.push(block);
   }
-  if (current) finished.push(current);
-
-  for (const { section, blocks } of finished) fillSection(section, blocks, source, bag);
+  for (const { section, blocks } of started) fillSection(section, blocks, bag);
   if (title === null) {
-    bag.report('missing-title', { line: 1, column: 1, endLine: 1, endColumn: 1, offset: 0 }, 'The spec has no title.', {
+    bag.report('missing-title', START, 'The spec has no title.', {
       hint: 'Start the file with a heading such as "# Specification: Lending desk".',
     });
   }
   return { title, sections };
 }
 
-function recognise(heading: Heading, bag: DiagnosticBag): PointKey | null {
-  const text = mdToString(heading).trim();
-  const span = spanOf(heading.position);
+/** Groups markdown-it's top-level tokens into headings, tables (with cells read from the source) and prose. */
+function readBlocks(source: string): Block[] {
+  const lines = sourceLines(source);
+  const offsets: number[] = [];
+  let offset = 0;
+  for (const line of lines) {
+    offsets.push(offset);
+    offset += line.length + 1;
+  }
+  const blocks: Block[] = [];
+  const tokens = parseMarkdown(source);
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i] as Token;
+    if (token.level !== 0 || !token.map || token.nesting === -1) continue;
+    const [first, last] = token.map;
+    if (token.type === 'heading_open') {
+      const text = (tokens[i + 1]?.content ?? '').trim();
+      // The span covers the heading's text, so "### Bok" points at "Bok".
+      const at = Math.max(0, (lines[first] ?? '').indexOf(text));
+      blocks.push({
+        kind: 'heading',
+        depth: Number(token.tag.slice(1)),
+        text,
+        span: { line: first + 1, column: at + 1, endLine: first + 1, endColumn: at + 1 + text.length, offset: (offsets[first] ?? 0) + at },
+      });
+    } else if (token.type === 'table_open') {
+      const rows = [];
+      for (let j = i + 1; j < tokens.length && tokens[j]?.type !== 'table_close'; j++) {
+        const row = tokens[j] as Token;
+        if (row.type !== 'tr_open' || !row.map) continue;
+        const n = row.map[0];
+        rows.push(readRow(lines[n] ?? '', n + 1, offsets[n] ?? 0));
+      }
+      const [header, ...body] = rows;
+      const lastLine = lines[last - 1] ?? '';
+      blocks.push({
+        kind: 'table',
+        table: {
+          header: header?.cells ?? [],
+          rows: body.map((row) => ({ ...row, cells: row.cells.slice(0, header?.cells.length ?? 0) })),
+          span: { line: first + 1, column: 1, endLine: last, endColumn: lastLine.length + 1, offset: offsets[first] ?? 0 },
+        },
+      });
+    } else {
+      blocks.push({ kind: 'prose', text: lines.slice(first, last).join('\n') });
+    }
+  }
+  return blocks;
+}
+
+function recognise(text: string, span: Span, bag: DiagnosticBag): PointKey | null {
   const match = /^(?:point\s+)?(\d+)\s*[.):-]?\s*(.*)$/i.exec(text);
   const number = match ? Number(match[1]) : null;
-  const words = (match ? (match[2] ?? '') : text).toLowerCase();
+  const words = (match ? (match[2] ?? '') : text).toLowerCase().replace(/[`*_]/g, '');
   const byNumber = number !== null && number >= 1 && number <= 9 ? (POINTS[number - 1] ?? null) : null;
   const byTitle = pointByTitle(words);
   if (byNumber && byTitle && byNumber !== byTitle) {
@@ -151,7 +195,7 @@ function pointByTitle(words: string): PointKey | null {
   return best;
 }
 
-function fillSection(section: Section, blocks: RootContent[], source: string, bag: DiagnosticBag): void {
+function fillSection(section: Section, blocks: Block[], bag: DiagnosticBag): void {
   let sub: Subsection | null = null;
   const prose: string[] = [];
   let subProse: string[] = [];
@@ -159,15 +203,15 @@ function fillSection(section: Section, blocks: RootContent[], source: string, ba
     if (sub) sub.prose = subProse.join('\n\n');
     subProse = [];
   };
-  for (const node of blocks) {
-    if (node.type === 'heading' && node.depth === 3) {
+  for (const block of blocks) {
+    if (block.kind === 'heading' && block.depth === 3) {
       closeSub();
-      sub = { name: mdToString(node).trim(), span: spanOf(node.position), prose: '', tables: [] };
+      sub = { name: block.text, span: block.span, prose: '', tables: [] };
       section.subsections.push(sub);
-    } else if (node.type === 'table') {
-      (sub ? sub.tables : section.tables).push(readTable(node, source));
+    } else if (block.kind === 'table') {
+      (sub ? sub.tables : section.tables).push(block.table);
     } else {
-      const text = sliceOf(node, source);
+      const text = block.kind === 'heading' ? `${'#'.repeat(block.depth)} ${block.text}` : block.text;
       if (text.trim() !== '') (sub ? subProse : prose).push(text);
     }
   }
@@ -188,10 +232,4 @@ function fillSection(section: Section, blocks: RootContent[], source: string, ba
       { hint: 'Add the point\'s table, or write "Not shown." to say so on purpose.' },
     );
   }
-}
-
-function sliceOf(node: RootContent, source: string): string {
-  const start = node.position?.start.offset;
-  const end = node.position?.end.offset;
-  return start === undefined || end === undefined ? '' : source.slice(start, end);
 }

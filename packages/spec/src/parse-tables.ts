@@ -1,7 +1,6 @@
-import type { Table as MdTable } from 'mdast';
 import type { DiagnosticBag } from './diagnostics.ts';
 import type { Span } from './model.ts';
-import { spanOf, subSpan } from './spans.ts';
+import { subSpan } from './spans.ts';
 
 /** A table cell's text as written (trimmed, `\|` unescaped) and the span of that text. */
 export interface Cell {
@@ -9,9 +8,8 @@ export interface Cell {
   span: Span;
 }
 
-export interface TableRow {
-  /** Cells by column key; a column the row lacks gives an empty cell at the row's end. */
-  cells: Map<string, Cell>;
+export interface RawRow {
+  cells: Cell[];
   span: Span;
 }
 
@@ -21,30 +19,42 @@ export interface Table {
   span: Span;
 }
 
-export interface RawRow {
-  cells: Cell[];
+export interface TableRow {
+  /** Cells by column key; a column the row lacks gives an empty cell at the row's end. */
+  cells: Map<string, Cell>;
   span: Span;
 }
 
-/** Reads an mdast table into cells with exact spans, from the source text itself. */
-export function readTable(node: MdTable, source: string): Table {
-  const [head, ...body] = node.children.map((row) => ({
-    cells: row.children.map((cell) => readCell(source, spanOf(cell.position))),
-    span: spanOf(row.position),
-  }));
-  return { header: head?.cells ?? [], rows: body, span: spanOf(node.position) };
+/**
+ * Splits one table row (a line markdown-it has recognised as one) into cells with exact spans,
+ * as GFM does: an optional leading and trailing pipe, cells split at unescaped pipes.
+ * `offset` is the line's offset in the source.
+ */
+export function readRow(line: string, lineNumber: number, offset: number): RawRow {
+  const span: Span = { line: lineNumber, column: 1, endLine: lineNumber, endColumn: line.length + 1, offset };
+  const cells: Cell[] = [];
+  let i = 0;
+  while (i < line.length && isSpace(line.charCodeAt(i))) i++;
+  if (line[i] === '|') i++;
+  let start = i;
+  for (; i <= line.length; i++) {
+    if (line[i] === '\\') {
+      i++;
+    } else if (line[i] === '|' || i === line.length) {
+      const trailing = i === line.length && cells.length > 0 && line.slice(start).trim() === '' && line.trimEnd().endsWith('|');
+      if (!trailing) cells.push(trimCell(line, start, i, span));
+      start = i + 1;
+    }
+  }
+  return { cells, span };
 }
 
-function readCell(source: string, span: Span): Cell {
-  // A cell's position covers its leading pipe and, for the last cell, the trailing one.
-  const raw = source.slice(span.offset, span.offset + (span.endColumn - span.column));
-  let start = raw.startsWith('|') ? 1 : 0;
-  let end = raw.length;
-  if (end > start && raw.endsWith('|') && !raw.endsWith('\\|')) end -= 1;
-  while (start < end && isSpace(raw.charCodeAt(start))) start++;
-  while (end > start && isSpace(raw.charCodeAt(end - 1))) end--;
-  const text = raw.slice(start, end).replaceAll('\\|', '|');
-  return { text, span: subSpan(span, start, end - start) };
+function trimCell(line: string, from: number, to: number, row: Span): Cell {
+  let start = from;
+  let end = to;
+  while (start < end && isSpace(line.charCodeAt(start))) start++;
+  while (end > start && isSpace(line.charCodeAt(end - 1))) end--;
+  return { text: line.slice(start, end).replaceAll('\\|', '|'), span: subSpan(row, start, end - start) };
 }
 
 function isSpace(code: number): boolean {
@@ -59,7 +69,7 @@ export interface ColumnSpec {
 }
 
 /** Header words that mark a documentation column, accepted in every table. */
-const DOC_COLUMNS = ['meaning', 'notes', 'note', 'description', 'comment', 'comments', 'why'];
+export const DOC_COLUMNS: readonly string[] = ['meaning', 'notes', 'note', 'description', 'comment', 'comments', 'why'];
 
 /**
  * Maps a table's header cells to column keys, reporting missing required columns and unknown
@@ -103,17 +113,11 @@ export function keyedRows(table: Table, keys: readonly (string | null)[]): Table
   return table.rows.map((row) => {
     const cells = new Map<string, Cell>();
     keys.forEach((key, i) => {
-      if (key === null) return;
-      const cell = row.cells[i] ?? { text: '', span: endOfRow(row.span) };
-      if (key === 'doc' && cells.has('doc')) return;
-      cells.set(key, cell);
+      if (key === null || cells.has(key)) return;
+      cells.set(key, row.cells[i] ?? { text: '', span: { ...row.span, column: row.span.endColumn } });
     });
     return { cells, span: row.span };
   });
-}
-
-function endOfRow(span: Span): Span {
-  return { ...span, line: span.endLine, column: span.endColumn, offset: span.offset };
 }
 
 function normaliseHeader(text: string): string {

@@ -2,13 +2,12 @@ import type { Access, Permission, Role } from './model.ts';
 import { ANYONE } from './model.ts';
 import { plain, ROLE_NAME } from './names.ts';
 import type { Section } from './parse-sections.ts';
-import { type Cell, splitList } from './parse-tables.ts';
+import { type Cell, DOC_COLUMNS, splitList } from './parse-tables.ts';
 import { allTables, NameSet, validName } from './read-helpers.ts';
 import type { Scope } from './scope.ts';
 import { suggest } from './suggest.ts';
 
 const ROLE_HEADERS = ['role', 'roles', 'who'];
-const DOC_HEADERS = ['meaning', 'notes', 'note', 'description', 'comment', 'comments', 'why'];
 const OPERATIONS = ['create', 'read', 'update', 'delete', 'all', 'none', 'read own', 'update own', 'delete own'];
 
 /**
@@ -40,7 +39,7 @@ export function readRoles(section: Section, scope: Scope): { roles: Role[]; perm
     const columns = table.header.map((cell, i) => {
       if (i === 0) return null;
       const name = plain(cell.text);
-      if (DOC_HEADERS.includes(name.toLowerCase())) return 'doc';
+      if (DOC_COLUMNS.includes(name.toLowerCase())) return 'doc';
       const entity = scope.entity({ text: name, span: cell.span }, 'The permission column');
       return entity ? entity.name : null;
     });
