@@ -54,7 +54,9 @@ export function generateSpec(entities: number): string {
   out.push('## 5. Validation rules', '| rule | applies to | condition | error |', '|---|---|---|---|');
   for (const [i, name] of names.entries()) {
     out.push(`| due later ${i} | ${name}.due | value > created_at | DUE_TOO_EARLY |`);
-    out.push(`| open limit ${i} | ${name} | at most MAX_OPEN ${name} in state draft, submitted per owner | TOO_MANY_OPEN |`);
+    out.push(
+      `| open limit ${i} | ${name} | at most MAX_OPEN ${name} in state draft, submitted per owner | TOO_MANY_OPEN |`,
+    );
   }
   out.push(
     '',

@@ -34,14 +34,9 @@ export interface CheckResult {
 export function checkSpec(source: string): CheckResult {
   const bag = new DiagnosticBag();
   if (source.length > MAX_SPEC_BYTES) {
-    bag.report(
-      'spec-too-large',
-      START,
-      `The spec is ${source.length} characters; the limit is ${MAX_SPEC_BYTES}.`,
-      {
-        hint: 'Split the product, or remove generated content.',
-      },
-    );
+    bag.report('spec-too-large', START, `The spec is ${source.length} characters; the limit is ${MAX_SPEC_BYTES}.`, {
+      hint: 'Split the product, or remove generated content.',
+    });
     return finish(emptyModel(), bag);
   }
   const parsed = parseSections(source, bag);
@@ -59,14 +54,9 @@ export function checkSpec(source: string): CheckResult {
   model.points = POINTS.map((key, i): Point => {
     const section = sections[key];
     if (!section) {
-      bag.report(
-        'missing-section',
-        START,
-        `Point ${i + 1} (${POINT_TITLES[key]}) has no section.`,
-        {
-          hint: `Add "## ${i + 1}. ${POINT_TITLES[key]}" with its table, or with "Not shown." to say it is absent on purpose.`,
-        },
-      );
+      bag.report('missing-section', START, `Point ${i + 1} (${POINT_TITLES[key]}) has no section.`, {
+        hint: `Add "## ${i + 1}. ${POINT_TITLES[key]}" with its table, or with "Not shown." to say it is absent on purpose.`,
+      });
     }
     return {
       key,
@@ -101,7 +91,13 @@ function checkExpressions(model: Model, bag: DiagnosticBag): void {
   for (const machine of model.machines) {
     for (const t of machine.transitions) {
       if (t.guard !== null && t.guardSpan) {
-        items.push({ source: t.guard, span: t.guardSpan, entity: machine.entity, field: null, what: `The guard of "${t.name}"` });
+        items.push({
+          source: t.guard,
+          span: t.guardSpan,
+          entity: machine.entity,
+          field: null,
+          what: `The guard of "${t.name}"`,
+        });
       }
     }
   }

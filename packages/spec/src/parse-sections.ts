@@ -82,9 +82,14 @@ export function parseSections(source: string, bag: DiagnosticBag): ParsedSpec {
       if (point === null) continue;
       const earlier = sections[point];
       if (earlier) {
-        bag.report('duplicate-section', block.span, `Point ${POINTS.indexOf(point) + 1} (${POINT_TITLES[point]}) appears twice.`, {
-          hint: `Merge it with the section at line ${earlier.span.line}.`,
-        });
+        bag.report(
+          'duplicate-section',
+          block.span,
+          `Point ${POINTS.indexOf(point) + 1} (${POINT_TITLES[point]}) appears twice.`,
+          {
+            hint: `Merge it with the section at line ${earlier.span.line}.`,
+          },
+        );
         continue;
       }
       const section: Section = { point, span: block.span, shown: false, prose: '', tables: [], subsections: [] };
@@ -127,7 +132,13 @@ function readBlocks(source: string): Block[] {
         kind: 'heading',
         depth: Number(token.tag.slice(1)),
         text,
-        span: { line: first + 1, column: at + 1, endLine: first + 1, endColumn: at + 1 + text.length, offset: (offsets[first] ?? 0) + at },
+        span: {
+          line: first + 1,
+          column: at + 1,
+          endLine: first + 1,
+          endColumn: at + 1 + text.length,
+          offset: (offsets[first] ?? 0) + at,
+        },
       });
     } else if (token.type === 'table_open') {
       const rows = [];
@@ -144,7 +155,13 @@ function readBlocks(source: string): Block[] {
         table: {
           header: header?.cells ?? [],
           rows: body.map((row) => ({ ...row, cells: row.cells.slice(0, header?.cells.length ?? 0) })),
-          span: { line: first + 1, column: 1, endLine: last, endColumn: lastLine.length + 1, offset: offsets[first] ?? 0 },
+          span: {
+            line: first + 1,
+            column: 1,
+            endLine: last,
+            endColumn: lastLine.length + 1,
+            offset: offsets[first] ?? 0,
+          },
         },
       });
     } else {

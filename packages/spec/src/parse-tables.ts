@@ -41,7 +41,8 @@ export function readRow(line: string, lineNumber: number, offset: number): RawRo
     if (line[i] === '\\') {
       i++;
     } else if (line[i] === '|' || i === line.length) {
-      const trailing = i === line.length && cells.length > 0 && line.slice(start).trim() === '' && line.trimEnd().endsWith('|');
+      const trailing =
+        i === line.length && cells.length > 0 && line.slice(start).trim() === '' && line.trimEnd().endsWith('|');
       if (!trailing) cells.push(trimCell(line, start, i, span));
       start = i + 1;
     }

@@ -1,0 +1,43 @@
+import { checkSpec } from '@ninepoint/spec';
+import { generateSpec } from './generate-spec.ts';
+
+export interface CheckBenchRow {
+  entities: number;
+  fields: number;
+  machines: number;
+  kilobytes: number;
+  medianMs: number;
+  minMs: number;
+  msPerEntity: number;
+}
+
+/**
+ * Times `checkSpec` on generated specs of 1×, 2× and 4× the base size (median of `runs` after
+ * two warm-up runs). Linear growth shows as a flat ms-per-entity column.
+ */
+export function benchCheck(base = 200, runs = 9): CheckBenchRow[] {
+  return [1, 2, 4].map((factor) => {
+    const entities = base * factor;
+    const source = generateSpec(entities);
+    const first = checkSpec(source);
+    if (!first.ok) throw new Error(`generated spec has errors: ${first.diagnostics[0]?.message}`);
+    checkSpec(source);
+    const times: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const start = performance.now();
+      checkSpec(source);
+      times.push(performance.now() - start);
+    }
+    times.sort((a, b) => a - b);
+    const medianMs = times[Math.floor(times.length / 2)] ?? 0;
+    return {
+      entities,
+      fields: first.model.entities.reduce((n, e) => n + e.fields.length, 0),
+      machines: first.model.machines.length,
+      kilobytes: Math.round(source.length / 1024),
+      medianMs,
+      minMs: times[0] ?? 0,
+      msPerEntity: medianMs / entities,
+    };
+  });
+}
