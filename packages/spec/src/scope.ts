@@ -54,9 +54,12 @@ export class Scope {
 
   role(cell: Cell, what: string): boolean {
     const name = cell.text;
-    if (name === ANYONE || !this.rolesShown || this.roles.has(name)) return true;
+    if (name === ANYONE || this.roles.has(name)) return true;
     this.bag.report('unknown-role', cell.span, `${what} names role "${name}", which point 6 does not define.`, {
       expected: suggest(name, [...this.roles, ANYONE]),
+      hint: this.rolesShown
+        ? undefined
+        : 'Point 6 is not shown, so the spec has no roles: add a roles table, or leave "who" empty for every signed-in user.',
     });
     return false;
   }
