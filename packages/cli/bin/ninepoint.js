@@ -1,0 +1,31 @@
+#!/usr/bin/env node
+// The `ninepoint` command. Plain JavaScript, no static imports and no top-level await, so that an
+// old Node parses it and prints how to upgrade instead of a syntax error.
+const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+
+if (major < 22 || (major === 22 && minor < 12)) {
+  console.error(
+    `Ninepoint needs Node.js 22.12 or newer (24 LTS recommended); this is Node ${process.versions.node}.\n` +
+      'Upgrade, then run the command again:\n\n' +
+      '  npm install -g --force node@24\n',
+  );
+  process.exit(2);
+} else if (process.features.typescript) {
+  import('../src/main.ts');
+} else {
+  // Node 22.12–22.17 strips types only when asked to.
+  Promise.all([import('node:child_process'), import('node:url')]).then(([{ spawnSync }, { fileURLToPath }]) => {
+    const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+    const child = spawnSync(
+      process.execPath,
+      ['--experimental-strip-types', '--no-warnings', main, ...process.argv.slice(2)],
+      { stdio: 'inherit' },
+    );
+    if (child.error) {
+      console.error(`ninepoint: could not start Node: ${child.error.message}`);
+      process.exit(2);
+    }
+    if (child.signal) process.kill(process.pid, child.signal);
+    process.exit(child.status ?? 2);
+  });
+}

@@ -1,0 +1,38 @@
+import { Command } from 'commander';
+import { registerCheck } from './commands/check.ts';
+import { registerExplain } from './commands/explain.ts';
+import { registerNew } from './commands/new.ts';
+import type { Context } from './context.ts';
+import { wantsColor } from './io.ts';
+import { VERSION } from './version.ts';
+
+const EXIT_CODES_HELP = `
+Exit codes:
+  0  done; the spec has no errors (warnings allowed)
+  1  the spec has errors
+  2  the command could not run: an unknown command or option, or a file
+     that cannot be read or written`;
+
+/**
+ * A fresh program per run: commander keeps parsed state on the command objects, so sharing one
+ * would leak options between in-process runs in tests. Commander must not exit the process;
+ * `run` turns its outcomes into exit codes.
+ */
+export function createProgram(ctx: Context): Command {
+  const program = new Command('ninepoint')
+    .description('Make a nine-point product specification executable.')
+    .version(VERSION)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => ctx.io.stdout.write(text),
+      writeErr: (text) => ctx.io.stderr.write(text),
+      getOutHasColors: () => wantsColor(ctx.io.stdout, ctx.io.env),
+      getErrHasColors: () => wantsColor(ctx.io.stderr, ctx.io.env),
+    })
+    .showHelpAfterError('(add --help for usage)')
+    .addHelpText('afterAll', EXIT_CODES_HELP);
+  registerNew(program, ctx, VERSION);
+  registerCheck(program, ctx, VERSION);
+  registerExplain(program, ctx, VERSION);
+  return program;
+}

@@ -1,0 +1,276 @@
+import type {
+  Access,
+  Bound,
+  Call,
+  Constant,
+  DefaultValue,
+  Entity,
+  ErrorCode,
+  Field,
+  FieldType,
+  Model,
+  Permission,
+  PointKey,
+  Role,
+  Rule,
+  Screen,
+  ScreenFilter,
+  StateMachine,
+  Transition,
+} from './model.ts';
+import { ANYONE } from './model.ts';
+
+/** What the runtime does in place of a point that is not shown, so a reader of a sparse spec is not left guessing. */
+const WHEN_NOT_SHOWN: Record<PointKey, string> = {
+  product: 'the product has no description.',
+  screens: 'a home screen, and a list, detail and form screen per entity, are derived.',
+  entities: 'nothing is stored.',
+  states: 'records have no states.',
+  rules: 'records are checked only against their fields’ own rules.',
+  roles: 'there are no roles, so every signed-in user may do everything.',
+  calls: 'the conventional calls per entity are derived.',
+  errors: 'only the built-in error codes are used.',
+  constants: 'runtime settings keep their defaults.',
+};
+
+const INDENT = '  ';
+
+/**
+ * The checked model as plain text, for `ninepoint explain`: the way to confirm that the checker
+ * read the spec the way its author meant it, with every table turned back into sentences.
+ * Pure, so the Studio can show the same text in the browser.
+ */
+export function explainModel(model: Model): string {
+  const shown = model.points.filter((p) => p.shown).length;
+  const lines: string[] = [model.product.name, '='.repeat(Math.max(model.product.name.length, 1))];
+  lines.push(
+    shown === 0
+      ? 'All nine points are not shown: a product with no visible behaviour yet.'
+      : `${shown} of ${model.points.length} points shown.`,
+  );
+  let previousShown = true;
+  for (const point of model.points) {
+    if (point.shown || previousShown) lines.push('');
+    previousShown = point.shown;
+    if (!point.shown) {
+      lines.push(`${point.number}. ${point.title}: not shown; ${WHEN_NOT_SHOWN[point.key]}`);
+      continue;
+    }
+    lines.push(`${point.number}. ${point.title}`);
+    const body = explainPoint(model, point.key);
+    lines.push(...(body.length > 0 ? body : ['(shown, but it lists nothing)']).map((l) => indent(l)));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function explainPoint(model: Model, key: PointKey): string[] {
+  switch (key) {
+    case 'product':
+      return explainProduct(model);
+    case 'screens':
+      return model.screens.flatMap(explainScreen);
+    case 'entities':
+      return [
+        ...model.entities.flatMap(explainEntity),
+        'Every record also has id, created_at, updated_at, created_by, and state when it has a state machine.',
+      ];
+    case 'states':
+      return model.machines.flatMap(explainMachine);
+    case 'rules':
+      return model.rules.flatMap(explainRule);
+    case 'roles':
+      return model.roles.flatMap((role) => explainRole(role, model));
+    case 'calls':
+      return model.calls.flatMap(explainCall);
+    case 'errors':
+      return model.errors.map(explainError);
+    case 'constants':
+      return model.constants.map(explainConstant);
+  }
+}
+
+function explainProduct(model: Model): string[] {
+  const { summary, audience } = model.product;
+  const lines = summary === '' ? [] : summary.split('\n');
+  if (audience !== '') lines.push(...`For whom: ${audience}`.split('\n'));
+  return lines;
+}
+
+function explainScreen(screen: Screen): string[] {
+  const what =
+    screen.kind === 'home' || screen.entity === null
+      ? 'home'
+      : `${screen.kind} of ${screen.entity}${screen.filters.map(explainFilter).join('')}`;
+  return withDoc(`${screen.route}: ${what}, ${explainAudience(screen.who)}`, screen.doc);
+}
+
+function explainFilter(filter: ScreenFilter, index: number): string {
+  const value = 'me' in filter.value ? 'me (the signed-in user)' : literal(filter.value.literal);
+  return `${index === 0 ? ' where' : ' and'} ${filter.field} = ${value}`;
+}
+
+function explainAudience(who: string[]): string {
+  if (who.includes(ANYONE)) return 'open to anyone, signed in or not';
+  return who.length === 0 ? 'open to every signed-in user' : `open to ${wordList(who, 'and')}`;
+}
+
+function explainEntity(entity: Entity): string[] {
+  return [
+    ...withDoc(entity.name, entity.doc),
+    ...entity.fields.flatMap((field) => withDoc(explainField(field), field.doc).map((l) => indent(l))),
+  ];
+}
+
+/** E.g. "copies: integer, required, from 0 to MAX_COPIES (50), default 1". */
+function explainField(field: Field): string {
+  const parts = [explainType(field.type), field.required ? 'required' : 'optional'];
+  if (field.unique) parts.push('unique');
+  const range = explainLimits(field.min, field.max, '');
+  if (range !== null) parts.push(range);
+  const length = explainLimits(field.minLength, field.maxLength, ' characters');
+  if (length !== null) parts.push(length);
+  if (field.pattern !== null) parts.push(`matching the pattern ${field.pattern}`);
+  if (field.default !== null) parts.push(`default ${explainDefault(field.default)}`);
+  return `${field.name}: ${parts.join(', ')}`;
+}
+
+function explainType(type: FieldType): string {
+  switch (type.kind) {
+    case 'text':
+      return 'text';
+    case 'longText':
+      return 'long text';
+    case 'integer':
+      return 'integer';
+    case 'decimal':
+      return type.scale === null
+        ? 'decimal'
+        : `decimal with at most ${type.scale} decimal place${type.scale === 1 ? '' : 's'}`;
+    case 'boolean':
+      return 'yes or no';
+    case 'date':
+      return 'date';
+    case 'datetime':
+      return 'date and time';
+    case 'email':
+      return 'email address';
+    case 'url':
+      return 'URL';
+    case 'choice':
+      return `one of ${wordList(type.values, 'or')}`;
+    case 'reference':
+      return type.entity === 'User' ? 'a signed-in user (User)' : `a ${type.entity}`;
+  }
+}
+
+function explainLimits(min: Bound | null, max: Bound | null, unit: string): string | null {
+  if (min !== null && max !== null) return `from ${bound(min)} to ${bound(max)}${unit}`;
+  if (min !== null) return `at least ${bound(min)}${unit}`;
+  if (max !== null) return `at most ${bound(max)}${unit}`;
+  return null;
+}
+
+function bound(b: Bound): string {
+  return b.constant === null ? String(b.value) : `${b.constant} (${b.value})`;
+}
+
+function explainDefault(value: DefaultValue): string {
+  if ('literal' in value) return literal(value.literal);
+  return value.dynamic === 'me' ? 'the acting user' : value.dynamic;
+}
+
+function explainMachine(machine: StateMachine): string[] {
+  const states = machine.states.map((s) => s.name);
+  const head = `${machine.entity}: starts in ${machine.initial}; states ${wordList(states, 'and')}`;
+  return [
+    ...withDoc(head, machine.doc),
+    ...machine.states.filter((s) => s.doc !== '').map((s) => indent(`${s.name}: ${s.doc}`)),
+    ...machine.transitions.flatMap((t) => withDoc(explainTransition(t, machine.entity), t.doc).map((l) => indent(l))),
+  ];
+}
+
+/** E.g. "lend: (new) → out, by staff, when book.copies > 0". */
+function explainTransition(transition: Transition, entity: string): string {
+  const from = transition.creates ? '(new)' : transition.from.join(', ');
+  const who = transition.who.includes(ANYONE)
+    ? 'by anyone, signed in or not'
+    : transition.who.length === 0
+      ? `by any role that may update ${entity}`
+      : `by ${wordList(transition.who, 'or')}`;
+  const guard = transition.guard === null ? '' : `, when ${transition.guard}`;
+  return `${transition.name}: ${from} → ${transition.to}, ${who}${guard}`;
+}
+
+function explainRule(rule: Rule): string[] {
+  const { entity, field, transition } = rule.appliesTo;
+  const target = `${field === null ? entity : `${entity}.${field}`}${transition === null ? '' : `, when taking ${transition}`}`;
+  const condition =
+    rule.condition.kind === 'expression'
+      ? rule.condition.source
+      : `at most ${bound(rule.condition.max)} ${rule.condition.entity}${
+          rule.condition.states.length === 0 ? '' : ` in state ${wordList(rule.condition.states, 'or')}`
+        } per ${rule.condition.per}`;
+  return withDoc(`${rule.name} (${target}): ${condition}; otherwise ${rule.error}`, rule.doc);
+}
+
+function explainRole(role: Role, model: Model): string[] {
+  const grants = model.permissions
+    .filter((p) => p.role === role.name)
+    .map(explainPermission)
+    .filter((g) => g !== '');
+  const name = role.name === ANYONE ? `${ANYONE} (signed-out visitors included)` : role.name;
+  return withDoc(`${name} may ${grants.length === 0 ? 'do nothing' : grants.join('; ')}`, role.doc);
+}
+
+/** E.g. "create, read and update own Loan"; "" when the role may do nothing with the entity. */
+function explainPermission(permission: Permission): string {
+  const access = (verb: string, a: Access) => (a === 'none' ? [] : [a === 'own' ? `${verb} own` : verb]);
+  const verbs = [
+    ...(permission.create ? ['create'] : []),
+    ...access('read', permission.read),
+    ...access('update', permission.update),
+    ...access('delete', permission.delete),
+  ];
+  return verbs.length === 0 ? '' : `${wordList(verbs, 'and')} ${permission.entity}`;
+}
+
+function explainCall(call: Call): string[] {
+  const action = call.action;
+  const does =
+    action.kind === 'transition'
+      ? `take "${action.transition}" on a ${action.entity}`
+      : `${action.kind} ${action.entity}`;
+  const payload =
+    call.payload === null
+      ? ''
+      : `, payload ${call.payload.entity}${call.payload.fields === null ? '' : ` (${call.payload.fields.join(', ')})`}`;
+  return withDoc(`${call.method} ${call.path}: ${does}${payload}`, call.doc);
+}
+
+function explainError(error: ErrorCode): string {
+  return `${error.code} (${error.status}${error.builtin ? ', built in' : ''}): ${error.message}`;
+}
+
+function explainConstant(constant: Constant): string {
+  const head = `${constant.name} = ${constant.raw} (${constant.type})`;
+  return constant.meaning === '' ? head : `${head}: ${constant.meaning}`;
+}
+
+function withDoc(line: string, doc: string): string[] {
+  const text = doc.trim();
+  return text === '' ? [line] : [line, ...text.split('\n').map((l) => indent(l))];
+}
+
+function indent(line: string): string {
+  return line === '' ? '' : `${INDENT}${line}`;
+}
+
+function literal(value: string | number | boolean): string {
+  return typeof value === 'string' && /\s/.test(value) ? JSON.stringify(value) : String(value);
+}
+
+/** "a", "a and b", "a, b and c". */
+function wordList(items: readonly string[], conjunction: 'and' | 'or'): string {
+  if (items.length <= 1) return items[0] ?? '';
+  return `${items.slice(0, -1).join(', ')} ${conjunction} ${items.at(-1)}`;
+}
