@@ -1,0 +1,49 @@
+import { effectiveCalls, type Model, type RuntimeSettings, runtimeSettings } from '@ninepoint/spec';
+import { ProblemCatalogue } from '../http/problem.ts';
+import { compileJsonSchemas, type EntitySchemas } from './json-schemas.ts';
+import { compileOpenApi, type OpenApiDocument } from './openapi.ts';
+import { compileRouteTable, type RouteTable } from './route-table.ts';
+import { compileSqlSchema, type SqlSchema } from './sql-schema.ts';
+
+/** Everything the runtime needs from a model, computed once at start-up and never re-read per request. */
+export interface CompiledApp {
+  readonly model: Model;
+  readonly settings: Readonly<RuntimeSettings>;
+  readonly catalogue: ProblemCatalogue;
+  readonly sqlSchema: SqlSchema;
+  /** By entity name. */
+  readonly jsonSchemas: ReadonlyMap<string, EntitySchemas>;
+  readonly routeTable: RouteTable;
+  readonly openapi: OpenApiDocument;
+  /** `GET /api/spec` and `GET /api/openapi.json` answer these strings as they are. */
+  readonly modelJson: string;
+  readonly openapiJson: string;
+}
+
+/**
+ * Compiles a checked model (one whose `checkSpec` had no errors) into the runtime's artefacts.
+ * Throws `SqlSchemaError` when the entities' names cannot be laid out as tables.
+ *
+ * @example
+ * const { model, ok } = checkSpec(source);
+ * if (ok) console.log(compileApp(model).openapi.paths);
+ */
+export function compileApp(model: Model): CompiledApp {
+  const settings = Object.freeze(runtimeSettings(model));
+  const catalogue = new ProblemCatalogue(model);
+  const sqlSchema = compileSqlSchema(model);
+  const jsonSchemas = compileJsonSchemas(model);
+  const routeTable = compileRouteTable(model, effectiveCalls(model), jsonSchemas);
+  const openapi = compileOpenApi(model, routeTable.routes, jsonSchemas, catalogue);
+  return Object.freeze({
+    model,
+    settings,
+    catalogue,
+    sqlSchema,
+    jsonSchemas,
+    routeTable,
+    openapi,
+    modelJson: JSON.stringify(model),
+    openapiJson: JSON.stringify(openapi),
+  });
+}

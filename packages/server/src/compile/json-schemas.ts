@@ -1,0 +1,183 @@
+import type { Entity, Field, Model } from '@ninepoint/spec';
+
+/**
+ * A JSON Schema (the subset shared by draft-07, which Ajv and Fastify use, and 2020-12, which
+ * OpenAPI 3.1 uses). Kept as plain data: the same object validates requests and documents them.
+ */
+export interface JsonSchema {
+  type?: JsonType | JsonType[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  additionalProperties?: boolean | JsonSchema;
+  items?: JsonSchema;
+  enum?: readonly (string | number | boolean | null)[];
+  $ref?: string;
+  [keyword: string]: unknown;
+}
+
+export type JsonType = 'string' | 'integer' | 'number' | 'boolean' | 'object' | 'array' | 'null';
+
+/** The schemas of one entity's payloads and answers. */
+export interface EntitySchemas {
+  /** A stored record as the API returns it: system fields, then declared fields (null when unset). */
+  record: JsonSchema;
+  /** The body of a create (POST) or full replace (PUT): system fields are not accepted. */
+  create: JsonSchema;
+  /** The body of a partial update (PATCH): any subset of the declared fields. */
+  update: JsonSchema;
+  /** One page of a list. */
+  page: JsonSchema;
+  /** A record's history, oldest first. */
+  history: JsonSchema;
+}
+
+/** JSON numbers beyond ±2^53 lose precision, and `1e300` passes as an "integer": bound every integer. */
+const SAFE_INTEGER = { minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER };
+/** RFC 5321's limit on an address; a longer one cannot be delivered. */
+const EMAIL_MAX_LENGTH = 254;
+const URL_MAX_LENGTH = 2048;
+/** Ids are UUIDs (version 7, time-ordered). */
+const ID: JsonSchema = { type: 'string', format: 'uuid' };
+
+/** The schemas of every entity, by entity name. */
+export function compileJsonSchemas(model: Pick<Model, 'entities' | 'machines'>): Map<string, EntitySchemas> {
+  const schemas = new Map<string, EntitySchemas>();
+  for (const entity of model.entities) {
+    const states = model.machines.find((m) => m.entity === entity.name)?.states.map((s) => s.name) ?? null;
+    schemas.set(entity.name, entitySchemas(entity, states));
+  }
+  return schemas;
+}
+
+function entitySchemas(entity: Entity, states: string[] | null): EntitySchemas {
+  const system: Record<string, JsonSchema> = {
+    id: { ...ID, readOnly: true },
+    created_at: { type: 'string', format: 'date-time', readOnly: true },
+    updated_at: { type: 'string', format: 'date-time', readOnly: true },
+    created_by: {
+      type: ['string', 'null'],
+      readOnly: true,
+      description: 'The user who created it; null for a visitor.',
+    },
+    ...(states ? { state: { type: 'string', enum: states, readOnly: true } } : {}),
+  };
+  const fields = (nullable: (f: Field) => boolean): Record<string, JsonSchema> =>
+    Object.fromEntries(entity.fields.map((f) => [f.name, fieldSchema(f, nullable(f))]));
+  const described = entity.doc ? { description: entity.doc } : {};
+
+  const record = object({ ...system, ...fields((f) => !f.required) }, [
+    ...Object.keys(system),
+    ...entity.fields.map((f) => f.name),
+  ]);
+  const create = object(
+    fields((f) => !f.required),
+    entity.fields.filter((f) => f.required && f.default === null).map((f) => f.name),
+  );
+  const update = object(fields((f) => !f.required));
+  const page = object(
+    {
+      items: { type: 'array', items: record },
+      next: { type: ['string', 'null'], description: 'The cursor of the next page; null on the last page.' },
+      total: { type: 'integer', minimum: 0, description: 'The number of matching records, when asked for.' },
+    },
+    ['items', 'next'],
+  );
+  const history = object({ items: { type: 'array', items: historyEntry(states) } }, ['items']);
+  return {
+    record: { ...record, ...described },
+    create: { ...create, ...described },
+    update: { ...update, ...described },
+    page,
+    history,
+  };
+}
+
+function historyEntry(states: string[] | null): JsonSchema {
+  const state: JsonSchema = states ? { type: ['string', 'null'], enum: [...states, null] } : { type: 'null' };
+  return object(
+    {
+      at: { type: 'string', format: 'date-time' },
+      by: { type: ['string', 'null'] },
+      action: { type: 'string', enum: ['create', 'update', 'delete', 'transition'] },
+      transition: { type: ['string', 'null'] },
+      from: state,
+      to: state,
+      changes: { type: 'object', description: 'The fields that changed, with their new values.' },
+    },
+    ['at', 'by', 'action', 'transition', 'from', 'to', 'changes'],
+  );
+}
+
+/** A closed object: properties not listed (system fields included) are refused, never ignored. */
+function object(properties: Record<string, JsonSchema>, required: string[] = []): JsonSchema {
+  return {
+    type: 'object',
+    properties,
+    ...(required.length > 0 ? { required } : {}),
+    additionalProperties: false,
+  };
+}
+
+/** The schema of one field's value; `nullable` lets an optional field be sent as null to clear it. */
+export function fieldSchema(field: Field, nullable: boolean): JsonSchema {
+  const schema = valueSchema(field);
+  if (field.doc) schema.description = field.doc;
+  if (field.default && 'literal' in field.default) schema.default = field.default.literal;
+  if (!nullable) return schema;
+  const type = schema.type as JsonType;
+  return { ...schema, type: [type, 'null'], ...(schema.enum ? { enum: [...schema.enum, null] } : {}) };
+}
+
+function valueSchema(field: Field): JsonSchema {
+  const t = field.type;
+  const min = field.min ? { minimum: field.min.value } : {};
+  const max = field.max ? { maximum: field.max.value } : {};
+  const length = (defaultMax?: number): JsonSchema => ({
+    ...(field.minLength ? { minLength: field.minLength.value } : {}),
+    ...(field.maxLength
+      ? { maxLength: field.maxLength.value }
+      : defaultMax !== undefined
+        ? { maxLength: defaultMax }
+        : {}),
+    ...(field.pattern !== null ? { pattern: field.pattern } : {}),
+  });
+  switch (t.kind) {
+    case 'text':
+    case 'longText':
+      return { type: 'string', ...length() };
+    case 'email':
+      return { type: 'string', format: 'email', ...length(EMAIL_MAX_LENGTH) };
+    case 'url':
+      // `format: uri` alone admits javascript: and data: links; a url field is shown as a link.
+      return {
+        type: 'string',
+        format: 'uri',
+        ...length(URL_MAX_LENGTH),
+        pattern: '^https?://',
+        ...(field.pattern !== null ? { allOf: [{ pattern: field.pattern }] } : {}),
+      };
+    case 'choice':
+      return { type: 'string', enum: [...t.values] };
+    case 'integer':
+      return { type: 'integer', ...SAFE_INTEGER, ...min, ...max };
+    case 'decimal':
+      // Ajv needs `multipleOfPrecision` for fractional divisors (see compile/ajv.ts).
+      return { type: 'number', ...min, ...max, ...(t.scale !== null ? { multipleOf: 10 ** -t.scale } : {}) };
+    case 'boolean':
+      return { type: 'boolean' };
+    case 'date':
+      return { type: 'string', format: 'date' };
+    case 'datetime':
+      return { type: 'string', format: 'date-time' };
+    case 'reference':
+      return { ...ID, description: `The id of a ${t.entity}.` };
+  }
+}
+
+/** A payload schema limited to some of the entity's fields (a point-7 payload such as `Book (title, isbn)`). */
+export function pickFields(schema: JsonSchema, fields: readonly string[]): JsonSchema {
+  const { required: all = [], properties: props = {}, ...rest } = schema;
+  const properties = Object.fromEntries(Object.entries(props).filter(([k]) => fields.includes(k)));
+  const required = all.filter((k) => fields.includes(k));
+  return { ...rest, properties, ...(required.length > 0 ? { required } : {}) };
+}

@@ -1,0 +1,201 @@
+import { createHash } from 'node:crypto';
+import type { Model } from '@ninepoint/spec';
+import { PROBLEM_MEDIA_TYPE, PROBLEM_SCHEMA, type ProblemCatalogue } from '../http/problem.ts';
+import type { EntitySchemas, JsonSchema } from './json-schemas.ts';
+import { type Route, schemaComponent } from './route-table.ts';
+import { SYSTEM_ROUTES } from './system-routes.ts';
+
+/** The parts of an OpenAPI 3.1 document Ninepoint writes. */
+export interface OpenApiDocument {
+  openapi: string;
+  info: { title: string; version: string; summary?: string; description?: string };
+  tags: { name: string; description?: string }[];
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, JsonSchema>; responses: Record<string, Response> };
+}
+
+export interface Response {
+  description: string;
+  content?: Record<string, { schema: JsonSchema }>;
+}
+
+export interface Operation {
+  operationId: string;
+  summary: string;
+  tags: string[];
+  parameters?: { name: string; in: 'path'; required: true; schema: JsonSchema }[];
+  requestBody?: { required: true; content: Record<string, { schema: JsonSchema }> };
+  responses: Record<string, Response | { $ref: string }>;
+}
+
+export const OPENAPI_VERSION = '3.1.1';
+const JSON_TYPE = 'application/json';
+const PROBLEM = 'ninepoint.Problem';
+const HEALTH = 'ninepoint.Health';
+const SYSTEM_TAG = 'system';
+const ref = (component: string): JsonSchema => ({ $ref: `#/components/schemas/${component}` });
+
+/** The schema of `GET /api/health`. */
+export const HEALTH_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    status: { type: 'string', enum: ['ok'] },
+    spec: { type: 'string', description: 'The product name of the spec being served.' },
+    database: { type: 'string', enum: ['sqlite', 'postgres'] },
+  },
+  required: ['status', 'spec', 'database'],
+  additionalProperties: false,
+};
+
+/**
+ * The OpenAPI document of an app, built from the same route table and schemas the server uses,
+ * so it cannot describe a call or a payload differently from how it is served.
+ */
+export function compileOpenApi(
+  model: Pick<Model, 'product' | 'entities'>,
+  routes: readonly Route[],
+  schemas: ReadonlyMap<string, EntitySchemas>,
+  catalogue: ProblemCatalogue,
+): OpenApiDocument {
+  const components: Record<string, JsonSchema> = { [PROBLEM]: PROBLEM_SCHEMA, [HEALTH]: HEALTH_SCHEMA };
+  for (const [entity, s] of schemas) {
+    components[schemaComponent(entity, 'record')] = s.record;
+    components[schemaComponent(entity, 'create')] = s.create;
+    components[schemaComponent(entity, 'update')] = s.update;
+    components[schemaComponent(entity, 'page')] = {
+      ...s.page,
+      properties: { ...s.page.properties, items: { type: 'array', items: ref(entity) } },
+    };
+    components[schemaComponent(entity, 'history')] = s.history;
+  }
+
+  const responses = new ProblemResponses(catalogue);
+  const paths: OpenApiDocument['paths'] = {};
+  const add = (path: string, method: string, operation: Operation): void => {
+    paths[path] ??= {};
+    (paths[path] as Record<string, Operation>)[method.toLowerCase()] = operation;
+  };
+  for (const system of SYSTEM_ROUTES) add(system.path, system.method, systemOperation(system, responses));
+  for (const route of routes) add(route.openapiPath, route.method, callOperation(route, responses));
+
+  const { product } = model;
+  const entityTags = model.entities.map((e) => ({ name: e.name, ...(e.doc ? { description: e.doc } : {}) }));
+  const document: OpenApiDocument = {
+    openapi: OPENAPI_VERSION,
+    info: {
+      title: product.name,
+      version: '',
+      ...(product.summary ? { summary: product.summary } : {}),
+      ...(product.description ? { description: product.description } : {}),
+    },
+    tags: [...entityTags, { name: SYSTEM_TAG, description: 'Calls every Ninepoint app serves.' }],
+    paths,
+    components: { schemas: components, responses: responses.components },
+  };
+  // The version changes exactly when the API does: a digest of everything but itself.
+  document.info.version = `1.0.0+${createHash('sha256').update(JSON.stringify(document)).digest('hex').slice(0, 12)}`;
+  return document;
+}
+
+function callOperation(route: Route, responses: ProblemResponses): Operation {
+  const { success } = route;
+  const successContent = success.schema
+    ? { content: { [JSON_TYPE]: { schema: success.component ? ref(success.component) : success.schema } } }
+    : {};
+  return {
+    operationId: route.operationId,
+    summary: route.doc,
+    tags: [route.action.entity],
+    ...(route.params.length > 0
+      ? {
+          parameters: route.params.map((name) => ({
+            name,
+            in: 'path' as const,
+            required: true as const,
+            schema: name === 'id' ? { type: 'string', format: 'uuid' } : { type: 'string' },
+          })),
+        }
+      : {}),
+    ...(route.body
+      ? {
+          requestBody: {
+            required: true as const,
+            content: { [JSON_TYPE]: { schema: route.body.component ? ref(route.body.component) : route.body.schema } },
+          },
+        }
+      : {}),
+    responses: {
+      [String(success.status)]: { description: successDescription(route), ...successContent },
+      ...responses.for(route.errors),
+    },
+  };
+}
+
+function systemOperation(route: (typeof SYSTEM_ROUTES)[number], responses: ProblemResponses): Operation {
+  const schema: JsonSchema =
+    route.path === '/api/health'
+      ? ref(HEALTH)
+      : { type: 'object', description: route.path === '/api/spec' ? 'The checked model.' : 'An OpenAPI document.' };
+  return {
+    operationId: route.operationId,
+    summary: route.summary,
+    tags: [SYSTEM_TAG],
+    responses: {
+      '200': { description: route.summary, content: { [JSON_TYPE]: { schema } } },
+      ...responses.for(['INTERNAL_ERROR']),
+    },
+  };
+}
+
+/**
+ * Error responses, one per status, each listing the codes that answer with it and pinning `code`
+ * to them. Calls share them as components: an app's calls use only a few distinct sets.
+ */
+class ProblemResponses {
+  readonly components: Record<string, Response> = {};
+  readonly #catalogue: ProblemCatalogue;
+
+  constructor(catalogue: ProblemCatalogue) {
+    this.#catalogue = catalogue;
+  }
+
+  for(codes: readonly string[]): Record<string, { $ref: string }> {
+    const byStatus = new Map<number, string[]>();
+    for (const code of codes) {
+      const status = this.#catalogue.status(code);
+      byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+    }
+    const refs: Record<string, { $ref: string }> = {};
+    for (const [status, group] of [...byStatus].sort(([a], [b]) => a - b)) {
+      const name = `ninepoint.${status}.${group.join('.')}`;
+      this.components[name] ??= {
+        description: group.map((code) => `${code}: ${this.#catalogue.entry(code).message}`).join('\n\n'),
+        content: {
+          [PROBLEM_MEDIA_TYPE]: { schema: { allOf: [ref(PROBLEM), { properties: { code: { enum: group } } }] } },
+        },
+      };
+      refs[String(status)] = { $ref: `#/components/responses/${name}` };
+    }
+    return refs;
+  }
+}
+
+function successDescription(route: Route): string {
+  const { action } = route;
+  switch (action.kind) {
+    case 'list':
+      return `A page of ${action.entity} records.`;
+    case 'get':
+      return `The ${action.entity}.`;
+    case 'create':
+      return `The ${action.entity} created.`;
+    case 'update':
+      return `The ${action.entity} as updated.`;
+    case 'delete':
+      return `The ${action.entity} was deleted.`;
+    case 'history':
+      return `The history of the ${action.entity}.`;
+    case 'transition':
+      return `The ${action.entity} after ${action.transition}.`;
+  }
+}

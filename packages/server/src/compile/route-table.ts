@@ -1,0 +1,217 @@
+import {
+  type Call,
+  type CallAction,
+  collectionName,
+  type HttpMethod,
+  type Model,
+  type Rule,
+  type Transition,
+} from '@ninepoint/spec';
+import { type EntitySchemas, type JsonSchema, pickFields } from './json-schemas.ts';
+import { SYSTEM_ROUTES } from './system-routes.ts';
+
+/** One call the app serves, with everything the HTTP layer and the OpenAPI document need. */
+export interface Route {
+  method: HttpMethod;
+  /** Path shape with `:params`, as Fastify and the spec write it. */
+  path: string;
+  /** The same path with `{params}`, as OpenAPI writes it. */
+  openapiPath: string;
+  operationId: string;
+  action: CallAction;
+  params: string[];
+  /** The request body, or null when the call takes none. */
+  body: Payload | null;
+  /** The answer on success; `schema` is null for an empty body (204). */
+  success: { status: number; schema: JsonSchema | null; component: string | null };
+  /** Catalogue codes the call can answer with, besides success. */
+  errors: string[];
+  doc: string;
+  /** True when derived because point 7 is not shown. */
+  derived: boolean;
+}
+
+export interface Payload {
+  schema: JsonSchema;
+  /** The OpenAPI component holding the schema, or null when it is specific to this call. */
+  component: string | null;
+}
+
+export interface RouteTable {
+  routes: Route[];
+  /** Calls of the spec that a system route (`GET /api/health`, …) takes precedence over. */
+  shadowed: Call[];
+}
+
+/** Names of the OpenAPI components of an entity's schemas: `Book`, `Book.create`, `Book.page`, … */
+export function schemaComponent(entity: string, part: keyof EntitySchemas): string {
+  return part === 'record' ? entity : `${entity}.${part}`;
+}
+
+/** Codes every call can answer with. */
+const ALWAYS = ['RATE_LIMITED', 'INTERNAL_ERROR'];
+const SIGNED_IN = ['NOT_SIGNED_IN', 'FORBIDDEN'];
+const WITH_BODY = ['INVALID_PAYLOAD', 'PAYLOAD_TOO_LARGE', 'VALIDATION_FAILED'];
+
+/** The calls the app serves (`effectiveCalls`), with their schemas, answers and error codes. */
+export function compileRouteTable(
+  model: Model,
+  calls: readonly Call[],
+  schemas: ReadonlyMap<string, EntitySchemas>,
+): RouteTable {
+  const routes: Route[] = [];
+  const shadowed: Call[] = [];
+  const operationIds = new Set<string>();
+  const facts = entityFacts(model);
+  for (const call of calls) {
+    if (SYSTEM_ROUTES.some((s) => s.method === call.method && s.path === call.path)) {
+      shadowed.push(call);
+      continue;
+    }
+    const entitySchemas = schemas.get(call.action.entity);
+    if (!entitySchemas) continue;
+    let operationId = operationName(call);
+    for (let n = 2; operationIds.has(operationId); n++) operationId = `${operationName(call)}${n}`;
+    operationIds.add(operationId);
+    const body = payloadOf(call, entitySchemas);
+    routes.push({
+      method: call.method,
+      path: call.path,
+      openapiPath: call.path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}'),
+      operationId,
+      action: call.action,
+      params: call.params,
+      body,
+      success: successOf(call.action, entitySchemas),
+      errors: errorsOf(call, body !== null, facts.get(call.action.entity), model.roles.length > 0),
+      doc: call.doc,
+      derived: call.derived,
+    });
+  }
+  return { routes, shadowed };
+}
+
+function payloadOf(call: Call, schemas: EntitySchemas): Payload | null {
+  if (!call.payload) return null;
+  const { entity } = call.action;
+  // POST creates and PUT replaces a whole record; PATCH and transitions change some fields.
+  const whole = call.action.kind === 'create' || call.method === 'PUT';
+  const part = whole ? 'create' : 'update';
+  const full = schemas[part];
+  return call.payload.fields
+    ? { schema: pickFields(full, call.payload.fields), component: null }
+    : { schema: full, component: schemaComponent(entity, part) };
+}
+
+function successOf(action: CallAction, schemas: EntitySchemas): Route['success'] {
+  const { entity } = action;
+  const answer = (status: number, part: keyof EntitySchemas) => ({
+    status,
+    schema: schemas[part],
+    component: schemaComponent(entity, part),
+  });
+  switch (action.kind) {
+    case 'list':
+      return answer(200, 'page');
+    case 'history':
+      return answer(200, 'history');
+    case 'create':
+      return answer(201, 'record');
+    case 'delete':
+      return { status: 204, schema: null, component: null };
+    case 'get':
+    case 'update':
+    case 'transition':
+      return answer(200, 'record');
+  }
+}
+
+/** What decides an entity's error codes, gathered once rather than searched for per call. */
+interface EntityFacts {
+  unique: boolean;
+  creating: Transition | undefined;
+  rules: Rule[];
+}
+
+function entityFacts(model: Model): Map<string, EntityFacts> {
+  const facts = new Map<string, EntityFacts>();
+  for (const entity of model.entities) {
+    facts.set(entity.name, { unique: entity.fields.some((f) => f.unique), creating: undefined, rules: [] });
+  }
+  for (const machine of model.machines) {
+    const f = facts.get(machine.entity);
+    if (f) f.creating = machine.transitions.find((t) => t.creates);
+  }
+  for (const rule of model.rules) facts.get(rule.appliesTo.entity)?.rules.push(rule);
+  return facts;
+}
+
+function errorsOf(call: Call, hasBody: boolean, facts: EntityFacts | undefined, signIn: boolean): string[] {
+  const { action } = call;
+  const codes: string[] = [];
+  if (signIn) codes.push(...SIGNED_IN);
+  if (call.params.length > 0) codes.push('NOT_FOUND');
+  if (hasBody) codes.push(...WITH_BODY);
+  const creating = facts?.creating;
+  const unique = facts?.unique ?? false;
+  /** Codes of the rules checked when the record is written outside a transition (null) or by one. */
+  const rulesFor = (transition: string | null): string[] =>
+    (facts?.rules ?? [])
+      .filter((r) => r.appliesTo.transition === null || r.appliesTo.transition === transition)
+      .map((r) => r.error);
+  switch (action.kind) {
+    case 'create':
+      if (creating?.guard) codes.push('TRANSITION_NOT_ALLOWED');
+      if (unique) codes.push('NOT_UNIQUE');
+      codes.push(...rulesFor(creating?.name ?? null));
+      break;
+    case 'update':
+      if (unique) codes.push('NOT_UNIQUE');
+      codes.push('CONFLICT', ...rulesFor(null));
+      break;
+    case 'delete':
+      codes.push('CONFLICT');
+      break;
+    case 'transition':
+      codes.push('TRANSITION_NOT_ALLOWED', 'CONFLICT', ...rulesFor(action.transition));
+      break;
+    case 'list':
+    case 'get':
+    case 'history':
+      break;
+  }
+  codes.push(...ALWAYS);
+  return [...new Set(codes)];
+}
+
+/** `listBooks`, `getBook`, `createBook`, `replaceBook`, `markOverdueLoan`, … */
+function operationName(call: Call): string {
+  const { action } = call;
+  const entity = action.entity;
+  switch (action.kind) {
+    case 'list':
+      return `list${pascal(collectionName(entity))}`;
+    case 'get':
+      return `get${entity}`;
+    case 'create':
+      return `create${entity}`;
+    case 'update':
+      return call.method === 'PUT' ? `replace${entity}` : `update${entity}`;
+    case 'delete':
+      return `delete${entity}`;
+    case 'history':
+      return `get${entity}History`;
+    case 'transition': {
+      const verb = pascal(action.transition.replace(/[\s_]+/g, '-'));
+      return `${verb.charAt(0).toLowerCase()}${verb.slice(1)}${entity}`;
+    }
+  }
+}
+
+function pascal(kebab: string): string {
+  return kebab
+    .split('-')
+    .filter((w) => w !== '')
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join('');
+}

@@ -1,0 +1,192 @@
+import { collectionName, type Entity, type Field, type Model } from '@ninepoint/spec';
+
+/** The built-in entity of signed-in users (the spec package's `USER_ENTITY`, which its index does not export). */
+const USER_ENTITY = 'User';
+
+/**
+ * The database schema of a model, independent of the database: one table per entity with its
+ * system columns, its field columns and the indexes the runtime's queries need. A dialect renders
+ * it (`store/sqlite/sqlite-ddl.ts`); a later migration step diffs two of them.
+ */
+export interface SqlSchema {
+  tables: SqlTable[];
+}
+
+export interface SqlTable {
+  /** snake_case plural of the entity: `ExpenseReport` → `expense_reports`. */
+  name: string;
+  entity: string;
+  columns: SqlColumn[];
+  indexes: SqlIndex[];
+}
+
+/** Logical column types; each dialect maps them to its own. */
+export type SqlType = 'text' | 'integer' | 'decimal' | 'boolean' | 'date' | 'datetime';
+
+export interface SqlColumn {
+  name: string;
+  /** The declared field the column holds, or null for a system column. */
+  field: string | null;
+  type: SqlType;
+  primaryKey: boolean;
+  notNull: boolean;
+  /** A literal default written into the DDL; dynamic defaults (now, today, me) are filled in by the runtime. */
+  default: string | number | boolean | null;
+  /** For a reference: the entity referred to (`User` included) and its table, null for `User`. */
+  references: { entity: string; table: string | null } | null;
+}
+
+export type IndexReason = 'unique' | 'reference' | 'state' | 'sort' | 'limit' | 'filter';
+
+export interface SqlIndex {
+  name: string;
+  columns: string[];
+  unique: boolean;
+  /** Why the index exists (the first reason, when several ask for the same columns). */
+  reason: IndexReason;
+}
+
+/** The column every list is sorted by by default, with `id` as the tie-breaker. */
+export const DEFAULT_SORT_COLUMNS = ['created_at', 'id'] as const;
+
+/** The table that records each applied model, so a later start can diff against it. */
+export const SCHEMA_TABLE = '_ninepoint_schema';
+
+/** Thrown when a model cannot be laid out as tables; the message says what to rename. */
+export class SqlSchemaError extends Error {
+  override name = 'SqlSchemaError';
+}
+
+/** `ExpenseReport` → `expense_reports`. */
+export function tableName(entity: string): string {
+  return collectionName(entity).replaceAll('-', '_');
+}
+
+/** Lays out a checked model as tables, columns and indexes. Throws SqlSchemaError on name clashes. */
+export function compileSqlSchema(model: Pick<Model, 'entities' | 'machines' | 'rules' | 'screens'>): SqlSchema {
+  const machines = new Set(model.machines.map((m) => m.entity));
+  const extra = new Map<string, { columns: string[]; reason: IndexReason }[]>();
+  const ask = (entity: string, columns: string[], reason: IndexReason): void => {
+    extra.set(entity, [...(extra.get(entity) ?? []), { columns, reason }]);
+  };
+  for (const rule of model.rules) {
+    const c = rule.condition;
+    if (c.kind === 'limit') ask(c.entity, c.states.length > 0 ? [c.per, 'state'] : [c.per], 'limit');
+  }
+  for (const screen of model.screens) {
+    if (screen.entity) for (const filter of screen.filters) ask(screen.entity, [filter.field], 'filter');
+  }
+  const tables = model.entities.map((entity) =>
+    compileTable(entity, machines.has(entity.name), extra.get(entity.name) ?? []),
+  );
+  checkNames(tables);
+  return { tables };
+}
+
+function compileTable(
+  entity: Entity,
+  hasState: boolean,
+  extra: readonly { columns: string[]; reason: IndexReason }[],
+): SqlTable {
+  const name = tableName(entity.name);
+  const system = (column: string, type: SqlType, notNull: boolean, primaryKey = false): SqlColumn => ({
+    name: column,
+    field: null,
+    type,
+    primaryKey,
+    notNull,
+    default: null,
+    references: null,
+  });
+  const columns: SqlColumn[] = [
+    system('id', 'text', true, true),
+    system('created_at', 'datetime', true),
+    system('updated_at', 'datetime', true),
+    // Null when a signed-out visitor (role `anyone`) created the record.
+    { ...system('created_by', 'text', false), references: { entity: USER_ENTITY, table: null } },
+    ...(hasState ? [system('state', 'text', true)] : []),
+    ...entity.fields.map(fieldColumn),
+  ];
+
+  const indexes = new Map<string, SqlIndex>();
+  const known = new Set(columns.map((c) => c.name));
+  const add = (columnNames: string[], reason: IndexReason, unique = false): void => {
+    if (!columnNames.every((c) => known.has(c))) return;
+    const key = columnNames.join(',');
+    const same = indexes.get(key);
+    if (same) {
+      same.unique ||= unique;
+      return;
+    }
+    const suffix = unique ? 'key' : 'idx';
+    indexes.set(key, { name: `${name}_${columnNames.join('_')}_${suffix}`, columns: columnNames, unique, reason });
+  };
+  for (const field of entity.fields) if (field.unique) add([field.name], 'unique', true);
+  for (const field of entity.fields) if (field.type.kind === 'reference') add([field.name], 'reference');
+  add(['created_by'], 'reference');
+  if (hasState) add(['state'], 'state');
+  add([...DEFAULT_SORT_COLUMNS], 'sort');
+  for (const { columns: wanted, reason } of extra) add(wanted, reason);
+  return { name, entity: entity.name, columns, indexes: [...indexes.values()] };
+}
+
+const FIELD_TYPES: Record<Field['type']['kind'], SqlType> = {
+  text: 'text',
+  longText: 'text',
+  email: 'text',
+  url: 'text',
+  choice: 'text',
+  reference: 'text',
+  integer: 'integer',
+  decimal: 'decimal',
+  boolean: 'boolean',
+  date: 'date',
+  datetime: 'datetime',
+};
+
+function fieldColumn(field: Field): SqlColumn {
+  const type = field.type;
+  return {
+    name: field.name,
+    field: field.name,
+    type: FIELD_TYPES[type.kind],
+    primaryKey: false,
+    notNull: field.required,
+    default: field.default && 'literal' in field.default ? field.default.literal : null,
+    references:
+      type.kind === 'reference'
+        ? { entity: type.entity, table: type.entity === USER_ENTITY ? null : tableName(type.entity) }
+        : null,
+  };
+}
+
+/**
+ * Databases compare identifiers without case, and SQLite reserves `sqlite_…`: two entities whose
+ * tables collide (`Person` and `People`), or two fields differing only in case, cannot be stored.
+ */
+function checkNames(tables: SqlTable[]): void {
+  const problems: string[] = [];
+  const objects = new Map<string, string>();
+  const claim = (name: string, what: string): void => {
+    const key = name.toLowerCase();
+    const first = objects.get(key);
+    if (first) problems.push(`${what} and ${first} would both be stored as "${name}".`);
+    else objects.set(key, what);
+  };
+  for (const table of tables) {
+    if (table.name.startsWith('sqlite_')) {
+      problems.push(`Entity ${table.entity} would be stored as "${table.name}", a name SQLite reserves.`);
+    }
+    claim(table.name, `entity ${table.entity}`);
+    for (const index of table.indexes) claim(index.name, `an index of ${table.entity}`);
+    const columns = new Map<string, string>();
+    for (const column of table.columns) {
+      const first = columns.get(column.name.toLowerCase());
+      if (first) problems.push(`${table.entity}.${column.name} and ${table.entity}.${first} differ only in case.`);
+      else columns.set(column.name.toLowerCase(), column.name);
+    }
+  }
+  if (problems.length > 0) {
+    throw new SqlSchemaError(`The spec's entities cannot be stored: ${problems.join(' ')} Rename one of them.`);
+  }
+}

@@ -1,0 +1,104 @@
+import { type ErrorCode, errorCatalogue, type Model, runtimeSettings } from '@ninepoint/spec';
+import type { JsonSchema } from '../compile/json-schemas.ts';
+
+/** Every error answer has this media type (RFC 9457). */
+export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
+export const PROBLEM_CONTENT_TYPE = `${PROBLEM_MEDIA_TYPE}; charset=utf-8`;
+
+/** A problem's `type` is this prefix and its catalogue code: an identifier, not a page to fetch. */
+export const PROBLEM_TYPE_PREFIX = 'urn:ninepoint:problem:';
+
+/** An error answer: the RFC 9457 members, the catalogue code, and the request id to quote in a report. */
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  instance: string;
+  requestId?: string;
+}
+
+/** What can fill a message's `{placeholders}`. */
+export type ProblemParams = Readonly<Record<string, string | number | boolean>>;
+
+/**
+ * Thrown by a handler to answer with a catalogued problem. The error handler turns it into the
+ * answer; nothing else about the error reaches the client.
+ */
+export class ProblemError extends Error {
+  override name = 'ProblemError';
+  readonly code: string;
+  readonly params: ProblemParams;
+
+  constructor(code: string, params: ProblemParams = {}, options?: ErrorOptions) {
+    super(code, options);
+    this.code = code;
+    this.params = params;
+  }
+}
+
+/**
+ * The error catalogue of one model, compiled once: built-in codes overridden or extended by
+ * point 8, and the values its messages may name (point-9 constants and runtime settings).
+ */
+export class ProblemCatalogue {
+  readonly #codes: ReadonlyMap<string, ErrorCode>;
+  readonly #values: ReadonlyMap<string, string>;
+
+  constructor(model: Pick<Model, 'errors' | 'constants'>) {
+    this.#codes = new Map(errorCatalogue(model).map((e) => [e.code, e]));
+    const settings = Object.entries(runtimeSettings(model)).map(([k, v]): [string, string] => [k, String(v)]);
+    const constants = model.constants.map((c): [string, string] => [c.name, c.raw]);
+    this.#values = new Map([...settings, ...constants]);
+  }
+
+  /** The entry for a code; an unknown code is a bug in the runtime and answers as INTERNAL_ERROR. */
+  entry(code: string): ErrorCode {
+    return this.#codes.get(code) ?? (this.#codes.get('INTERNAL_ERROR') as ErrorCode);
+  }
+
+  status(code: string): number {
+    return this.entry(code).status;
+  }
+
+  /** The problem body for a code: its message with placeholders filled from `params`, then constants. */
+  problem(code: string, params: ProblemParams, context: { instance: string; requestId?: string }): ProblemBody {
+    const entry = this.entry(code);
+    const detail = entry.message.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (whole, name: string) => {
+      const value = params[name] ?? this.#values.get(name);
+      return value === undefined ? whole : String(value);
+    });
+    return {
+      type: `${PROBLEM_TYPE_PREFIX}${entry.code}`,
+      title: problemTitle(entry.code),
+      status: entry.status,
+      detail,
+      code: entry.code,
+      instance: context.instance,
+      ...(context.requestId ? { requestId: context.requestId } : {}),
+    };
+  }
+}
+
+/** `UNKNOWN_CALL` → `Unknown call`: the same for every occurrence of the code, as RFC 9457 asks of `title`. */
+export function problemTitle(code: string): string {
+  const words = code.toLowerCase().replaceAll('_', ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** The schema of a problem body, for the OpenAPI document. */
+export const PROBLEM_SCHEMA: JsonSchema = {
+  type: 'object',
+  description: 'An error answer (RFC 9457). `code` names its entry in the error catalogue.',
+  properties: {
+    type: { type: 'string', format: 'uri', description: `${PROBLEM_TYPE_PREFIX} and the code.` },
+    title: { type: 'string' },
+    status: { type: 'integer', minimum: 400, maximum: 599 },
+    detail: { type: 'string' },
+    code: { type: 'string', pattern: '^[A-Z][A-Z0-9_]*$' },
+    instance: { type: 'string', description: 'The path of the request that failed.' },
+    requestId: { type: 'string', description: 'Quote it when reporting a problem: the logs carry the same id.' },
+  },
+  required: ['type', 'title', 'status', 'detail', 'code', 'instance'],
+};

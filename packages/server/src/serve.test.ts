@@ -1,0 +1,94 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { blankSpec } from '@ninepoint/spec';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LENDING_DESK, replaceOnce, tempDir } from '../test/helpers.ts';
+import { serve } from './serve.ts';
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+function setup(source: string) {
+  const temp = tempDir();
+  cleanups.push(temp.remove);
+  const specPath = join(temp.dir, 'spec.md');
+  writeFileSync(specPath, source);
+  const out: string[] = [];
+  const err: string[] = [];
+  const options = {
+    specPath,
+    dbPath: temp.dbPath,
+    port: 0,
+    databaseUrl: '',
+    logger: false as const,
+    handleSignals: false,
+    print: (line: string) => out.push(line),
+    printError: (line: string) => err.push(line),
+  };
+  return { options, out, err, temp };
+}
+
+describe('serve', () => {
+  it('serves the blank spec and says where', async () => {
+    const { options, out, err, temp } = setup(blankSpec('Blank'));
+    const result = await serve(options);
+    if (!result.ok) throw new Error(err.join('\n'));
+    cleanups.push(() => result.server.close());
+    expect(result.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(out).toEqual([`Ninepoint: serving "Blank" at ${result.url} (SQLite: ${temp.dbPath})`]);
+    expect(err).toEqual([]);
+    expect(existsSync(temp.dbPath)).toBe(true);
+    const health = await fetch(`${result.url}/api/health`);
+    expect(await health.json()).toEqual({ status: 'ok', spec: 'Blank', database: 'sqlite' });
+  });
+
+  it('refuses a spec with errors, listing them', async () => {
+    const broken = replaceOnce(LENDING_DESK, /^\|\s*book\s*\|\s*Book\s*\|.*$/m, () => '| book | Bok | required |');
+    const { options, out, err, temp } = setup(broken);
+    const result = await serve(options);
+    expect(result).toEqual({ ok: false, exitCode: 1 });
+    expect(out).toEqual([]);
+    expect(err.some((line) => line.startsWith(`${options.specPath}:`) && line.includes('error [unknown-entity]'))).toBe(
+      true,
+    );
+    expect(err.join('\n')).toContain('Did you mean "Book"?');
+    expect(err.at(-1)).toMatch(/has \d+ errors?; not serving it\.$/);
+    expect(existsSync(temp.dbPath)).toBe(false);
+  });
+
+  it('refuses DATABASE_URL with exit code 2 until PostgreSQL is supported', async () => {
+    const { options, err } = setup(blankSpec());
+    const result = await serve({ ...options, databaseUrl: 'postgres://127.0.0.1:5432/test' });
+    expect(result).toEqual({ ok: false, exitCode: 2 });
+    expect(err.join('\n')).toMatch(/PostgreSQL support comes with the data slice/);
+  });
+
+  it('says when the spec cannot be read', async () => {
+    const { options, err } = setup(blankSpec());
+    const result = await serve({ ...options, specPath: join(options.specPath, 'missing.md') });
+    expect(result).toEqual({ ok: false, exitCode: 2 });
+    expect(err[0]).toMatch(/^Ninepoint: cannot read the spec ".*missing\.md"/);
+  });
+
+  it('says when the port is taken', async () => {
+    const first = setup(blankSpec());
+    const running = await serve(first.options);
+    if (!running.ok) throw new Error(first.err.join('\n'));
+    cleanups.push(() => running.server.close());
+    const port = Number(new URL(running.url).port);
+    const second = setup(blankSpec());
+    const result = await serve({ ...second.options, port });
+    expect(result).toEqual({ ok: false, exitCode: 1 });
+    expect(second.err).toEqual([`Ninepoint: port ${port} on 127.0.0.1 is in use; pass another with --port.`]);
+  });
+
+  it('says when the database cannot be opened', async () => {
+    const { options, err, temp } = setup(blankSpec());
+    // A folder where the file should be.
+    const result = await serve({ ...options, dbPath: temp.dir });
+    expect(result).toEqual({ ok: false, exitCode: 1 });
+    expect(err[0]).toMatch(/^Ninepoint: cannot open the database/);
+  });
+});

@@ -1,0 +1,65 @@
+import { SCHEMA_TABLE, type SqlColumn, type SqlSchema, type SqlTable, type SqlType } from '../../compile/sql-schema.ts';
+
+const TYPES: Record<SqlType, string> = {
+  text: 'TEXT',
+  integer: 'INTEGER',
+  // NUMERIC affinity keeps integers exact and compares numerically; decimals are checked by scale on the way in.
+  decimal: 'NUMERIC',
+  // 0 or 1.
+  boolean: 'INTEGER',
+  // ISO 8601 text: `2025-01-31` and `2025-01-31T09:30:00.000Z` sort as they compare.
+  date: 'TEXT',
+  datetime: 'TEXT',
+};
+
+/** `"name"`, with embedded quotes doubled. */
+export function quoteIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** A literal for DDL, where parameters cannot be bound. */
+export function sqlLiteral(value: string | number | boolean): string {
+  if (typeof value === 'boolean') return value ? '1' : '0';
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new RangeError(`${value} cannot be stored.`);
+    return String(value);
+  }
+  return `'${value.replaceAll("'", "''")}'`;
+}
+
+/** `CREATE TABLE IF NOT EXISTS` and `CREATE INDEX IF NOT EXISTS` statements for every table, in order. */
+export function sqliteDdl(schema: SqlSchema): string[] {
+  return [SCHEMA_TABLE_DDL, ...schema.tables.flatMap(tableDdl)];
+}
+
+export function tableDdl(table: SqlTable): string[] {
+  const t = quoteIdentifier(table.name);
+  const columns = table.columns.map((c) => `  ${columnDdl(c)}`).join(',\n');
+  return [
+    `CREATE TABLE IF NOT EXISTS ${t} (\n${columns}\n)`,
+    ...table.indexes.map(
+      (i) =>
+        `CREATE ${i.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${quoteIdentifier(i.name)} ON ${t} (${i.columns.map(quoteIdentifier).join(', ')})`,
+    ),
+  ];
+}
+
+function columnDdl(column: SqlColumn): string {
+  const parts = [quoteIdentifier(column.name), TYPES[column.type]];
+  if (column.primaryKey) parts.push('PRIMARY KEY');
+  if (column.notNull) parts.push('NOT NULL');
+  if (column.default !== null) parts.push(`DEFAULT ${sqlLiteral(column.default)}`);
+  // Users live outside the spec's tables; their references are checked by the runtime.
+  if (column.references?.table) parts.push(`REFERENCES ${quoteIdentifier(column.references.table)} ("id")`);
+  return parts.join(' ');
+}
+
+/** One row per applied model: a later start diffs the spec against the newest. */
+export const SCHEMA_TABLE_DDL = `CREATE TABLE IF NOT EXISTS ${quoteIdentifier(SCHEMA_TABLE)} (
+  "id" INTEGER PRIMARY KEY AUTOINCREMENT,
+  "applied_at" TEXT NOT NULL,
+  "model_version" INTEGER NOT NULL,
+  "product" TEXT NOT NULL,
+  "model" TEXT NOT NULL,
+  "tables" TEXT NOT NULL
+)`;

@@ -1,0 +1,104 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Model } from '@ninepoint/spec';
+import Database from 'better-sqlite3';
+import { SCHEMA_TABLE, type SqlSchema } from '../../compile/sql-schema.ts';
+import type { AppliedSchema, Store, Synchronous } from '../store.ts';
+import { quoteIdentifier, SCHEMA_TABLE_DDL, tableDdl } from './sqlite-ddl.ts';
+
+export interface SqliteStoreOptions {
+  /**
+   * `normal` (the default): WAL with `synchronous=NORMAL` survives a killed process, but a power
+   * loss can roll back the last commits. `full` makes every acknowledged write durable, at about
+   * a third of the write throughput.
+   */
+  synchronous?: Synchronous;
+  /** How long a write waits for another process's lock before failing, in ms. */
+  busyTimeoutMs?: number;
+}
+
+/**
+ * An app's records in one SQLite file, through better-sqlite3: synchronous, so a transaction
+ * never interleaves with another request's.
+ */
+export class SqliteStore implements Store {
+  readonly dialect = 'sqlite';
+  readonly location: string;
+  readonly db: Database.Database;
+  readonly #ping: Database.Statement;
+
+  private constructor(location: string, db: Database.Database) {
+    this.location = location;
+    this.db = db;
+    this.#ping = db.prepare('SELECT 1');
+  }
+
+  /** Opens (creating it and its folder when missing) the database at `path`, or `:memory:`. */
+  static open(path: string, options: SqliteStoreOptions = {}): SqliteStore {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    const db = new Database(path, { timeout: options.busyTimeoutMs ?? 5000 });
+    try {
+      db.pragma('journal_mode = WAL');
+      db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+      db.pragma('foreign_keys = ON');
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    return new SqliteStore(path, db);
+  }
+
+  async applySchema(schema: SqlSchema, model: Model): Promise<AppliedSchema> {
+    const { db } = this;
+    const modelJson = JSON.stringify(model);
+    const apply = db.transaction((): AppliedSchema => {
+      const existing = new Set(
+        db
+          .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'")
+          .all()
+          .map((r) => r.name),
+      );
+      db.exec(SCHEMA_TABLE_DDL);
+      const created: string[] = [];
+      const missingColumns: AppliedSchema['missingColumns'] = [];
+      for (const table of schema.tables) {
+        if (existing.has(table.name)) {
+          const have = new Set(this.columnsOf(table.name));
+          const missing = table.columns.map((c) => c.name).filter((c) => !have.has(c));
+          if (missing.length > 0) missingColumns.push({ table: table.name, columns: missing });
+        } else {
+          created.push(table.name);
+        }
+        for (const statement of tableDdl(table)) db.exec(statement);
+      }
+      const last = db
+        .prepare<[], { model: string }>(`SELECT model FROM ${quoteIdentifier(SCHEMA_TABLE)} ORDER BY id DESC LIMIT 1`)
+        .get();
+      const recorded = last?.model !== modelJson;
+      if (recorded) {
+        db.prepare(
+          `INSERT INTO ${quoteIdentifier(SCHEMA_TABLE)} (applied_at, model_version, product, model, tables) VALUES (?, ?, ?, ?, ?)`,
+        ).run(new Date().toISOString(), model.version, model.product.name, modelJson, JSON.stringify(schema.tables));
+      }
+      return { created, missingColumns, recorded };
+    });
+    // IMMEDIATE: two servers starting on one file take turns instead of failing half-way.
+    return apply.immediate();
+  }
+
+  /** The column names of a table, in order. */
+  columnsOf(table: string): string[] {
+    return this.db
+      .prepare<[string], { name: string }>('SELECT name FROM pragma_table_info(?)')
+      .all(table)
+      .map((r) => r.name);
+  }
+
+  async ping(): Promise<void> {
+    this.#ping.get();
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}

@@ -1,0 +1,45 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { blankSpec, checkSpec, type Model } from '@ninepoint/spec';
+
+/** The sketch of the product brief: two entities, a state machine, rules, roles and three declared calls. */
+export const LENDING_DESK = readFileSync(new URL('./fixtures/lending-desk.md', import.meta.url), 'utf8');
+
+/** The same product with point 7 not shown, so the conventional REST set is derived. */
+export const LENDING_DESK_DERIVED = LENDING_DESK.replace(
+  /## 7\. The calls it makes\n[\s\S]*?(?=\n## 8\.)/,
+  '## 7. The calls it makes\nNot shown.\n',
+);
+
+/** The checked model of a spec that must have no errors. */
+export function modelOf(source: string): Model {
+  const { model, ok, diagnostics } = checkSpec(source);
+  if (!ok) throw new Error(`Test spec has errors: ${JSON.stringify(diagnostics, null, 2)}`);
+  return model;
+}
+
+export const blankModel = (): Model => modelOf(blankSpec());
+
+/** A fresh folder under the OS temp dir, and a function that removes it. */
+export function tempDir(): { dir: string; dbPath: string; remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'ninepoint-server-'));
+  return { dir, dbPath: join(dir, 'data', 'test.db'), remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Matches the start of a table row whose first cells are these, however the table is aligned. */
+export function rowStart(...cells: string[]): RegExp {
+  const escaped = cells.map((c) => `\\s*${c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*\\|`);
+  return new RegExp(`^\\|${escaped.join('')}`, 'm');
+}
+
+/** Inserts a table row before the row that starts with these cells. */
+export function insertRowBefore(source: string, cells: string[], row: string): string {
+  return replaceOnce(source, rowStart(...cells), (match) => `${row}\n${match}`);
+}
+
+/** Replaces what a pattern matches, failing loudly when it matches nothing (a fixture changed). */
+export function replaceOnce(source: string, pattern: RegExp, replacement: (match: string) => string): string {
+  if (!pattern.test(source)) throw new Error(`Fixture has nothing matching ${pattern}`);
+  return source.replace(pattern, replacement);
+}
