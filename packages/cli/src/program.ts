@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { registerCheck } from './commands/check.ts';
 import { registerExplain } from './commands/explain.ts';
 import { registerNew } from './commands/new.ts';
+import { registerServe } from './commands/serve.ts';
 import type { Context } from './context.ts';
 import { wantsColor } from './io.ts';
 import { VERSION } from './version.ts';
@@ -34,5 +35,6 @@ export function createProgram(ctx: Context): Command {
   registerNew(program, ctx, VERSION);
   registerCheck(program, ctx, VERSION);
   registerExplain(program, ctx, VERSION);
+  registerServe(program, ctx, VERSION);
   return program;
 }

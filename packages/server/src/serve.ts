@@ -7,7 +7,10 @@ import { closeOnSignals } from './http/shutdown.ts';
 import { DEFAULT_DB_PATH } from './store/open-store.ts';
 
 export interface ServeOptions {
+  /** The spec file; also names the spec in messages when `source` is given. */
   specPath: string;
+  /** The spec's text, when the caller already has it (e.g. the built-in blank spec). */
+  source?: string;
   /** Default 3000; 0 picks a free port. */
   port?: number;
   /** Default 127.0.0.1: reachable from this machine only. */
@@ -50,7 +53,7 @@ export async function serve(options: ServeOptions): Promise<ServeResult> {
 
   let source: string;
   try {
-    source = await readFile(options.specPath, 'utf8');
+    source = options.source ?? (await readFile(options.specPath, 'utf8'));
   } catch (error) {
     printError(`Ninepoint: cannot read the spec "${options.specPath}": ${describe(error)}.`);
     return { ok: false, exitCode: 2 };

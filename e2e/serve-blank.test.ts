@@ -1,0 +1,55 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const bin = new URL('../packages/cli/bin/ninepoint.js', import.meta.url).pathname;
+const dir = mkdtempSync(join(tmpdir(), 'ninepoint-e2e-'));
+let child: ChildProcess;
+let url = '';
+
+beforeAll(async () => {
+  child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--db', join(dir, 'blank.db')], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /serving "[^"]*" at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (match?.[1]) resolve(match[1]);
+    });
+    child.on('exit', (code) => reject(new Error(`serve exited with ${code} before listening:\n${out}`)));
+  });
+});
+
+afterAll(() => {
+  child.kill('SIGTERM');
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('ninepoint serve with no spec (the blank spec)', () => {
+  it('answers health, the spec and an OpenAPI document with no entity paths', async () => {
+    expect((await fetch(`${url}/api/health`)).status).toBe(200);
+    const spec = (await (await fetch(`${url}/api/spec`)).json()) as { points: { shown: boolean }[] };
+    expect(spec.points.filter((p) => p.shown)).toEqual([]);
+    const openapi = (await (await fetch(`${url}/api/openapi.json`)).json()) as { paths: Record<string, unknown> };
+    expect(Object.keys(openapi.paths).sort()).toEqual(['/api/health', '/api/openapi.json', '/api/spec']);
+  });
+
+  it('answers every other path with a catalogued 404 problem', async () => {
+    for (const path of ['/', '/api/books', '/api/books/1', '/studio', '/api/../etc/passwd']) {
+      const response = await fetch(`${url}${path}`, { method: path === '/api/books' ? 'POST' : 'GET' });
+      expect(response.status).toBe(404);
+      expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(((await response.json()) as { code: string }).code).toBe('UNKNOWN_CALL');
+    }
+  });
+
+  it('shuts down cleanly on SIGTERM', async () => {
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+});
