@@ -157,3 +157,21 @@ describe('checkSpec', () => {
     expect(codes('#'.repeat(3 * 1024 * 1024))).toEqual(['spec-too-large']);
   });
 });
+
+describe('names that would collide at run time', () => {
+  const withEntities = (entities: string) =>
+    blankSpec().replace('## 3. Entities and their fields\nNot shown.', `## 3. Entities and their fields\n${entities}`);
+
+  it('refuses two entities with one plural, and an entity whose path Ninepoint serves itself', () => {
+    const spec = withEntities(
+      '### Person\n| field | type |\n|---|---|\n| name | text |\n\n### People\n| field | type |\n|---|---|\n| name | text |\n\n### Health\n| field | type |\n|---|---|\n| score | integer |',
+    );
+    expect(codes(spec)).toEqual(['duplicate-name', 'reserved-name']);
+  });
+
+  it('refuses two fields whose names differ only in case', () => {
+    expect(
+      codes(withEntities('### Task\n| field | type |\n|---|---|\n| dueDate | date |\n| duedate | date |')),
+    ).toEqual(['duplicate-name']);
+  });
+});

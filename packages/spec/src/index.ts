@@ -7,7 +7,7 @@ export { DIAGNOSTIC_CODES, type DiagnosticCode } from './diagnostic-codes.ts';
 export type { Diagnostic, Severity } from './diagnostics.ts';
 export { explainModel } from './explain.ts';
 export * from './model.ts';
-export { collectionName, transitionSlug } from './names.ts';
+export { collectionName, transitionSlug, USER_ENTITY } from './names.ts';
 export { POINT_TITLES } from './parse-sections.ts';
 export { RUNTIME_CONSTANTS, type RuntimeSettings, runtimeSettings } from './runtime-constants.ts';
 export { type PointSummary, summarizePoints } from './summary.ts';

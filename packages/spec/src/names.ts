@@ -11,6 +11,9 @@ export const ERROR_CODE = /^[A-Z][A-Z0-9_]*$/;
 /** The built-in entity of signed-in users; fields may reference it. */
 export const USER_ENTITY = 'User';
 
+/** API collections the runtime serves itself (`/api/health`, …): no entity may take them. */
+export const RESERVED_COLLECTIONS = new Set(['health', 'spec', 'openapi.json', 'auth', 'users']);
+
 /** Words that cannot name a field: system fields, names in every expression's scope, CEL keywords. */
 export const RESERVED_FIELD_NAMES = new Set([
   'id',

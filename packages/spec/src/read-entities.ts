@@ -1,7 +1,15 @@
 import { readFieldRules } from './field-rules.ts';
 import { readFieldType } from './field-types.ts';
 import type { Entity, Field } from './model.ts';
-import { ENTITY_NAME, FIELD_NAME, plain, RESERVED_FIELD_NAMES, USER_ENTITY } from './names.ts';
+import {
+  collectionName,
+  ENTITY_NAME,
+  FIELD_NAME,
+  plain,
+  RESERVED_COLLECTIONS,
+  RESERVED_FIELD_NAMES,
+  USER_ENTITY,
+} from './names.ts';
 import type { Section } from './parse-sections.ts';
 import { docOf, NameSet, requiredCell, rowsOf, validName } from './read-helpers.ts';
 import type { Scope } from './scope.ts';
@@ -24,6 +32,8 @@ export function readEntities(section: Section, scope: Scope): Entity[] {
     });
   }
   const names = new NameSet(bag, 'entity');
+  // Two names with one plural (Person, People) would share a table and an API path.
+  const collections = new NameSet(bag, 'entity collection (plural)');
   const entities: Entity[] = [];
   for (const sub of section.subsections) {
     const name = plain(sub.name);
@@ -45,6 +55,19 @@ export function readEntities(section: Section, scope: Scope): Entity[] {
       continue;
     }
     if (!names.add(cell)) continue;
+    const collection = collectionName(name);
+    if (RESERVED_COLLECTIONS.has(collection)) {
+      bag.report(
+        'reserved-name',
+        sub.span,
+        `${name}'s records would live at /api/${collection}, which Ninepoint itself serves.`,
+        {
+          hint: `Name the entity differently (e.g. ${name}Record).`,
+        },
+      );
+      continue;
+    }
+    if (!collections.add({ text: name, span: sub.span }, collection)) continue;
     const entity: Entity = { name, fields: [], doc: sub.prose, span: sub.span };
     entities.push(entity);
     scope.entities.set(name, entity);
@@ -58,6 +81,7 @@ export function readEntities(section: Section, scope: Scope): Entity[] {
 
 function readFields(tables: Section['tables'], entity: string, scope: Scope): Field[] {
   const { bag } = scope;
+  // Case-insensitive: SQL column names ignore case, so dueDate and duedate would be one column.
   const names = new NameSet(bag, `field of ${entity}`);
   const fields: Field[] = [];
   for (const row of rowsOf(tables, COLUMNS, bag, `${entity} fields`)) {
@@ -83,7 +107,7 @@ function readFields(tables: Section['tables'], entity: string, scope: Scope): Fi
       });
       continue;
     }
-    if (!names.add(name)) continue;
+    if (!names.add(name, name.text.toLowerCase())) continue;
     const type = typeCell ? readFieldType(typeCell, scope, where) : null;
     const rules = readFieldRules(row.cells.get('rules') ?? null, type, scope, `${entity}.${name.text}`);
     if (!type) continue;

@@ -77,9 +77,14 @@ export class NameSet {
   add(cell: Cell, key = cell.text): boolean {
     const first = this.#seen.get(key);
     if (first) {
-      this.bag.report('duplicate-name', cell.span, `The ${this.kind} "${cell.text}" is defined twice.`, {
-        hint: `It was first defined at line ${first.line}. Rename or remove one of them.`,
-      });
+      this.bag.report(
+        'duplicate-name',
+        cell.span,
+        `The ${this.kind} "${cell.text}" is defined twice${key === cell.text ? '' : ` (as ${key})`}.`,
+        {
+          hint: `It was first defined at line ${first.line}. Rename or remove one of them.`,
+        },
+      );
       return false;
     }
     this.#seen.set(key, cell.span);

@@ -1,7 +1,4 @@
-import { collectionName, type Entity, type Field, type Model } from '@ninepoint/spec';
-
-/** The built-in entity of signed-in users (the spec package's `USER_ENTITY`, which its index does not export). */
-const USER_ENTITY = 'User';
+import { collectionName, type Entity, type Field, type Model, USER_ENTITY } from '@ninepoint/spec';
 
 /**
  * The database schema of a model, independent of the database: one table per entity with its
