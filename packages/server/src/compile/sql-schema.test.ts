@@ -1,3 +1,4 @@
+import type { Entity, Field, Model } from '@ninepoint/spec';
 import { describe, expect, it } from 'vitest';
 import { blankModel, LENDING_DESK, modelOf } from '../../test/helpers.ts';
 import { compileSqlSchema, SqlSchemaError, tableName } from './sql-schema.ts';
@@ -124,30 +125,20 @@ describe('compileSqlSchema', () => {
     expect(table?.columns.find((c) => c.name === 'e')?.default).toBe(false);
   });
 
+  // The checker refuses both of these already; the schema compiler also guards models built by hand.
   it('refuses entities whose tables would collide', () => {
-    const model = modelOf(
-      entitySpec(`### Person
-| field | type | rules |
-|---|---|---|
-| name | text | |
-
-### People
-| field | type | rules |
-|---|---|---|
-| name | text | |`),
-    );
+    const base = modelOf(entitySpec('### Person\n| field | type | rules |\n|---|---|---|\n| name | text | |'));
+    const person = base.entities[0] as Entity;
+    const model: Model = { ...base, entities: [person, { ...person, name: 'People' }] };
     expect(() => compileSqlSchema(model)).toThrow(SqlSchemaError);
     expect(() => compileSqlSchema(model)).toThrow(/entity People and entity Person would both be stored as "people"/);
   });
 
   it('refuses fields that differ only in case', () => {
-    const model = modelOf(
-      entitySpec(`### Thing
-| field | type | rules |
-|---|---|---|
-| dueDate | date | |
-| duedate | date | |`),
-    );
+    const base = modelOf(entitySpec('### Thing\n| field | type | rules |\n|---|---|---|\n| dueDate | date | |'));
+    const thing = base.entities[0] as Entity;
+    const field = thing.fields[0] as Field;
+    const model: Model = { ...base, entities: [{ ...thing, fields: [field, { ...field, name: 'duedate' }] }] };
     expect(() => compileSqlSchema(model)).toThrow(/Thing.duedate and Thing.dueDate differ only in case/);
   });
 });
