@@ -1,7 +1,9 @@
 import { Command } from 'commander';
+import { registerCalls } from './commands/calls.ts';
 import { registerCheck } from './commands/check.ts';
 import { registerExplain } from './commands/explain.ts';
 import { registerNew } from './commands/new.ts';
+import { registerOpenApi } from './commands/openapi.ts';
 import { registerServe } from './commands/serve.ts';
 import type { Context } from './context.ts';
 import { wantsColor } from './io.ts';
@@ -36,5 +38,7 @@ export function createProgram(ctx: Context): Command {
   registerCheck(program, ctx, VERSION);
   registerExplain(program, ctx, VERSION);
   registerServe(program, ctx, VERSION);
+  registerCalls(program, ctx, VERSION);
+  registerOpenApi(program, ctx, VERSION);
   return program;
 }
