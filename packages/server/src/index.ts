@@ -2,6 +2,13 @@ export { createAjv } from './compile/ajv.ts';
 export { type CompiledApp, compileApp } from './compile/compile-app.ts';
 export { compileJsonSchemas, type EntitySchemas, fieldSchema, type JsonSchema } from './compile/json-schemas.ts';
 export {
+  compileListParams,
+  type FilterType,
+  type ListParams,
+  listQueryParameters,
+  type SortKey,
+} from './compile/list-params.ts';
+export {
   compileOpenApi,
   HEALTH_SCHEMA,
   OPENAPI_VERSION,
@@ -17,6 +24,7 @@ export {
 } from './compile/route-table.ts';
 export {
   compileSqlSchema,
+  HISTORY_TABLE,
   SCHEMA_TABLE,
   type SqlColumn,
   type SqlIndex,
@@ -25,20 +33,43 @@ export {
   type SqlTable,
   type SqlType,
   tableName,
+  VERSION_COLUMN,
 } from './compile/sql-schema.ts';
 export { SYSTEM_ROUTES } from './compile/system-routes.ts';
+export { registerEntityRoutes } from './http/entity-routes.ts';
+export { etagOf, ifMatchVersions } from './http/etag.ts';
+export { encodeCursor, parseListQuery } from './http/list-query.ts';
 export {
+  type FieldError,
   PROBLEM_CONTENT_TYPE,
   PROBLEM_MEDIA_TYPE,
   PROBLEM_TYPE_PREFIX,
   type ProblemBody,
   ProblemCatalogue,
   ProblemError,
+  type ProblemExtras,
 } from './http/problem.ts';
 export { createServer, DEFAULT_HOST, DEFAULT_PORT, type NinepointServer, type ServerOptions } from './http/server.ts';
 export { closeOnSignals, type ShutdownOptions } from './http/shutdown.ts';
 export { formatDiagnostic, type ServeOptions, type ServeResult, serve } from './serve.ts';
 export { DEFAULT_DB_PATH, openStore, type StoreOptions } from './store/open-store.ts';
+export { SqliteRecords } from './store/sqlite/sqlite-records.ts';
 export { SqliteStore, type SqliteStoreOptions } from './store/sqlite/sqlite-store.ts';
-export type { AppliedSchema, Store } from './store/store.ts';
+export type {
+  ApiRecord,
+  AppliedSchema,
+  ConditionalWrite,
+  DeleteOutcome,
+  EntityRecords,
+  HistoryEntry,
+  ListPage,
+  ListQuery,
+  Position,
+  Refusal,
+  Store,
+  StoredRecord,
+  Value,
+  WriteContext,
+  WriteOutcome,
+} from './store/store.ts';
 export { UnsupportedDatabaseError } from './store/store.ts';

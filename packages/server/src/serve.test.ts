@@ -62,7 +62,7 @@ describe('serve', () => {
     const { options, err } = setup(blankSpec());
     const result = await serve({ ...options, databaseUrl: 'postgres://127.0.0.1:5432/test' });
     expect(result).toEqual({ ok: false, exitCode: 2 });
-    expect(err.join('\n')).toMatch(/PostgreSQL support comes with the data slice/);
+    expect(err.join('\n')).toMatch(/PostgreSQL support is not built yet/);
   });
 
   it('says when the spec cannot be read', async () => {

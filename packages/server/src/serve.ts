@@ -45,7 +45,7 @@ export async function serve(options: ServeOptions): Promise<ServeResult> {
   const databaseUrl = options.databaseUrl ?? process.env.DATABASE_URL;
   if (databaseUrl) {
     printError(
-      'Ninepoint: DATABASE_URL is set, but PostgreSQL support comes with the data slice of the runtime; ' +
+      'Ninepoint: DATABASE_URL is set, but PostgreSQL support is not built yet; ' +
         'this version serves SQLite only. Unset DATABASE_URL to serve from a SQLite file (--db).',
     );
     return { ok: false, exitCode: 2 };

@@ -1,7 +1,7 @@
 import { checkUsage } from './check-usage.ts';
 import { type Diagnostic, DiagnosticBag } from './diagnostics.ts';
-import { ExpressionChecker } from './expressions.ts';
-import { type Model, POINTS, type Point, type Span } from './model.ts';
+import { ExpressionChecker, type ExpressionItem } from './expressions.ts';
+import { type Model, POINTS, type Point } from './model.ts';
 import { POINT_TITLES, parseSections, type Section } from './parse-sections.ts';
 import { readCalls } from './read-calls.ts';
 import { readConstants } from './read-constants.ts';
@@ -87,7 +87,7 @@ export function checkSpec(source: string): CheckResult {
 
 /** Type-checks every guard and rule condition, each against its entity (and field). */
 function checkExpressions(model: Model, bag: DiagnosticBag): void {
-  const items: { source: string; span: Span; entity: string; field: string | null; what: string }[] = [];
+  const items: ExpressionItem[] = [];
   for (const machine of model.machines) {
     for (const t of machine.transitions) {
       if (t.guard !== null && t.guardSpan) {
@@ -106,16 +106,7 @@ function checkExpressions(model: Model, bag: DiagnosticBag): void {
     const { entity, field } = rule.appliesTo;
     items.push({ source: rule.condition.source, span: rule.conditionSpan, entity, field, what: `Rule "${rule.name}"` });
   }
-  const groups = new Map<string, string[]>();
-  for (const item of items) {
-    const key = `${item.entity}.${item.field ?? ''}`;
-    groups.set(key, [...(groups.get(key) ?? []), item.source]);
-  }
-  const checker = new ExpressionChecker(model);
-  for (const item of items) {
-    const sources = groups.get(`${item.entity}.${item.field ?? ''}`) ?? [item.source];
-    checker.check(item.source, item.span, item.entity, bag, item.what, item.field, sources);
-  }
+  new ExpressionChecker(model).checkAll(items, bag);
 }
 
 function finish(model: Model, bag: DiagnosticBag): CheckResult {

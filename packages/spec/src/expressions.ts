@@ -32,6 +32,17 @@ function constantType(constant: Constant): string {
   return { integer: 'int', decimal: 'double', boolean: 'bool', text: 'string', duration: DURATION }[constant.type];
 }
 
+/** One expression to check: a guard or a rule condition, with where it is and what it is about. */
+export interface ExpressionItem {
+  source: string;
+  span: Span;
+  entity: string;
+  /** The field a field rule applies to (its `value`), or null. */
+  field: string | null;
+  /** How messages name it, e.g. `The guard of "lend"`. */
+  what: string;
+}
+
 /**
  * Type-checks CEL expressions against an entity: its fields and system fields by name, `user`,
  * `now`, `today`, the constants, and `value` in a field rule.
@@ -64,7 +75,7 @@ export class ExpressionChecker {
 
   /** The environment for expressions about `entity` (and its `field`), built for the given sources. */
   #env(entity: Entity, field: string | null, sources: readonly string[]): Environment {
-    const key = `${entity.name}.${field ?? ''}`;
+    const key = this.#key(entity, field);
     const cached = this.#envs.get(key);
     if (cached) return cached;
     const env = new Environment({ homogeneousAggregateLiterals: false });
@@ -88,6 +99,43 @@ export class ExpressionChecker {
     if (field !== null) env.registerVariable('value', fieldType ? celType(fieldType, registered) : 'dyn');
     this.#envs.set(key, env);
     return env;
+  }
+
+  /**
+   * Field rules share an environment per type of `value`, not per field: an entity with thousands
+   * of fields and a rule on each would otherwise build thousands of environments of that size.
+   */
+  #key(entity: Entity, field: string | null): string {
+    if (field === null) return entity.name;
+    const type = entity.fields.find((f) => f.name === field)?.type;
+    return `${entity.name}|${type ? (type.kind === 'reference' ? type.entity : celType(type, new Set())) : 'dyn'}`;
+  }
+
+  /**
+   * Checks every expression, building each environment once for all the expressions that share it.
+   * Returns nothing: problems go to `bag`.
+   */
+  checkAll(items: readonly ExpressionItem[], bag: DiagnosticBag): void {
+    const groups = new Map<string, string[]>();
+    const keys = items.map((item) => {
+      const entity = this.#entities.get(item.entity);
+      const key = entity ? this.#key(entity, item.field) : '';
+      const group = groups.get(key);
+      if (group) group.push(item.source);
+      else groups.set(key, [item.source]);
+      return key;
+    });
+    items.forEach((item, i) => {
+      this.check(
+        item.source,
+        item.span,
+        item.entity,
+        bag,
+        item.what,
+        item.field,
+        groups.get(keys[i] ?? '') ?? [item.source],
+      );
+    });
   }
 
   /** Entities reached by `a.b.c` chains in the sources, starting from the entity's fields. */

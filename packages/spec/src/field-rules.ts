@@ -1,3 +1,4 @@
+import { RE2JS } from 're2js';
 import { isNumeric, isTextLike } from './field-types.ts';
 import type { Bound, DefaultValue, Field, FieldType } from './model.ts';
 import { type Cell, cellPart, splitList } from './parse-tables.ts';
@@ -237,7 +238,7 @@ function violates(value: string | number | boolean, rules: FieldRules): string |
     const length = [...value].length;
     if (rules.minLength && length < rules.minLength.value) return `at least ${rules.minLength.value} characters`;
     if (rules.maxLength && length > rules.maxLength.value) return `at most ${rules.maxLength.value} characters`;
-    if (rules.pattern && !new RegExp(rules.pattern, 'u').test(value)) return `matching its pattern`;
+    if (rules.pattern && !RE2JS.compile(rules.pattern).matcher(value).find()) return 'matching its pattern';
   }
   return null;
 }

@@ -125,7 +125,10 @@ export interface Field {
   /** Length in characters for text-like fields. */
   minLength: Bound | null;
   maxLength: Bound | null;
-  /** A regular expression (JavaScript syntax, `u` flag) the value must match; anchor it with ^…$ to match the whole value. */
+  /**
+   * A regular expression in RE2 syntax (JavaScript's, without lookaround or back-references, so
+   * matching is linear-time) the value must match; anchor it with ^…$ to match the whole value.
+   */
   pattern: string | null;
   doc: string;
   span: Span;

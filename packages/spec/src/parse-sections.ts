@@ -126,17 +126,20 @@ function readBlocks(source: string): Block[] {
     const [first, last] = token.map;
     if (token.type === 'heading_open') {
       const text = (tokens[i + 1]?.content ?? '').trim();
-      // The span covers the heading's text, so "### Bok" points at "Bok".
-      const at = Math.max(0, (lines[first] ?? '').indexOf(text));
+      // The span covers the heading's text, so "### Bok" points at "Bok". A setext heading's text
+      // may run over several lines; its span then covers those lines.
+      const textLines = text.split('\n');
+      const at = Math.max(0, (lines[first] ?? '').indexOf(textLines[0] ?? ''));
+      const endLine = first + textLines.length;
       blocks.push({
         kind: 'heading',
         depth: Number(token.tag.slice(1)),
-        text,
+        text: text.replace(/\s+/g, ' '),
         span: {
           line: first + 1,
           column: at + 1,
-          endLine: first + 1,
-          endColumn: at + 1 + text.length,
+          endLine,
+          endColumn: textLines.length > 1 ? (lines[endLine - 1] ?? '').length + 1 : at + 1 + text.length,
           offset: (offsets[first] ?? 0) + at,
         },
       });

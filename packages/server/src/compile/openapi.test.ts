@@ -74,7 +74,19 @@ describe('the OpenAPI document', () => {
       ],
     });
     expect(conflict?.description).toContain('LOAN_LIMIT: A member may hold at most {MAX_LOANS} books at once.');
-    expect(Object.keys(ret?.responses ?? {})).toEqual(['200', '401', '403', '404', '409', '422', '429', '500']);
+    // A POST has its body read even when it takes none: a malformed or oversized one is refused.
+    expect(Object.keys(ret?.responses ?? {})).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '404',
+      '409',
+      '413',
+      '422',
+      '429',
+      '500',
+    ]);
 
     const schemas = openapi.components.schemas;
     expect(schemas.Book?.required).toEqual(['id', 'created_at', 'updated_at', 'created_by', 'title', 'isbn', 'copies']);
@@ -115,6 +127,44 @@ describe('the OpenAPI document', () => {
     expect(response(openapi, openapi.paths['/api/loans']?.post?.responses['409'])?.description).toContain(
       'TRANSITION_NOT_ALLOWED',
     );
+  });
+
+  it('documents the query parameters of lists, and the headers of optimistic concurrency', async () => {
+    const { openapi } = compileApp(modelOf(LENDING_DESK_DERIVED));
+    const list = openapi.paths['/api/loans']?.get;
+    expect(list?.parameters?.map((p) => `${p.in} ${p.name}`)).toEqual([
+      'query limit',
+      'query cursor',
+      'query sort',
+      'query count',
+      'query filter[state]',
+      'query filter[book]',
+      'query filter[borrower]',
+      'query filter[due]',
+    ]);
+    expect(list?.parameters?.find((p) => p.name === 'limit')?.schema).toEqual({
+      type: 'integer',
+      minimum: 1,
+      maximum: 200,
+      default: 50,
+    });
+    expect(list?.parameters?.find((p) => p.name === 'sort')?.schema.enum).toContain('-due');
+    expect(list?.parameters?.find((p) => p.name === 'filter[due]')?.schema).toEqual({ type: 'string', format: 'date' });
+    // Books have text fields, so they can be searched.
+    expect(openapi.paths['/api/books']?.get?.parameters?.map((p) => p.name)).toContain('q');
+    expect(Object.keys(list?.responses ?? {})).toContain('400');
+
+    const one = openapi.paths['/api/books/{id}'];
+    expect(one?.patch?.parameters?.map((p) => `${p.in} ${p.name}`)).toEqual(['path id', 'header If-Match']);
+    expect(one?.delete?.parameters?.map((p) => `${p.in} ${p.name}`)).toEqual(['path id', 'header If-Match']);
+    expect(Object.keys(response(openapi, one?.get?.responses['200'])?.headers ?? {})).toEqual(['ETag']);
+    const created = response(openapi, openapi.paths['/api/books']?.post?.responses['201']);
+    expect(Object.keys(created?.headers ?? {})).toEqual(['ETag', 'Location']);
+    // A loan's book must exist; a book's isbn must be unique.
+    expect(response(openapi, openapi.paths['/api/loans']?.post?.responses['422'])?.description).toContain(
+      'UNKNOWN_REFERENCE',
+    );
+    expect(response(openapi, one?.patch?.responses['409'])?.description).toContain('NOT_UNIQUE');
   });
 
   it('uses the statuses and messages the spec gives built-in codes', () => {

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { Model } from '@ninepoint/spec';
+import { type Model, runtimeSettings } from '@ninepoint/spec';
 import { PROBLEM_MEDIA_TYPE, PROBLEM_SCHEMA, type ProblemCatalogue } from '../http/problem.ts';
 import type { EntitySchemas, JsonSchema } from './json-schemas.ts';
+import { listQueryParameters } from './list-params.ts';
 import { type Route, schemaComponent } from './route-table.ts';
 import { SYSTEM_ROUTES } from './system-routes.ts';
 
@@ -16,14 +17,23 @@ export interface OpenApiDocument {
 
 export interface Response {
   description: string;
+  headers?: Record<string, { description: string; schema: JsonSchema }>;
   content?: Record<string, { schema: JsonSchema }>;
+}
+
+export interface Parameter {
+  name: string;
+  in: 'path' | 'query' | 'header';
+  required: boolean;
+  description?: string;
+  schema: JsonSchema;
 }
 
 export interface Operation {
   operationId: string;
   summary: string;
   tags: string[];
-  parameters?: { name: string; in: 'path'; required: true; schema: JsonSchema }[];
+  parameters?: Parameter[];
   requestBody?: { required: true; content: Record<string, { schema: JsonSchema }> };
   responses: Record<string, Response | { $ref: string }>;
 }
@@ -52,7 +62,7 @@ export const HEALTH_SCHEMA: JsonSchema = {
  * so it cannot describe a call or a payload differently from how it is served.
  */
 export function compileOpenApi(
-  model: Pick<Model, 'product' | 'entities'>,
+  model: Pick<Model, 'product' | 'entities' | 'constants'>,
   routes: readonly Route[],
   schemas: ReadonlyMap<string, EntitySchemas>,
   catalogue: ProblemCatalogue,
@@ -70,13 +80,14 @@ export function compileOpenApi(
   }
 
   const responses = new ProblemResponses(catalogue);
+  const settings = runtimeSettings(model);
   const paths: OpenApiDocument['paths'] = {};
   const add = (path: string, method: string, operation: Operation): void => {
     paths[path] ??= {};
     (paths[path] as Record<string, Operation>)[method.toLowerCase()] = operation;
   };
   for (const system of SYSTEM_ROUTES) add(system.path, system.method, systemOperation(system, responses));
-  for (const route of routes) add(route.openapiPath, route.method, callOperation(route, responses));
+  for (const route of routes) add(route.openapiPath, route.method, callOperation(route, responses, settings));
 
   const { product } = model;
   const entityTags = model.entities.map((e) => ({ name: e.name, ...(e.doc ? { description: e.doc } : {}) }));
@@ -97,25 +108,56 @@ export function compileOpenApi(
   return document;
 }
 
-function callOperation(route: Route, responses: ProblemResponses): Operation {
-  const { success } = route;
+const STRING: JsonSchema = { type: 'string' };
+const ETAG_HEADER = {
+  description: 'The version of the record: give it as If-Match to change the record only if nobody else has.',
+  schema: STRING,
+};
+const IF_MATCH: Parameter = {
+  name: 'If-Match',
+  in: 'header',
+  required: false,
+  description: 'The ETag the record was read with; a stale one answers CONFLICT and changes nothing.',
+  schema: STRING,
+};
+
+function callOperation(
+  route: Route,
+  responses: ProblemResponses,
+  settings: Parameters<typeof listQueryParameters>[1],
+): Operation {
+  const { success, action } = route;
   const successContent = success.schema
     ? { content: { [JSON_TYPE]: { schema: success.component ? ref(success.component) : success.schema } } }
     : {};
+  const answersRecord = action.kind === 'get' || action.kind === 'create' || action.kind === 'update';
+  const headers = answersRecord
+    ? {
+        headers: {
+          ETag: ETAG_HEADER,
+          ...(action.kind === 'create'
+            ? { Location: { description: 'The path of the record created.', schema: STRING } }
+            : {}),
+        },
+      }
+    : {};
+  const parameters: Parameter[] = [
+    ...route.params.map(
+      (name): Parameter => ({
+        name,
+        in: 'path',
+        required: true,
+        schema: name === 'id' ? { type: 'string', format: 'uuid' } : STRING,
+      }),
+    ),
+    ...(action.kind === 'update' || action.kind === 'delete' ? [IF_MATCH] : []),
+    ...(route.list ? listQueryParameters(route.list, settings) : []),
+  ];
   return {
     operationId: route.operationId,
     summary: route.doc,
-    tags: [route.action.entity],
-    ...(route.params.length > 0
-      ? {
-          parameters: route.params.map((name) => ({
-            name,
-            in: 'path' as const,
-            required: true as const,
-            schema: name === 'id' ? { type: 'string', format: 'uuid' } : { type: 'string' },
-          })),
-        }
-      : {}),
+    tags: [action.entity],
+    ...(parameters.length > 0 ? { parameters } : {}),
     ...(route.body
       ? {
           requestBody: {
@@ -125,7 +167,7 @@ function callOperation(route: Route, responses: ProblemResponses): Operation {
         }
       : {}),
     responses: {
-      [String(success.status)]: { description: successDescription(route), ...successContent },
+      [String(success.status)]: { description: successDescription(route), ...headers, ...successContent },
       ...responses.for(route.errors),
     },
   };

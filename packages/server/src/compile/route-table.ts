@@ -6,8 +6,10 @@ import {
   type Model,
   type Rule,
   type Transition,
+  USER_ENTITY,
 } from '@ninepoint/spec';
 import { type EntitySchemas, type JsonSchema, pickFields } from './json-schemas.ts';
+import { compileListParams, type ListParams } from './list-params.ts';
 import { SYSTEM_ROUTES } from './system-routes.ts';
 
 /** One call the app serves, with everything the HTTP layer and the OpenAPI document need. */
@@ -22,6 +24,8 @@ export interface Route {
   params: string[];
   /** The request body, or null when the call takes none. */
   body: Payload | null;
+  /** For a list call: the sort, filter and search its query string may ask for. */
+  list: ListParams | null;
   /** The answer on success; `schema` is null for an empty body (204). */
   success: { status: number; schema: JsonSchema | null; component: string | null };
   /** Catalogue codes the call can answer with, besides success. */
@@ -51,7 +55,9 @@ export function schemaComponent(entity: string, part: keyof EntitySchemas): stri
 /** Codes every call can answer with. */
 const ALWAYS = ['RATE_LIMITED', 'INTERNAL_ERROR'];
 const SIGNED_IN = ['NOT_SIGNED_IN', 'FORBIDDEN'];
-const WITH_BODY = ['INVALID_PAYLOAD', 'PAYLOAD_TOO_LARGE', 'VALIDATION_FAILED'];
+/** A call other than GET has its body read (and refused when malformed or too large) even when it takes none. */
+const BODY_READ = ['INVALID_PAYLOAD', 'PAYLOAD_TOO_LARGE'];
+const WITH_BODY = [...BODY_READ, 'VALIDATION_FAILED'];
 
 /** The calls the app serves (`effectiveCalls`), with their schemas, answers and error codes. */
 export function compileRouteTable(
@@ -82,6 +88,7 @@ export function compileRouteTable(
       action: call.action,
       params: call.params,
       body,
+      list: call.action.kind === 'list' ? (facts.get(call.action.entity)?.list ?? null) : null,
       success: successOf(call.action, entitySchemas),
       errors: errorsOf(call, body !== null, facts.get(call.action.entity), model.roles.length > 0),
       doc: call.doc,
@@ -129,14 +136,27 @@ function successOf(action: CallAction, schemas: EntitySchemas): Route['success']
 /** What decides an entity's error codes, gathered once rather than searched for per call. */
 interface EntityFacts {
   unique: boolean;
+  /** True when a field refers to another entity's records (which must exist). */
+  references: boolean;
   creating: Transition | undefined;
   rules: Rule[];
+  list: ListParams;
 }
 
 function entityFacts(model: Model): Map<string, EntityFacts> {
   const facts = new Map<string, EntityFacts>();
   for (const entity of model.entities) {
-    facts.set(entity.name, { unique: entity.fields.some((f) => f.unique), creating: undefined, rules: [] });
+    facts.set(entity.name, {
+      unique: entity.fields.some((f) => f.unique),
+      // References to User are not checked until users exist (sign-in).
+      references: entity.fields.some((f) => f.type.kind === 'reference' && f.type.entity !== USER_ENTITY),
+      creating: undefined,
+      rules: [],
+      list: compileListParams(
+        entity,
+        model.machines.find((m) => m.entity === entity.name),
+      ),
+    });
   }
   for (const machine of model.machines) {
     const f = facts.get(machine.entity);
@@ -152,8 +172,10 @@ function errorsOf(call: Call, hasBody: boolean, facts: EntityFacts | undefined, 
   if (signIn) codes.push(...SIGNED_IN);
   if (call.params.length > 0) codes.push('NOT_FOUND');
   if (hasBody) codes.push(...WITH_BODY);
+  else if (call.method !== 'GET') codes.push(...BODY_READ);
   const creating = facts?.creating;
   const unique = facts?.unique ?? false;
+  const references = facts?.references ?? false;
   /** Codes of the rules checked when the record is written outside a transition (null) or by one. */
   const rulesFor = (transition: string | null): string[] =>
     (facts?.rules ?? [])
@@ -163,10 +185,13 @@ function errorsOf(call: Call, hasBody: boolean, facts: EntityFacts | undefined, 
     case 'create':
       if (creating?.guard) codes.push('TRANSITION_NOT_ALLOWED');
       if (unique) codes.push('NOT_UNIQUE');
-      codes.push(...rulesFor(creating?.name ?? null));
+      if (references) codes.push('UNKNOWN_REFERENCE');
+      // Required fields whose default cannot be filled in (`me` before sign-in) are reported as missing.
+      codes.push('VALIDATION_FAILED', ...rulesFor(creating?.name ?? null));
       break;
     case 'update':
       if (unique) codes.push('NOT_UNIQUE');
+      if (references) codes.push('UNKNOWN_REFERENCE');
       codes.push('CONFLICT', ...rulesFor(null));
       break;
     case 'delete':
@@ -176,6 +201,8 @@ function errorsOf(call: Call, hasBody: boolean, facts: EntityFacts | undefined, 
       codes.push('TRANSITION_NOT_ALLOWED', 'CONFLICT', ...rulesFor(action.transition));
       break;
     case 'list':
+      codes.push('INVALID_PAYLOAD');
+      break;
     case 'get':
     case 'history':
       break;

@@ -53,12 +53,14 @@ describe('compileSqlSchema', () => {
       ['created_at', 'datetime', true],
       ['updated_at', 'datetime', true],
       ['created_by', 'text', false],
+      ['_version', 'integer', true],
       ['title', 'text', true],
       ['isbn', 'text', true],
       ['copies', 'integer', true],
     ]);
     expect(books?.columns.find((c) => c.name === 'id')?.primaryKey).toBe(true);
     expect(books?.columns.find((c) => c.name === 'copies')?.default).toBe(1);
+    expect(books?.columns.find((c) => c.name === '_version')?.default).toBe(1);
     expect(books?.columns.some((c) => c.name === 'state')).toBe(false);
 
     expect(loans?.columns.map((c) => c.name)).toEqual([
@@ -67,6 +69,7 @@ describe('compileSqlSchema', () => {
       'updated_at',
       'created_by',
       'state',
+      '_version',
       'book',
       'borrower',
       'due',
@@ -77,14 +80,15 @@ describe('compileSqlSchema', () => {
 
     expect(books?.indexes.map((i) => [i.name, i.unique, i.reason])).toEqual([
       ['books_isbn_key', true, 'unique'],
-      ['books_created_by_idx', false, 'reference'],
+      ['books_created_by_created_at_id_idx', false, 'reference'],
       ['books_created_at_id_idx', false, 'sort'],
     ]);
     expect(loans?.indexes.map((i) => [i.columns.join(','), i.reason])).toEqual([
-      ['book', 'reference'],
-      ['borrower', 'reference'],
-      ['created_by', 'reference'],
-      ['state', 'state'],
+      // Equality indexes carry the default sort: a book's loans are read in order, with no sort step.
+      ['book,created_at,id', 'reference'],
+      ['borrower,created_at,id', 'reference'],
+      ['created_by,created_at,id', 'reference'],
+      ['state,created_at,id', 'state'],
       ['created_at,id', 'sort'],
       // "at most MAX_LOANS Loan in state out per borrower" counts by borrower and state.
       ['borrower,state', 'limit'],

@@ -49,6 +49,16 @@ export const DEFAULT_SORT_COLUMNS = ['created_at', 'id'] as const;
 /** The table that records each applied model, so a later start can diff against it. */
 export const SCHEMA_TABLE = '_ninepoint_schema';
 
+/** The table of every record's history: one row per create, update, delete and transition. */
+export const HISTORY_TABLE = '_ninepoint_history';
+
+/**
+ * A counter every write of a record bumps; a record's ETag is made from it (`http/etag.ts`). Field
+ * names start with a lower-case letter, so this name cannot collide with a declared field, and the
+ * API never shows it as a field.
+ */
+export const VERSION_COLUMN = '_version';
+
 /** Thrown when a model cannot be laid out as tables; the message says what to rename. */
 export class SqlSchemaError extends Error {
   override name = 'SqlSchemaError';
@@ -71,7 +81,8 @@ export function compileSqlSchema(model: Pick<Model, 'entities' | 'machines' | 'r
     if (c.kind === 'limit') ask(c.entity, c.states.length > 0 ? [c.per, 'state'] : [c.per], 'limit');
   }
   for (const screen of model.screens) {
-    if (screen.entity) for (const filter of screen.filters) ask(screen.entity, [filter.field], 'filter');
+    if (screen.entity)
+      for (const filter of screen.filters) ask(screen.entity, [filter.field, ...DEFAULT_SORT_COLUMNS], 'filter');
   }
   const tables = model.entities.map((entity) =>
     compileTable(entity, machines.has(entity.name), extra.get(entity.name) ?? []),
@@ -102,6 +113,7 @@ function compileTable(
     // Null when a signed-out visitor (role `anyone`) created the record.
     { ...system('created_by', 'text', false), references: { entity: USER_ENTITY, table: null } },
     ...(hasState ? [system('state', 'text', true)] : []),
+    { ...system(VERSION_COLUMN, 'integer', true), default: 1 },
     ...entity.fields.map(fieldColumn),
   ];
 
@@ -118,10 +130,14 @@ function compileTable(
     const suffix = unique ? 'key' : 'idx';
     indexes.set(key, { name: `${name}_${columnNames.join('_')}_${suffix}`, columns: columnNames, unique, reason });
   };
+  // An index for equality on a column also carries the default sort, so a list filtered by it
+  // (a book's loans, the loans in state out) is read in order from the index: no sort step, and
+  // its cursor pages are as fast at the millionth record as at the first.
+  const sorted = (column: string): string[] => [column, ...DEFAULT_SORT_COLUMNS];
   for (const field of entity.fields) if (field.unique) add([field.name], 'unique', true);
-  for (const field of entity.fields) if (field.type.kind === 'reference') add([field.name], 'reference');
-  add(['created_by'], 'reference');
-  if (hasState) add(['state'], 'state');
+  for (const field of entity.fields) if (field.type.kind === 'reference') add(sorted(field.name), 'reference');
+  add(sorted('created_by'), 'reference');
+  if (hasState) add(sorted('state'), 'state');
   add([...DEFAULT_SORT_COLUMNS], 'sort');
   for (const { columns: wanted, reason } of extra) add(wanted, reason);
   return { name, entity: entity.name, columns, indexes: [...indexes.values()] };

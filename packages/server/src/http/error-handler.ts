@@ -1,10 +1,12 @@
 import type { RuntimeSettings } from '@ninepoint/spec';
-import { ProblemError, type ProblemParams } from './problem.ts';
+import { ProblemError, type ProblemExtras, type ProblemParams } from './problem.ts';
 
 /** What an error answers with: a catalogue code, its message's values, and whether it is our fault. */
 export interface ClassifiedError {
   code: string;
   params: ProblemParams;
+  /** Field errors and the like, from a handler's ProblemError. */
+  extras?: ProblemExtras;
   /** True for a fault of the server: logged with its stack, answered with INTERNAL_ERROR only. */
   internal: boolean;
 }
@@ -22,7 +24,9 @@ const BODY_ERRORS: Record<string, string> = {
  * descriptions leave this function: never a message, stack or SQL from the error itself.
  */
 export function classifyError(error: unknown, settings: Pick<RuntimeSettings, 'MAX_BODY_BYTES'>): ClassifiedError {
-  if (error instanceof ProblemError) return { code: error.code, params: error.params, internal: false };
+  if (error instanceof ProblemError) {
+    return { code: error.code, params: error.params, internal: false, extras: error.extras };
+  }
   const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
   if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
     return { code: 'PAYLOAD_TOO_LARGE', params: { limit: settings.MAX_BODY_BYTES }, internal: false };

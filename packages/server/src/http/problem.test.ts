@@ -54,6 +54,7 @@ describe('classifyError', () => {
       code: 'NOT_FOUND',
       params: { entity: 'Book' },
       internal: false,
+      extras: {},
     });
   });
 

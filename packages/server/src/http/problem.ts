@@ -17,6 +17,25 @@ export interface ProblemBody {
   code: string;
   instance: string;
   requestId?: string;
+  /** For VALIDATION_FAILED, and for NOT_UNIQUE and UNKNOWN_REFERENCE: the fields at fault. */
+  errors?: FieldError[];
+}
+
+/** One field's failure: its catalogue code and that code's message, filled in for the field. */
+export interface FieldError {
+  field: string;
+  code: string;
+  message: string;
+}
+
+/** What a problem says besides its code's message. */
+export interface ProblemExtras {
+  errors?: readonly FieldError[];
+  /**
+   * Said instead of the built-in message when the spec has not given the code its own: for
+   * a code whose built-in message fits only its usual cause (CONFLICT for a record still in use).
+   */
+  detail?: string;
 }
 
 /** What can fill a message's `{placeholders}`. */
@@ -30,11 +49,13 @@ export class ProblemError extends Error {
   override name = 'ProblemError';
   readonly code: string;
   readonly params: ProblemParams;
+  readonly extras: ProblemExtras;
 
-  constructor(code: string, params: ProblemParams = {}, options?: ErrorOptions) {
+  constructor(code: string, params: ProblemParams = {}, extras: ProblemExtras = {}, options?: ErrorOptions) {
     super(code, options);
     this.code = code;
     this.params = params;
+    this.extras = extras;
   }
 }
 
@@ -62,13 +83,24 @@ export class ProblemCatalogue {
     return this.entry(code).status;
   }
 
-  /** The problem body for a code: its message with placeholders filled from `params`, then constants. */
-  problem(code: string, params: ProblemParams, context: { instance: string; requestId?: string }): ProblemBody {
-    const entry = this.entry(code);
-    const detail = entry.message.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (whole, name: string) => {
+  /** A code's message with placeholders filled from `params`, then constants; unknown ones stay as written. */
+  message(code: string, params: ProblemParams): string {
+    return this.entry(code).message.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (whole, name: string) => {
       const value = params[name] ?? this.#values.get(name);
       return value === undefined ? whole : String(value);
     });
+  }
+
+  /** The problem body for a code: its message with placeholders filled from `params`, then constants. */
+  problem(
+    code: string,
+    params: ProblemParams,
+    context: { instance: string; requestId?: string },
+    extras: ProblemExtras = {},
+  ): ProblemBody {
+    const entry = this.entry(code);
+    const known = entry.code === code;
+    const detail = known && extras.detail !== undefined && entry.builtin ? extras.detail : this.message(code, params);
     return {
       type: `${PROBLEM_TYPE_PREFIX}${entry.code}`,
       title: problemTitle(entry.code),
@@ -77,6 +109,7 @@ export class ProblemCatalogue {
       code: entry.code,
       instance: context.instance,
       ...(context.requestId ? { requestId: context.requestId } : {}),
+      ...(known && extras.errors && extras.errors.length > 0 ? { errors: [...extras.errors] } : {}),
     };
   }
 }
@@ -99,6 +132,15 @@ export const PROBLEM_SCHEMA: JsonSchema = {
     code: { type: 'string', pattern: '^[A-Z][A-Z0-9_]*$' },
     instance: { type: 'string', description: 'The path of the request that failed.' },
     requestId: { type: 'string', description: 'Quote it when reporting a problem: the logs carry the same id.' },
+    errors: {
+      type: 'array',
+      description: 'The fields at fault, each with its catalogue code and message.',
+      items: {
+        type: 'object',
+        properties: { field: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } },
+        required: ['field', 'code', 'message'],
+      },
+    },
   },
   required: ['type', 'title', 'status', 'detail', 'code', 'instance'],
 };

@@ -3,10 +3,12 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import { type Logger, pino } from 'pino';
 import { createAjv } from '../compile/ajv.ts';
 import { type CompiledApp, compileApp } from '../compile/compile-app.ts';
+import { SqlSchemaError } from '../compile/sql-schema.ts';
 import { openStore, type StoreOptions } from '../store/open-store.ts';
 import type { Store } from '../store/store.ts';
+import { registerEntityRoutes } from './entity-routes.ts';
 import { classifyError } from './error-handler.ts';
-import { PROBLEM_CONTENT_TYPE, type ProblemParams } from './problem.ts';
+import { PROBLEM_CONTENT_TYPE, type ProblemExtras, type ProblemParams } from './problem.ts';
 import { REQUEST_ID_HEADER, requestId } from './request-id.ts';
 
 export interface ServerOptions extends StoreOptions {
@@ -53,10 +55,11 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
   try {
     const applied = await store.applySchema(compiled.sqlSchema, compiled.model);
     if (applied.created.length > 0) logger.info({ tables: applied.created }, 'created tables');
-    for (const { table, columns } of applied.missingColumns) {
-      logger.warn(
-        { table, columns },
-        `table ${table} lacks columns the spec now has (${columns.join(', ')}); migrating existing tables is not supported yet`,
+    if (applied.missingColumns.length > 0) {
+      const lacking = applied.missingColumns.map(({ table, columns }) => `table ${table} lacks ${columns.join(', ')}`);
+      throw new SqlSchemaError(
+        `the database "${store.location}" was made for another version of the spec (${lacking.join('; ')}). ` +
+          'Changing existing tables (migrations) is not supported yet: serve this spec from a new database file (--db).',
       );
     }
     for (const call of compiled.routeTable.shadowed) {
@@ -72,9 +75,15 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
 
 function buildApp(compiled: CompiledApp, store: Store, logger: Logger): FastifyInstance {
   const { catalogue, settings } = compiled;
-  const sendProblem = (request: FastifyRequest, reply: FastifyReply, code: string, params: ProblemParams = {}) => {
+  const sendProblem = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    code: string,
+    params: ProblemParams = {},
+    extras: ProblemExtras = {},
+  ) => {
     const instance = request.url.split('?', 1)[0] ?? '/';
-    const body = catalogue.problem(code, params, { instance, requestId: request.id });
+    const body = catalogue.problem(code, params, { instance, requestId: request.id }, extras);
     return reply.code(body.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
   };
 
@@ -110,9 +119,10 @@ function buildApp(compiled: CompiledApp, store: Store, logger: Logger): FastifyI
   app.get('/api/spec', (_request, reply) => reply.type(JSON_CONTENT_TYPE).send(compiled.modelJson));
   app.get('/api/openapi.json', (_request, reply) => reply.type(JSON_CONTENT_TYPE).send(compiled.openapiJson));
 
-  // The entity calls of `compiled.routeTable` get their handlers with the data slice; until then
-  // they answer UNKNOWN_CALL like any other path, and only the OpenAPI document lists them.
-  // Fastify reads a body before resolving the call, so a malformed or oversized body answers
+  registerEntityRoutes(app, compiled, store);
+
+  // Any other path answers UNKNOWN_CALL (transition calls too, until they are served). Fastify
+  // reads a body before resolving the call, so a malformed or oversized body answers
   // INVALID_PAYLOAD or PAYLOAD_TOO_LARGE even on a path that does not exist.
   app.setNotFoundHandler((request, reply) => sendProblem(request, reply, 'UNKNOWN_CALL'));
 
@@ -120,7 +130,7 @@ function buildApp(compiled: CompiledApp, store: Store, logger: Logger): FastifyI
     const classified = classifyError(error, settings);
     if (classified.internal) request.log.error({ err: error }, 'internal error');
     else request.log.info({ code: classified.code }, 'request refused');
-    return sendProblem(request, reply, classified.code, classified.params);
+    return sendProblem(request, reply, classified.code, classified.params, classified.extras);
   });
   return app;
 }

@@ -16,7 +16,7 @@ export const DEFAULT_DB_PATH = 'data/ninepoint.db';
 export async function openStore(options: StoreOptions): Promise<Store> {
   if (options.databaseUrl) {
     throw new UnsupportedDatabaseError(
-      'PostgreSQL support comes with the data slice of the runtime; this version serves SQLite only. Unset DATABASE_URL to use SQLite.',
+      'PostgreSQL support is not built yet; this version serves SQLite only. Unset DATABASE_URL to use SQLite.',
     );
   }
   return SqliteStore.open(options.dbPath ?? DEFAULT_DB_PATH, options.sqlite);

@@ -12,8 +12,11 @@ export interface Store {
   /**
    * Creates what the schema needs and is missing, in one transaction, and records the model
    * it was applied for. Existing tables are left as they are: changing them is a migration.
+   * Afterwards `records` serves every table that has all the columns the schema gives it.
    */
   applySchema(schema: SqlSchema, model: Model): Promise<AppliedSchema>;
+  /** The records of an entity; throws when `applySchema` has not laid out its table. */
+  records(entity: string): EntityRecords;
   /** Throws when the database does not answer. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -26,6 +29,106 @@ export interface AppliedSchema {
   missingColumns: { table: string; columns: string[] }[];
   /** True when this model differs from the last one recorded, and was recorded. */
   recorded: boolean;
+}
+
+/** A value as the API reads and writes it: booleans are booleans, dates ISO 8601 text. */
+export type Value = string | number | boolean | null;
+
+/** A record as the API answers it: system fields, then declared fields (null when unset). */
+export type ApiRecord = Record<string, Value>;
+
+/** A record and the counter its ETag is made from. */
+export interface StoredRecord {
+  record: ApiRecord;
+  version: number;
+}
+
+/** Who makes a change and when, for the record's system fields and its history. */
+export interface WriteContext {
+  /** ISO 8601 in UTC. */
+  at: string;
+  /** The acting user's id; null until sign-in exists, and for signed-out visitors. */
+  by: string | null;
+}
+
+/** A write that may be made only if the record is at one of some versions (`If-Match`). */
+export interface ConditionalWrite extends WriteContext {
+  /** The versions the record may be at, or null for any; an empty list matches none. */
+  ifVersions: readonly number[] | null;
+}
+
+/** Why a write was refused; nothing was written. */
+export type Refusal =
+  | { kind: 'not-found' }
+  /** `ifVersions` was given and the record has moved on. */
+  | { kind: 'stale' }
+  /** Reference fields naming a record that does not exist. */
+  | { kind: 'unknown-reference'; fields: string[] }
+  /** A unique field whose value another record has. */
+  | { kind: 'not-unique'; field: string }
+  /** The record cannot be deleted while another refers to it. */
+  | { kind: 'referenced'; entity: string; field: string };
+
+export type WriteOutcome = { ok: true; stored: StoredRecord; changed: boolean } | { ok: false; refusal: Refusal };
+export type DeleteOutcome = { ok: true } | { ok: false; refusal: Refusal };
+
+/** A list query whose column names are the model's; the store checks them again against its table. */
+export interface ListQuery {
+  /** The sort column, with `id` as the tie-breaker in the same direction. */
+  sort: { column: string; descending: boolean };
+  /** Equality on columns, all of which must hold. */
+  filters: { column: string; value: Value }[];
+  /** Records any of whose `columns` contains `text` (case-insensitive for ASCII letters). */
+  search: { columns: string[]; text: string } | null;
+  /** Records after this position in the sort order. */
+  after: Position | null;
+  limit: number;
+  /** Also count every record the filters and search match. */
+  count: boolean;
+}
+
+/** A place in a sort order: the sort column's stored value, and the id. */
+export interface Position {
+  value: string | number | null;
+  id: string;
+}
+
+export interface ListPage {
+  records: ApiRecord[];
+  /** The position of the last record, when more records follow it. */
+  next: Position | null;
+  total?: number;
+}
+
+/** One entry of a record's history, oldest first. */
+export interface HistoryEntry {
+  at: string;
+  by: string | null;
+  action: 'create' | 'update' | 'delete' | 'transition';
+  transition: string | null;
+  from: string | null;
+  to: string | null;
+  changes: Record<string, Value>;
+}
+
+/**
+ * The records of one entity. Every write happens in one transaction with its checks and its
+ * history entry: it is made whole or not at all.
+ */
+export interface EntityRecords {
+  readonly entity: string;
+  get(id: string): Promise<StoredRecord | undefined>;
+  /** Inserts a record complete with its system fields and its state. */
+  create(record: ApiRecord, context: WriteContext): Promise<WriteOutcome>;
+  /**
+   * Sets some declared fields. Writes nothing when they already hold these values; otherwise
+   * bumps the version and `updated_at`.
+   */
+  update(id: string, values: Record<string, Value>, context: ConditionalWrite): Promise<WriteOutcome>;
+  delete(id: string, context: ConditionalWrite): Promise<DeleteOutcome>;
+  list(query: ListQuery): Promise<ListPage>;
+  /** The record's history, oldest first; kept after the record is deleted. */
+  history(id: string): Promise<HistoryEntry[]>;
 }
 
 /** SQLite's durability choice: see `store/sqlite/sqlite-store.ts`. */

@@ -1,4 +1,11 @@
-import { SCHEMA_TABLE, type SqlColumn, type SqlSchema, type SqlTable, type SqlType } from '../../compile/sql-schema.ts';
+import {
+  HISTORY_TABLE,
+  SCHEMA_TABLE,
+  type SqlColumn,
+  type SqlSchema,
+  type SqlTable,
+  type SqlType,
+} from '../../compile/sql-schema.ts';
 
 const TYPES: Record<SqlType, string> = {
   text: 'TEXT',
@@ -29,7 +36,7 @@ export function sqlLiteral(value: string | number | boolean): string {
 
 /** `CREATE TABLE IF NOT EXISTS` and `CREATE INDEX IF NOT EXISTS` statements for every table, in order. */
 export function sqliteDdl(schema: SqlSchema): string[] {
-  return [SCHEMA_TABLE_DDL, ...schema.tables.flatMap(tableDdl)];
+  return [SCHEMA_TABLE_DDL, ...HISTORY_TABLE_DDL, ...schema.tables.flatMap(tableDdl)];
 }
 
 export function tableDdl(table: SqlTable): string[] {
@@ -63,3 +70,24 @@ export const SCHEMA_TABLE_DDL = `CREATE TABLE IF NOT EXISTS ${quoteIdentifier(SC
   "model" TEXT NOT NULL,
   "tables" TEXT NOT NULL
 )`;
+
+/**
+ * One row per change of a record, written in the transaction that makes the change. `changes` is
+ * a JSON object of the fields that changed, with their new values. Rows are never deleted: the
+ * history of a deleted record stays readable. The rowid orders a record's entries oldest first.
+ */
+export const HISTORY_TABLE_DDL = [
+  `CREATE TABLE IF NOT EXISTS ${quoteIdentifier(HISTORY_TABLE)} (
+  "id" INTEGER PRIMARY KEY,
+  "entity" TEXT NOT NULL,
+  "record_id" TEXT NOT NULL,
+  "at" TEXT NOT NULL,
+  "by" TEXT,
+  "action" TEXT NOT NULL,
+  "transition" TEXT,
+  "from_state" TEXT,
+  "to_state" TEXT,
+  "changes" TEXT NOT NULL
+)`,
+  `CREATE INDEX IF NOT EXISTS ${quoteIdentifier(`${HISTORY_TABLE}_record_idx`)} ON ${quoteIdentifier(HISTORY_TABLE)} ("entity", "record_id")`,
+];

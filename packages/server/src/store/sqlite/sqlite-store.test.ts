@@ -8,7 +8,7 @@ import {
   modelOf,
   tempDir,
 } from '../../../test/helpers.ts';
-import { compileSqlSchema, SCHEMA_TABLE } from '../../compile/sql-schema.ts';
+import { compileSqlSchema, HISTORY_TABLE, SCHEMA_TABLE } from '../../compile/sql-schema.ts';
 import { SqliteStore } from './sqlite-store.ts';
 
 const cleanups: (() => void)[] = [];
@@ -46,12 +46,12 @@ describe('SqliteStore', () => {
     await store.ping();
   });
 
-  it('creates only its own bookkeeping table for the blank spec', async () => {
+  it('creates only its own bookkeeping tables for the blank spec', async () => {
     const { store } = openTemp();
     const model = blankModel();
     const applied = await store.applySchema(compileSqlSchema(model), model);
     expect(applied).toEqual({ created: [], missingColumns: [], recorded: true });
-    expect(objects(store, 'table')).toEqual([SCHEMA_TABLE]);
+    expect(objects(store, 'table')).toEqual([HISTORY_TABLE, SCHEMA_TABLE]);
   });
 
   it('creates the tables and indexes of a spec, with typed columns', async () => {
@@ -59,17 +59,18 @@ describe('SqliteStore', () => {
     const model = modelOf(LENDING_DESK);
     const applied = await store.applySchema(compileSqlSchema(model), model);
     expect(applied.created).toEqual(['books', 'loans']);
-    expect(objects(store, 'table')).toEqual([SCHEMA_TABLE, 'books', 'loans']);
+    expect(objects(store, 'table')).toEqual([HISTORY_TABLE, SCHEMA_TABLE, 'books', 'loans']);
     expect(objects(store, 'index')).toEqual([
+      `${HISTORY_TABLE}_record_idx`,
       'books_created_at_id_idx',
-      'books_created_by_idx',
+      'books_created_by_created_at_id_idx',
       'books_isbn_key',
-      'loans_book_idx',
-      'loans_borrower_idx',
+      'loans_book_created_at_id_idx',
+      'loans_borrower_created_at_id_idx',
       'loans_borrower_state_idx',
       'loans_created_at_id_idx',
-      'loans_created_by_idx',
-      'loans_state_idx',
+      'loans_created_by_created_at_id_idx',
+      'loans_state_created_at_id_idx',
     ]);
     const columns = store.db
       .prepare<[], { name: string; type: string; notnull: number; dflt_value: string | null; pk: number }>(
@@ -81,6 +82,7 @@ describe('SqliteStore', () => {
       { name: 'created_at', type: 'TEXT', notnull: 1, dflt_value: null, pk: 0 },
       { name: 'updated_at', type: 'TEXT', notnull: 1, dflt_value: null, pk: 0 },
       { name: 'created_by', type: 'TEXT', notnull: 0, dflt_value: null, pk: 0 },
+      { name: '_version', type: 'INTEGER', notnull: 1, dflt_value: '1', pk: 0 },
       { name: 'title', type: 'TEXT', notnull: 1, dflt_value: null, pk: 0 },
       { name: 'isbn', type: 'TEXT', notnull: 1, dflt_value: null, pk: 0 },
       { name: 'copies', type: 'INTEGER', notnull: 1, dflt_value: '1', pk: 0 },

@@ -2,9 +2,17 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Model } from '@ninepoint/spec';
 import Database from 'better-sqlite3';
-import { SCHEMA_TABLE, type SqlSchema } from '../../compile/sql-schema.ts';
+import { SCHEMA_TABLE, type SqlSchema, type SqlTable } from '../../compile/sql-schema.ts';
 import type { AppliedSchema, Store, Synchronous } from '../store.ts';
-import { quoteIdentifier, SCHEMA_TABLE_DDL, tableDdl } from './sqlite-ddl.ts';
+import { HISTORY_TABLE_DDL, quoteIdentifier, SCHEMA_TABLE_DDL, tableDdl } from './sqlite-ddl.ts';
+import {
+  type HistoryRow,
+  INSERT_HISTORY_SQL,
+  SELECT_HISTORY_SQL,
+  type SharedStatements,
+  SqliteRecords,
+  StatementCache,
+} from './sqlite-records.ts';
 
 export interface SqliteStoreOptions {
   /**
@@ -26,6 +34,7 @@ export class SqliteStore implements Store {
   readonly location: string;
   readonly db: Database.Database;
   readonly #ping: Database.Statement;
+  #records = new Map<string, SqliteRecords>();
 
   private constructor(location: string, db: Database.Database) {
     this.location = location;
@@ -59,6 +68,7 @@ export class SqliteStore implements Store {
           .map((r) => r.name),
       );
       db.exec(SCHEMA_TABLE_DDL);
+      for (const statement of HISTORY_TABLE_DDL) db.exec(statement);
       const created: string[] = [];
       const missingColumns: AppliedSchema['missingColumns'] = [];
       for (const table of schema.tables) {
@@ -83,7 +93,44 @@ export class SqliteStore implements Store {
       return { created, missingColumns, recorded };
     });
     // IMMEDIATE: two servers starting on one file take turns instead of failing half-way.
-    return apply.immediate();
+    const applied = apply.immediate();
+    this.#prepare(schema, applied);
+    return applied;
+  }
+
+  /**
+   * Prepares the statements of every table that has all its columns, once: a request never
+   * prepares a point read or write. A table missing columns gets none (serving it needs a migration).
+   */
+  #prepare(schema: SqlSchema, applied: AppliedSchema): void {
+    const { db } = this;
+    const incomplete = new Set(applied.missingColumns.map((m) => m.table));
+    const ready = schema.tables.filter((t) => !incomplete.has(t.name));
+    const shared: SharedStatements = {
+      insertHistory: db.prepare(INSERT_HISTORY_SQL),
+      selectHistory: db.prepare<[string, string], HistoryRow>(SELECT_HISTORY_SQL),
+      exists: new Map(
+        ready.map((t) => [
+          t.name,
+          db.prepare<[string], unknown>(`SELECT 1 FROM ${quoteIdentifier(t.name)} WHERE "id" = ?`),
+        ]),
+      ),
+      cache: new StatementCache(db),
+    };
+    const records = new Map<string, SqliteRecords>();
+    for (const table of ready) {
+      const referrers = ready.flatMap((other: SqlTable) =>
+        other.columns.filter((c) => c.references?.table === table.name).map((column) => ({ table: other, column })),
+      );
+      records.set(table.entity, new SqliteRecords(db, table, referrers, shared));
+    }
+    this.#records = records;
+  }
+
+  records(entity: string): SqliteRecords {
+    const records = this.#records.get(entity);
+    if (!records) throw new Error(`The table of ${entity} is not ready: apply the schema first.`);
+    return records;
   }
 
   /** The column names of a table, in order. */

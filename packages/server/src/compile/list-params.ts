@@ -1,0 +1,151 @@
+import type { Entity, Field, RuntimeSettings, StateMachine } from '@ninepoint/spec';
+import type { JsonSchema } from './json-schemas.ts';
+import { DEFAULT_SORT_COLUMNS } from './sql-schema.ts';
+
+/**
+ * What a list call of an entity accepts in its query string: the fields it may be sorted and
+ * filtered by and the fields its text search reads. The server parses queries with it
+ * (`http/list-query.ts`) and the OpenAPI document describes it, so the two cannot disagree.
+ */
+export interface ListParams {
+  /** Sortable fields: the declared fields and the system fields. */
+  sortable: ReadonlyMap<string, SortKey>;
+  /** Fields `filter[field]=value` may name, with how a value is read. */
+  filterable: ReadonlyMap<string, FilterType>;
+  /** Text-like fields `q` searches; empty when the entity has none (then `q` is refused). */
+  searchable: readonly string[];
+}
+
+/** How a sort field's values are stored: a cursor carries one, and is checked against this. */
+export interface SortKey {
+  stored: 'text' | 'number';
+  nullable: boolean;
+}
+
+export type FilterType =
+  | { kind: 'text' | 'integer' | 'decimal' | 'boolean' | 'date' | 'datetime' | 'reference' }
+  | { kind: 'choice'; values: readonly string[] };
+
+/** The default sort: oldest first, `id` breaking ties; an index serves it. */
+export const DEFAULT_SORT = DEFAULT_SORT_COLUMNS[0];
+
+/** The query parameters of a list call, by name; `filter[field]` are one each. */
+export const LIST_PARAMETERS = ['limit', 'cursor', 'sort', 'q', 'count'] as const;
+
+export function compileListParams(entity: Entity, machine: StateMachine | undefined): ListParams {
+  const sortable = new Map<string, SortKey>([
+    ['id', { stored: 'text', nullable: false }],
+    ['created_at', { stored: 'text', nullable: false }],
+    ['updated_at', { stored: 'text', nullable: false }],
+    ['created_by', { stored: 'text', nullable: true }],
+  ]);
+  const filterable = new Map<string, FilterType>();
+  if (machine) {
+    sortable.set('state', { stored: 'text', nullable: false });
+    filterable.set('state', { kind: 'choice', values: machine.states.map((s) => s.name) });
+  }
+  const searchable: string[] = [];
+  for (const field of entity.fields) {
+    const type = filterType(field);
+    const numeric = type.kind === 'integer' || type.kind === 'decimal' || type.kind === 'boolean';
+    sortable.set(field.name, { stored: numeric ? 'number' : 'text', nullable: !field.required });
+    filterable.set(field.name, type);
+    if (['text', 'longText', 'email', 'url'].includes(field.type.kind)) searchable.push(field.name);
+  }
+  return { sortable, filterable, searchable };
+}
+
+function filterType(field: Field): FilterType {
+  const t = field.type;
+  switch (t.kind) {
+    case 'text':
+    case 'longText':
+    case 'email':
+    case 'url':
+      return { kind: 'text' };
+    case 'choice':
+      return { kind: 'choice', values: t.values };
+    case 'integer':
+    case 'decimal':
+    case 'boolean':
+    case 'date':
+    case 'datetime':
+    case 'reference':
+      return { kind: t.kind };
+  }
+}
+
+/** An OpenAPI parameter in the query string. */
+export interface QueryParameter {
+  name: string;
+  in: 'query';
+  required: false;
+  description: string;
+  schema: JsonSchema;
+}
+
+/** The query parameters of a list call, as the OpenAPI document lists them. */
+export function listQueryParameters(
+  params: ListParams,
+  settings: Pick<RuntimeSettings, 'PAGE_SIZE' | 'MAX_PAGE_SIZE'>,
+): QueryParameter[] {
+  const sorts = [...params.sortable.keys()];
+  const parameter = (name: string, description: string, schema: JsonSchema): QueryParameter => ({
+    name,
+    in: 'query',
+    required: false,
+    description,
+    schema,
+  });
+  return [
+    parameter('limit', 'Records per page (PAGE_SIZE when not given, at most MAX_PAGE_SIZE).', {
+      type: 'integer',
+      minimum: 1,
+      maximum: settings.MAX_PAGE_SIZE,
+      default: Math.min(settings.PAGE_SIZE, settings.MAX_PAGE_SIZE),
+    }),
+    parameter('cursor', 'The `next` of the previous page, given with the same sort; opaque.', { type: 'string' }),
+    parameter('sort', 'The field to sort by, ascending; `-field` for descending. Ties are broken by id.', {
+      type: 'string',
+      enum: [...sorts, ...sorts.map((s) => `-${s}`)],
+      default: DEFAULT_SORT,
+    }),
+    ...(params.searchable.length > 0
+      ? [
+          parameter(
+            'q',
+            `Records whose ${params.searchable.join(', ')} contains this text (ignoring the case of ASCII letters).`,
+            { type: 'string' },
+          ),
+        ]
+      : []),
+    parameter('count', 'Also answer `total`, the number of matching records (costs a count of them).', {
+      type: 'boolean',
+      default: false,
+    }),
+    ...[...params.filterable].map(([field, type]) =>
+      parameter(`filter[${field}]`, `Records whose ${field} equals this value.`, filterSchema(type)),
+    ),
+  ];
+}
+
+function filterSchema(type: FilterType): JsonSchema {
+  switch (type.kind) {
+    case 'text':
+      return { type: 'string' };
+    case 'choice':
+      return { type: 'string', enum: [...type.values] };
+    case 'integer':
+      return { type: 'integer' };
+    case 'decimal':
+      return { type: 'number' };
+    case 'boolean':
+      return { type: 'boolean' };
+    case 'date':
+      return { type: 'string', format: 'date' };
+    case 'datetime':
+      return { type: 'string', format: 'date-time' };
+    case 'reference':
+      return { type: 'string', format: 'uuid' };
+  }
+}

@@ -1,0 +1,291 @@
+import type { DefaultValue, Entity, Field, RuntimeSettings, StateMachine } from '@ninepoint/spec';
+import type { ErrorObject } from 'ajv';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { CompiledApp } from '../compile/compile-app.ts';
+import type { JsonSchema } from '../compile/json-schemas.ts';
+import type { Route } from '../compile/route-table.ts';
+import type { ApiRecord, EntityRecords, Refusal, Store, Value } from '../store/store.ts';
+import { etagOf, ifMatchVersions } from './etag.ts';
+import { FieldErrors } from './field-errors.ts';
+import { encodeCursor, parseListQuery, type RawQuery } from './list-query.ts';
+import { type FieldError, type ProblemCatalogue, ProblemError } from './problem.ts';
+import { normalizeDateTime, UUID, uuidv7 } from './values.ts';
+
+/** The longest id a NOT_FOUND answer repeats in full. */
+const ID_ECHO_LENGTH = 64;
+/** The body schema of a call that takes none: nothing but `{}`. */
+const NO_BODY: JsonSchema = { type: 'object', properties: {}, additionalProperties: false };
+
+/** What every handler of one entity's calls needs, worked out once at start-up. */
+interface EntityContext {
+  entity: Entity;
+  machine: StateMachine | undefined;
+  records: EntityRecords;
+  catalogue: ProblemCatalogue;
+  settings: Readonly<RuntimeSettings>;
+  /** The path of one record (`/api/books/:id`) for `Location`; the get call's when there is one. */
+  recordPath: (id: string) => string;
+}
+
+/**
+ * Serves the list, get, create, update, delete and history calls of the route table. Transition
+ * calls are not served yet: they answer UNKNOWN_CALL like any path without a handler.
+ */
+export function registerEntityRoutes(app: FastifyInstance, compiled: CompiledApp, store: Store): void {
+  const { model, routeTable, catalogue, settings } = compiled;
+  const contexts = new Map<string, EntityContext>();
+  const contextOf = (name: string): EntityContext => {
+    const known = contexts.get(name);
+    if (known) return known;
+    const entity = model.entities.find((e) => e.name === name);
+    if (!entity) throw new Error(`The route table names entity ${name}, which the model does not have.`);
+    const routes = routeTable.routes.filter((r) => r.action.entity === name);
+    const get = routes.find((r) => r.action.kind === 'get');
+    const base = routes.find((r) => r.action.kind === 'list' || r.action.kind === 'create')?.path;
+    const context: EntityContext = {
+      entity,
+      machine: model.machines.find((m) => m.entity === name),
+      records: store.records(name),
+      catalogue,
+      settings,
+      recordPath: (id) => (get ? get.path.replace(`:${get.params[0] ?? 'id'}`, id) : `${base ?? `/api/${name}`}/${id}`),
+    };
+    contexts.set(name, context);
+    return context;
+  };
+
+  for (const route of routeTable.routes) {
+    const context = contextOf(route.action.entity);
+    const method = route.method;
+    switch (route.action.kind) {
+      case 'list':
+        app.route({ method, url: route.path, handler: listHandler(route, context) });
+        break;
+      case 'get':
+        app.route({ method, url: route.path, handler: getHandler(route, context) });
+        break;
+      case 'history':
+        app.route({ method, url: route.path, handler: historyHandler(route, context) });
+        break;
+      case 'create':
+      case 'update':
+        app.route({
+          method,
+          url: route.path,
+          schema: { body: route.body?.schema ?? NO_BODY },
+          // Schema errors reach the handler, which answers them field by field.
+          attachValidation: true,
+          handler: route.action.kind === 'create' ? createHandler(route, context) : updateHandler(route, context),
+        });
+        break;
+      case 'delete':
+        app.route({ method, url: route.path, handler: deleteHandler(route, context) });
+        break;
+      case 'transition':
+        // The next slice: guards, roles and the state change. Until then: UNKNOWN_CALL.
+        break;
+    }
+  }
+}
+
+type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+
+function listHandler(route: Route, { records, settings }: EntityContext): Handler {
+  const params = route.list;
+  if (!params) throw new Error(`${route.method} ${route.path} lists without list parameters.`);
+  return async (request, reply) => {
+    const query = parseListQuery(request.query as RawQuery, params, settings);
+    const page = await records.list(query);
+    const sort = `${query.sort.descending ? '-' : ''}${query.sort.column}`;
+    return reply.send({
+      items: page.records,
+      next: page.next ? encodeCursor(sort, page.next) : null,
+      ...(page.total !== undefined ? { total: page.total } : {}),
+    });
+  };
+}
+
+function getHandler(route: Route, context: EntityContext): Handler {
+  return async (request, reply) => {
+    const id = recordId(request, route, context);
+    const stored = await context.records.get(id);
+    if (!stored) throw notFound(context, id);
+    return reply.header('etag', etagOf(stored.version)).send(stored.record);
+  };
+}
+
+function historyHandler(route: Route, context: EntityContext): Handler {
+  return async (request, reply) => {
+    const id = recordId(request, route, context);
+    const items = await context.records.history(id);
+    // A deleted record's history stays readable; an id never used has none.
+    if (items.length === 0 && !(await context.records.get(id))) throw notFound(context, id);
+    return reply.send({ items });
+  };
+}
+
+function createHandler(route: Route, context: EntityContext): Handler {
+  const { entity, machine, records } = context;
+  const errors = new FieldErrors(entity, route.body?.schema ?? NO_BODY, context.catalogue);
+  return async (request, reply) => {
+    const body = readBody(request, errors, route.body === null);
+    const ms = Date.now();
+    const at = new Date(ms).toISOString();
+    const values: Record<string, Value> = {};
+    const failures: FieldError[] = [];
+    for (const field of entity.fields) {
+      const given = Object.hasOwn(body, field.name);
+      const value = given ? (body[field.name] as Value) : defaultValue(field.default, at);
+      values[field.name] = checkValue(field, value, errors, failures);
+    }
+    if (failures.length > 0) throw new ProblemError('VALIDATION_FAILED', {}, { errors: failures });
+    const record: ApiRecord = {
+      id: uuidv7(ms),
+      created_at: at,
+      updated_at: at,
+      // Sign-in comes with a later slice: until then every record is made by a visitor.
+      created_by: null,
+      ...(machine ? { state: machine.initial } : {}),
+      ...values,
+    };
+    const outcome = await records.create(record, { at, by: null });
+    if (!outcome.ok) throw refused(outcome.refusal, context, String(record.id));
+    return reply
+      .code(201)
+      .header('location', context.recordPath(String(record.id)))
+      .header('etag', etagOf(outcome.stored.version))
+      .send(outcome.stored.record);
+  };
+}
+
+function updateHandler(route: Route, context: EntityContext): Handler {
+  const { entity, records } = context;
+  const schema = route.body?.schema ?? NO_BODY;
+  const errors = new FieldErrors(entity, schema, context.catalogue);
+  // PUT replaces the fields its payload names (all of them, or a point-7 subset); PATCH sets those given.
+  const replace = route.method === 'PUT';
+  const fields = entity.fields.filter((f) => Object.hasOwn(schema.properties ?? {}, f.name));
+  return async (request, reply) => {
+    const id = recordId(request, route, context);
+    const body = readBody(request, errors, route.body === null);
+    const at = new Date().toISOString();
+    const values: Record<string, Value> = {};
+    const failures: FieldError[] = [];
+    for (const field of fields) {
+      const given = Object.hasOwn(body, field.name);
+      if (!given && !replace) continue;
+      const value = given ? (body[field.name] as Value) : defaultValue(field.default, at);
+      values[field.name] = checkValue(field, value, errors, failures);
+    }
+    if (failures.length > 0) throw new ProblemError('VALIDATION_FAILED', {}, { errors: failures });
+    const ifVersions = ifMatchVersions(request.headers['if-match']);
+    const outcome = await records.update(id, values, { at, by: null, ifVersions });
+    if (!outcome.ok) throw refused(outcome.refusal, context, id);
+    return reply.header('etag', etagOf(outcome.stored.version)).send(outcome.stored.record);
+  };
+}
+
+function deleteHandler(route: Route, context: EntityContext): Handler {
+  return async (request, reply) => {
+    const id = recordId(request, route, context);
+    const ifVersions = ifMatchVersions(request.headers['if-match']);
+    const outcome = await context.records.delete(id, { at: new Date().toISOString(), by: null, ifVersions });
+    if (!outcome.ok) throw refused(outcome.refusal, context, id);
+    return reply.code(204).send();
+  };
+}
+
+/**
+ * The body, once its schema accepted it; else the catalogued answer to what is wrong with it.
+ * A call without a payload may be sent without a body, or with `{}`.
+ */
+function readBody(request: FastifyRequest, errors: FieldErrors, optional: boolean): Record<string, unknown> {
+  if (optional && request.body === undefined) return {};
+  const failed = request.validationError as (Error & { validation?: ErrorObject[] }) | undefined;
+  if (failed) {
+    if (!failed.validation) throw new ProblemError('INVALID_PAYLOAD', { detail: 'the body could not be checked' });
+    throw errors.problem(failed.validation, request.body);
+  }
+  return request.body as Record<string, unknown>;
+}
+
+/**
+ * A value the schema accepted, in the form it is stored in (date-times in UTC), with what the
+ * schema cannot see: a required field left empty after defaults, a date-time JavaScript cannot hold.
+ */
+function checkValue(field: Field, value: Value, errors: FieldErrors, failures: FieldError[]): Value {
+  if (value === null) {
+    if (field.required) failures.push(errors.error(field.name, 'REQUIRED'));
+    return null;
+  }
+  if (field.type.kind === 'datetime' && typeof value === 'string') {
+    const normalized = normalizeDateTime(value);
+    if (normalized === null) {
+      failures.push(errors.error(field.name, 'INVALID_TYPE', { type: 'a date and time with a time zone (ISO 8601)' }));
+    }
+    return normalized;
+  }
+  return value;
+}
+
+/** A field's value when a create leaves it out. `me` is null until sign-in exists. */
+function defaultValue(value: DefaultValue | null, at: string): Value {
+  if (value === null) return null;
+  if ('literal' in value) return value.literal;
+  switch (value.dynamic) {
+    case 'now':
+      return at;
+    case 'today':
+      return at.slice(0, 10);
+    case 'me':
+      return null;
+  }
+}
+
+/** The record id of the path; one that cannot be an id names no record. */
+function recordId(request: FastifyRequest, route: Route, context: EntityContext): string {
+  const raw = (request.params as Record<string, string | undefined>)[route.params[0] ?? 'id'] ?? '';
+  const id = raw.toLowerCase();
+  if (!UUID.test(id)) throw notFound(context, raw);
+  return id;
+}
+
+function notFound(context: EntityContext, id: string): ProblemError {
+  const shown = id.length > ID_ECHO_LENGTH ? `${id.slice(0, ID_ECHO_LENGTH)}…` : id;
+  return new ProblemError('NOT_FOUND', { entity: context.entity.name, id: shown });
+}
+
+function refused(refusal: Refusal, context: EntityContext, id: string): ProblemError {
+  const entity = context.entity.name;
+  const fieldError = (field: string, code: string, params: Record<string, string> = {}): FieldError => ({
+    field,
+    code,
+    message: context.catalogue.message(code, { field, entity, ...params }),
+  });
+  switch (refusal.kind) {
+    case 'not-found':
+      return notFound(context, id);
+    case 'stale':
+      return new ProblemError('CONFLICT', { entity });
+    case 'not-unique':
+      return new ProblemError(
+        'NOT_UNIQUE',
+        { entity, field: refusal.field },
+        { errors: [fieldError(refusal.field, 'NOT_UNIQUE')] },
+      );
+    case 'unknown-reference':
+      return new ProblemError(
+        'UNKNOWN_REFERENCE',
+        { entity, field: refusal.fields[0] ?? '' },
+        { errors: refusal.fields.map((f) => fieldError(f, 'UNKNOWN_REFERENCE')) },
+      );
+    case 'referenced':
+      return new ProblemError(
+        'CONFLICT',
+        { entity },
+        {
+          detail: `This ${entity} cannot be deleted while a ${refusal.entity} refers to it (${refusal.entity}.${refusal.field}). Delete or change that ${refusal.entity} first.`,
+        },
+      );
+  }
+}

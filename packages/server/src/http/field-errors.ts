@@ -1,0 +1,129 @@
+import { type Entity, type Field, SYSTEM_FIELDS } from '@ninepoint/spec';
+import type { ErrorObject } from 'ajv';
+import type { JsonSchema } from '../compile/json-schemas.ts';
+import { type FieldError, type ProblemCatalogue, ProblemError, type ProblemParams } from './problem.ts';
+
+/**
+ * Turns the schema errors of a request body into catalogued answers: INVALID_PAYLOAD when the body
+ * is not an object or names a field the entity does not have, else VALIDATION_FAILED with one
+ * error per field (REQUIRED, INVALID_TYPE, TOO_SHORT, TOO_LONG, OUT_OF_RANGE, PATTERN_MISMATCH,
+ * INVALID_CHOICE, READ_ONLY_FIELD), each with its catalogue message filled in for the field.
+ */
+export class FieldErrors {
+  readonly #entity: Entity;
+  readonly #fields: ReadonlyMap<string, Field>;
+  readonly #schema: JsonSchema;
+  readonly #catalogue: ProblemCatalogue;
+
+  /** `schema` is the body schema of the call: the entity's, or some of its fields (a point-7 payload). */
+  constructor(entity: Entity, schema: JsonSchema, catalogue: ProblemCatalogue) {
+    this.#entity = entity;
+    this.#fields = new Map(entity.fields.map((f) => [f.name, f]));
+    this.#schema = schema;
+    this.#catalogue = catalogue;
+  }
+
+  /** The problem for these schema errors of `body`. */
+  problem(errors: readonly ErrorObject[], body: unknown): ProblemError {
+    const byField = new Map<string, FieldError>();
+    const unknown: string[] = [];
+    for (const error of errors) {
+      if (error.instancePath === '') {
+        if (error.keyword === 'required') {
+          const field = String(error.params.missingProperty);
+          if (!byField.has(field)) byField.set(field, this.error(field, 'REQUIRED'));
+        } else if (error.keyword === 'additionalProperties') {
+          const field = String(error.params.additionalProperty);
+          if (this.#fields.has(field) || (SYSTEM_FIELDS as readonly string[]).includes(field)) {
+            if (!byField.has(field)) byField.set(field, this.error(field, 'READ_ONLY_FIELD'));
+          } else unknown.push(field);
+        } else {
+          return new ProblemError('INVALID_PAYLOAD', { detail: 'the body must be a JSON object' });
+        }
+        continue;
+      }
+      const field = decodePointer(error.instancePath);
+      if (field === null || byField.has(field)) continue;
+      const value = (body as Record<string, unknown>)[field];
+      byField.set(field, this.#valueError(field, error, value));
+    }
+    if (unknown.length > 0) {
+      const named = unknown.find((f) => /^[A-Za-z0-9_]{1,64}$/.test(f));
+      const what = named ? `"${named}"` : 'a field';
+      return new ProblemError('INVALID_PAYLOAD', {
+        detail: `the body has ${what} that ${this.#entity.name} does not have`,
+      });
+    }
+    return new ProblemError('VALIDATION_FAILED', {}, { errors: [...byField.values()] });
+  }
+
+  /** A field error with its code's message. */
+  error(field: string, code: string, params: ProblemParams = {}): FieldError {
+    return { field, code, message: this.#catalogue.message(code, { field, ...params }) };
+  }
+
+  #valueError(field: string, error: ErrorObject, value: unknown): FieldError {
+    const declared = this.#fields.get(field);
+    const schema = this.#schema.properties?.[field] ?? {};
+    if (!declared) return this.error(field, 'READ_ONLY_FIELD');
+    if (value === null && declared.required) return this.error(field, 'REQUIRED');
+    if (declared.type.kind === 'choice') {
+      return this.error(field, 'INVALID_CHOICE', { values: declared.type.values.join(', ') });
+    }
+    switch (error.keyword) {
+      case 'minLength':
+        return this.error(field, 'TOO_SHORT', { min: Number(schema.minLength) });
+      case 'maxLength':
+        return this.error(field, 'TOO_LONG', { max: Number(schema.maxLength) });
+      case 'minimum':
+      case 'maximum':
+        return this.error(field, 'OUT_OF_RANGE', {
+          min: typeof schema.minimum === 'number' ? schema.minimum : '-∞',
+          max: typeof schema.maximum === 'number' ? schema.maximum : '∞',
+        });
+      case 'pattern':
+        // A url's own `^https?://` is part of its type; a pattern the spec gives it sits under allOf.
+        if (declared.type.kind === 'url' && !error.schemaPath.includes('allOf')) break;
+        return this.error(field, 'PATTERN_MISMATCH');
+      case 'enum':
+        return this.error(field, 'INVALID_CHOICE', { values: (schema.enum ?? []).join(', ') });
+    }
+    return this.error(field, 'INVALID_TYPE', { type: typeWords(declared) });
+  }
+}
+
+/** What a field's values are, in words, for INVALID_TYPE's `{type}`. */
+export function typeWords(field: Field): string {
+  const t = field.type;
+  switch (t.kind) {
+    case 'text':
+    case 'longText':
+      return 'text';
+    case 'integer':
+      return 'a whole number';
+    case 'decimal':
+      return t.scale === null
+        ? 'a number'
+        : `a number with at most ${t.scale} decimal place${t.scale === 1 ? '' : 's'}`;
+    case 'boolean':
+      return 'true or false';
+    case 'date':
+      return 'a date (YYYY-MM-DD)';
+    case 'datetime':
+      return 'a date and time with a time zone (ISO 8601)';
+    case 'email':
+      return 'an email address';
+    case 'url':
+      return 'a web address starting with http:// or https://';
+    case 'choice':
+      return `one of ${t.values.join(', ')}`;
+    case 'reference':
+      return `the id of a ${t.entity}`;
+  }
+}
+
+/** `/title` → `title`; a deeper path names the top-level field. */
+function decodePointer(pointer: string): string | null {
+  const first = pointer.split('/')[1];
+  return first === undefined ? null : first.replaceAll('~1', '/').replaceAll('~0', '~');
+}

@@ -1,0 +1,154 @@
+import type { RuntimeSettings } from '@ninepoint/spec';
+import { DEFAULT_SORT, type FilterType, LIST_PARAMETERS, type ListParams } from '../compile/list-params.ts';
+import type { ListQuery, Position, Value } from '../store/store.ts';
+import { ProblemError } from './problem.ts';
+import { isDate, normalizeDateTime, UUID } from './values.ts';
+
+/** The query string as Fastify parses it: repeated keys become arrays. */
+export type RawQuery = Record<string, string | string[] | undefined>;
+
+/** Longest `q` accepted: a search for more is a mistake, and SQLite caps LIKE patterns. */
+export const MAX_SEARCH_LENGTH = 1000;
+const MAX_CURSOR_LENGTH = 4096;
+const KNOWN = new Set<string>(LIST_PARAMETERS);
+
+/**
+ * Reads a list call's query string into a store query: `limit`, `cursor`, `sort` (`field` or
+ * `-field`), `filter[field]=value`, `q` and `count`. Anything else, and any value that does not
+ * fit, is refused with INVALID_PAYLOAD naming the parameter; a name not in the model is never
+ * echoed back beyond a short identifier.
+ */
+export function parseListQuery(
+  raw: RawQuery,
+  params: ListParams,
+  settings: Pick<RuntimeSettings, 'PAGE_SIZE' | 'MAX_PAGE_SIZE'>,
+): ListQuery {
+  const one = (name: string): string | undefined => {
+    const value = raw[name];
+    if (Array.isArray(value)) throw invalid(`give ${name} once`);
+    return value;
+  };
+  for (const name of Object.keys(raw)) {
+    if (!KNOWN.has(name) && !name.startsWith('filter[')) {
+      throw invalid(plain(name) ? `there is no query parameter "${name}"` : 'the query has a parameter there is not');
+    }
+  }
+
+  const limitText = one('limit');
+  let limit = Math.min(settings.PAGE_SIZE, settings.MAX_PAGE_SIZE);
+  if (limitText !== undefined) {
+    if (!/^\d{1,9}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > settings.MAX_PAGE_SIZE) {
+      throw invalid(`limit must be a whole number from 1 to ${settings.MAX_PAGE_SIZE}`);
+    }
+    limit = Number(limitText);
+  }
+
+  const sortText = one('sort') ?? DEFAULT_SORT;
+  const descending = sortText.startsWith('-');
+  const column = descending ? sortText.slice(1) : sortText;
+  const sortKey = params.sortable.get(column);
+  if (!sortKey) {
+    throw invalid(plain(column) ? `sort names "${column}", which is not a field to sort by` : 'sort must name a field');
+  }
+
+  const filters: ListQuery['filters'] = [];
+  for (const [name, value] of Object.entries(raw)) {
+    if (!name.startsWith('filter[')) continue;
+    const field = /^filter\[([^\]]*)\]$/.exec(name)?.[1];
+    const type = field === undefined ? undefined : params.filterable.get(field);
+    if (field === undefined || !type) {
+      const named = field !== undefined && plain(field) ? `filter[${field}]` : 'a filter';
+      throw invalid(`${named} names no field to filter by`);
+    }
+    if (Array.isArray(value)) throw invalid(`give filter[${field}] once`);
+    filters.push({ column: field, value: filterValue(field, type, value ?? '') });
+  }
+
+  const text = one('q');
+  let search: ListQuery['search'] = null;
+  if (text !== undefined && text !== '') {
+    if (params.searchable.length === 0) throw invalid('q searches text fields, and there are none here');
+    if (text.length > MAX_SEARCH_LENGTH) throw invalid(`q must be at most ${MAX_SEARCH_LENGTH} characters`);
+    search = { columns: [...params.searchable], text };
+  }
+
+  const countText = one('count');
+  if (countText !== undefined && countText !== 'true' && countText !== 'false') {
+    throw invalid('count must be true or false');
+  }
+
+  const cursor = one('cursor');
+  const after = cursor === undefined || cursor === '' ? null : decodeCursor(cursor, sortText, sortKey);
+  return { sort: { column, descending }, filters, search, after, limit, count: countText === 'true' };
+}
+
+/** The `next` of a page: opaque to clients, it holds the sort it was made for and a position in it. */
+export function encodeCursor(sort: string, position: Position): string {
+  return Buffer.from(JSON.stringify([sort, position.value, position.id])).toString('base64url');
+}
+
+function decodeCursor(cursor: string, sort: string, key: { stored: 'text' | 'number'; nullable: boolean }): Position {
+  const bad = invalid('cursor is not one this list gave, or was made for another sort');
+  if (cursor.length > MAX_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw bad;
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw bad;
+  }
+  if (!Array.isArray(decoded) || decoded.length !== 3) throw bad;
+  const [madeFor, value, id] = decoded as unknown[];
+  if (madeFor !== sort || typeof id !== 'string') throw bad;
+  const fits =
+    value === null
+      ? key.nullable
+      : key.stored === 'number'
+        ? typeof value === 'number' && Number.isFinite(value)
+        : typeof value === 'string';
+  if (!fits) throw bad;
+  return { value: value as string | number | null, id };
+}
+
+function filterValue(field: string, type: FilterType, text: string): Value {
+  const wrong = (what: string) => invalid(`filter[${field}] must be ${what}`);
+  switch (type.kind) {
+    case 'text':
+      return text;
+    case 'choice':
+      if (!type.values.includes(text)) throw wrong(`one of ${type.values.join(', ')}`);
+      return text;
+    case 'integer': {
+      const n = Number(text);
+      if (!/^-?\d{1,16}$/.test(text) || !Number.isSafeInteger(n)) throw wrong('a whole number');
+      return n;
+    }
+    case 'decimal': {
+      const n = Number(text);
+      if (!/^-?\d+(\.\d+)?$/.test(text) || !Number.isFinite(n)) throw wrong('a number');
+      return n;
+    }
+    case 'boolean':
+      if (text !== 'true' && text !== 'false') throw wrong('true or false');
+      return text === 'true';
+    case 'date':
+      if (!isDate(text)) throw wrong('a date (YYYY-MM-DD)');
+      return text;
+    case 'datetime': {
+      const normalized = normalizeDateTime(text);
+      if (normalized === null) throw wrong('a date and time with a time zone (ISO 8601)');
+      return normalized;
+    }
+    case 'reference':
+      if (!UUID.test(text)) throw wrong('an id');
+      return text;
+  }
+}
+
+function invalid(detail: string): ProblemError {
+  return new ProblemError('INVALID_PAYLOAD', { detail });
+}
+
+/** Whether a name the client sent may be repeated in an answer: a short plain identifier, nothing else. */
+function plain(name: string): boolean {
+  return /^[A-Za-z0-9_-]{1,64}$/.test(name);
+}

@@ -1,0 +1,62 @@
+import { randomFillSync } from 'node:crypto';
+
+/** Record ids: UUIDs in lower case, as `uuidv7` writes them. */
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+const random = new Uint8Array(10);
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+let lastMs = 0;
+let counter = 0;
+
+/**
+ * A UUID version 7 (RFC 9562): 48 bits of Unix milliseconds, a 12-bit counter, then 62 random
+ * bits. Within one process ids only grow (method 1 of RFC 9562 §6.2: the counter restarts at a
+ * random value below 2048 each millisecond), so records created one after another sort in that
+ * order even within a millisecond, and the primary-key index is appended to.
+ */
+export function uuidv7(now: number = Date.now()): string {
+  randomFillSync(random);
+  if (now > lastMs) {
+    lastMs = now;
+    counter = ((random[0] as number) << 3) | ((random[1] as number) & 0x07);
+  } else if (++counter > 0xfff) {
+    // 4096 ids in one millisecond: borrow the next one.
+    lastMs++;
+    counter = 0;
+  }
+  const ms = lastMs;
+  const b = [
+    Math.floor(ms / 2 ** 40) & 0xff,
+    Math.floor(ms / 2 ** 32) & 0xff,
+    Math.floor(ms / 2 ** 24) & 0xff,
+    Math.floor(ms / 2 ** 16) & 0xff,
+    Math.floor(ms / 2 ** 8) & 0xff,
+    ms & 0xff,
+    0x70 | (counter >> 8),
+    counter & 0xff,
+    0x80 | ((random[2] as number) & 0x3f),
+    ...random.subarray(3),
+  ].map((byte) => HEX[byte] as string);
+  return `${b.slice(0, 4).join('')}-${b.slice(4, 6).join('')}-${b.slice(6, 8).join('')}-${b.slice(8, 10).join('')}-${b.slice(10).join('')}`;
+}
+
+/**
+ * A date and time in one form, UTC with milliseconds (`2025-01-31T09:30:00.000Z`), so stored
+ * values sort and compare as the times they are whatever offset they were sent with; null when
+ * it is not a time JavaScript can represent (a leap second, say). Finer fractions are cut to ms.
+ */
+export function normalizeDateTime(text: string): string | null {
+  if (!/^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:?\d{2})$/.test(text)) return null;
+  const ms = Date.parse(text.replace(' ', 'T'));
+  if (Number.isNaN(ms)) return null;
+  const iso = new Date(ms).toISOString();
+  // Years past 9999 print as +010000-…: not a date-time any schema accepts.
+  return iso.length === 24 ? iso : null;
+}
+
+/** A real calendar date written as YYYY-MM-DD (no 30 February). */
+export function isDate(text: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
+  const ms = Date.parse(`${text}T00:00:00.000Z`);
+  return !Number.isNaN(ms) && new Date(ms).toISOString().slice(0, 10) === text;
+}
