@@ -5,9 +5,8 @@ import { checkSpec } from './check.ts';
 import { effectiveCalls, formatCallsTable } from './derive-calls.ts';
 import { effectiveScreens } from './derive-screens.ts';
 
-const sketch = readFileSync(new URL('../../../../shared/design/ninepoint.md', import.meta.url), 'utf8')
-  .split('```markdown\n')[1]
-  ?.split('\n```')[0] as string;
+/** The spec sketched in the product brief, kept here as a fixture. */
+const sketch = readFileSync(new URL('../test/fixtures/sketch.md', import.meta.url), 'utf8');
 
 const codes = (source: string) => checkSpec(source).diagnostics.map((d) => d.code);
 
