@@ -92,9 +92,17 @@ export class ExpressionChecker {
       }
     }
     for (const [name, type] of Object.entries(this.#systemFields(entity.name))) env.registerVariable(name, type);
-    for (const f of entity.fields) env.registerVariable(f.name, celType(f.type, registered));
+    for (const f of entity.fields) {
+      // The checker refuses names CEL declares itself; a model built by hand may still hold one.
+      if (!env.hasVariable(f.name)) env.registerVariable(f.name, celType(f.type, registered));
+    }
     env.registerVariable('user', USER_ENTITY).registerVariable('now', TIMESTAMP).registerVariable('today', TIMESTAMP);
-    for (const constant of this.#constants) env.registerVariable(constant.name, constantType(constant));
+    // Only the constants these expressions name: thousands of constants times thousands of
+    // entities would otherwise make checking quadratic.
+    const named = new Set(sources.flatMap((source) => source.match(/\b[A-Z][A-Z0-9_]*\b/g) ?? []));
+    for (const constant of this.#constants) {
+      if (named.has(constant.name)) env.registerVariable(constant.name, constantType(constant));
+    }
     const fieldType = entity.fields.find((f) => f.name === field)?.type;
     if (field !== null) env.registerVariable('value', fieldType ? celType(fieldType, registered) : 'dyn');
     this.#envs.set(key, env);
@@ -196,7 +204,9 @@ export class ExpressionChecker {
     }
     const error = result.error as { code?: string; range?: { start: number; end: number }; name?: string } & Error;
     const range = error.range ?? { start: 0, end: source.length };
-    const at = subSpan(span, range.start, Math.max(1, range.end - range.start));
+    // An error at the end ("unexpected end of input") points at the last character, inside the cell.
+    const start = Math.min(range.start, Math.max(0, source.length - 1));
+    const at = subSpan(span, start, Math.max(1, Math.min(range.end, source.length) - start));
     const message = plainMessage(error);
     if (error.name === 'ParseError') {
       bag.report('expression-syntax', at, `${what} is not a valid expression: ${message}.`, {

@@ -42,13 +42,17 @@ export function readFieldRules(cell: Cell | null, type: FieldType | null, scope:
   if (!cell || cell.text === '' || cell.text === '-') return rules;
   const items = splitList(cell);
   let defaultCell: Cell | null = null;
+  // Where the range and length were written, so a reversed one is reported at its own item.
+  const boundsAt: { range?: Cell; length?: Cell } = {};
   for (let i = 0; i < items.length; i++) {
     const item = items[i] as Cell;
     const lower = item.text.toLowerCase();
     if (lower === 'required') rules.required = true;
     else if (lower === 'optional') rules.required = false;
     else if (lower === 'unique') rules.unique = true;
-    else if (/^pattern\b/.test(lower)) {
+    else if (/^pattern\s*:?\s*`[^`]*`$/.test(lower)) {
+      readPattern(item, type, scope, field, rules);
+    } else if (/^pattern\b/.test(lower)) {
       // An unquoted pattern may contain commas: it runs to the end of the cell.
       const start = item.span.column - cell.span.column;
       const rest = cellPart(cell, start, cell.text.length - start);
@@ -57,7 +61,10 @@ export function readFieldRules(cell: Cell | null, type: FieldType | null, scope:
     } else if (/^(default|defaults to)\b/.test(lower)) {
       const m = /^(default|defaults to)\s*:?\s*/i.exec(item.text) as RegExpExecArray;
       defaultCell = cellPart(item, m[0].length, item.text.length - m[0].length);
-    } else if (!readBounds(item, type, scope, field, rules)) {
+    } else if (readBounds(item, type, scope, field, rules)) {
+      const asLength = rules.minLength !== null || rules.maxLength !== null;
+      if (/\.\./.test(item.text)) boundsAt[asLength && !(rules.min || rules.max) ? 'length' : 'range'] = item;
+    } else {
       scope.bag.report(
         'invalid-field-rule',
         item.span,
@@ -69,8 +76,8 @@ export function readFieldRules(cell: Cell | null, type: FieldType | null, scope:
       );
     }
   }
-  checkOrder(rules.min, rules.max, cell, scope, field, 'range');
-  checkOrder(rules.minLength, rules.maxLength, cell, scope, field, 'length');
+  checkOrder(rules.min, rules.max, boundsAt.range ?? cell, scope, field, 'range');
+  checkOrder(rules.minLength, rules.maxLength, boundsAt.length ?? cell, scope, field, 'length');
   if (defaultCell && type) rules.default = readDefault(defaultCell, type, rules, scope, field);
   return rules;
 }
@@ -165,7 +172,7 @@ function readPattern(rest: Cell, type: FieldType | null, scope: Scope, field: st
     return;
   }
   try {
-    new RegExp(source, 'u');
+    RE2JS.compile(source);
     rules.pattern = source;
   } catch (error) {
     scope.bag.report(
@@ -173,7 +180,7 @@ function readPattern(rest: Cell, type: FieldType | null, scope: Scope, field: st
       rest.span,
       `Field ${field} has a pattern that is not a valid regular expression: ${(error as Error).message}.`,
       {
-        hint: 'Patterns use JavaScript regular expression syntax; write them in backticks when they contain a comma.',
+        hint: 'Patterns use RE2 syntax: JavaScript regular expressions without lookaround or back-references, so matching takes linear time. Write them in backticks when they contain a comma.',
       },
     );
   }

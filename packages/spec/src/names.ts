@@ -26,6 +26,20 @@ export const RESERVED_FIELD_NAMES = new Set([
   'today',
   'me',
   'value',
+  // Names CEL itself declares (types and packages): a field cannot shadow them in expressions.
+  'int',
+  'uint',
+  'double',
+  'bool',
+  'string',
+  'bytes',
+  'list',
+  'map',
+  'type',
+  'null_type',
+  'dyn',
+  'optional',
+  'google',
   'true',
   'false',
   'null',
@@ -69,5 +83,14 @@ export function transitionSlug(name: string): string {
 
 /** Strips Markdown emphasis and backticks around a name: `` `title` `` → `title`. */
 export function plain(text: string): string {
-  return text.replace(/^[`*_]+|[`*_]+$/g, '').trim();
+  // A loop, not /[`*_]+$/: that regex is quadratic on a long run of those characters.
+  let start = 0;
+  let end = text.length;
+  while (start < end && isMark(text.charCodeAt(start))) start++;
+  while (end > start && isMark(text.charCodeAt(end - 1))) end--;
+  return text.slice(start, end).trim();
+}
+
+function isMark(code: number): boolean {
+  return code === 96 || code === 42 || code === 95;
 }

@@ -55,7 +55,8 @@ export interface ParsedSpec {
   sections: Partial<Record<PointKey, Section>>;
 }
 
-const NOT_SHOWN = /\b(is|are)\s+not\s+shown\b|^\s*not\s+shown\b/i;
+/** A section's whole prose saying the point is absent: "Not shown." or one sentence with "is/are not shown". */
+const NOT_SHOWN = /^(not shown|[^.\n]*\b(is|are) not shown\b[^.\n]*)\.?$/i;
 
 /** A top-level block of the document: a heading, a table, or prose (anything else). */
 type Block =
@@ -239,7 +240,7 @@ function fillSection(section: Section, blocks: Block[], bag: DiagnosticBag): voi
   section.prose = prose.join('\n\n');
   const hasTables = section.tables.length > 0 || section.subsections.some((s) => s.tables.length > 0);
   const allProse = [section.prose, ...section.subsections.map((s) => s.prose)].join('\n').trim();
-  const saysNotShown = allProse === '' || NOT_SHOWN.test(allProse);
+  const saysNotShown = allProse === '' || NOT_SHOWN.test(allProse.replace(/\s+/g, ' '));
   if (section.point === 'product') {
     section.shown = !saysNotShown;
   } else if (hasTables) {

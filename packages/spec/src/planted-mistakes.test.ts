@@ -315,3 +315,45 @@ describe('a spec with planted mistakes', () => {
     });
   });
 });
+
+/** Mistakes the checker once reported imprecisely (or not at all): each is pinned to its token. */
+describe('planted mistakes that need the exact item within a cell', () => {
+  const imprecise: Mistake[] = [
+    {
+      kind: 'a range whose minimum is above its maximum, after another rule',
+      code: 'invalid-range',
+      find: '| pages | integer | 1..5000 |',
+      replace: '| pages | integer | optional, 5000..1 |',
+      token: '5000..1',
+    },
+    {
+      kind: 'a call whose method does not fit its action',
+      code: 'call-mismatch',
+      find: '| POST | /api/books | Book |',
+      replace: '| PUT | /api/books | Book |',
+      token: 'PUT',
+    },
+    {
+      kind: 'a screen filter whose value is a bare word (only me, states, choices, numbers, booleans, "text")',
+      code: 'invalid-filter',
+      find: 'where borrower = me',
+      replace: 'where borrower = you',
+      token: 'you',
+    },
+  ];
+
+  it('can plant each of them (so the expected failures below fail for the reason they name)', () => {
+    for (const mistake of imprecise) {
+      const source = plant(correct, mistake);
+      expect(position(source, mistake).line).toBeGreaterThan(1);
+      expect(checkSpec(source).diagnostics.every((d) => d.code === mistake.code)).toBe(true);
+    }
+  });
+
+  it.each(imprecise)('reports $kind with $code at the offending token', (mistake) => {
+    const source = plant(correct, mistake);
+    const { diagnostics } = checkSpec(source);
+    expect(diagnostics).toHaveLength(1);
+    expect(diagnostics[0]).toMatchObject(expectation(source, mistake));
+  });
+});

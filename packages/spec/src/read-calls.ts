@@ -32,7 +32,7 @@ const SHAPES: Record<CallAction['kind'], { methods: HttpMethod[]; depth: 1 | 2 |
 /** Point 7: the HTTP calls exactly as listed, each tied to an action on an entity. */
 export function readCalls(section: Section, scope: Scope): Call[] {
   const { bag } = scope;
-  const seen = new NameSet(bag, 'call');
+  const seen = new NameSet(bag, 'call', 'duplicate-call');
   const collections = new Map<string, { segment: string; line: number }>();
   const calls: Call[] = [];
   for (const row of rowsOf(allTables(section), COLUMNS, bag, 'calls')) {
@@ -61,9 +61,14 @@ export function readCalls(section: Section, scope: Scope): Call[] {
     const fit = SHAPES[action.kind];
     const depth = shape[3] ? 3 : shape[2] ? 2 : 1;
     if (!fit.methods.includes(method) || depth !== fit.depth) {
-      bag.report('call-mismatch', path.span, `${what} does not fit "${does.text}".`, {
-        hint: `A ${action.kind} call looks like ${fit.example}.`,
-      });
+      bag.report(
+        'call-mismatch',
+        fit.methods.includes(method) ? path.span : methodCell.span,
+        `${what} does not fit "${does.text}".`,
+        {
+          hint: `A ${action.kind} call looks like ${fit.example}.`,
+        },
+      );
       continue;
     }
     const expectedTail = action.kind === 'transition' ? transitionSlug(action.transition) : 'history';

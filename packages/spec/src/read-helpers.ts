@@ -67,10 +67,12 @@ export class NameSet {
   readonly #seen = new Map<string, Span>();
   readonly bag: DiagnosticBag;
   readonly kind: string;
+  readonly code: 'duplicate-name' | 'duplicate-call';
 
-  constructor(bag: DiagnosticBag, kind: string) {
+  constructor(bag: DiagnosticBag, kind: string, code: 'duplicate-name' | 'duplicate-call' = 'duplicate-name') {
     this.bag = bag;
     this.kind = kind;
+    this.code = code;
   }
 
   /** Records the name; returns false (after reporting) when it was seen before. */

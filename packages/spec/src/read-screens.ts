@@ -149,13 +149,32 @@ function readFilter(cell: Cell, entityName: string, scope: Scope, route: string)
     );
     return null;
   }
-  if (type?.kind === 'choice' && !type.values.includes(raw.replace(/^"|"$/g, ''))) {
-    scope.bag.report('invalid-filter', valueCell.span, `"${raw}" is not one of ${entityName}.${field}'s values.`, {
-      expected: suggest(raw, type.values),
-    });
+  const bad = (expected: string) => {
+    scope.bag.report(
+      'invalid-filter',
+      valueCell.span,
+      `"${raw}" cannot be compared with ${entityName}.${field}, which needs ${expected}.`,
+    );
     return null;
+  };
+  const quoted = /^"(.*)"$/.exec(raw);
+  switch (type?.kind) {
+    case 'choice':
+      if (!type.values.includes(quoted?.[1] ?? raw)) {
+        scope.bag.report('invalid-filter', valueCell.span, `"${raw}" is not one of ${entityName}.${field}'s values.`, {
+          expected: suggest(raw, type.values),
+        });
+        return null;
+      }
+      return { field, value: { literal: quoted?.[1] ?? raw } };
+    case 'integer':
+    case 'decimal':
+      return /^-?\d+(\.\d+)?$/.test(raw) ? { field, value: { literal: Number(raw) } } : bad('a number');
+    case 'boolean':
+      return /^(true|false)$/.test(raw) ? { field, value: { literal: raw === 'true' } } : bad('true or false');
+    case 'reference':
+      return bad(type.entity === 'User' ? 'me (the signed-in user)' : 'a record, which a screen filter cannot name');
+    default:
+      return quoted ? { field, value: { literal: quoted[1] ?? '' } } : bad('a "quoted" text');
   }
-  if (/^-?\d+(\.\d+)?$/.test(raw)) return { field, value: { literal: Number(raw) } };
-  if (/^(true|false)$/.test(raw)) return { field, value: { literal: raw === 'true' } };
-  return { field, value: { literal: raw.replace(/^"|"$/g, '') } };
 }
