@@ -174,3 +174,18 @@ describe('names that would collide at run time', () => {
     ).toEqual(['duplicate-name']);
   });
 });
+
+describe('entities named like CEL types', () => {
+  it('type-checks a reference to an entity called Int', () => {
+    const spec = blankSpec()
+      .replace(
+        '## 3. Entities and their fields\nNot shown.',
+        '## 3. Entities and their fields\n### Int\n| field | type |\n|---|---|\n| x | text |\n\n### Use\n| field | type |\n|---|---|\n| ref | Int |\n| n | integer |',
+      )
+      .replace(
+        '## 5. Validation rules\nNot shown.',
+        '## 5. Validation rules\n| rule | applies to | condition | error |\n|---|---|---|---|\n| r | Use | ref.x == "a" | VALIDATION_FAILED |',
+      );
+    expect(codes(spec)).toEqual([]);
+  });
+});

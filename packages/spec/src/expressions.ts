@@ -6,6 +6,9 @@ import { subSpan } from './spans.ts';
 import { suggest } from './suggest.ts';
 
 const TIMESTAMP = 'google.protobuf.Timestamp';
+/** Entity types live under their own package, so an entity may be called Int, List or A. */
+const TYPE_PREFIX = 'ninepoint.';
+const typeOf = (entity: string) => `${TYPE_PREFIX}${entity}`;
 const DURATION = 'google.protobuf.Duration';
 const USER_FIELDS = { id: 'string', email: 'string', name: 'string', roles: 'list<string>' };
 
@@ -22,7 +25,7 @@ function celType(type: FieldType, known: ReadonlySet<string>): string {
     case 'datetime':
       return TIMESTAMP;
     case 'reference':
-      return known.has(type.entity) ? type.entity : 'dyn';
+      return known.has(type.entity) ? typeOf(type.entity) : 'dyn';
     default:
       return 'string';
   }
@@ -68,7 +71,7 @@ export class ExpressionChecker {
       id: 'string',
       created_at: TIMESTAMP,
       updated_at: TIMESTAMP,
-      created_by: USER_ENTITY,
+      created_by: typeOf(USER_ENTITY),
       ...(this.#machines.has(entity) ? { state: 'string' } : {}),
     };
   }
@@ -79,13 +82,13 @@ export class ExpressionChecker {
     const cached = this.#envs.get(key);
     if (cached) return cached;
     const env = new Environment({ homogeneousAggregateLiterals: false });
-    env.registerType(USER_ENTITY, { fields: USER_FIELDS });
+    env.registerType(typeOf(USER_ENTITY), { fields: USER_FIELDS });
     const registered = new Set([USER_ENTITY]);
     for (const needed of orderByReferences(this.#reached(entity, field, sources))) {
       const fields: Record<string, string> = { ...this.#systemFields(needed.name) };
       for (const f of needed.fields) fields[f.name] = celType(f.type, registered);
       try {
-        env.registerType(needed.name, { fields });
+        env.registerType(typeOf(needed.name), { fields });
         registered.add(needed.name);
       } catch {
         // A name cel-js reserves: references to it stay dyn.
@@ -96,7 +99,10 @@ export class ExpressionChecker {
       // The checker refuses names CEL declares itself; a model built by hand may still hold one.
       if (!env.hasVariable(f.name)) env.registerVariable(f.name, celType(f.type, registered));
     }
-    env.registerVariable('user', USER_ENTITY).registerVariable('now', TIMESTAMP).registerVariable('today', TIMESTAMP);
+    env
+      .registerVariable('user', typeOf(USER_ENTITY))
+      .registerVariable('now', TIMESTAMP)
+      .registerVariable('today', TIMESTAMP);
     // Only the constants these expressions name: thousands of constants times thousands of
     // entities would otherwise make checking quadratic.
     const named = new Set(sources.flatMap((source) => source.match(/\b[A-Z][A-Z0-9_]*\b/g) ?? []));
@@ -303,6 +309,7 @@ function typeName(type: string): string {
   return type
     .replace(TIMESTAMP, 'a timestamp')
     .replace(DURATION, 'a duration')
+    .replaceAll(TYPE_PREFIX, '')
     .replace(/^(int|double|string|bool)$/, 'a $1');
 }
 
@@ -311,5 +318,6 @@ function plainMessage(error: unknown): string {
   return (message.split('\n')[0] ?? '')
     .replaceAll(TIMESTAMP, 'timestamp')
     .replaceAll(DURATION, 'duration')
+    .replaceAll(TYPE_PREFIX, '')
     .replace(/\.$/, '');
 }

@@ -38,6 +38,8 @@ const CHOICE_VALUE = /^[A-Za-z0-9][A-Za-z0-9 _.-]*$/;
 /** Reads a field's type cell. Reports and returns null when it is not a type. */
 export function readFieldType(cell: Cell, scope: Scope, where: string): FieldType | null {
   const text = cell.text.trim();
+  // An entity's exact name wins over a type word, so an entity may be called Int or Date.
+  if (scope.entities.has(text)) return { kind: 'reference', entity: text };
   const lower = text.toLowerCase().replace(/\s+/g, ' ');
   const simple = SIMPLE_TYPES[lower];
   if (simple) return simple;

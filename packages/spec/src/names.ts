@@ -81,13 +81,16 @@ export function transitionSlug(name: string): string {
     .replace(/[\s_]+/g, '-');
 }
 
-/** Strips Markdown emphasis and backticks around a name: `` `title` `` → `title`. */
+/** Strips Markdown emphasis and backticks around a name: `` `title` `` or `**title**` → `title`. */
 export function plain(text: string): string {
-  // A loop, not /[`*_]+$/: that regex is quadratic on a long run of those characters.
+  // Only matched pairs, so a name may end in _ (count_); a loop, since a regex over a long run
+  // of these characters is quadratic.
   let start = 0;
   let end = text.length;
-  while (start < end && isMark(text.charCodeAt(start))) start++;
-  while (end > start && isMark(text.charCodeAt(end - 1))) end--;
+  while (end - start >= 2 && isMark(text.charCodeAt(start)) && text.charCodeAt(start) === text.charCodeAt(end - 1)) {
+    start++;
+    end--;
+  }
   return text.slice(start, end).trim();
 }
 

@@ -342,7 +342,7 @@ describe('planted mistakes that need the exact item within a cell', () => {
     },
   ];
 
-  it('can plant each of them (so the expected failures below fail for the reason they name)', () => {
+  it('can plant each of them exactly once, with only diagnostics of its kind', () => {
     for (const mistake of imprecise) {
       const source = plant(correct, mistake);
       expect(position(source, mistake).line).toBeGreaterThan(1);
