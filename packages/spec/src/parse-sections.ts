@@ -55,8 +55,8 @@ export interface ParsedSpec {
   sections: Partial<Record<PointKey, Section>>;
 }
 
-/** A section's whole prose saying the point is absent: "Not shown." or one sentence with "is/are not shown". */
-const NOT_SHOWN = /^(not shown|[^.\n]*\b(is|are) not shown\b[^.\n]*)\.?$/i;
+/** Prose saying the point is absent: it starts with "Not shown", or is one sentence with "is/are not shown". */
+const NOT_SHOWN = /^(not shown\b.*|[^.]*\b(is|are) not shown\b[^.]*\.?)$/i;
 
 /** A top-level block of the document: a heading, a table, or prose (anything else). */
 type Block =

@@ -80,7 +80,7 @@ export class NameSet {
     const first = this.#seen.get(key);
     if (first) {
       this.bag.report(
-        'duplicate-name',
+        this.code,
         cell.span,
         `The ${this.kind} "${cell.text}" is defined twice${key === cell.text ? '' : ` (as ${key})`}.`,
         {
