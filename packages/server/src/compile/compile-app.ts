@@ -1,5 +1,6 @@
 import { effectiveCalls, type Model, type RuntimeSettings, runtimeSettings } from '@ninepoint/spec';
 import { ProblemCatalogue } from '../http/problem.ts';
+import { compileEntityLogic, type EntityLogic } from './entity-logic.ts';
 import { compileJsonSchemas, type EntitySchemas } from './json-schemas.ts';
 import { compileOpenApi, type OpenApiDocument } from './openapi.ts';
 import { compileRouteTable, type RouteTable } from './route-table.ts';
@@ -15,6 +16,8 @@ export interface CompiledApp {
   readonly jsonSchemas: ReadonlyMap<string, EntitySchemas>;
   readonly routeTable: RouteTable;
   readonly openapi: OpenApiDocument;
+  /** By entity name: the rules, guards and limits every write checks, with their CEL programs compiled. */
+  readonly logic: ReadonlyMap<string, EntityLogic>;
   /** `GET /api/spec` and `GET /api/openapi.json` answer these strings as they are. */
   readonly modelJson: string;
   readonly openapiJson: string;
@@ -22,7 +25,8 @@ export interface CompiledApp {
 
 /**
  * Compiles a checked model (one whose `checkSpec` had no errors) into the runtime's artefacts.
- * Throws `SqlSchemaError` when the entities' names cannot be laid out as tables.
+ * Throws `SqlSchemaError` when the entities' names cannot be laid out as tables, and
+ * `ExpressionCompileError` when a guard or rule cannot be compiled (the checker refuses those first).
  *
  * @example
  * const { model, ok } = checkSpec(source);
@@ -35,6 +39,7 @@ export function compileApp(model: Model): CompiledApp {
   const jsonSchemas = compileJsonSchemas(model);
   const routeTable = compileRouteTable(model, effectiveCalls(model), jsonSchemas);
   const openapi = compileOpenApi(model, routeTable.routes, jsonSchemas, catalogue);
+  const logic = compileEntityLogic(model, catalogue);
   return Object.freeze({
     model,
     settings,
@@ -43,6 +48,7 @@ export function compileApp(model: Model): CompiledApp {
     jsonSchemas,
     routeTable,
     openapi,
+    logic,
     modelJson: JSON.stringify(model),
     openapiJson: JSON.stringify(openapi),
   });

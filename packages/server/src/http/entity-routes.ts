@@ -2,6 +2,7 @@ import type { DefaultValue, Entity, Field, RuntimeSettings, StateMachine } from 
 import type { ErrorObject } from 'ajv';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CompiledApp } from '../compile/compile-app.ts';
+import type { EntityLogic } from '../compile/entity-logic.ts';
 import type { JsonSchema } from '../compile/json-schemas.ts';
 import type { Route } from '../compile/route-table.ts';
 import type { ApiRecord, EntityRecords, Refusal, Store, Value } from '../store/store.ts';
@@ -21,6 +22,8 @@ interface EntityContext {
   entity: Entity;
   machine: StateMachine | undefined;
   records: EntityRecords;
+  /** The rules, guards and limits its writes check, inside their transactions. */
+  logic: EntityLogic | undefined;
   catalogue: ProblemCatalogue;
   settings: Readonly<RuntimeSettings>;
   /** The path of one record (`/api/books/:id`) for `Location`; the get call's when there is one. */
@@ -28,8 +31,9 @@ interface EntityContext {
 }
 
 /**
- * Serves the list, get, create, update, delete and history calls of the route table. Transition
- * calls are not served yet: they answer UNKNOWN_CALL like any path without a handler.
+ * Serves the calls of the route table: list, get, create, update, delete, history and transitions.
+ * Every write runs its entity's compiled checks (rules, guards, limits; see `compile/entity-logic.ts`)
+ * inside its transaction. The `who` of a transition is enforced with sign-in, in a later slice.
  */
 export function registerEntityRoutes(app: FastifyInstance, compiled: CompiledApp, store: Store): void {
   const { model, routeTable, catalogue, settings } = compiled;
@@ -46,6 +50,7 @@ export function registerEntityRoutes(app: FastifyInstance, compiled: CompiledApp
       entity,
       machine: model.machines.find((m) => m.entity === name),
       records: store.records(name),
+      logic: compiled.logic.get(name),
       catalogue,
       settings,
       recordPath: (id) => (get ? get.path.replace(`:${get.params[0] ?? 'id'}`, id) : `${base ?? `/api/${name}`}/${id}`),
@@ -57,7 +62,8 @@ export function registerEntityRoutes(app: FastifyInstance, compiled: CompiledApp
   for (const route of routeTable.routes) {
     const context = contextOf(route.action.entity);
     const method = route.method;
-    switch (route.action.kind) {
+    const action = route.action;
+    switch (action.kind) {
       case 'list':
         app.route({ method, url: route.path, handler: listHandler(route, context) });
         break;
@@ -69,20 +75,23 @@ export function registerEntityRoutes(app: FastifyInstance, compiled: CompiledApp
         break;
       case 'create':
       case 'update':
+      case 'transition':
         app.route({
           method,
           url: route.path,
           schema: { body: route.body?.schema ?? NO_BODY },
           // Schema errors reach the handler, which answers them field by field.
           attachValidation: true,
-          handler: route.action.kind === 'create' ? createHandler(route, context) : updateHandler(route, context),
+          handler:
+            action.kind === 'transition'
+              ? transitionHandler(route, context, action.transition)
+              : action.kind === 'create'
+                ? createHandler(route, context)
+                : updateHandler(route, context),
         });
         break;
       case 'delete':
         app.route({ method, url: route.path, handler: deleteHandler(route, context) });
-        break;
-      case 'transition':
-        // The next slice: guards, roles and the state change. Until then: UNKNOWN_CALL.
         break;
     }
   }
@@ -148,7 +157,7 @@ function createHandler(route: Route, context: EntityContext): Handler {
       ...(machine ? { state: machine.initial } : {}),
       ...values,
     };
-    const outcome = await records.create(record, { at, by: null });
+    const outcome = await records.create(record, { at, by: null }, context.logic?.create);
     if (!outcome.ok) throw refused(outcome.refusal, context, String(record.id));
     return reply
       .code(201)
@@ -179,7 +188,44 @@ function updateHandler(route: Route, context: EntityContext): Handler {
     }
     if (failures.length > 0) throw new ProblemError('VALIDATION_FAILED', {}, { errors: failures });
     const ifVersions = ifMatchVersions(request.headers['if-match']);
-    const outcome = await records.update(id, values, { at, by: null, ifVersions });
+    const outcome = await records.update(id, values, { at, by: null, ifVersions }, context.logic?.update);
+    if (!outcome.ok) throw refused(outcome.refusal, context, id);
+    return reply.header('etag', etagOf(outcome.stored.version)).send(outcome.stored.record);
+  };
+}
+
+/**
+ * Takes a transition in one transaction: the record (404), its from-state and the guard
+ * (TRANSITION_NOT_ALLOWED), the payload's fields (validated like an update), the rules, the new
+ * state, the version and a history entry naming the transition.
+ */
+function transitionHandler(route: Route, context: EntityContext, name: string): Handler {
+  const { entity, records, machine } = context;
+  const transition = machine?.transitions.find((t) => t.name === name && !t.creates);
+  if (!transition) throw new Error(`${route.method} ${route.path} takes ${name}, which ${entity.name} does not have.`);
+  const check = context.logic?.transitions.get(name);
+  const schema = route.body?.schema ?? NO_BODY;
+  const errors = new FieldErrors(entity, schema, context.catalogue);
+  const fields = entity.fields.filter((f) => Object.hasOwn(schema.properties ?? {}, f.name));
+  return async (request, reply) => {
+    const id = recordId(request, route, context);
+    const body = readBody(request, errors, true);
+    const at = new Date().toISOString();
+    const values: Record<string, Value> = {};
+    const failures: FieldError[] = [];
+    for (const field of fields) {
+      if (!Object.hasOwn(body, field.name)) continue;
+      values[field.name] = checkValue(field, body[field.name] as Value, errors, failures);
+    }
+    if (failures.length > 0) throw new ProblemError('VALIDATION_FAILED', {}, { errors: failures });
+    const ifVersions = ifMatchVersions(request.headers['if-match']);
+    const outcome = await records.transition(
+      id,
+      { name: transition.name, to: transition.to },
+      values,
+      { at, by: null, ifVersions },
+      check,
+    );
     if (!outcome.ok) throw refused(outcome.refusal, context, id);
     return reply.header('etag', etagOf(outcome.stored.version)).send(outcome.stored.record);
   };

@@ -23,7 +23,8 @@ export interface ProblemBody {
 
 /** One field's failure: its catalogue code and that code's message, filled in for the field. */
 export interface FieldError {
-  field: string;
+  /** Null for a rule about the whole record. */
+  field: string | null;
   code: string;
   message: string;
 }
@@ -137,7 +138,7 @@ export const PROBLEM_SCHEMA: JsonSchema = {
       description: 'The fields at fault, each with its catalogue code and message.',
       items: {
         type: 'object',
-        properties: { field: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } },
+        properties: { field: { type: ['string', 'null'] }, code: { type: 'string' }, message: { type: 'string' } },
         required: ['field', 'code', 'message'],
       },
     },

@@ -213,7 +213,7 @@ describe('the blank spec over HTTP', () => {
 });
 
 describe('a spec with entities over HTTP', () => {
-  it('serves exactly its declared calls, and answers transitions (not served yet) as unknown', async () => {
+  it('serves exactly its declared calls, transitions included', async () => {
     const { server, temp } = await start(modelOf(LENDING_DESK));
     try {
       const url = await server.listen({ port: 0 });
@@ -241,12 +241,15 @@ describe('a spec with entities over HTTP', () => {
       for (const [method, path] of [
         ['GET', `/api/books/${id}`],
         ['DELETE', `/api/books/${id}`],
-        ['POST', `/api/loans/${id}/return`],
       ] as const) {
         const response = await fetch(`${url}${path}`, { method });
         expect(response.status).toBe(404);
         expect((await problemOf(response)).code).toBe('UNKNOWN_CALL');
       }
+      // The declared transition is served: a book's id names no loan.
+      const returned = await fetch(`${url}/api/loans/${id}/return`, { method: 'POST' });
+      expect(returned.status).toBe(404);
+      expect((await problemOf(returned)).code).toBe('NOT_FOUND');
     } finally {
       await server.close();
       temp.remove();

@@ -111,6 +111,30 @@ export interface HistoryEntry {
   changes: Record<string, Value>;
 }
 
+/** Reads made inside a write transaction, for the checks that run in it. */
+export interface TxReader {
+  /** A record of any entity by id. */
+  get(entity: string, id: string): ApiRecord | undefined;
+  /**
+   * How many records of `entity` have `column` = `value` and (when `states` is not null) a state
+   * among `states`, leaving out the record `excludeId`.
+   */
+  count(entity: string, column: string, value: Value, states: readonly string[] | null, excludeId: string): number;
+}
+
+/**
+ * Runs inside a write's transaction on the record as it would be written (`next`) and as it is
+ * (`current`, null on create), before anything is written. It refuses by throwing: the
+ * transaction rolls back and the error reaches the caller unchanged.
+ */
+export type WriteCheck = (next: ApiRecord, current: ApiRecord | null, reader: TxReader) => void;
+
+/** A state change: the transition taken and the state it leads to. */
+export interface TransitionWrite {
+  name: string;
+  to: string;
+}
+
 /**
  * The records of one entity. Every write happens in one transaction with its checks and its
  * history entry: it is made whole or not at all.
@@ -119,12 +143,29 @@ export interface EntityRecords {
   readonly entity: string;
   get(id: string): Promise<StoredRecord | undefined>;
   /** Inserts a record complete with its system fields and its state. */
-  create(record: ApiRecord, context: WriteContext): Promise<WriteOutcome>;
+  create(record: ApiRecord, context: WriteContext, check?: WriteCheck): Promise<WriteOutcome>;
   /**
    * Sets some declared fields. Writes nothing when they already hold these values; otherwise
    * bumps the version and `updated_at`.
    */
-  update(id: string, values: Record<string, Value>, context: ConditionalWrite): Promise<WriteOutcome>;
+  update(
+    id: string,
+    values: Record<string, Value>,
+    context: ConditionalWrite,
+    check?: WriteCheck,
+  ): Promise<WriteOutcome>;
+  /**
+   * Takes a transition: sets some declared fields and the state, bumps the version and writes a
+   * history entry naming the transition, its from-state and its to-state, even when nothing else
+   * changes. `check` sees the current record (to check the from-state and the guard).
+   */
+  transition(
+    id: string,
+    transition: TransitionWrite,
+    values: Record<string, Value>,
+    context: ConditionalWrite,
+    check?: WriteCheck,
+  ): Promise<WriteOutcome>;
   delete(id: string, context: ConditionalWrite): Promise<DeleteOutcome>;
   list(query: ListQuery): Promise<ListPage>;
   /** The record's history, oldest first; kept after the record is deleted. */

@@ -17,7 +17,10 @@ import type {
   Position,
   Refusal,
   StoredRecord,
+  TransitionWrite,
+  TxReader,
   Value,
+  WriteCheck,
   WriteContext,
   WriteOutcome,
 } from '../store.ts';
@@ -44,6 +47,8 @@ export interface SharedStatements {
   exists: ReadonlyMap<string, Database.Statement<[string], unknown>>;
   /** Statements of list queries, by SQL text: there are more shapes than are worth preparing up front. */
   cache: StatementCache;
+  /** Reads of any table, for the checks that run inside a write. */
+  reader: TxReader;
 }
 
 export interface HistoryRow {
@@ -120,10 +125,18 @@ export class SqliteRecords implements EntityRecords {
   readonly #get: Database.Statement<[string], Row>;
   readonly #insert: Database.Statement<DbValue[]>;
   readonly #update: Database.Statement<DbValue[]>;
+  /** The same, setting the state too: a transition. */
+  readonly #updateState: Database.Statement<DbValue[]> | null;
   readonly #delete: Database.Statement<[string]>;
   readonly #referrers: readonly Referrer[];
-  readonly #createTx: (record: ApiRecord, context: WriteContext) => WriteOutcome;
-  readonly #updateTx: (id: string, values: Record<string, Value>, context: ConditionalWrite) => WriteOutcome;
+  readonly #createTx: (record: ApiRecord, context: WriteContext, check: WriteCheck | undefined) => WriteOutcome;
+  readonly #updateTx: (
+    id: string,
+    values: Record<string, Value>,
+    context: ConditionalWrite,
+    check: WriteCheck | undefined,
+    transition: TransitionWrite | null,
+  ) => WriteOutcome;
   readonly #deleteTx: (id: string, context: ConditionalWrite) => DeleteOutcome;
 
   constructor(
@@ -155,6 +168,11 @@ export class SqliteRecords implements EntityRecords {
     this.#update = db.prepare<DbValue[]>(
       `UPDATE ${t} SET ${[...set, '"updated_at" = ?', `${q(VERSION_COLUMN)} = ${q(VERSION_COLUMN)} + 1`].join(', ')} WHERE "id" = ? AND ${q(VERSION_COLUMN)} = ?`,
     );
+    this.#updateState = this.#hasState
+      ? db.prepare<DbValue[]>(
+          `UPDATE ${t} SET ${[...set, '"state" = ?', '"updated_at" = ?', `${q(VERSION_COLUMN)} = ${q(VERSION_COLUMN)} + 1`].join(', ')} WHERE "id" = ? AND ${q(VERSION_COLUMN)} = ?`,
+        )
+      : null;
     this.#delete = db.prepare<[string]>(`DELETE FROM ${t} WHERE "id" = ?`);
     this.#referrers = referrers.map(({ table: other, column }) => ({
       entity: other.entity,
@@ -168,9 +186,17 @@ export class SqliteRecords implements EntityRecords {
 
     // IMMEDIATE: take the write lock at the start, so another process's writer cannot make this
     // transaction fail half-way; within this process, better-sqlite3 runs one at a time anyway.
-    const create = db.transaction((record: ApiRecord, context: WriteContext) => this.#create(record, context));
-    const update = db.transaction((id: string, values: Record<string, Value>, context: ConditionalWrite) =>
-      this.#updateRecord(id, values, context),
+    const create = db.transaction((record: ApiRecord, context: WriteContext, check: WriteCheck | undefined) =>
+      this.#create(record, context, check),
+    );
+    const update = db.transaction(
+      (
+        id: string,
+        values: Record<string, Value>,
+        context: ConditionalWrite,
+        check: WriteCheck | undefined,
+        transition: TransitionWrite | null,
+      ) => this.#updateRecord(id, values, context, check, transition),
     );
     const remove = db.transaction((id: string, context: ConditionalWrite) => this.#deleteRecord(id, context));
     // The default list's pages, prepared now like the point reads; other sorts and filters on first use.
@@ -179,8 +205,9 @@ export class SqliteRecords implements EntityRecords {
       shared.cache.get(plan.sql);
     }
 
-    this.#createTx = (record, context) => create.immediate(record, context);
-    this.#updateTx = (id, values, context) => update.immediate(id, values, context);
+    this.#createTx = (record, context, check) => create.immediate(record, context, check);
+    this.#updateTx = (id, values, context, check, transition) =>
+      update.immediate(id, values, context, check, transition);
     this.#deleteTx = (id, context) => remove.immediate(id, context);
   }
 
@@ -189,12 +216,48 @@ export class SqliteRecords implements EntityRecords {
     return row ? this.#stored(row) : undefined;
   }
 
-  async create(record: ApiRecord, context: WriteContext): Promise<WriteOutcome> {
-    return this.#write(() => this.#createTx(record, context), record);
+  /** A record by id, read at once (inside a transaction, it sees the transaction's writes). */
+  read(id: string): ApiRecord | undefined {
+    const row = this.#get.get(id);
+    return row ? this.#record(row) : undefined;
   }
 
-  async update(id: string, values: Record<string, Value>, context: ConditionalWrite): Promise<WriteOutcome> {
-    return this.#write(() => this.#updateTx(id, values, context), values);
+  /** See `TxReader.count`. Column and states are checked against the table; values are bound. */
+  count(column: string, value: Value, states: readonly string[] | null, excludeId: string): number {
+    const c = this.#column(column);
+    const where = [`${q(c.name)} = ?`, '"id" <> ?'];
+    const params: DbValue[] = [toDb(value), excludeId];
+    if (states !== null) {
+      if (!this.#hasState) throw new Error(`${this.#table.name} has no state column`);
+      where.push(`"state" IN (${states.map(() => '?').join(', ')})`);
+      params.push(...states);
+    }
+    const sql = `SELECT count(*) AS "n" FROM ${q(this.#table.name)} WHERE ${where.join(' AND ')}`;
+    return Number(this.#shared.cache.get(sql).get(...params)?.n ?? 0);
+  }
+
+  async create(record: ApiRecord, context: WriteContext, check?: WriteCheck): Promise<WriteOutcome> {
+    return this.#write(() => this.#createTx(record, context, check), record);
+  }
+
+  async update(
+    id: string,
+    values: Record<string, Value>,
+    context: ConditionalWrite,
+    check?: WriteCheck,
+  ): Promise<WriteOutcome> {
+    return this.#write(() => this.#updateTx(id, values, context, check, null), values);
+  }
+
+  async transition(
+    id: string,
+    transition: TransitionWrite,
+    values: Record<string, Value>,
+    context: ConditionalWrite,
+    check?: WriteCheck,
+  ): Promise<WriteOutcome> {
+    if (!this.#hasState) throw new Error(`${this.entity} has no state machine`);
+    return this.#write(() => this.#updateTx(id, values, context, check, transition), values);
   }
 
   async delete(id: string, context: ConditionalWrite): Promise<DeleteOutcome> {
@@ -275,17 +338,24 @@ export class SqliteRecords implements EntityRecords {
     }));
   }
 
-  #create(record: ApiRecord, context: WriteContext): WriteOutcome {
+  #create(record: ApiRecord, context: WriteContext, check: WriteCheck | undefined): WriteOutcome {
     const missing = this.#missingReferences(record);
     if (missing.length > 0) return { ok: false, refusal: { kind: 'unknown-reference', fields: missing } };
+    check?.(this.#pick(record), null, this.#shared.reader);
     this.#insert.run(...this.#table.columns.map((c) => (c.name === VERSION_COLUMN ? 1 : toDb(record[c.name] ?? null))));
     const changes = Object.fromEntries(this.#fieldColumns.map((c) => [c.name, record[c.name] ?? null]));
     const state = this.#hasState ? (record.state as string) : null;
-    this.#history(String(record.id), context, 'create', null, state, changes);
+    this.#history(String(record.id), context, 'create', null, null, state, changes);
     return { ok: true, stored: { record: this.#pick(record), version: 1 }, changed: true };
   }
 
-  #updateRecord(id: string, values: Record<string, Value>, context: ConditionalWrite): WriteOutcome {
+  #updateRecord(
+    id: string,
+    values: Record<string, Value>,
+    context: ConditionalWrite,
+    check: WriteCheck | undefined,
+    transition: TransitionWrite | null,
+  ): WriteOutcome {
     const row = this.#get.get(id);
     if (!row) return { ok: false, refusal: { kind: 'not-found' } };
     const current = this.#stored(row);
@@ -297,18 +367,37 @@ export class SqliteRecords implements EntityRecords {
       const value = values[column.name];
       if (value !== undefined && value !== current.record[column.name]) changes[column.name] = value;
     }
-    if (Object.keys(changes).length === 0) return { ok: true, stored: current, changed: false };
+    // A transition is written even when no field changes: its history entry is the point.
+    if (Object.keys(changes).length === 0 && transition === null) return { ok: true, stored: current, changed: false };
     const missing = this.#missingReferences(changes);
     if (missing.length > 0) return { ok: false, refusal: { kind: 'unknown-reference', fields: missing } };
-    const record: ApiRecord = { ...current.record, ...changes, updated_at: context.at };
-    const result = this.#update.run(
-      ...this.#fieldColumns.map((c) => toDb(record[c.name] ?? null)),
-      context.at,
-      id,
-      current.version,
-    );
+    const record: ApiRecord = {
+      ...current.record,
+      ...changes,
+      ...(transition ? { state: transition.to } : {}),
+      updated_at: context.at,
+    };
+    check?.(record, current.record, this.#shared.reader);
+    const fields = this.#fieldColumns.map((c) => toDb(record[c.name] ?? null));
+    const result =
+      transition && this.#updateState
+        ? this.#updateState.run(...fields, transition.to, context.at, id, current.version)
+        : this.#update.run(...fields, context.at, id, current.version);
     if (result.changes !== 1) return { ok: false, refusal: { kind: 'stale' } };
-    this.#history(id, context, 'update', null, null, changes);
+    if (transition) {
+      const from = current.record.state;
+      this.#history(
+        id,
+        context,
+        'transition',
+        transition.name,
+        typeof from === 'string' ? from : null,
+        transition.to,
+        changes,
+      );
+    } else {
+      this.#history(id, context, 'update', null, null, null, changes);
+    }
     return { ok: true, stored: { record, version: current.version + 1 }, changed: true };
   }
 
@@ -325,7 +414,7 @@ export class SqliteRecords implements EntityRecords {
       }
     }
     this.#delete.run(id);
-    this.#history(id, context, 'delete', null, null, {});
+    this.#history(id, context, 'delete', null, null, null, {});
     return { ok: true };
   }
 
@@ -373,6 +462,7 @@ export class SqliteRecords implements EntityRecords {
     id: string,
     context: WriteContext,
     action: HistoryEntry['action'],
+    transition: string | null,
     from: string | null,
     to: string | null,
     changes: Record<string, Value>,
@@ -383,7 +473,7 @@ export class SqliteRecords implements EntityRecords {
       context.at,
       context.by,
       action,
-      null,
+      transition,
       from,
       to,
       JSON.stringify(changes),

@@ -116,6 +116,14 @@ export class SqliteStore implements Store {
         ]),
       ),
       cache: new StatementCache(db),
+      reader: {
+        get: (entity, id) => this.#records.get(entity)?.read(id),
+        count: (entity, column, value, states, excludeId) => {
+          const records = this.#records.get(entity);
+          if (!records) throw new Error(`The table of ${entity} is not ready.`);
+          return records.count(column, value, states, excludeId);
+        },
+      },
     };
     const records = new Map<string, SqliteRecords>();
     for (const table of ready) {

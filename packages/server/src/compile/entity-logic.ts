@@ -1,0 +1,194 @@
+import type { Entity, Model, Rule, StateMachine, Transition } from '@ninepoint/spec';
+import { type FieldError, type ProblemCatalogue, ProblemError, type ProblemParams } from '../http/problem.ts';
+import type { ApiRecord, TxReader, WriteCheck } from '../store/store.ts';
+import { type CompiledExpression, type CompiledModelExpressions, compileExpressions } from './expressions.ts';
+
+/**
+ * The rules, guards and limits of each entity, compiled once into the checks every write runs
+ * inside its transaction (see `WriteCheck`). The semantics, which the model docs describe:
+ *
+ * - **Create** evaluates every rule of the entity that applies outside transitions or to the
+ *   creating transition, and the creating transition's guard, on the would-be record.
+ * - **Update** and **transitions** evaluate a rule when the write changes a field it mentions (a
+ *   transition changes `state`), and always the rules that apply to the transition taken: a value
+ *   checked when it was written is not checked again because time passed (an overdue loan's due
+ *   date is in the past, and marking it overdue must still be possible).
+ * - A **guard** is evaluated on the record as it is before the transition (on create: as it would
+ *   be written). When it does not hold the answer is TRANSITION_NOT_ALLOWED (409), like a wrong
+ *   from-state, with a detail naming the condition.
+ * - A **limit** ("at most N E in state s per f") counts the other records in one of the states
+ *   with the same `f`, inside the write transaction, and fails when this record would make it
+ *   N + 1. It is checked when the record is created in a counted state, when an update changes
+ *   `f`, and when a transition enters a counted state from one that is not. Only limits over the
+ *   rule's own entity are enforced.
+ * - **Failures** are all collected. Each is reported at its field: a field rule's field; an
+ *   entity rule's only mentioned field when it mentions exactly one of the record's fields
+ *   (`due > today` → `due`); otherwise null. When every failure has the same code and that code's
+ *   catalogue status is not 422 (LOAN_LIMIT 409), the answer is that code with that status;
+ *   otherwise VALIDATION_FAILED 422. Both list the failures in `errors`.
+ */
+export interface EntityLogic {
+  /** Run on create; undefined when the entity has nothing to check. */
+  readonly create: WriteCheck | undefined;
+  readonly update: WriteCheck | undefined;
+  /** By transition name: from-state, guard, rules and limits. */
+  readonly transitions: ReadonlyMap<string, WriteCheck>;
+}
+
+type CompiledRule =
+  | { rule: Rule; kind: 'expression'; expression: CompiledExpression; mentions: ReadonlySet<string>; at: string | null }
+  | { rule: Rule; kind: 'limit'; max: number; states: readonly string[] | null; per: string };
+
+/** Compiles the checks of every entity. Throws `ExpressionCompileError` for an expression cel-js refuses. */
+export function compileEntityLogic(
+  model: Model,
+  catalogue: ProblemCatalogue,
+  expressions: CompiledModelExpressions = compileExpressions(model),
+): Map<string, EntityLogic> {
+  const logic = new Map<string, EntityLogic>();
+  for (const entity of model.entities) {
+    const machine = model.machines.find((m) => m.entity === entity.name);
+    const evaluator = expressions.entities.get(entity.name);
+    if (!evaluator) continue;
+    const rules: CompiledRule[] = [];
+    for (const rule of model.rules) {
+      if (rule.appliesTo.entity !== entity.name) continue;
+      const { condition } = rule;
+      if (condition.kind === 'expression') {
+        const expression = expressions.rules.get(rule.name);
+        if (!expression) continue;
+        const mentions = new Set(expression.chains.map((c) => (c[0] === 'value' ? rule.appliesTo.field : c[0]) ?? ''));
+        if (rule.appliesTo.field !== null) mentions.add(rule.appliesTo.field);
+        const own = [...mentions].filter((m) => entity.fields.some((f) => f.name === m));
+        const at = rule.appliesTo.field ?? (own.length === 1 ? (own[0] ?? null) : null);
+        rules.push({ rule, kind: 'expression', expression, mentions, at });
+      } else if (condition.entity === entity.name) {
+        rules.push({
+          rule,
+          kind: 'limit',
+          max: condition.max.value,
+          states: machine && condition.states.length > 0 ? condition.states : null,
+          per: condition.per,
+        });
+      }
+    }
+    const guards = expressions.guards.get(entity.name);
+    const creating = machine?.transitions.find((t) => t.creates);
+
+    const failures = (
+      next: ApiRecord,
+      current: ApiRecord | null,
+      reader: TxReader,
+      transition: string | null,
+    ): FieldError[] => {
+      const changed = (name: string) => current === null || next[name] !== current[name];
+      const found: FieldError[] = [];
+      for (const compiled of rules) {
+        const applies = compiled.rule.appliesTo.transition;
+        if (applies !== null && applies !== transition) continue;
+        if (compiled.kind === 'expression') {
+          if (current !== null && applies === null && ![...compiled.mentions].some(changed)) continue;
+          const outcome = evaluator.evaluate(compiled.expression, next, (e, id) => reader.get(e, id), 'rule');
+          if (outcome === 'fails') found.push(fieldError(catalogue, entity, compiled.rule, compiled.at, next));
+        } else {
+          if (limitExceeded(compiled, entity, next, current, reader)) {
+            found.push(fieldError(catalogue, entity, compiled.rule, null, next));
+          }
+        }
+      }
+      return found;
+    };
+
+    const guardHolds = (t: Transition, record: ApiRecord, reader: TxReader): void => {
+      const guard = guards?.get(t.name);
+      if (!guard) return;
+      if (evaluator.evaluate(guard, record, (e, id) => reader.get(e, id), 'guard') === 'holds') return;
+      throw new ProblemError(
+        'TRANSITION_NOT_ALLOWED',
+        { transition: t.name, entity: entity.name, state: String(record.state ?? '(new)') },
+        { detail: `${t.name} is not allowed: its condition (${guard.source}) does not hold for this ${entity.name}.` },
+      );
+    };
+
+    const create: WriteCheck = (next, _current, reader) => {
+      if (creating) guardHolds(creating, next, reader);
+      refuse(catalogue, failures(next, null, reader, creating?.name ?? null), messageParams(entity, next, null));
+    };
+    const update: WriteCheck = (next, current, reader) =>
+      refuse(catalogue, failures(next, current, reader, null), messageParams(entity, next, null));
+    const transitions = new Map<string, WriteCheck>();
+    for (const t of machine?.transitions ?? []) {
+      if (t.creates) continue;
+      transitions.set(t.name, (next, current, reader) => {
+        if (current === null) throw new Error('A transition needs the current record.');
+        const state = typeof current.state === 'string' ? current.state : '';
+        if (!t.from.includes(state)) {
+          throw new ProblemError('TRANSITION_NOT_ALLOWED', { transition: t.name, entity: entity.name, state });
+        }
+        guardHolds(t, current, reader);
+        refuse(catalogue, failures(next, current, reader, t.name), messageParams(entity, next, null));
+      });
+    }
+    const hasCreateChecks = creating?.guard != null || rules.length > 0;
+    logic.set(entity.name, {
+      create: hasCreateChecks ? create : undefined,
+      update: rules.some((r) => r.rule.appliesTo.transition === null) ? update : undefined,
+      transitions,
+    });
+  }
+  return logic;
+}
+
+function limitExceeded(
+  limit: Extract<CompiledRule, { kind: 'limit' }>,
+  entity: Entity,
+  next: ApiRecord,
+  current: ApiRecord | null,
+  reader: TxReader,
+): boolean {
+  const value = next[limit.per] ?? null;
+  if (value === null) return false;
+  const counted = (record: ApiRecord) => limit.states === null || limit.states.includes(String(record.state));
+  if (!counted(next)) return false;
+  if (current !== null && next[limit.per] === current[limit.per] && counted(current)) return false;
+  const others = reader.count(entity.name, limit.per, value, limit.states, String(next.id));
+  return others + 1 > limit.max;
+}
+
+function fieldError(
+  catalogue: ProblemCatalogue,
+  entity: Entity,
+  rule: Rule,
+  field: string | null,
+  record: ApiRecord,
+): FieldError {
+  return { field, code: rule.error, message: catalogue.message(rule.error, messageParams(entity, record, field)) };
+}
+
+/** What a rule's message may name: the record's fields (and `state`), the entity, the field. */
+function messageParams(entity: Entity, record: ApiRecord, field: string | null): ProblemParams {
+  const params: Record<string, string | number | boolean> = { entity: entity.name };
+  for (const f of entity.fields) {
+    const value = record[f.name];
+    if (value !== null && value !== undefined) params[f.name] = value;
+  }
+  if (typeof record.state === 'string') params.state = record.state;
+  if (field !== null) params.field = field;
+  return params;
+}
+
+/** Throws the answer to the failures, if any (see `EntityLogic`). */
+function refuse(catalogue: ProblemCatalogue, failures: readonly FieldError[], params: ProblemParams): void {
+  if (failures.length === 0) return;
+  const codes = new Set(failures.map((f) => f.code));
+  const [only] = codes;
+  if (codes.size === 1 && only !== undefined && catalogue.status(only) !== 422) {
+    throw new ProblemError(only, params, { errors: failures });
+  }
+  throw new ProblemError('VALIDATION_FAILED', {}, { errors: failures });
+}
+
+/** The machine's transition by name, for the HTTP layer. */
+export function transitionOf(machine: StateMachine | undefined, name: string): Transition | undefined {
+  return machine?.transitions.find((t) => t.name === name);
+}

@@ -1,0 +1,359 @@
+import { Environment } from '@marcbachmann/cel-js';
+import { type Constant, type Entity, type FieldType, type Model, USER_ENTITY } from '@ninepoint/spec';
+import type { ApiRecord, Value } from '../store/store.ts';
+
+/**
+ * Every transition guard and rule condition of a model, parsed and type-checked once at start-up
+ * into cel-js programs, and the evaluator that runs them on a record.
+ *
+ * What an expression sees (as the spec checker types it): the record's fields by name (integers as
+ * CEL ints, decimals as doubles, dates and date-times as timestamps, references as the referenced
+ * record), the system fields, `user`, `now`, `today` (midnight UTC), the point-9 constants
+ * (durations as CEL durations) and, in a field rule, `value`.
+ *
+ * Semantics:
+ * - A rule whose expression mentions an empty optional field (or reaches through an empty
+ *   reference) is not evaluated: it passes. A guard mentioning an empty field does not hold.
+ * - Any evaluation error, or a result that is not `true`, fails closed: the rule is violated, the
+ *   guard does not hold.
+ * - Until sign-in exists, `user` is a user with id '' and no roles, and references to `User`
+ *   cannot be loaded: they count as empty (so a rule reaching through one is skipped and a guard
+ *   fails). The sign-in slice must revisit this.
+ */
+
+const TIMESTAMP = 'google.protobuf.Timestamp';
+const DURATION = 'google.protobuf.Duration';
+const TYPE_PREFIX = 'ninepoint.';
+const typeOf = (entity: string) => `${TYPE_PREFIX}${entity}`;
+const USER_FIELDS = { id: 'string', email: 'string', name: 'string', roles: 'list<string>' };
+
+/** The user expressions see before sign-in exists: nobody, with no roles. */
+export const NO_USER = Object.freeze({ id: '', email: '', name: '', roles: Object.freeze([]) as readonly string[] });
+
+/** Loads a record of an entity by id, inside the transaction the check runs in. */
+export type RecordLoader = (entity: string, id: string) => ApiRecord | undefined;
+
+/** One compiled expression: its source, the field chains it mentions, and its program. */
+export interface CompiledExpression {
+  readonly source: string;
+  /** `due`, `book.copies`, `value`: identifier chains whose head is a field (or `value`). */
+  readonly chains: readonly (readonly string[])[];
+  readonly program: (context: Record<string, unknown>) => unknown;
+  /** The field a field rule's `value` stands for, or null. */
+  readonly field: string | null;
+}
+
+export type Outcome = 'holds' | 'fails' | 'skipped';
+
+/** Thrown at start-up for an expression cel-js cannot compile (the checker should have refused it). */
+export class ExpressionCompileError extends Error {
+  override name = 'ExpressionCompileError';
+}
+
+/** The compiled expressions of one entity, and how to evaluate them on its records. */
+export class EntityExpressions {
+  readonly entity: Entity;
+  readonly #entities: ReadonlyMap<string, Entity>;
+  readonly #constants: Readonly<Record<string, unknown>>;
+
+  constructor(entity: Entity, entities: ReadonlyMap<string, Entity>, constants: Readonly<Record<string, unknown>>) {
+    this.entity = entity;
+    this.#entities = entities;
+    this.#constants = constants;
+  }
+
+  /**
+   * Evaluates `expression` on `record`. `mode` decides what a mentioned empty field means: a rule
+   * is skipped, a guard fails. Never throws: an error is a failure.
+   */
+  evaluate(expression: CompiledExpression, record: ApiRecord, load: RecordLoader, mode: 'rule' | 'guard'): Outcome {
+    try {
+      const loaded = new Map<string, ApiRecord | undefined>();
+      const loadOnce = (entity: string, id: string) => {
+        const key = `${entity}\u0000${id}`;
+        if (!loaded.has(key)) loaded.set(key, load(entity, id));
+        return loaded.get(key);
+      };
+      const context: Record<string, unknown> = { ...this.#constants };
+      const now = new Date();
+      context.now = now;
+      context.today = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+      context.user = NO_USER;
+      Object.assign(context, celRecord(this.entity, record));
+      if (expression.field !== null) context.value = context[expression.field] ?? null;
+      for (const chain of expression.chains) {
+        const empty = this.#resolve(chain, expression.field, record, context, loadOnce);
+        if (empty) return mode === 'rule' ? 'skipped' : 'fails';
+      }
+      return expression.program(context) === true ? 'holds' : 'fails';
+    } catch {
+      return 'fails';
+    }
+  }
+
+  /**
+   * Walks a chain (`book.copies`), loading the references it goes through into `context`.
+   * Returns true when a step is empty: a null field, a missing or unloadable referenced record.
+   */
+  #resolve(
+    chain: readonly string[],
+    field: string | null,
+    record: ApiRecord,
+    context: Record<string, unknown>,
+    load: RecordLoader,
+  ): boolean {
+    const [head, ...rest] = chain;
+    const name = head === 'value' ? field : head;
+    let entity: Entity = this.entity;
+    let values: ApiRecord = record;
+    /** Where the CEL value of the current step lives, to put a loaded record in its place. */
+    let holder: Record<string, unknown> = context;
+    let key = head ?? '';
+    let fieldName = name ?? '';
+    for (let i = 0; ; i++) {
+      const f = entity.fields.find((x) => x.name === fieldName);
+      if (!f) return false; // a system field or something the checker typed otherwise
+      const value = values[f.name] ?? null;
+      if (value === null) return true;
+      if (f.type.kind !== 'reference') return false;
+      const next = rest[i];
+      if (next === undefined) return false; // the reference itself, compared as a record
+      const target = this.#entities.get(f.type.entity);
+      if (f.type.entity === USER_ENTITY || !target) return true; // users cannot be loaded before sign-in
+      let celTarget = holder[key] as Record<string, unknown> | null;
+      const loaded = load(target.name, String(value));
+      if (!loaded) return true;
+      if (celTarget === null || typeof celTarget !== 'object') {
+        celTarget = celRecord(target, loaded);
+        holder[key] = celTarget;
+      }
+      entity = target;
+      values = loaded;
+      holder = celTarget;
+      key = next;
+      fieldName = next;
+    }
+  }
+}
+
+/** A record as CEL sees it; references stay null until a chain loads them. */
+export function celRecord(entity: Entity, record: ApiRecord): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    id: record.id ?? null,
+    created_at: toTimestamp(record.created_at ?? null),
+    updated_at: toTimestamp(record.updated_at ?? null),
+    // Null until sign-in exists: an expression using it fails closed.
+    created_by: null,
+  };
+  if ('state' in record) out.state = record.state ?? null;
+  for (const field of entity.fields) out[field.name] = celValue(field.type, record[field.name] ?? null);
+  return out;
+}
+
+function celValue(type: FieldType, value: Value): unknown {
+  if (value === null) return null;
+  switch (type.kind) {
+    case 'integer':
+      return typeof value === 'number' ? BigInt(Math.trunc(value)) : value;
+    case 'decimal':
+      return typeof value === 'number' ? value : Number(value);
+    case 'date':
+    case 'datetime':
+      return toTimestamp(value);
+    case 'reference':
+      return null;
+    default:
+      return value;
+  }
+}
+
+/** `2026-05-01` is midnight UTC; a date-time is the instant it names. */
+function toTimestamp(value: Value): Date | null {
+  if (typeof value !== 'string') return null;
+  const date = new Date(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
+  return Number.isNaN(date.getTime()) ? null : date;
+}
+
+function celType(type: FieldType, known: ReadonlySet<string>): string {
+  switch (type.kind) {
+    case 'integer':
+      return 'int';
+    case 'decimal':
+      return 'double';
+    case 'boolean':
+      return 'bool';
+    case 'date':
+    case 'datetime':
+      return TIMESTAMP;
+    case 'reference':
+      return known.has(type.entity) ? typeOf(type.entity) : 'dyn';
+    default:
+      return 'string';
+  }
+}
+
+function constantCelType(constant: Constant): string {
+  return { integer: 'int', decimal: 'double', boolean: 'bool', text: 'string', duration: DURATION }[constant.type];
+}
+
+/** The identifier chains of a source whose head is one of `heads`, with string literals blanked. */
+export function chainsOf(source: string, heads: ReadonlySet<string>): string[][] {
+  const code = source.replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, '""');
+  const chains: string[][] = [];
+  const seen = new Set<string>();
+  for (const match of code.matchAll(/(?<![.\w])[A-Za-z_][A-Za-z0-9_]*(?:\s*\.\s*[A-Za-z_][A-Za-z0-9_]*)*/g)) {
+    const parts = match[0].split('.').map((p) => p.trim());
+    // A trailing method call (`title.size()`) is not a field.
+    const after = code.slice((match.index ?? 0) + match[0].length).trimStart();
+    if (after.startsWith('(')) parts.pop();
+    const head = parts[0];
+    if (head === undefined || !heads.has(head)) continue;
+    const key = parts.join('.');
+    if (!seen.has(key)) {
+      seen.add(key);
+      chains.push(parts);
+    }
+  }
+  return chains;
+}
+
+/** Every guard and rule condition of a model, compiled. */
+export interface CompiledModelExpressions {
+  /** By entity name. */
+  readonly entities: ReadonlyMap<string, EntityExpressions>;
+  /** By entity name, then transition name. */
+  readonly guards: ReadonlyMap<string, ReadonlyMap<string, CompiledExpression>>;
+  /** By rule name. */
+  readonly rules: ReadonlyMap<string, CompiledExpression>;
+}
+
+/** Compiles every guard and rule expression of the model once. Throws `ExpressionCompileError`. */
+export function compileExpressions(model: Model): CompiledModelExpressions {
+  const entities = new Map(model.entities.map((e) => [e.name, e]));
+  const machines = new Set(model.machines.map((m) => m.entity));
+  const base = new Environment({ homogeneousAggregateLiterals: false });
+  const durations = new Map<number, unknown>();
+  const constants: Record<string, unknown> = {};
+  for (const c of model.constants) {
+    if (c.type === 'duration') {
+      const seconds = Number(c.value);
+      if (!durations.has(seconds)) durations.set(seconds, base.parse(`duration("${seconds}s")`)({}));
+      constants[c.name] = durations.get(seconds);
+    } else if (c.type === 'integer') constants[c.name] = BigInt(Math.trunc(Number(c.value)));
+    else constants[c.name] = c.value;
+  }
+  const frozenConstants = Object.freeze(constants);
+
+  const envs = new Map<string, Environment>();
+  const envOf = (entity: Entity, field: string | null): Environment => {
+    const key = `${entity.name}|${field ?? ''}`;
+    const cached = envs.get(key);
+    if (cached) return cached;
+    let env: Environment;
+    if (field !== null) {
+      env = envOf(entity, null).clone();
+      const type = entity.fields.find((f) => f.name === field)?.type;
+      env.registerVariable('value', type ? celType(type, registeredOf(entity)) : 'dyn');
+    } else {
+      env = new Environment({ homogeneousAggregateLiterals: false });
+      env.registerType(typeOf(USER_ENTITY), { fields: USER_FIELDS });
+      const registered = new Set([USER_ENTITY]);
+      for (const needed of reachable(entity, entities)) {
+        const fields: Record<string, string> = systemFields(needed.name, machines);
+        for (const f of needed.fields) fields[f.name] = celType(f.type, registered);
+        try {
+          env.registerType(typeOf(needed.name), { fields });
+          registered.add(needed.name);
+        } catch {
+          // A name cel-js reserves: references to it stay dyn, as in the checker.
+        }
+      }
+      registeredByEntity.set(entity.name, registered);
+      for (const [name, type] of Object.entries(systemFields(entity.name, machines))) env.registerVariable(name, type);
+      for (const f of entity.fields) {
+        if (!env.hasVariable(f.name)) env.registerVariable(f.name, celType(f.type, registered));
+      }
+      env
+        .registerVariable('user', typeOf(USER_ENTITY))
+        .registerVariable('now', TIMESTAMP)
+        .registerVariable('today', TIMESTAMP);
+      for (const c of model.constants) {
+        if (!env.hasVariable(c.name)) env.registerVariable(c.name, constantCelType(c));
+      }
+    }
+    envs.set(key, env);
+    return env;
+  };
+  const registeredByEntity = new Map<string, Set<string>>();
+  const registeredOf = (entity: Entity) => registeredByEntity.get(entity.name) ?? new Set<string>();
+
+  const compile = (entity: Entity, field: string | null, source: string, what: string): CompiledExpression => {
+    const env = envOf(entity, field);
+    let program: (context: Record<string, unknown>) => unknown;
+    try {
+      const parsed = env.parse(source);
+      const checked = parsed.check();
+      if (!checked.valid) throw checked.error ?? new Error('does not type-check');
+      if (checked.type !== 'bool') throw new Error(`is ${checked.type}, not a condition`);
+      program = parsed;
+    } catch (error) {
+      const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
+      throw new ExpressionCompileError(`${what} ("${source}") cannot be compiled: ${message}`);
+    }
+    const heads = new Set(entity.fields.map((f) => f.name));
+    if (machines.has(entity.name)) heads.add('state');
+    if (field !== null) heads.add('value');
+    return Object.freeze({ source, chains: chainsOf(source, heads), program, field });
+  };
+
+  const entityExpressions = new Map<string, EntityExpressions>();
+  for (const entity of model.entities) {
+    entityExpressions.set(entity.name, new EntityExpressions(entity, entities, frozenConstants));
+  }
+  const guards = new Map<string, Map<string, CompiledExpression>>();
+  for (const machine of model.machines) {
+    const entity = entities.get(machine.entity);
+    if (!entity) continue;
+    const byName = new Map<string, CompiledExpression>();
+    for (const t of machine.transitions) {
+      if (t.guard !== null) byName.set(t.name, compile(entity, null, t.guard, `The guard of "${t.name}"`));
+    }
+    guards.set(entity.name, byName);
+  }
+  const rules = new Map<string, CompiledExpression>();
+  for (const rule of model.rules) {
+    if (rule.condition.kind !== 'expression') continue;
+    const entity = entities.get(rule.appliesTo.entity);
+    if (!entity) continue;
+    rules.set(rule.name, compile(entity, rule.appliesTo.field, rule.condition.source, `The rule "${rule.name}"`));
+  }
+  return { entities: entityExpressions, guards, rules };
+}
+
+function systemFields(entity: string, machines: ReadonlySet<string>): Record<string, string> {
+  return {
+    id: 'string',
+    created_at: TIMESTAMP,
+    updated_at: TIMESTAMP,
+    created_by: typeOf(USER_ENTITY),
+    ...(machines.has(entity) ? { state: 'string' } : {}),
+  };
+}
+
+/** The entities an entity reaches through references (not itself unless it refers to itself), referenced ones first. */
+function reachable(entity: Entity, entities: ReadonlyMap<string, Entity>): Entity[] {
+  const order: Entity[] = [];
+  const seen = new Set<string>();
+  const visit = (e: Entity) => {
+    for (const f of e.fields) {
+      if (f.type.kind !== 'reference' || seen.has(f.type.entity)) continue;
+      const target = entities.get(f.type.entity);
+      if (!target) continue;
+      seen.add(target.name);
+      visit(target);
+      order.push(target);
+    }
+  };
+  visit(entity);
+  return order;
+}
