@@ -1,39 +1,18 @@
 import { Environment } from '@marcbachmann/cel-js';
+import {
+  CEL_DURATION,
+  CEL_TIMESTAMP,
+  CEL_TYPE_PREFIX,
+  CEL_USER_FIELDS,
+  celConstantType,
+  celFieldType,
+  celTypeName,
+} from './cel-types.ts';
 import type { DiagnosticBag } from './diagnostics.ts';
-import type { Constant, Entity, FieldType, Model, Span } from './model.ts';
+import type { Constant, Entity, Model, Span } from './model.ts';
 import { USER_ENTITY } from './names.ts';
 import { subSpan } from './spans.ts';
 import { suggest } from './suggest.ts';
-
-const TIMESTAMP = 'google.protobuf.Timestamp';
-/** Entity types live under their own package, so an entity may be called Int, List or A. */
-const TYPE_PREFIX = 'ninepoint.';
-const typeOf = (entity: string) => `${TYPE_PREFIX}${entity}`;
-const DURATION = 'google.protobuf.Duration';
-const USER_FIELDS = { id: 'string', email: 'string', name: 'string', roles: 'list<string>' };
-
-/** The CEL type of a field; `known` holds entity types registered so far (others become dyn). */
-function celType(type: FieldType, known: ReadonlySet<string>): string {
-  switch (type.kind) {
-    case 'integer':
-      return 'int';
-    case 'decimal':
-      return 'double';
-    case 'boolean':
-      return 'bool';
-    case 'date':
-    case 'datetime':
-      return TIMESTAMP;
-    case 'reference':
-      return known.has(type.entity) ? typeOf(type.entity) : 'dyn';
-    default:
-      return 'string';
-  }
-}
-
-function constantType(constant: Constant): string {
-  return { integer: 'int', decimal: 'double', boolean: 'bool', text: 'string', duration: DURATION }[constant.type];
-}
 
 /** One expression to check: a guard or a rule condition, with where it is and what it is about. */
 export interface ExpressionItem {
@@ -69,9 +48,9 @@ export class ExpressionChecker {
   #systemFields(entity: string): Record<string, string> {
     return {
       id: 'string',
-      created_at: TIMESTAMP,
-      updated_at: TIMESTAMP,
-      created_by: typeOf(USER_ENTITY),
+      created_at: CEL_TIMESTAMP,
+      updated_at: CEL_TIMESTAMP,
+      created_by: celTypeName(USER_ENTITY),
       ...(this.#machines.has(entity) ? { state: 'string' } : {}),
     };
   }
@@ -82,13 +61,13 @@ export class ExpressionChecker {
     const cached = this.#envs.get(key);
     if (cached) return cached;
     const env = new Environment({ homogeneousAggregateLiterals: false });
-    env.registerType(typeOf(USER_ENTITY), { fields: USER_FIELDS });
+    env.registerType(celTypeName(USER_ENTITY), { fields: CEL_USER_FIELDS });
     const registered = new Set([USER_ENTITY]);
     for (const needed of orderByReferences(this.#reached(entity, field, sources))) {
       const fields: Record<string, string> = { ...this.#systemFields(needed.name) };
-      for (const f of needed.fields) fields[f.name] = celType(f.type, registered);
+      for (const f of needed.fields) fields[f.name] = celFieldType(f.type, registered);
       try {
-        env.registerType(typeOf(needed.name), { fields });
+        env.registerType(celTypeName(needed.name), { fields });
         registered.add(needed.name);
       } catch {
         // A name cel-js reserves: references to it stay dyn.
@@ -97,20 +76,20 @@ export class ExpressionChecker {
     for (const [name, type] of Object.entries(this.#systemFields(entity.name))) env.registerVariable(name, type);
     for (const f of entity.fields) {
       // The checker refuses names CEL declares itself; a model built by hand may still hold one.
-      if (!env.hasVariable(f.name)) env.registerVariable(f.name, celType(f.type, registered));
+      if (!env.hasVariable(f.name)) env.registerVariable(f.name, celFieldType(f.type, registered));
     }
     env
-      .registerVariable('user', typeOf(USER_ENTITY))
-      .registerVariable('now', TIMESTAMP)
-      .registerVariable('today', TIMESTAMP);
+      .registerVariable('user', celTypeName(USER_ENTITY))
+      .registerVariable('now', CEL_TIMESTAMP)
+      .registerVariable('today', CEL_TIMESTAMP);
     // Only the constants these expressions name: thousands of constants times thousands of
     // entities would otherwise make checking quadratic.
     const named = new Set(sources.flatMap((source) => source.match(/\b[A-Z][A-Z0-9_]*\b/g) ?? []));
     for (const constant of this.#constants) {
-      if (named.has(constant.name)) env.registerVariable(constant.name, constantType(constant));
+      if (named.has(constant.name)) env.registerVariable(constant.name, celConstantType(constant));
     }
     const fieldType = entity.fields.find((f) => f.name === field)?.type;
-    if (field !== null) env.registerVariable('value', fieldType ? celType(fieldType, registered) : 'dyn');
+    if (field !== null) env.registerVariable('value', fieldType ? celFieldType(fieldType, registered) : 'dyn');
     this.#envs.set(key, env);
     return env;
   }
@@ -122,7 +101,7 @@ export class ExpressionChecker {
   #key(entity: Entity, field: string | null): string {
     if (field === null) return entity.name;
     const type = entity.fields.find((f) => f.name === field)?.type;
-    return `${entity.name}|${type ? (type.kind === 'reference' ? type.entity : celType(type, new Set())) : 'dyn'}`;
+    return `${entity.name}|${type ? (type.kind === 'reference' ? type.entity : celFieldType(type, new Set())) : 'dyn'}`;
   }
 
   /**
@@ -271,13 +250,13 @@ export class ExpressionChecker {
     for (const [i, part] of chain.entries()) {
       if (part === 'user' || part === 'created_by') {
         return i === chain.length - 1
-          ? { name: USER_ENTITY, fields: Object.keys(USER_FIELDS).map((name) => ({ name })) }
+          ? { name: USER_ENTITY, fields: Object.keys(CEL_USER_FIELDS).map((name) => ({ name })) }
           : null;
       }
       const type = current?.fields.find((f) => f.name === part)?.type;
       current = type?.kind === 'reference' ? (this.#entities.get(type.entity) ?? null) : null;
       if (type?.kind === 'reference' && type.entity === USER_ENTITY && i === chain.length - 1) {
-        return { name: USER_ENTITY, fields: Object.keys(USER_FIELDS).map((name) => ({ name })) };
+        return { name: USER_ENTITY, fields: Object.keys(CEL_USER_FIELDS).map((name) => ({ name })) };
       }
     }
     return current;
@@ -307,17 +286,17 @@ function orderByReferences(entities: readonly Entity[]): Entity[] {
 
 function typeName(type: string): string {
   return type
-    .replace(TIMESTAMP, 'a timestamp')
-    .replace(DURATION, 'a duration')
-    .replaceAll(TYPE_PREFIX, '')
+    .replace(CEL_TIMESTAMP, 'a timestamp')
+    .replace(CEL_DURATION, 'a duration')
+    .replaceAll(CEL_TYPE_PREFIX, '')
     .replace(/^(int|double|string|bool)$/, 'a $1');
 }
 
 function plainMessage(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return (message.split('\n')[0] ?? '')
-    .replaceAll(TIMESTAMP, 'timestamp')
-    .replaceAll(DURATION, 'duration')
-    .replaceAll(TYPE_PREFIX, '')
+    .replaceAll(CEL_TIMESTAMP, 'timestamp')
+    .replaceAll(CEL_DURATION, 'duration')
+    .replaceAll(CEL_TYPE_PREFIX, '')
     .replace(/\.$/, '');
 }

@@ -1,5 +1,14 @@
 export { blankSpec } from './blank-spec.ts';
 export { BUILTIN_ERRORS, errorCatalogue } from './builtin-errors.ts';
+export {
+  CEL_DURATION,
+  CEL_TIMESTAMP,
+  CEL_TYPE_PREFIX,
+  CEL_USER_FIELDS,
+  celConstantType,
+  celFieldType,
+  celTypeName,
+} from './cel-types.ts';
 export { type CheckResult, checkSpec, MAX_SPEC_BYTES } from './check.ts';
 export { deriveCalls, effectiveCalls, formatCallsTable } from './derive-calls.ts';
 export { deriveScreens, effectiveScreens } from './derive-screens.ts';

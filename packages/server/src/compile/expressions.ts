@@ -1,5 +1,15 @@
 import { Environment } from '@marcbachmann/cel-js';
-import { type Constant, type Entity, type FieldType, type Model, USER_ENTITY } from '@ninepoint/spec';
+import {
+  CEL_TIMESTAMP,
+  CEL_USER_FIELDS,
+  celConstantType,
+  celFieldType,
+  celTypeName,
+  type Entity,
+  type FieldType,
+  type Model,
+  USER_ENTITY,
+} from '@ninepoint/spec';
 import type { ApiRecord, Value } from '../store/store.ts';
 
 /**
@@ -20,12 +30,6 @@ import type { ApiRecord, Value } from '../store/store.ts';
  *   cannot be loaded: they count as empty (so a rule reaching through one is skipped and a guard
  *   fails). The sign-in slice must revisit this.
  */
-
-const TIMESTAMP = 'google.protobuf.Timestamp';
-const DURATION = 'google.protobuf.Duration';
-const TYPE_PREFIX = 'ninepoint.';
-const typeOf = (entity: string) => `${TYPE_PREFIX}${entity}`;
-const USER_FIELDS = { id: 'string', email: 'string', name: 'string', roles: 'list<string>' };
 
 /** The user expressions see before sign-in exists: nobody, with no roles. */
 export const NO_USER = Object.freeze({ id: '', email: '', name: '', roles: Object.freeze([]) as readonly string[] });
@@ -174,28 +178,6 @@ function toTimestamp(value: Value): Date | null {
   return Number.isNaN(date.getTime()) ? null : date;
 }
 
-function celType(type: FieldType, known: ReadonlySet<string>): string {
-  switch (type.kind) {
-    case 'integer':
-      return 'int';
-    case 'decimal':
-      return 'double';
-    case 'boolean':
-      return 'bool';
-    case 'date':
-    case 'datetime':
-      return TIMESTAMP;
-    case 'reference':
-      return known.has(type.entity) ? typeOf(type.entity) : 'dyn';
-    default:
-      return 'string';
-  }
-}
-
-function constantCelType(constant: Constant): string {
-  return { integer: 'int', decimal: 'double', boolean: 'bool', text: 'string', duration: DURATION }[constant.type];
-}
-
 /** The identifier chains of a source whose head is one of `heads`, with string literals blanked. */
 export function chainsOf(source: string, heads: ReadonlySet<string>): string[][] {
   const code = source.replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, '""');
@@ -253,16 +235,16 @@ export function compileExpressions(model: Model): CompiledModelExpressions {
     if (field !== null) {
       env = envOf(entity, null).clone();
       const type = entity.fields.find((f) => f.name === field)?.type;
-      env.registerVariable('value', type ? celType(type, registeredOf(entity)) : 'dyn');
+      env.registerVariable('value', type ? celFieldType(type, registeredOf(entity)) : 'dyn');
     } else {
       env = new Environment({ homogeneousAggregateLiterals: false });
-      env.registerType(typeOf(USER_ENTITY), { fields: USER_FIELDS });
+      env.registerType(celTypeName(USER_ENTITY), { fields: CEL_USER_FIELDS });
       const registered = new Set([USER_ENTITY]);
       for (const needed of reachable(entity, entities)) {
         const fields: Record<string, string> = systemFields(needed.name, machines);
-        for (const f of needed.fields) fields[f.name] = celType(f.type, registered);
+        for (const f of needed.fields) fields[f.name] = celFieldType(f.type, registered);
         try {
-          env.registerType(typeOf(needed.name), { fields });
+          env.registerType(celTypeName(needed.name), { fields });
           registered.add(needed.name);
         } catch {
           // A name cel-js reserves: references to it stay dyn, as in the checker.
@@ -271,14 +253,14 @@ export function compileExpressions(model: Model): CompiledModelExpressions {
       registeredByEntity.set(entity.name, registered);
       for (const [name, type] of Object.entries(systemFields(entity.name, machines))) env.registerVariable(name, type);
       for (const f of entity.fields) {
-        if (!env.hasVariable(f.name)) env.registerVariable(f.name, celType(f.type, registered));
+        if (!env.hasVariable(f.name)) env.registerVariable(f.name, celFieldType(f.type, registered));
       }
       env
-        .registerVariable('user', typeOf(USER_ENTITY))
-        .registerVariable('now', TIMESTAMP)
-        .registerVariable('today', TIMESTAMP);
+        .registerVariable('user', celTypeName(USER_ENTITY))
+        .registerVariable('now', CEL_TIMESTAMP)
+        .registerVariable('today', CEL_TIMESTAMP);
       for (const c of model.constants) {
-        if (!env.hasVariable(c.name)) env.registerVariable(c.name, constantCelType(c));
+        if (!env.hasVariable(c.name)) env.registerVariable(c.name, celConstantType(c));
       }
     }
     envs.set(key, env);
@@ -333,9 +315,9 @@ export function compileExpressions(model: Model): CompiledModelExpressions {
 function systemFields(entity: string, machines: ReadonlySet<string>): Record<string, string> {
   return {
     id: 'string',
-    created_at: TIMESTAMP,
-    updated_at: TIMESTAMP,
-    created_by: typeOf(USER_ENTITY),
+    created_at: CEL_TIMESTAMP,
+    updated_at: CEL_TIMESTAMP,
+    created_by: celTypeName(USER_ENTITY),
     ...(machines.has(entity) ? { state: 'string' } : {}),
   };
 }
