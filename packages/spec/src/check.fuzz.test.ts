@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 /**
  * Property tests: whatever the input, `checkSpec` returns (quickly) a model and well-formed
  * diagnostics, and never throws.
@@ -30,73 +31,7 @@ const options = (numRuns: number) => ({
 const TIME_LIMIT_MS = 2000;
 
 /** The sketch from the design document's section "The spec format" (it checks with no diagnostics). */
-const sketch = `# Specification: Lending desk
-
-## 1. What the product does and for whom
-Lets the staff of a small library lend books to members. Members see their own loans.
-
-## 2. Screens and routes
-| route | screen | shows | who |
-|---|---|---|---|
-| /books | list | Book | staff, member |
-| /books/:id | detail | Book | staff, member |
-| /loans | board | Loan | staff |
-| /my/loans | list | Loan where borrower = me | member |
-
-## 3. Entities and their fields
-### Book
-| field | type | rules |
-|---|---|---|
-| title | text | required, 1..200 characters |
-| isbn | text | required, unique, pattern ^97[89][0-9]{10}$ |
-| copies | integer | required, 0..MAX_COPIES, default 1 |
-
-### Loan
-| field | type | rules |
-|---|---|---|
-| book | Book | required |
-| borrower | User | required |
-| due | date | required |
-
-## 4. States and transitions
-### Loan
-| transition | from | to | who | when |
-|---|---|---|---|---|
-| lend | (new) | out | staff | book.copies > 0 |
-| return | out, overdue | returned | staff | |
-| mark overdue | out | overdue | staff | now > due |
-
-## 5. Validation rules
-| rule | applies to | condition | error |
-|---|---|---|---|
-| due in the future | Loan | due > today | DUE_IN_PAST |
-| loan limit | Loan | at most MAX_LOANS Loan in state out per borrower | LOAN_LIMIT |
-
-## 6. Roles and permissions
-| role | Book | Loan |
-|---|---|---|
-| staff | create, read, update, delete | create, read, update |
-| member | read | read own |
-
-## 7. The calls it makes
-| method | path | payload | does |
-|---|---|---|---|
-| GET | /api/books | | list Book |
-| POST | /api/books | Book | create Book |
-| POST | /api/loans/:id/return | | Loan: return |
-
-## 8. The error catalogue
-| code | status | message |
-|---|---|---|
-| DUE_IN_PAST | 422 | The due date must be in the future. |
-| LOAN_LIMIT | 409 | A member may hold at most {MAX_LOANS} books at once. |
-
-## 9. Business constants and limits
-| name | value | meaning |
-|---|---|---|
-| MAX_LOANS | 5 | books a member may hold at once |
-| MAX_COPIES | 50 | copies of one title |
-`;
+const sketch = readFileSync(new URL('../test/fixtures/sketch.md', import.meta.url), 'utf8');
 
 const seeds = [sketch, blankSpec()];
 
