@@ -2,6 +2,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { blankSpec } from '@ninepoint/spec';
 import { afterEach, describe, expect, it } from 'vitest';
+import { POSTGRES_AVAILABLE, TEST_DATABASES } from '../test/databases.ts';
 import { LENDING_DESK, replaceOnce, tempDir } from '../test/helpers.ts';
 import { serve } from './serve.ts';
 
@@ -58,11 +59,38 @@ describe('serve', () => {
     expect(existsSync(temp.dbPath)).toBe(false);
   });
 
-  it('refuses DATABASE_URL with exit code 2 until PostgreSQL is supported', async () => {
+  it('refuses a DATABASE_URL that is not PostgreSQL with exit code 2', async () => {
     const { options, err } = setup(blankSpec());
-    const result = await serve({ ...options, databaseUrl: 'postgres://127.0.0.1:5432/test' });
+    const result = await serve({ ...options, databaseUrl: 'mysql://127.0.0.1:3306/test' });
     expect(result).toEqual({ ok: false, exitCode: 2 });
-    expect(err.join('\n')).toMatch(/PostgreSQL support is not built yet/);
+    expect(err.join('\n')).toMatch(/DATABASE_URL must be a PostgreSQL URL/);
+  });
+
+  it('says which database does not answer, without its password', async () => {
+    const { options, err } = setup(blankSpec());
+    const result = await serve({ ...options, databaseUrl: 'postgres://app:secret@127.0.0.1:1/test' });
+    expect(result).toEqual({ ok: false, exitCode: 1 });
+    expect(err.join('\n')).toMatch(/cannot open the database "postgres:\/\/app:\*\*\*@127\.0\.0\.1:1\/test"/);
+    expect(err.join('\n')).not.toMatch(/secret/);
+  });
+
+  it.skipIf(!POSTGRES_AVAILABLE)('serves from PostgreSQL when DATABASE_URL is set', async () => {
+    const { options, out } = setup(LENDING_DESK);
+    const fresh = await TEST_DATABASES[1]?.fresh();
+    if (!fresh) throw new Error('PostgreSQL is not in TEST_DATABASES');
+    try {
+      const result = await serve({ ...options, databaseUrl: fresh.env.DATABASE_URL });
+      if (!result.ok) throw new Error(`serve failed with ${result.exitCode}`);
+      try {
+        expect(out.join('\n')).toMatch(/\(PostgreSQL: postgres:\/\//);
+        const health = await fetch(`${result.url}/api/health`);
+        expect(await health.json()).toMatchObject({ status: 'ok', database: 'postgres' });
+      } finally {
+        await result.server.close();
+      }
+    } finally {
+      await fresh.remove();
+    }
   });
 
   it('says when the spec cannot be read', async () => {

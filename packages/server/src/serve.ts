@@ -5,6 +5,7 @@ import { SqlSchemaError } from './compile/sql-schema.ts';
 import { createServer, DEFAULT_HOST, DEFAULT_PORT, defaultLogger, type NinepointServer } from './http/server.ts';
 import { closeOnSignals } from './http/shutdown.ts';
 import { DEFAULT_DB_PATH } from './store/open-store.ts';
+import { redact } from './store/postgres/pg-store.ts';
 
 export interface ServeOptions {
   /** The spec file; also names the spec in messages when `source` is given. */
@@ -42,11 +43,11 @@ export type ServeResult = { ok: true; server: NinepointServer; url: string } | {
 export async function serve(options: ServeOptions): Promise<ServeResult> {
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
   const printError = options.printError ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const databaseUrl = options.databaseUrl ?? process.env.DATABASE_URL;
-  if (databaseUrl) {
+  const databaseUrl = (options.databaseUrl ?? process.env.DATABASE_URL) || undefined;
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     printError(
-      'Ninepoint: DATABASE_URL is set, but PostgreSQL support is not built yet; ' +
-        'this version serves SQLite only. Unset DATABASE_URL to serve from a SQLite file (--db).',
+      'Ninepoint: DATABASE_URL must be a PostgreSQL URL (postgres://user@host:5432/database); ' +
+        'unset it to serve from a SQLite file (--db).',
     );
     return { ok: false, exitCode: 2 };
   }
@@ -70,14 +71,14 @@ export async function serve(options: ServeOptions): Promise<ServeResult> {
   const logger = options.logger ?? defaultLogger();
   let server: NinepointServer;
   try {
-    server = await createServer({ model, dbPath, logger });
+    server = await createServer({ model, dbPath, databaseUrl, logger });
   } catch (error) {
     const code = String((error as { code?: unknown }).code ?? '');
     const reason =
       error instanceof SqlSchemaError
         ? error.message
-        : code.startsWith('SQLITE_') || code.startsWith('E')
-          ? `cannot open the database "${dbPath}": ${describe(error)}.`
+        : code.startsWith('SQLITE_') || code.startsWith('E') || /^[0-9A-Z]{5}$/.test(code)
+          ? `cannot open the database "${databaseUrl ? redact(databaseUrl) : dbPath}": ${describe(error)}.`
           : `cannot start: ${describe(error)}.`;
     printError(`Ninepoint: ${reason}`);
     return { ok: false, exitCode: 1 };
@@ -98,7 +99,8 @@ export async function serve(options: ServeOptions): Promise<ServeResult> {
     return { ok: false, exitCode: 1 };
   }
   if (options.handleSignals ?? true) closeOnSignals(server, logger ? { logger } : {});
-  print(`Ninepoint: serving "${model.product.name}" at ${url} (SQLite: ${dbPath})`);
+  const where = server.store.dialect === 'postgres' ? `PostgreSQL: ${server.store.location}` : `SQLite: ${dbPath}`;
+  print(`Ninepoint: serving "${model.product.name}" at ${url} (${where})`);
   return { ok: true, server, url };
 }
 

@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { StoreOptions } from '../src/store/open-store.ts';
+import { PgStore } from '../src/store/postgres/pg-store.ts';
+import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
+import type { Store } from '../src/store/store.ts';
 import { tempDir } from './helpers.ts';
 
 /**
@@ -110,3 +113,23 @@ export const TEST_DATABASES: readonly TestDatabase[] =
 
 /** True when the PostgreSQL runs are in `TEST_DATABASES` (they are skipped otherwise). */
 export const POSTGRES_AVAILABLE = unavailable === null;
+
+/**
+ * Runs SQL behind the API's back (`?` placeholders), on either database: for tests that set up
+ * what the API would refuse, such as a loan that fell due while nobody looked.
+ */
+export async function execute(store: Store, sql: string, params: unknown[] = []): Promise<void> {
+  if (store instanceof SqliteStore) {
+    store.db.prepare(sql).run(...(params as (string | number | null)[]));
+    return;
+  }
+  if (store instanceof PgStore) {
+    let n = 0;
+    await store.pool.query(
+      sql.replace(/\?/g, () => `$${++n}`),
+      params,
+    );
+    return;
+  }
+  throw new Error(`No raw SQL for a ${store.dialect} store.`);
+}

@@ -10,7 +10,7 @@ import {
   type Model,
   USER_ENTITY,
 } from '@ninepoint/spec';
-import type { ApiRecord, Value } from '../store/store.ts';
+import { type ApiRecord, ReadPending, type Value } from '../store/store.ts';
 
 /**
  * Every transition guard and rule condition of a model, parsed and type-checked once at start-up
@@ -90,7 +90,9 @@ export class EntityExpressions {
         if (empty) return mode === 'rule' ? 'skipped' : 'fails';
       }
       return expression.program(context) === true ? 'holds' : 'fails';
-    } catch {
+    } catch (error) {
+      // The store must read first: it runs the check again once it has (see `TxReader`).
+      if (error instanceof ReadPending) throw error;
       return 'fails';
     }
   }

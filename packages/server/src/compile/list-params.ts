@@ -20,6 +20,8 @@ export interface ListParams {
 export interface SortKey {
   stored: 'text' | 'number';
   nullable: boolean;
+  /** Text that must be a date or a date-time: PostgreSQL refuses any other text for such a column. */
+  format?: 'date' | 'datetime';
 }
 
 export type FilterType =
@@ -35,8 +37,8 @@ export const LIST_PARAMETERS = ['limit', 'cursor', 'sort', 'q', 'count'] as cons
 export function compileListParams(entity: Entity, machine: StateMachine | undefined): ListParams {
   const sortable = new Map<string, SortKey>([
     ['id', { stored: 'text', nullable: false }],
-    ['created_at', { stored: 'text', nullable: false }],
-    ['updated_at', { stored: 'text', nullable: false }],
+    ['created_at', { stored: 'text', nullable: false, format: 'datetime' }],
+    ['updated_at', { stored: 'text', nullable: false, format: 'datetime' }],
     ['created_by', { stored: 'text', nullable: true }],
   ]);
   const filterable = new Map<string, FilterType>();
@@ -48,7 +50,9 @@ export function compileListParams(entity: Entity, machine: StateMachine | undefi
   for (const field of entity.fields) {
     const type = filterType(field);
     const numeric = type.kind === 'integer' || type.kind === 'decimal' || type.kind === 'boolean';
-    sortable.set(field.name, { stored: numeric ? 'number' : 'text', nullable: !field.required });
+    const key: SortKey = { stored: numeric ? 'number' : 'text', nullable: !field.required };
+    if (type.kind === 'date' || type.kind === 'datetime') key.format = type.kind;
+    sortable.set(field.name, key);
     filterable.set(field.name, type);
     if (['text', 'longText', 'email', 'url'].includes(field.type.kind)) searchable.push(field.name);
   }

@@ -264,6 +264,11 @@ function checkValue(field: Field, value: Value, errors: FieldErrors, failures: F
     if (field.required) failures.push(errors.error(field.name, 'REQUIRED'));
     return null;
   }
+  // PostgreSQL cannot store U+0000 in text; refused on both databases, so they behave the same.
+  if (typeof value === 'string' && value.includes('\u0000')) {
+    failures.push(errors.error(field.name, 'INVALID_TYPE', { type: 'text without NUL (U+0000) characters' }));
+    return null;
+  }
   if (field.type.kind === 'datetime' && typeof value === 'string') {
     const normalized = normalizeDateTime(value);
     if (normalized === null) {

@@ -1,5 +1,11 @@
 import type { RuntimeSettings } from '@ninepoint/spec';
-import { DEFAULT_SORT, type FilterType, LIST_PARAMETERS, type ListParams } from '../compile/list-params.ts';
+import {
+  DEFAULT_SORT,
+  type FilterType,
+  LIST_PARAMETERS,
+  type ListParams,
+  type SortKey,
+} from '../compile/list-params.ts';
 import type { ListQuery, Position, Value } from '../store/store.ts';
 import { ProblemError } from './problem.ts';
 import { isDate, normalizeDateTime, UUID } from './values.ts';
@@ -69,6 +75,7 @@ export function parseListQuery(
   if (text !== undefined && text !== '') {
     if (params.searchable.length === 0) throw invalid('q searches text fields, and there are none here');
     if (text.length > MAX_SEARCH_LENGTH) throw invalid(`q must be at most ${MAX_SEARCH_LENGTH} characters`);
+    if (text.includes('\u0000')) throw invalid('q must not contain NUL (U+0000) characters');
     search = { columns: [...params.searchable], text };
   }
 
@@ -87,7 +94,7 @@ export function encodeCursor(sort: string, position: Position): string {
   return Buffer.from(JSON.stringify([sort, position.value, position.id])).toString('base64url');
 }
 
-function decodeCursor(cursor: string, sort: string, key: { stored: 'text' | 'number'; nullable: boolean }): Position {
+function decodeCursor(cursor: string, sort: string, key: SortKey): Position {
   const bad = invalid('cursor is not one this list gave, or was made for another sort');
   if (cursor.length > MAX_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw bad;
   let decoded: unknown;
@@ -98,13 +105,19 @@ function decodeCursor(cursor: string, sort: string, key: { stored: 'text' | 'num
   }
   if (!Array.isArray(decoded) || decoded.length !== 3) throw bad;
   const [madeFor, value, id] = decoded as unknown[];
-  if (madeFor !== sort || typeof id !== 'string') throw bad;
+  if (madeFor !== sort || typeof id !== 'string' || !UUID.test(id)) throw bad;
   const fits =
     value === null
       ? key.nullable
       : key.stored === 'number'
         ? typeof value === 'number' && Number.isFinite(value)
-        : typeof value === 'string';
+        : typeof value === 'string' &&
+          !value.includes('\u0000') &&
+          (key.format === 'date'
+            ? isDate(value)
+            : key.format === 'datetime'
+              ? normalizeDateTime(value) !== null
+              : true);
   if (!fits) throw bad;
   return { value: value as string | number | null, id };
 }
@@ -113,6 +126,7 @@ function filterValue(field: string, type: FilterType, text: string): Value {
   const wrong = (what: string) => invalid(`filter[${field}] must be ${what}`);
   switch (type.kind) {
     case 'text':
+      if (text.includes('\u0000')) throw wrong('text without NUL (U+0000) characters');
       return text;
     case 'choice':
       if (!type.values.includes(text)) throw wrong(`one of ${type.values.join(', ')}`);

@@ -74,7 +74,7 @@ describe('the blank spec over HTTP', () => {
     expect(response.status).toBe(200);
     const document = (await response.json()) as { openapi: string; paths: Record<string, unknown> };
     expect(document.openapi).toMatch(/^3\.1\./);
-    expect(Object.keys(document.paths)).toEqual(['/api/health', '/api/spec', '/api/openapi.json']);
+    expect(Object.keys(document.paths)).toEqual(['/api/health', '/api/spec', '/api/openapi.json', '/api/docs']);
     expect(document).toEqual(server.compiled.openapi);
   });
 
@@ -187,7 +187,8 @@ describe('the blank spec over HTTP', () => {
     await fc.assert(
       fc.asyncProperty(method, fc.array(segment, { maxLength: 5 }), body, async (m, segments, payload) => {
         const path = `/${segments.join('/')}`;
-        if (m === 'GET' || m === 'HEAD') fc.pre(!['/api/health', '/api/spec', '/api/openapi.json'].includes(path));
+        if (m === 'GET' || m === 'HEAD')
+          fc.pre(!['/api/health', '/api/spec', '/api/openapi.json', '/api/docs'].includes(path));
         const withBody = payload !== undefined && !['GET', 'HEAD'].includes(m);
         const response = await server.app.inject({
           method: m as 'GET',
@@ -222,6 +223,7 @@ describe('a spec with entities over HTTP', () => {
         '/api/health',
         '/api/spec',
         '/api/openapi.json',
+        '/api/docs',
         '/api/books',
         '/api/loans/{id}/return',
       ]);
@@ -312,10 +314,10 @@ describe('a spec with entities over HTTP', () => {
     }
   });
 
-  it('refuses a database URL until PostgreSQL is supported', async () => {
+  it('refuses a database URL that is not PostgreSQL', async () => {
     await expect(
-      createServer({ model: blankModel(), databaseUrl: 'postgres://127.0.0.1/test', logger: false }),
-    ).rejects.toThrow(/PostgreSQL support is not built yet/);
+      createServer({ model: blankModel(), databaseUrl: 'mysql://127.0.0.1/test', logger: false }),
+    ).rejects.toThrow(/DATABASE_URL must be a PostgreSQL URL/);
   });
 
   it('closes the database when it closes, and may be closed twice', async () => {

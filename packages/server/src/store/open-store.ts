@@ -1,3 +1,4 @@
+import { PgStore, type PgStoreOptions } from './postgres/pg-store.ts';
 import { SqliteStore, type SqliteStoreOptions } from './sqlite/sqlite-store.ts';
 import { type Store, UnsupportedDatabaseError } from './store.ts';
 
@@ -7,6 +8,7 @@ export interface StoreOptions {
   /** A PostgreSQL URL; when set it wins over `dbPath`. */
   databaseUrl?: string;
   sqlite?: SqliteStoreOptions;
+  postgres?: PgStoreOptions;
 }
 
 /** Where `ninepoint serve` keeps its data when no path is given. */
@@ -15,9 +17,12 @@ export const DEFAULT_DB_PATH = 'data/ninepoint.db';
 /** Opens the database the options name. */
 export async function openStore(options: StoreOptions): Promise<Store> {
   if (options.databaseUrl) {
-    throw new UnsupportedDatabaseError(
-      'PostgreSQL support is not built yet; this version serves SQLite only. Unset DATABASE_URL to use SQLite.',
-    );
+    if (!/^postgres(ql)?:\/\//.test(options.databaseUrl)) {
+      throw new UnsupportedDatabaseError(
+        'DATABASE_URL must be a PostgreSQL URL (postgres://user@host:5432/database); unset it to use SQLite (--db).',
+      );
+    }
+    return PgStore.open(options.databaseUrl, options.postgres);
   }
   return SqliteStore.open(options.dbPath ?? DEFAULT_DB_PATH, options.sqlite);
 }

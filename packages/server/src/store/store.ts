@@ -111,7 +111,12 @@ export interface HistoryEntry {
   changes: Record<string, Value>;
 }
 
-/** Reads made inside a write transaction, for the checks that run in it. */
+/**
+ * Reads made inside a write transaction, for the checks that run in it. They are synchronous so
+ * that a check is plain code; a store whose reads are asynchronous (PostgreSQL) answers from what
+ * it has read so far and throws `ReadPending` for anything else: it then makes that read in the
+ * transaction and runs the check again. A check must therefore have no effect but its answer.
+ */
 export interface TxReader {
   /** A record of any entity by id. */
   get(entity: string, id: string): ApiRecord | undefined;
@@ -128,6 +133,25 @@ export interface TxReader {
  * transaction rolls back and the error reaches the caller unchanged.
  */
 export type WriteCheck = (next: ApiRecord, current: ApiRecord | null, reader: TxReader) => void;
+
+/** Thrown by a `TxReader` for a read it has not made yet; never reaches the HTTP layer. */
+export class ReadPending {
+  readonly read: PendingRead;
+  constructor(read: PendingRead) {
+    this.read = read;
+  }
+}
+
+export type PendingRead =
+  | { kind: 'get'; entity: string; id: string }
+  | {
+      kind: 'count';
+      entity: string;
+      column: string;
+      value: Value;
+      states: readonly string[] | null;
+      excludeId: string;
+    };
 
 /** A state change: the transition taken and the state it leads to. */
 export interface TransitionWrite {

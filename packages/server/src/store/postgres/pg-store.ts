@@ -1,0 +1,179 @@
+import type { Model } from '@ninepoint/spec';
+import pg from 'pg';
+import { SCHEMA_TABLE, type SqlSchema, type SqlTable } from '../../compile/sql-schema.ts';
+import type { AppliedSchema, Store } from '../store.ts';
+import { HISTORY_TABLE_DDL, quoteIdentifier, SCHEMA_TABLE_DDL, tableDdl } from './pg-ddl.ts';
+import { inTransaction, PgRecords } from './pg-records.ts';
+
+export interface PgStoreOptions {
+  /** Connections kept open at most (default 10). */
+  poolSize?: number;
+  /** How long to wait for a connection before failing, in ms (default 10 s). */
+  connectTimeoutMs?: number;
+}
+
+/** Any number: one key that every Ninepoint server applying a schema to this database takes. */
+const SCHEMA_LOCK = 0x4e_69_6e_65;
+
+/**
+ * How values come back: as the API writes them and SQLite gives them back. Integers (BIGINT,
+ * count) and decimals (NUMERIC) as numbers; dates as `YYYY-MM-DD`; date-times as ISO 8601 in UTC
+ * with milliseconds. Everything else keeps pg's default.
+ */
+const TYPE_PARSERS = new Map<number, (text: string) => unknown>([
+  [pg.types.builtins.INT8, Number],
+  [pg.types.builtins.NUMERIC, Number],
+  [pg.types.builtins.DATE, (text: string) => text],
+  [
+    pg.types.builtins.TIMESTAMPTZ,
+    (text: string) => (pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ)(text) as Date).toISOString(),
+  ],
+]);
+
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    TYPE_PARSERS.get(oid) ?? pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+/**
+ * An app's records in a PostgreSQL database, through a pool of node-postgres connections. Tables
+ * live in the connection's current schema (`search_path`): several apps can share a database by
+ * setting `options=-c search_path=<schema>` in the URL.
+ */
+export class PgStore implements Store {
+  readonly dialect = 'postgres';
+  readonly location: string;
+  readonly pool: pg.Pool;
+  #records = new Map<string, PgRecords>();
+
+  private constructor(location: string, pool: pg.Pool) {
+    this.location = location;
+    this.pool = pool;
+  }
+
+  /** Connects to the database at `url` and checks that it answers. */
+  static async open(url: string, options: PgStoreOptions = {}): Promise<PgStore> {
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+      types,
+    });
+    // An idle connection the server drops must not crash the process; the next query reconnects.
+    pool.on('error', () => {});
+    const store = new PgStore(redact(url), pool);
+    try {
+      await store.ping();
+    } catch (error) {
+      await pool.end();
+      throw error;
+    }
+    return store;
+  }
+
+  async applySchema(schema: SqlSchema, model: Model): Promise<AppliedSchema> {
+    const modelJson = JSON.stringify(model);
+    const applied = await inTransaction(this.pool, async (client) => {
+      // Two servers starting on one database take turns instead of failing half-way.
+      await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
+      const existing = new Set(
+        (
+          await client.query<{ table_name: string }>(
+            'SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()',
+          )
+        ).rows.map((r) => r.table_name),
+      );
+      await client.query(SCHEMA_TABLE_DDL);
+      for (const statement of HISTORY_TABLE_DDL) await client.query(statement);
+      const created: string[] = [];
+      const missingColumns: AppliedSchema['missingColumns'] = [];
+      for (const table of schema.tables) {
+        if (existing.has(table.name)) {
+          const have = new Set(await columnsOf(client, table.name));
+          const missing = table.columns.map((c) => c.name).filter((c) => !have.has(c));
+          if (missing.length > 0) missingColumns.push({ table: table.name, columns: missing });
+        } else {
+          created.push(table.name);
+        }
+        for (const statement of tableDdl(table)) await client.query(statement);
+      }
+      const last = await client.query<{ model: string }>(
+        `SELECT "model" FROM ${quoteIdentifier(SCHEMA_TABLE)} ORDER BY "id" DESC LIMIT 1`,
+      );
+      const recorded = last.rows[0]?.model !== modelJson;
+      if (recorded) {
+        await client.query(
+          `INSERT INTO ${quoteIdentifier(SCHEMA_TABLE)} ("applied_at", "model_version", "product", "model", "tables") VALUES ($1, $2, $3, $4, $5)`,
+          [new Date().toISOString(), model.version, model.product.name, modelJson, JSON.stringify(schema.tables)],
+        );
+      }
+      return { created, missingColumns, recorded };
+    });
+    this.#prepare(schema, new Set(applied.missingColumns.map((m) => m.table)));
+    return applied;
+  }
+
+  /** Builds the records of every table that has all its columns; one missing columns needs a migration. */
+  #prepare(schema: SqlSchema, incomplete: ReadonlySet<string>): void {
+    const ready = schema.tables.filter((t) => !incomplete.has(t.name));
+    const records = new Map<string, PgRecords>();
+    const byTable = new Map<string, PgRecords>();
+    const shared = {
+      pool: this.pool,
+      records: (entity: string) => records.get(entity),
+      recordsOfTable: (table: string) => byTable.get(table),
+    };
+    for (const table of ready) {
+      const referrers = ready.flatMap((other: SqlTable) =>
+        other.columns.filter((c) => c.references?.table === table.name).map((column) => ({ table: other, column })),
+      );
+      const entityRecords = new PgRecords(table, referrers, shared);
+      records.set(table.entity, entityRecords);
+      byTable.set(table.name, entityRecords);
+    }
+    this.#records = records;
+  }
+
+  records(entity: string): PgRecords {
+    const records = this.#records.get(entity);
+    if (!records) throw new Error(`The table of ${entity} is not ready: apply the schema first.`);
+    return records;
+  }
+
+  /** The column names of a table in the current schema, in order. */
+  async columnsOf(table: string): Promise<string[]> {
+    const client = await this.pool.connect();
+    try {
+      return await columnsOf(client, table);
+    } finally {
+      client.release();
+    }
+  }
+
+  async ping(): Promise<void> {
+    await this.pool.query('SELECT 1');
+  }
+
+  async close(): Promise<void> {
+    if (!this.pool.ended) await this.pool.end();
+  }
+}
+
+async function columnsOf(client: pg.PoolClient, table: string): Promise<string[]> {
+  const { rows } = await client.query<{ column_name: string }>(
+    'SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position',
+    [table],
+  );
+  return rows.map((r) => r.column_name);
+}
+
+/** The URL without its password, for messages and logs. */
+export function redact(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'postgres://(unparsable URL)';
+  }
+}
