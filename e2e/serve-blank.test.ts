@@ -30,12 +30,15 @@ afterAll(() => {
 });
 
 describe('ninepoint serve with no spec (the blank spec)', () => {
-  it('answers health, the spec and an OpenAPI document with no entity paths', async () => {
+  it('answers health, the spec, an OpenAPI document with no entity paths and its reference page', async () => {
     expect((await fetch(`${url}/api/health`)).status).toBe(200);
     const spec = (await (await fetch(`${url}/api/spec`)).json()) as { points: { shown: boolean }[] };
     expect(spec.points.filter((p) => p.shown)).toEqual([]);
     const openapi = (await (await fetch(`${url}/api/openapi.json`)).json()) as { paths: Record<string, unknown> };
-    expect(Object.keys(openapi.paths).sort()).toEqual(['/api/health', '/api/openapi.json', '/api/spec']);
+    expect(Object.keys(openapi.paths).sort()).toEqual(['/api/docs', '/api/health', '/api/openapi.json', '/api/spec']);
+    const docs = await fetch(`${url}/api/docs`);
+    expect(docs.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(await docs.text()).toContain('<title>New product — API reference</title>');
   });
 
   it('answers every other path with a catalogued 404 problem', async () => {

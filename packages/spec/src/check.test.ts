@@ -168,6 +168,16 @@ describe('names that would collide at run time', () => {
     expect(codes(spec)).toEqual(['duplicate-name', 'reserved-name']);
   });
 
+  it('refuses an entity whose records would live at /api/docs, the API reference page', () => {
+    for (const name of ['Doc', 'Docs']) {
+      const { diagnostics, ok } = checkSpec(withEntities(`### ${name}\n| field | type |\n|---|---|\n| title | text |`));
+      expect(ok).toBe(false);
+      expect(diagnostics.map((d) => [d.code, d.message])).toEqual([
+        ['reserved-name', `${name}'s records would live at /api/docs, which Ninepoint itself serves.`],
+      ]);
+    }
+  });
+
   it('refuses two fields whose names differ only in case', () => {
     expect(
       codes(withEntities('### Task\n| field | type |\n|---|---|\n| dueDate | date |\n| duedate | date |')),

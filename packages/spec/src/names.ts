@@ -12,7 +12,7 @@ export const ERROR_CODE = /^[A-Z][A-Z0-9_]*$/;
 export const USER_ENTITY = 'User';
 
 /** API collections the runtime serves itself (`/api/health`, …): no entity may take them. */
-export const RESERVED_COLLECTIONS = new Set(['health', 'spec', 'openapi.json', 'auth', 'users']);
+export const RESERVED_COLLECTIONS = new Set(['health', 'spec', 'openapi.json', 'docs', 'auth', 'users']);
 
 /** Words that cannot name a field: system fields, names in every expression's scope, CEL keywords. */
 export const RESERVED_FIELD_NAMES = new Set([

@@ -32,7 +32,7 @@ describe('the OpenAPI document', () => {
     await expectValidOpenApi(openapi);
     expect(openapi.openapi).toMatch(/^3\.1\.\d+$/);
     expect(openapi.info.title).toBe('New product');
-    expect(Object.keys(openapi.paths)).toEqual(['/api/health', '/api/spec', '/api/openapi.json']);
+    expect(Object.keys(openapi.paths)).toEqual(['/api/health', '/api/spec', '/api/openapi.json', '/api/docs']);
     expect(Object.keys(openapi.components.schemas)).toEqual(['ninepoint.Problem', 'ninepoint.Health']);
   });
 
@@ -104,6 +104,7 @@ describe('the OpenAPI document', () => {
       'GET /api/health getHealth',
       'GET /api/spec getSpec',
       'GET /api/openapi.json getOpenApi',
+      'GET /api/docs getApiDocs',
       'GET /api/books listBooks',
       'POST /api/books createBook',
       'GET /api/books/{id} getBook',

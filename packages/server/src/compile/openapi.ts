@@ -177,13 +177,16 @@ function systemOperation(route: (typeof SYSTEM_ROUTES)[number], responses: Probl
   const schema: JsonSchema =
     route.path === '/api/health'
       ? ref(HEALTH)
-      : { type: 'object', description: route.path === '/api/spec' ? 'The checked model.' : 'An OpenAPI document.' };
+      : route.path === '/api/docs'
+        ? STRING
+        : { type: 'object', description: route.path === '/api/spec' ? 'The checked model.' : 'An OpenAPI document.' };
+  const mediaType = route.path === '/api/docs' ? 'text/html' : JSON_TYPE;
   return {
     operationId: route.operationId,
     summary: route.summary,
     tags: [SYSTEM_TAG],
     responses: {
-      '200': { description: route.summary, content: { [JSON_TYPE]: { schema } } },
+      '200': { description: route.summary, content: { [mediaType]: { schema } } },
       ...responses.for(['INTERNAL_ERROR']),
     },
   };

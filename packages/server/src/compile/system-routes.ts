@@ -21,6 +21,12 @@ export const SYSTEM_ROUTES = [
     operationId: 'getOpenApi',
     summary: 'This OpenAPI document',
   },
+  {
+    method: 'GET',
+    path: '/api/docs',
+    operationId: 'getApiDocs',
+    summary: 'The API reference page: this document rendered by Swagger UI, as HTML',
+  },
 ] as const;
 
 export type SystemRoute = (typeof SYSTEM_ROUTES)[number];

@@ -6,6 +6,7 @@ import { type CompiledApp, compileApp } from '../compile/compile-app.ts';
 import { SqlSchemaError } from '../compile/sql-schema.ts';
 import { openStore, type StoreOptions } from '../store/open-store.ts';
 import type { Store } from '../store/store.ts';
+import { registerApiDocs } from './api-docs.ts';
 import { registerEntityRoutes } from './entity-routes.ts';
 import { classifyError } from './error-handler.ts';
 import { PROBLEM_CONTENT_TYPE, type ProblemExtras, type ProblemParams } from './problem.ts';
@@ -118,6 +119,7 @@ function buildApp(compiled: CompiledApp, store: Store, logger: Logger): FastifyI
   });
   app.get('/api/spec', (_request, reply) => reply.type(JSON_CONTENT_TYPE).send(compiled.modelJson));
   app.get('/api/openapi.json', (_request, reply) => reply.type(JSON_CONTENT_TYPE).send(compiled.openapiJson));
+  registerApiDocs(app, compiled.model.product.name);
 
   registerEntityRoutes(app, compiled, store);
 

@@ -1,0 +1,233 @@
+/**
+ * Chromium for the project's browser tests: Debian's `chromium` package driven by playwright-core
+ * (no browser download from a CDN). A test calls `ensureChromium()` in `beforeAll` (installing it
+ * takes minutes the first time: give the hook a long timeout), then `launchChromium()`.
+ *
+ * @example
+ * let chromium: Chromium | null = null;
+ * let unavailable = '';
+ * beforeAll(async () => {
+ *   const status = await ensureChromium();
+ *   if (status.ok) chromium = await launchChromium();
+ *   else unavailable = status.reason;
+ * }, INSTALL_TIMEOUT_MS);
+ * afterAll(() => chromium?.close());
+ * it('shows the page', async (ctx) => {
+ *   if (!chromium) return ctx.skip(unavailable);
+ *   const page = await chromium.newPage();
+ *   …
+ *   await screenshot(page, 'the-page');
+ * });
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+
+/** Where Debian's `chromium` package puts the browser. */
+export const CHROMIUM_PATH = '/usr/bin/chromium';
+
+/** How long a `beforeAll` that may install Chromium should be allowed to run. */
+export const INSTALL_TIMEOUT_MS = 15 * 60_000;
+
+/** The folder screenshots are written to (gitignored). */
+export const SCREENSHOT_DIR = fileURLToPath(new URL('../test-results/screenshots/', import.meta.url));
+
+/**
+ * Flags for a quiet, reproducible headless Chromium: no sandbox (tests run as root in a
+ * container), no GPU, and nothing the browser would fetch on its own (updates, sync, QUIC probes).
+ * `--headless` comes from the `headless` option and `--user-data-dir` from `launchPersistentContext`:
+ * playwright-core refuses `--user-data-dir` in `args`.
+ */
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  // Shared memory in a container is often 64 MB: Chromium writes to /tmp instead.
+  '--disable-dev-shm-usage',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export type ChromiumStatus = { ok: true; installedMs?: number } | { ok: false; reason: string };
+
+let ensuring: Promise<ChromiumStatus> | null = null;
+
+/**
+ * Makes sure Debian's Chromium is at `/usr/bin/chromium`, running
+ * `apt-get update && apt-get install -y chromium` (printing what it does) when it is not.
+ * When that fails, under `CI=true` it throws, so the test fails; elsewhere it resolves to a
+ * reason the test should print while it skips. Test files running at once install it only once.
+ */
+export function ensureChromium(): Promise<ChromiumStatus> {
+  ensuring ??= ensure();
+  return ensuring;
+}
+
+async function ensure(): Promise<ChromiumStatus> {
+  if (existsSync(CHROMIUM_PATH)) return { ok: true };
+  const failed = (reason: string): ChromiumStatus => {
+    const message = `Chromium is not available at ${CHROMIUM_PATH}: ${reason}`;
+    if (process.env.CI === 'true') throw new Error(message);
+    console.log(`${message}; skipping the browser tests.`);
+    return { ok: false, reason: message };
+  };
+  const started = Date.now();
+  const release = await installLock();
+  try {
+    // Another test file may have installed it while this one waited for the lock.
+    if (existsSync(CHROMIUM_PATH)) return { ok: true };
+    console.log(`Chromium is missing at ${CHROMIUM_PATH}: installing Debian's chromium package.`);
+    for (const args of [['update'], ['install', '-y', 'chromium']]) {
+      const command = `apt-get ${args.join(' ')}`;
+      console.log(`$ ${command}`);
+      const outcome = await run('apt-get', args);
+      if (outcome !== 0) return failed(`"${command}" ${outcome}`);
+    }
+    if (!existsSync(CHROMIUM_PATH)) return failed('apt-get installed chromium, yet the binary is not there');
+    const installedMs = Date.now() - started;
+    console.log(`Installed Chromium in ${(installedMs / 1000).toFixed(1)} s.`);
+    return { ok: true, installedMs };
+  } finally {
+    release();
+  }
+}
+
+/** Runs a command with its output shown; resolves to 0 or a description of how it failed. */
+function run(command: string, args: string[]): Promise<0 | string> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, {
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
+    child.on('error', (error) => resolve(`could not start: ${error.message}`));
+    child.on('exit', (code, signal) => resolve(code === 0 ? 0 : `exited with ${signal ?? code}`));
+  });
+}
+
+/** A lock across processes (vitest runs test files in parallel workers), freed if its holder died. */
+async function installLock(): Promise<() => void> {
+  const path = join(tmpdir(), 'ninepoint-chromium-install.lock');
+  for (;;) {
+    try {
+      writeFileSync(path, String(process.pid), { flag: 'wx' });
+      return () => rmSync(path, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    if (!holderAlive(path)) {
+      rmSync(path, { force: true });
+      continue;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
+
+function holderAlive(lock: string): boolean {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(lock, 'utf8'));
+  } catch {
+    return true; // Being written or just removed: look again shortly.
+  }
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export interface Chromium {
+  readonly context: BrowserContext;
+  /** The fresh profile folder the browser runs with; removed by `close`. */
+  readonly userDataDir: string;
+  /** A new tab. */
+  newPage(): Promise<Page>;
+  /** Closes the browser and removes its profile. */
+  close(): Promise<void>;
+}
+
+/**
+ * Launches headless Chromium with a fresh profile in a temp folder. Call `ensureChromium()` first.
+ * The browser has one context (a persistent context is the only way to choose the profile folder).
+ */
+export async function launchChromium(): Promise<Chromium> {
+  const userDataDir = mkdtempSync(join(tmpdir(), 'ninepoint-chromium-'));
+  let context: BrowserContext;
+  try {
+    context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM_PATH,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      viewport: { width: 1280, height: 900 },
+    });
+  } catch (error) {
+    rmSync(userDataDir, { recursive: true, force: true });
+    throw error;
+  }
+  let closing: Promise<void> | null = null;
+  return {
+    context,
+    userDataDir,
+    async newPage() {
+      // The persistent context opens with one blank tab: use it first.
+      const blank = context.pages().find((p) => p.url() === 'about:blank');
+      return blank ?? context.newPage();
+    },
+    close() {
+      closing ??= context.close().finally(() => rmSync(userDataDir, { recursive: true, force: true }));
+      return closing;
+    },
+  };
+}
+
+/** What a page did that a test should look at: console errors, uncaught exceptions, requests to other hosts. */
+export interface PageWatch {
+  readonly consoleErrors: string[];
+  readonly pageErrors: string[];
+  /** Requests to anywhere but the allowed origin; each was aborted, so nothing left the machine. */
+  readonly offsite: string[];
+  /** Every URL the page requested. */
+  readonly requests: string[];
+}
+
+/**
+ * Records a page's console errors, uncaught exceptions and requests, and aborts every request
+ * whose origin is not `origin` (data: and blob: URLs stay in the page and are allowed).
+ */
+export async function watchPage(page: Page, origin: string): Promise<PageWatch> {
+  const watch: PageWatch = { consoleErrors: [], pageErrors: [], offsite: [], requests: [] };
+  const local = (url: string) => url.startsWith('data:') || url.startsWith('blob:') || new URL(url).origin === origin;
+  page.on('console', (message) => {
+    if (message.type() === 'error') watch.consoleErrors.push(`${message.text()} (${message.location().url})`);
+  });
+  page.on('pageerror', (error) => watch.pageErrors.push(error.message));
+  page.on('request', (request) => watch.requests.push(request.url()));
+  await page.route(
+    (url) => !local(url.href),
+    (route) => {
+      watch.offsite.push(route.request().url());
+      return route.abort('blockedbyclient');
+    },
+  );
+  return watch;
+}
+
+/**
+ * Saves a PNG of a whole page (all of it, not only the viewport) or of one element as
+ * `test-results/screenshots/<name>.png`, prints its path and returns it.
+ */
+export async function screenshot(target: Page | Locator, name: string): Promise<string> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const path = join(SCREENSHOT_DIR, `${name.replace(/[^A-Za-z0-9._-]+/g, '-')}.png`);
+  if ('goto' in target) await target.screenshot({ path, fullPage: true });
+  else await target.screenshot({ path });
+  console.log(`Screenshot: ${path}`);
+  return path;
+}
