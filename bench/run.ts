@@ -1,26 +1,55 @@
 // `npm run bench`: every benchmark, printed as Markdown tables for docs/benchmarks.md.
+// `npm run bench -- check` runs only the checker's, `npm run bench -- api` only the HTTP API's;
+// `--no-docs` leaves docs/benchmarks.md as it is (the API benchmark otherwise rewrites its section).
 import os from 'node:os';
+import { apiOptionsFromEnv, benchApi, benchEnvOf, formatApiReport, verdictOf, writeApiDocs } from './api-bench.ts';
 import { benchCheck } from './check-spec.bench.ts';
 
 const TARGET_MS = 150;
+const PARTS = ['check', 'api'] as const;
+
+const args = process.argv.slice(2);
+const writeDocs = !args.includes('--no-docs');
+const named = args.filter((a) => !a.startsWith('--'));
+const unknown = named.filter((a) => !(PARTS as readonly string[]).includes(a));
+if (unknown.length > 0) {
+  console.error(`usage: npm run bench [-- ${PARTS.join('|')}] [--no-docs]   (unknown: ${unknown.join(', ')})`);
+  process.exit(2);
+}
+const parts = named.length > 0 ? named : [...PARTS];
 
 console.log(`# Ninepoint benchmarks\n`);
 console.log(
   `${new Date().toISOString()} · Node ${process.version} · ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}\n`,
 );
 
-console.log('## Checking a spec (`checkSpec`)\n');
-const rows = benchCheck();
-console.log('| size | entities | fields | state machines | KB | median ms | min ms | ms per entity | vs 1× |');
-console.log('|---|---|---|---|---|---|---|---|---|');
-const base = rows[0];
-for (const [i, r] of rows.entries()) {
-  const ratio = base ? r.medianMs / base.medianMs : 1;
+if (parts.includes('check')) {
+  console.log('## Checking a spec (`checkSpec`)\n');
+  const rows = benchCheck();
+  console.log('| size | entities | fields | state machines | KB | median ms | min ms | ms per entity | vs 1× |');
+  console.log('|---|---|---|---|---|---|---|---|---|');
+  const base = rows[0];
+  for (const [i, r] of rows.entries()) {
+    const ratio = base ? r.medianMs / base.medianMs : 1;
+    console.log(
+      `| ${2 ** i}× | ${r.entities} | ${r.fields} | ${r.machines} | ${r.kilobytes} | ${r.medianMs.toFixed(1)} | ${r.minMs.toFixed(1)} | ${r.msPerEntity.toFixed(3)} | ${ratio.toFixed(2)}× |`,
+    );
+  }
+  const verdict = base && base.medianMs < TARGET_MS ? 'met' : 'NOT met';
   console.log(
-    `| ${2 ** i}× | ${r.entities} | ${r.fields} | ${r.machines} | ${r.kilobytes} | ${r.medianMs.toFixed(1)} | ${r.minMs.toFixed(1)} | ${r.msPerEntity.toFixed(3)} | ${ratio.toFixed(2)}× |`,
+    `\nTarget: the ${base?.entities}-entity spec checks in under ${TARGET_MS} ms — ${verdict} (${base?.medianMs.toFixed(1)} ms).\n`,
   );
 }
-const verdict = base && base.medianMs < TARGET_MS ? 'met' : 'NOT met';
-console.log(
-  `\nTarget: the ${base?.entities}-entity spec checks in under ${TARGET_MS} ms — ${verdict} (${base?.medianMs.toFixed(1)} ms).`,
-);
+
+if (parts.includes('api')) {
+  console.log('## HTTP API: generated vs hand-written\n');
+  const report = await benchApi(apiOptionsFromEnv());
+  const command = `${benchEnvOf()}npm run bench${named.length > 0 ? ` -- ${named.join(' ')}` : ''}`;
+  const markdown = formatApiReport(report, command);
+  console.log(markdown);
+  if (writeDocs) {
+    writeApiDocs(markdown);
+    console.error('docs/benchmarks.md: the HTTP API section is rewritten.');
+  }
+  if (verdictOf(report).regressions.length > 0) process.exitCode = 1;
+}

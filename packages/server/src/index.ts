@@ -9,6 +9,25 @@ export {
   type SortKey,
 } from './compile/list-params.ts';
 export {
+  ALLOW_DESTRUCTIVE_FLAG,
+  type AppliedState,
+  blockingSteps,
+  changesSchema,
+  type FormatOptions,
+  formatMigrationPlan,
+  type MigrationPlan,
+  type MigrationProbe,
+  MigrationRefusedError,
+  type MigrationStep,
+  type MigrationStepKind,
+  type PlanInput,
+  type ProbedColumn,
+  type ProbedRow,
+  planMigration,
+  type SchemaChange,
+  type StepSafety,
+} from './compile/migration-plan.ts';
+export {
   compileOpenApi,
   HEALTH_SCHEMA,
   OPENAPI_VERSION,
@@ -58,6 +77,7 @@ export { SqliteStore, type SqliteStoreOptions } from './store/sqlite/sqlite-stor
 export type {
   ApiRecord,
   AppliedSchema,
+  ApplyOptions,
   ConditionalWrite,
   DeleteOutcome,
   EntityRecords,

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { checkSpec, type Diagnostic } from '@ninepoint/spec';
 import type { Logger } from 'pino';
+import { MigrationRefusedError } from './compile/migration-plan.ts';
 import { SqlSchemaError } from './compile/sql-schema.ts';
 import { createServer, DEFAULT_HOST, DEFAULT_PORT, defaultLogger, type NinepointServer } from './http/server.ts';
 import { closeOnSignals } from './http/shutdown.ts';
@@ -21,6 +22,8 @@ export interface ServeOptions {
   /** Default: the `DATABASE_URL` environment variable. */
   databaseUrl?: string;
   logger?: Logger | false;
+  /** Apply migration steps that could hide or invalidate stored data (`--allow-destructive`). Default false. */
+  allowDestructive?: boolean;
   /** Close gracefully on SIGTERM and SIGINT, then exit (default true). */
   handleSignals?: boolean;
   /** Where the start-up line goes (default stdout). */
@@ -71,11 +74,17 @@ export async function serve(options: ServeOptions): Promise<ServeResult> {
   const logger = options.logger ?? defaultLogger();
   let server: NinepointServer;
   try {
-    server = await createServer({ model, dbPath, databaseUrl, logger });
+    server = await createServer({
+      model,
+      dbPath,
+      databaseUrl,
+      logger,
+      allowDestructive: options.allowDestructive ?? false,
+    });
   } catch (error) {
     const code = String((error as { code?: unknown }).code ?? '');
     const reason =
-      error instanceof SqlSchemaError
+      error instanceof SqlSchemaError || error instanceof MigrationRefusedError
         ? error.message
         : code.startsWith('SQLITE_') || code.startsWith('E') || /^[0-9A-Z]{5}$/.test(code)
           ? `cannot open the database "${databaseUrl ? redact(databaseUrl) : dbPath}": ${describe(error)}.`

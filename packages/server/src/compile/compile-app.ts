@@ -3,6 +3,7 @@ import { ProblemCatalogue } from '../http/problem.ts';
 import { compileEntityLogic, type EntityLogic } from './entity-logic.ts';
 import { compileJsonSchemas, type EntitySchemas } from './json-schemas.ts';
 import { compileOpenApi, type OpenApiDocument } from './openapi.ts';
+import { compilePermissions, type EntityPermissions } from './permissions.ts';
 import { compileRouteTable, type RouteTable } from './route-table.ts';
 import { compileSqlSchema, type SqlSchema } from './sql-schema.ts';
 
@@ -18,6 +19,8 @@ export interface CompiledApp {
   readonly openapi: OpenApiDocument;
   /** By entity name: the rules, guards and limits every write checks, with their CEL programs compiled. */
   readonly logic: ReadonlyMap<string, EntityLogic>;
+  /** By entity name: what point 6 lets each actor do. */
+  readonly permissions: ReadonlyMap<string, EntityPermissions>;
   /** `GET /api/spec` and `GET /api/openapi.json` answer these strings as they are. */
   readonly modelJson: string;
   readonly openapiJson: string;
@@ -49,6 +52,7 @@ export function compileApp(model: Model): CompiledApp {
     routeTable,
     openapi,
     logic,
+    permissions: compilePermissions(model),
     modelJson: JSON.stringify(model),
     openapiJson: JSON.stringify(openapi),
   });

@@ -1,7 +1,15 @@
 import type { Entity, Model, Rule, StateMachine, Transition } from '@ninepoint/spec';
 import { type FieldError, type ProblemCatalogue, ProblemError, type ProblemParams } from '../http/problem.ts';
-import type { ApiRecord, TxReader, WriteCheck } from '../store/store.ts';
-import { type CompiledExpression, type CompiledModelExpressions, compileExpressions } from './expressions.ts';
+import type { ApiRecord, TxReader } from '../store/store.ts';
+import {
+  type CelUser,
+  type CompiledExpression,
+  type CompiledModelExpressions,
+  compileExpressions,
+} from './expressions.ts';
+
+/** A write's check with the acting user (see `WriteCheck`, which the HTTP layer makes of it per request). */
+export type LogicCheck = (next: ApiRecord, current: ApiRecord | null, reader: TxReader, user: CelUser) => void;
 
 /**
  * The rules, guards and limits of each entity, compiled once into the checks every write runs
@@ -29,10 +37,10 @@ import { type CompiledExpression, type CompiledModelExpressions, compileExpressi
  */
 export interface EntityLogic {
   /** Run on create; undefined when the entity has nothing to check. */
-  readonly create: WriteCheck | undefined;
-  readonly update: WriteCheck | undefined;
+  readonly create: LogicCheck | undefined;
+  readonly update: LogicCheck | undefined;
   /** By transition name: from-state, guard, rules and limits. */
-  readonly transitions: ReadonlyMap<string, WriteCheck>;
+  readonly transitions: ReadonlyMap<string, LogicCheck>;
 }
 
 type CompiledRule =
@@ -80,6 +88,7 @@ export function compileEntityLogic(
       current: ApiRecord | null,
       reader: TxReader,
       transition: string | null,
+      user: CelUser,
     ): FieldError[] => {
       const changed = (name: string) => current === null || next[name] !== current[name];
       const found: FieldError[] = [];
@@ -88,7 +97,7 @@ export function compileEntityLogic(
         if (applies !== null && applies !== transition) continue;
         if (compiled.kind === 'expression') {
           if (current !== null && applies === null && ![...compiled.mentions].some(changed)) continue;
-          const outcome = evaluator.evaluate(compiled.expression, next, (e, id) => reader.get(e, id), 'rule');
+          const outcome = evaluator.evaluate(compiled.expression, next, (e, id) => reader.get(e, id), 'rule', user);
           if (outcome === 'fails') found.push(fieldError(catalogue, entity, compiled.rule, compiled.at, next));
         } else {
           if (limitExceeded(compiled, entity, next, current, reader)) {
@@ -99,10 +108,10 @@ export function compileEntityLogic(
       return found;
     };
 
-    const guardHolds = (t: Transition, record: ApiRecord, reader: TxReader): void => {
+    const guardHolds = (t: Transition, record: ApiRecord, reader: TxReader, user: CelUser): void => {
       const guard = guards?.get(t.name);
       if (!guard) return;
-      if (evaluator.evaluate(guard, record, (e, id) => reader.get(e, id), 'guard') === 'holds') return;
+      if (evaluator.evaluate(guard, record, (e, id) => reader.get(e, id), 'guard', user) === 'holds') return;
       throw new ProblemError(
         'TRANSITION_NOT_ALLOWED',
         { transition: t.name, entity: entity.name, state: String(record.state ?? '(new)') },
@@ -110,23 +119,23 @@ export function compileEntityLogic(
       );
     };
 
-    const create: WriteCheck = (next, _current, reader) => {
-      if (creating) guardHolds(creating, next, reader);
-      refuse(catalogue, failures(next, null, reader, creating?.name ?? null), messageParams(entity, next, null));
+    const create: LogicCheck = (next, _current, reader, user) => {
+      if (creating) guardHolds(creating, next, reader, user);
+      refuse(catalogue, failures(next, null, reader, creating?.name ?? null, user), messageParams(entity, next, null));
     };
-    const update: WriteCheck = (next, current, reader) =>
-      refuse(catalogue, failures(next, current, reader, null), messageParams(entity, next, null));
-    const transitions = new Map<string, WriteCheck>();
+    const update: LogicCheck = (next, current, reader, user) =>
+      refuse(catalogue, failures(next, current, reader, null, user), messageParams(entity, next, null));
+    const transitions = new Map<string, LogicCheck>();
     for (const t of machine?.transitions ?? []) {
       if (t.creates) continue;
-      transitions.set(t.name, (next, current, reader) => {
+      transitions.set(t.name, (next, current, reader, user) => {
         if (current === null) throw new Error('A transition needs the current record.');
         const state = typeof current.state === 'string' ? current.state : '';
         if (!t.from.includes(state)) {
           throw new ProblemError('TRANSITION_NOT_ALLOWED', { transition: t.name, entity: entity.name, state });
         }
-        guardHolds(t, current, reader);
-        refuse(catalogue, failures(next, current, reader, t.name), messageParams(entity, next, null));
+        guardHolds(t, current, reader, user);
+        refuse(catalogue, failures(next, current, reader, t.name, user), messageParams(entity, next, null));
       });
     }
     const hasCreateChecks = creating?.guard != null || rules.length > 0;

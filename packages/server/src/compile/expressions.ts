@@ -31,8 +31,21 @@ import { type ApiRecord, ReadPending, type Value } from '../store/store.ts';
  *   fails). The sign-in slice must revisit this.
  */
 
-/** The user expressions see before sign-in exists: nobody, with no roles. */
-export const NO_USER = Object.freeze({ id: '', email: '', name: '', roles: Object.freeze([]) as readonly string[] });
+/** The acting user as expressions see it (`user.roles`); a signed-out visitor is `NO_USER`. */
+export interface CelUser {
+  readonly id: string;
+  readonly email: string;
+  readonly name: string;
+  readonly roles: readonly string[];
+}
+
+/** The user a signed-out visitor is to expressions: nobody, with no roles. */
+export const NO_USER: CelUser = Object.freeze({
+  id: '',
+  email: '',
+  name: '',
+  roles: Object.freeze([]) as readonly string[],
+});
 
 /** Loads a record of an entity by id, inside the transaction the check runs in. */
 export type RecordLoader = (entity: string, id: string) => ApiRecord | undefined;
@@ -70,7 +83,13 @@ export class EntityExpressions {
    * Evaluates `expression` on `record`. `mode` decides what a mentioned empty field means: a rule
    * is skipped, a guard fails. Never throws: an error is a failure.
    */
-  evaluate(expression: CompiledExpression, record: ApiRecord, load: RecordLoader, mode: 'rule' | 'guard'): Outcome {
+  evaluate(
+    expression: CompiledExpression,
+    record: ApiRecord,
+    load: RecordLoader,
+    mode: 'rule' | 'guard',
+    user: CelUser = NO_USER,
+  ): Outcome {
     try {
       const loaded = new Map<string, ApiRecord | undefined>();
       const loadOnce = (entity: string, id: string) => {
@@ -82,7 +101,7 @@ export class EntityExpressions {
       const now = new Date();
       context.now = now;
       context.today = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
-      context.user = NO_USER;
+      context.user = user;
       Object.assign(context, celRecord(this.entity, record));
       if (expression.field !== null) context.value = context[expression.field] ?? null;
       for (const chain of expression.chains) {

@@ -2,14 +2,20 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DATABASES } from '../../test/databases.ts';
 import { insertRowBefore, LENDING_DESK_DERIVED, modelOf } from '../../test/helpers.ts';
+import { userWithToken } from '../../test/users.ts';
 import { createAjv } from '../compile/ajv.ts';
 import type { Route } from '../compile/route-table.ts';
 import { createServer, type NinepointServer } from './server.ts';
 
+/** Book grown by optional fields of more types; calls as fast as a fuzzer makes them. */
 const SPEC = insertRowBefore(
-  LENDING_DESK_DERIVED,
-  ['copies', 'integer'],
-  '| format | choice of hardcover, paperback | |\n| note | text | |\n| acquired | datetime | |',
+  insertRowBefore(
+    LENDING_DESK_DERIVED,
+    ['copies', 'integer'],
+    '| format | choice of hardcover, paperback | |\n| note | text | |\n| acquired | datetime | |',
+  ),
+  ['MAX_LOANS'],
+  '| RATE_LIMIT_PER_MINUTE | 1000000 | the fuzzer calls fast |',
 );
 const USER = '0190f3c4-7a2b-7c3d-8e4f-000000000001';
 
@@ -17,6 +23,7 @@ describe.each(TEST_DATABASES)('on $name', (db) => {
   describe('every entity call, fuzzed', () => {
     let server: NinepointServer;
     let remove: () => Promise<void>;
+    let authorization = '';
     const ids: string[] = [];
     const cursors: string[] = [];
 
@@ -24,8 +31,9 @@ describe.each(TEST_DATABASES)('on $name', (db) => {
       const temp = await db.fresh();
       remove = temp.remove;
       server = await createServer({ model: modelOf(SPEC), ...temp.options, logger: false });
+      ({ authorization } = await userWithToken(server));
       const post = async (url: string, body: object) => {
-        const response = await server.app.inject({ method: 'POST', url, payload: body });
+        const response = await server.app.inject({ method: 'POST', url, payload: body, headers: { authorization } });
         expect(response.statusCode).toBe(201);
         return (response.json() as { id: string }).id;
       };
@@ -38,7 +46,9 @@ describe.each(TEST_DATABASES)('on $name', (db) => {
         ids.push(book, await post('/api/loans', { book, borrower: USER, due: '2030-01-31' }));
       }
       for (const query of ['limit=1', 'limit=1&sort=-title', 'limit=1&sort=note']) {
-        const page = (await server.app.inject({ method: 'GET', url: `/api/books?${query}` })).json() as {
+        const page = (
+          await server.app.inject({ method: 'GET', url: `/api/books?${query}`, headers: { authorization } })
+        ).json() as {
           next: string;
         };
         cursors.push(page.next);
@@ -229,6 +239,7 @@ describe.each(TEST_DATABASES)('on $name', (db) => {
               method: route.method,
               url,
               headers: {
+                authorization,
                 ...(withBody ? { 'content-type': 'application/json' } : {}),
                 ...(match !== undefined ? { 'if-match': match } : {}),
               },
@@ -257,7 +268,9 @@ describe.each(TEST_DATABASES)('on $name', (db) => {
 
       // Still whole afterwards: every list answers.
       for (const path of ['/api/books', '/api/loans']) {
-        expect((await server.app.inject({ method: 'GET', url: path })).statusCode).toBe(200);
+        expect((await server.app.inject({ method: 'GET', url: path, headers: { authorization } })).statusCode).toBe(
+          200,
+        );
       }
     });
   });

@@ -2,6 +2,7 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DATABASES, type TestDatabase } from '../../test/databases.ts';
 import { insertRowBefore, LENDING_DESK_DERIVED, modelOf, replaceOnce } from '../../test/helpers.ts';
+import { userWithToken } from '../../test/users.ts';
 import { createServer, type NinepointServer } from './server.ts';
 
 /** The lending desk with every call derived, and Book grown by an optional choice, text and date-time. */
@@ -25,14 +26,16 @@ interface Answer {
 async function start(db: TestDatabase, source = SPEC) {
   const temp = await db.fresh();
   const server = await createServer({ model: modelOf(source), ...temp.options, logger: false });
+  const { authorization, user } = await userWithToken(server);
   const call = async (method: string, url: string, body?: unknown, headers: Json = {}): Promise<Answer> => {
     const response = await server.app.inject({
       method: method as 'GET',
       url,
-      headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers } as Record<
-        string,
-        string
-      >,
+      headers: {
+        authorization,
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      } as Record<string, string>,
       ...(body !== undefined ? { payload: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
     });
     if (response.statusCode >= 400) {
@@ -44,7 +47,7 @@ async function start(db: TestDatabase, source = SPEC) {
       body: response.body === '' ? {} : (response.json() as Json),
     };
   };
-  return { server, call, temp };
+  return { server, call, temp, authorization, user };
 }
 
 let isbnCounter = 0;
@@ -63,12 +66,16 @@ describe.each(TEST_DATABASES)('on $name', (db) => {
     let server: NinepointServer;
     let call: Awaited<ReturnType<typeof start>>['call'];
     let remove: () => Promise<void>;
+    let authorization: string;
+    let me: string;
 
     beforeAll(async () => {
       const started = await start(db);
       server = started.server;
       call = started.call;
       remove = started.temp.remove;
+      authorization = started.authorization;
+      me = started.user.id;
     });
     afterAll(async () => {
       await server.close();
@@ -83,7 +90,7 @@ describe.each(TEST_DATABASES)('on $name', (db) => {
         id: expect.stringMatching(UUID_V7),
         created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
         updated_at: record.created_at,
-        created_by: null,
+        created_by: me,
         title: 'Dune',
         isbn: '9780441013593',
         format: null,
@@ -135,7 +142,7 @@ describe.each(TEST_DATABASES)('on $name', (db) => {
         items: [
           {
             at: created.body.created_at,
-            by: null,
+            by: me,
             action: 'create',
             transition: null,
             from: null,
@@ -307,7 +314,7 @@ describe.each(TEST_DATABASES)('on $name', (db) => {
         code: 'INVALID_PAYLOAD',
         detail: 'The request is not valid: the body has "titel" that Book does not have.',
       });
-      const noBody = await server.app.inject({ method: 'POST', url: '/api/books' });
+      const noBody = await server.app.inject({ method: 'POST', url: '/api/books', headers: { authorization } });
       expect(noBody.statusCode).toBe(400);
     });
 
@@ -372,7 +379,7 @@ describe.each(TEST_DATABASES)('on $name', (db) => {
       expect((await call('DELETE', url, undefined, { 'if-match': '"6"' })).status).toBe(204);
     });
 
-    it('refuses to delete a book a loan refers to, saying why, and deletes it once the loan is gone', async () => {
+    it('refuses to delete a book a loan refers to, saying why, and deletes it once no loan does', async () => {
       const { body: b } = await call('POST', '/api/books', book());
       const { body: loan } = await call('POST', '/api/loans', { book: b.id, borrower: USER, due: '2030-01-31' });
       const refused = await call('DELETE', `/api/books/${b.id}`);
@@ -382,17 +389,20 @@ describe.each(TEST_DATABASES)('on $name', (db) => {
         detail: 'This Book cannot be deleted while a Loan refers to it (Loan.book). Delete or change that Loan first.',
       });
       expect((await call('GET', `/api/books/${b.id}`)).status).toBe(200);
-      expect((await call('DELETE', `/api/loans/${loan.id}`)).status).toBe(204);
+      // Nobody may delete a loan here (point 6): move it to another book instead.
+      const { body: other } = await call('POST', '/api/books', book());
+      expect((await call('PATCH', `/api/loans/${loan.id}`, { book: other.id })).status).toBe(200);
       expect((await call('DELETE', `/api/books/${b.id}`)).status).toBe(204);
     });
 
     it('serves the same calls over real HTTP', async () => {
       const url = await server.listen({ port: 0, host: '127.0.0.1' });
-      const json = { 'content-type': 'application/json' };
+      const json = { 'content-type': 'application/json', authorization };
+      const signed = { headers: { authorization } };
       const created = await fetch(`${url}/api/books`, { method: 'POST', headers: json, body: JSON.stringify(book()) });
       expect(created.status).toBe(201);
       const location = `${url}${created.headers.get('location')}`;
-      const got = await fetch(location);
+      const got = await fetch(location, signed);
       expect(got.headers.get('etag')).toBe('"1"');
       const patched = await fetch(location, {
         method: 'PATCH',
@@ -400,10 +410,10 @@ describe.each(TEST_DATABASES)('on $name', (db) => {
         body: JSON.stringify({ note: 'signed' }),
       });
       expect(((await patched.json()) as Json).note).toBe('signed');
-      const listed = (await (await fetch(`${url}/api/books?q=signed`)).json()) as Json;
+      const listed = (await (await fetch(`${url}/api/books?q=signed`, signed)).json()) as Json;
       expect((listed.items as Json[]).map((b) => b.note)).toEqual(['signed']);
-      expect((await fetch(location, { method: 'DELETE' })).status).toBe(204);
-      expect((await fetch(location)).status).toBe(404);
+      expect((await fetch(location, { method: 'DELETE', ...signed })).status).toBe(204);
+      expect((await fetch(location, signed)).status).toBe(404);
     });
   });
 
@@ -612,13 +622,13 @@ describe.each(TEST_DATABASES)('on $name', (db) => {
   });
 
   describe('defaults', () => {
-    it('fill in today, now and literals; me stays empty until sign-in, so a required me is missing', async () => {
+    it('fill in today, now, literals and me, the signed-in user', async () => {
       const source = insertRowBefore(
         SPEC,
         ['due', 'date'],
         '| opened | date | default today |\n| stamped | datetime | default now |\n| rush | boolean | default false |\n| clerk | User | default me |',
       );
-      const { server, call, temp } = await start(db, source);
+      const { server, call, temp, user } = await start(db, source);
       try {
         const { body: b } = await call('POST', '/api/books', book());
         const created = await call('POST', '/api/loans', { book: b.id, borrower: USER, due: '2030-01-31' });
@@ -627,7 +637,7 @@ describe.each(TEST_DATABASES)('on $name', (db) => {
           opened: String(created.body.created_at).slice(0, 10),
           stamped: created.body.created_at,
           rush: false,
-          clerk: null,
+          clerk: user.id,
         });
         // Booleans go in and come out as booleans, and can be filtered on.
         const rushed = await call('POST', '/api/loans', { book: b.id, borrower: USER, due: '2030-01-31', rush: true });
@@ -644,7 +654,9 @@ describe.each(TEST_DATABASES)('on $name', (db) => {
       try {
         const { body: b } = await strict.call('POST', '/api/books', book());
         const answer = await strict.call('POST', '/api/loans', { book: b.id, borrower: USER, due: '2030-01-31' });
-        expect(fieldCodes(answer)).toEqual(['clerk REQUIRED']);
+        expect(answer.body.clerk).toBe(strict.user.id);
+        const cleared = await strict.call('PATCH', `/api/loans/${answer.body.id}`, { clerk: null });
+        expect(fieldCodes(cleared)).toEqual(['clerk REQUIRED']);
       } finally {
         await strict.server.close();
         await strict.temp.remove();

@@ -1,11 +1,14 @@
-import type { DefaultValue, Entity, Field, RuntimeSettings, StateMachine } from '@ninepoint/spec';
+import type { Access, DefaultValue, Entity, Field, RuntimeSettings, StateMachine } from '@ninepoint/spec';
 import type { ErrorObject } from 'ajv';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CompiledApp } from '../compile/compile-app.ts';
-import type { EntityLogic } from '../compile/entity-logic.ts';
+import type { EntityLogic, LogicCheck } from '../compile/entity-logic.ts';
+import { type CelUser, NO_USER } from '../compile/expressions.ts';
 import type { JsonSchema } from '../compile/json-schemas.ts';
+import type { EntityPermissions } from '../compile/permissions.ts';
 import type { Route } from '../compile/route-table.ts';
-import type { ApiRecord, EntityRecords, Refusal, Store, Value } from '../store/store.ts';
+import type { ApiRecord, EntityRecords, Refusal, Store, Value, WriteCheck } from '../store/store.ts';
+import type { RequestActor } from './auth.ts';
 import { etagOf, ifMatchVersions } from './etag.ts';
 import { FieldErrors } from './field-errors.ts';
 import { encodeCursor, parseListQuery, type RawQuery } from './list-query.ts';
@@ -24,6 +27,8 @@ interface EntityContext {
   records: EntityRecords;
   /** The rules, guards and limits its writes check, inside their transactions. */
   logic: EntityLogic | undefined;
+  /** What point 6 lets each actor do with these records. */
+  permissions: EntityPermissions;
   catalogue: ProblemCatalogue;
   settings: Readonly<RuntimeSettings>;
   /** The path of one record (`/api/books/:id`) for `Location`; the get call's when there is one. */
@@ -33,7 +38,14 @@ interface EntityContext {
 /**
  * Serves the calls of the route table: list, get, create, update, delete, history and transitions.
  * Every write runs its entity's compiled checks (rules, guards, limits; see `compile/entity-logic.ts`)
- * inside its transaction. The `who` of a transition is enforced with sign-in, in a later slice.
+ * inside its transaction, with the permission checks that depend on the record (`own`), so that
+ * what is checked is what is written. The rest of point 6 is checked before the record is read:
+ *
+ * - No access to the entity at all: NOT_SIGNED_IN for a visitor, FORBIDDEN for a user.
+ * - A record the actor may not read (`read own`, not theirs) is NOT_FOUND, whatever the call:
+ *   indistinguishable from a record that does not exist. Lists hold only the readable records.
+ * - A record the actor may read but not change, delete or move on: FORBIDDEN. A user with `own`
+ *   access may not make a record no longer theirs.
  */
 export function registerEntityRoutes(app: FastifyInstance, compiled: CompiledApp, store: Store): void {
   const { model, routeTable, catalogue, settings } = compiled;
@@ -51,6 +63,7 @@ export function registerEntityRoutes(app: FastifyInstance, compiled: CompiledApp
       machine: model.machines.find((m) => m.entity === name),
       records: store.records(name),
       logic: compiled.logic.get(name),
+      permissions: permissionsOf(compiled, name),
       catalogue,
       settings,
       recordPath: (id) => (get ? get.path.replace(`:${get.params[0] ?? 'id'}`, id) : `${base ?? `/api/${name}`}/${id}`),
@@ -99,11 +112,13 @@ export function registerEntityRoutes(app: FastifyInstance, compiled: CompiledApp
 
 type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 
-function listHandler(route: Route, { records, settings }: EntityContext): Handler {
+function listHandler(route: Route, { records, settings, permissions }: EntityContext): Handler {
   const params = route.list;
   if (!params) throw new Error(`${route.method} ${route.path} lists without list parameters.`);
   return async (request, reply) => {
+    const access = readAccess(request.actor, permissions);
     const query = parseListQuery(request.query as RawQuery, params, settings);
+    if (access === 'own') query.owner = { columns: [...permissions.ownerColumns], userId: ownerId(request.actor) };
     const page = await records.list(query);
     const sort = `${query.sort.descending ? '-' : ''}${query.sort.column}`;
     return reply.send({
@@ -116,27 +131,54 @@ function listHandler(route: Route, { records, settings }: EntityContext): Handle
 
 function getHandler(route: Route, context: EntityContext): Handler {
   return async (request, reply) => {
+    const access = readAccess(request.actor, context.permissions);
     const id = recordId(request, route, context);
     const stored = await context.records.get(id);
-    if (!stored) throw notFound(context, id);
+    if (!stored || !readable(access, stored.record, request.actor, context)) throw notFound(context, id);
     return reply.header('etag', etagOf(stored.version)).send(stored.record);
   };
 }
 
 function historyHandler(route: Route, context: EntityContext): Handler {
   return async (request, reply) => {
+    const access = readAccess(request.actor, context.permissions);
     const id = recordId(request, route, context);
     const items = await context.records.history(id);
     // A deleted record's history stays readable; an id never used has none.
-    if (items.length === 0 && !(await context.records.get(id))) throw notFound(context, id);
+    if (items.length === 0) throw notFound(context, id);
+    if (access === 'own') {
+      // The record as it is, or as it was last when deleted: its history holds every change.
+      const current = (await context.records.get(id))?.record ?? replay(items);
+      if (!readable(access, current, request.actor, context)) throw notFound(context, id);
+    }
     return reply.send({ items });
   };
+}
+
+/** A record's last values, from its history: each entry's changes applied in order. */
+export function replay(
+  items: readonly { by: string | null; action: string; changes: Record<string, Value> }[],
+): ApiRecord {
+  const record: ApiRecord = {};
+  for (const item of items) {
+    if (item.action === 'create') record.created_by = item.by;
+    Object.assign(record, item.changes);
+  }
+  return record;
 }
 
 function createHandler(route: Route, context: EntityContext): Handler {
   const { entity, machine, records } = context;
   const errors = new FieldErrors(entity, route.body?.schema ?? NO_BODY, context.catalogue);
+  const creating = machine?.transitions.find((t) => t.creates);
   return async (request, reply) => {
+    const { actor } = request;
+    if (
+      !context.permissions.mayCreate(actor) ||
+      (creating && context.permissions.transitionAccess(actor, creating) === 'none')
+    ) {
+      throw denied(actor);
+    }
     const body = readBody(request, errors, route.body === null);
     const ms = Date.now();
     const at = new Date(ms).toISOString();
@@ -144,7 +186,7 @@ function createHandler(route: Route, context: EntityContext): Handler {
     const failures: FieldError[] = [];
     for (const field of entity.fields) {
       const given = Object.hasOwn(body, field.name);
-      const value = given ? (body[field.name] as Value) : defaultValue(field.default, at);
+      const value = given ? (body[field.name] as Value) : defaultValue(field.default, at, actor.userId);
       values[field.name] = checkValue(field, value, errors, failures);
     }
     if (failures.length > 0) throw new ProblemError('VALIDATION_FAILED', {}, { errors: failures });
@@ -152,12 +194,11 @@ function createHandler(route: Route, context: EntityContext): Handler {
       id: uuidv7(ms),
       created_at: at,
       updated_at: at,
-      // Sign-in comes with a later slice: until then every record is made by a visitor.
-      created_by: null,
+      created_by: actor.userId,
       ...(machine ? { state: machine.initial } : {}),
       ...values,
     };
-    const outcome = await records.create(record, { at, by: null }, context.logic?.create);
+    const outcome = await records.create(record, { at, by: actor.userId }, withUser(context.logic?.create, actor));
     if (!outcome.ok) throw refused(outcome.refusal, context, String(record.id));
     return reply
       .code(201)
@@ -175,6 +216,8 @@ function updateHandler(route: Route, context: EntityContext): Handler {
   const replace = route.method === 'PUT';
   const fields = entity.fields.filter((f) => Object.hasOwn(schema.properties ?? {}, f.name));
   return async (request, reply) => {
+    const { actor } = request;
+    const read = readAccess(actor, context.permissions);
     const id = recordId(request, route, context);
     const body = readBody(request, errors, route.body === null);
     const at = new Date().toISOString();
@@ -183,12 +226,17 @@ function updateHandler(route: Route, context: EntityContext): Handler {
     for (const field of fields) {
       const given = Object.hasOwn(body, field.name);
       if (!given && !replace) continue;
-      const value = given ? (body[field.name] as Value) : defaultValue(field.default, at);
+      const value = given ? (body[field.name] as Value) : defaultValue(field.default, at, actor.userId);
       values[field.name] = checkValue(field, value, errors, failures);
     }
     if (failures.length > 0) throw new ProblemError('VALIDATION_FAILED', {}, { errors: failures });
     const ifVersions = ifMatchVersions(request.headers['if-match']);
-    const outcome = await records.update(id, values, { at, by: null, ifVersions }, context.logic?.update);
+    const allowed = writeAllowed(read, context.permissions.access(actor, 'update'), actor, context, id);
+    const check = withUser(context.logic?.update, actor);
+    const outcome = await records.update(id, values, { at, by: actor.userId, ifVersions }, (next, current, reader) => {
+      allowed(current, next);
+      check?.(next, current, reader);
+    });
     if (!outcome.ok) throw refused(outcome.refusal, context, id);
     return reply.header('etag', etagOf(outcome.stored.version)).send(outcome.stored.record);
   };
@@ -208,6 +256,8 @@ function transitionHandler(route: Route, context: EntityContext, name: string): 
   const errors = new FieldErrors(entity, schema, context.catalogue);
   const fields = entity.fields.filter((f) => Object.hasOwn(schema.properties ?? {}, f.name));
   return async (request, reply) => {
+    const { actor } = request;
+    const read = readAccess(actor, context.permissions);
     const id = recordId(request, route, context);
     const body = readBody(request, errors, true);
     const at = new Date().toISOString();
@@ -219,12 +269,17 @@ function transitionHandler(route: Route, context: EntityContext, name: string): 
     }
     if (failures.length > 0) throw new ProblemError('VALIDATION_FAILED', {}, { errors: failures });
     const ifVersions = ifMatchVersions(request.headers['if-match']);
+    const allowed = writeAllowed(read, context.permissions.transitionAccess(actor, transition), actor, context, id);
+    const logic = withUser(check, actor);
     const outcome = await records.transition(
       id,
       { name: transition.name, to: transition.to },
       values,
-      { at, by: null, ifVersions },
-      check,
+      { at, by: actor.userId, ifVersions },
+      (next, current, reader) => {
+        allowed(current, next);
+        logic?.(next, current, reader);
+      },
     );
     if (!outcome.ok) throw refused(outcome.refusal, context, id);
     return reply.header('etag', etagOf(outcome.stored.version)).send(outcome.stored.record);
@@ -233,9 +288,16 @@ function transitionHandler(route: Route, context: EntityContext, name: string): 
 
 function deleteHandler(route: Route, context: EntityContext): Handler {
   return async (request, reply) => {
+    const { actor } = request;
+    const read = readAccess(actor, context.permissions);
     const id = recordId(request, route, context);
     const ifVersions = ifMatchVersions(request.headers['if-match']);
-    const outcome = await context.records.delete(id, { at: new Date().toISOString(), by: null, ifVersions });
+    const allowed = writeAllowed(read, context.permissions.access(actor, 'delete'), actor, context, id);
+    const outcome = await context.records.delete(
+      id,
+      { at: new Date().toISOString(), by: actor.userId, ifVersions },
+      (current) => allowed(current, current),
+    );
     if (!outcome.ok) throw refused(outcome.refusal, context, id);
     return reply.code(204).send();
   };
@@ -279,8 +341,8 @@ function checkValue(field: Field, value: Value, errors: FieldErrors, failures: F
   return value;
 }
 
-/** A field's value when a create leaves it out. `me` is null until sign-in exists. */
-function defaultValue(value: DefaultValue | null, at: string): Value {
+/** A field's value when a create leaves it out; `me` is the acting user (empty for a visitor). */
+function defaultValue(value: DefaultValue | null, at: string, me: string | null): Value {
   if (value === null) return null;
   if ('literal' in value) return value.literal;
   switch (value.dynamic) {
@@ -289,7 +351,7 @@ function defaultValue(value: DefaultValue | null, at: string): Value {
     case 'today':
       return at.slice(0, 10);
     case 'me':
-      return null;
+      return me;
   }
 }
 
@@ -339,4 +401,66 @@ function refused(refusal: Refusal, context: EntityContext, id: string): ProblemE
         },
       );
   }
+}
+
+/** The refusal for an actor with no access at all: sign in, or you may not. */
+function denied(actor: RequestActor): ProblemError {
+  return new ProblemError(actor.userId === null ? 'NOT_SIGNED_IN' : 'FORBIDDEN');
+}
+
+/** The actor's read access to the entity; refuses at once when it is none. */
+function readAccess(actor: RequestActor, permissions: EntityPermissions): Access {
+  const access = permissions.access(actor, 'read');
+  if (access === 'none') throw denied(actor);
+  return access;
+}
+
+/** The id `own` is matched against; a visitor owns nothing (an id no record can have). */
+function ownerId(actor: RequestActor): string {
+  return actor.userId ?? '';
+}
+
+/** Whether a record is the actor's own: they created it, or a field referring to `User` names them. */
+function owns(record: ApiRecord, actor: RequestActor, context: EntityContext): boolean {
+  if (actor.userId === null) return false;
+  return context.permissions.ownerColumns.some((c) => record[c] === actor.userId);
+}
+
+function readable(access: Access, record: ApiRecord, actor: RequestActor, context: EntityContext): boolean {
+  return access === 'all' || (access === 'own' && owns(record, actor, context));
+}
+
+/**
+ * The check a write makes of the record in its transaction: NOT_FOUND when the actor may not read
+ * it, FORBIDDEN when they may read it but not do this, or when `own` access would write a record
+ * that is not (or no longer) theirs.
+ */
+function writeAllowed(
+  read: Access,
+  access: Access,
+  actor: RequestActor,
+  context: EntityContext,
+  id: string,
+): (current: ApiRecord | null, next: ApiRecord) => void {
+  return (current, next) => {
+    if (current === null) return;
+    if (!readable(read, current, actor, context)) throw notFound(context, id);
+    if (access === 'none') throw denied(actor);
+    if (access === 'own' && (!owns(current, actor, context) || !owns(next, actor, context))) throw denied(actor);
+  };
+}
+
+/** A compiled check as the store runs it, with the acting user filled in. */
+function withUser(check: LogicCheck | undefined, actor: RequestActor): WriteCheck | undefined {
+  if (!check) return undefined;
+  const user: CelUser = actor.user
+    ? { id: actor.user.id, email: actor.user.email, name: actor.user.name, roles: actor.user.roles }
+    : NO_USER;
+  return (next, current, reader) => check(next, current, reader, user);
+}
+
+function permissionsOf(compiled: CompiledApp, entity: string): EntityPermissions {
+  const permissions = compiled.permissions.get(entity);
+  if (!permissions) throw new Error(`No permissions were compiled for ${entity}.`);
+  return permissions;
 }

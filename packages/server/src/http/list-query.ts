@@ -86,7 +86,7 @@ export function parseListQuery(
 
   const cursor = one('cursor');
   const after = cursor === undefined || cursor === '' ? null : decodeCursor(cursor, sortText, sortKey);
-  return { sort: { column, descending }, filters, search, after, limit, count: countText === 'true' };
+  return { sort: { column, descending }, filters, search, owner: null, after, limit, count: countText === 'true' };
 }
 
 /** The `next` of a page: opaque to clients, it holds the sort it was made for and a position in it. */

@@ -71,7 +71,11 @@ export class ProblemCatalogue {
   constructor(model: Pick<Model, 'errors' | 'constants'>) {
     this.#codes = new Map(errorCatalogue(model).map((e) => [e.code, e]));
     const settings = Object.entries(runtimeSettings(model)).map(([k, v]): [string, string] => [k, String(v)]);
-    const constants = model.constants.map((c): [string, string] => [c.name, c.raw]);
+    // As written (`21 days`, `5000.00`), but text without the quotes the spec may put around it.
+    const constants = model.constants.map((c): [string, string] => [
+      c.name,
+      c.type === 'text' ? String(c.value) : c.raw,
+    ]);
     this.#values = new Map([...settings, ...constants]);
   }
 

@@ -3,10 +3,12 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import { type Logger, pino } from 'pino';
 import { createAjv } from '../compile/ajv.ts';
 import { type CompiledApp, compileApp } from '../compile/compile-app.ts';
-import { SqlSchemaError } from '../compile/sql-schema.ts';
+import { changesSchema } from '../compile/migration-plan.ts';
+import { AuthStore } from '../store/auth-store.ts';
 import { openStore, type StoreOptions } from '../store/open-store.ts';
 import type { Store } from '../store/store.ts';
 import { registerApiDocs } from './api-docs.ts';
+import { registerAuth } from './auth.ts';
 import { registerEntityRoutes } from './entity-routes.ts';
 import { classifyError } from './error-handler.ts';
 import { PROBLEM_CONTENT_TYPE, type ProblemExtras, type ProblemParams } from './problem.ts';
@@ -17,12 +19,19 @@ export interface ServerOptions extends StoreOptions {
   model: Model;
   /** A pino logger, or false for none. Default: JSON lines on stdout at `LOG_LEVEL` (info). */
   logger?: Logger | false;
+  /**
+   * Apply migration steps that could hide or invalidate stored data (a removed field's values, rows
+   * breaking a tightened rule); without it such a start throws `MigrationRefusedError`. Default false.
+   */
+  allowDestructive?: boolean;
 }
 
 export interface NinepointServer {
   readonly app: FastifyInstance;
   readonly compiled: CompiledApp;
   readonly store: Store;
+  /** Users, sessions, API tokens and rate limits, in the same database. */
+  readonly auth: AuthStore;
   /** Starts listening; resolves to the URL it listens at. Default: 127.0.0.1, port 3000. */
   listen(options?: { port?: number; host?: string }): Promise<string>;
   /** Stops taking requests, lets those under way finish, then closes the database. Safe to call twice. */
@@ -42,8 +51,9 @@ export function defaultLogger(): Logger {
 }
 
 /**
- * Compiles the model, opens its database and creates what is missing there, and builds the HTTP
- * server around them. It does not listen until `listen` is called.
+ * Compiles the model, opens its database and migrates it to the model (docs/migrations.md), and
+ * builds the HTTP server around them. It does not listen until `listen` is called. Throws
+ * `MigrationRefusedError` (with the plan) when the migration could lose or invalidate data.
  *
  * @example
  * const server = await createServer({ model, dbPath: 'data/ninepoint.db' });
@@ -54,27 +64,34 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
   const logger = options.logger === false ? pino({ level: 'silent' }) : (options.logger ?? defaultLogger());
   const store = await openStore(options);
   try {
-    const applied = await store.applySchema(compiled.sqlSchema, compiled.model);
-    if (applied.created.length > 0) logger.info({ tables: applied.created }, 'created tables');
-    if (applied.missingColumns.length > 0) {
-      const lacking = applied.missingColumns.map(({ table, columns }) => `table ${table} lacks ${columns.join(', ')}`);
-      throw new SqlSchemaError(
-        `the database "${store.location}" was made for another version of the spec (${lacking.join('; ')}). ` +
-          'Changing existing tables (migrations) is not supported yet: serve this spec from a new database file (--db).',
+    const allowDestructive = options.allowDestructive ?? false;
+    const { plan } = await store.applySchema(compiled.sqlSchema, compiled.model, { allowDestructive });
+    if (changesSchema(plan)) {
+      logger.info(
+        { steps: plan.steps.filter((s) => s.changes.length > 0).map((s) => s.summary) },
+        'migrated the database',
       );
+    }
+    for (const step of plan.steps.filter((s) => s.safety !== 'safe')) {
+      logger.warn({ kind: step.kind, table: step.table, column: step.column, rows: step.rows }, step.summary);
+    }
+    const auth = new AuthStore(store.sql);
+    await auth.setUp();
+    if ((await auth.countUsers()) === 0) {
+      logger.warn('no users yet: create one with `ninepoint users add <email> --role <role>`');
     }
     for (const call of compiled.routeTable.shadowed) {
       logger.warn({ method: call.method, path: call.path }, 'a system call takes precedence over this spec call');
     }
-    const app = buildApp(compiled, store, logger);
-    return wrap(app, compiled, store);
+    const app = buildApp(compiled, store, logger, auth);
+    return wrap(app, compiled, store, auth);
   } catch (error) {
     await store.close();
     throw error;
   }
 }
 
-function buildApp(compiled: CompiledApp, store: Store, logger: Logger): FastifyInstance {
+function buildApp(compiled: CompiledApp, store: Store, logger: Logger, auth: AuthStore): FastifyInstance {
   const { catalogue, settings } = compiled;
   const sendProblem = (
     request: FastifyRequest,
@@ -121,6 +138,7 @@ function buildApp(compiled: CompiledApp, store: Store, logger: Logger): FastifyI
   app.get('/api/openapi.json', (_request, reply) => reply.type(JSON_CONTENT_TYPE).send(compiled.openapiJson));
   registerApiDocs(app, compiled.model.product.name);
 
+  registerAuth(app, { auth, settings });
   registerEntityRoutes(app, compiled, store);
 
   // Any other path answers UNKNOWN_CALL (transition calls too, until they are served). Fastify
@@ -137,12 +155,13 @@ function buildApp(compiled: CompiledApp, store: Store, logger: Logger): FastifyI
   return app;
 }
 
-function wrap(app: FastifyInstance, compiled: CompiledApp, store: Store): NinepointServer {
+function wrap(app: FastifyInstance, compiled: CompiledApp, store: Store, auth: AuthStore): NinepointServer {
   let closing: Promise<void> | null = null;
   return {
     app,
     compiled,
     store,
+    auth,
     async listen({ port = DEFAULT_PORT, host = DEFAULT_HOST } = {}) {
       await app.listen({ port, host });
       const address = app.server.address();

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execute, TEST_DATABASES, type TestDatabase } from '../../test/databases.ts';
 import { LENDING_DESK_DERIVED, modelOf, replaceOnce } from '../../test/helpers.ts';
+import { userWithToken } from '../../test/users.ts';
 import { createServer } from './server.ts';
 
 type Json = Record<string, unknown>;
@@ -19,11 +20,13 @@ const inDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOS
 async function start(db: TestDatabase, source: string) {
   const temp = await db.fresh();
   const server = await createServer({ model: modelOf(source), ...temp.options, logger: false });
+  const { authorization } = await userWithToken(server);
   const call = async (method: string, url: string, body?: unknown): Promise<Answer> => {
     const response = await server.app.inject({
       method: method as 'GET',
       url,
-      ...(body !== undefined ? { headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) } : {}),
+      headers: { authorization, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
     });
     if (response.statusCode >= 400) {
       expect(response.headers['content-type']).toBe('application/problem+json; charset=utf-8');
@@ -37,7 +40,7 @@ async function start(db: TestDatabase, source: string) {
     await server.close();
     await temp.remove();
   };
-  return { server, call, backdate, stop };
+  return { server, call, backdate, stop, authorization };
 }
 
 let isbnCounter = 0;
@@ -219,7 +222,7 @@ describe.each(TEST_DATABASES)('on $name', (db) => {
           Array.from({ length: 30 }, async () => {
             const response = await fetch(`${url}/api/loans`, {
               method: 'POST',
-              headers: { 'content-type': 'application/json' },
+              headers: { 'content-type': 'application/json', authorization: desk.authorization },
               body: JSON.stringify({ book: book.body.id, borrower: BORROWER, due: inDays(7) }),
             });
             return response.status;

@@ -1,5 +1,7 @@
 import type { Model } from '@ninepoint/spec';
+import type { MigrationPlan } from '../compile/migration-plan.ts';
 import type { SqlSchema } from '../compile/sql-schema.ts';
+import type { SqlRunner } from './sql-runner.ts';
 
 /**
  * Where an app's records live. One implementation per database (`sqlite/…`, later `postgres/…`);
@@ -10,24 +12,49 @@ export interface Store {
   /** Where the data is, for messages and logs: a file path, never a password. */
   readonly location: string;
   /**
-   * Creates what the schema needs and is missing, in one transaction, and records the model
-   * it was applied for. Existing tables are left as they are: changing them is a migration.
-   * Afterwards `records` serves every table that has all the columns the schema gives it.
+   * Migrates the database to the schema (see `compile/migration-plan.ts` and docs/migrations.md):
+   *
+   * 1. In one write transaction (SQLite: `BEGIN IMMEDIATE`; PostgreSQL: a transaction holding a
+   *    lock that keeps a second server from migrating at the same time), read the newest
+   *    `_ninepoint_schema` row (none: an empty database) as an `AppliedState`.
+   * 2. Plan with `planMigration({ previous, model, schema, probe })`, the probe reading this
+   *    database inside the same transaction.
+   * 3. With `dryRun`, end the transaction without changing anything and return the plan
+   *    (`applied: false`), even when it would be refused.
+   * 4. When `blockingSteps(plan, allowDestructive)` is not empty, roll back and throw
+   *    `MigrationRefusedError` (carrying the plan): nothing is changed, not even the bookkeeping tables.
+   * 5. Otherwise create the bookkeeping tables if missing, make every `SchemaChange` of the
+   *    steps, make sure every index of `schema` exists, and record `model` with `plan.tables`
+   *    (the layout as it now is, kept columns and tables included) when either differs from the
+   *    newest row. Commit. Anything failing rolls the whole migration back.
+   * 6. Afterwards `records` serves every table of `schema`.
+   *
+   * A store never drops a column or table that holds data; the only column it recreates is one
+   * holding no value (`recreate-column`).
    */
-  applySchema(schema: SqlSchema, model: Model): Promise<AppliedSchema>;
+  applySchema(schema: SqlSchema, model: Model, options?: ApplyOptions): Promise<AppliedSchema>;
   /** The records of an entity; throws when `applySchema` has not laid out its table. */
   records(entity: string): EntityRecords;
+  /** Statements on the runtime's own tables (users, sessions, tokens, rate limits). */
+  readonly sql: SqlRunner;
   /** Throws when the database does not answer. */
   ping(): Promise<void>;
   close(): Promise<void>;
 }
 
+export interface ApplyOptions {
+  /** Also apply the steps that need the flag (`--allow-destructive`). Default false. */
+  allowDestructive?: boolean;
+  /** Plan only: change nothing and serve nothing (`ninepoint migrate --plan`). Default false. */
+  dryRun?: boolean;
+}
+
 export interface AppliedSchema {
-  /** Tables this start created. */
-  created: string[];
-  /** Columns the schema has and an existing table lacks: the model changed since that table was made. */
-  missingColumns: { table: string; columns: string[] }[];
-  /** True when this model differs from the last one recorded, and was recorded. */
+  /** What was done, or in a dry run what would be done, step by step. */
+  plan: MigrationPlan;
+  /** False in a dry run. */
+  applied: boolean;
+  /** True when this model or layout differs from the last one recorded, and was recorded. */
   recorded: boolean;
 }
 
@@ -80,6 +107,8 @@ export interface ListQuery {
   filters: { column: string; value: Value }[];
   /** Records any of whose `columns` contains `text` (case-insensitive for ASCII letters). */
   search: { columns: string[]; text: string } | null;
+  /** Only records one of whose `columns` is `userId` (a role's `own` access); null for all. */
+  owner: { columns: string[]; userId: string } | null;
   /** Records after this position in the sort order. */
   after: Position | null;
   limit: number;
@@ -153,6 +182,9 @@ export type PendingRead =
       excludeId: string;
     };
 
+/** Runs inside a delete's transaction on the record about to be deleted; refuses by throwing. */
+export type DeleteCheck = (current: ApiRecord) => void;
+
 /** A state change: the transition taken and the state it leads to. */
 export interface TransitionWrite {
   name: string;
@@ -190,7 +222,8 @@ export interface EntityRecords {
     context: ConditionalWrite,
     check?: WriteCheck,
   ): Promise<WriteOutcome>;
-  delete(id: string, context: ConditionalWrite): Promise<DeleteOutcome>;
+  /** Deletes a record; `check` sees it first, inside the transaction, and refuses by throwing. */
+  delete(id: string, context: ConditionalWrite, check?: DeleteCheck): Promise<DeleteOutcome>;
   list(query: ListQuery): Promise<ListPage>;
   /** The record's history, oldest first; kept after the record is deleted. */
   history(id: string): Promise<HistoryEntry[]>;

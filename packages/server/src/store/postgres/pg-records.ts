@@ -4,6 +4,7 @@ import { HISTORY_TABLE, type SqlColumn, type SqlTable, VERSION_COLUMN } from '..
 import type {
   ApiRecord,
   ConditionalWrite,
+  DeleteCheck,
   DeleteOutcome,
   EntityRecords,
   HistoryEntry,
@@ -232,9 +233,9 @@ export class PgRecords implements EntityRecords {
     return this.#write(values, (client) => this.#updateRecord(client, id, values, context, check, transition));
   }
 
-  async delete(id: string, context: ConditionalWrite): Promise<DeleteOutcome> {
+  async delete(id: string, context: ConditionalWrite, check?: DeleteCheck): Promise<DeleteOutcome> {
     try {
-      return await inTransaction(this.#shared.pool, (client) => this.#deleteRecord(client, id, context));
+      return await inTransaction(this.#shared.pool, (client) => this.#deleteRecord(client, id, context, check));
     } catch (error) {
       // Checked before deleting; this is the database's own guard answering a racing insert.
       if (pgCode(error) === '23503') {
@@ -288,6 +289,11 @@ export class PgRecords implements EntityRecords {
       const columns = query.search.columns.map((c) => this.#column(c));
       const p = bind(pattern);
       where.push(`(${columns.map((c) => `${q(c.name)} ILIKE ${p} ESCAPE '\\'`).join(' OR ')})`);
+    }
+    if (query.owner) {
+      const columns = query.owner.columns.map((c) => this.#column(c));
+      const user = bind(query.owner.userId);
+      where.push(`(${columns.map((c) => `${q(c.name)} = ${user}`).join(' OR ')})`);
     }
     const countSql = `SELECT count(*) AS "n" FROM ${q(this.#table.name)}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
     const countParams = [...params];
@@ -406,10 +412,16 @@ export class PgRecords implements EntityRecords {
     return { ok: true, stored: { record, version: current.version + 1 }, changed: true };
   }
 
-  async #deleteRecord(client: pg.PoolClient, id: string, context: ConditionalWrite): Promise<DeleteOutcome> {
+  async #deleteRecord(
+    client: pg.PoolClient,
+    id: string,
+    context: ConditionalWrite,
+    check: DeleteCheck | undefined,
+  ): Promise<DeleteOutcome> {
     const { rows } = await client.query<Row>({ ...this.#getForUpdate, values: [id] });
     const row = rows[0];
     if (!row) return { ok: false, refusal: { kind: 'not-found' } };
+    check?.(this.#record(row));
     if (context.ifVersions !== null && !context.ifVersions.includes(Number(row[VERSION_COLUMN]))) {
       return { ok: false, refusal: { kind: 'stale' } };
     }

@@ -4,6 +4,7 @@ import { SCHEMA_TABLE, type SqlSchema, type SqlTable } from '../../compile/sql-s
 import type { AppliedSchema, Store } from '../store.ts';
 import { HISTORY_TABLE_DDL, quoteIdentifier, SCHEMA_TABLE_DDL, tableDdl } from './pg-ddl.ts';
 import { inTransaction, PgRecords } from './pg-records.ts';
+import { PgRunner } from './pg-runner.ts';
 
 export interface PgStoreOptions {
   /** Connections kept open at most (default 10). */
@@ -44,11 +45,13 @@ export class PgStore implements Store {
   readonly dialect = 'postgres';
   readonly location: string;
   readonly pool: pg.Pool;
+  readonly sql: PgRunner;
   #records = new Map<string, PgRecords>();
 
   private constructor(location: string, pool: pg.Pool) {
     this.location = location;
     this.pool = pool;
+    this.sql = new PgRunner(pool);
   }
 
   /** Connects to the database at `url` and checks that it answers. */

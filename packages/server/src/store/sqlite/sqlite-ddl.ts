@@ -2,6 +2,7 @@ import {
   HISTORY_TABLE,
   SCHEMA_TABLE,
   type SqlColumn,
+  type SqlIndex,
   type SqlSchema,
   type SqlTable,
   type SqlType,
@@ -42,16 +43,16 @@ export function sqliteDdl(schema: SqlSchema): string[] {
 export function tableDdl(table: SqlTable): string[] {
   const t = quoteIdentifier(table.name);
   const columns = table.columns.map((c) => `  ${columnDdl(c)}`).join(',\n');
-  return [
-    `CREATE TABLE IF NOT EXISTS ${t} (\n${columns}\n)`,
-    ...table.indexes.map(
-      (i) =>
-        `CREATE ${i.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${quoteIdentifier(i.name)} ON ${t} (${i.columns.map(quoteIdentifier).join(', ')})`,
-    ),
-  ];
+  return [`CREATE TABLE IF NOT EXISTS ${t} (\n${columns}\n)`, ...table.indexes.map((i) => indexDdl(table.name, i))];
 }
 
-function columnDdl(column: SqlColumn): string {
+/** `CREATE [UNIQUE] INDEX IF NOT EXISTS …` for one index of a table. */
+export function indexDdl(table: string, index: SqlIndex): string {
+  return `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${quoteIdentifier(index.name)} ON ${quoteIdentifier(table)} (${index.columns.map(quoteIdentifier).join(', ')})`;
+}
+
+/** A column's definition inside `CREATE TABLE` or `ALTER TABLE … ADD COLUMN`. */
+export function columnDdl(column: SqlColumn): string {
   const parts = [quoteIdentifier(column.name), TYPES[column.type]];
   if (column.primaryKey) parts.push('PRIMARY KEY');
   if (column.notNull) parts.push('NOT NULL');

@@ -26,6 +26,7 @@ const query = (over: Partial<ListQuery> = {}): ListQuery => ({
   sort: { column: 'created_at', descending: false },
   filters: [],
   search: null,
+  owner: null,
   after: null,
   limit: 50,
   count: false,

@@ -9,6 +9,7 @@ import {
 import type {
   ApiRecord,
   ConditionalWrite,
+  DeleteCheck,
   DeleteOutcome,
   EntityRecords,
   HistoryEntry,
@@ -68,6 +69,7 @@ const DEFAULT_LIST: ListQuery = {
   sort: { column: DEFAULT_SORT_COLUMNS[0], descending: false },
   filters: [],
   search: null,
+  owner: null,
   after: null,
   limit: 1,
   count: false,
@@ -137,7 +139,7 @@ export class SqliteRecords implements EntityRecords {
     check: WriteCheck | undefined,
     transition: TransitionWrite | null,
   ) => WriteOutcome;
-  readonly #deleteTx: (id: string, context: ConditionalWrite) => DeleteOutcome;
+  readonly #deleteTx: (id: string, context: ConditionalWrite, check: DeleteCheck | undefined) => DeleteOutcome;
 
   constructor(
     db: Database.Database,
@@ -198,7 +200,9 @@ export class SqliteRecords implements EntityRecords {
         transition: TransitionWrite | null,
       ) => this.#updateRecord(id, values, context, check, transition),
     );
-    const remove = db.transaction((id: string, context: ConditionalWrite) => this.#deleteRecord(id, context));
+    const remove = db.transaction((id: string, context: ConditionalWrite, check: DeleteCheck | undefined) =>
+      this.#deleteRecord(id, context, check),
+    );
     // The default list's pages, prepared now like the point reads; other sorts and filters on first use.
     for (const after of [null, { value: '', id: '' }]) {
       const plan = this.#plan({ ...DEFAULT_LIST, after });
@@ -208,7 +212,7 @@ export class SqliteRecords implements EntityRecords {
     this.#createTx = (record, context, check) => create.immediate(record, context, check);
     this.#updateTx = (id, values, context, check, transition) =>
       update.immediate(id, values, context, check, transition);
-    this.#deleteTx = (id, context) => remove.immediate(id, context);
+    this.#deleteTx = (id, context, check) => remove.immediate(id, context, check);
   }
 
   async get(id: string): Promise<StoredRecord | undefined> {
@@ -260,9 +264,9 @@ export class SqliteRecords implements EntityRecords {
     return this.#write(() => this.#updateTx(id, values, context, check, transition), values);
   }
 
-  async delete(id: string, context: ConditionalWrite): Promise<DeleteOutcome> {
+  async delete(id: string, context: ConditionalWrite, check?: DeleteCheck): Promise<DeleteOutcome> {
     try {
-      return this.#deleteTx(id, context);
+      return this.#deleteTx(id, context, check);
     } catch (error) {
       // Checked before deleting; this is the database's own guard answering the same.
       if (sqliteCode(error) === 'SQLITE_CONSTRAINT_FOREIGNKEY') {
@@ -312,6 +316,11 @@ export class SqliteRecords implements EntityRecords {
       const columns = query.search.columns.map((c) => this.#column(c));
       where.push(`(${columns.map((c) => `${q(c.name)} LIKE ? ESCAPE '\\'`).join(' OR ')})`);
       for (const _ of columns) params.push(pattern);
+    }
+    if (query.owner) {
+      const columns = query.owner.columns.map((c) => this.#column(c));
+      where.push(`(${columns.map((c) => `${q(c.name)} = ?`).join(' OR ')})`);
+      for (const _ of columns) params.push(query.owner.userId);
     }
     const countSql = `SELECT count(*) AS "n" FROM ${q(this.#table.name)}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
     const countParams = [...params];
@@ -401,9 +410,10 @@ export class SqliteRecords implements EntityRecords {
     return { ok: true, stored: { record, version: current.version + 1 }, changed: true };
   }
 
-  #deleteRecord(id: string, context: ConditionalWrite): DeleteOutcome {
+  #deleteRecord(id: string, context: ConditionalWrite, check: DeleteCheck | undefined): DeleteOutcome {
     const row = this.#get.get(id);
     if (!row) return { ok: false, refusal: { kind: 'not-found' } };
+    check?.(this.#record(row));
     if (context.ifVersions !== null && !context.ifVersions.includes(Number(row[VERSION_COLUMN]))) {
       return { ok: false, refusal: { kind: 'stale' } };
     }

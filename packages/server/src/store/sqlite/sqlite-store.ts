@@ -2,9 +2,11 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Model } from '@ninepoint/spec';
 import Database from 'better-sqlite3';
+import { blockingSteps, MigrationRefusedError, planMigration } from '../../compile/migration-plan.ts';
 import { SCHEMA_TABLE, type SqlSchema, type SqlTable } from '../../compile/sql-schema.ts';
-import type { AppliedSchema, Store, Synchronous } from '../store.ts';
-import { HISTORY_TABLE_DDL, quoteIdentifier, SCHEMA_TABLE_DDL, tableDdl } from './sqlite-ddl.ts';
+import type { AppliedSchema, ApplyOptions, Store, Synchronous } from '../store.ts';
+import { HISTORY_TABLE_DDL, quoteIdentifier, SCHEMA_TABLE_DDL } from './sqlite-ddl.ts';
+import { applySqlitePlan, readRecordedSchema, SqliteMigrationProbe } from './sqlite-migrate.ts';
 import {
   type HistoryRow,
   INSERT_HISTORY_SQL,
@@ -13,6 +15,7 @@ import {
   SqliteRecords,
   StatementCache,
 } from './sqlite-records.ts';
+import { SqliteRunner } from './sqlite-runner.ts';
 
 export interface SqliteStoreOptions {
   /**
@@ -33,12 +36,14 @@ export class SqliteStore implements Store {
   readonly dialect = 'sqlite';
   readonly location: string;
   readonly db: Database.Database;
+  readonly sql: SqliteRunner;
   readonly #ping: Database.Statement;
   #records = new Map<string, SqliteRecords>();
 
   private constructor(location: string, db: Database.Database) {
     this.location = location;
     this.db = db;
+    this.sql = new SqliteRunner(db);
     this.#ping = db.prepare('SELECT 1');
   }
 
@@ -57,55 +62,75 @@ export class SqliteStore implements Store {
     return new SqliteStore(path, db);
   }
 
-  async applySchema(schema: SqlSchema, model: Model): Promise<AppliedSchema> {
+  async applySchema(schema: SqlSchema, model: Model, options: ApplyOptions = {}): Promise<AppliedSchema> {
     const { db } = this;
-    const modelJson = JSON.stringify(model);
-    const apply = db.transaction((): AppliedSchema => {
-      const existing = new Set(
-        db
-          .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'")
-          .all()
-          .map((r) => r.name),
-      );
-      db.exec(SCHEMA_TABLE_DDL);
-      for (const statement of HISTORY_TABLE_DDL) db.exec(statement);
-      const created: string[] = [];
-      const missingColumns: AppliedSchema['missingColumns'] = [];
-      for (const table of schema.tables) {
-        if (existing.has(table.name)) {
-          const have = new Set(this.columnsOf(table.name));
-          const missing = table.columns.map((c) => c.name).filter((c) => !have.has(c));
-          if (missing.length > 0) missingColumns.push({ table: table.name, columns: missing });
-        } else {
-          created.push(table.name);
-        }
-        for (const statement of tableDdl(table)) db.exec(statement);
+    const dryRun = options.dryRun ?? false;
+    const allowDestructive = options.allowDestructive ?? false;
+    if (db.inTransaction) throw new Error('applySchema cannot run inside another transaction.');
+    // A rebuilt table is dropped and renamed: foreign keys must be off meanwhile, and SQLite ignores
+    // the pragma inside a transaction. The check at the end stands in for them.
+    if (!dryRun) db.pragma('foreign_keys = OFF');
+    let applied: AppliedSchema;
+    try {
+      // IMMEDIATE: two servers starting on one file take turns, and the rows the plan counted
+      // cannot change before it is applied. A dry run only reads, in one snapshot.
+      db.exec(dryRun ? 'BEGIN' : 'BEGIN IMMEDIATE');
+      try {
+        applied = await this.#migrate(schema, model, dryRun, allowDestructive);
+        db.exec(dryRun ? 'ROLLBACK' : 'COMMIT');
+      } catch (error) {
+        if (db.inTransaction) db.exec('ROLLBACK');
+        throw error;
       }
-      const last = db
-        .prepare<[], { model: string }>(`SELECT model FROM ${quoteIdentifier(SCHEMA_TABLE)} ORDER BY id DESC LIMIT 1`)
-        .get();
-      const recorded = last?.model !== modelJson;
-      if (recorded) {
-        db.prepare(
-          `INSERT INTO ${quoteIdentifier(SCHEMA_TABLE)} (applied_at, model_version, product, model, tables) VALUES (?, ?, ?, ?, ?)`,
-        ).run(new Date().toISOString(), model.version, model.product.name, modelJson, JSON.stringify(schema.tables));
-      }
-      return { created, missingColumns, recorded };
-    });
-    // IMMEDIATE: two servers starting on one file take turns instead of failing half-way.
-    const applied = apply.immediate();
-    this.#prepare(schema, applied);
+    } finally {
+      if (!dryRun) db.pragma('foreign_keys = ON');
+    }
+    if (applied.applied) this.#prepare(schema, applied.plan.tables);
     return applied;
   }
 
-  /**
-   * Prepares the statements of every table that has all its columns, once: a request never
-   * prepares a point read or write. A table missing columns gets none (serving it needs a migration).
-   */
-  #prepare(schema: SqlSchema, applied: AppliedSchema): void {
+  async #migrate(schema: SqlSchema, model: Model, dryRun: boolean, allowDestructive: boolean): Promise<AppliedSchema> {
     const { db } = this;
-    const incomplete = new Set(applied.missingColumns.map((m) => m.table));
-    const ready = schema.tables.filter((t) => !incomplete.has(t.name));
+    const last = readRecordedSchema(db);
+    const plan = await planMigration({
+      previous: last?.state ?? null,
+      model,
+      schema,
+      probe: new SqliteMigrationProbe(db),
+    });
+    if (dryRun) return { plan, applied: false, recorded: false };
+    if (blockingSteps(plan, allowDestructive).length > 0) {
+      throw new MigrationRefusedError(plan, { allowDestructive, location: this.location });
+    }
+    db.exec(SCHEMA_TABLE_DDL);
+    for (const statement of HISTORY_TABLE_DDL) db.exec(statement);
+    applySqlitePlan(db, plan, schema);
+    const modelJson = JSON.stringify(model);
+    const tablesJson = JSON.stringify(plan.tables);
+    const recorded = last?.modelJson !== modelJson || last.tablesJson !== tablesJson;
+    if (recorded) {
+      db.prepare(
+        `INSERT INTO ${quoteIdentifier(SCHEMA_TABLE)} (applied_at, model_version, product, model, tables) VALUES (?, ?, ?, ?, ?)`,
+      ).run(new Date().toISOString(), model.version, model.product.name, modelJson, tablesJson);
+    }
+    return { plan, applied: true, recorded };
+  }
+
+  /**
+   * Prepares the statements of every table, once: a request never prepares a point read or
+   * write. Each table is served as the schema lays it out, except that a column the migration
+   * left accepting empty values (a required field some rows lack) is known to, for list paging.
+   */
+  #prepare(schema: SqlSchema, layout: readonly SqlTable[]): void {
+    const { db } = this;
+    const ready = schema.tables.map((table): SqlTable => {
+      const stored = layout.find((t) => t.name === table.name);
+      const columns = table.columns.map((c) => {
+        const notNull = stored?.columns.find((s) => s.name === c.name)?.notNull ?? c.notNull;
+        return notNull === c.notNull ? c : { ...c, notNull };
+      });
+      return { ...table, columns };
+    });
     const shared: SharedStatements = {
       insertHistory: db.prepare(INSERT_HISTORY_SQL),
       selectHistory: db.prepare<[string, string], HistoryRow>(SELECT_HISTORY_SQL),

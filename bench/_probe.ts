@@ -1,0 +1,20 @@
+import { seedDatabase, startServer, requestFor, load, type Operation } from './api-bench.ts';
+import { spawnSync } from 'node:child_process';
+spawnSync('taskset', ['-a', '-cp', '1', String(process.pid)]);
+const rows = Number(process.env.ROWS ?? 100000);
+const ops = (process.env.OPS ?? 'get').split(',') as Operation[];
+const seconds = Number(process.env.SECS ?? 4);
+const seeded = await seedDatabase('/tmp/probe/orders.db', rows);
+const gen = await startServer('generated', seeded.path, { pin: true, ...(process.env.PROF ? { cpuProfDir: process.env.PROF, profileName: 'generated' } : {}) });
+const base = await startServer('baseline', seeded.path, { pin: true, ...(process.env.PROF ? { cpuProfDir: process.env.PROF, profileName: 'baseline' } : {}) });
+for (const op of ops) {
+  const req = requestFor(op, seeded);
+  for (const s of [gen, base]) await load(s.url, req, 1, 100);
+  for (let i = 0; i < Number(process.env.ROUNDS ?? 3); i++) {
+    for (const s of [gen, base]) {
+      const m = await load(s.url, req, seconds, 100);
+      console.log(op, s.kind, Math.round(m.rps), m.p50, m.p99);
+    }
+  }
+}
+await gen.stop(); await base.stop();

@@ -1,0 +1,61 @@
+// One server of the API benchmark, in its own process: `node bench/api-server.ts <kind> <db file>`
+// with kind `generated` (Ninepoint's createServer on api-bench.spec.md), `baseline` (the
+// hand-written api-baseline.ts) or `bare` (node:http answering a fixed small JSON: the ceiling of
+// what the load generator can measure). Prints `{"url": …}` on stdout once listening; closes on
+// SIGTERM, SIGINT or when stdin ends (the benchmark went away).
+import { readFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
+import { checkSpec } from '@ninepoint/spec';
+import { createServer } from '@ninepoint/server';
+import { createBaseline } from './api-baseline.ts';
+
+const API_SPEC_PATH = new URL('./api-bench.spec.md', import.meta.url);
+
+const [kind, dbPath] = process.argv.slice(2);
+if (!dbPath || !['generated', 'baseline', 'bare'].includes(kind ?? '')) {
+  console.error('usage: node bench/api-server.ts generated|baseline|bare <db file>');
+  process.exit(2);
+}
+
+let close: () => Promise<void>;
+let url: string;
+if (kind === 'generated') {
+  const { model, ok, diagnostics } = checkSpec(readFileSync(API_SPEC_PATH, 'utf8'));
+  if (!ok) throw new Error(`api-bench.spec.md has errors: ${diagnostics[0]?.message}`);
+  const server = await createServer({ model, dbPath, logger: false });
+  url = await server.listen({ port: 0 });
+  close = () => server.close();
+} else if (kind === 'baseline') {
+  const app = createBaseline(dbPath);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  close = () => app.close();
+} else {
+  const body = JSON.stringify({ id: '01900000-0000-7000-8000-000000000001', item: 'Widget', quantity: 1 });
+  const server = createHttpServer((_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  close = () =>
+    new Promise((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+}
+
+let closing = false;
+const stop = async () => {
+  if (closing) return;
+  closing = true;
+  await close();
+  // A normal exit, so `--cpu-prof` writes its profile.
+  process.exit(0);
+};
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);
+process.stdin.on('end', stop);
+process.stdin.resume();
+process.stdout.write(`${JSON.stringify({ url, pid: process.pid })}\n`);

@@ -1,0 +1,312 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createServer, type NinepointServer, PROBLEM_TYPE_PREFIX } from '@ninepoint/server';
+import { checkSpec, type ErrorCode, errorCatalogue, type Model } from '@ninepoint/spec';
+import { expect, vi } from 'vitest';
+import type { FreshDatabase, TestDatabase } from '../packages/server/test/databases.ts';
+
+/**
+ * The end-to-end walk of an example spec: a real server on a free port of 127.0.0.1, called over
+ * HTTP with fetch. Every answer is checked as it arrives (no 500, no stack trace or SQL text in a
+ * body, errors as application/problem+json with their catalogued status), and the walk records
+ * which catalogue codes were answered and which calls succeeded, so a suite can assert at its end
+ * that nothing went unwalked.
+ */
+
+// biome-ignore lint/suspicious/noExplicitAny: answers are JSON, read by tests that know their shape.
+export type Json = any;
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  /** The parsed JSON body; null for an empty one. */
+  body: Json;
+  text: string;
+}
+
+export interface CallOptions {
+  /** Sent as `If-Match`. */
+  ifMatch?: string;
+  /** Sent as the body as it is, instead of `JSON.stringify(body)`. */
+  raw?: string;
+  /** Default: application/json whenever there is a body. */
+  contentType?: string;
+}
+
+/** A field error as `[field, code]`, `field` null for a rule about the whole record. */
+export type FieldErrorPair = readonly [string | null, string];
+
+/**
+ * Catalogue codes no call can answer before sign-in, roles and rate limits exist. A suite excludes
+ * these (and its own, each with a reason) from the coverage assertion; when one of them is answered
+ * the assertion fails, so an exclusion is removed as soon as it no longer holds.
+ */
+export const NOT_BUILT_YET: Readonly<Record<string, string>> = {
+  NOT_SIGNED_IN: 'sign-in is not built: no call asks who the caller is',
+  FORBIDDEN: 'permissions (point 6) are enforced with sign-in, which is not built',
+  SIGN_IN_FAILED: 'there is no sign-in call yet',
+  SIGN_IN_LOCKED: 'there is no sign-in call yet',
+  RATE_LIMITED: 'rate limiting (RATE_LIMIT_PER_MINUTE) is not built',
+  INTERNAL_ERROR: 'a fault of the server: every answer of the walk is asserted not to be a 500',
+};
+
+/** What a body must never show: stack frames, driver error names, SQL. */
+const LEAKS: readonly RegExp[] = [
+  /\bat [^\n"]*\.(?:ts|js|mjs|cjs):\d+:\d+/,
+  /node:internal/,
+  /\b[A-Z][a-z]+[A-Za-z]*Error\b/,
+  /\bSQLITE_[A-Z]/,
+  /constraint failed/i,
+  /\b(?:SELECT|INSERT|UPDATE|DELETE)\b[\s\S]*\b(?:FROM|INTO|SET|WHERE)\b/,
+  /duplicate key value/i,
+  /violates [a-z -]*constraint/i,
+  /syntax error at or near/i,
+  /relation "[^"]*" does not exist/i,
+];
+
+/** The source of an example spec under examples/. */
+export function exampleSource(name: string): string {
+  return readFileSync(new URL(`../examples/${name}`, import.meta.url), 'utf8');
+}
+
+/** An ISO date `days` from today (UTC); negative for the past. */
+export function inDays(days: number): string {
+  return new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
+}
+
+/** An id for a User reference: users cannot be created before sign-in, and these are not checked. */
+export function someone(): string {
+  return randomUUID();
+}
+
+/** Runs `fn` with the clock (`Date`, in this process, where the server runs) moved on by `ms`. */
+export async function later<T>(ms: number, fn: () => Promise<T>): Promise<T> {
+  const moved = Date.now() + ms;
+  vi.setSystemTime(moved);
+  try {
+    return await fn();
+  } finally {
+    vi.useRealTimers();
+    if (Date.now() >= moved) throw new Error('The clock was not set back after later().');
+  }
+}
+
+interface RoutePattern {
+  key: string;
+  method: string;
+  pattern: RegExp;
+}
+
+export class Walk {
+  readonly model: Model;
+  readonly url: string;
+  /** Catalogue codes answered, top-level or as a field error, with how often. */
+  readonly seen = new Map<string, number>();
+  /** Calls (`POST /api/loans/:id/renew`) that answered 2xx at least once. */
+  readonly succeeded = new Set<string>();
+  readonly #server: NinepointServer;
+  readonly #fresh: FreshDatabase;
+  readonly #catalogue: ReadonlyMap<string, ErrorCode>;
+  readonly #routes: readonly RoutePattern[];
+
+  constructor(model: Model, url: string, server: NinepointServer, fresh: FreshDatabase) {
+    this.model = model;
+    this.url = url;
+    this.#server = server;
+    this.#fresh = fresh;
+    this.#catalogue = new Map(errorCatalogue(model).map((e) => [e.code, e]));
+    this.#routes = server.compiled.routeTable.routes.map((r) => ({
+      key: `${r.method} ${r.path}`,
+      method: r.method,
+      pattern: new RegExp(`^${r.path.replace(/:[A-Za-z_][A-Za-z0-9_]*/g, '[^/]+')}$`),
+    }));
+  }
+
+  /** Checks `source`, serves it from a fresh database of `db` and listens on a free port. */
+  static async start(source: string, db: TestDatabase): Promise<Walk> {
+    const { model, ok, diagnostics } = checkSpec(source);
+    if (!ok) throw new Error(`The example has errors: ${JSON.stringify(diagnostics, null, 2)}`);
+    const fresh = await db.fresh();
+    let server: NinepointServer;
+    try {
+      server = await createServer({ model, ...fresh.options, logger: false });
+    } catch (error) {
+      await fresh.remove();
+      throw error;
+    }
+    const url = await server.listen({ port: 0, host: '127.0.0.1' });
+    return new Walk(model, url, server, fresh);
+  }
+
+  async close(): Promise<void> {
+    try {
+      await this.#server.close();
+    } finally {
+      await this.#fresh.remove();
+    }
+  }
+
+  /** The calls the server serves, as `METHOD /path/:id`. */
+  get calls(): string[] {
+    return this.#routes.map((r) => r.key);
+  }
+
+  /** The catalogue entry of a code (point 8 over the built-ins). */
+  entry(code: string): ErrorCode {
+    const entry = this.#catalogue.get(code);
+    if (!entry) throw new Error(`${code} is not in the catalogue of ${this.model.product.name}`);
+    return entry;
+  }
+
+  /** Makes a call and checks its answer (see the file's comment); records codes and successes. */
+  async call(method: string, path: string, body?: unknown, options: CallOptions = {}): Promise<Answer> {
+    const headers: Record<string, string> = {};
+    let payload: string | undefined;
+    if (options.raw !== undefined) payload = options.raw;
+    else if (body !== undefined) payload = JSON.stringify(body);
+    if (payload !== undefined) headers['content-type'] = options.contentType ?? 'application/json';
+    if (options.ifMatch !== undefined) headers['if-match'] = options.ifMatch;
+    const response = await fetch(`${this.url}${path}`, { method, headers, body: payload });
+    const text = await response.text();
+    const what = `${method} ${path} answered ${response.status}: ${text.slice(0, 500)}`;
+    expect(response.status, what).toBeLessThan(500);
+    for (const leak of LEAKS) expect(leak.test(text), `${what}\nThe body matches ${leak}`).toBe(false);
+    const type = response.headers.get('content-type') ?? '';
+    const parsed: Json = text === '' ? null : JSON.parse(text);
+    const answer: Answer = { status: response.status, headers: response.headers, body: parsed, text };
+    if (response.status >= 400) this.#checkProblem(path, answer, what);
+    else {
+      if (response.status === 204) expect(text, what).toBe('');
+      else expect(type, what).toMatch(/^application\/json/);
+      const route = this.#routes.find((r) => r.method === method && r.pattern.test(path.split('?', 1)[0] ?? ''));
+      if (route) this.succeeded.add(route.key);
+    }
+    return answer;
+  }
+
+  get(path: string): Promise<Answer> {
+    return this.call('GET', path);
+  }
+
+  post(path: string, body?: unknown, options?: CallOptions): Promise<Answer> {
+    return this.call('POST', path, body, options);
+  }
+
+  patch(path: string, body: unknown, options?: CallOptions): Promise<Answer> {
+    return this.call('PATCH', path, body, options);
+  }
+
+  put(path: string, body: unknown, options?: CallOptions): Promise<Answer> {
+    return this.call('PUT', path, body, options);
+  }
+
+  delete(path: string, options?: CallOptions): Promise<Answer> {
+    return this.call('DELETE', path, undefined, options);
+  }
+
+  /** Creates a record: 201, its ETag "1" and a Location naming it. Returns the record. */
+  async create(path: string, body: unknown): Promise<Json> {
+    const answer = await this.post(path, body);
+    expect(answer.status, answer.text).toBe(201);
+    expect(answer.headers.get('etag')).toBe('"1"');
+    expect(answer.headers.get('location')).toBe(`${path}/${answer.body.id}`);
+    return answer.body;
+  }
+
+  /**
+   * Asserts the answer is `code` (its catalogued status was checked on arrival) and, when given,
+   * that its field errors are exactly these `[field, code]` pairs, in any order.
+   */
+  expectProblem(answer: Answer, code: string, errors?: readonly FieldErrorPair[]): void {
+    expect(answer.body?.code, answer.text).toBe(code);
+    expect(answer.status).toBe(this.entry(code).status);
+    if (errors === undefined) return;
+    const pairs = ((answer.body.errors ?? []) as { field: string | null; code: string }[]).map(
+      (e): FieldErrorPair => [e.field, e.code],
+    );
+    expect(sortPairs(pairs), answer.text).toEqual(sortPairs(errors));
+  }
+
+  /**
+   * Every code of the catalogue (point 8 and the built-ins) was answered at least once, except
+   * `excluded`; an excluded code must be in the catalogue and must not have been answered.
+   */
+  expectCatalogueCovered(excluded: Readonly<Record<string, string>>): void {
+    const codes = [...this.#catalogue.keys()];
+    const unknown = Object.keys(excluded).filter((c) => !this.#catalogue.has(c));
+    expect(unknown, 'excluded codes that are not in the catalogue').toEqual([]);
+    const missing = codes.filter((c) => !Object.hasOwn(excluded, c) && !this.seen.has(c));
+    expect(missing, 'catalogued codes no answer of the walk carried').toEqual([]);
+    const stale = Object.keys(excluded).filter((c) => this.seen.has(c));
+    expect(stale, 'excluded codes that were answered: remove their exclusion').toEqual([]);
+  }
+
+  /** Every call the server serves answered 2xx at least once, except `unreachable` (with reasons). */
+  expectEveryCallSucceeded(unreachable: Readonly<Record<string, string>>): void {
+    const calls = this.calls;
+    const unknown = Object.keys(unreachable).filter((c) => !calls.includes(c));
+    expect(unknown, 'unreachable calls the server does not serve').toEqual([]);
+    const missing = calls.filter((c) => !Object.hasOwn(unreachable, c) && !this.succeeded.has(c));
+    expect(missing, 'calls that never succeeded in the walk').toEqual([]);
+    const stale = Object.keys(unreachable).filter((c) => this.succeeded.has(c));
+    expect(stale, 'calls listed as unreachable that succeeded: remove them from the list').toEqual([]);
+  }
+
+  #checkProblem(path: string, answer: Answer, what: string): void {
+    expect(answer.headers.get('content-type'), what).toMatch(/^application\/problem\+json/);
+    const body = answer.body;
+    expect(body, what).toMatchObject({
+      type: expect.any(String),
+      code: expect.any(String),
+      title: expect.any(String),
+      status: answer.status,
+      detail: expect.any(String),
+      instance: path.split('?', 1)[0],
+    });
+    expect(body.title.length, what).toBeGreaterThan(0);
+    expect(body.detail.length, what).toBeGreaterThan(0);
+    const entry = this.#catalogue.get(body.code);
+    expect(entry, `${what}\n${body.code} is not in the catalogue`).toBeDefined();
+    expect(answer.status, `${what}\n${body.code} is catalogued with status ${entry?.status}`).toBe(entry?.status);
+    expect(body.type, what).toBe(`${PROBLEM_TYPE_PREFIX}${body.code}`);
+    this.#saw(body.code);
+    if (body.errors === undefined) return;
+    expect(Array.isArray(body.errors), what).toBe(true);
+    for (const error of body.errors as unknown[]) {
+      const { field, code, message, ...rest } = error as Record<string, unknown>;
+      expect(rest, what).toEqual({});
+      expect(field === null || typeof field === 'string', `${what}\nfield must be a string or null`).toBe(true);
+      expect(typeof message === 'string' && message.length > 0, `${what}\nmessage must be text`).toBe(true);
+      expect(typeof code, what).toBe('string');
+      expect(this.#catalogue.has(String(code)), `${what}\nfield error ${code} is not in the catalogue`).toBe(true);
+      this.#saw(String(code));
+    }
+  }
+
+  #saw(code: string): void {
+    this.seen.set(code, (this.seen.get(code) ?? 0) + 1);
+  }
+}
+
+function sortPairs(pairs: readonly FieldErrorPair[]): FieldErrorPair[] {
+  const key = (p: FieldErrorPair) => `${p[0] ?? ''}\u0000${p[1]}`;
+  return [...pairs].sort((a, b) => key(a).localeCompare(key(b)));
+}
+
+/** Every record of a list, page by page along `next`; asserts each page holds at most `limit`. */
+export async function readAll(walk: Walk, path: string, limit: number): Promise<Json[]> {
+  const items: Json[] = [];
+  const join = path.includes('?') ? '&' : '?';
+  let cursor: string | null = null;
+  for (let page = 0; page < 1000; page++) {
+    const suffix: string = cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`;
+    const answer = await walk.get(`${path}${join}limit=${limit}${suffix}`);
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.body.items.length).toBeLessThanOrEqual(limit);
+    items.push(...answer.body.items);
+    cursor = answer.body.next;
+    if (cursor === null) return items;
+    expect(answer.body.items.length).toBe(limit);
+  }
+  throw new Error(`${path} did not end after 1000 pages`);
+}

@@ -1,0 +1,106 @@
+import { type Access, ANYONE, type Model, type Transition, USER_ENTITY } from '@ninepoint/spec';
+
+/** Who makes a call: a signed-in user with their roles, or a signed-out visitor (`userId` null). */
+export interface Actor {
+  userId: string | null;
+  roles: readonly string[];
+}
+
+export type Operation = 'read' | 'update' | 'delete';
+
+/** A signed-out visitor. */
+export const VISITOR: Actor = Object.freeze({ userId: null, roles: Object.freeze([]) as readonly string[] });
+
+/**
+ * What point 6 lets each actor do with one entity's records, compiled once. The semantics:
+ *
+ * - Point 6 **not shown**: there are no roles; a signed-in user may do everything, a signed-out
+ *   visitor nothing.
+ * - Point 6 **shown**: a user has the access of the best of their roles (`all` over `own` over
+ *   none). The row `anyone` applies to everybody, signed in or not; it is all a visitor has.
+ * - **own** covers the records the user created or that name the user in a field referring to
+ *   `User` (`borrower`): `ownerColumns`.
+ * - A **transition** may be taken by the roles in its `who` (the creating one also needs create
+ *   access); an empty `who` means whoever may update the record.
+ */
+export interface EntityPermissions {
+  readonly entity: string;
+  /** `created_by` and the fields referring to `User`: a record is a user's own when one names them. */
+  readonly ownerColumns: readonly string[];
+  mayCreate(actor: Actor): boolean;
+  access(actor: Actor, operation: Operation): Access;
+  /** Whether the actor may take the transition on a record they may read (`own` is checked by the caller). */
+  transitionAccess(actor: Actor, transition: Transition): Access;
+  /** Whether anybody at all may read this entity, signed out. */
+  readonly visitorsMayRead: boolean;
+}
+
+const RANK: Record<Access, number> = { none: 0, own: 1, all: 2 };
+
+/** The better of two accesses. */
+function best(a: Access, b: Access): Access {
+  return RANK[a] >= RANK[b] ? a : b;
+}
+
+/** Compiles point 6 (and the transitions' `who`) into a permission table per entity. */
+export function compilePermissions(
+  model: Pick<Model, 'entities' | 'permissions' | 'roles'>,
+): Map<string, EntityPermissions> {
+  const rolesShown = model.roles.length > 0;
+  const table = new Map<string, EntityPermissions>();
+  for (const entity of model.entities) {
+    const rows = model.permissions.filter((p) => p.entity === entity.name);
+    const byRole = new Map(rows.map((p) => [p.role, p]));
+    const ownerColumns = [
+      'created_by',
+      ...entity.fields.filter((f) => f.type.kind === 'reference' && f.type.entity === USER_ENTITY).map((f) => f.name),
+    ];
+    /** The roles whose rows apply to an actor: theirs, and `anyone`. */
+    const rowsOf = (actor: Actor) => {
+      const found = [];
+      const anyone = byRole.get(ANYONE);
+      if (anyone) found.push(anyone);
+      if (actor.userId !== null) {
+        for (const role of actor.roles) {
+          const row = byRole.get(role);
+          if (row && role !== ANYONE) found.push(row);
+        }
+      }
+      return found;
+    };
+    const access = (actor: Actor, operation: Operation): Access => {
+      if (!rolesShown) return actor.userId === null ? 'none' : 'all';
+      let granted: Access = 'none';
+      for (const row of rowsOf(actor)) granted = best(granted, row[operation]);
+      return granted;
+    };
+    const mayCreate = (actor: Actor): boolean => {
+      if (!rolesShown) return actor.userId !== null;
+      return rowsOf(actor).some((row) => row.create);
+    };
+    const transitionAccess = (actor: Actor, transition: Transition): Access => {
+      if (transition.who.length === 0)
+        return transition.creates ? (mayCreate(actor) ? 'all' : 'none') : access(actor, 'update');
+      const named =
+        transition.who.includes(ANYONE) ||
+        (actor.userId !== null && actor.roles.some((r) => transition.who.includes(r)));
+      if (!named) return 'none';
+      if (transition.creates) return mayCreate(actor) ? 'all' : 'none';
+      return 'all';
+    };
+    table.set(entity.name, {
+      entity: entity.name,
+      ownerColumns,
+      mayCreate,
+      access,
+      transitionAccess,
+      visitorsMayRead: access({ userId: null, roles: [] }, 'read') !== 'none',
+    });
+  }
+  return table;
+}
+
+/** The roles a user may be given: the spec's, but `anyone`, which everybody has. */
+export function assignableRoles(model: Pick<Model, 'roles'>): string[] {
+  return model.roles.map((r) => r.name).filter((r) => r !== ANYONE);
+}

@@ -1,0 +1,197 @@
+import cookie from '@fastify/cookie';
+import type { RuntimeSettings } from '@ninepoint/spec';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { verifyPassword } from '../auth/passwords.ts';
+import { RateLimiter } from '../auth/rate-limiter.ts';
+import { looksLikeSecret, newSecret, secretHash } from '../auth/secrets.ts';
+import { type Actor, VISITOR } from '../compile/permissions.ts';
+import { type AuthStore, normalizeEmail, type UserAccount } from '../store/auth-store.ts';
+import { ProblemError } from './problem.ts';
+
+/** Who a request is from, as the handlers see it. */
+export interface RequestActor extends Actor {
+  user: UserAccount | null;
+  /** How the user proved who they are; null for a visitor. */
+  via: 'session' | 'token' | null;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    actor: RequestActor;
+  }
+}
+
+/** The session cookie over plain HTTP (loopback, development). */
+export const SESSION_COOKIE = 'np_session';
+/** Over HTTPS: `__Host-` makes the browser refuse it unless Secure, host-only and `Path=/`. */
+export const SECURE_SESSION_COOKIE = '__Host-np_session';
+
+const SIGN_IN_WINDOW = 15 * 60_000;
+/** A session's last use is written at most this often: not a database write per request. */
+const TOUCH_EVERY_MS = 60_000;
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export const SIGN_IN_SCHEMA = {
+  type: 'object',
+  properties: {
+    email: { type: 'string', minLength: 1, maxLength: 320 },
+    password: { type: 'string', minLength: 1, maxLength: 1024 },
+  },
+  required: ['email', 'password'],
+  additionalProperties: false,
+} as const;
+
+const VISITOR_ACTOR: RequestActor = Object.freeze({ ...VISITOR, user: null, via: null });
+
+export interface AuthOptions {
+  auth: AuthStore;
+  settings: Readonly<RuntimeSettings>;
+  /** For tests: the clock. */
+  now?: () => number;
+}
+
+/**
+ * Sign-in, sessions, API tokens, CSRF protection and rate limits, for every call:
+ *
+ * - `Authorization: Bearer npt_…` authenticates a machine client; a token that is unknown or
+ *   revoked answers NOT_SIGNED_IN (never a silent visitor).
+ * - The session cookie authenticates a browser: HttpOnly, SameSite=Lax, `Secure` and `__Host-`
+ *   over HTTPS. Sign-in always makes a new session (the old one, if any, ends: no fixation); a
+ *   session ends after `SESSION_IDLE_MINUTES` unused or `SESSION_MAX_HOURS` after sign-in.
+ * - A state-changing call authenticated by the cookie must come from the app's own origin
+ *   (`Origin`, or `Sec-Fetch-Site: same-origin`); otherwise FORBIDDEN. Tokens are not sent by
+ *   browsers on their own, so token calls need no such check.
+ * - Failed sign-ins are counted per account and per address over 15 minutes; past
+ *   `SIGN_IN_ATTEMPTS_PER_15_MINUTES` the answer is SIGN_IN_LOCKED, before the password is looked at.
+ * - Every call counts against `RATE_LIMIT_PER_MINUTE` for its user, or its address when signed out.
+ */
+export function registerAuth(app: FastifyInstance, options: AuthOptions): { limiter: RateLimiter } {
+  const { auth, settings } = options;
+  const now = options.now ?? Date.now;
+  const idleMs = settings.SESSION_IDLE_MINUTES * 60_000;
+  const maxMs = settings.SESSION_MAX_HOURS * 3_600_000;
+  const attempts = settings.SIGN_IN_ATTEMPTS_PER_15_MINUTES;
+  const limiter = new RateLimiter(auth, settings.RATE_LIMIT_PER_MINUTE, { now });
+
+  void app.register(cookie);
+  // Set for every request by the preParsing hook below, before any handler runs.
+  app.decorateRequest('actor', null as unknown as RequestActor);
+  app.addHook('onClose', async () => {
+    await limiter.close();
+  });
+
+  const cookieName = (request: FastifyRequest) =>
+    request.protocol === 'https' ? SECURE_SESSION_COOKIE : SESSION_COOKIE;
+
+  const clearSession = (request: FastifyRequest, reply: FastifyReply) => {
+    const secure = request.protocol === 'https';
+    reply.clearCookie(cookieName(request), { path: '/', httpOnly: true, sameSite: 'lax', secure });
+  };
+
+  // preParsing: after the cookie plugin's onRequest hook has read the cookies, before the body is read.
+  app.addHook('preParsing', async (request, reply, payload) => {
+    request.actor = await resolveActor(request, reply);
+    if (request.actor.via === 'session' && !SAFE_METHODS.has(request.method) && !sameOrigin(request)) {
+      throw new ProblemError(
+        'FORBIDDEN',
+        {},
+        {
+          detail:
+            'A state-changing call signed in by cookie must come from this app’s own pages (cross-site request refused).',
+        },
+      );
+    }
+    const key = request.actor.user ? `user:${request.actor.user.id}` : `ip:${request.ip}`;
+    if (!limiter.take(key)) {
+      reply.header('retry-after', String(limiter.retryAfterSeconds()));
+      throw new ProblemError('RATE_LIMITED');
+    }
+    return payload;
+  });
+
+  const resolveActor = async (request: FastifyRequest, reply: FastifyReply): Promise<RequestActor> => {
+    const authorization = request.headers.authorization;
+    if (authorization !== undefined) {
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+      const secret = match?.[1] ?? '';
+      const found = looksLikeSecret('token', secret) ? await auth.tokenUser(secretHash(secret)) : undefined;
+      if (!found) {
+        throw new ProblemError('NOT_SIGNED_IN', {}, { detail: 'The API token is not valid, or it was revoked.' });
+      }
+      const at = now();
+      if (found.lastUsedAt === null || at - found.lastUsedAt > TOUCH_EVERY_MS) await auth.touchToken(found.tokenId, at);
+      return { userId: found.user.id, roles: found.user.roles, user: found.user, via: 'token' };
+    }
+    const secret = request.cookies[cookieName(request)];
+    if (secret === undefined) return VISITOR_ACTOR;
+    const hash = looksLikeSecret('session', secret) ? secretHash(secret) : null;
+    const session = hash ? await auth.session(hash) : undefined;
+    const at = now();
+    if (!hash || !session || at >= session.expiresAt || at - session.lastSeenAt >= idleMs) {
+      if (hash && session) await auth.endSession(hash);
+      clearSession(request, reply);
+      return VISITOR_ACTOR;
+    }
+    if (at - session.lastSeenAt > TOUCH_EVERY_MS) await auth.touchSession(hash, at);
+    return { userId: session.user.id, roles: session.user.roles, user: session.user, via: 'session' };
+  };
+
+  app.post('/api/auth/sign-in', { schema: { body: SIGN_IN_SCHEMA } }, async (request, reply) => {
+    if (request.headers.origin !== undefined && !sameOrigin(request)) {
+      throw new ProblemError('FORBIDDEN', {}, { detail: 'Sign-in must come from this app’s own pages.' });
+    }
+    const { email, password } = request.body as { email: string; password: string };
+    const at = now();
+    const window = Math.floor(at / SIGN_IN_WINDOW) * SIGN_IN_WINDOW;
+    const keys = [`sign-in:account:${normalizeEmail(email)}`, `sign-in:address:${request.ip}`];
+    // This window and the last: a lockout does not end the moment a window turns over.
+    for (const key of keys) {
+      const failed = (await auth.hits(key, window)) + (await auth.hits(key, window - SIGN_IN_WINDOW));
+      if (failed >= attempts) {
+        request.log.warn({ key: key.startsWith('sign-in:account') ? 'account' : 'address' }, 'sign-in locked');
+        throw new ProblemError('SIGN_IN_LOCKED');
+      }
+    }
+    const found = await auth.userForSignIn(email);
+    const ok = await verifyPassword(found?.passwordHash ?? null, password);
+    if (!found || !ok) {
+      for (const key of keys) await auth.hit(key, window);
+      request.log.warn('sign-in failed');
+      throw new ProblemError('SIGN_IN_FAILED');
+    }
+    // A new session id at every sign-in; any session the browser had ends here.
+    const previous = request.cookies[cookieName(request)];
+    if (previous !== undefined && looksLikeSecret('session', previous)) await auth.endSession(secretHash(previous));
+    const secret = newSecret('session');
+    const expiresAt = at + maxMs;
+    await auth.createSession(secretHash(secret), found.user.id, at, expiresAt);
+    request.log.info({ user: found.user.id }, 'signed in');
+    const secure = request.protocol === 'https';
+    reply.setCookie(cookieName(request), secret, {
+      path: '/',
+      httpOnly: true,
+      sameSite: 'lax',
+      secure,
+      expires: new Date(expiresAt),
+    });
+    return reply.send({ user: found.user });
+  });
+
+  app.post('/api/auth/sign-out', async (request, reply) => {
+    const secret = request.cookies[cookieName(request)];
+    if (secret !== undefined && looksLikeSecret('session', secret)) await auth.endSession(secretHash(secret));
+    clearSession(request, reply);
+    return reply.code(204).send();
+  });
+
+  app.get('/api/auth/me', async (request, reply) => reply.send({ user: request.actor.user }));
+
+  return { limiter };
+}
+
+/** Whether a request comes from the app's own origin, as the browser says. */
+function sameOrigin(request: FastifyRequest): boolean {
+  const origin = request.headers.origin;
+  if (origin !== undefined) return origin === `${request.protocol}://${request.host}`;
+  return request.headers['sec-fetch-site'] === 'same-origin';
+}

@@ -1,0 +1,334 @@
+import { first, type SqlRunner } from './sql-runner.ts';
+
+/** A user account as the runtime and the CLI see it: never its password hash. */
+export interface UserAccount {
+  id: string;
+  email: string;
+  name: string;
+  roles: string[];
+  /** ISO 8601. */
+  createdAt: string;
+}
+
+/** A session as a request finds it: whose it is and when it ends. Times are epoch milliseconds. */
+export interface SessionFound {
+  user: UserAccount;
+  createdAt: number;
+  lastSeenAt: number;
+  expiresAt: number;
+}
+
+export interface TokenInfo {
+  id: string;
+  userId: string;
+  email: string;
+  name: string;
+  createdAt: number;
+  lastUsedAt: number | null;
+  revokedAt: number | null;
+}
+
+export const USERS_TABLE = '_ninepoint_users';
+export const SESSIONS_TABLE = '_ninepoint_sessions';
+export const TOKENS_TABLE = '_ninepoint_tokens';
+export const RATE_TABLE = '_ninepoint_rate_limits';
+
+/**
+ * The runtime's own tables, the same on both databases (types both accept: TEXT and BIGINT; times
+ * as epoch milliseconds). Sessions and tokens keep only the SHA-256 of their secret. Deleting a
+ * user deletes their sessions and tokens with them.
+ */
+export const AUTH_DDL: readonly string[] = [
+  `CREATE TABLE IF NOT EXISTS "${USERS_TABLE}" (
+  "id" TEXT PRIMARY KEY,
+  "email" TEXT NOT NULL UNIQUE,
+  "name" TEXT NOT NULL,
+  "roles" TEXT NOT NULL,
+  "password_hash" TEXT NOT NULL,
+  "created_at" TEXT NOT NULL
+)`,
+  `CREATE TABLE IF NOT EXISTS "${SESSIONS_TABLE}" (
+  "id_hash" TEXT PRIMARY KEY,
+  "user_id" TEXT NOT NULL REFERENCES "${USERS_TABLE}" ("id") ON DELETE CASCADE,
+  "created_at" BIGINT NOT NULL,
+  "last_seen_at" BIGINT NOT NULL,
+  "expires_at" BIGINT NOT NULL
+)`,
+  `CREATE INDEX IF NOT EXISTS "${SESSIONS_TABLE}_user_idx" ON "${SESSIONS_TABLE}" ("user_id")`,
+  `CREATE TABLE IF NOT EXISTS "${TOKENS_TABLE}" (
+  "id" TEXT PRIMARY KEY,
+  "user_id" TEXT NOT NULL REFERENCES "${USERS_TABLE}" ("id") ON DELETE CASCADE,
+  "name" TEXT NOT NULL,
+  "token_hash" TEXT NOT NULL UNIQUE,
+  "created_at" BIGINT NOT NULL,
+  "last_used_at" BIGINT,
+  "revoked_at" BIGINT
+)`,
+  `CREATE INDEX IF NOT EXISTS "${TOKENS_TABLE}_user_idx" ON "${TOKENS_TABLE}" ("user_id")`,
+  `CREATE TABLE IF NOT EXISTS "${RATE_TABLE}" (
+  "key" TEXT NOT NULL,
+  "window_start" BIGINT NOT NULL,
+  "hits" BIGINT NOT NULL,
+  PRIMARY KEY ("key", "window_start")
+)`,
+];
+
+interface UserRow {
+  id: string;
+  email: string;
+  name: string;
+  roles: string;
+  password_hash: string;
+  created_at: string;
+}
+
+const USER_COLUMNS = '"id", "email", "name", "roles", "password_hash", "created_at"';
+
+/** Emails compare without case or surrounding space: `Ada@Example.org ` is `ada@example.org`. */
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+/**
+ * Users, sessions, API tokens and rate-limit counters, in the app's own database so that several
+ * app servers on one PostgreSQL database share them.
+ */
+export class AuthStore {
+  readonly #sql: SqlRunner;
+
+  constructor(sql: SqlRunner) {
+    this.#sql = sql;
+  }
+
+  /** Creates the tables when missing. */
+  async setUp(): Promise<void> {
+    await this.#sql.exec(AUTH_DDL);
+  }
+
+  // Users ------------------------------------------------------------------------------------
+
+  /** Adds a user; undefined when the email is taken. */
+  async addUser(user: {
+    id: string;
+    email: string;
+    name: string;
+    roles: readonly string[];
+    passwordHash: string;
+    createdAt: string;
+  }): Promise<UserAccount | undefined> {
+    const email = normalizeEmail(user.email);
+    const changed = await this.#sql.run(
+      `INSERT INTO "${USERS_TABLE}" (${USER_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT ("email") DO NOTHING`,
+      [user.id, email, user.name, JSON.stringify([...user.roles]), user.passwordHash, user.createdAt],
+    );
+    if (changed === 0) return undefined;
+    return { id: user.id, email, name: user.name, roles: [...user.roles], createdAt: user.createdAt };
+  }
+
+  /** A user and their password hash, by email: for sign-in only. */
+  async userForSignIn(email: string): Promise<{ user: UserAccount; passwordHash: string } | undefined> {
+    const row = await first<UserRow>(this.#sql, `SELECT ${USER_COLUMNS} FROM "${USERS_TABLE}" WHERE "email" = ?`, [
+      normalizeEmail(email),
+    ]);
+    return row ? { user: account(row), passwordHash: row.password_hash } : undefined;
+  }
+
+  async user(id: string): Promise<UserAccount | undefined> {
+    const row = await first<UserRow>(this.#sql, `SELECT ${USER_COLUMNS} FROM "${USERS_TABLE}" WHERE "id" = ?`, [id]);
+    return row ? account(row) : undefined;
+  }
+
+  async userByEmail(email: string): Promise<UserAccount | undefined> {
+    return (await this.userForSignIn(email))?.user;
+  }
+
+  /** Every user, by email. */
+  async users(): Promise<UserAccount[]> {
+    const rows = await this.#sql.all<UserRow>(`SELECT ${USER_COLUMNS} FROM "${USERS_TABLE}" ORDER BY "email"`);
+    return rows.map(account);
+  }
+
+  async countUsers(): Promise<number> {
+    const row = await first<{ n: number | string }>(this.#sql, `SELECT count(*) AS "n" FROM "${USERS_TABLE}"`);
+    return Number(row?.n ?? 0);
+  }
+
+  /** Replaces a user's roles; false when there is no such user. */
+  async setRoles(email: string, roles: readonly string[]): Promise<boolean> {
+    const changed = await this.#sql.run(`UPDATE "${USERS_TABLE}" SET "roles" = ? WHERE "email" = ?`, [
+      JSON.stringify([...roles]),
+      normalizeEmail(email),
+    ]);
+    return changed > 0;
+  }
+
+  /** Sets a new password hash and ends every session of the user. */
+  async setPassword(email: string, passwordHash: string): Promise<boolean> {
+    const user = await this.userByEmail(email);
+    if (!user) return false;
+    await this.#sql.run(`UPDATE "${USERS_TABLE}" SET "password_hash" = ? WHERE "id" = ?`, [passwordHash, user.id]);
+    await this.endSessionsOf(user.id);
+    return true;
+  }
+
+  /** Removes a user with their sessions and tokens; false when there is no such user. */
+  async removeUser(email: string): Promise<boolean> {
+    const user = await this.userByEmail(email);
+    if (!user) return false;
+    // Deleted explicitly as well as by cascade: SQLite enforces ON DELETE only with foreign_keys on.
+    await this.endSessionsOf(user.id);
+    await this.#sql.run(`DELETE FROM "${TOKENS_TABLE}" WHERE "user_id" = ?`, [user.id]);
+    await this.#sql.run(`DELETE FROM "${USERS_TABLE}" WHERE "id" = ?`, [user.id]);
+    return true;
+  }
+
+  // Sessions ---------------------------------------------------------------------------------
+
+  async createSession(idHash: string, userId: string, now: number, expiresAt: number): Promise<void> {
+    await this.#sql.run(
+      `INSERT INTO "${SESSIONS_TABLE}" ("id_hash", "user_id", "created_at", "last_seen_at", "expires_at") VALUES (?, ?, ?, ?, ?)`,
+      [idHash, userId, now, now, expiresAt],
+    );
+  }
+
+  async session(idHash: string): Promise<SessionFound | undefined> {
+    const row = await first<
+      UserRow & { s_created: number | string; s_seen: number | string; s_expires: number | string }
+    >(
+      this.#sql,
+      `SELECT u."id", u."email", u."name", u."roles", u."password_hash", u."created_at",
+              s."created_at" AS "s_created", s."last_seen_at" AS "s_seen", s."expires_at" AS "s_expires"
+       FROM "${SESSIONS_TABLE}" s JOIN "${USERS_TABLE}" u ON u."id" = s."user_id" WHERE s."id_hash" = ?`,
+      [idHash],
+    );
+    if (!row) return undefined;
+    return {
+      user: account(row),
+      createdAt: Number(row.s_created),
+      lastSeenAt: Number(row.s_seen),
+      expiresAt: Number(row.s_expires),
+    };
+  }
+
+  async touchSession(idHash: string, now: number): Promise<void> {
+    await this.#sql.run(`UPDATE "${SESSIONS_TABLE}" SET "last_seen_at" = ? WHERE "id_hash" = ?`, [now, idHash]);
+  }
+
+  async endSession(idHash: string): Promise<void> {
+    await this.#sql.run(`DELETE FROM "${SESSIONS_TABLE}" WHERE "id_hash" = ?`, [idHash]);
+  }
+
+  async endSessionsOf(userId: string): Promise<void> {
+    await this.#sql.run(`DELETE FROM "${SESSIONS_TABLE}" WHERE "user_id" = ?`, [userId]);
+  }
+
+  /** Deletes sessions that ended before `now` (idle or absolute). */
+  async pruneSessions(now: number, idleMs: number): Promise<number> {
+    return this.#sql.run(`DELETE FROM "${SESSIONS_TABLE}" WHERE "expires_at" <= ? OR "last_seen_at" <= ?`, [
+      now,
+      now - idleMs,
+    ]);
+  }
+
+  // API tokens -------------------------------------------------------------------------------
+
+  async createToken(token: { id: string; userId: string; name: string; hash: string; now: number }): Promise<void> {
+    await this.#sql.run(
+      `INSERT INTO "${TOKENS_TABLE}" ("id", "user_id", "name", "token_hash", "created_at") VALUES (?, ?, ?, ?, ?)`,
+      [token.id, token.userId, token.name, token.hash, token.now],
+    );
+  }
+
+  /** The user of a token that has not been revoked. */
+  async tokenUser(
+    hash: string,
+  ): Promise<{ tokenId: string; user: UserAccount; lastUsedAt: number | null } | undefined> {
+    const row = await first<UserRow & { t_id: string; t_used: number | string | null }>(
+      this.#sql,
+      `SELECT u."id", u."email", u."name", u."roles", u."password_hash", u."created_at", t."id" AS "t_id", t."last_used_at" AS "t_used"
+       FROM "${TOKENS_TABLE}" t JOIN "${USERS_TABLE}" u ON u."id" = t."user_id"
+       WHERE t."token_hash" = ? AND t."revoked_at" IS NULL`,
+      [hash],
+    );
+    if (!row) return undefined;
+    return { tokenId: row.t_id, user: account(row), lastUsedAt: row.t_used === null ? null : Number(row.t_used) };
+  }
+
+  async touchToken(id: string, now: number): Promise<void> {
+    await this.#sql.run(`UPDATE "${TOKENS_TABLE}" SET "last_used_at" = ? WHERE "id" = ?`, [now, id]);
+  }
+
+  async tokens(): Promise<TokenInfo[]> {
+    const rows = await this.#sql.all<{
+      id: string;
+      user_id: string;
+      email: string;
+      name: string;
+      created_at: number | string;
+      last_used_at: number | string | null;
+      revoked_at: number | string | null;
+    }>(
+      `SELECT t."id", t."user_id", u."email", t."name", t."created_at", t."last_used_at", t."revoked_at"
+       FROM "${TOKENS_TABLE}" t JOIN "${USERS_TABLE}" u ON u."id" = t."user_id" ORDER BY t."created_at", t."id"`,
+    );
+    const time = (v: number | string | null) => (v === null ? null : Number(v));
+    return rows.map((r) => ({
+      id: r.id,
+      userId: r.user_id,
+      email: r.email,
+      name: r.name,
+      createdAt: Number(r.created_at),
+      lastUsedAt: time(r.last_used_at),
+      revokedAt: time(r.revoked_at),
+    }));
+  }
+
+  /** Revokes a token for good; false when there is no such token or it was revoked already. */
+  async revokeToken(id: string, now: number): Promise<boolean> {
+    const changed = await this.#sql.run(
+      `UPDATE "${TOKENS_TABLE}" SET "revoked_at" = ? WHERE "id" = ? AND "revoked_at" IS NULL`,
+      [now, id],
+    );
+    return changed > 0;
+  }
+
+  // Rate limits ------------------------------------------------------------------------------
+
+  /** Adds `hits` to a key's counter in a window, atomically, and answers the counter's new value. */
+  async hit(key: string, windowStart: number, hits = 1): Promise<number> {
+    const row = await first<{ hits: number | string }>(
+      this.#sql,
+      `INSERT INTO "${RATE_TABLE}" ("key", "window_start", "hits") VALUES (?, ?, ?)
+       ON CONFLICT ("key", "window_start") DO UPDATE SET "hits" = "${RATE_TABLE}"."hits" + excluded."hits"
+       RETURNING "hits"`,
+      [key, windowStart, hits],
+    );
+    return Number(row?.hits ?? hits);
+  }
+
+  /** A key's counter in a window, without adding to it. */
+  async hits(key: string, windowStart: number): Promise<number> {
+    const row = await first<{ hits: number | string }>(
+      this.#sql,
+      `SELECT "hits" FROM "${RATE_TABLE}" WHERE "key" = ? AND "window_start" = ?`,
+      [key, windowStart],
+    );
+    return Number(row?.hits ?? 0);
+  }
+
+  /** Forgets counters of windows that started before `before`. */
+  async pruneRates(before: number): Promise<number> {
+    return this.#sql.run(`DELETE FROM "${RATE_TABLE}" WHERE "window_start" < ?`, [before]);
+  }
+}
+
+function account(row: UserRow): UserAccount {
+  let roles: string[] = [];
+  try {
+    const parsed: unknown = JSON.parse(row.roles);
+    if (Array.isArray(parsed)) roles = parsed.filter((r): r is string => typeof r === 'string');
+  } catch {
+    // A hand-edited row: no roles is the safe reading.
+  }
+  return { id: row.id, email: row.email, name: row.name, roles, createdAt: row.created_at };
+}

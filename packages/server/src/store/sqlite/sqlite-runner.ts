@@ -1,0 +1,38 @@
+import type Database from 'better-sqlite3';
+import type { SqlRunner } from '../sql-runner.ts';
+import { StatementCache } from './sqlite-records.ts';
+
+type Param = string | number | null;
+
+/** `SqlRunner` on a better-sqlite3 connection: synchronous statements behind the async interface. */
+export class SqliteRunner implements SqlRunner {
+  readonly dialect = 'sqlite';
+  readonly #db: Database.Database;
+  readonly #cache: StatementCache;
+
+  constructor(db: Database.Database) {
+    this.#db = db;
+    this.#cache = new StatementCache(db, 64);
+  }
+
+  async all<T extends object>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
+    return this.#cache.get(sql).all(...params.map(toSqlite)) as T[];
+  }
+
+  async run(sql: string, params: readonly unknown[] = []): Promise<number> {
+    return this.#cache.get(sql).run(...params.map(toSqlite)).changes;
+  }
+
+  async exec(statements: readonly string[]): Promise<void> {
+    this.#db
+      .transaction(() => {
+        for (const statement of statements) this.#db.exec(statement);
+      })
+      .immediate();
+  }
+}
+
+function toSqlite(value: unknown): Param {
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  return value as Param;
+}

@@ -1,0 +1,20 @@
+import { addUser, createApiToken } from '../src/auth/accounts.ts';
+import { assignableRoles } from '../src/compile/permissions.ts';
+import type { NinepointServer } from '../src/http/server.ts';
+import type { UserAccount } from '../src/store/auth-store.ts';
+
+export const TEST_PASSWORD = 'correct horse battery staple';
+
+let counter = 0;
+
+/** A user with these roles (every role of the spec when not given) and an API token for them. */
+export async function userWithToken(
+  server: NinepointServer,
+  roles?: readonly string[],
+  email = `user${++counter}@example.test`,
+): Promise<{ user: UserAccount; token: string; authorization: string }> {
+  const known = assignableRoles(server.compiled.model);
+  const user = await addUser(server.auth, { email, roles: roles ?? known, password: TEST_PASSWORD }, known);
+  const { secret } = await createApiToken(server.auth, user.email, 'tests');
+  return { user, token: secret, authorization: `Bearer ${secret}` };
+}
