@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { registerCalls } from './commands/calls.ts';
 import { registerCheck } from './commands/check.ts';
 import { registerExplain } from './commands/explain.ts';
+import { registerMigrate } from './commands/migrate.ts';
 import { registerNew } from './commands/new.ts';
 import { registerOpenApi } from './commands/openapi.ts';
 import { registerServe } from './commands/serve.ts';
@@ -12,7 +13,7 @@ import { VERSION } from './version.ts';
 const EXIT_CODES_HELP = `
 Exit codes:
   0  done; the spec has no errors (warnings allowed)
-  1  the spec has errors
+  1  the spec has errors, or a migration was refused
   2  the command could not run: an unknown command or option, or a file
      that cannot be read or written`;
 
@@ -38,6 +39,7 @@ export function createProgram(ctx: Context): Command {
   registerCheck(program, ctx, VERSION);
   registerExplain(program, ctx, VERSION);
   registerServe(program, ctx, VERSION);
+  registerMigrate(program, ctx, VERSION);
   registerCalls(program, ctx, VERSION);
   registerOpenApi(program, ctx, VERSION);
   return program;

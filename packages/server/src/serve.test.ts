@@ -112,6 +112,34 @@ describe('serve', () => {
     expect(second.err).toEqual([`Ninepoint: port ${port} on 127.0.0.1 is in use; pass another with --port.`]);
   });
 
+  it('refuses to start when migrating would hide stored data, printing the plan; starts with allowDestructive', async () => {
+    const first = setup(LENDING_DESK);
+    const running = await serve(first.options);
+    if (!running.ok) throw new Error(first.err.join('\n'));
+    const at = '2026-01-01T00:00:00.000Z';
+    const book = { id: '00000000-0000-7000-8000-000000000001', created_at: at, updated_at: at, created_by: null };
+    await running.server.store
+      .records('Book')
+      .create({ ...book, title: 'Dune', isbn: '9780441013593', copies: 1 }, { at, by: null });
+    await running.server.close();
+
+    const withoutIsbn = replaceOnce(LENDING_DESK, /^\|\s*isbn\s*\|.*\n/m, () => '');
+    writeFileSync(first.options.specPath, withoutIsbn);
+    const err: string[] = [];
+    const refused = await serve({ ...first.options, printError: (line) => err.push(line) });
+    expect(refused).toEqual({ ok: false, exitCode: 1 });
+    const report = err.join('\n');
+    expect(report).toMatch(
+      /^Ninepoint: the database ".*" cannot be migrated to this spec without losing or invalidating data/,
+    );
+    expect(report).toContain('  ! Field Book.isbn was removed; 1 row holds a value in books.isbn.');
+    expect(report).toContain('Refused: nothing was changed.');
+
+    const allowed = await serve({ ...first.options, allowDestructive: true });
+    if (!allowed.ok) throw new Error('did not start with allowDestructive');
+    cleanups.push(() => allowed.server.close());
+  });
+
   it('says when the database cannot be opened', async () => {
     const { options, err, temp } = setup(blankSpec());
     // A folder where the file should be.

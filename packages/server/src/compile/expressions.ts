@@ -26,9 +26,9 @@ import { type ApiRecord, ReadPending, type Value } from '../store/store.ts';
  *   reference) is not evaluated: it passes. A guard mentioning an empty field does not hold.
  * - Any evaluation error, or a result that is not `true`, fails closed: the rule is violated, the
  *   guard does not hold.
- * - Until sign-in exists, `user` is a user with id '' and no roles, and references to `User`
- *   cannot be loaded: they count as empty (so a rule reaching through one is skipped and a guard
- *   fails). The sign-in slice must revisit this.
+ * - `user` is the acting user; for a signed-out visitor, a user with id '' and no roles. A field
+ *   referring to `User` is loaded from the users table (id, email, name, roles); a user who no
+ *   longer exists counts as empty.
  */
 
 /** The acting user as expressions see it (`user.roles`); a signed-out visitor is `NO_USER`. */
@@ -135,6 +135,16 @@ export class EntityExpressions {
     let holder: Record<string, unknown> = context;
     let key = head ?? '';
     let fieldName = name ?? '';
+    if (fieldName === 'created_by') {
+      // The system field naming the user who created the record: a reference to `User`.
+      const creator = record.created_by ?? null;
+      if (creator === null) return true;
+      if (rest[0] === undefined) return false;
+      const user = load(USER_ENTITY, String(creator));
+      if (!user) return true;
+      context.created_by = celUser(user);
+      return false;
+    }
     for (let i = 0; ; i++) {
       const f = entity.fields.find((x) => x.name === fieldName);
       if (!f) return false; // a system field or something the checker typed otherwise
@@ -143,8 +153,15 @@ export class EntityExpressions {
       if (f.type.kind !== 'reference') return false;
       const next = rest[i];
       if (next === undefined) return false; // the reference itself, compared as a record
+      if (f.type.entity === USER_ENTITY) {
+        // A user's fields are scalars: the chain ends at one of them.
+        const user = load(USER_ENTITY, String(value));
+        if (!user) return true;
+        holder[key] = celUser(user);
+        return false;
+      }
       const target = this.#entities.get(f.type.entity);
-      if (f.type.entity === USER_ENTITY || !target) return true; // users cannot be loaded before sign-in
+      if (!target) return true;
       let celTarget = holder[key] as Record<string, unknown> | null;
       const loaded = load(target.name, String(value));
       if (!loaded) return true;
@@ -161,13 +178,25 @@ export class EntityExpressions {
   }
 }
 
+/** A user row (`USER_FOR_EXPRESSIONS_SQL`) as CEL's `User`: roles from JSON text to a list. */
+function celUser(row: ApiRecord): CelUser {
+  let roles: string[] = [];
+  try {
+    const parsed: unknown = JSON.parse(String(row.roles ?? '[]'));
+    if (Array.isArray(parsed)) roles = parsed.filter((r): r is string => typeof r === 'string');
+  } catch {
+    // No roles is the safe reading of a damaged row.
+  }
+  return { id: String(row.id ?? ''), email: String(row.email ?? ''), name: String(row.name ?? ''), roles };
+}
+
 /** A record as CEL sees it; references stay null until a chain loads them. */
 export function celRecord(entity: Entity, record: ApiRecord): Record<string, unknown> {
   const out: Record<string, unknown> = {
     id: record.id ?? null,
     created_at: toTimestamp(record.created_at ?? null),
     updated_at: toTimestamp(record.updated_at ?? null),
-    // Null until sign-in exists: an expression using it fails closed.
+    // Loaded as a user only when an expression reaches into it (`created_by.id`).
     created_by: null,
   };
   if ('state' in record) out.state = record.state ?? null;
@@ -305,6 +334,7 @@ export function compileExpressions(model: Model): CompiledModelExpressions {
     }
     const heads = new Set(entity.fields.map((f) => f.name));
     if (machines.has(entity.name)) heads.add('state');
+    heads.add('created_by');
     if (field !== null) heads.add('value');
     return Object.freeze({ source, chains: chainsOf(source, heads), program, field });
   };

@@ -226,6 +226,20 @@ describe('planMigration', () => {
     expect(result.tables[1]?.columns.find((c) => c.name === 'book')?.references).toBeNull();
     const empty = await plan(before, after);
     expect(empty.steps[0]).toMatchObject({ kind: 'keep-table', safety: 'safe', rows: 0 });
+
+    // Back in the spec: the kept rows are served again, and the foreign key is not asked for again.
+    const back = await planMigration({
+      previous: { model: after, tables: result.tables },
+      model: before,
+      schema: compileSqlSchema(before),
+      probe: fakeDatabase(result.tables, { books: [book('Dune')], reviews: [review] }),
+    });
+    expect(back.steps.map(summary)).toEqual([
+      { kind: 'restore-table', safety: 'safe', table: 'reviews', column: null, rows: 1 },
+    ]);
+    expect(back.steps[0]?.summary).toBe(
+      'Entity Review is back: the 1 row kept in table reviews since it was removed is served again.',
+    );
   });
 
   it('refuses a type change of a column holding values even with the flag, and recreates an empty one', async () => {

@@ -324,7 +324,7 @@ async function planLiveTable(context: PlanContext, table: SqlTable): Promise<Pla
         'restore-table',
         'safe',
         rows,
-        `Entity ${entity.name} is back: the ${plural(rows, 'row')} kept in table ${table.name} since it was removed are served again.`,
+        `Entity ${entity.name} is back: the ${plural(rows, 'row')} kept in table ${table.name} since it was removed ${verb(rows, 'is', 'are')} served again.`,
       ),
     );
   }
@@ -419,7 +419,7 @@ async function planLiveTable(context: PlanContext, table: SqlTable): Promise<Pla
       });
       later.push(() => {
         const name = field ? `Field ${entity.name}.${field.name}` : `Column ${table.name}.${column.name}`;
-        const back = `${name} is back: the ${plural(values.n, 'value')} kept in ${table.name}.${column.name} since it was removed are served again`;
+        const back = `${name} is back: the ${plural(values.n, 'value')} kept in ${table.name}.${column.name} since it was removed ${verb(values.n, 'is', 'are')} served again`;
         if (invalid.n === 0) return makeStep(where, 'restore-column', 'safe', values.n, `${back}.`);
         const step = makeStep(
           where,
@@ -436,11 +436,21 @@ async function planLiveTable(context: PlanContext, table: SqlTable): Promise<Pla
     if (column.notNull && !existing.notNull) {
       const nulls = scan.count((row) => row[column.name] == null);
       if (fill !== null) fills.set(column.name, fill);
+      // Required already, and left accepting empty values by an earlier migration with the flag: the
+      // rows it allowed to stay empty are not asked about again; once none is left, NOT NULL is added.
+      const allowedEarlier = before !== null && !before.notNull && beforeField?.required === true && !kept;
       later.push(() => {
+        if (allowedEarlier && nulls.n > 0 && fill === null) {
+          layout[i] = { ...(layout[i] as SqlColumn), notNull: false };
+          return null;
+        }
         const name = field ? `${entity.name}.${field.name}` : `Column ${table.name}.${column.name}`;
         const becomes = field ? `${name} is now required` : `${name} is now always set`;
         if (nulls.n === 0) {
-          const step = makeStep(where, 'require-column', 'safe', 0, `${becomes}; every row has a value.`);
+          const said = allowedEarlier
+            ? `Every row has a value for ${name} now, so column ${table.name}.${column.name} refuses empty values again.`
+            : `${becomes}; every row has a value.`;
+          const step = makeStep(where, 'require-column', 'safe', 0, said);
           step.changes.push({ kind: 'set-not-null', table: table.name, column: column.name });
           return step;
         }

@@ -73,6 +73,12 @@ export const AUTH_DDL: readonly string[] = [
 )`,
 ];
 
+/**
+ * A user as rules and guards see one through a field referring to `User` (`borrower.name`): the
+ * fields of CEL's `User` type, roles as JSON text. Never the password hash.
+ */
+export const USER_FOR_EXPRESSIONS_SQL = `SELECT "id", "email", "name", "roles" FROM "${USERS_TABLE}" WHERE "id" = ?`;
+
 interface UserRow {
   id: string;
   email: string;

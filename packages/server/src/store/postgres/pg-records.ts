@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
+import { USER_ENTITY } from '@ninepoint/spec';
 import type pg from 'pg';
 import { HISTORY_TABLE, type SqlColumn, type SqlTable, VERSION_COLUMN } from '../../compile/sql-schema.ts';
+import { USER_FOR_EXPRESSIONS_SQL } from '../auth-store.ts';
 import type {
   ApiRecord,
   ConditionalWrite,
@@ -21,6 +23,9 @@ import type {
   WriteOutcome,
 } from '../store.ts';
 import { ReadPending } from '../store.ts';
+
+const USER_FOR_EXPRESSIONS = USER_FOR_EXPRESSIONS_SQL.replace('?', '$1');
+
 import { pgName, quoteIdentifier as q } from './pg-ddl.ts';
 
 type Row = Record<string, unknown>;
@@ -467,6 +472,11 @@ export class PgRecords implements EntityRecords {
         if (made.size >= MAX_READS)
           throw new Error(`A check of ${this.entity} asked for more than ${MAX_READS} reads.`);
         const { read } = error;
+        if (read.kind === 'get' && read.entity === USER_ENTITY) {
+          const { rows } = await client.query<ApiRecord>({ ...named(USER_FOR_EXPRESSIONS), values: [read.id] });
+          made.set(keyOf(read), rows[0]);
+          continue;
+        }
         const records = this.#shared.records(read.entity);
         if (!records) throw new Error(`The table of ${read.entity} is not ready.`);
         made.set(

@@ -1,8 +1,10 @@
 import type { Model } from '@ninepoint/spec';
 import pg from 'pg';
+import { blockingSteps, MigrationRefusedError, planMigration } from '../../compile/migration-plan.ts';
 import { SCHEMA_TABLE, type SqlSchema, type SqlTable } from '../../compile/sql-schema.ts';
-import type { AppliedSchema, Store } from '../store.ts';
-import { HISTORY_TABLE_DDL, quoteIdentifier, SCHEMA_TABLE_DDL, tableDdl } from './pg-ddl.ts';
+import type { AppliedSchema, ApplyOptions, Store } from '../store.ts';
+import { HISTORY_TABLE_DDL, quoteIdentifier, SCHEMA_TABLE_DDL } from './pg-ddl.ts';
+import { applyPgPlan, PgMigrationProbe, readRecordedSchema } from './pg-migrate.ts';
 import { inTransaction, PgRecords } from './pg-records.ts';
 import { PgRunner } from './pg-runner.ts';
 
@@ -74,51 +76,55 @@ export class PgStore implements Store {
     return store;
   }
 
-  async applySchema(schema: SqlSchema, model: Model): Promise<AppliedSchema> {
-    const modelJson = JSON.stringify(model);
-    const applied = await inTransaction(this.pool, async (client) => {
-      // Two servers starting on one database take turns instead of failing half-way.
+  async applySchema(schema: SqlSchema, model: Model, options: ApplyOptions = {}): Promise<AppliedSchema> {
+    const dryRun = options.dryRun ?? false;
+    const allowDestructive = options.allowDestructive ?? false;
+    const applied = await inTransaction(this.pool, async (client): Promise<AppliedSchema> => {
+      // Two servers starting on one database take turns; the rows the plan counted cannot change
+      // before it is applied, because every write waits for the DDL's locks.
       await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
-      const existing = new Set(
-        (
-          await client.query<{ table_name: string }>(
-            'SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()',
-          )
-        ).rows.map((r) => r.table_name),
-      );
+      const last = await readRecordedSchema(client);
+      const plan = await planMigration({
+        previous: last?.state ?? null,
+        model,
+        schema,
+        probe: new PgMigrationProbe(client),
+      });
+      if (dryRun) return { plan, applied: false, recorded: false };
+      if (blockingSteps(plan, allowDestructive).length > 0) {
+        throw new MigrationRefusedError(plan, { allowDestructive, location: this.location });
+      }
       await client.query(SCHEMA_TABLE_DDL);
       for (const statement of HISTORY_TABLE_DDL) await client.query(statement);
-      const created: string[] = [];
-      const missingColumns: AppliedSchema['missingColumns'] = [];
-      for (const table of schema.tables) {
-        if (existing.has(table.name)) {
-          const have = new Set(await columnsOf(client, table.name));
-          const missing = table.columns.map((c) => c.name).filter((c) => !have.has(c));
-          if (missing.length > 0) missingColumns.push({ table: table.name, columns: missing });
-        } else {
-          created.push(table.name);
-        }
-        for (const statement of tableDdl(table)) await client.query(statement);
-      }
-      const last = await client.query<{ model: string }>(
-        `SELECT "model" FROM ${quoteIdentifier(SCHEMA_TABLE)} ORDER BY "id" DESC LIMIT 1`,
-      );
-      const recorded = last.rows[0]?.model !== modelJson;
+      await applyPgPlan(client, plan, schema);
+      const modelJson = JSON.stringify(model);
+      const tablesJson = JSON.stringify(plan.tables);
+      const recorded = last?.modelJson !== modelJson || last.tablesJson !== tablesJson;
       if (recorded) {
         await client.query(
           `INSERT INTO ${quoteIdentifier(SCHEMA_TABLE)} ("applied_at", "model_version", "product", "model", "tables") VALUES ($1, $2, $3, $4, $5)`,
-          [new Date().toISOString(), model.version, model.product.name, modelJson, JSON.stringify(schema.tables)],
+          [new Date().toISOString(), model.version, model.product.name, modelJson, tablesJson],
         );
       }
-      return { created, missingColumns, recorded };
+      return { plan, applied: true, recorded };
     });
-    this.#prepare(schema, new Set(applied.missingColumns.map((m) => m.table)));
+    if (applied.applied) this.#prepare(schema, applied.plan.tables);
     return applied;
   }
 
-  /** Builds the records of every table that has all its columns; one missing columns needs a migration. */
-  #prepare(schema: SqlSchema, incomplete: ReadonlySet<string>): void {
-    const ready = schema.tables.filter((t) => !incomplete.has(t.name));
+  /**
+   * Builds the records of every table of the schema. A column the migration left accepting empty
+   * values (a required field some rows lack) is known to be nullable, for list paging.
+   */
+  #prepare(schema: SqlSchema, layout: readonly SqlTable[]): void {
+    const ready = schema.tables.map((table): SqlTable => {
+      const stored = layout.find((t) => t.name === table.name);
+      const columns = table.columns.map((c) => {
+        const notNull = stored?.columns.find((x) => x.name === c.name)?.notNull ?? c.notNull;
+        return notNull === c.notNull ? c : { ...c, notNull };
+      });
+      return { ...table, columns };
+    });
     const records = new Map<string, PgRecords>();
     const byTable = new Map<string, PgRecords>();
     const shared = {

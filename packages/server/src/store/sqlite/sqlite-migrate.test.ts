@@ -107,6 +107,7 @@ describe('SqliteStore migrations', () => {
       sort: { column: 'title', descending: false },
       filters: [],
       search: null,
+      owner: null,
       after: null,
       limit: 10,
       count: true,
@@ -201,6 +202,19 @@ describe('SqliteStore migrations', () => {
     expect(applied.plan.steps.map((s) => [s.kind, s.rows])).toEqual([['add-required-column', 3]]);
     expect(column(store, 'books', 'shelf')).toEqual({ name: 'shelf', type: 'TEXT', notnull: 0 });
     expect(titles(store)).toEqual(['Dune', 'Emma', 'Ulysses']);
+
+    // Allowed once, not asked again; once every row has a value, the column refuses empty ones again.
+    expect((await apply(store, WITH_SHELF)).plan.steps).toEqual([]);
+    store.db.prepare("UPDATE books SET shelf = 'A1'").run();
+    const tightened = await apply(store, WITH_SHELF);
+    expect(tightened.plan.steps.map((s) => [s.kind, s.safety, s.summary])).toEqual([
+      [
+        'require-column',
+        'safe',
+        'Every row has a value for Book.shelf now, so column books.shelf refuses empty values again.',
+      ],
+    ]);
+    expect(column(store, 'books', 'shelf')?.notnull).toBe(1);
   });
 
   it('refuses a tightened rule, counting the rows that break it', async () => {

@@ -1,13 +1,6 @@
 import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  blankModel,
-  insertRowBefore,
-  LENDING_DESK,
-  LENDING_DESK_DERIVED,
-  modelOf,
-  tempDir,
-} from '../../../test/helpers.ts';
+import { blankModel, LENDING_DESK, LENDING_DESK_DERIVED, modelOf, tempDir } from '../../../test/helpers.ts';
 import { compileSqlSchema, HISTORY_TABLE, SCHEMA_TABLE } from '../../compile/sql-schema.ts';
 import { SqliteStore } from './sqlite-store.ts';
 

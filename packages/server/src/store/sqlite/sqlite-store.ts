@@ -1,10 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Model } from '@ninepoint/spec';
+import { type Model, USER_ENTITY } from '@ninepoint/spec';
 import Database from 'better-sqlite3';
 import { blockingSteps, MigrationRefusedError, planMigration } from '../../compile/migration-plan.ts';
 import { SCHEMA_TABLE, type SqlSchema, type SqlTable } from '../../compile/sql-schema.ts';
-import type { AppliedSchema, ApplyOptions, Store, Synchronous } from '../store.ts';
+import { USER_FOR_EXPRESSIONS_SQL } from '../auth-store.ts';
+import type { ApiRecord, AppliedSchema, ApplyOptions, Store, Synchronous } from '../store.ts';
 import { HISTORY_TABLE_DDL, quoteIdentifier, SCHEMA_TABLE_DDL } from './sqlite-ddl.ts';
 import { applySqlitePlan, readRecordedSchema, SqliteMigrationProbe } from './sqlite-migrate.ts';
 import {
@@ -39,6 +40,7 @@ export class SqliteStore implements Store {
   readonly sql: SqliteRunner;
   readonly #ping: Database.Statement;
   #records = new Map<string, SqliteRecords>();
+  #selectUser: Database.Statement<[string], ApiRecord> | undefined;
 
   private constructor(location: string, db: Database.Database) {
     this.location = location;
@@ -142,7 +144,7 @@ export class SqliteStore implements Store {
       ),
       cache: new StatementCache(db),
       reader: {
-        get: (entity, id) => this.#records.get(entity)?.read(id),
+        get: (entity, id) => (entity === USER_ENTITY ? this.#user(id) : this.#records.get(entity)?.read(id)),
         count: (entity, column, value, states, excludeId) => {
           const records = this.#records.get(entity);
           if (!records) throw new Error(`The table of ${entity} is not ready.`);
@@ -158,6 +160,12 @@ export class SqliteStore implements Store {
       records.set(table.entity, new SqliteRecords(db, table, referrers, shared));
     }
     this.#records = records;
+  }
+
+  /** A user as expressions see one (`borrower.name`); prepared on first use, once the users table exists. */
+  #user(id: string): ApiRecord | undefined {
+    this.#selectUser ??= this.db.prepare<[string], ApiRecord>(USER_FOR_EXPRESSIONS_SQL);
+    return this.#selectUser.get(id);
   }
 
   records(entity: string): SqliteRecords {
