@@ -21,7 +21,10 @@ export interface ApiBenchOptions {
   seconds: number;
   /** Unmeasured seconds each server gets on each call first. */
   warmupSeconds: number;
-  /** Runs per server and call, the order alternating (A B, B A, …) so drift hits both alike. */
+  /**
+   * Runs per server and call, the order alternating (A B, B A, …) so drift hits both alike. A
+   * server's figures are the medians of its runs; the ratio is the median of the rounds' ratios.
+   */
   rounds: number;
   connections: number;
   /** The table the servers are compared on. */
@@ -41,9 +44,9 @@ export interface ApiBenchOptions {
 }
 
 export const DEFAULT_API_OPTIONS: ApiBenchOptions = {
-  seconds: 4,
-  warmupSeconds: 1,
-  rounds: 2,
+  seconds: 2,
+  warmupSeconds: 2,
+  rounds: 4,
   connections: 100,
   rows: 100_000,
   seriesRows: [1_000, 100_000, 1_000_000],
@@ -356,11 +359,24 @@ export async function load(
   return { rps: requests / result.duration, p50: result.latency.p50, p99: result.latency.p99, requests };
 }
 
-/** Runs of the same call on one server, merged: throughput over all of them, latencies averaged. */
+/** The median: on a noisy machine one disturbed run does not move it. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length / 2;
+  if (sorted.length === 0) return Number.NaN;
+  return sorted.length % 2 === 1
+    ? (sorted[Math.floor(middle)] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+/** Runs of the same call on one server, merged: the median of each figure. */
 function merge(runs: Measurement[]): Measurement {
-  const total = runs.reduce((n, r) => n + r.requests, 0);
-  const mean = (pick: (m: Measurement) => number) => runs.reduce((s, r) => s + pick(r), 0) / runs.length;
-  return { rps: mean((r) => r.rps), p50: mean((r) => r.p50), p99: mean((r) => r.p99), requests: total };
+  return {
+    rps: median(runs.map((r) => r.rps)),
+    p50: median(runs.map((r) => r.p50)),
+    p99: median(runs.map((r) => r.p99)),
+    requests: runs.reduce((n, r) => n + r.requests, 0),
+  };
 }
 
 function pinSelf(): void {
@@ -404,7 +420,11 @@ export async function benchApi(options: ApiBenchOptions = DEFAULT_API_OPTIONS): 
         try {
           const request = requestFor('get', seeded);
           await load(bare.url, request, options.warmupSeconds, options.connections);
-          report.ceiling = await load(bare.url, request, options.seconds, options.connections);
+          const runs: Measurement[] = [];
+          for (let round = 0; round < options.rounds; round++) {
+            runs.push(await load(bare.url, request, options.seconds, options.connections));
+          }
+          report.ceiling = merge(runs);
           log(`load generator ceiling (bare node:http): ${Math.round(report.ceiling.rps)} req/s`);
         } finally {
           await bare.stop();
@@ -431,7 +451,9 @@ export async function benchApi(options: ApiBenchOptions = DEFAULT_API_OPTIONS): 
           }
           const g = merge(runs.generated);
           const b = merge(runs.baseline);
-          const result: OperationResult = { operation, rows, generated: g, baseline: b, ratio: g.rps / b.rps };
+          // Each round's two runs are back to back: their ratio is the least disturbed by drift.
+          const ratio = median(runs.generated.map((m, i) => m.rps / (runs.baseline[i]?.rps ?? Number.NaN)));
+          const result: OperationResult = { operation, rows, generated: g, baseline: b, ratio };
           log(
             `${rows.toLocaleString('en')} rows, ${operation}: generated ${Math.round(g.rps)} req/s, hand-written ${Math.round(b.rps)} req/s (${result.ratio.toFixed(2)}×)`,
           );
@@ -500,8 +522,8 @@ export function formatApiReport(report: ApiBenchReport, command: string): string
   out.push(
     `${report.startedAt.toISOString().slice(0, 10)} · ${report.machine}. ` +
       `${report.pinned ? 'Each server pinned to CPU 0, autocannon on CPU 1' : 'Not pinned (no taskset or one CPU)'}; ` +
-      `\`-c ${options.connections}\`, ${options.rounds} × ${options.seconds} s per server and call after ${options.warmupSeconds} s of warm-up, ` +
-      'the two servers taking turns. Command: `' +
+      `\`-c ${options.connections}\`, ${options.rounds} runs of ${options.seconds} s per server and call after ${options.warmupSeconds} s of warm-up, ` +
+      'the two servers taking turns; medians of the runs, the ratio the median of the rounds’ ratios. Command: `' +
       command +
       '`.',
     '',

@@ -103,6 +103,10 @@ function historyEntry(states: string[] | null): JsonSchema {
       from: state,
       to: state,
       changes: { type: 'object', description: 'The fields that changed, with their new values.' },
+      before: {
+        type: 'object',
+        description: 'The same fields before the change; on delete, every field as it was last.',
+      },
     },
     ['at', 'by', 'action', 'transition', 'from', 'to', 'changes'],
   );

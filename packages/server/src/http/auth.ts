@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { verifyPassword } from '../auth/passwords.ts';
 import { RateLimiter } from '../auth/rate-limiter.ts';
 import { looksLikeSecret, newSecret, secretHash } from '../auth/secrets.ts';
+import { SECURE_SESSION_COOKIE, SESSION_COOKIE, SIGN_IN_SCHEMA } from '../compile/auth-schemas.ts';
 import { type Actor, VISITOR } from '../compile/permissions.ts';
 import { type AuthStore, normalizeEmail, type UserAccount } from '../store/auth-store.ts';
 import { ProblemError } from './problem.ts';
@@ -15,31 +16,19 @@ export interface RequestActor extends Actor {
   via: 'session' | 'token' | null;
 }
 
+// The cookie names and the sign-in body live with the OpenAPI document's schemas: one source for both.
+export { SECURE_SESSION_COOKIE, SESSION_COOKIE, SIGN_IN_SCHEMA };
+
 declare module 'fastify' {
   interface FastifyRequest {
     actor: RequestActor;
   }
 }
 
-/** The session cookie over plain HTTP (loopback, development). */
-export const SESSION_COOKIE = 'np_session';
-/** Over HTTPS: `__Host-` makes the browser refuse it unless Secure, host-only and `Path=/`. */
-export const SECURE_SESSION_COOKIE = '__Host-np_session';
-
 const SIGN_IN_WINDOW = 15 * 60_000;
 /** A session's last use is written at most this often: not a database write per request. */
 const TOUCH_EVERY_MS = 60_000;
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-
-export const SIGN_IN_SCHEMA = {
-  type: 'object',
-  properties: {
-    email: { type: 'string', minLength: 1, maxLength: 320 },
-    password: { type: 'string', minLength: 1, maxLength: 1024 },
-  },
-  required: ['email', 'password'],
-  additionalProperties: false,
-} as const;
 
 const VISITOR_ACTOR: RequestActor = Object.freeze({ ...VISITOR, user: null, via: null });
 

@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DATABASES, type TestDatabase } from '../../test/databases.ts';
 import { insertRowBefore, LENDING_DESK_DERIVED, modelOf, replaceOnce } from '../../test/helpers.ts';
 import { userWithToken } from '../../test/users.ts';
+import { replayHistory } from '../store/history.ts';
+import type { HistoryEntry } from '../store/store.ts';
 import { createServer, type NinepointServer } from './server.ts';
 
 /** The lending desk with every call derived, and Book grown by an optional choice, text and date-time. */
@@ -148,6 +150,7 @@ describe.each(TEST_DATABASES)('on $name', (db) => {
             from: null,
             to: 'out',
             changes: { book: b.id, borrower: USER, due: '2030-01-31' },
+            before: {},
           },
         ],
       });
@@ -176,12 +179,35 @@ describe.each(TEST_DATABASES)('on $name', (db) => {
       expect(cleared.headers.etag).toBe('"4"');
 
       const history = (await call('GET', `${url}/history`)).body.items as Json[];
-      expect(history.map((h) => [h.action, h.changes])).toEqual([
-        ['create', { title: 'Dune', isbn: created.isbn, format: null, note: null, acquired: null, copies: 2 }],
-        ['update', { copies: 4 }],
-        ['update', { format: 'paperback' }],
-        ['update', { format: null }],
+      expect(history.map((h) => [h.action, h.changes, h.before])).toEqual([
+        ['create', { title: 'Dune', isbn: created.isbn, format: null, note: null, acquired: null, copies: 2 }, {}],
+        ['update', { copies: 4 }, { copies: 2 }],
+        ['update', { format: 'paperback' }, { format: null }],
+        ['update', { format: null }, { format: 'paperback' }],
       ]);
+    });
+
+    it('keeps a history that replays to the record as it is, and to what a delete removed', async () => {
+      const { body: b } = await call('POST', '/api/books', book());
+      const { body: loan } = await call('POST', '/api/loans', { book: b.id, borrower: USER, due: '2030-01-31' });
+      const url = `/api/loans/${loan.id}`;
+      await call('PATCH', url, { due: '2030-02-28' });
+      expect((await call('POST', `${url}/return`)).status).toBe(200);
+      await call('PATCH', url, { due: '2030-04-30' });
+      const current = (await call('GET', url)).body;
+      const items = (await call('GET', `${url}/history`)).body.items as HistoryEntry[];
+      expect(items.map((i) => i.action)).toEqual(['create', 'update', 'transition', 'update']);
+      expect(items.every((i) => i.by === me)).toBe(true);
+      const replayed = replayHistory(items);
+      for (const [field, value] of Object.entries(replayed)) expect(current[field], field).toEqual(value);
+      expect(Object.keys(replayed).sort()).toEqual(['book', 'borrower', 'created_by', 'due', 'state'].sort());
+
+      const { body: gone } = await call('POST', '/api/books', book({ note: 'to be deleted' }));
+      const removed = await call('DELETE', `/api/books/${gone.id}`);
+      expect(removed.status).toBe(204);
+      const trail = (await call('GET', `/api/books/${gone.id}/history`)).body.items as HistoryEntry[];
+      expect(trail.map((i) => i.action)).toEqual(['create', 'delete']);
+      expect(replayHistory(trail)).toMatchObject({ title: gone.title, isbn: gone.isbn, note: 'to be deleted' });
     });
 
     it('deletes a record: 204, then NOT_FOUND, with its history kept', async () => {

@@ -7,6 +7,7 @@ import { type CelUser, NO_USER } from '../compile/expressions.ts';
 import type { JsonSchema } from '../compile/json-schemas.ts';
 import type { EntityPermissions } from '../compile/permissions.ts';
 import type { Route } from '../compile/route-table.ts';
+import { replayHistory } from '../store/history.ts';
 import type { ApiRecord, EntityRecords, Refusal, Store, Value, WriteCheck } from '../store/store.ts';
 import type { RequestActor } from './auth.ts';
 import { etagOf, ifMatchVersions } from './etag.ts';
@@ -148,23 +149,11 @@ function historyHandler(route: Route, context: EntityContext): Handler {
     if (items.length === 0) throw notFound(context, id);
     if (access === 'own') {
       // The record as it is, or as it was last when deleted: its history holds every change.
-      const current = (await context.records.get(id))?.record ?? replay(items);
+      const current = (await context.records.get(id))?.record ?? replayHistory(items);
       if (!readable(access, current, request.actor, context)) throw notFound(context, id);
     }
     return reply.send({ items });
   };
-}
-
-/** A record's last values, from its history: each entry's changes applied in order. */
-export function replay(
-  items: readonly { by: string | null; action: string; changes: Record<string, Value> }[],
-): ApiRecord {
-  const record: ApiRecord = {};
-  for (const item of items) {
-    if (item.action === 'create') record.created_by = item.by;
-    Object.assign(record, item.changes);
-  }
-  return record;
 }
 
 function createHandler(route: Route, context: EntityContext): Handler {

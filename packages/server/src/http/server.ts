@@ -24,6 +24,8 @@ export interface ServerOptions extends StoreOptions {
    * breaking a tightened rule); without it such a start throws `MigrationRefusedError`. Default false.
    */
   allowDestructive?: boolean;
+  /** For tests: the clock of sessions, sign-in lockouts and rate limits. Default `Date.now`. */
+  now?: () => number;
 }
 
 export interface NinepointServer {
@@ -83,7 +85,7 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
     for (const call of compiled.routeTable.shadowed) {
       logger.warn({ method: call.method, path: call.path }, 'a system call takes precedence over this spec call');
     }
-    const app = buildApp(compiled, store, logger, auth);
+    const app = buildApp(compiled, store, logger, auth, options.now);
     return wrap(app, compiled, store, auth);
   } catch (error) {
     await store.close();
@@ -91,7 +93,13 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
   }
 }
 
-function buildApp(compiled: CompiledApp, store: Store, logger: Logger, auth: AuthStore): FastifyInstance {
+function buildApp(
+  compiled: CompiledApp,
+  store: Store,
+  logger: Logger,
+  auth: AuthStore,
+  now: (() => number) | undefined,
+): FastifyInstance {
   const { catalogue, settings } = compiled;
   const sendProblem = (
     request: FastifyRequest,
@@ -138,7 +146,7 @@ function buildApp(compiled: CompiledApp, store: Store, logger: Logger, auth: Aut
   app.get('/api/openapi.json', (_request, reply) => reply.type(JSON_CONTENT_TYPE).send(compiled.openapiJson));
   registerApiDocs(app, compiled.model.product.name);
 
-  registerAuth(app, { auth, settings });
+  registerAuth(app, { auth, settings, now });
   registerEntityRoutes(app, compiled, store);
 
   // Any other path answers UNKNOWN_CALL (transition calls too, until they are served). Fastify

@@ -137,7 +137,10 @@ export interface HistoryEntry {
   transition: string | null;
   from: string | null;
   to: string | null;
+  /** The fields that changed, with their new values (on create, every field; on delete, none). */
   changes: Record<string, Value>;
+  /** The same fields' values before the change; on delete, every field's last value. */
+  before: Record<string, Value>;
 }
 
 /**

@@ -106,7 +106,10 @@ export const HISTORY_TABLE_DDL = [
   "transition" TEXT,
   "from_state" TEXT,
   "to_state" TEXT,
-  "changes" JSONB NOT NULL
+  "changes" JSONB NOT NULL,
+  "before" JSONB
 )`,
   `CREATE INDEX IF NOT EXISTS ${quoteIdentifier(`${HISTORY_TABLE}_record_idx`)} ON ${quoteIdentifier(HISTORY_TABLE)} ("entity", "record_id", "id")`,
+  // Databases made before `before` existed get it (their older entries answer `{}`).
+  `ALTER TABLE ${quoteIdentifier(HISTORY_TABLE)} ADD COLUMN IF NOT EXISTS "before" JSONB`,
 ];

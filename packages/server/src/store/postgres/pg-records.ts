@@ -3,6 +3,7 @@ import { USER_ENTITY } from '@ninepoint/spec';
 import type pg from 'pg';
 import { HISTORY_TABLE, type SqlColumn, type SqlTable, VERSION_COLUMN } from '../../compile/sql-schema.ts';
 import { USER_FOR_EXPRESSIONS_SQL } from '../auth-store.ts';
+import { valuesBefore } from '../history.ts';
 import type {
   ApiRecord,
   ConditionalWrite,
@@ -156,10 +157,10 @@ export class PgRecords implements EntityRecords {
       : null;
     this.#delete = named(`DELETE FROM ${t} WHERE "id" = $1`);
     this.#insertHistory = named(
-      `INSERT INTO ${q(HISTORY_TABLE)} ("entity", "record_id", "at", "by", "action", "transition", "from_state", "to_state", "changes") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      `INSERT INTO ${q(HISTORY_TABLE)} ("entity", "record_id", "at", "by", "action", "transition", "from_state", "to_state", "changes", "before") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
     );
     this.#selectHistory = named(
-      `SELECT "at", "by", "action", "transition", "from_state", "to_state", "changes" FROM ${q(HISTORY_TABLE)} WHERE "entity" = $1 AND "record_id" = $2 ORDER BY "id"`,
+      `SELECT "at", "by", "action", "transition", "from_state", "to_state", "changes", "before" FROM ${q(HISTORY_TABLE)} WHERE "entity" = $1 AND "record_id" = $2 ORDER BY "id"`,
     );
     this.#referrers = referrers.map(({ table: other, column }) => ({
       entity: other.entity,
@@ -337,6 +338,7 @@ export class PgRecords implements EntityRecords {
       from: (row.from_state as string | null) ?? null,
       to: (row.to_state as string | null) ?? null,
       changes: row.changes as Record<string, Value>,
+      before: (row.before ?? {}) as Record<string, Value>,
     }));
   }
 
@@ -355,7 +357,7 @@ export class PgRecords implements EntityRecords {
     });
     const changes = Object.fromEntries(this.#fieldColumns.map((c) => [c.name, record[c.name] ?? null]));
     const state = this.#hasState ? (record.state as string) : null;
-    await this.#history(client, String(record.id), context, 'create', null, null, state, changes);
+    await this.#history(client, String(record.id), context, 'create', null, null, state, changes, {});
     return { ok: true, stored: { record: this.#pick(record), version: 1 }, changed: true };
   }
 
@@ -410,9 +412,20 @@ export class PgRecords implements EntityRecords {
         typeof from === 'string' ? from : null,
         transition.to,
         changes,
+        valuesBefore(changes, current.record),
       );
     } else {
-      await this.#history(client, id, context, 'update', null, null, null, changes);
+      await this.#history(
+        client,
+        id,
+        context,
+        'update',
+        null,
+        null,
+        null,
+        changes,
+        valuesBefore(changes, current.record),
+      );
     }
     return { ok: true, stored: { record, version: current.version + 1 }, changed: true };
   }
@@ -437,7 +450,10 @@ export class PgRecords implements EntityRecords {
       }
     }
     await client.query({ ...this.#delete, values: [id] });
-    await this.#history(client, id, context, 'delete', null, null, null, {});
+    const last = this.#record(row);
+    const fields = Object.fromEntries(this.#fieldColumns.map((c) => [c.name, last[c.name] ?? null]));
+    if (this.#hasState) fields.state = last.state ?? null;
+    await this.#history(client, id, context, 'delete', null, null, null, {}, fields);
     return { ok: true };
   }
 
@@ -530,10 +546,22 @@ export class PgRecords implements EntityRecords {
     from: string | null,
     to: string | null,
     changes: Record<string, Value>,
+    before: Record<string, Value>,
   ): Promise<void> {
     await client.query({
       ...this.#insertHistory,
-      values: [this.entity, id, context.at, context.by, action, transition, from, to, JSON.stringify(changes)],
+      values: [
+        this.entity,
+        id,
+        context.at,
+        context.by,
+        action,
+        transition,
+        from,
+        to,
+        JSON.stringify(changes),
+        JSON.stringify(before),
+      ],
     });
   }
 

@@ -108,6 +108,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('the PostgreSQL store', () => {
           due: '2026-02-28',
           at: record.at,
         },
+        before: {},
       },
     ]);
   });

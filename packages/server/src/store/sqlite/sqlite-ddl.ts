@@ -74,7 +74,9 @@ export const SCHEMA_TABLE_DDL = `CREATE TABLE IF NOT EXISTS ${quoteIdentifier(SC
 
 /**
  * One row per change of a record, written in the transaction that makes the change. `changes` is
- * a JSON object of the fields that changed, with their new values. Rows are never deleted: the
+ * a JSON object of the fields that changed, with their new values, and `before` of their old ones
+ * (on delete, every field's last value), so a record's history replays to any of its versions
+ * and shows who changed what from what. Rows are never deleted: the
  * history of a deleted record stays readable. The rowid orders a record's entries oldest first.
  */
 export const HISTORY_TABLE_DDL = [
@@ -88,7 +90,11 @@ export const HISTORY_TABLE_DDL = [
   "transition" TEXT,
   "from_state" TEXT,
   "to_state" TEXT,
-  "changes" TEXT NOT NULL
+  "changes" TEXT NOT NULL,
+  "before" TEXT
 )`,
   `CREATE INDEX IF NOT EXISTS ${quoteIdentifier(`${HISTORY_TABLE}_record_idx`)} ON ${quoteIdentifier(HISTORY_TABLE)} ("entity", "record_id")`,
 ];
+
+/** Databases made before `before` existed get it (their older entries answer `{}`). */
+export const HISTORY_BEFORE_COLUMN = 'before';

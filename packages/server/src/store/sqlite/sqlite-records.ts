@@ -6,6 +6,7 @@ import {
   type SqlTable,
   VERSION_COLUMN,
 } from '../../compile/sql-schema.ts';
+import { valuesBefore } from '../history.ts';
 import type {
   ApiRecord,
   ConditionalWrite,
@@ -60,10 +61,11 @@ export interface HistoryRow {
   from_state: string | null;
   to_state: string | null;
   changes: string;
+  before: string | null;
 }
 
-export const INSERT_HISTORY_SQL = `INSERT INTO ${q(HISTORY_TABLE)} ("entity", "record_id", "at", "by", "action", "transition", "from_state", "to_state", "changes") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`;
-export const SELECT_HISTORY_SQL = `SELECT "at", "by", "action", "transition", "from_state", "to_state", "changes" FROM ${q(HISTORY_TABLE)} WHERE "entity" = ? AND "record_id" = ? ORDER BY "id"`;
+export const INSERT_HISTORY_SQL = `INSERT INTO ${q(HISTORY_TABLE)} ("entity", "record_id", "at", "by", "action", "transition", "from_state", "to_state", "changes", "before") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+export const SELECT_HISTORY_SQL = `SELECT "at", "by", "action", "transition", "from_state", "to_state", "changes", "before" FROM ${q(HISTORY_TABLE)} WHERE "entity" = ? AND "record_id" = ? ORDER BY "id"`;
 
 const DEFAULT_LIST: ListQuery = {
   sort: { column: DEFAULT_SORT_COLUMNS[0], descending: false },
@@ -344,6 +346,7 @@ export class SqliteRecords implements EntityRecords {
       from: row.from_state,
       to: row.to_state,
       changes: JSON.parse(row.changes) as Record<string, Value>,
+      before: row.before === null ? {} : (JSON.parse(row.before) as Record<string, Value>),
     }));
   }
 
@@ -354,7 +357,7 @@ export class SqliteRecords implements EntityRecords {
     this.#insert.run(...this.#table.columns.map((c) => (c.name === VERSION_COLUMN ? 1 : toDb(record[c.name] ?? null))));
     const changes = Object.fromEntries(this.#fieldColumns.map((c) => [c.name, record[c.name] ?? null]));
     const state = this.#hasState ? (record.state as string) : null;
-    this.#history(String(record.id), context, 'create', null, null, state, changes);
+    this.#history(String(record.id), context, 'create', null, null, state, changes, {});
     return { ok: true, stored: { record: this.#pick(record), version: 1 }, changed: true };
   }
 
@@ -403,9 +406,10 @@ export class SqliteRecords implements EntityRecords {
         typeof from === 'string' ? from : null,
         transition.to,
         changes,
+        valuesBefore(changes, current.record),
       );
     } else {
-      this.#history(id, context, 'update', null, null, null, changes);
+      this.#history(id, context, 'update', null, null, null, changes, valuesBefore(changes, current.record));
     }
     return { ok: true, stored: { record, version: current.version + 1 }, changed: true };
   }
@@ -424,7 +428,10 @@ export class SqliteRecords implements EntityRecords {
       }
     }
     this.#delete.run(id);
-    this.#history(id, context, 'delete', null, null, null, {});
+    const last = this.#record(row);
+    const fields = Object.fromEntries(this.#fieldColumns.map((c) => [c.name, last[c.name] ?? null]));
+    if (this.#hasState) fields.state = last.state ?? null;
+    this.#history(id, context, 'delete', null, null, null, {}, fields);
     return { ok: true };
   }
 
@@ -476,6 +483,7 @@ export class SqliteRecords implements EntityRecords {
     from: string | null,
     to: string | null,
     changes: Record<string, Value>,
+    before: Record<string, Value>,
   ): void {
     this.#shared.insertHistory.run(
       this.entity,
@@ -487,6 +495,7 @@ export class SqliteRecords implements EntityRecords {
       from,
       to,
       JSON.stringify(changes),
+      JSON.stringify(before),
     );
   }
 

@@ -3,10 +3,10 @@ import { dirname } from 'node:path';
 import { type Model, USER_ENTITY } from '@ninepoint/spec';
 import Database from 'better-sqlite3';
 import { blockingSteps, MigrationRefusedError, planMigration } from '../../compile/migration-plan.ts';
-import { SCHEMA_TABLE, type SqlSchema, type SqlTable } from '../../compile/sql-schema.ts';
+import { HISTORY_TABLE, SCHEMA_TABLE, type SqlSchema, type SqlTable } from '../../compile/sql-schema.ts';
 import { USER_FOR_EXPRESSIONS_SQL } from '../auth-store.ts';
 import type { ApiRecord, AppliedSchema, ApplyOptions, Store, Synchronous } from '../store.ts';
-import { HISTORY_TABLE_DDL, quoteIdentifier, SCHEMA_TABLE_DDL } from './sqlite-ddl.ts';
+import { HISTORY_BEFORE_COLUMN, HISTORY_TABLE_DDL, quoteIdentifier, SCHEMA_TABLE_DDL } from './sqlite-ddl.ts';
 import { applySqlitePlan, readRecordedSchema, SqliteMigrationProbe } from './sqlite-migrate.ts';
 import {
   type HistoryRow,
@@ -106,6 +106,14 @@ export class SqliteStore implements Store {
     }
     db.exec(SCHEMA_TABLE_DDL);
     for (const statement of HISTORY_TABLE_DDL) db.exec(statement);
+    const historyColumns = db
+      .prepare<[string], { name: string }>('SELECT name FROM pragma_table_info(?)')
+      .all(HISTORY_TABLE);
+    if (!historyColumns.some((c) => c.name === HISTORY_BEFORE_COLUMN)) {
+      db.exec(
+        `ALTER TABLE ${quoteIdentifier(HISTORY_TABLE)} ADD COLUMN ${quoteIdentifier(HISTORY_BEFORE_COLUMN)} TEXT`,
+      );
+    }
     applySqlitePlan(db, plan, schema);
     const modelJson = JSON.stringify(model);
     const tablesJson = JSON.stringify(plan.tables);

@@ -1,0 +1,157 @@
+import { ANYONE, type Access, type Model, type Permission, type Transition, USER_ENTITY } from '@ninepoint/spec';
+
+/**
+ * What point 6 of docs/spec-format.md says an actor may do, written from the documentation alone
+ * (it does not use the server's `compile/permissions.ts`), so the authorisation matrix compares
+ * two readings of the same text:
+ *
+ * - A cell grants `create`, and `read`/`update`/`delete` on every record or on the role's `own`
+ *   records only; `all` is all four; `-` or empty is nothing.
+ * - A user's **own** records are those they created (`created_by`) and those naming them in a
+ *   field of type `User`.
+ * - The row **`anyone`** grants signed-out visitors, and so everybody; a visitor owns nothing.
+ *   A user has what any of their roles (and `anyone`) grants: the best of the cells.
+ * - Point 6 **not shown**: no roles; a signed-in user may do everything, a visitor nothing.
+ * - A **transition** may be taken by the roles its `who` names (`anyone`: everybody); an empty
+ *   `who` means whoever may update the record. Creating a record takes the creating transition,
+ *   so it needs both `create` and that transition's `who`.
+ *
+ * The status rules (docs/spec-format.md point 8's built-in codes, and the runtime's stated rules):
+ *
+ * - No access to the entity at all: NOT_SIGNED_IN (401) for a visitor, FORBIDDEN (403) for a user.
+ * - A record the actor may not read is NOT_FOUND (404) for every call on it: indistinguishable
+ *   from a record that does not exist; a list holds exactly the readable records.
+ * - A record the actor may read but not change, delete or move on: FORBIDDEN for a user. For a
+ *   visitor the refusal is NOT_SIGNED_IN (401), "Sign in to do this.": signing in is what could
+ *   grant it, and 401 is HTTP's answer to a request without credentials (see VISITOR_REFUSAL).
+ * - Allowed: 200 (201 for a create, 204 for a delete).
+ */
+
+/** Who makes a call: a signed-in user and their roles, or a visitor (`userId` null). */
+export interface MatrixActor {
+  /** For messages: `visitor`, `staff`, `all roles`. */
+  name: string;
+  userId: string | null;
+  roles: readonly string[];
+}
+
+export type Operation = 'list' | 'get' | 'create' | 'update' | 'delete' | 'history' | 'transition';
+
+/** An answer as the matrix compares it: the status, and the problem's code for an error. */
+export interface Outcome {
+  status: number;
+  code: string | null;
+}
+
+export const NOT_SIGNED_IN: Outcome = { status: 401, code: 'NOT_SIGNED_IN' };
+export const FORBIDDEN: Outcome = { status: 403, code: 'FORBIDDEN' };
+export const NOT_FOUND: Outcome = { status: 404, code: 'NOT_FOUND' };
+
+/**
+ * The refusal of a visitor who may read a record but not do what they asked (a visitor updating
+ * a book of a public catalogue). docs/spec-format.md does not say which of NOT_SIGNED_IN and
+ * FORBIDDEN it is; the matrix expects NOT_SIGNED_IN, as for a visitor with no access at all.
+ */
+export const VISITOR_REFUSAL: Outcome = NOT_SIGNED_IN;
+
+/** What the oracle says of one call: refused with this answer, or allowed (2xx unless a guard or rule refuses). */
+export type Verdict = { allowed: false; outcome: Outcome; why: string } | { allowed: true; why: string };
+
+const RANK: Record<Access, number> = { none: 0, own: 1, all: 2 };
+
+export class PermissionOracle {
+  readonly model: Model;
+  /** Point 6 shown: roles exist. */
+  readonly rolesShown: boolean;
+
+  constructor(model: Model) {
+    this.model = model;
+    this.rolesShown = model.points.find((p) => p.number === 6)?.shown === true;
+  }
+
+  /** `created_by` and the entity's `User` fields. */
+  ownerColumns(entity: string): string[] {
+    const found = this.model.entities.find((e) => e.name === entity);
+    if (!found) throw new Error(`No entity ${entity}`);
+    const users = found.fields.filter((f) => f.type.kind === 'reference' && f.type.entity === USER_ENTITY);
+    return ['created_by', ...users.map((f) => f.name)];
+  }
+
+  owns(entity: string, record: Readonly<Record<string, unknown>>, actor: MatrixActor): boolean {
+    if (actor.userId === null) return false;
+    return this.ownerColumns(entity).some((c) => record[c] === actor.userId);
+  }
+
+  /** The point-6 rows that apply to the actor for an entity: `anyone`'s, and their roles' when signed in. */
+  rows(entity: string, actor: MatrixActor): Permission[] {
+    return this.model.permissions.filter(
+      (p) => p.entity === entity && (p.role === ANYONE || (actor.userId !== null && actor.roles.includes(p.role))),
+    );
+  }
+
+  access(entity: string, actor: MatrixActor, operation: 'read' | 'update' | 'delete'): Access {
+    if (!this.rolesShown) return actor.userId === null ? 'none' : 'all';
+    let best: Access = 'none';
+    for (const row of this.rows(entity, actor)) if (RANK[row[operation]] > RANK[best]) best = row[operation];
+    return best;
+  }
+
+  mayCreate(entity: string, actor: MatrixActor): boolean {
+    if (!this.rolesShown) return actor.userId !== null;
+    return this.rows(entity, actor).some((r) => r.create);
+  }
+
+  /** Whether `who` names the actor: one of their roles, or `anyone`. */
+  named(transition: Transition, actor: MatrixActor): boolean {
+    if (transition.who.includes(ANYONE)) return true;
+    return actor.userId !== null && actor.roles.some((r) => transition.who.includes(r));
+  }
+
+  refusal(actor: MatrixActor): Outcome {
+    return actor.userId === null ? NOT_SIGNED_IN : FORBIDDEN;
+  }
+
+  /** The records of `all` a list answers the actor: exactly the readable ones. */
+  visible<R extends Readonly<Record<string, unknown>>>(entity: string, actor: MatrixActor, all: readonly R[]): R[] {
+    const read = this.access(entity, actor, 'read');
+    return all.filter((r) => read === 'all' || (read === 'own' && this.owns(entity, r, actor)));
+  }
+
+  /** The verdict on one call; `record` for the calls on one record, `transition` for a transition. */
+  verdict(
+    operation: Operation,
+    entity: string,
+    actor: MatrixActor,
+    record?: Readonly<Record<string, unknown>>,
+    transition?: Transition,
+  ): Verdict {
+    const refuse = (why: string, outcome = this.refusal(actor)): Verdict => ({ allowed: false, outcome, why });
+    if (operation === 'create') {
+      if (!this.mayCreate(entity, actor)) return refuse('no create');
+      const creating = this.model.machines.find((m) => m.entity === entity)?.transitions.find((t) => t.creates);
+      if (creating && creating.who.length > 0 && !this.named(creating, actor)) {
+        return refuse(`"${creating.name}" names ${creating.who.join(', ')}`);
+      }
+      return { allowed: true, why: 'create' };
+    }
+    const read = this.access(entity, actor, 'read');
+    if (read === 'none') return refuse('no read');
+    if (operation === 'list') return { allowed: true, why: `read ${read}` };
+    if (!record) throw new Error(`${operation} needs a record`);
+    const owned = this.owns(entity, record, actor);
+    if (read === 'own' && !owned) return refuse('read own, not theirs', NOT_FOUND);
+    if (operation === 'get' || operation === 'history') return { allowed: true, why: `read ${read}` };
+    const visitor = actor.userId === null;
+    const writes = (kind: 'update' | 'delete'): Verdict => {
+      const access = this.access(entity, actor, kind);
+      if (access === 'none') return refuse(`no ${kind}`, visitor ? VISITOR_REFUSAL : FORBIDDEN);
+      if (access === 'own' && !owned) return refuse(`${kind} own, not theirs`, visitor ? VISITOR_REFUSAL : FORBIDDEN);
+      return { allowed: true, why: `${kind} ${access}` };
+    };
+    if (operation === 'update' || operation === 'delete') return writes(operation);
+    if (!transition) throw new Error('a transition call needs its transition');
+    if (transition.who.length === 0) return writes('update');
+    if (this.named(transition, actor)) return { allowed: true, why: `who: ${transition.who.join(', ')}` };
+    return refuse(`who: ${transition.who.join(', ')}`, visitor ? VISITOR_REFUSAL : FORBIDDEN);
+  }
+}

@@ -1,0 +1,36 @@
+import type { JsonSchema } from './json-schemas.ts';
+
+/**
+ * What sign-in looks like on the wire, shared by the server (`http/auth.ts`), which validates and
+ * sets cookies with it, and the OpenAPI document, which describes it: one source for both.
+ */
+
+/** The session cookie over plain HTTP (loopback, development). */
+export const SESSION_COOKIE = 'np_session';
+/** Over HTTPS: `__Host-` makes the browser refuse it unless Secure, host-only and `Path=/`. */
+export const SECURE_SESSION_COOKIE = '__Host-np_session';
+
+/** The body of `POST /api/auth/sign-in`. */
+export const SIGN_IN_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    email: { type: 'string', minLength: 1, maxLength: 320 },
+    password: { type: 'string', minLength: 1, maxLength: 1024 },
+  },
+  required: ['email', 'password'],
+  additionalProperties: false,
+};
+
+/** A user as sign-in and `GET /api/auth/me` answer it (`UserAccount`): never a password hash. */
+export const USER_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    email: { type: 'string' },
+    name: { type: 'string' },
+    roles: { type: 'array', items: { type: 'string' }, description: 'The roles of point 6 the user has.' },
+    createdAt: { type: 'string', format: 'date-time' },
+  },
+  required: ['id', 'email', 'name', 'roles', 'createdAt'],
+  additionalProperties: false,
+};
