@@ -5,13 +5,15 @@ const MINUTE = 60_000;
 
 /**
  * The general limit (`RATE_LIMIT_PER_MINUTE` calls per user or address per minute), shared by
- * every app server on one database without a database write per call: each server counts
- * locally and adds its counts to the shared counter about once a second, reading back the total
- * of all servers. A key is refused once its shared total plus this server's unsent calls reach
- * the limit, so several servers together may let through at most what they admit in the second
- * before they hear of each other — a bounded, documented overshoot in exchange for reads that
- * never wait for the database.
+ * every app server on one database. Far from the limit a server counts calls locally and adds its
+ * counts to the shared counter about once a second: no database write per call. Once a key has
+ * used half its budget, as far as this server knows, every call of it is added to the shared
+ * counter at once and admitted only if the total is still within the limit: exact where it
+ * matters. Before servers hear of each other, each may admit up to half the limit on its own, so
+ * N servers starting together can admit up to N/2 times the limit in the first second of a burst.
  */
+const HOT_FRACTION = 0.5;
+
 export class RateLimiter {
   readonly #store: AuthStore;
   readonly #limit: number;
@@ -35,13 +37,21 @@ export class RateLimiter {
     }
   }
 
-  /** Counts a call of `key`; false when the key has used up this minute (the call is not counted). */
-  take(key: string): boolean {
+  /** Counts a call of `key`; false when the key has used up this minute. */
+  async take(key: string): Promise<boolean> {
     this.#roll();
-    const used = (this.#shared.get(key) ?? 0) + (this.#pending.get(key) ?? 0);
-    if (used >= this.#limit) return false;
-    this.#pending.set(key, (this.#pending.get(key) ?? 0) + 1);
-    return true;
+    const pending = this.#pending.get(key) ?? 0;
+    const known = (this.#shared.get(key) ?? 0) + pending;
+    if (known >= this.#limit) return false;
+    if (known + 1 < this.#limit * HOT_FRACTION) {
+      this.#pending.set(key, pending + 1);
+      return true;
+    }
+    const window = this.#window;
+    this.#pending.delete(key);
+    const total = await this.#store.hit(`rate:${key}`, window, pending + 1);
+    if (window === this.#window) this.#shared.set(key, total);
+    return total <= this.#limit;
   }
 
   /** Seconds until the current window ends: the `Retry-After` of a refused call. */

@@ -91,7 +91,7 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
       );
     }
     const key = request.actor.user ? `user:${request.actor.user.id}` : `ip:${request.ip}`;
-    if (!limiter.take(key)) {
+    if (!(await limiter.take(key))) {
       reply.header('retry-after', String(limiter.retryAfterSeconds()));
       throw new ProblemError('RATE_LIMITED');
     }
