@@ -85,7 +85,8 @@ const LENDING_DATA: Omit<ExampleData, 'title' | 'source'> = {
 
 /**
  * The examples whose points 3 and 6 are shown, plus the lending desk with point 6 not shown (every
- * role named in points 2 and 4 blanked, as the checker requires), for the "no roles" branch.
+ * role named in points 2 and 4 blanked, as the checker requires, and the rule "members only",
+ * which no user could pass without roles, left out), for the "no roles" branch.
  */
 export const EXAMPLES: readonly ExampleData[] = [
   { title: 'lending-desk.md', source: LENDING_SOURCE, ...LENDING_DATA },
@@ -94,7 +95,10 @@ export const EXAMPLES: readonly ExampleData[] = [
     source: LENDING_SOURCE.replace(
       /## 6\. Roles and permissions\n[\s\S]*?(?=\n## 7\.)/,
       '## 6. Roles and permissions\n\nNot shown.\n',
-    ).replace(/\| (?:staff|member)(?:, (?:staff|member))* +(?=\|)/g, (cell) => `|${' '.repeat(cell.length - 1)}`),
+    )
+      .replace(/\| (?:staff|member)(?:, (?:staff|member))* +(?=\|)/g, (cell) => `|${' '.repeat(cell.length - 1)}`)
+      // "members only" reads borrower.roles, and without point 6 nobody has a role.
+      .replace(/^\| members only .*\n/m, ''),
     ...LENDING_DATA,
   },
   {
@@ -120,6 +124,9 @@ export const EXAMPLES: readonly ExampleData[] = [
           ? // Within the limit, no receipt needed (<= RECEIPT_THRESHOLD), spent in the past, home currency.
             { category: 'travel', amount: 12.5, currency: 'EUR', spent_on: inDays(-1), receipt_attached: false }
           : {},
+    // The server evaluates a guard on the record before the transition's payload is applied, so
+    // reject's size(decision_note) >= MIN_REASON_LENGTH needs the note on the record already.
+    before: (_entity, t) => (t.name === 'reject' ? { decision_note: 'Not a business expense.' } : {}),
     body: (_entity, t) => {
       switch (t.name) {
         case 'approve':

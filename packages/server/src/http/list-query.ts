@@ -95,17 +95,18 @@ export function encodeCursor(sort: string, position: Position): string {
 }
 
 function decodeCursor(cursor: string, sort: string, key: SortKey): Position {
-  const bad = invalid('cursor is not one this list gave, or was made for another sort');
-  if (cursor.length > MAX_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw bad;
+  // Made only when the cursor is refused: an Error captures a stack trace, too dear for every page.
+  const bad = () => invalid('cursor is not one this list gave, or was made for another sort');
+  if (cursor.length > MAX_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw bad();
   let decoded: unknown;
   try {
     decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
-    throw bad;
+    throw bad();
   }
-  if (!Array.isArray(decoded) || decoded.length !== 3) throw bad;
+  if (!Array.isArray(decoded) || decoded.length !== 3) throw bad();
   const [madeFor, value, id] = decoded as unknown[];
-  if (madeFor !== sort || typeof id !== 'string' || !UUID.test(id)) throw bad;
+  if (madeFor !== sort || typeof id !== 'string' || !UUID.test(id)) throw bad();
   const fits =
     value === null
       ? key.nullable
@@ -118,7 +119,7 @@ function decodeCursor(cursor: string, sort: string, key: SortKey): Position {
             : key.format === 'datetime'
               ? normalizeDateTime(value) !== null
               : true);
-  if (!fits) throw bad;
+  if (!fits) throw bad();
   return { value: value as string | number | null, id };
 }
 

@@ -1,0 +1,129 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_DATABASES } from '../packages/server/test/databases.ts';
+import { BLANK_SOURCE, EXAMPLES, type Values } from './matrix/examples.ts';
+import { Matrix } from './matrix/harness.ts';
+
+/**
+ * The authorisation matrix (issue 4): for every example spec, on every test database, every actor
+ * (a visitor, a user per role, a user with every role) × every entity × every call the app serves
+ * × a record the actor owns (through `created_by` and through each `User` field) or another
+ * user's, answers exactly what point 6 says, as `matrix/oracle.ts` reads docs/spec-format.md
+ * without the server's code. Lists must hold exactly the readable records. Each case writes its
+ * own records straight into the store and removes them afterwards, so no case sees another's.
+ */
+describe.each(EXAMPLES)('the authorisation matrix of $title', (data) => {
+  const model = Matrix.model(data.source);
+  const actorNames = Matrix.actorNames(model);
+
+  describe.each(TEST_DATABASES)('on $name', (db) => {
+    let matrix: Matrix | undefined;
+    const started = Date.now();
+    const ready = (): Matrix => {
+      if (!matrix) throw new Error('The server did not start');
+      return matrix;
+    };
+
+    beforeAll(async () => {
+      matrix = await Matrix.start(data, db);
+    });
+    afterAll(async () => {
+      if (!matrix) return;
+      const { cases, allowed, refused } = matrix.tally;
+      console.log(
+        `authorisation matrix of ${data.title} on ${db.name}: ${cases} cases ` +
+          `(${allowed} allowed, ${refused} refused) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+      );
+      await matrix.close();
+    });
+
+    it('starts the example with point 6 as the oracle reads it', () => {
+      const shown = model.points.find((p) => p.number === 6)?.shown === true;
+      expect(ready().oracle.rolesShown).toBe(shown);
+      expect(model.entities.length).toBeGreaterThan(0);
+    });
+
+    for (const entity of model.entities) {
+      it(`lists exactly the ${entity.name} records point 6 lets each actor read, refusing those who may read none`, async () => {
+        const m = ready();
+        const route = m.routes(entity.name).find((r) => r.action.kind === 'list');
+        if (!route) return;
+        const made: { entity: string; id: string }[] = [];
+        const mismatches: string[] = [];
+        try {
+          // Every user owns one record through each owner column; two belong to nobody in the matrix.
+          const visitor = m.actors[0];
+          if (!visitor) throw new Error('No visitor');
+          for (const actor of m.actors) {
+            for (const column of m.variants(entity.name, actor)) {
+              await m.insert(entity.name, await m.owners(entity.name, column, actor), {}, made);
+            }
+          }
+          const all = await m.allRecords(entity.name);
+          for (const actor of m.actors) {
+            const { answer, ids } = await m.listAs(actor, route);
+            const verdict = m.oracle.verdict('list', entity.name, actor);
+            const mismatch = m.compare(actor, route, 'the list', m.expected('list', verdict, null), answer);
+            if (mismatch) {
+              mismatches.push(mismatch);
+              continue;
+            }
+            if (!verdict.allowed) continue;
+            const wanted = m.oracle.visible(entity.name, actor, all).map((r: Values) => String(r.id));
+            const missing = wanted.filter((id) => !ids.includes(id));
+            const extra = ids.filter((id) => !wanted.includes(id));
+            if (missing.length > 0 || extra.length > 0 || ids.length !== new Set(ids).size) {
+              mismatches.push(
+                `${actor.name}: GET ${route.path} (${verdict.why}) of ${all.length} records: ` +
+                  `${missing.length} readable missing, ${extra.length} unreadable listed, ${ids.length} listed`,
+              );
+            }
+          }
+        } finally {
+          await m.remove(made);
+        }
+        expect(mismatches).toEqual([]);
+      });
+
+      for (const name of actorNames) {
+        it(`${name}: every call on a ${entity.name}, their own or another user's, answers as point 6 says`, async () => {
+          const m = ready();
+          const actor = m.actors.find((a) => a.name === name);
+          if (!actor) throw new Error(`No actor ${name}`);
+          expect(await m.checkEntity(actor, entity.name)).toEqual([]);
+        });
+      }
+    }
+  });
+});
+
+describe.each(TEST_DATABASES)('the blank example on $name', (db) => {
+  it('has no entities and no roles: a visitor and a signed-in user get UNKNOWN_CALL for any record call', async () => {
+    const m = await Matrix.start({ title: 'blank.md', source: BLANK_SOURCE }, db);
+    try {
+      expect(m.model.entities).toEqual([]);
+      expect(m.model.permissions).toEqual([]);
+      expect(m.oracle.rolesShown).toBe(false);
+      expect(m.server.compiled.routeTable.routes).toEqual([]);
+      expect(m.actors.map((a) => a.name)).toEqual(['visitor', 'signed in']);
+      for (const actor of m.actors) {
+        for (const [method, url] of [
+          ['GET', '/api/things'],
+          ['POST', '/api/things'],
+          ['GET', '/api/things/0190a000-0000-7000-8000-000000000000'],
+        ] as const) {
+          const answer = await m.call(actor, method, url, method === 'POST' ? {} : undefined);
+          expect({ actor: actor.name, method, url, status: answer.status, code: answer.code }).toEqual({
+            actor: actor.name,
+            method,
+            url,
+            status: 404,
+            code: 'UNKNOWN_CALL',
+          });
+        }
+        expect((await m.call(actor, 'GET', '/api/health')).status).toBe(200);
+      }
+    } finally {
+      await m.close();
+    }
+  });
+});
