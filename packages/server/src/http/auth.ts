@@ -32,6 +32,13 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 const VISITOR_ACTOR: RequestActor = Object.freeze({ ...VISITOR, user: null, via: null });
 
+/**
+ * Signs a request's browser in as a user whose identity is already proven: ends the session the
+ * browser had (no fixation), starts a new one and sets its cookie. Password sign-in and dev mode's
+ * sign-in-as (`dev-mode.ts`) both go through it.
+ */
+export type SignIn = (request: FastifyRequest, reply: FastifyReply, user: UserAccount) => Promise<void>;
+
 export interface AuthOptions {
   auth: AuthStore;
   settings: Readonly<RuntimeSettings>;
@@ -54,7 +61,7 @@ export interface AuthOptions {
  *   `SIGN_IN_ATTEMPTS_PER_15_MINUTES` the answer is SIGN_IN_LOCKED, before the password is looked at.
  * - Every call counts against `RATE_LIMIT_PER_MINUTE` for its user, or its address when signed out.
  */
-export function registerAuth(app: FastifyInstance, options: AuthOptions): { limiter: RateLimiter } {
+export function registerAuth(app: FastifyInstance, options: AuthOptions): { limiter: RateLimiter; signIn: SignIn } {
   const { auth, settings } = options;
   const now = options.now ?? Date.now;
   const idleMs = settings.SESSION_IDLE_MINUTES * 60_000;
@@ -125,6 +132,25 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
     return { userId: session.user.id, roles: session.user.roles, user: session.user, via: 'session' };
   };
 
+  const signIn: SignIn = async (request, reply, user) => {
+    // A new session id at every sign-in; any session the browser had ends here.
+    const previous = request.cookies[cookieName(request)];
+    if (previous !== undefined && looksLikeSecret('session', previous)) await auth.endSession(secretHash(previous));
+    const secret = newSecret('session');
+    const at = now();
+    const expiresAt = at + maxMs;
+    await auth.createSession(secretHash(secret), user.id, at, expiresAt);
+    request.log.info({ user: user.id }, 'signed in');
+    const secure = request.protocol === 'https';
+    reply.setCookie(cookieName(request), secret, {
+      path: '/',
+      httpOnly: true,
+      sameSite: 'lax',
+      secure,
+      expires: new Date(expiresAt),
+    });
+  };
+
   app.post('/api/auth/sign-in', { schema: { body: SIGN_IN_SCHEMA } }, async (request, reply) => {
     if (request.headers.origin !== undefined && !sameOrigin(request)) {
       throw new ProblemError('FORBIDDEN', {}, { detail: 'Sign-in must come from this app’s own pages.' });
@@ -148,21 +174,7 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
       request.log.warn('sign-in failed');
       throw new ProblemError('SIGN_IN_FAILED');
     }
-    // A new session id at every sign-in; any session the browser had ends here.
-    const previous = request.cookies[cookieName(request)];
-    if (previous !== undefined && looksLikeSecret('session', previous)) await auth.endSession(secretHash(previous));
-    const secret = newSecret('session');
-    const expiresAt = at + maxMs;
-    await auth.createSession(secretHash(secret), found.user.id, at, expiresAt);
-    request.log.info({ user: found.user.id }, 'signed in');
-    const secure = request.protocol === 'https';
-    reply.setCookie(cookieName(request), secret, {
-      path: '/',
-      httpOnly: true,
-      sameSite: 'lax',
-      secure,
-      expires: new Date(expiresAt),
-    });
+    await signIn(request, reply, found.user);
     return reply.send({ user: found.user });
   });
 
@@ -175,11 +187,37 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
 
   app.get('/api/auth/me', async (request, reply) => reply.send({ user: request.actor.user }));
 
-  return { limiter };
+  // The people a field referring to `User` may name, for pickers: signed-in users only, and
+  // never more than id, email, name and roles.
+  app.get('/api/users', async (request, reply) => {
+    if (request.actor.user === null) throw new ProblemError('NOT_SIGNED_IN');
+    const query = request.query as Record<string, string | string[] | undefined>;
+    const unknown = Object.keys(query).find((k) => k !== 'q' && k !== 'limit');
+    if (unknown !== undefined) throw invalid('the only parameters are q and limit');
+    const q = query.q ?? '';
+    const limitText = query.limit ?? '20';
+    if (typeof q !== 'string' || q.length > 200 || q.includes('\u0000'))
+      throw invalid('q must be one text of at most 200 characters');
+    if (
+      typeof limitText !== 'string' ||
+      !/^\d{1,3}$/.test(limitText) ||
+      Number(limitText) < 1 ||
+      Number(limitText) > 100
+    ) {
+      throw invalid('limit must be a whole number from 1 to 100');
+    }
+    return reply.send({ items: await auth.findUsers(q, Number(limitText)) });
+  });
+
+  return { limiter, signIn };
+}
+
+function invalid(detail: string): ProblemError {
+  return new ProblemError('INVALID_PAYLOAD', { detail });
 }
 
 /** Whether a request comes from the app's own origin, as the browser says. */
-function sameOrigin(request: FastifyRequest): boolean {
+export function sameOrigin(request: FastifyRequest): boolean {
   const origin = request.headers.origin;
   if (origin !== undefined) return origin === `${request.protocol}://${request.host}`;
   return request.headers['sec-fetch-site'] === 'same-origin';

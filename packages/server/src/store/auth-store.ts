@@ -154,6 +154,21 @@ export class AuthStore {
     return rows.map(account);
   }
 
+  /**
+   * Users whose email or name contains `text` (case-insensitively for ASCII), by name: for
+   * reference pickers. At most `limit`.
+   */
+  async findUsers(text: string, limit: number): Promise<UserAccount[]> {
+    const pattern = `%${text.replace(/[\\%_]/g, '\\$&').toLowerCase()}%`;
+    const rows = await this.#sql.all<UserRow>(
+      `SELECT ${USER_COLUMNS} FROM "${USERS_TABLE}"
+       WHERE lower("email") LIKE ? ESCAPE '\\' OR lower("name") LIKE ? ESCAPE '\\'
+       ORDER BY "name", "email" LIMIT ?`,
+      [pattern, pattern, limit],
+    );
+    return rows.map(account);
+  }
+
   async countUsers(): Promise<number> {
     const row = await first<{ n: number | string }>(this.#sql, `SELECT count(*) AS "n" FROM "${USERS_TABLE}"`);
     return Number(row?.n ?? 0);
