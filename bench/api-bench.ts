@@ -99,6 +99,12 @@ export interface Measurement {
   p50: number;
   p99: number;
   requests: number;
+  /**
+   * CPU time (user + system) the server process spent per response, in µs; null where `/proc`
+   * is missing. Steadier than req/s on a shared machine: other tenants slow the server down but
+   * hardly change what one request costs it.
+   */
+  cpuUs: number | null;
 }
 
 export interface OperationResult {
@@ -108,6 +114,8 @@ export interface OperationResult {
   baseline: Measurement;
   /** generated ÷ hand-written throughput. */
   ratio: number;
+  /** hand-written ÷ generated CPU time per request (the same sense: below 1, the generated costs more). */
+  cpuRatio: number | null;
 }
 
 export interface ApiBenchReport {
@@ -231,6 +239,7 @@ export async function seedDatabase(path: string, orders: number): Promise<Seeded
 export interface RunningServer {
   kind: ServerKind;
   url: string;
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -267,16 +276,17 @@ export async function startServer(
     void exited.then((code) => reject(new Error(`the ${kind} server exited (${code}) before it listened`)));
     setTimeout(() => reject(new Error(`the ${kind} server did not start within 60 s`)), 60_000).unref();
   });
-  let url: string;
+  let started: { url: string; pid: number };
   try {
-    url = (JSON.parse(await first) as { url: string }).url;
+    started = JSON.parse(await first) as { url: string; pid: number };
   } catch (error) {
     child.kill('SIGKILL');
     throw error;
   }
   return {
     kind,
-    url,
+    url: started.url,
+    pid: started.pid,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
@@ -338,14 +348,33 @@ export function orderBody(n: number, shipBy: string): Record<string, unknown> {
   };
 }
 
+/** The CPU time a process has used, in µs (Linux `/proc`); null elsewhere. */
+export function cpuTimeUs(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The fields after the command name (in parentheses, which may hold spaces): utime is the 14th field, stime the 15th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? (ticks * 1_000_000) / CLOCK_TICKS : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Linux's USER_HZ: `/proc` counts CPU time in these. */
+const CLOCK_TICKS = 100;
+
 /** One autocannon run; any answer but 2xx, error or timeout fails it (the figures would mean nothing). */
 export async function load(
-  url: string,
+  server: Pick<RunningServer, 'url' | 'pid'>,
   request: autocannon.Request,
   seconds: number,
   connections: number,
 ): Promise<Measurement> {
+  const { url } = server;
+  const cpuBefore = cpuTimeUs(server.pid);
   const result = await autocannon({ url, connections, duration: seconds, requests: [request] });
+  const cpuAfter = cpuTimeUs(server.pid);
   const failed = result.non2xx + result.errors + result.timeouts;
   if (failed > 0) {
     const codes = Object.entries(result.statusCodeStats ?? {})
@@ -356,7 +385,8 @@ export async function load(
     );
   }
   const requests = result.requests.total;
-  return { rps: requests / result.duration, p50: result.latency.p50, p99: result.latency.p99, requests };
+  const cpuUs = cpuBefore !== null && cpuAfter !== null && requests > 0 ? (cpuAfter - cpuBefore) / requests : null;
+  return { rps: requests / result.duration, p50: result.latency.p50, p99: result.latency.p99, requests, cpuUs };
 }
 
 /** The median: on a noisy machine one disturbed run does not move it. */
@@ -371,11 +401,13 @@ export function median(values: readonly number[]): number {
 
 /** Runs of the same call on one server, merged: the median of each figure. */
 function merge(runs: Measurement[]): Measurement {
+  const cpu = runs.map((r) => r.cpuUs);
   return {
     rps: median(runs.map((r) => r.rps)),
     p50: median(runs.map((r) => r.p50)),
     p99: median(runs.map((r) => r.p99)),
     requests: runs.reduce((n, r) => n + r.requests, 0),
+    cpuUs: cpu.every((c) => c !== null) ? median(cpu) : null,
   };
 }
 
@@ -419,10 +451,10 @@ export async function benchApi(options: ApiBenchOptions = DEFAULT_API_OPTIONS): 
         const bare = await startServer('bare', path, { pin: pinned });
         try {
           const request = requestFor('get', seeded);
-          await load(bare.url, request, options.warmupSeconds, options.connections);
+          await load(bare, request, options.warmupSeconds, options.connections);
           const runs: Measurement[] = [];
           for (let round = 0; round < options.rounds; round++) {
-            runs.push(await load(bare.url, request, options.seconds, options.connections));
+            runs.push(await load(bare, request, options.seconds, options.connections));
           }
           report.ceiling = merge(runs);
           log(`load generator ceiling (bare node:http): ${Math.round(report.ceiling.rps)} req/s`);
@@ -439,13 +471,13 @@ export async function benchApi(options: ApiBenchOptions = DEFAULT_API_OPTIONS): 
         for (const operation of operations) {
           const request = requestFor(operation, seeded);
           for (const server of [generated, baseline]) {
-            await load(server.url, request, options.warmupSeconds, options.connections);
+            await load(server, request, options.warmupSeconds, options.connections);
           }
           const runs = { generated: [] as Measurement[], baseline: [] as Measurement[] };
           for (let round = 0; round < options.rounds; round++) {
             const order = round % 2 === 0 ? [generated, baseline] : [baseline, generated];
             for (const server of order) {
-              const measured = await load(server.url, request, options.seconds, options.connections);
+              const measured = await load(server, request, options.seconds, options.connections);
               (server === generated ? runs.generated : runs.baseline).push(measured);
             }
           }
@@ -453,9 +485,10 @@ export async function benchApi(options: ApiBenchOptions = DEFAULT_API_OPTIONS): 
           const b = merge(runs.baseline);
           // Each round's two runs are back to back: their ratio is the least disturbed by drift.
           const ratio = median(runs.generated.map((m, i) => m.rps / (runs.baseline[i]?.rps ?? Number.NaN)));
-          const result: OperationResult = { operation, rows, generated: g, baseline: b, ratio };
+          const cpuRatio = g.cpuUs !== null && b.cpuUs !== null ? b.cpuUs / g.cpuUs : null;
+          const result: OperationResult = { operation, rows, generated: g, baseline: b, ratio, cpuRatio };
           log(
-            `${rows.toLocaleString('en')} rows, ${operation}: generated ${Math.round(g.rps)} req/s, hand-written ${Math.round(b.rps)} req/s (${result.ratio.toFixed(2)}×)`,
+            `${rows.toLocaleString('en')} rows, ${operation}: generated ${Math.round(g.rps)} req/s, hand-written ${Math.round(b.rps)} req/s (${result.ratio.toFixed(2)}×; CPU per request ${g.cpuUs?.toFixed(0)} vs ${b.cpuUs?.toFixed(0)} µs)`,
           );
           if (main) report.operations.push(result);
           if ((operation === 'list' || operation === 'list-deep') && options.seriesRows.includes(rows)) {
@@ -512,6 +545,7 @@ export function verdictOf(report: ApiBenchReport): ApiVerdict {
 }
 
 const int = (n: number) => Math.round(n).toLocaleString('en');
+const cpu = (m: Measurement) => (m.cpuUs === null ? '–' : Math.round(m.cpuUs).toLocaleString('en'));
 const ms = (n: number) => n.toFixed(n < 10 ? 1 : 0);
 
 /** The results as Markdown: the comparison table, the list-latency series and the verdict. */
@@ -529,18 +563,25 @@ export function formatApiReport(report: ApiBenchReport, command: string): string
     '',
   );
   out.push(
-    `| call | rows | generated req/s | p50 ms | p99 ms | hand-written req/s | p50 ms | p99 ms | generated ÷ hand-written |`,
-    '|---|---|---|---|---|---|---|---|---|',
+    '| call | rows | generated req/s | p50 ms | p99 ms | CPU µs/req | hand-written req/s | p50 ms | p99 ms | CPU µs/req | generated ÷ hand-written req/s | same, by CPU per request |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
   );
   for (const o of report.operations) {
+    const g = o.generated;
+    const b = o.baseline;
     out.push(
-      `| ${OPERATION_LABELS[o.operation]} | ${int(o.rows)} | ${int(o.generated.rps)} | ${ms(o.generated.p50)} | ${ms(o.generated.p99)} | ${int(o.baseline.rps)} | ${ms(o.baseline.p50)} | ${ms(o.baseline.p99)} | ${o.ratio.toFixed(2)}× |`,
+      `| ${OPERATION_LABELS[o.operation]} | ${int(o.rows)} | ${int(g.rps)} | ${ms(g.p50)} | ${ms(g.p99)} | ${cpu(g)} | ${int(b.rps)} | ${ms(b.p50)} | ${ms(b.p99)} | ${cpu(b)} | **${o.ratio.toFixed(2)}×** | ${o.cpuRatio === null ? '–' : `${o.cpuRatio.toFixed(2)}×`} |`,
     );
   }
   out.push('');
   if (report.ceiling) {
+    const fastest = Math.max(...report.operations.map((o) => Math.max(o.generated.rps, o.baseline.rps)));
+    const limited = fastest > 0.7 * report.ceiling.rps;
     out.push(
-      `Load generator ceiling: a bare \`node:http\` server answering a small JSON to the same get requests reaches ${int(report.ceiling.rps)} req/s (p50 ${ms(report.ceiling.p50)} ms), so the figures above are the servers' own.`,
+      `Load generator ceiling: a bare \`node:http\` server answering a small JSON to the same get requests reaches ${int(report.ceiling.rps)} req/s (p50 ${ms(report.ceiling.p50)} ms)` +
+        (limited
+          ? ' — close to the fastest server above, so autocannon may be what limits it: compare the CPU columns.'
+          : ', well above every server here: the figures are the servers’ own.'),
       '',
     );
   }

@@ -35,7 +35,15 @@ describe('ninepoint serve with no spec (the blank spec)', () => {
     const spec = (await (await fetch(`${url}/api/spec`)).json()) as { points: { shown: boolean }[] };
     expect(spec.points.filter((p) => p.shown)).toEqual([]);
     const openapi = (await (await fetch(`${url}/api/openapi.json`)).json()) as { paths: Record<string, unknown> };
-    expect(Object.keys(openapi.paths).sort()).toEqual(['/api/docs', '/api/health', '/api/openapi.json', '/api/spec']);
+    expect(Object.keys(openapi.paths).sort()).toEqual([
+      '/api/auth/me',
+      '/api/auth/sign-in',
+      '/api/auth/sign-out',
+      '/api/docs',
+      '/api/health',
+      '/api/openapi.json',
+      '/api/spec',
+    ]);
     const docs = await fetch(`${url}/api/docs`);
     expect(docs.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(await docs.text()).toContain('<title>New product — API reference</title>');

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createServer, type NinepointServer, PROBLEM_TYPE_PREFIX } from '@ninepoint/server';
+import { addUser, createApiToken, createServer, type NinepointServer, PROBLEM_TYPE_PREFIX } from '@ninepoint/server';
 import { checkSpec, type ErrorCode, errorCatalogue, type Model } from '@ninepoint/spec';
 import { expect, vi } from 'vitest';
 import type { FreshDatabase, TestDatabase } from '../packages/server/test/databases.ts';
@@ -24,9 +24,22 @@ export interface Answer {
   text: string;
 }
 
+/** A user of the app, made for the walk, with an API token to call as them. */
+export interface User {
+  id: string;
+  email: string;
+  password: string;
+  roles: readonly string[];
+  token: string;
+}
+
 export interface CallOptions {
+  /** Who calls: a user (their API token is sent), or null for a signed-out visitor (the default). */
+  as?: User | null;
   /** Sent as `If-Match`. */
   ifMatch?: string;
+  /** More headers: a cookie, an Origin, an Authorization of one's own. */
+  headers?: Record<string, string>;
   /** Sent as the body as it is, instead of `JSON.stringify(body)`. */
   raw?: string;
   /** Default: application/json whenever there is a body. */
@@ -37,16 +50,11 @@ export interface CallOptions {
 export type FieldErrorPair = readonly [string | null, string];
 
 /**
- * Catalogue codes no call can answer before sign-in, roles and rate limits exist. A suite excludes
- * these (and its own, each with a reason) from the coverage assertion; when one of them is answered
- * the assertion fails, so an exclusion is removed as soon as it no longer holds.
+ * Catalogue codes no walk can answer, whatever the spec: a suite excludes these (and its own, each
+ * with a reason) from the coverage assertion. When an excluded code is answered the assertion
+ * fails, so an exclusion is removed as soon as it no longer holds.
  */
-export const NOT_BUILT_YET: Readonly<Record<string, string>> = {
-  NOT_SIGNED_IN: 'sign-in is not built: no call asks who the caller is',
-  FORBIDDEN: 'permissions (point 6) are enforced with sign-in, which is not built',
-  SIGN_IN_FAILED: 'there is no sign-in call yet',
-  SIGN_IN_LOCKED: 'there is no sign-in call yet',
-  RATE_LIMITED: 'rate limiting (RATE_LIMIT_PER_MINUTE) is not built',
+export const NEVER_ANSWERED: Readonly<Record<string, string>> = {
   INTERNAL_ERROR: 'a fault of the server: every answer of the walk is asserted not to be a 500',
 };
 
@@ -83,12 +91,14 @@ export function someone(): string {
 export async function later<T>(ms: number, fn: () => Promise<T>): Promise<T> {
   const moved = Date.now() + ms;
   vi.setSystemTime(moved);
+  let result: T;
   try {
-    return await fn();
+    result = await fn();
   } finally {
     vi.useRealTimers();
-    if (Date.now() >= moved) throw new Error('The clock was not set back after later().');
   }
+  expect(Date.now(), 'the clock is set back after later()').toBeLessThan(moved);
+  return result;
 }
 
 interface RoutePattern {
@@ -108,6 +118,7 @@ export class Walk {
   readonly #fresh: FreshDatabase;
   readonly #catalogue: ReadonlyMap<string, ErrorCode>;
   readonly #routes: readonly RoutePattern[];
+  #users = 0;
 
   constructor(model: Model, url: string, server: NinepointServer, fresh: FreshDatabase) {
     this.model = model;
@@ -146,6 +157,29 @@ export class Walk {
     }
   }
 
+  /**
+   * Adds a user with these roles (as `ninepoint users add` does) and an API token for them.
+   * `name` makes the email readable: `alice-3@walk.example.com`.
+   */
+  async user(roles: readonly string[], name = 'user'): Promise<User> {
+    const email = `${name}-${++this.#users}@walk.example.com`;
+    const password = `walk password ${this.#users}`;
+    const known = this.model.roles.map((r) => r.name).filter((r) => r !== 'anyone');
+    const account = await addUser(this.#server.auth, { email, name, roles, password }, known);
+    const { secret } = await createApiToken(this.#server.auth, email, 'e2e walk');
+    return { id: account.id, email, password, roles, token: secret };
+  }
+
+  /** A client calling as `user`, or as a signed-out visitor for null. */
+  as(user: User | null): Client {
+    return new Client(this, user);
+  }
+
+  /** The runtime settings of the spec (point 9 over the defaults). */
+  get settings(): NinepointServer['compiled']['settings'] {
+    return this.#server.compiled.settings;
+  }
+
   /** The calls the server serves, as `METHOD /path/:id`. */
   get calls(): string[] {
     return this.#routes.map((r) => r.key);
@@ -160,7 +194,8 @@ export class Walk {
 
   /** Makes a call and checks its answer (see the file's comment); records codes and successes. */
   async call(method: string, path: string, body?: unknown, options: CallOptions = {}): Promise<Answer> {
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.as) headers.authorization = `Bearer ${options.as.token}`;
     let payload: string | undefined;
     if (options.raw !== undefined) payload = options.raw;
     else if (body !== undefined) payload = JSON.stringify(body);
@@ -182,35 +217,6 @@ export class Walk {
       if (route) this.succeeded.add(route.key);
     }
     return answer;
-  }
-
-  get(path: string): Promise<Answer> {
-    return this.call('GET', path);
-  }
-
-  post(path: string, body?: unknown, options?: CallOptions): Promise<Answer> {
-    return this.call('POST', path, body, options);
-  }
-
-  patch(path: string, body: unknown, options?: CallOptions): Promise<Answer> {
-    return this.call('PATCH', path, body, options);
-  }
-
-  put(path: string, body: unknown, options?: CallOptions): Promise<Answer> {
-    return this.call('PUT', path, body, options);
-  }
-
-  delete(path: string, options?: CallOptions): Promise<Answer> {
-    return this.call('DELETE', path, undefined, options);
-  }
-
-  /** Creates a record: 201, its ETag "1" and a Location naming it. Returns the record. */
-  async create(path: string, body: unknown): Promise<Json> {
-    const answer = await this.post(path, body);
-    expect(answer.status, answer.text).toBe(201);
-    expect(answer.headers.get('etag')).toBe('"1"');
-    expect(answer.headers.get('location')).toBe(`${path}/${answer.body.id}`);
-    return answer.body;
   }
 
   /**
@@ -288,13 +294,57 @@ export class Walk {
   }
 }
 
+/** Calls made as one user (or a signed-out visitor) through a walk, which checks and records them. */
+export class Client {
+  readonly walk: Walk;
+  readonly user: User | null;
+
+  constructor(walk: Walk, user: User | null) {
+    this.walk = walk;
+    this.user = user;
+  }
+
+  call(method: string, path: string, body?: unknown, options: CallOptions = {}): Promise<Answer> {
+    return this.walk.call(method, path, body, { as: this.user, ...options });
+  }
+
+  get(path: string): Promise<Answer> {
+    return this.call('GET', path);
+  }
+
+  post(path: string, body?: unknown, options?: CallOptions): Promise<Answer> {
+    return this.call('POST', path, body, options);
+  }
+
+  patch(path: string, body: unknown, options?: CallOptions): Promise<Answer> {
+    return this.call('PATCH', path, body, options);
+  }
+
+  put(path: string, body: unknown, options?: CallOptions): Promise<Answer> {
+    return this.call('PUT', path, body, options);
+  }
+
+  delete(path: string, options?: CallOptions): Promise<Answer> {
+    return this.call('DELETE', path, undefined, options);
+  }
+
+  /** Creates a record: 201, its ETag "1" and a Location naming it. Returns the record. */
+  async create(path: string, body: unknown): Promise<Json> {
+    const answer = await this.post(path, body);
+    expect(answer.status, answer.text).toBe(201);
+    expect(answer.headers.get('etag')).toBe('"1"');
+    expect(answer.headers.get('location')).toBe(`${path}/${answer.body.id}`);
+    return answer.body;
+  }
+}
+
 function sortPairs(pairs: readonly FieldErrorPair[]): FieldErrorPair[] {
   const key = (p: FieldErrorPair) => `${p[0] ?? ''}\u0000${p[1]}`;
   return [...pairs].sort((a, b) => key(a).localeCompare(key(b)));
 }
 
 /** Every record of a list, page by page along `next`; asserts each page holds at most `limit`. */
-export async function readAll(walk: Walk, path: string, limit: number): Promise<Json[]> {
+export async function readAll(walk: Client, path: string, limit: number): Promise<Json[]> {
   const items: Json[] = [];
   const join = path.includes('?') ? '&' : '?';
   let cursor: string | null = null;
@@ -309,4 +359,89 @@ export async function readAll(walk: Walk, path: string, limit: number): Promise<
     expect(answer.body.items.length).toBe(limit);
   }
   throw new Error(`${path} did not end after 1000 pages`);
+}
+
+/** `POST /api/auth/sign-in` as a browser would, without an API token. */
+export function signIn(walk: Walk, email: string, password: string): Promise<Answer> {
+  return walk.call('POST', '/api/auth/sign-in', { email, password });
+}
+
+/** The `name=value` of the session cookie an answer sets. */
+export function sessionCookie(answer: Answer): string {
+  const set = answer.headers.getSetCookie().find((c) => /^(__Host-)?np_session=/.test(c));
+  expect(set, 'the answer sets no session cookie').toBeDefined();
+  return (set ?? '').split(';', 1)[0] ?? '';
+}
+
+/**
+ * Walks a session: a wrong password (SIGN_IN_FAILED), sign-in, `me`, a read with the cookie, a
+ * write with the cookie from another site (FORBIDDEN) and from the app's own origin, sign-out, and
+ * an unknown API token (NOT_SIGNED_IN). `write` must succeed when it is allowed.
+ */
+export async function walkSession(
+  walk: Walk,
+  user: User,
+  read: string,
+  write: { method: string; path: string; body?: unknown },
+): Promise<Answer> {
+  walk.expectProblem(await signIn(walk, user.email, 'not the password at all'), 'SIGN_IN_FAILED');
+  const signedIn = await signIn(walk, user.email.toUpperCase(), user.password);
+  expect(signedIn.status, signedIn.text).toBe(200);
+  expect(signedIn.body.user).toMatchObject({ id: user.id, email: user.email, roles: [...user.roles] });
+  const cookie = sessionCookie(signedIn);
+  const me = await walk.call('GET', '/api/auth/me', undefined, { headers: { cookie } });
+  expect(me.body.user.id).toBe(user.id);
+  expect((await walk.call('GET', read, undefined, { headers: { cookie } })).status).toBe(200);
+
+  const forged = await walk.call(write.method, write.path, write.body, { headers: { cookie } });
+  walk.expectProblem(forged, 'FORBIDDEN');
+  const elsewhere = { cookie, origin: 'https://evil.example' };
+  walk.expectProblem(await walk.call(write.method, write.path, write.body, { headers: elsewhere }), 'FORBIDDEN');
+  const own = await walk.call(write.method, write.path, write.body, { headers: { cookie, origin: walk.url } });
+  expect(own.status, own.text).toBeLessThan(300);
+
+  const out = await walk.call('POST', '/api/auth/sign-out', undefined, { headers: { cookie, origin: walk.url } });
+  expect(out.status).toBe(204);
+  expect((await walk.call('GET', '/api/auth/me', undefined, { headers: { cookie } })).body.user).toBeNull();
+  const forgedToken = { authorization: 'Bearer npt_this-token-was-never-made' };
+  walk.expectProblem(await walk.call('GET', read, undefined, { headers: forgedToken }), 'NOT_SIGNED_IN');
+  return own;
+}
+
+/**
+ * Fails sign-in with a wrong password until SIGN_IN_LOCKED (at most SIGN_IN_ATTEMPTS_PER_15_MINUTES
+ * failures), after which even the right password is refused. Locks the address too: run it last.
+ */
+export async function walkLockout(walk: Walk, user: User): Promise<void> {
+  const attempts = walk.settings.SIGN_IN_ATTEMPTS_PER_15_MINUTES;
+  let answer: Answer | undefined;
+  for (let i = 0; i <= attempts; i++) {
+    answer = await signIn(walk, user.email, 'still not the password');
+    if (answer.body.code !== 'SIGN_IN_FAILED') break;
+  }
+  if (!answer) throw new Error('no sign-in was tried');
+  walk.expectProblem(answer, 'SIGN_IN_LOCKED');
+  walk.expectProblem(await signIn(walk, user.email, user.password), 'SIGN_IN_LOCKED');
+}
+
+/**
+ * Calls `path` as `client` until RATE_LIMITED: at most RATE_LIMIT_PER_MINUTE calls succeed in a
+ * minute (twice that if the minute turns over meanwhile). Use a user who makes no other call.
+ */
+export async function walkRateLimit(client: Client, path: string): Promise<void> {
+  const limit = client.walk.settings.RATE_LIMIT_PER_MINUTE;
+  let succeeded = 0;
+  const batch = 50;
+  while (succeeded <= 2 * limit) {
+    const answers = await Promise.all(Array.from({ length: batch }, () => client.get(path)));
+    const refused = answers.find((a) => a.status !== 200);
+    succeeded += answers.filter((a) => a.status === 200).length;
+    if (refused) {
+      client.walk.expectProblem(refused, 'RATE_LIMITED');
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(succeeded).toBeGreaterThanOrEqual(Math.min(limit, batch));
+      return;
+    }
+  }
+  throw new Error(`${succeeded} calls of ${path} succeeded without RATE_LIMITED (the limit is ${limit} a minute)`);
 }

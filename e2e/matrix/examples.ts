@@ -13,11 +13,11 @@ export interface GuardCase {
   record: Readonly<Values>;
   actor: MatrixActor;
   /** The roles of a user by id (for guards such as `"agent" in assignee.roles`). */
-  rolesOf: (userId: Value) => readonly string[];
+  rolesOf: (userId: Value | undefined) => readonly string[];
 }
 
 /**
- * How to make valid records of one example: what the generic generator (`records.ts`) cannot
+ * How to make valid records of one example: what the generic generator (`Matrix.value` in harness.ts) cannot
  * derive from the field types, namely the values that patterns, uniqueness and point 5's rules
  * need. Each hook is read from the example's spec text.
  */
@@ -53,13 +53,13 @@ const LENDING_SOURCE = example('lending-desk.md');
 
 /** Lending desk: Book's ISBN (unique, pattern) and shelf (pattern); Loan's dates for each transition. */
 const LENDING_DATA: Omit<ExampleData, 'title' | 'source'> = {
-  values: (entity, n) =>
+  values: (entity, n): Values =>
     entity === 'Book'
       ? { isbn: `978${String(n).padStart(10, '0')}`, shelf: 'FIC-120', copies: 3 }
       : entity === 'Loan'
         ? { lent_on: inDays(0), due: inDays(14), renewals: 0 }
         : {},
-  before: (_entity, t) => {
+  before: (_entity, t): Values => {
     switch (t.name) {
       case 'renew': // renewals < MAX_RENEWALS
         return { renewals: 0 };
@@ -71,7 +71,7 @@ const LENDING_DATA: Omit<ExampleData, 'title' | 'source'> = {
         return {};
     }
   },
-  body: (_entity, t) => {
+  body: (_entity, t): Values | undefined => {
     switch (t.name) {
       case 'renew': // renewal period: due > today && due <= today + LOAN_PERIOD
         return { due: inDays(14), renewals: 1 };
@@ -104,7 +104,7 @@ export const EXAMPLES: readonly ExampleData[] = [
   {
     title: 'helpdesk.md',
     source: example('helpdesk.md'),
-    values: (entity) =>
+    values: (entity): Values =>
       // "resolve" needs size(resolution) >= MIN_RESOLUTION_LENGTH; started_at <= now.
       entity === 'Ticket' ? { resolution: 'Replaced the faulty network cable under the desk.' } : {},
     guard: ({ transition, record, actor, rolesOf }) => {
@@ -117,7 +117,7 @@ export const EXAMPLES: readonly ExampleData[] = [
   {
     title: 'expenses.md',
     source: example('expenses.md'),
-    values: (entity) =>
+    values: (entity): Values =>
       entity === 'Employee'
         ? { cost_center: 'CC-0420', single_claim_limit: 500, active: true }
         : entity === 'Expense'
@@ -126,8 +126,8 @@ export const EXAMPLES: readonly ExampleData[] = [
           : {},
     // The server evaluates a guard on the record before the transition's payload is applied, so
     // reject's size(decision_note) >= MIN_REASON_LENGTH needs the note on the record already.
-    before: (_entity, t) => (t.name === 'reject' ? { decision_note: 'Not a business expense.' } : {}),
-    body: (_entity, t) => {
+    before: (_entity, t): Values => (t.name === 'reject' ? { decision_note: 'Not a business expense.' } : {}),
+    body: (_entity, t): Values | undefined => {
       switch (t.name) {
         case 'approve':
           return { decision_note: 'Within policy, approved.' };
@@ -142,7 +142,7 @@ export const EXAMPLES: readonly ExampleData[] = [
       }
     },
     // "approver is the manager": the claim's Employee has its approver as manager.
-    referenced: (entity, field, record) =>
+    referenced: (entity, field, record): Values =>
       entity === 'Expense' && field === 'employee' ? { manager: record.approver ?? null } : {},
     guard: ({ transition, record, actor }) => {
       // submit: created_by.id == user.id; approve, reject, send back: approver.id == user.id (the

@@ -7,6 +7,7 @@ import {
   errorCatalogue,
   type Field,
   type Model,
+  type Transition,
   USER_ENTITY,
 } from '@ninepoint/spec';
 import { addUser, createApiToken } from '../../packages/server/src/auth/accounts.ts';
@@ -33,7 +34,11 @@ type Made = { entity: string; id: string }[];
 /** What the matrix tested, for its report. */
 export interface Tally {
   cases: number;
+  /** Allowed by point 6 … */
   allowed: number;
+  /** … and answered 2xx (the others were refused by a guard, as the example predicts). */
+  succeeded: number;
+  /** Refused by point 6. */
   refused: number;
 }
 
@@ -48,7 +53,7 @@ export class Matrix {
   readonly oracle: PermissionOracle;
   readonly server: NinepointServer;
   readonly actors: readonly Caller[];
-  readonly tally: Tally = { cases: 0, allowed: 0, refused: 0 };
+  readonly tally: Tally = { cases: 0, allowed: 0, succeeded: 0, refused: 0 };
   readonly #fresh: FreshDatabase;
   readonly #roles: Map<Value, readonly string[]>;
   readonly #assignable: readonly string[];
@@ -72,13 +77,14 @@ export class Matrix {
     this.#assignable = roleNames(model);
   }
 
-  /** The checked model of an example; its actors' names, known before any server starts. */
+  /** The checked model of an example's spec, which must have no errors. */
   static model(source: string): Model {
     const { model, ok, diagnostics } = checkSpec(source);
     if (!ok) throw new Error(`The spec has errors: ${JSON.stringify(diagnostics.slice(0, 5), null, 2)}`);
     return model;
   }
 
+  /** The actors' names, known before any server starts: for test names. */
   static actorNames(model: Model): string[] {
     const roles = roleNames(model);
     return ['visitor', ...roles, roles.length === 0 ? 'signed in' : 'all roles'];
@@ -130,9 +136,21 @@ export class Matrix {
     return this.server.compiled.routeTable.routes.filter((r) => r.action.entity === entity);
   }
 
+  /**
+   * The columns naming a user: `created_by` and every field of type `User`. Found here apart from
+   * the oracle's `ownerColumns`, so that a mistake in the oracle's ownership shows as mismatches
+   * instead of leaving variants out.
+   */
+  userColumns(entity: string): string[] {
+    const users = this.entity(entity).fields.filter(
+      (f) => f.type.kind === 'reference' && f.type.entity === USER_ENTITY,
+    );
+    return ['created_by', ...users.map((f) => f.name)];
+  }
+
   /** The record variants a case is run on: one owned through each owner column, and one of another user. */
   variants(entity: string, actor: MatrixActor): string[] {
-    return actor.userId === null ? ['other'] : [...this.oracle.ownerColumns(entity), 'other'];
+    return actor.userId === null ? ['other'] : [...this.userColumns(entity), 'other'];
   }
 
   /**
@@ -156,18 +174,18 @@ export class Matrix {
     return id;
   }
 
-  rolesOf = (id: Value): readonly string[] => this.#roles.get(id) ?? [];
+  rolesOf = (id: Value | undefined): readonly string[] => (id === undefined ? [] : (this.#roles.get(id) ?? []));
 
   /** The owners of a record of `variant`: the actor in that column, a bystander in every other. */
   async owners(entity: string, variant: string, actor: MatrixActor): Promise<Values> {
     const owners: Values = {};
-    for (const column of this.oracle.ownerColumns(entity)) {
+    for (const column of this.userColumns(entity)) {
       owners[column] = column === variant && actor.userId !== null ? actor.userId : await this.bystander();
     }
     return owners;
   }
 
-  /** A valid value for a field, from its type and rules (the example's `values` override it). */
+  /** A valid value for a field, from its type and rules (its literal default and the example's `values` come first). */
   value(field: Field, n: number): Value {
     const type = field.type;
     const lengthFit = (text: string) => {
@@ -176,7 +194,6 @@ export class Matrix {
       const padded = text.length < min ? text + 'x'.repeat(min - text.length) : text;
       return padded.length > max ? padded.slice(padded.length - max) : padded;
     };
-    if (field.default !== null && 'literal' in field.default) return field.default.literal;
     switch (type.kind) {
       case 'text':
         if (field.pattern !== null) throw new Error(`Give ${field.name} a value matching ${field.pattern}`);
@@ -202,7 +219,7 @@ export class Matrix {
       case 'choice':
         return type.values[0] ?? null;
       case 'reference':
-        throw new Error(`${field.name} is a reference: made by record()`);
+        throw new Error(`${field.name} is a reference: fieldValues() makes its record`);
     }
   }
 
@@ -255,7 +272,8 @@ export class Matrix {
         const forced = this.data.referenced?.(entity, f.name, values) ?? {};
         const theirs = { ...(await this.owners(target, 'other', VISITOR_SHAPE)), ...forced };
         values[f.name] = (await this.insert(target, theirs, {}, made)).id ?? null;
-      } else if (f.required || f.default !== null) values[f.name] = this.value(f, n);
+      } else if (f.default !== null && 'literal' in f.default) values[f.name] = f.default.literal;
+      else if (f.required || f.default !== null) values[f.name] = this.value(f, n);
     }
     return { fields, values };
   }
@@ -321,13 +339,10 @@ export class Matrix {
   }
 
   /** What a call should answer: the oracle's refusal, else success or the example's guard refusal. */
-  expected(
-    operation: Operation,
-    verdict: Verdict,
-    guard: string | null,
-  ): Outcome & { why: string; allowed: boolean } {
+  expected(operation: Operation, verdict: Verdict, guard: string | null): Outcome & { why: string; allowed: boolean } {
     if (!verdict.allowed) return { ...verdict.outcome, why: verdict.why, allowed: false };
-    if (guard !== null) return { status: this.statusOf(guard), code: guard, why: `${verdict.why}; guard`, allowed: true };
+    if (guard !== null)
+      return { status: this.statusOf(guard), code: guard, why: `${verdict.why}; guard`, allowed: true };
     const status = operation === 'create' ? 201 : operation === 'delete' ? 204 : 200;
     return { status, code: null, why: verdict.why, allowed: true };
   }
@@ -356,7 +371,7 @@ export class Matrix {
     try {
       const payload = new Set(Object.keys(route.body?.schema.properties ?? {}));
       const owners: Values = {};
-      for (const column of this.oracle.ownerColumns(entity)) owners[column] = await this.bystander();
+      for (const column of this.userColumns(entity)) owners[column] = await this.bystander();
       const { values } = await this.fieldValues(entity, owners, payload, made);
       const expected = this.expected('create', this.oracle.verdict('create', entity, actor), null);
       const answer = await this.call(actor, route.method, route.path, values);
@@ -396,10 +411,41 @@ export class Matrix {
             : undefined;
       const answer = await this.call(actor, route.method, url, body);
       const label = variant === 'other' ? "another user's record" : `own record (${variant})`;
-      return this.compare(actor, route, label, expected, answer);
+      const mismatch = this.compare(actor, route, label, expected, answer);
+      if (mismatch) return mismatch;
+      const wrong = await this.effect(entity, operation, record, answer, body, transition);
+      return wrong && `${actor.name}: ${route.method} ${route.path} on ${label} answered ${show(answer)}, but ${wrong}`;
     } finally {
       await this.remove(made);
     }
+  }
+
+  /**
+   * What an answer that matched the oracle did to the record, when it is not what the answer
+   * says: a refused call must leave the record as it was; an allowed one must do its work on the
+   * record named (the one read, changed, moved on or deleted).
+   */
+  async effect(
+    entity: string,
+    operation: Operation,
+    record: Values,
+    answer: Answer,
+    body: Values | undefined,
+    transition: Transition | undefined,
+  ): Promise<string | null> {
+    const after = (await this.server.store.records(entity).get(String(record.id)))?.record;
+    if (answer.status >= 300) {
+      return after && JSON.stringify(after) === JSON.stringify(record) ? null : 'the record changed';
+    }
+    if (operation === 'delete') return after ? 'the record is still there' : null;
+    if (!after) return 'the record is gone';
+    if (operation !== 'history' && answer.body?.id !== record.id) return `it answered record ${answer.body?.id}`;
+    if (operation === 'history' && !Array.isArray(answer.body?.items)) return 'it answered no history';
+    if (transition && after.state !== transition.to) return `the state is ${after.state}, not ${transition.to}`;
+    for (const [field, value] of Object.entries(operation === 'update' ? (body ?? {}) : {})) {
+      if (after[field] !== value) return `${field} is ${JSON.stringify(after[field])}, not ${JSON.stringify(value)}`;
+    }
+    return null;
   }
 
   /**
@@ -427,6 +473,7 @@ export class Matrix {
     this.tally.cases++;
     if (expected.allowed) this.tally.allowed++;
     else this.tally.refused++;
+    if (expected.allowed && answer.status < 300 && answer.status === expected.status) this.tally.succeeded++;
     if (answer.status === expected.status && answer.code === expected.code) return null;
     const detail = answer.status >= 400 ? ` ${JSON.stringify(answer.body?.detail ?? answer.body?.errors ?? '')}` : '';
     return `${actor.name}: ${route.method} ${route.path} on ${on}: expected ${show(expected)} (${expected.why}), got ${show(answer)}${detail}`;
@@ -444,4 +491,3 @@ function roleNames(model: Model): string[] {
 function show(outcome: Outcome): string {
   return outcome.code ? `${outcome.status} ${outcome.code}` : String(outcome.status);
 }
-

@@ -1,4 +1,4 @@
-import { ANYONE, type Access, type Model, type Permission, type Transition, USER_ENTITY } from '@ninepoint/spec';
+import { type Access, ANYONE, type Model, type Permission, type Transition, USER_ENTITY } from '@ninepoint/spec';
 
 /**
  * What point 6 of docs/spec-format.md says an actor may do, written from the documentation alone

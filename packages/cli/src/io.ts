@@ -1,8 +1,23 @@
+import { processStdin } from './terminal-input.ts';
+
 /** Where a command writes; a process stream, or a string buffer in tests. */
 export interface Output {
   write(text: string): void;
   /** Colours are used only on a terminal. */
   isTTY?: boolean;
+}
+
+/** Where a command reads what is piped in or typed; a process's stdin, or a script of answers in tests. */
+export interface Input {
+  /** True on a terminal, where a password is asked for without echo. */
+  isTTY?: boolean;
+  /** Everything until the end of input (a pipe or a file). */
+  readAll(): Promise<string>;
+  /**
+   * On a terminal: shows the prompt and reads one line without echoing it. Null when the person
+   * cancels (Ctrl-C, or Ctrl-D on an empty line).
+   */
+  readSecret(prompt: string): Promise<string | null>;
 }
 
 /**
@@ -15,6 +30,8 @@ export interface Io {
   /** Relative file arguments are resolved against this. */
   cwd: string;
   env: Readonly<Record<string, string | undefined>>;
+  /** Absent: nothing to read, and no terminal to ask on. */
+  stdin?: Input;
 }
 
 /** The real process's streams, folder and environment. */
@@ -24,6 +41,7 @@ export function processIo(): Io {
     stderr: { write: (text) => void process.stderr.write(text), isTTY: process.stderr.isTTY === true },
     cwd: process.cwd(),
     env: process.env,
+    stdin: processStdin(),
   };
 }
 

@@ -1,11 +1,14 @@
 import { Command } from 'commander';
 import { registerCalls } from './commands/calls.ts';
 import { registerCheck } from './commands/check.ts';
+import { registerDev } from './commands/dev.ts';
 import { registerExplain } from './commands/explain.ts';
 import { registerMigrate } from './commands/migrate.ts';
 import { registerNew } from './commands/new.ts';
 import { registerOpenApi } from './commands/openapi.ts';
 import { registerServe } from './commands/serve.ts';
+import { registerTokens } from './commands/tokens.ts';
+import { registerUsers } from './commands/users.ts';
 import type { Context } from './context.ts';
 import { wantsColor } from './io.ts';
 import { VERSION } from './version.ts';
@@ -13,7 +16,8 @@ import { VERSION } from './version.ts';
 const EXIT_CODES_HELP = `
 Exit codes:
   0  done; the spec has no errors (warnings allowed)
-  1  the spec has errors, or a migration was refused
+  1  the spec has errors, or a migration or a users or tokens command was
+     refused (an unknown role, a weak password, no such user)
   2  the command could not run: an unknown command or option, or a file
      that cannot be read or written`;
 
@@ -39,8 +43,11 @@ export function createProgram(ctx: Context): Command {
   registerCheck(program, ctx, VERSION);
   registerExplain(program, ctx, VERSION);
   registerServe(program, ctx, VERSION);
+  registerDev(program, ctx, VERSION);
   registerMigrate(program, ctx, VERSION);
   registerCalls(program, ctx, VERSION);
   registerOpenApi(program, ctx, VERSION);
+  registerUsers(program, ctx, VERSION);
+  registerTokens(program, ctx, VERSION);
   return program;
 }

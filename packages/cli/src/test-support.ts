@@ -1,9 +1,11 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { blankSpec } from '@ninepoint/spec';
 import { run } from './index.ts';
-import type { Io } from './io.ts';
+import type { Input, Io } from './io.ts';
 
 /** What one in-process run printed and returned. */
 export interface RunResult {
@@ -13,7 +15,11 @@ export interface RunResult {
 }
 
 /** Runs a command line in `cwd` with captured output, as a user without a terminal would see it. */
-export async function runIn(cwd: string, argv: string[], options: { tty?: boolean; env?: Io['env'] } = {}) {
+export async function runIn(
+  cwd: string,
+  argv: string[],
+  options: { tty?: boolean; env?: Io['env']; stdin?: Input } = {},
+) {
   const stdout: string[] = [];
   const stderr: string[] = [];
   const io: Io = {
@@ -21,6 +27,7 @@ export async function runIn(cwd: string, argv: string[], options: { tty?: boolea
     stderr: { write: (text) => void stderr.push(text), isTTY: options.tty === true },
     cwd,
     env: options.env ?? {},
+    ...(options.stdin ? { stdin: options.stdin } : {}),
   };
   const code = await run(argv, io);
   return { code, stdout: stdout.join(''), stderr: stderr.join('') } satisfies RunResult;
@@ -43,4 +50,109 @@ export function tempDir(files: Record<string, string> = {}): string {
   const dir = mkdtempSync(join(tmpdir(), 'ninepoint-cli-'));
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
   return dir;
+}
+
+/** Text piped into the command (not a terminal). */
+export function piped(text: string): Input {
+  return {
+    isTTY: false,
+    readAll: async () => text,
+    readSecret: async () => {
+      throw new Error('readSecret called on a pipe');
+    },
+  };
+}
+
+/**
+ * A terminal on which the person types these answers, one per prompt (null: they cancel); the
+ * prompts it was asked are kept in `prompts`.
+ */
+export function terminal(...answers: (string | null)[]): Input & { prompts: string[] } {
+  const prompts: string[] = [];
+  return {
+    isTTY: true,
+    prompts,
+    readAll: async () => {
+      throw new Error('readAll called on a terminal');
+    },
+    readSecret: async (prompt) => {
+      prompts.push(prompt);
+      if (answers.length === 0) throw new Error(`no answer left for the prompt ${prompt}`);
+      return answers.shift() ?? null;
+    },
+  };
+}
+
+/** A `ninepoint` process serving in the background, started by `startBin`. */
+export interface RunningBin {
+  /** The URL it serves at, from its start-up line. */
+  url: string;
+  /** Its stdout so far, without the JSON log lines. */
+  stdout(): string;
+  /** Resolves once stdout (without log lines) matches. */
+  waitFor(pattern: RegExp): Promise<void>;
+  /** SIGTERM, then its exit code. */
+  stop(): Promise<number | null>;
+}
+
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+/**
+ * Runs the real bin (`serve`, `dev`) in `cwd` until it says where it serves; for commands that
+ * keep running, which cannot run in-process. DATABASE_URL is unset unless `env` sets it.
+ */
+export async function startBin(cwd: string, args: string[], env: Record<string, string> = {}): Promise<RunningBin> {
+  const bin = fileURLToPath(new URL('../bin/ninepoint.js', import.meta.url));
+  const { DATABASE_URL: _unset, ...inherited } = process.env;
+  const child = spawn(process.execPath, [bin, ...args], {
+    cwd,
+    env: { ...inherited, NO_COLOR: '1', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.add(child);
+  let out = '';
+  let err = '';
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('exit', (code) => {
+      running.delete(child);
+      resolve(code);
+    }),
+  );
+  const text = () =>
+    out
+      .split('\n')
+      .filter((line) => !line.startsWith('{'))
+      .join('\n');
+  const waitFor = (pattern: RegExp) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (!pattern.test(text())) return false;
+        child.stdout?.off('data', check);
+        resolve();
+        return true;
+      };
+      if (check()) return;
+      child.stdout?.on('data', check);
+      void exited.then((code) => reject(new Error(`ninepoint exited with ${code}:\n${out}\n${err}`)));
+    });
+  child.stdout?.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    err += chunk.toString();
+  });
+  await waitFor(/serving "[^"]*" at http:\/\/\S+:\d+/);
+  const url = /serving "[^"]*" at (http:\/\/\S+:\d+)/.exec(text())?.[1] ?? '';
+  return {
+    url,
+    stdout: text,
+    waitFor,
+    async stop() {
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
 }

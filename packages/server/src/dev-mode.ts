@@ -87,7 +87,8 @@ export interface DevRoutesOptions {
 }
 
 /**
- * Registers `DEV_ROUTES`. Sign-in-as follows the rules of password sign-in: a new session id each
+ * Registers `DEV_ROUTES` (no spec call can have their paths: a call path has one static segment
+ * before its id).  Sign-in-as follows the rules of password sign-in: a new session id each
  * time (the browser's old session ends), the same cookie, and a request from another origin is
  * refused. It also answers only requests addressed to `localhost` or an IP address, so that a web
  * page cannot reach it through a DNS name rebound to this machine.
@@ -96,21 +97,11 @@ export function registerDevRoutes(app: FastifyInstance, options: DevRoutesOption
   const { auth, signIn } = options;
   const roles = assignableRoles(options.model);
 
-  // A call of the spec at the same place keeps it (as it would were the server made without dev mode).
-  const free = (method: 'GET' | 'POST', url: string) => {
-    if (!app.hasRoute({ method, url })) return true;
-    app.log.warn({ method, path: url }, 'a call of the spec takes the place of this dev-mode call');
-    return false;
-  };
+  app.get(DEV_ROUTES.roles, async (request, reply) => {
+    refuseNamedHost(request);
+    return reply.send({ roles: roles.map((role) => ({ role, email: demoEmail(role) })) });
+  });
 
-  if (free('GET', DEV_ROUTES.roles)) {
-    app.get(DEV_ROUTES.roles, async (request, reply) => {
-      refuseNamedHost(request);
-      return reply.send({ roles: roles.map((role) => ({ role, email: demoEmail(role) })) });
-    });
-  }
-
-  if (!free('POST', DEV_ROUTES.signInAs)) return;
   app.post(DEV_ROUTES.signInAs, { schema: { body: SIGN_IN_AS_SCHEMA } }, async (request, reply) => {
     refuseNamedHost(request);
     if (request.headers.origin !== undefined && !sameOrigin(request)) {
@@ -131,8 +122,7 @@ export function registerDevRoutes(app: FastifyInstance, options: DevRoutesOption
 /** Refuses a request addressed to a DNS name other than localhost (DNS rebinding). */
 function refuseNamedHost(request: FastifyRequest): void {
   const host = request.hostname.toLowerCase();
-  const local =
-    host === 'localhost' || host.endsWith('.localhost') || host.startsWith('[') || /^[\d.]+$/.test(host);
+  const local = host === 'localhost' || host.endsWith('.localhost') || host.startsWith('[') || /^[\d.]+$/.test(host);
   if (!local) {
     throw new ProblemError(
       'FORBIDDEN',

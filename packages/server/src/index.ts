@@ -1,3 +1,6 @@
+export { AccountError, addUser, checkEmail, checkRoles, createApiToken } from './auth/accounts.ts';
+export { type AccountsDatabase, openAccounts } from './auth/open-accounts.ts';
+export { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, passwordProblem } from './auth/passwords.ts';
 export { createAjv } from './compile/ajv.ts';
 export { type CompiledApp, compileApp } from './compile/compile-app.ts';
 export { compileJsonSchemas, type EntitySchemas, fieldSchema, type JsonSchema } from './compile/json-schemas.ts';
@@ -34,6 +37,7 @@ export {
   type OpenApiDocument,
   type Operation,
 } from './compile/openapi.ts';
+export { assignableRoles } from './compile/permissions.ts';
 export {
   compileRouteTable,
   type Payload,
@@ -55,6 +59,14 @@ export {
   VERSION_COLUMN,
 } from './compile/sql-schema.ts';
 export { SYSTEM_ROUTES } from './compile/system-routes.ts';
+export {
+  DEMO_EMAIL_DOMAIN,
+  DEV_ROUTES,
+  demoEmail,
+  ensureDemoUsers,
+  isDemoEmail,
+  registerDevRoutes,
+} from './dev-mode.ts';
 export { registerEntityRoutes } from './http/entity-routes.ts';
 export { etagOf, ifMatchVersions } from './http/etag.ts';
 export { encodeCursor, parseListQuery } from './http/list-query.ts';
@@ -71,6 +83,7 @@ export {
 export { createServer, DEFAULT_HOST, DEFAULT_PORT, type NinepointServer, type ServerOptions } from './http/server.ts';
 export { closeOnSignals, type ShutdownOptions } from './http/shutdown.ts';
 export { formatDiagnostic, type ServeOptions, type ServeResult, serve } from './serve.ts';
+export { AuthStore, type TokenInfo, type UserAccount } from './store/auth-store.ts';
 export { DEFAULT_DB_PATH, openStore, type StoreOptions } from './store/open-store.ts';
 export { SqliteRecords } from './store/sqlite/sqlite-records.ts';
 export { SqliteStore, type SqliteStoreOptions } from './store/sqlite/sqlite-store.ts';

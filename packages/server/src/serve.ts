@@ -24,6 +24,8 @@ export interface ServeOptions {
   logger?: Logger | false;
   /** Apply migration steps that could hide or invalidate stored data (`--allow-destructive`). Default false. */
   allowDestructive?: boolean;
+  /** Development mode (`ninepoint dev`): demo users and dev sign-in, see `ServerOptions.devMode`. Default false. */
+  devMode?: boolean;
   /** Close gracefully on SIGTERM and SIGINT, then exit (default true). */
   handleSignals?: boolean;
   /** Where the start-up line goes (default stdout). */
@@ -80,6 +82,7 @@ export async function serve(options: ServeOptions): Promise<ServeResult> {
       databaseUrl,
       logger,
       allowDestructive: options.allowDestructive ?? false,
+      devMode: options.devMode ?? false,
     });
   } catch (error) {
     const code = String((error as { code?: unknown }).code ?? '');

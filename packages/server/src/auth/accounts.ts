@@ -20,8 +20,7 @@ export async function addUser(
   input: { email: string; name?: string; roles: readonly string[]; password: string },
   knownRoles: readonly string[],
 ): Promise<UserAccount> {
-  const email = normalizeEmail(input.email);
-  if (!EMAIL.test(email) || email.length > 320) throw new AccountError(`"${input.email}" is not an email address.`);
+  const email = checkEmail(input.email);
   checkRoles(input.roles, knownRoles);
   const weak = passwordProblem(input.password);
   if (weak) throw new AccountError(weak);
@@ -35,6 +34,13 @@ export async function addUser(
   });
   if (!user) throw new AccountError(`A user with the email ${email} exists already.`);
   return user;
+}
+
+/** The email as it is stored (trimmed, lowercase); throws `AccountError` when it is not an email address. */
+export function checkEmail(email: string): string {
+  const normalized = normalizeEmail(email);
+  if (!EMAIL.test(normalized) || normalized.length > 320) throw new AccountError(`"${email}" is not an email address.`);
+  return normalized;
 }
 
 /** Refuses roles the spec does not define (with no roles in the spec, none may be given). */

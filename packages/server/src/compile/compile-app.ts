@@ -41,7 +41,8 @@ export function compileApp(model: Model): CompiledApp {
   const sqlSchema = compileSqlSchema(model);
   const jsonSchemas = compileJsonSchemas(model);
   const routeTable = compileRouteTable(model, effectiveCalls(model), jsonSchemas);
-  const openapi = compileOpenApi(model, routeTable.routes, jsonSchemas, catalogue);
+  const permissions = compilePermissions(model);
+  const openapi = compileOpenApi(model, routeTable.routes, jsonSchemas, catalogue, permissions);
   const logic = compileEntityLogic(model, catalogue);
   return Object.freeze({
     model,
@@ -52,7 +53,7 @@ export function compileApp(model: Model): CompiledApp {
     routeTable,
     openapi,
     logic,
-    permissions: compilePermissions(model),
+    permissions,
     modelJson: JSON.stringify(model),
     openapiJson: JSON.stringify(openapi),
   });

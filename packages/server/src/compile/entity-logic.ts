@@ -21,9 +21,11 @@ export type LogicCheck = (next: ApiRecord, current: ApiRecord | null, reader: Tx
  *   transition changes `state`), and always the rules that apply to the transition taken: a value
  *   checked when it was written is not checked again because time passed (an overdue loan's due
  *   date is in the past, and marking it overdue must still be possible).
- * - A **guard** is evaluated on the record as it is before the transition (on create: as it would
- *   be written). When it does not hold the answer is TRANSITION_NOT_ALLOWED (409), like a wrong
- *   from-state, with a detail naming the condition.
+ * - A **guard** is evaluated on the record as the call would leave it, but still in its from-state:
+ *   its fields with the call's payload applied (on create: the would-be record). So `"agent" in
+ *   assignee.roles` checks the assignee being given, and `size(decision_note) >= 10` the reason
+ *   sent with the call. When it does not hold the answer is TRANSITION_NOT_ALLOWED (409), like a
+ *   wrong from-state, with a detail naming the condition.
  * - A **limit** ("at most N E in state s per f") counts the other records in one of the states
  *   with the same `f`, inside the write transaction, and fails when this record would make it
  *   N + 1. It is checked when the record is created in a counted state, when an update changes
@@ -134,7 +136,7 @@ export function compileEntityLogic(
         if (!t.from.includes(state)) {
           throw new ProblemError('TRANSITION_NOT_ALLOWED', { transition: t.name, entity: entity.name, state });
         }
-        guardHolds(t, current, reader, user);
+        guardHolds(t, { ...next, state }, reader, user);
         refuse(catalogue, failures(next, current, reader, t.name, user), messageParams(entity, next, null));
       });
     }

@@ -1,14 +1,41 @@
+import { blankSpec } from '@ninepoint/spec';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { blankModel, insertRowBefore, LENDING_DESK, LENDING_DESK_DERIVED, modelOf } from '../../test/helpers.ts';
+import { SIGN_IN_SCHEMA, USER_SCHEMA } from './auth-schemas.ts';
 import { compileApp } from './compile-app.ts';
-import type { OpenApiDocument, Response } from './openapi.ts';
+import type { OpenApiDocument, Operation, Response } from './openapi.ts';
 
 /** A response, following its $ref into the components. */
 function response(document: OpenApiDocument, r: Response | { $ref: string } | undefined): Response | undefined {
   if (!r || !('$ref' in r)) return r;
   return document.components.responses[r.$ref.replace('#/components/responses/', '')];
 }
+
+/** The problem codes of an operation's error answers, by status. */
+function codesOf(document: OpenApiDocument, operation: Operation | undefined): Record<string, string[]> {
+  const codes: Record<string, string[]> = {};
+  for (const [status, r] of Object.entries(operation?.responses ?? {})) {
+    const schema = response(document, r)?.content?.['application/problem+json']?.schema as
+      | { allOf: [unknown, { properties: { code: { enum: string[] } } }] }
+      | undefined;
+    if (schema) codes[status] = schema.allOf[1].properties.code.enum;
+  }
+  return codes;
+}
+
+/** Every operation of a document, by operationId. */
+function operations(document: OpenApiDocument): Map<string, Operation> {
+  return new Map(
+    Object.values(document.paths).flatMap((methods) => Object.values(methods).map((op) => [op.operationId, op])),
+  );
+}
+
+/** A spec with one entity and point 6 not shown: any signed-in user may do everything. */
+const NO_ROLES = blankSpec().replace(
+  '## 3. Entities and their fields\nNot shown.',
+  '## 3. Entities and their fields\n\n### Note\n\n| field | type | rules |\n| ----- | ---- | ----- |\n| text | text | required |\n',
+);
 
 async function expectValidOpenApi(document: OpenApiDocument): Promise<void> {
   const validator = new Validator();
@@ -32,8 +59,21 @@ describe('the OpenAPI document', () => {
     await expectValidOpenApi(openapi);
     expect(openapi.openapi).toMatch(/^3\.1\.\d+$/);
     expect(openapi.info.title).toBe('New product');
-    expect(Object.keys(openapi.paths)).toEqual(['/api/health', '/api/spec', '/api/openapi.json', '/api/docs']);
-    expect(Object.keys(openapi.components.schemas)).toEqual(['ninepoint.Problem', 'ninepoint.Health']);
+    expect(Object.keys(openapi.paths)).toEqual([
+      '/api/health',
+      '/api/spec',
+      '/api/openapi.json',
+      '/api/docs',
+      '/api/auth/sign-in',
+      '/api/auth/sign-out',
+      '/api/auth/me',
+    ]);
+    expect(Object.keys(openapi.components.schemas)).toEqual([
+      'ninepoint.Problem',
+      'ninepoint.Health',
+      'ninepoint.SignIn',
+      'ninepoint.User',
+    ]);
   });
 
   it('lists exactly the declared calls, with payload and answer schemas', async () => {
@@ -105,6 +145,9 @@ describe('the OpenAPI document', () => {
       'GET /api/spec getSpec',
       'GET /api/openapi.json getOpenApi',
       'GET /api/docs getApiDocs',
+      'POST /api/auth/sign-in signIn',
+      'POST /api/auth/sign-out signOut',
+      'GET /api/auth/me getMe',
       'GET /api/books listBooks',
       'POST /api/books createBook',
       'GET /api/books/{id} getBook',
@@ -174,6 +217,133 @@ describe('the OpenAPI document', () => {
     const list = openapi.paths['/api/books']?.get;
     expect(response(openapi, list?.responses['503'])?.description).toBe('RATE_LIMITED: Slow down.');
     expect(list?.responses['429']).toBeUndefined();
+  });
+
+  it('documents sign-in, sign-out and who is signed in, with the very schema the server validates sign-in with', async () => {
+    const { openapi } = compileApp(blankModel());
+    await expectValidOpenApi(openapi);
+    expect(openapi.components.schemas['ninepoint.SignIn']).toBe(SIGN_IN_SCHEMA);
+    expect(openapi.components.schemas['ninepoint.User']).toBe(USER_SCHEMA);
+    const userAnswer = {
+      type: 'object',
+      properties: { user: { $ref: '#/components/schemas/ninepoint.User' } },
+      required: ['user'],
+      additionalProperties: false,
+    };
+
+    const signIn = openapi.paths['/api/auth/sign-in']?.post;
+    expect(signIn?.operationId).toBe('signIn');
+    expect(signIn?.requestBody?.content['application/json']?.schema).toEqual({
+      $ref: '#/components/schemas/ninepoint.SignIn',
+    });
+    const signedIn = response(openapi, signIn?.responses['200']);
+    expect(signedIn?.content?.['application/json']?.schema).toEqual(userAnswer);
+    expect(Object.keys(signedIn?.headers ?? {})).toEqual(['Set-Cookie']);
+    expect(codesOf(openapi, signIn)).toEqual({
+      '400': ['INVALID_PAYLOAD'],
+      '401': ['SIGN_IN_FAILED', 'NOT_SIGNED_IN'],
+      '403': ['FORBIDDEN'],
+      '413': ['PAYLOAD_TOO_LARGE'],
+      '429': ['SIGN_IN_LOCKED', 'RATE_LIMITED'],
+      '500': ['INTERNAL_ERROR'],
+    });
+    // Nobody needs to be signed in to sign in.
+    expect(signIn?.security).toBeUndefined();
+
+    const signOut = openapi.paths['/api/auth/sign-out']?.post;
+    expect(Object.keys(signOut?.responses ?? {})).toEqual(['204', '400', '401', '403', '413', '429', '500']);
+    expect(signOut?.requestBody).toBeUndefined();
+    expect(signOut?.security).toEqual([{ session: [] }, {}]);
+
+    const me = openapi.paths['/api/auth/me']?.get;
+    expect(response(openapi, me?.responses['200'])?.content?.['application/json']?.schema).toEqual({
+      ...userAnswer,
+      properties: { user: { anyOf: [{ $ref: '#/components/schemas/ninepoint.User' }, { type: 'null' }] } },
+    });
+    expect(codesOf(openapi, me)).toEqual({
+      '401': ['NOT_SIGNED_IN'],
+      '429': ['RATE_LIMITED'],
+      '500': ['INTERNAL_ERROR'],
+    });
+    expect(me?.security).toEqual([{ session: [] }, { token: [] }, {}]);
+
+    expect(openapi.components.securitySchemes).toEqual({
+      session: {
+        type: 'apiKey',
+        in: 'cookie',
+        name: 'np_session',
+        description: expect.stringContaining('__Host-np_session'),
+      },
+      token: { type: 'http', scheme: 'bearer', description: expect.stringContaining('NOT_SIGNED_IN') },
+    });
+  });
+
+  it('asks a session or a token of each entity call, or nothing where point 6 lets signed-out visitors in', async () => {
+    const signedIn = [{ session: [] }, { token: [] }];
+    const anybody = [...signedIn, {}];
+    const closed = compileApp(modelOf(LENDING_DESK_DERIVED)).openapi;
+    for (const [id, operation] of operations(closed)) {
+      if (operation.tags.includes('system')) continue;
+      expect(operation.security, id).toEqual(signedIn);
+    }
+
+    const source = insertRowBefore(LENDING_DESK_DERIVED, ['member'], '| anyone | create, read | |');
+    const open = compileApp(modelOf(source)).openapi;
+    await expectValidOpenApi(open);
+    const security = Object.fromEntries(
+      [...operations(open)].filter(([, op]) => !op.tags.includes('system')).map(([id, op]) => [id, op.security]),
+    );
+    expect(security).toEqual({
+      listBooks: anybody,
+      createBook: anybody,
+      getBook: anybody,
+      updateBook: signedIn,
+      deleteBook: signedIn,
+      getBookHistory: anybody,
+      listLoans: signedIn,
+      createLoan: signedIn,
+      getLoan: signedIn,
+      updateLoan: signedIn,
+      deleteLoan: signedIn,
+      getLoanHistory: signedIn,
+      returnLoan: signedIn,
+      markOverdueLoan: signedIn,
+    });
+  });
+
+  it('lists 401 and 403 wherever they can occur', async () => {
+    // Point 6 shown: a visitor may be refused (401) and a user (403) on any call.
+    const withRoles = compileApp(modelOf(LENDING_DESK_DERIVED)).openapi;
+    for (const [id, operation] of operations(withRoles)) {
+      const codes = codesOf(withRoles, operation);
+      // A bad API token answers NOT_SIGNED_IN on any call.
+      expect(codes['401'], id).toContain('NOT_SIGNED_IN');
+      if (!operation.tags.includes('system')) expect(codes['403'], id).toEqual(['FORBIDDEN']);
+    }
+    // Point 6 not shown: signed in, anybody may do anything; only a cross-site change by cookie is FORBIDDEN.
+    const noRoles = compileApp(modelOf(NO_ROLES)).openapi;
+    await expectValidOpenApi(noRoles);
+    const refusals = Object.fromEntries(
+      [...operations(noRoles)].map(([id, op]) => {
+        const codes = codesOf(noRoles, op);
+        return [id, [codes['401'], codes['403']]];
+      }),
+    );
+    expect(refusals).toEqual({
+      getHealth: [['NOT_SIGNED_IN'], undefined],
+      getSpec: [['NOT_SIGNED_IN'], undefined],
+      getOpenApi: [['NOT_SIGNED_IN'], undefined],
+      getApiDocs: [['NOT_SIGNED_IN'], undefined],
+      signIn: [['SIGN_IN_FAILED', 'NOT_SIGNED_IN'], ['FORBIDDEN']],
+      signOut: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
+      getMe: [['NOT_SIGNED_IN'], undefined],
+      listNotes: [['NOT_SIGNED_IN'], undefined],
+      createNote: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
+      getNote: [['NOT_SIGNED_IN'], undefined],
+      updateNote: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
+      deleteNote: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
+      getNoteHistory: [['NOT_SIGNED_IN'], undefined],
+    });
   });
 
   it('changes its version exactly when the API changes', () => {

@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
-import { type Model, runtimeSettings } from '@ninepoint/spec';
+import { type CallAction, type Model, runtimeSettings, type StateMachine } from '@ninepoint/spec';
 import { PROBLEM_MEDIA_TYPE, PROBLEM_SCHEMA, type ProblemCatalogue } from '../http/problem.ts';
+import { SECURE_SESSION_COOKIE, SESSION_COOKIE, SIGN_IN_SCHEMA, USER_SCHEMA } from './auth-schemas.ts';
 import type { EntitySchemas, JsonSchema } from './json-schemas.ts';
 import { listQueryParameters } from './list-params.ts';
+import { compilePermissions, type EntityPermissions, VISITOR } from './permissions.ts';
 import { type Route, schemaComponent } from './route-table.ts';
-import { SYSTEM_ROUTES } from './system-routes.ts';
+import { SYSTEM_ROUTES, type SystemRoute } from './system-routes.ts';
 
 /** The parts of an OpenAPI 3.1 document Ninepoint writes. */
 export interface OpenApiDocument {
@@ -12,8 +14,19 @@ export interface OpenApiDocument {
   info: { title: string; version: string; summary?: string; description?: string };
   tags: { name: string; description?: string }[];
   paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, JsonSchema>; responses: Record<string, Response> };
+  components: {
+    schemas: Record<string, JsonSchema>;
+    responses: Record<string, Response>;
+    securitySchemes: Record<string, SecurityScheme>;
+  };
 }
+
+export type SecurityScheme =
+  | { type: 'apiKey'; in: 'cookie'; name: string; description: string }
+  | { type: 'http'; scheme: 'bearer'; description: string };
+
+/** One way to be let in: every scheme it names at once. `{}` names none: signed out will do. */
+export type SecurityRequirement = Record<string, string[]>;
 
 export interface Response {
   description: string;
@@ -36,12 +49,16 @@ export interface Operation {
   parameters?: Parameter[];
   requestBody?: { required: true; content: Record<string, { schema: JsonSchema }> };
   responses: Record<string, Response | { $ref: string }>;
+  /** Any one of these lets the call in. Absent: no credentials are needed (nor looked at, but a bad token). */
+  security?: SecurityRequirement[];
 }
 
 export const OPENAPI_VERSION = '3.1.1';
 const JSON_TYPE = 'application/json';
 const PROBLEM = 'ninepoint.Problem';
 const HEALTH = 'ninepoint.Health';
+const SIGN_IN = 'ninepoint.SignIn';
+const USER = 'ninepoint.User';
 const SYSTEM_TAG = 'system';
 const ref = (component: string): JsonSchema => ({ $ref: `#/components/schemas/${component}` });
 
@@ -57,17 +74,48 @@ export const HEALTH_SCHEMA: JsonSchema = {
   additionalProperties: false,
 };
 
+/** How a call proves who it is from (`http/auth.ts`). */
+export const SECURITY_SCHEMES: Record<string, SecurityScheme> = {
+  session: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: SESSION_COOKIE,
+    description:
+      `The session cookie \`POST /api/auth/sign-in\` sets, named \`${SECURE_SESSION_COOKIE}\` over HTTPS. ` +
+      'A call that changes anything must come from the app’s own pages (its `Origin`, or ' +
+      '`Sec-Fetch-Site: same-origin`); otherwise it answers FORBIDDEN.',
+  },
+  token: {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      'An API token: `Authorization: Bearer npt_…`. A token that is not valid, or was revoked, answers NOT_SIGNED_IN.',
+  },
+};
+
+/** A signed-in user, by session or by token. */
+const SIGNED_IN: SecurityRequirement[] = [{ session: [] }, { token: [] }];
+/** Signed in or not. */
+const ANYBODY: SecurityRequirement[] = [...SIGNED_IN, {}];
+
 /**
  * The OpenAPI document of an app, built from the same route table and schemas the server uses,
- * so it cannot describe a call or a payload differently from how it is served.
+ * so it cannot describe a call or a payload differently from how it is served. `permissions`
+ * (point 6, compiled) says which calls signed-out visitors may make.
  */
 export function compileOpenApi(
-  model: Pick<Model, 'product' | 'entities' | 'constants'>,
+  model: Pick<Model, 'product' | 'entities' | 'constants' | 'machines' | 'permissions' | 'roles'>,
   routes: readonly Route[],
   schemas: ReadonlyMap<string, EntitySchemas>,
   catalogue: ProblemCatalogue,
+  permissions: ReadonlyMap<string, EntityPermissions> = compilePermissions(model),
 ): OpenApiDocument {
-  const components: Record<string, JsonSchema> = { [PROBLEM]: PROBLEM_SCHEMA, [HEALTH]: HEALTH_SCHEMA };
+  const components: Record<string, JsonSchema> = {
+    [PROBLEM]: PROBLEM_SCHEMA,
+    [HEALTH]: HEALTH_SCHEMA,
+    [SIGN_IN]: SIGN_IN_SCHEMA,
+    [USER]: USER_SCHEMA,
+  };
   for (const [entity, s] of schemas) {
     components[schemaComponent(entity, 'record')] = s.record;
     components[schemaComponent(entity, 'create')] = s.create;
@@ -87,7 +135,12 @@ export function compileOpenApi(
     (paths[path] as Record<string, Operation>)[method.toLowerCase()] = operation;
   };
   for (const system of SYSTEM_ROUTES) add(system.path, system.method, systemOperation(system, responses));
-  for (const route of routes) add(route.openapiPath, route.method, callOperation(route, responses, settings));
+  for (const route of routes) {
+    const { entity } = route.action;
+    const machine = model.machines.find((m) => m.entity === entity);
+    const security = visitorsMay(route.action, permissions.get(entity), machine) ? ANYBODY : SIGNED_IN;
+    add(route.openapiPath, route.method, callOperation(route, responses, settings, security));
+  }
 
   const { product } = model;
   const entityTags = model.entities.map((e) => ({ name: e.name, ...(e.doc ? { description: e.doc } : {}) }));
@@ -101,7 +154,7 @@ export function compileOpenApi(
     },
     tags: [...entityTags, { name: SYSTEM_TAG, description: 'Calls every Ninepoint app serves.' }],
     paths,
-    components: { schemas: components, responses: responses.components },
+    components: { schemas: components, responses: responses.components, securitySchemes: SECURITY_SCHEMES },
   };
   // The version changes exactly when the API does: a digest of everything but itself.
   document.info.version = `1.0.0+${createHash('sha256').update(JSON.stringify(document)).digest('hex').slice(0, 12)}`;
@@ -121,10 +174,43 @@ const IF_MATCH: Parameter = {
   schema: STRING,
 };
 
+/**
+ * Whether a signed-out visitor may make a call, as `http/entity-routes.ts` decides it: reads need
+ * read access; a visitor owns no record, so writes need `all` access to read and to change.
+ */
+function visitorsMay(
+  action: CallAction,
+  permissions: EntityPermissions | undefined,
+  machine: StateMachine | undefined,
+): boolean {
+  if (!permissions) return false;
+  const read = permissions.access(VISITOR, 'read');
+  switch (action.kind) {
+    case 'list':
+    case 'get':
+    case 'history':
+      return read !== 'none';
+    case 'create': {
+      const creating = machine?.transitions.find((t) => t.creates);
+      return (
+        permissions.mayCreate(VISITOR) && (!creating || permissions.transitionAccess(VISITOR, creating) !== 'none')
+      );
+    }
+    case 'update':
+    case 'delete':
+      return read === 'all' && permissions.access(VISITOR, action.kind) === 'all';
+    case 'transition': {
+      const transition = machine?.transitions.find((t) => t.name === action.transition && !t.creates);
+      return read === 'all' && transition !== undefined && permissions.transitionAccess(VISITOR, transition) === 'all';
+    }
+  }
+}
+
 function callOperation(
   route: Route,
   responses: ProblemResponses,
   settings: Parameters<typeof listQueryParameters>[1],
+  security: SecurityRequirement[],
 ): Operation {
   const { success, action } = route;
   const successContent = success.schema
@@ -170,10 +256,71 @@ function callOperation(
       [String(success.status)]: { description: successDescription(route), ...headers, ...successContent },
       ...responses.for(route.errors),
     },
+    security,
   };
 }
 
-function systemOperation(route: (typeof SYSTEM_ROUTES)[number], responses: ProblemResponses): Operation {
+const JSON_USER: JsonSchema = {
+  type: 'object',
+  properties: { user: ref(USER) },
+  required: ['user'],
+  additionalProperties: false,
+};
+const SET_COOKIE = (what: string) => ({ 'Set-Cookie': { description: what, schema: STRING } });
+/** Every call: a bad API token answers NOT_SIGNED_IN, and the general rate limit applies. */
+const ANY_CALL = ['NOT_SIGNED_IN', 'RATE_LIMITED', 'INTERNAL_ERROR'];
+/** A POST has its body read; one signed in by cookie must come from the app's own pages. */
+const POSTED = ['INVALID_PAYLOAD', 'PAYLOAD_TOO_LARGE', 'FORBIDDEN'];
+
+function systemOperation(route: SystemRoute, responses: ProblemResponses): Operation {
+  const base = { operationId: route.operationId, summary: route.summary, tags: [SYSTEM_TAG] };
+  switch (route.operationId) {
+    case 'signIn':
+      return {
+        ...base,
+        requestBody: { required: true, content: { [JSON_TYPE]: { schema: ref(SIGN_IN) } } },
+        responses: {
+          '200': {
+            description: 'Signed in: the user, and a new session cookie (any session the browser had ends).',
+            headers: SET_COOKIE(
+              `The session cookie, HttpOnly and SameSite=Lax (\`${SECURE_SESSION_COOKIE}\`, Secure, over HTTPS).`,
+            ),
+            content: { [JSON_TYPE]: { schema: JSON_USER } },
+          },
+          ...responses.for([...POSTED, 'SIGN_IN_FAILED', 'SIGN_IN_LOCKED', ...ANY_CALL]),
+        },
+      };
+    case 'signOut':
+      return {
+        ...base,
+        responses: {
+          '204': {
+            description: 'Signed out: the session ended on the server.',
+            headers: SET_COOKIE('Clears the session cookie.'),
+          },
+          ...responses.for([...POSTED, ...ANY_CALL]),
+        },
+        security: [{ session: [] }, {}],
+      };
+    case 'getMe':
+      return {
+        ...base,
+        responses: {
+          '200': {
+            description: 'The signed-in user, or null.',
+            content: {
+              [JSON_TYPE]: {
+                schema: { ...JSON_USER, properties: { user: { anyOf: [ref(USER), { type: 'null' }] } } },
+              },
+            },
+          },
+          ...responses.for(ANY_CALL),
+        },
+        security: ANYBODY,
+      };
+    default:
+      break;
+  }
   const schema: JsonSchema =
     route.path === '/api/health'
       ? ref(HEALTH)
@@ -182,12 +329,10 @@ function systemOperation(route: (typeof SYSTEM_ROUTES)[number], responses: Probl
         : { type: 'object', description: route.path === '/api/spec' ? 'The checked model.' : 'An OpenAPI document.' };
   const mediaType = route.path === '/api/docs' ? 'text/html' : JSON_TYPE;
   return {
-    operationId: route.operationId,
-    summary: route.summary,
-    tags: [SYSTEM_TAG],
+    ...base,
     responses: {
       '200': { description: route.summary, content: { [mediaType]: { schema } } },
-      ...responses.for(['INTERNAL_ERROR']),
+      ...responses.for(ANY_CALL),
     },
   };
 }

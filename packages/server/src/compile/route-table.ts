@@ -54,7 +54,6 @@ export function schemaComponent(entity: string, part: keyof EntitySchemas): stri
 
 /** Codes every call can answer with. */
 const ALWAYS = ['RATE_LIMITED', 'INTERNAL_ERROR'];
-const SIGNED_IN = ['NOT_SIGNED_IN', 'FORBIDDEN'];
 /** A call other than GET has its body read (and refused when malformed or too large) even when it takes none. */
 const BODY_READ = ['INVALID_PAYLOAD', 'PAYLOAD_TOO_LARGE'];
 const WITH_BODY = [...BODY_READ, 'VALIDATION_FAILED'];
@@ -169,7 +168,10 @@ function entityFacts(model: Model): Map<string, EntityFacts> {
 function errorsOf(call: Call, hasBody: boolean, facts: EntityFacts | undefined, signIn: boolean): string[] {
   const { action } = call;
   const codes: string[] = [];
-  if (signIn) codes.push(...SIGNED_IN);
+  // NOT_SIGNED_IN: an API token that is not valid, or a visitor point 6 does not let in. FORBIDDEN:
+  // a user point 6 does not let do this, or a change signed in by cookie sent from another site.
+  codes.push('NOT_SIGNED_IN');
+  if (signIn || call.method !== 'GET') codes.push('FORBIDDEN');
   if (call.params.length > 0) codes.push('NOT_FOUND');
   if (hasBody) codes.push(...WITH_BODY);
   else if (call.method !== 'GET') codes.push(...BODY_READ);

@@ -27,6 +27,24 @@ export const SYSTEM_ROUTES = [
     operationId: 'getApiDocs',
     summary: 'The API reference page: this document rendered by Swagger UI, as HTML',
   },
+  {
+    method: 'POST',
+    path: '/api/auth/sign-in',
+    operationId: 'signIn',
+    summary: 'Signs in with an email and a password: starts a new session and sets its cookie',
+  },
+  {
+    method: 'POST',
+    path: '/api/auth/sign-out',
+    operationId: 'signOut',
+    summary: 'Ends the session of the cookie sent, if any, and clears the cookie',
+  },
+  {
+    method: 'GET',
+    path: '/api/auth/me',
+    operationId: 'getMe',
+    summary: 'Who the call is from: the signed-in user, or null for a signed-out visitor',
+  },
 ] as const;
 
 export type SystemRoute = (typeof SYSTEM_ROUTES)[number];

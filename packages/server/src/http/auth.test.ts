@@ -9,7 +9,8 @@ import { TEST_DATABASES, type TestDatabase } from '../../test/databases.ts';
 import { insertRowBefore, LENDING_DESK_DERIVED, modelOf } from '../../test/helpers.ts';
 import { TEST_PASSWORD, userWithToken } from '../../test/users.ts';
 import { createApiToken } from '../auth/accounts.ts';
-import { SECURE_SESSION_COOKIE, SESSION_COOKIE, SIGN_IN_SCHEMA } from '../compile/auth-schemas.ts';
+import { createAjv } from '../compile/ajv.ts';
+import { SECURE_SESSION_COOKIE, SESSION_COOKIE, SIGN_IN_SCHEMA, USER_SCHEMA } from '../compile/auth-schemas.ts';
 import { SESSIONS_TABLE, TOKENS_TABLE, USERS_TABLE } from '../store/auth-store.ts';
 import { createServer, type NinepointServer } from './server.ts';
 
@@ -255,6 +256,8 @@ describe.each(TEST_DATABASES)('on $name', (db) => {
         const answer = await signIn(user.email);
         expect(answer.status).toBe(200);
         expect(answer.body).toEqual({ user });
+        // As the OpenAPI document says: no password hash, nothing but the account.
+        expect(createAjv().compile(USER_SCHEMA)(answer.body.user)).toBe(true);
         expect(answer.setCookies).toHaveLength(1);
         const cookie = parseSetCookie(answer.setCookies[0] ?? '');
         expect(cookie.name).toBe(SESSION_COOKIE);

@@ -159,21 +159,32 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
     const at = now();
     const window = Math.floor(at / SIGN_IN_WINDOW) * SIGN_IN_WINDOW;
     const keys = [`sign-in:account:${normalizeEmail(email)}`, `sign-in:address:${request.ip}`];
-    // This window and the last: a lockout does not end the moment a window turns over.
+    // Every attempt is counted as a failure before its password is checked, atomically, so that
+    // guesses sent all at once cannot all pass a check made before any of them was recorded. A
+    // success or a lockout takes its count back: only failures count, and knocking on a locked
+    // account does not extend the lockout. This window and the last count: a lockout does not end
+    // the moment a window turns over.
+    const release = async () => {
+      for (const key of keys) await auth.hit(key, window, -1);
+    };
+    let locked: string | undefined;
     for (const key of keys) {
-      const failed = (await auth.hits(key, window)) + (await auth.hits(key, window - SIGN_IN_WINDOW));
-      if (failed >= attempts) {
-        request.log.warn({ key: key.startsWith('sign-in:account') ? 'account' : 'address' }, 'sign-in locked');
-        throw new ProblemError('SIGN_IN_LOCKED');
-      }
+      const failed = (await auth.hit(key, window)) + (await auth.hits(key, window - SIGN_IN_WINDOW));
+      if (failed > attempts) locked ??= key;
+    }
+    if (locked !== undefined) {
+      await release();
+      request.log.warn({ key: locked.startsWith('sign-in:account') ? 'account' : 'address' }, 'sign-in locked');
+      throw new ProblemError('SIGN_IN_LOCKED');
     }
     const found = await auth.userForSignIn(email);
     const ok = await verifyPassword(found?.passwordHash ?? null, password);
     if (!found || !ok) {
-      for (const key of keys) await auth.hit(key, window);
+      await auth.pruneRates(window - SIGN_IN_WINDOW, 'sign-in:');
       request.log.warn('sign-in failed');
       throw new ProblemError('SIGN_IN_FAILED');
     }
+    await release();
     await signIn(request, reply, found.user);
     return reply.send({ user: found.user });
   });

@@ -45,8 +45,9 @@ interface EntityContext {
  * - No access to the entity at all: NOT_SIGNED_IN for a visitor, FORBIDDEN for a user.
  * - A record the actor may not read (`read own`, not theirs) is NOT_FOUND, whatever the call:
  *   indistinguishable from a record that does not exist. Lists hold only the readable records.
- * - A record the actor may read but not change, delete or move on: FORBIDDEN. A user with `own`
- *   access may not make a record no longer theirs.
+ * - A record the actor may read but not change, delete or move on: FORBIDDEN, or NOT_SIGNED_IN
+ *   for a visitor (signing in may grant it). A user with `own` access may not make a record no
+ *   longer theirs.
  */
 export function registerEntityRoutes(app: FastifyInstance, compiled: CompiledApp, store: Store): void {
   const { model, routeTable, catalogue, settings } = compiled;

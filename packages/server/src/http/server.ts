@@ -4,6 +4,7 @@ import { type Logger, pino } from 'pino';
 import { createAjv } from '../compile/ajv.ts';
 import { type CompiledApp, compileApp } from '../compile/compile-app.ts';
 import { changesSchema } from '../compile/migration-plan.ts';
+import { ensureDemoUsers, registerDevRoutes } from '../dev-mode.ts';
 import { AuthStore } from '../store/auth-store.ts';
 import { openStore, type StoreOptions } from '../store/open-store.ts';
 import type { Store } from '../store/store.ts';
@@ -26,6 +27,12 @@ export interface ServerOptions extends StoreOptions {
   allowDestructive?: boolean;
   /** For tests: the clock of sessions, sign-in lockouts and rate limits. Default `Date.now`. */
   now?: () => number;
+  /**
+   * Development mode (`ninepoint dev`, see `dev-mode.ts`): a demo user per role, made or brought up
+   * to date at each start, and `POST /api/dev/sign-in-as`, which signs in as one without a
+   * password. Never for production; `ninepoint serve` never sets it. Default false.
+   */
+  devMode?: boolean;
 }
 
 export interface NinepointServer {
@@ -79,13 +86,21 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
     }
     const auth = new AuthStore(store.sql);
     await auth.setUp();
+    const devMode = options.devMode ?? false;
+    if (devMode) {
+      const demo = await ensureDemoUsers(auth, compiled.model);
+      logger.warn(
+        { demoUsers: demo.map((u) => u.email) },
+        'development mode: demo users can sign in without a password; never use it in production',
+      );
+    }
     if ((await auth.countUsers()) === 0) {
       logger.warn('no users yet: create one with `ninepoint users add <email> --role <role>`');
     }
     for (const call of compiled.routeTable.shadowed) {
       logger.warn({ method: call.method, path: call.path }, 'a system call takes precedence over this spec call');
     }
-    const app = buildApp(compiled, store, logger, auth, options.now);
+    const app = buildApp(compiled, store, logger, auth, options.now, devMode);
     return wrap(app, compiled, store, auth);
   } catch (error) {
     await store.close();
@@ -99,6 +114,7 @@ function buildApp(
   logger: Logger,
   auth: AuthStore,
   now: (() => number) | undefined,
+  devMode: boolean,
 ): FastifyInstance {
   const { catalogue, settings } = compiled;
   const sendProblem = (
@@ -146,8 +162,9 @@ function buildApp(
   app.get('/api/openapi.json', (_request, reply) => reply.type(JSON_CONTENT_TYPE).send(compiled.openapiJson));
   registerApiDocs(app, compiled.model.product.name);
 
-  registerAuth(app, { auth, settings, now });
+  const { signIn } = registerAuth(app, { auth, settings, now });
   registerEntityRoutes(app, compiled, store);
+  if (devMode) registerDevRoutes(app, { auth, model: compiled.model, signIn });
 
   // Any other path answers UNKNOWN_CALL (transition calls too, until they are served). Fastify
   // reads a body before resolving the call, so a malformed or oversized body answers

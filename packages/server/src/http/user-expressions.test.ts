@@ -103,4 +103,17 @@ describe.each(TEST_DATABASES)('expressions about users on $name', (db) => {
     expect((await call('finance', 'POST', `/api/expenses/${expense.id}/submit`)).status).toBe(403);
     expect((await call('employee', 'POST', `/api/expenses/${expense.id}/submit`)).status).toBe(200);
   });
+
+  it('evaluates a guard on the record as the call leaves it: the reason sent with reject counts', async () => {
+    const { body: expense } = await call('employee', 'POST', '/api/expenses', claim());
+    await call('employee', 'POST', `/api/expenses/${expense.id}/submit`);
+    const curt = await call('manager', 'POST', `/api/expenses/${expense.id}/reject`, { decision_note: 'no' });
+    expect(curt.status).toBe(409);
+    expect(curt.body.code).toBe('TRANSITION_NOT_ALLOWED');
+    const reasoned = await call('manager', 'POST', `/api/expenses/${expense.id}/reject`, {
+      decision_note: 'Not a business trip: the receipt is for a weekend away.',
+    });
+    expect(reasoned.status).toBe(200);
+    expect(reasoned.body).toMatchObject({ state: 'rejected' });
+  });
 });

@@ -337,9 +337,16 @@ export class AuthStore {
     return Number(row?.hits ?? 0);
   }
 
-  /** Forgets counters of windows that started before `before`. */
-  async pruneRates(before: number): Promise<number> {
-    return this.#sql.run(`DELETE FROM "${RATE_TABLE}" WHERE "window_start" < ?`, [before]);
+  /**
+   * Forgets the counters whose key starts with `prefix` (no `%` or `_` in it) of windows that
+   * started before `before`. Counters of different lengths share the table: the general limit's
+   * (`rate:`, one minute) and sign-in failures' (`sign-in:`, 15 minutes), each pruned by its own.
+   */
+  async pruneRates(before: number, prefix = 'rate:'): Promise<number> {
+    return this.#sql.run(`DELETE FROM "${RATE_TABLE}" WHERE "key" LIKE ? AND "window_start" < ?`, [
+      `${prefix}%`,
+      before,
+    ]);
   }
 }
 

@@ -1,0 +1,80 @@
+import { assignableRoles, DEV_ROUTES, demoEmail, type NinepointServer } from '@ninepoint/server';
+import type { Command } from 'commander';
+import type { Context } from '../context.ts';
+import { type ServingOptions, servingOptions, startServing } from '../serving.ts';
+import { UsageError } from '../usage-error.ts';
+import { addUserCommand } from './users.ts';
+
+const DEV_HELP = `
+Development mode serves the spec as \`serve\` does, and also:
+  - makes one demo user per role of the spec (<role>@demo.ninepoint.test, with a random
+    password that is never shown), at every start;
+  - answers POST ${DEV_ROUTES.signInAs} {"role": "<role>"}, which signs in as that role's
+    demo user without a password, and GET ${DEV_ROUTES.roles}.
+Never use it in production: anyone who reaches it can sign in as any role. \`ninepoint serve\`
+never answers these calls. It refuses to start when NODE_ENV is "production".`;
+
+/**
+ * `ninepoint dev`: `serve` for the person writing the spec, with a demo user per role and
+ * sign-in as any role. What it adds to `serve` is listed in DEV_HELP; later additions (watching
+ * the spec, the Studio) start from `startDev`.
+ */
+export function registerDev(program: Command, ctx: Context, version: string): void {
+  servingOptions(
+    program
+      .command('dev')
+      .description(
+        'Serve a spec for development: as serve, plus a demo user per role to sign in as without a password.',
+      )
+      .argument('<spec.md>', 'the spec to serve'),
+  )
+    .version(version)
+    .addHelpText('after', DEV_HELP)
+    .action(async (file: string, options: ServingOptions) => {
+      await startDev(ctx, file, options);
+    });
+}
+
+/** Starts the development server; answers it, or null when it did not start (the exit code is set). */
+export async function startDev(ctx: Context, file: string, options: ServingOptions): Promise<NinepointServer | null> {
+  if (ctx.io.env.NODE_ENV === 'production') {
+    throw new UsageError(
+      'ninepoint dev is for development, and NODE_ENV is "production"; serve the app with ninepoint serve.',
+    );
+  }
+  const result = await startServing(ctx, file, options, { devMode: true });
+  if (!result.ok) return null;
+  ctx.io.stdout.write(devBanner(ctx, file, options, assignableRoles(result.server.compiled.model)));
+  return result.server;
+}
+
+/** What dev mode adds, said plainly, with the demo users; a warning when reachable from other machines. */
+function devBanner(ctx: Context, file: string, options: ServingOptions, roles: readonly string[]): string {
+  const lines = [
+    '',
+    'Ninepoint: DEVELOPMENT MODE. Never use it in production: anyone who reaches it can sign in as any role.',
+  ];
+  if (roles.length > 0) {
+    const width = Math.max(...roles.map((r) => r.length));
+    lines.push('  Demo users, one per role, who sign in without a password:');
+    for (const role of roles) lines.push(`    ${role.padEnd(width)}  ${demoEmail(role)}`);
+    lines.push(
+      `  Sign in as one: POST ${DEV_ROUTES.signInAs} {"role": "${roles[0]}"} (the roles: GET ${DEV_ROUTES.roles}).`,
+    );
+  } else {
+    lines.push(
+      '  The spec defines no roles (point 6 is not shown), so there are no demo users;',
+      `  add a user with: ${addUserCommand(file, options.db, roles, ctx)}`,
+    );
+  }
+  if (!isLoopback(options.host)) {
+    lines.push(
+      `  Warning: listening on ${options.host}, so other machines may reach it; --host 127.0.0.1 keeps it local.`,
+    );
+  }
+  return `${lines.join('\n')}\n\n`;
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\./.test(host);
+}

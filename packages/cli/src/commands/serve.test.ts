@@ -1,0 +1,72 @@
+import { blankSpec } from '@ninepoint/spec';
+import { describe, expect, it } from 'vitest';
+import { LENDING_DESK } from '../../../server/test/helpers.ts';
+import { piped, runIn, startBin, tempDir } from '../test-support.ts';
+
+describe('ninepoint serve', () => {
+  it('prints how to add the first user while the database has none, and nothing once one exists', async () => {
+    const dir = tempDir({ 'spec.md': LENDING_DESK });
+    const first = await startBin(dir, ['serve', 'spec.md', '--port', '0', '--db', 'data/app.db']);
+    await first.waitFor(/no users yet/);
+    expect(first.stdout()).toContain(
+      `Ninepoint: serving "Lending desk" at ${first.url} (SQLite: ${dir}/data/app.db)\n` +
+        'Ninepoint: no users yet; add the first with: ' +
+        'npx ninepoint users add <email> --role <staff|member> --db data/app.db spec.md\n',
+    );
+    expect(await first.stop()).toBe(0);
+
+    const added = await runIn(
+      dir,
+      ['users', 'add', 'ada@example.org', 'spec.md', '--role', 'staff', '--db', 'data/app.db', '--password-stdin'],
+      { stdin: piped('correct horse battery staple') },
+    );
+    expect(added.code).toBe(0);
+    const second = await startBin(dir, ['serve', 'spec.md', '--port', '0', '--db', 'data/app.db']);
+    expect((await fetch(`${second.url}/api/health`)).status).toBe(200);
+    expect(await second.stop()).toBe(0);
+    expect(second.stdout()).not.toContain('no users yet');
+  });
+
+  it('says to write a spec first when serving the blank spec', async () => {
+    const dir = tempDir();
+    const blank = await startBin(dir, ['serve', '--port', '0']);
+    await blank.waitFor(/no users yet/);
+    expect(blank.stdout()).toContain(
+      'Ninepoint: no users yet; to add one, write a spec (npx ninepoint new spec.md), then: ' +
+        'npx ninepoint users add <email> spec.md\n',
+    );
+    expect(await blank.stop()).toBe(0);
+  });
+
+  it('never answers the dev calls, not even on a database ninepoint dev made demo users in', async () => {
+    const dir = tempDir({ 'spec.md': LENDING_DESK });
+    const dev = await startBin(dir, ['dev', 'spec.md', '--port', '0']);
+    expect(await dev.stop()).toBe(0);
+    const served = await startBin(dir, ['serve', 'spec.md', '--port', '0']);
+    try {
+      for (const [method, path] of [
+        ['GET', '/api/dev/roles'],
+        ['POST', '/api/dev/sign-in-as'],
+      ] as const) {
+        const response = await fetch(`${served.url}${path}`, {
+          method,
+          headers: { origin: served.url, 'content-type': 'application/json' },
+          ...(method === 'POST' ? { body: JSON.stringify({ role: 'staff' }) } : {}),
+        });
+        expect(response.status).toBe(404);
+        expect(((await response.json()) as { code: string }).code).toBe('UNKNOWN_CALL');
+        expect(response.headers.get('set-cookie')).toBeNull();
+      }
+      // Demo users cannot sign in here, so they do not count as users.
+      await served.waitFor(/no users yet/);
+    } finally {
+      await served.stop();
+    }
+  });
+
+  it('exits 2 for a port that is not a port, before starting', async () => {
+    const result = await runIn(tempDir({ 'spec.md': blankSpec() }), ['serve', 'spec.md', '--port', 'http']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('error: --port must be a whole number from 0 to 65535, not "http".\n');
+  });
+});
