@@ -5,6 +5,7 @@
 // every call and counted against a per-minute limit, the same answers (every field, an ETag on
 // get, a cursor on list), the record and its history row written together.
 import { createHash, randomFillSync } from 'node:crypto';
+import type { ErrorObject } from 'ajv';
 import Database from 'better-sqlite3';
 import Fastify, { type FastifyInstance } from 'fastify';
 
@@ -13,6 +14,7 @@ const MAX_PAGE_SIZE = 200;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const PROBLEM = 'application/problem+json; charset=utf-8';
 const RATE_LIMIT_PER_MINUTE = 1_000_000;
+const SYSTEM_FIELDS = ['id', 'created_at', 'updated_at', 'created_by'];
 const TOKEN = /^Bearer\s+(npt_[A-Za-z0-9_-]{43})\s*$/i;
 
 declare module 'fastify' {
@@ -128,6 +130,9 @@ export function createBaseline(dbPath: string): FastifyInstance {
   const insertHistory = db.prepare(
     `INSERT INTO "_ninepoint_history" ("entity", "record_id", "at", "by", "action", "transition", "from_state", "to_state", "changes") VALUES ('Order', ?, ?, ?, 'create', NULL, NULL, NULL, ?)`,
   );
+  // The same join as the runtime's auth store, so both pay what it costs: with better-sqlite3's
+  // SQLITE_ENABLE_STAT4 build, a bound value compared to an indexed column that is not unique gets
+  // the statement re-prepared at every run (docs/benchmarks.md). Change the two together.
   const tokenUser = db.prepare<[string], { id: string; roles: string }>(
     `SELECT u."id", u."roles" FROM "_ninepoint_tokens" t JOIN "_ninepoint_users" u ON u."id" = t."user_id"
      WHERE t."token_hash" = ? AND t."revoked_at" IS NULL`,
@@ -276,8 +281,13 @@ export function createBaseline(dbPath: string): FastifyInstance {
     return reply.code(201).header('location', `/api/orders/${row.id}`).header('etag', '"1"').send(record);
   });
 
-  app.setErrorHandler((error: Error & { validation?: unknown[]; statusCode?: number }, _request, reply) => {
+  app.setErrorHandler((error: Error & { validation?: ErrorObject[]; statusCode?: number }, _request, reply) => {
     if (error.validation) {
+      // A field the entity does not have is a malformed call; a system field, a value that does not fit.
+      const unknown = error.validation.find(
+        (e) => e.keyword === 'additionalProperties' && !SYSTEM_FIELDS.includes(String(e.params.additionalProperty)),
+      );
+      if (unknown) return reply.code(400).type(PROBLEM).send(problem(400, 'INVALID_PAYLOAD', error.message));
       return reply.code(422).type(PROBLEM).send(problem(422, 'VALIDATION_FAILED', error.message, error.validation));
     }
     const status = error.statusCode && error.statusCode < 500 ? error.statusCode : 500;

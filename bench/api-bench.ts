@@ -451,7 +451,7 @@ export async function benchApi(options: ApiBenchOptions = DEFAULT_API_OPTIONS): 
         const bare = await startServer('bare', path, { pin: pinned });
         try {
           const request = requestFor('get', seeded);
-          await load(bare, request, options.warmupSeconds, options.connections);
+          if (options.warmupSeconds > 0) await load(bare, request, options.warmupSeconds, options.connections);
           const runs: Measurement[] = [];
           for (let round = 0; round < options.rounds; round++) {
             runs.push(await load(bare, request, options.seconds, options.connections));
@@ -470,8 +470,10 @@ export async function benchApi(options: ApiBenchOptions = DEFAULT_API_OPTIONS): 
         const operations: Operation[] = main ? ['get', 'list', 'list-deep', 'create'] : ['list', 'list-deep'];
         for (const operation of operations) {
           const request = requestFor(operation, seeded);
-          for (const server of [generated, baseline]) {
-            await load(server, request, options.warmupSeconds, options.connections);
+          if (options.warmupSeconds > 0) {
+            for (const server of [generated, baseline]) {
+              await load(server, request, options.warmupSeconds, options.connections);
+            }
           }
           const runs = { generated: [] as Measurement[], baseline: [] as Measurement[] };
           for (let round = 0; round < options.rounds; round++) {

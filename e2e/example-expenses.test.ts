@@ -1,49 +1,49 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DATABASES } from '../packages/server/test/databases.ts';
-import { exampleSource, inDays, type Json, NOT_BUILT_YET, readAll, someone, Walk } from './walk.ts';
+import {
+  type Client,
+  exampleSource,
+  inDays,
+  type Json,
+  NEVER_ANSWERED,
+  readAll,
+  someone,
+  type User,
+  Walk,
+  walkLockout,
+  walkRateLimit,
+  walkSession,
+} from './walk.ts';
 
 const SOURCE = exampleSource('expenses.md');
 
-const ONLY_ON_SUBMIT = 'checked only by submit, whose guard (created_by.id == user.id) cannot hold before sign-in';
-
-/** Codes of the catalogue no call can answer yet, each with why. */
-const EXCLUDED: Readonly<Record<string, string>> = {
-  ...NOT_BUILT_YET,
-  WRONG_APPROVER: 'its rule reads approver.id and employee.manager.id, User references: skipped until sign-in',
-  SELF_MANAGED: 'its rule reads manager.id and person.id, User references: skipped until sign-in',
-  EMPLOYEE_INACTIVE: ONLY_ON_SUBMIT,
-  TOO_LATE: ONLY_ON_SUBMIT,
-  RECEIPT_REQUIRED: ONLY_ON_SUBMIT,
-  TOO_MANY_PENDING: `it counts submitted claims: ${ONLY_ON_SUBMIT}`,
-};
-
-/** Declared calls that cannot succeed yet, each with why. */
-const AFTER_SUBMIT = 'reached only through submit, which cannot succeed before sign-in';
-const UNREACHABLE: Readonly<Record<string, string>> = {
-  'POST /api/expenses/:id/submit': 'its guard reads created_by.id and user.id, which are empty before sign-in',
-  'POST /api/expenses/:id/approve': AFTER_SUBMIT,
-  'POST /api/expenses/:id/reject': AFTER_SUBMIT,
-  'POST /api/expenses/:id/send-back': AFTER_SUBMIT,
-  'POST /api/expenses/:id/pay': AFTER_SUBMIT,
-};
+/** Codes of the catalogue no call of this spec can answer, each with why. */
+const EXCLUDED: Readonly<Record<string, string>> = { ...NEVER_ANSWERED };
 
 describe.each(TEST_DATABASES)('the expenses example over HTTP on $name', (db) => {
   let walk: Walk;
+  /** Finance keep the employee records and pay claims. */
+  let fiona: User;
+  let finance: Client;
+  /** Mike manages Ada and approves her claims. */
+  let mike: User;
+  let manager: Client;
+  let ada: User;
+  let employee: Client;
+  /** Ada's employee record, with the default claim limit (500.00). */
+  let adaRecord: Json;
   let emails = 0;
-  const employee = (fields: Json = {}): Json => ({
-    person: someone(),
+  const record = (person: User, boss: User, fields: Json = {}): Json => ({
+    person: person.id,
     work_email: `person${++emails}@example.com`,
-    manager: someone(),
+    manager: boss.id,
     cost_center: 'CC-0420',
     ...fields,
   });
-  /** An employee with the default limit (500.00) and the claims the walk files for them. */
-  let ada: Json;
-  /** An employee with the highest claim limit there is. */
-  let boss: Json;
+  /** A claim of Ada's, to Mike, for a train ticket. */
   const claim = (fields: Json = {}): Json => ({
-    employee: ada.id,
-    approver: ada.manager,
+    employee: adaRecord.id,
+    approver: mike.id,
     description: 'Train to Leeds for the Acme kickoff',
     category: 'travel',
     amount: 120.5,
@@ -53,30 +53,63 @@ describe.each(TEST_DATABASES)('the expenses example over HTTP on $name', (db) =>
     receipt_attached: true,
     ...fields,
   });
+  /** The PUT payload of a claim, whole: all of `claim` but whose it is and who approves it. */
+  const whole = (fields: Json = {}): Json => {
+    const { employee: _employee, approver: _approver, ...rest } = claim();
+    return { ...rest, ...fields };
+  };
+  /** Someone on the payroll with a user and an employee record managed by `boss`. */
+  const hire = async (name: string, boss: User, fields: Json = {}) => {
+    const user = await walk.user(['employee'], name);
+    const made = await finance.create('/api/employees', record(user, boss, fields));
+    return { user, client: walk.as(user), record: made };
+  };
   let leeds: Json;
 
   beforeAll(async () => {
     walk = await Walk.start(SOURCE, db);
+    fiona = await walk.user(['finance'], 'fiona');
+    finance = walk.as(fiona);
+    mike = await walk.user(['manager'], 'mike');
+    manager = walk.as(mike);
+    ada = await walk.user(['employee'], 'ada');
+    employee = walk.as(ada);
   });
   afterAll(async () => {
     await walk?.close();
   });
 
-  it('creates an employee with the default claim limit, and gets it with its ETag', async () => {
-    const fields = employee();
-    ada = await walk.create('/api/employees', fields);
-    expect(ada).toMatchObject({ ...fields, single_claim_limit: 500, active: true, created_by: null });
-    const got = await walk.get(`/api/employees/${ada.id}`);
-    expect(got.body).toEqual(ada);
+  it('creates an employee record as finance, with the default claim limit, and gets it with its ETag', async () => {
+    const fields = record(ada, mike);
+    adaRecord = await finance.create('/api/employees', fields);
+    expect(adaRecord).toMatchObject({ ...fields, single_claim_limit: 500, active: true });
+    const got = await employee.get(`/api/employees/${adaRecord.id}`);
+    expect(got.body).toEqual(adaRecord);
     expect(got.headers.get('etag')).toBe('"1"');
-    walk.expectProblem(await walk.get(`/api/employees/${someone()}`), 'NOT_FOUND');
+    walk.expectProblem(await finance.get(`/api/employees/${someone()}`), 'NOT_FOUND');
   });
 
-  it('takes a claim limit of MAX_CLAIM_AMOUNT but not a cent more, and refuses employees field by field', async () => {
-    boss = await walk.create('/api/employees', employee({ single_claim_limit: 5000 }));
-    expect(boss.single_claim_limit).toBe(5000);
+  it('lets finance keep the employee records, managers read them and employees read their own', async () => {
+    expect((await manager.get(`/api/employees/${adaRecord.id}`)).status).toBe(200);
+    walk.expectProblem(await manager.patch(`/api/employees/${adaRecord.id}`, { active: false }), 'FORBIDDEN');
+    walk.expectProblem(await employee.post('/api/employees', record(ada, mike)), 'FORBIDDEN');
     walk.expectProblem(
-      await walk.post('/api/employees', {
+      await employee.patch(`/api/employees/${adaRecord.id}`, { single_claim_limit: 5000 }),
+      'FORBIDDEN',
+    );
+    const ben = walk.as(await walk.user(['employee'], 'ben'));
+    walk.expectProblem(await ben.get(`/api/employees/${adaRecord.id}`), 'NOT_FOUND');
+    expect((await ben.get('/api/employees')).body.items).toEqual([]);
+    const visitor = walk.as(null);
+    walk.expectProblem(await visitor.get('/api/employees'), 'NOT_SIGNED_IN');
+    walk.expectProblem(await visitor.post('/api/expenses', {}), 'NOT_SIGNED_IN');
+  });
+
+  it('takes a claim limit of MAX_CLAIM_AMOUNT but not a cent more, and refuses employee records field by field', async () => {
+    const boss = await hire('boss', mike, { single_claim_limit: 5000 });
+    expect(boss.record.single_claim_limit).toBe(5000);
+    walk.expectProblem(
+      await finance.post('/api/employees', {
         person: 'ada',
         work_email: 'ada at example.com',
         manager: 42,
@@ -94,10 +127,10 @@ describe.each(TEST_DATABASES)('the expenses example over HTTP on $name', (db) =>
         ['active', 'INVALID_TYPE'],
       ],
     );
-    const cents = await walk.post('/api/employees', employee({ single_claim_limit: 12.345 }));
+    const cents = await finance.post('/api/employees', record(ada, mike, { single_claim_limit: 12.345 }));
     walk.expectProblem(cents, 'VALIDATION_FAILED', [['single_claim_limit', 'INVALID_TYPE']]);
     expect(cents.body.errors[0].message).toBe('single_claim_limit must be a number with at most 2 decimal places.');
-    walk.expectProblem(await walk.post('/api/employees', {}), 'VALIDATION_FAILED', [
+    walk.expectProblem(await finance.post('/api/employees', {}), 'VALIDATION_FAILED', [
       ['person', 'REQUIRED'],
       ['work_email', 'REQUIRED'],
       ['manager', 'REQUIRED'],
@@ -105,40 +138,51 @@ describe.each(TEST_DATABASES)('the expenses example over HTTP on $name', (db) =>
     ]);
   });
 
-  it('refuses a second employee record for one person or one work email with NOT_UNIQUE', async () => {
-    walk.expectProblem(await walk.post('/api/employees', employee({ person: ada.person })), 'NOT_UNIQUE', [
+  it('refuses an employee who manages themselves (SELF_MANAGED), and a second record for one person or email (NOT_UNIQUE)', async () => {
+    const solo = await walk.user(['employee', 'manager'], 'solo');
+    const self = await finance.post('/api/employees', record(solo, solo));
+    walk.expectProblem(self, 'VALIDATION_FAILED', [[null, 'SELF_MANAGED']]);
+    expect(self.body.errors[0].message).toBe('An employee cannot be their own manager.');
+    walk.expectProblem(await finance.post('/api/employees', record(ada, mike)), 'NOT_UNIQUE', [
       ['person', 'NOT_UNIQUE'],
     ]);
-    walk.expectProblem(await walk.post('/api/employees', employee({ work_email: ada.work_email })), 'NOT_UNIQUE', [
-      ['work_email', 'NOT_UNIQUE'],
-    ]);
+    walk.expectProblem(
+      await finance.post('/api/employees', record(solo, mike, { work_email: adaRecord.work_email })),
+      'NOT_UNIQUE',
+      [['work_email', 'NOT_UNIQUE']],
+    );
   });
 
-  it('updates an employee with If-Match, and answers a stale If-Match with the catalogue’s CONFLICT', async () => {
-    const path = `/api/employees/${ada.id}`;
-    const updated = await walk.patch(path, { cost_center: 'CC-0421' }, { ifMatch: '"1"' });
+  it('updates an employee record with If-Match, and answers a stale If-Match with the catalogue’s CONFLICT', async () => {
+    const path = `/api/employees/${adaRecord.id}`;
+    const updated = await finance.patch(path, { cost_center: 'CC-0421' }, { ifMatch: '"1"' });
     expect(updated.headers.get('etag')).toBe('"2"');
     expect(updated.body.cost_center).toBe('CC-0421');
-    const stale = await walk.patch(path, { cost_center: 'CC-0999' }, { ifMatch: '"1"' });
+    const stale = await finance.patch(path, { cost_center: 'CC-0999' }, { ifMatch: '"1"' });
     walk.expectProblem(stale, 'CONFLICT');
     expect(stale.body.detail).toBe(
       'Someone changed this Employee while you were editing it. Reload to see their changes.',
     );
-    walk.expectProblem(await walk.patch(path, { person: someone(), active: 'no' }), 'VALIDATION_FAILED', [
+    walk.expectProblem(await finance.patch(path, { person: someone(), active: 'no' }), 'VALIDATION_FAILED', [
       ['person', 'READ_ONLY_FIELD'],
       ['active', 'INVALID_TYPE'],
     ]);
-    walk.expectProblem(await walk.patch(path, { work_email: boss.work_email }), 'NOT_UNIQUE', [
-      ['work_email', 'NOT_UNIQUE'],
-    ]);
-    walk.expectProblem(await walk.patch(`/api/employees/${someone()}`, { active: false }), 'NOT_FOUND');
-    ada = (await walk.get(path)).body;
+    walk.expectProblem(await finance.patch(path, { manager: ada.id }), 'VALIDATION_FAILED', [[null, 'SELF_MANAGED']]);
+    walk.expectProblem(await finance.patch(`/api/employees/${someone()}`, { active: false }), 'NOT_FOUND');
+    adaRecord = (await finance.get(path)).body;
   });
 
   it('files a claim as a draft, with the defaults of currency, day and receipt', async () => {
-    leeds = await walk.create('/api/expenses', claim({ notes: 'Return ticket, standard class.' }));
-    expect(leeds).toMatchObject({ state: 'draft', amount: 120.5, currency: 'GBP', decision_note: null, paid_at: null });
-    const lunch = await walk.create(
+    leeds = await employee.create('/api/expenses', claim({ notes: 'Return ticket, standard class.' }));
+    expect(leeds).toMatchObject({
+      state: 'draft',
+      amount: 120.5,
+      currency: 'GBP',
+      decision_note: null,
+      paid_at: null,
+      created_by: ada.id,
+    });
+    const lunch = await employee.create(
       '/api/expenses',
       claim({
         description: 'Lunch with Acme',
@@ -157,25 +201,36 @@ describe.each(TEST_DATABASES)('the expenses example over HTTP on $name', (db) =>
       receipt_attached: false,
       amount: 500,
     });
-    const got = await walk.get(`/api/expenses/${leeds.id}`);
+    const got = await manager.get(`/api/expenses/${leeds.id}`);
     expect(got.body).toEqual(leeds);
     expect(got.headers.get('etag')).toBe('"1"');
   });
 
+  it('shows a claim to its employee, its approver and finance only; finance and managers file none', async () => {
+    expect((await finance.get(`/api/expenses/${leeds.id}`)).status).toBe(200);
+    const mona = walk.as(await walk.user(['manager'], 'mona'));
+    walk.expectProblem(await mona.get(`/api/expenses/${leeds.id}`), 'NOT_FOUND');
+    expect((await mona.get('/api/expenses')).body.items).toEqual([]);
+    const ben = walk.as(await walk.user(['employee'], 'ben'));
+    walk.expectProblem(await ben.get(`/api/expenses/${leeds.id}`), 'NOT_FOUND');
+    walk.expectProblem(await finance.post('/api/expenses', claim()), 'FORBIDDEN');
+    walk.expectProblem(await manager.post('/api/expenses', claim()), 'FORBIDDEN');
+  });
+
   it('refuses a claim over the employee’s limit (OVER_LIMIT), in the future, or foreign outside travel', async () => {
-    const over = await walk.post('/api/expenses', claim({ amount: 500.01 }));
+    const over = await employee.post('/api/expenses', claim({ amount: 500.01 }));
     walk.expectProblem(over, 'VALIDATION_FAILED', [['amount', 'OVER_LIMIT']]);
     expect(over.body.errors[0].message).toBe(
       '500.01 is more than your limit for one claim. Ask finance@example.com to raise it.',
     );
-    const future = await walk.post('/api/expenses', claim({ spent_on: inDays(1) }));
+    const future = await employee.post('/api/expenses', claim({ spent_on: inDays(1) }));
     walk.expectProblem(future, 'VALIDATION_FAILED', [['spent_on', 'SPENT_IN_FUTURE']]);
     expect(future.body.errors[0].message).toBe(`${inDays(1)} is in the future: claim it once you have spent it.`);
-    const foreign = await walk.post('/api/expenses', claim({ category: 'meals', currency: 'USD' }));
+    const foreign = await employee.post('/api/expenses', claim({ category: 'meals', currency: 'USD' }));
     walk.expectProblem(foreign, 'VALIDATION_FAILED', [[null, 'FOREIGN_CURRENCY']]);
     expect(foreign.body.errors[0].message).toBe('Only travel may be claimed in a currency other than EUR.');
     walk.expectProblem(
-      await walk.post(
+      await employee.post(
         '/api/expenses',
         claim({ category: 'lodging', currency: 'USD', amount: 900, spent_on: inDays(2) }),
       ),
@@ -188,17 +243,21 @@ describe.each(TEST_DATABASES)('the expenses example over HTTP on $name', (db) =>
     );
   });
 
-  it('refuses a claim for an employee who does not exist with UNKNOWN_REFERENCE', async () => {
-    walk.expectProblem(await walk.post('/api/expenses', claim({ employee: someone() })), 'UNKNOWN_REFERENCE', [
+  it('sends a claim to the employee’s own manager only (WRONG_APPROVER), for an employee who exists', async () => {
+    const mona = await walk.user(['manager'], 'mona');
+    const wrong = await employee.post('/api/expenses', claim({ approver: mona.id }));
+    walk.expectProblem(wrong, 'VALIDATION_FAILED', [['approver', 'WRONG_APPROVER']]);
+    expect(wrong.body.errors[0].message).toBe('Claims go to your own manager; pick them as the approver.');
+    walk.expectProblem(await employee.post('/api/expenses', claim({ employee: someone() })), 'UNKNOWN_REFERENCE', [
       ['employee', 'UNKNOWN_REFERENCE'],
     ]);
   });
 
   it('refuses claims field by field, and fields the create payload does not carry', async () => {
     walk.expectProblem(
-      await walk.post('/api/expenses', {
+      await employee.post('/api/expenses', {
         employee: 'ada',
-        approver: ada.manager,
+        approver: mike.id,
         description: 'ab',
         category: 'gifts',
         amount: 1.234,
@@ -222,12 +281,12 @@ describe.each(TEST_DATABASES)('the expenses example over HTTP on $name', (db) =>
       ],
     );
     for (const amount of [0, 5000.01]) {
-      walk.expectProblem(await walk.post('/api/expenses', claim({ amount })), 'VALIDATION_FAILED', [
+      walk.expectProblem(await employee.post('/api/expenses', claim({ amount })), 'VALIDATION_FAILED', [
         ['amount', 'OUT_OF_RANGE'],
       ]);
     }
     walk.expectProblem(
-      await walk.post(
+      await employee.post(
         '/api/expenses',
         claim({ description: 'd'.repeat(141), decision_note: 'ok', state: 'paid', paid_at: null }),
       ),
@@ -239,7 +298,7 @@ describe.each(TEST_DATABASES)('the expenses example over HTTP on $name', (db) =>
         ['paid_at', 'READ_ONLY_FIELD'],
       ],
     );
-    walk.expectProblem(await walk.post('/api/expenses', {}), 'VALIDATION_FAILED', [
+    walk.expectProblem(await employee.post('/api/expenses', {}), 'VALIDATION_FAILED', [
       ['employee', 'REQUIRED'],
       ['approver', 'REQUIRED'],
       ['description', 'REQUIRED'],
@@ -250,7 +309,7 @@ describe.each(TEST_DATABASES)('the expenses example over HTTP on $name', (db) =>
 
   it('replaces a claim with PUT and If-Match: fields left out take their default or are cleared', async () => {
     const path = `/api/expenses/${leeds.id}`;
-    const replaced = await walk.put(
+    const replaced = await employee.put(
       path,
       {
         description: 'Train to Leeds and back',
@@ -269,151 +328,274 @@ describe.each(TEST_DATABASES)('the expenses example over HTTP on $name', (db) =>
       receipt: null,
       receipt_attached: false,
       notes: null,
-      employee: ada.id,
+      employee: adaRecord.id,
     });
-    const stale = await walk.put(path, claimBody({ amount: 99 }), { ifMatch: '"1"' });
+    const stale = await employee.put(path, whole({ amount: 99 }), { ifMatch: '"1"' });
     walk.expectProblem(stale, 'CONFLICT');
     expect(stale.body.detail).toBe(
       'Someone changed this Expense while you were editing it. Reload to see their changes.',
     );
-    walk.expectProblem(await walk.put(path, claimBody({ amount: 600 })), 'VALIDATION_FAILED', [
+    walk.expectProblem(await employee.put(path, whole({ amount: 600 })), 'VALIDATION_FAILED', [
       ['amount', 'OVER_LIMIT'],
     ]);
     walk.expectProblem(
-      await walk.put(path, { ...claimBody(), description: undefined, employee: ada.id }),
+      await employee.put(path, { ...whole(), description: undefined, employee: adaRecord.id }),
       'VALIDATION_FAILED',
       [
         ['description', 'REQUIRED'],
         ['employee', 'READ_ONLY_FIELD'],
       ],
     );
-    walk.expectProblem(await walk.put(`/api/expenses/${someone()}`, claimBody()), 'NOT_FOUND');
-    const back = await walk.put(path, claimBody(), { ifMatch: '"2"' });
-    expect(back.body).toMatchObject({ receipt_attached: true, amount: 120.5 });
+    walk.expectProblem(await employee.put(`/api/expenses/${someone()}`, whole()), 'NOT_FOUND');
+    const back = await employee.put(path, whole({ receipt_attached: false }), { ifMatch: '"2"' });
+    expect(back.body).toMatchObject({ receipt_attached: false, amount: 120.5 });
     leeds = back.body;
   });
 
-  it('refuses submit while its guard cannot read who created the claim, and every transition not allowed from draft', async () => {
-    const path = `/api/expenses/${leeds.id}`;
-    const submit = await walk.post(`${path}/submit`);
-    walk.expectProblem(submit, 'TRANSITION_NOT_ALLOWED');
-    expect(submit.body.detail).toContain('created_by.id == user.id');
-    for (const slug of ['approve', 'reject', 'send-back', 'pay']) {
-      const refused = await walk.post(`${path}/${slug}`, {});
-      walk.expectProblem(refused, 'TRANSITION_NOT_ALLOWED');
-      expect(refused.body.detail).toContain('is not allowed when the Expense is draft');
-    }
-    walk.expectProblem(await walk.post(`${path}/approve`, { decision_note: 'x'.repeat(501) }), 'VALIDATION_FAILED', [
-      ['decision_note', 'TOO_LONG'],
+  it('checks a claim when it is submitted: a receipt above RECEIPT_THRESHOLD, within CLAIM_WINDOW, an active employee', async () => {
+    const noReceipt = await employee.post(`/api/expenses/${leeds.id}/submit`);
+    walk.expectProblem(noReceipt, 'VALIDATION_FAILED', [[null, 'RECEIPT_REQUIRED']]);
+    expect(noReceipt.body.errors[0].message).toBe('Claims over 25.00 need the receipt in the finance drive.');
+
+    const old = await employee.create('/api/expenses', claim({ description: 'Taxi in March', spent_on: inDays(-91) }));
+    const late = await employee.post(`/api/expenses/${old.id}/submit`);
+    walk.expectProblem(late, 'VALIDATION_FAILED', [['spent_on', 'TOO_LATE']]);
+    expect(late.body.errors[0].message).toBe('Claims must be submitted within 90 days of the expense.');
+    const bothOld = await employee.create(
+      '/api/expenses',
+      claim({ description: 'Hotel in March', spent_on: inDays(-91), receipt_attached: false }),
+    );
+    walk.expectProblem(await employee.post(`/api/expenses/${bothOld.id}/submit`), 'VALIDATION_FAILED', [
+      ['spent_on', 'TOO_LATE'],
+      [null, 'RECEIPT_REQUIRED'],
     ]);
-    walk.expectProblem(await walk.post(`${path}/pay`, { paid_at: 'yesterday', amount: 1 }), 'VALIDATION_FAILED', [
+    const onTheDay = await employee.create('/api/expenses', claim({ description: 'Taxi', spent_on: inDays(-90) }));
+    expect((await employee.post(`/api/expenses/${onTheDay.id}/submit`)).body.state).toBe('submitted');
+
+    const leaver = await hire('leaver', mike);
+    const last = await leaver.client.create(
+      '/api/expenses',
+      claim({
+        employee: leaver.record.id,
+        description: 'Farewell cake',
+        category: 'meals',
+        currency: 'EUR',
+        amount: 20,
+      }),
+    );
+    await finance.patch(`/api/employees/${leaver.record.id}`, { active: false });
+    const inactive = await leaver.client.post(`/api/expenses/${last.id}/submit`);
+    walk.expectProblem(inactive, 'VALIDATION_FAILED', [['employee', 'EMPLOYEE_INACTIVE']]);
+    expect(inactive.body.errors[0].message).toBe(
+      'This employee has left; ask finance@example.com to settle their last claims.',
+    );
+  });
+
+  it('walks draft → submit → send back → submit → approve → pay, each by who may', async () => {
+    const path = `/api/expenses/${leeds.id}`;
+    walk.expectProblem(await manager.post(`${path}/submit`), 'FORBIDDEN');
+    const ben = walk.as(await walk.user(['employee'], 'ben'));
+    walk.expectProblem(await ben.post(`${path}/submit`), 'NOT_FOUND');
+    await employee.put(path, whole(), { ifMatch: '"3"' });
+    const submitted = await employee.post(`${path}/submit`, {}, { ifMatch: '"4"' });
+    expect(submitted.body.state).toBe('submitted');
+    expect(submitted.headers.get('etag')).toBe('"5"');
+
+    walk.expectProblem(await employee.post(`${path}/approve`, {}), 'FORBIDDEN');
+    walk.expectProblem(await finance.post(`${path}/approve`, {}), 'FORBIDDEN');
+    walk.expectProblem(
+      await manager.post(`${path}/send-back`, { decision_note: 'x'.repeat(501) }),
+      'VALIDATION_FAILED',
+      [['decision_note', 'TOO_LONG']],
+    );
+    const sentBack = await manager.post(`${path}/send-back`, { decision_note: 'Which project is this for?' });
+    expect(sentBack.body).toMatchObject({ state: 'draft', decision_note: 'Which project is this for?' });
+    await employee.put(path, whole({ notes: 'For the Acme kickoff, project 7.' }));
+    expect((await employee.post(`${path}/submit`)).body.state).toBe('submitted');
+    const approved = await manager.post(`${path}/approve`, { decision_note: 'Thanks.' });
+    expect(approved.body).toMatchObject({ state: 'approved', decision_note: 'Thanks.' });
+    walk.expectProblem(await employee.post(`${path}/withdraw`), 'TRANSITION_NOT_ALLOWED');
+
+    walk.expectProblem(await manager.post(`${path}/pay`, { paid_at: new Date().toISOString() }), 'FORBIDDEN');
+    walk.expectProblem(await finance.post(`${path}/pay`, { paid_at: 'yesterday', amount: 1 }), 'VALIDATION_FAILED', [
       ['paid_at', 'INVALID_TYPE'],
       ['amount', 'READ_ONLY_FIELD'],
     ]);
-    walk.expectProblem(await walk.post(`/api/expenses/${someone()}/submit`), 'NOT_FOUND');
-  });
-
-  it.todo(
-    'walks submit → send back → submit → approve → pay, and reject, once sign-in fills created_by and user, reaching EMPLOYEE_INACTIVE, TOO_LATE (CLAIM_WINDOW), RECEIPT_REQUIRED (RECEIPT_THRESHOLD), TOO_MANY_PENDING (MAX_PENDING_CLAIMS), MIN_REASON_LENGTH and ALLOW_SELF_APPROVAL',
-  );
-
-  it('withdraws a draft with If-Match, and refuses to withdraw it again', async () => {
-    const path = `/api/expenses/${leeds.id}`;
-    walk.expectProblem(await walk.post(`${path}/withdraw`, {}, { ifMatch: '"1"' }), 'CONFLICT');
-    const withdrawn = await walk.post(`${path}/withdraw`, {}, { ifMatch: '"3"' });
-    expect(withdrawn.body.state).toBe('withdrawn');
-    expect(withdrawn.headers.get('etag')).toBe('"4"');
-    const again = await walk.post(`${path}/withdraw`);
+    const paid = await finance.post(`${path}/pay`, { paid_at: '2026-01-30T17:00:00+01:00' });
+    expect(paid.body).toMatchObject({ state: 'paid', paid_at: '2026-01-30T16:00:00.000Z' });
+    const again = await finance.post(`${path}/pay`, {});
     walk.expectProblem(again, 'TRANSITION_NOT_ALLOWED');
-    expect(again.body.detail).toBe('withdraw is not allowed when the Expense is withdrawn.');
-    walk.expectProblem(await walk.post(`${path}/withdraw`, { reason: 'duplicate' }), 'INVALID_PAYLOAD');
-    expect((await walk.get(`${path}/history`)).body.items).toMatchObject([
-      { action: 'create', from: null, to: 'draft' },
-      { action: 'update', changes: { amount: 98.4, receipt: null, receipt_attached: false, notes: null } },
-      { action: 'update', changes: { amount: 120.5, receipt_attached: true } },
-      { action: 'transition', transition: 'withdraw', from: 'draft', to: 'withdrawn', changes: {} },
+    expect(again.body.detail).toBe('pay is not allowed when the Expense is paid.');
+
+    const history = (await employee.get(`${path}/history`)).body.items.filter((h: Json) => h.action === 'transition');
+    expect(history.map((h: Json) => [h.transition, h.to, h.by])).toEqual([
+      ['submit', 'submitted', ada.id],
+      ['send back', 'draft', mike.id],
+      ['submit', 'submitted', ada.id],
+      ['approve', 'approved', mike.id],
+      ['pay', 'paid', fiona.id],
     ]);
   });
 
+  it('rejects a claim only with a reason of MIN_REASON_LENGTH, and only by its approver', async () => {
+    const taxi = await employee.create('/api/expenses', claim({ description: 'Taxi to the office', amount: 24 }));
+    const path = `/api/expenses/${taxi.id}`;
+    expect((await employee.post(`${path}/submit`)).body.state).toBe('submitted');
+    const short = await manager.post(`${path}/reject`, { decision_note: 'No taxi.' });
+    walk.expectProblem(short, 'TRANSITION_NOT_ALLOWED');
+    expect(short.body.detail).toContain('size(decision_note) >= MIN_REASON_LENGTH');
+    // A manager who files claims too, and is not this one's approver.
+    const max = await walk.user(['employee', 'manager'], 'max');
+    const maxRecord = await finance.create('/api/employees', record(max, mike));
+    const maxClaim = await walk
+      .as(max)
+      .create(
+        '/api/expenses',
+        claim({ employee: maxRecord.id, description: 'Team lunch', amount: 20, currency: 'EUR', category: 'meals' }),
+      );
+    expect((await walk.as(max).post(`/api/expenses/${maxClaim.id}/submit`)).body.state).toBe('submitted');
+    const own = await walk.as(max).post(`/api/expenses/${maxClaim.id}/approve`, {});
+    walk.expectProblem(own, 'TRANSITION_NOT_ALLOWED');
+    expect(own.body.detail).toContain('approver.id == user.id');
+
+    const rejected = await manager.post(`${path}/reject`, { decision_note: 'Taxis need a pre-approval.' });
+    expect(rejected.body).toMatchObject({ state: 'rejected', decision_note: 'Taxis need a pre-approval.' });
+    walk.expectProblem(await manager.post(`${path}/approve`, {}), 'TRANSITION_NOT_ALLOWED');
+  });
+
+  it('refuses a claim submitted over MAX_PENDING_CLAIMS with TOO_MANY_PENDING, and counts only submitted ones', async () => {
+    const cara = await hire('cara', mike);
+    const small = { employee: cara.record.id, category: 'meals', currency: 'EUR', amount: 12 };
+    const claims: Json[] = [];
+    for (let i = 0; i < 11; i++) {
+      claims.push(await cara.client.create('/api/expenses', claim({ ...small, description: `Coffee ${i}` })));
+    }
+    for (const c of claims.slice(0, 10)) {
+      expect((await cara.client.post(`/api/expenses/${c.id}/submit`)).body.state).toBe('submitted');
+    }
+    const eleventh = await cara.client.post(`/api/expenses/${claims[10].id}/submit`);
+    walk.expectProblem(eleventh, 'TOO_MANY_PENDING', [[null, 'TOO_MANY_PENDING']]);
+    expect(eleventh.body.detail).toBe('You have 10 claims waiting for approval; wait for some to clear.');
+    expect((await cara.client.post(`/api/expenses/${claims[0].id}/withdraw`)).body.state).toBe('withdrawn');
+    expect((await cara.client.post(`/api/expenses/${claims[10].id}/submit`)).body.state).toBe('submitted');
+  });
+
+  it('withdraws a draft with If-Match, and refuses to withdraw it again', async () => {
+    const hotel = await employee.create(
+      '/api/expenses',
+      claim({ description: 'Hotel in Leeds', category: 'lodging', currency: 'EUR' }),
+    );
+    const path = `/api/expenses/${hotel.id}`;
+    walk.expectProblem(await employee.post(`${path}/withdraw`, {}, { ifMatch: '"2"' }), 'CONFLICT');
+    walk.expectProblem(await walk.as(await walk.user(['manager'], 'otto')).post(`${path}/withdraw`), 'NOT_FOUND');
+    const withdrawn = await employee.post(`${path}/withdraw`, {}, { ifMatch: '"1"' });
+    expect(withdrawn.body.state).toBe('withdrawn');
+    expect(withdrawn.headers.get('etag')).toBe('"2"');
+    const again = await employee.post(`${path}/withdraw`);
+    walk.expectProblem(again, 'TRANSITION_NOT_ALLOWED');
+    expect(again.body.detail).toBe('withdraw is not allowed when the Expense is withdrawn.');
+    walk.expectProblem(await employee.post(`${path}/withdraw`, { reason: 'duplicate' }), 'INVALID_PAYLOAD');
+    walk.expectProblem(await employee.post(`/api/expenses/${someone()}/submit`), 'NOT_FOUND');
+  });
+
   it('lists claims a PAGE_SIZE page at a time along the cursor, up to MAX_PAGE_SIZE, sorted, filtered and searched', async () => {
-    for (let i = 1; i <= 50; i++) {
-      await walk.create(
+    for (let i = 1; i <= 45; i++) {
+      await employee.create(
         '/api/expenses',
         claim({ description: `Coffee ${i}`, category: 'meals', amount: i, currency: 'EUR', receipt_attached: false }),
       );
     }
-    const first = await walk.get('/api/expenses?count=true');
-    expect(first.body.items).toHaveLength(50); // PAGE_SIZE
-    expect(first.body.total).toBe(52);
-    expect(first.body.next).toEqual(expect.any(String));
-    const all: Json[] = (await walk.get('/api/expenses?limit=500')).body.items; // MAX_PAGE_SIZE
-    expect(all).toHaveLength(52);
-    walk.expectProblem(await walk.get('/api/expenses?limit=501'), 'INVALID_PAYLOAD');
-    expect((await readAll(walk, '/api/expenses', 50)).map((e: Json) => e.id)).toEqual(all.map((e) => e.id));
+    const total = (await finance.get('/api/expenses?count=true')).body.total;
+    const mine = await employee.get('/api/expenses?count=true');
+    expect(mine.body.items).toHaveLength(50); // PAGE_SIZE
+    expect(mine.body.next).toEqual(expect.any(String));
+    const all: Json[] = (await employee.get('/api/expenses?limit=500')).body.items; // MAX_PAGE_SIZE
+    expect(all).toHaveLength(mine.body.total);
+    expect(all.every((e) => e.created_by === ada.id)).toBe(true);
+    expect(total).toBeGreaterThan(all.length);
+    walk.expectProblem(await employee.get('/api/expenses?limit=501'), 'INVALID_PAYLOAD');
+    expect((await readAll(employee, '/api/expenses', 50)).map((e: Json) => e.id)).toEqual(all.map((e) => e.id));
 
-    const byAmount = await readAll(walk, '/api/expenses?sort=-amount&filter[category]=meals', 20);
+    const byAmount = await readAll(employee, '/api/expenses?sort=-amount&filter[category]=meals', 20);
     expect(byAmount.map((e: Json) => e.amount)).toEqual(
       all
         .filter((e) => e.category === 'meals')
         .map((e) => e.amount)
         .sort((a, b) => b - a),
     );
-    expect((await walk.get('/api/expenses?filter[state]=withdrawn')).body.items.map((e: Json) => e.id)).toEqual([
+    expect((await employee.get('/api/expenses?filter[state]=paid')).body.items.map((e: Json) => e.id)).toEqual([
       leeds.id,
     ]);
-    expect((await walk.get('/api/expenses?filter[amount]=120.5&filter[currency]=GBP')).body.items).toHaveLength(1);
-    expect((await walk.get('/api/expenses?filter[receipt_attached]=true')).body.items).toHaveLength(1);
-    expect((await walk.get(`/api/expenses?filter[employee]=${ada.id}&count=true`)).body.total).toBe(52);
-    expect((await walk.get('/api/expenses?q=LEEDS')).body.items.map((e: Json) => e.id)).toEqual([leeds.id]);
+    expect((await employee.get('/api/expenses?filter[amount]=120.5&filter[state]=paid')).body.items).toHaveLength(1);
+    const approving = (await manager.get('/api/expenses?filter[state]=submitted&count=true')).body;
+    expect(approving.items.every((e: Json) => e.approver === mike.id)).toBe(true);
+    expect((await employee.get('/api/expenses?q=LEEDS&filter[category]=travel')).body.items.length).toBeGreaterThan(0);
     for (const query of ['filter[currency]=JPY', 'filter[amount]=cheap', 'filter[employee]=ada', 'sort=price']) {
-      walk.expectProblem(await walk.get(`/api/expenses?${query}`), 'INVALID_PAYLOAD');
+      walk.expectProblem(await employee.get(`/api/expenses?${query}`), 'INVALID_PAYLOAD');
     }
   });
 
-  it('lists employees filtered, sorted and searched', async () => {
-    await walk.patch(`/api/employees/${ada.id}`, { active: false });
-    const inactive = (await walk.get('/api/employees?filter[active]=false')).body.items;
-    expect(inactive.map((e: Json) => e.id)).toEqual([ada.id]);
-    const limits = (await walk.get('/api/employees?sort=-single_claim_limit')).body.items.map(
+  it('lists employee records filtered, sorted and searched', async () => {
+    const inactive = (await finance.get('/api/employees?filter[active]=false')).body.items;
+    expect(inactive.map((e: Json) => e.work_email)).toHaveLength(1);
+    const limits = (await finance.get('/api/employees?sort=-single_claim_limit&limit=2')).body.items.map(
       (e: Json) => e.single_claim_limit,
     );
     expect(limits).toEqual([5000, 500]);
-    expect((await walk.get('/api/employees?q=CC-0421')).body.items.map((e: Json) => e.id)).toEqual([ada.id]);
-    walk.expectProblem(await walk.get('/api/employees?filter[active]=maybe'), 'INVALID_PAYLOAD');
+    expect((await manager.get('/api/employees?q=CC-0421')).body.items.map((e: Json) => e.id)).toEqual([adaRecord.id]);
+    expect((await employee.get('/api/employees')).body.items.map((e: Json) => e.id)).toEqual([adaRecord.id]);
+    walk.expectProblem(await finance.get('/api/employees?filter[active]=maybe'), 'INVALID_PAYLOAD');
   });
 
-  it('deletes a claim with If-Match; its history stays readable', async () => {
-    const path = `/api/expenses/${leeds.id}`;
-    walk.expectProblem(await walk.delete(path, { ifMatch: '"1"' }), 'CONFLICT');
-    expect((await walk.delete(path, { ifMatch: '"4"' })).status).toBe(204);
-    walk.expectProblem(await walk.get(path), 'NOT_FOUND');
-    walk.expectProblem(await walk.delete(path), 'NOT_FOUND');
-    expect((await walk.get(`${path}/history`)).body.items.at(-1)).toMatchObject({ action: 'delete' });
+  it('lets an employee delete their own claim with If-Match; its history stays readable', async () => {
+    const typo = await employee.create('/api/expenses', claim({ description: 'Typo claim' }));
+    const path = `/api/expenses/${typo.id}`;
+    walk.expectProblem(await finance.delete(path), 'FORBIDDEN');
+    walk.expectProblem(await manager.delete(path), 'FORBIDDEN');
+    walk.expectProblem(await employee.delete(path, { ifMatch: '"2"' }), 'CONFLICT');
+    expect((await employee.delete(path, { ifMatch: '"1"' })).status).toBe(204);
+    walk.expectProblem(await employee.get(path), 'NOT_FOUND');
+    walk.expectProblem(await employee.delete(path), 'NOT_FOUND');
+    expect((await employee.get(`${path}/history`)).body.items.at(-1)).toMatchObject({ action: 'delete', by: ada.id });
   });
 
   it('refuses bodies that are not payloads, too large ones, and calls section 7 does not declare', async () => {
-    walk.expectProblem(await walk.post('/api/employees', employee({ nickname: 'Ada' })), 'INVALID_PAYLOAD');
-    walk.expectProblem(await walk.post('/api/expenses', undefined, { raw: 'not json' }), 'INVALID_PAYLOAD');
-    walk.expectProblem(await walk.post('/api/expenses', claim({ notes: 'x'.repeat(1_100_000) })), 'PAYLOAD_TOO_LARGE');
+    walk.expectProblem(await finance.post('/api/employees', record(ada, mike, { nickname: 'Ada' })), 'INVALID_PAYLOAD');
+    walk.expectProblem(await employee.post('/api/expenses', undefined, { raw: 'not json' }), 'INVALID_PAYLOAD');
+    walk.expectProblem(
+      await employee.post('/api/expenses', claim({ notes: 'x'.repeat(1_100_000) })),
+      'PAYLOAD_TOO_LARGE',
+    );
     for (const [method, path] of [
-      ['DELETE', `/api/employees/${ada.id}`],
-      ['GET', `/api/employees/${ada.id}/history`],
+      ['DELETE', `/api/employees/${adaRecord.id}`],
+      ['GET', `/api/employees/${adaRecord.id}/history`],
       ['PATCH', `/api/expenses/${someone()}`],
       ['POST', `/api/expenses/${someone()}/start`],
       ['GET', '/api/approvals'],
     ] as const) {
-      walk.expectProblem(await walk.call(method, path), 'UNKNOWN_CALL');
+      walk.expectProblem(await finance.call(method, path), 'UNKNOWN_CALL');
     }
   });
 
-  it('walked every call it can to a success and answered every catalogued code', () => {
-    walk.expectEveryCallSucceeded(UNREACHABLE);
-    walk.expectCatalogueCovered(EXCLUDED);
+  it('signs an employee in by password: a session cookie reads and, from the app’s own pages only, writes', async () => {
+    const written = await walkSession(walk, ada, '/api/expenses', {
+      method: 'POST',
+      path: '/api/expenses',
+      body: claim({ description: 'Signed-in claim' }),
+    });
+    expect(written.body.created_by).toBe(ada.id);
   });
 
-  /** The PUT payload of the Leeds claim, whole. */
-  function claimBody(fields: Json = {}): Json {
-    const { employee: _employee, approver: _approver, ...rest } = claim();
-    return { ...rest, ...fields };
-  }
+  it('answers RATE_LIMITED past RATE_LIMIT_PER_MINUTE calls of one user', async () => {
+    await walkRateLimit(walk.as(await walk.user(['employee'], 'eager')), '/api/expenses?limit=1');
+  });
+
+  it('locks sign-in after SIGN_IN_ATTEMPTS_PER_15_MINUTES failures (SIGN_IN_LOCKED)', async () => {
+    await walkLockout(walk, ada);
+  });
+
+  it('walked every declared call to a success and answered every catalogued code', () => {
+    walk.expectEveryCallSucceeded({});
+    walk.expectCatalogueCovered(EXCLUDED);
+  });
 });

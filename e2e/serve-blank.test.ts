@@ -43,6 +43,7 @@ describe('ninepoint serve with no spec (the blank spec)', () => {
       '/api/health',
       '/api/openapi.json',
       '/api/spec',
+      '/api/users',
     ]);
     const docs = await fetch(`${url}/api/docs`);
     expect(docs.headers.get('content-type')).toBe('text/html; charset=utf-8');

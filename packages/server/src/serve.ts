@@ -3,7 +3,14 @@ import { checkSpec, type Diagnostic } from '@ninepoint/spec';
 import type { Logger } from 'pino';
 import { MigrationRefusedError } from './compile/migration-plan.ts';
 import { SqlSchemaError } from './compile/sql-schema.ts';
-import { createServer, DEFAULT_HOST, DEFAULT_PORT, defaultLogger, type NinepointServer } from './http/server.ts';
+import {
+  createServer,
+  DEFAULT_HOST,
+  DEFAULT_PORT,
+  defaultLogger,
+  type NinepointServer,
+  type TrustProxy,
+} from './http/server.ts';
 import { closeOnSignals } from './http/shutdown.ts';
 import { DEFAULT_DB_PATH } from './store/open-store.ts';
 import { redact } from './store/postgres/pg-store.ts';
@@ -83,6 +90,7 @@ export async function serve(options: ServeOptions): Promise<ServeResult> {
       logger,
       allowDestructive: options.allowDestructive ?? false,
       devMode: options.devMode ?? false,
+      trustProxy: trustProxyFromEnv(process.env.TRUST_PROXY),
     });
   } catch (error) {
     const code = String((error as { code?: unknown }).code ?? '');
@@ -124,4 +132,20 @@ export function formatDiagnostic(path: string, d: Diagnostic): string {
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * `TRUST_PROXY` as Fastify's `trustProxy`: `true`/`false`, a hop count, or a comma-separated
+ * list of addresses or CIDRs; unset or empty trusts nothing.
+ */
+export function trustProxyFromEnv(value: string | undefined): TrustProxy {
+  const text = value?.trim() ?? '';
+  if (text === '' || text === 'false') return false;
+  if (text === 'true') return true;
+  if (/^\d+$/.test(text)) {
+    // The n proxies nearest the server are trusted, as Fastify's hop count does.
+    const hops = Number(text);
+    return (_address, hop) => hop < hops;
+  }
+  return text;
 }

@@ -67,6 +67,7 @@ describe('the OpenAPI document', () => {
       '/api/auth/sign-in',
       '/api/auth/sign-out',
       '/api/auth/me',
+      '/api/users',
     ]);
     expect(Object.keys(openapi.components.schemas)).toEqual([
       'ninepoint.Problem',
@@ -148,6 +149,7 @@ describe('the OpenAPI document', () => {
       'POST /api/auth/sign-in signIn',
       'POST /api/auth/sign-out signOut',
       'GET /api/auth/me getMe',
+      'GET /api/users listUsers',
       'GET /api/books listBooks',
       'POST /api/books createBook',
       'GET /api/books/{id} getBook',
@@ -337,6 +339,7 @@ describe('the OpenAPI document', () => {
       signIn: [['SIGN_IN_FAILED', 'NOT_SIGNED_IN'], ['FORBIDDEN']],
       signOut: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
       getMe: [['NOT_SIGNED_IN'], undefined],
+      listUsers: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
       listNotes: [['NOT_SIGNED_IN'], undefined],
       createNote: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
       getNote: [['NOT_SIGNED_IN'], undefined],

@@ -318,6 +318,43 @@ function systemOperation(route: SystemRoute, responses: ProblemResponses): Opera
         },
         security: ANYBODY,
       };
+    case 'listUsers':
+      return {
+        ...base,
+        parameters: [
+          {
+            name: 'q',
+            in: 'query',
+            required: false,
+            description: 'Text the email or name contains.',
+            schema: { type: 'string', maxLength: 200 },
+          },
+          {
+            name: 'limit',
+            in: 'query',
+            required: false,
+            description: 'At most this many (default 20).',
+            schema: { type: 'integer', minimum: 1, maximum: 100 },
+          },
+        ],
+        responses: {
+          '200': {
+            description: 'The users found.',
+            content: {
+              [JSON_TYPE]: {
+                schema: {
+                  type: 'object',
+                  properties: { items: { type: 'array', items: ref(USER) } },
+                  required: ['items'],
+                  additionalProperties: false,
+                },
+              },
+            },
+          },
+          ...responses.for(['INVALID_PAYLOAD', 'FORBIDDEN', ...ANY_CALL]),
+        },
+        security: SIGNED_IN,
+      };
     default:
       break;
   }

@@ -45,6 +45,14 @@ export const SYSTEM_ROUTES = [
     operationId: 'getMe',
     summary: 'Who the call is from: the signed-in user, or null for a signed-out visitor',
   },
+  {
+    method: 'GET',
+    path: '/api/users',
+    operationId: 'listUsers',
+    summary:
+      'Users whose email or name contains q, by name: for picking a value of a field referring to User. ' +
+      'Open to users who may create or update a record with such a field.',
+  },
 ] as const;
 
 export type SystemRoute = (typeof SYSTEM_ROUTES)[number];

@@ -42,6 +42,8 @@ export type SignIn = (request: FastifyRequest, reply: FastifyReply, user: UserAc
 export interface AuthOptions {
   auth: AuthStore;
   settings: Readonly<RuntimeSettings>;
+  /** Whether an actor may search the user directory (`GET /api/users`); default: any signed-in user. */
+  mayPickUsers?: (actor: Actor) => boolean;
   /** For tests: the clock. */
   now?: () => number;
 }
@@ -86,7 +88,20 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
 
   // preParsing: after the cookie plugin's onRequest hook has read the cookies, before the body is read.
   app.addHook('preParsing', async (request, reply, payload) => {
-    request.actor = await resolveActor(request, reply);
+    // A refused credential still counts against its address: guessing tokens is rate limited too.
+    let refusal: unknown = null;
+    try {
+      request.actor = await resolveActor(request, reply);
+    } catch (error) {
+      request.actor = VISITOR_ACTOR;
+      refusal = error;
+    }
+    const key = request.actor.user ? `user:${request.actor.user.id}` : `ip:${request.ip}`;
+    if (!(await limiter.take(key))) {
+      reply.header('retry-after', String(limiter.retryAfterSeconds()));
+      throw new ProblemError('RATE_LIMITED');
+    }
+    if (refusal !== null) throw refusal;
     if (request.actor.via === 'session' && !SAFE_METHODS.has(request.method) && !sameOrigin(request)) {
       throw new ProblemError(
         'FORBIDDEN',
@@ -96,11 +111,6 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
             'A state-changing call signed in by cookie must come from this app’s own pages (cross-site request refused).',
         },
       );
-    }
-    const key = request.actor.user ? `user:${request.actor.user.id}` : `ip:${request.ip}`;
-    if (!(await limiter.take(key))) {
-      reply.header('retry-after', String(limiter.retryAfterSeconds()));
-      throw new ProblemError('RATE_LIMITED');
     }
     return payload;
   });
@@ -198,10 +208,17 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
 
   app.get('/api/auth/me', async (request, reply) => reply.send({ user: request.actor.user }));
 
-  // The people a field referring to `User` may name, for pickers: signed-in users only, and
-  // never more than id, email, name and roles.
+  // The people a field referring to `User` may name, for pickers: open to those who may write
+  // such a field, never showing more than a user's account (no password hash, no sessions).
   app.get('/api/users', async (request, reply) => {
     if (request.actor.user === null) throw new ProblemError('NOT_SIGNED_IN');
+    if (!(options.mayPickUsers?.(request.actor) ?? true)) {
+      throw new ProblemError(
+        'FORBIDDEN',
+        {},
+        { detail: 'The user directory is for those who may fill in a User field.' },
+      );
+    }
     const query = request.query as Record<string, string | string[] | undefined>;
     const unknown = Object.keys(query).find((k) => k !== 'q' && k !== 'limit');
     if (unknown !== undefined) throw invalid('the only parameters are q and limit');

@@ -83,6 +83,7 @@ describe('the blank spec over HTTP', () => {
       '/api/auth/sign-in',
       '/api/auth/sign-out',
       '/api/auth/me',
+      '/api/users',
     ]);
     expect(document).toEqual(server.compiled.openapi);
   });
@@ -236,6 +237,7 @@ describe('a spec with entities over HTTP', () => {
         '/api/auth/sign-in',
         '/api/auth/sign-out',
         '/api/auth/me',
+      '/api/users',
         '/api/books',
         '/api/loans/{id}/return',
       ]);

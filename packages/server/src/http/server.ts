@@ -1,9 +1,10 @@
-import type { Model } from '@ninepoint/spec';
+import { type Model, USER_ENTITY } from '@ninepoint/spec';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { type Logger, pino } from 'pino';
 import { createAjv } from '../compile/ajv.ts';
 import { type CompiledApp, compileApp } from '../compile/compile-app.ts';
 import { changesSchema } from '../compile/migration-plan.ts';
+import type { Actor } from '../compile/permissions.ts';
 import { ensureDemoUsers, registerDevRoutes } from '../dev-mode.ts';
 import { AuthStore } from '../store/auth-store.ts';
 import { openStore, type StoreOptions } from '../store/open-store.ts';
@@ -28,12 +29,22 @@ export interface ServerOptions extends StoreOptions {
   /** For tests: the clock of sessions, sign-in lockouts and rate limits. Default `Date.now`. */
   now?: () => number;
   /**
+   * Behind a reverse proxy that terminates HTTPS: trust its `X-Forwarded-For`/`-Proto`/`-Host`, so
+   * the client's address, the `https` scheme (Secure, `__Host-` cookies) and the origin check
+   * see what the browser sees. Fastify's `trustProxy`: true, a hop count, or addresses/CIDRs
+   * (`TRUST_PROXY` for `ninepoint serve`). Default false: never trust these headers.
+   */
+  trustProxy?: TrustProxy;
+  /**
    * Development mode (`ninepoint dev`, see `dev-mode.ts`): a demo user per role, made or brought up
    * to date at each start, and `POST /api/dev/sign-in-as`, which signs in as one without a
    * password. Never for production; `ninepoint serve` never sets it. Default false.
    */
   devMode?: boolean;
 }
+
+/** Fastify's `trustProxy`: all, none, addresses/CIDRs, or a function of the address and its hop. */
+export type TrustProxy = boolean | string | string[] | ((address: string, hop: number) => boolean);
 
 export interface NinepointServer {
   readonly app: FastifyInstance;
@@ -100,7 +111,11 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
     for (const call of compiled.routeTable.shadowed) {
       logger.warn({ method: call.method, path: call.path }, 'a system call takes precedence over this spec call');
     }
-    const app = buildApp(compiled, store, logger, auth, options.now, devMode);
+    const app = buildApp(compiled, store, logger, auth, {
+      now: options.now,
+      devMode,
+      trustProxy: options.trustProxy ?? false,
+    });
     return wrap(app, compiled, store, auth);
   } catch (error) {
     await store.close();
@@ -113,8 +128,7 @@ function buildApp(
   store: Store,
   logger: Logger,
   auth: AuthStore,
-  now: (() => number) | undefined,
-  devMode: boolean,
+  { now, devMode, trustProxy }: { now: (() => number) | undefined; devMode: boolean; trustProxy: TrustProxy },
 ): FastifyInstance {
   const { catalogue, settings } = compiled;
   const sendProblem = (
@@ -130,6 +144,8 @@ function buildApp(
   };
 
   const app = Fastify({
+    // A hop count is valid (Fastify docs), though its types list only the other forms.
+    trustProxy: trustProxy as boolean | string,
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: settings.MAX_BODY_BYTES,
     genReqId: requestId,
@@ -162,7 +178,7 @@ function buildApp(
   app.get('/api/openapi.json', (_request, reply) => reply.type(JSON_CONTENT_TYPE).send(compiled.openapiJson));
   registerApiDocs(app, compiled.model.product.name);
 
-  const { signIn } = registerAuth(app, { auth, settings, now });
+  const { signIn } = registerAuth(app, { auth, settings, now, mayPickUsers: userPickers(compiled) });
   registerEntityRoutes(app, compiled, store);
   if (devMode) registerDevRoutes(app, { auth, model: compiled.model, signIn });
 
@@ -199,4 +215,16 @@ function wrap(app: FastifyInstance, compiled: CompiledApp, store: Store, auth: A
       return closing;
     },
   };
+}
+
+/** Who may search the user directory: those who may create or update a record with a `User` field. */
+function userPickers(compiled: CompiledApp): (actor: Actor) => boolean {
+  const withUserFields = compiled.model.entities.filter((e) =>
+    e.fields.some((f) => f.type.kind === 'reference' && f.type.entity === USER_ENTITY),
+  );
+  const permissions = withUserFields.flatMap((e) => {
+    const p = compiled.permissions.get(e.name);
+    return p ? [p] : [];
+  });
+  return (actor) => permissions.some((p) => p.mayCreate(actor) || p.access(actor, 'update') !== 'none');
 }

@@ -39,6 +39,14 @@ describe.each(TEST_DATABASES)('the user directory on $name', (db) => {
     expect(((await get('/api/users?q=%25')).json() as { items: unknown[] }).items).toEqual([]);
   });
 
+  it('is only for those who may fill in a User field', async () => {
+    // Members may only read their own loans: they never pick a borrower.
+    const { authorization: member } = await userWithToken(server, ['member'], 'member@example.test');
+    const answer = await get('/api/users', { authorization: member });
+    expect(answer.statusCode).toBe(403);
+    expect(answer.json()).toMatchObject({ code: 'FORBIDDEN' });
+  });
+
   it('answers NOT_SIGNED_IN to visitors and INVALID_PAYLOAD to bad parameters', async () => {
     const visitor = await get('/api/users', {});
     expect(visitor.statusCode).toBe(401);
