@@ -183,7 +183,10 @@ export function createBaseline(dbPath: string): FastifyInstance {
     const secret = TOKEN.exec(request.headers.authorization ?? '')?.[1];
     const found = secret ? tokenUser.get(createHash('sha256').update(secret).digest('hex')) : undefined;
     if (!found) {
-      return reply.code(401).type(PROBLEM).send(problem(401, 'NOT_SIGNED_IN', 'Sign in, or send an API token.'));
+      return reply
+        .code(401)
+        .type(PROBLEM)
+        .send(problem(401, 'NOT_SIGNED_IN', 'Sign in, or send an API token.'));
     }
     request.user = { id: found.id, roles: JSON.parse(found.roles) as string[] };
     const minute = Math.floor(Date.now() / 60_000);
@@ -193,7 +196,10 @@ export function createBaseline(dbPath: string): FastifyInstance {
     }
     const made = calls.get(found.id) ?? 0;
     if (made >= RATE_LIMIT_PER_MINUTE) {
-      return reply.code(429).type(PROBLEM).send(problem(429, 'RATE_LIMITED', 'Too many calls: wait a minute.'));
+      return reply
+        .code(429)
+        .type(PROBLEM)
+        .send(problem(429, 'RATE_LIMITED', 'Too many calls: wait a minute.'));
     }
     calls.set(found.id, made + 1);
   });
@@ -201,13 +207,21 @@ export function createBaseline(dbPath: string): FastifyInstance {
   app.get<{ Params: { id: string } }>('/api/orders/:id', async (request, reply) => {
     const id = request.params.id.toLowerCase();
     const row = UUID.test(id) ? byId.get(id) : undefined;
-    if (!row) return reply.code(404).type(PROBLEM).send(problem(404, 'NOT_FOUND', 'That Order does not exist.'));
+    if (!row)
+      return reply
+        .code(404)
+        .type(PROBLEM)
+        .send(problem(404, 'NOT_FOUND', 'That Order does not exist.'));
     return reply.header('etag', `"${row._version}"`).send(toApi(row));
   });
 
   app.get<{ Querystring: Record<string, string | string[] | undefined> }>('/api/orders', async (request, reply) => {
     const { limit: limitText, cursor, ...rest } = request.query;
-    const bad = (detail: string) => reply.code(400).type(PROBLEM).send(problem(400, 'INVALID_PAYLOAD', detail));
+    const bad = (detail: string) =>
+      reply
+        .code(400)
+        .type(PROBLEM)
+        .send(problem(400, 'INVALID_PAYLOAD', detail));
     if (Object.keys(rest).length > 0) return bad('unknown query parameter');
     let limit = PAGE_SIZE;
     if (limitText !== undefined) {
@@ -268,7 +282,9 @@ export function createBaseline(dbPath: string): FastifyInstance {
         return reply
           .code(422)
           .type(PROBLEM)
-          .send(problem(422, 'UNKNOWN_REFERENCE', message, [{ field: 'customer', code: 'UNKNOWN_REFERENCE', message }]));
+          .send(
+            problem(422, 'UNKNOWN_REFERENCE', message, [{ field: 'customer', code: 'UNKNOWN_REFERENCE', message }]),
+          );
       }
     } catch (error) {
       if ((error as { code?: string }).code !== 'SQLITE_CONSTRAINT_UNIQUE') throw error;
@@ -287,11 +303,21 @@ export function createBaseline(dbPath: string): FastifyInstance {
       const unknown = error.validation.find(
         (e) => e.keyword === 'additionalProperties' && !SYSTEM_FIELDS.includes(String(e.params.additionalProperty)),
       );
-      if (unknown) return reply.code(400).type(PROBLEM).send(problem(400, 'INVALID_PAYLOAD', error.message));
-      return reply.code(422).type(PROBLEM).send(problem(422, 'VALIDATION_FAILED', error.message, error.validation));
+      if (unknown)
+        return reply
+          .code(400)
+          .type(PROBLEM)
+          .send(problem(400, 'INVALID_PAYLOAD', error.message));
+      return reply
+        .code(422)
+        .type(PROBLEM)
+        .send(problem(422, 'VALIDATION_FAILED', error.message, error.validation));
     }
     const status = error.statusCode && error.statusCode < 500 ? error.statusCode : 500;
-    return reply.code(status).type(PROBLEM).send(problem(status, 'ERROR', error.message));
+    return reply
+      .code(status)
+      .type(PROBLEM)
+      .send(problem(status, 'ERROR', error.message));
   });
   return app;
 }

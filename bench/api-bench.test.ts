@@ -90,9 +90,13 @@ describe('the API benchmark', () => {
     ]);
     expect([g.status, b.status]).toEqual([201, 201]);
     expect([g.etag, b.etag]).toEqual(['"1"', '"1"']);
-    const comparable = ({ id, created_at, updated_at, number, item, note, ...rest }: never) => rest;
+    // Apart from what differs by design (ids, times, the fields made from the order's number).
+    const comparable = (record: Record<string, unknown>) => {
+      const { id, created_at, updated_at, number, item, note, ...rest } = record;
+      return rest;
+    };
     expect(Object.keys(b.body)).toEqual(Object.keys(g.body));
-    expect(comparable(b.body as never)).toEqual(comparable(g.body as never));
+    expect(comparable(b.body)).toEqual(comparable(g.body));
     expect(g.body.created_by).toEqual(expect.any(String));
     expect(b.body.created_by).toBe(g.body.created_by);
     // Each reads the other's record: same table, same shape, history written alongside.

@@ -71,7 +71,9 @@ export function apiOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): ApiBenc
     rounds: Math.round(number('BENCH_ROUNDS', DEFAULT_API_OPTIONS.rounds)),
     connections: Math.round(number('BENCH_CONNECTIONS', DEFAULT_API_OPTIONS.connections)),
     rows: Math.round(number('BENCH_ROWS', DEFAULT_API_OPTIONS.rows)),
-    seriesRows: series ? series.split(',').map((s) => Math.round(Number(s.replaceAll('_', '')))) : DEFAULT_API_OPTIONS.seriesRows,
+    seriesRows: series
+      ? series.split(',').map((s) => Math.round(Number(s.replaceAll('_', ''))))
+      : DEFAULT_API_OPTIONS.seriesRows,
     ...(env.BENCH_CPU_PROF ? { cpuProfDir: env.BENCH_CPU_PROF } : {}),
   };
 }

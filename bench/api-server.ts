@@ -5,8 +5,8 @@
 // SIGTERM, SIGINT or when stdin ends (the benchmark went away).
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
-import { checkSpec } from '@ninepoint/spec';
 import { createServer } from '@ninepoint/server';
+import { checkSpec } from '@ninepoint/spec';
 import { createBaseline } from './api-baseline.ts';
 
 const API_SPEC_PATH = new URL('./api-bench.spec.md', import.meta.url);
