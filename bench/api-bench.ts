@@ -39,6 +39,8 @@ export interface ApiBenchOptions {
   dir?: string;
   /** When set, the servers run with `--cpu-prof` and write their profiles here. */
   cpuProfDir?: string;
+  /** Only these calls (default: all four; the series runs the list calls among them). */
+  operations?: Operation[];
   /** Progress lines (default: stderr). */
   log?: (line: string) => void;
 }
@@ -54,7 +56,11 @@ export const DEFAULT_API_OPTIONS: ApiBenchOptions = {
   ceiling: true,
 };
 
-/** The options, with `BENCH_SECONDS`, `BENCH_WARMUP_SECONDS`, `BENCH_ROUNDS`, `BENCH_CONNECTIONS`, `BENCH_ROWS`, `BENCH_SERIES_ROWS` (comma-separated) and `BENCH_CPU_PROF` (a folder) read from the environment. */
+/**
+ * The options, with `BENCH_SECONDS`, `BENCH_WARMUP_SECONDS`, `BENCH_ROUNDS`, `BENCH_CONNECTIONS`,
+ * `BENCH_ROWS`, `BENCH_SERIES_ROWS` and `BENCH_OPERATIONS` (comma-separated) and `BENCH_CPU_PROF`
+ * (a folder) read from the environment.
+ */
 export function apiOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): ApiBenchOptions {
   const number = (name: string, fallback: number): number => {
     const text = env[name];
@@ -75,7 +81,18 @@ export function apiOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): ApiBenc
       ? series.split(',').map((s) => Math.round(Number(s.replaceAll('_', ''))))
       : DEFAULT_API_OPTIONS.seriesRows,
     ...(env.BENCH_CPU_PROF ? { cpuProfDir: env.BENCH_CPU_PROF } : {}),
+    ...(env.BENCH_OPERATIONS ? { operations: operationsOf(env.BENCH_OPERATIONS) } : {}),
   };
+}
+
+const OPERATIONS: readonly Operation[] = ['get', 'list', 'list-deep', 'create'];
+
+function operationsOf(text: string): Operation[] {
+  const named = text.split(',').map((s) => s.trim());
+  const unknown = named.filter((n) => !(OPERATIONS as readonly string[]).includes(n));
+  if (unknown.length > 0)
+    throw new Error(`BENCH_OPERATIONS names ${unknown.join(', ')}; the calls are ${OPERATIONS.join(', ')}.`);
+  return named as Operation[];
 }
 
 /** The environment variables that changed the options, for the command line that reproduces a run. */
@@ -87,6 +104,7 @@ export function benchEnvOf(env: NodeJS.ProcessEnv = process.env): string {
     'BENCH_CONNECTIONS',
     'BENCH_ROWS',
     'BENCH_SERIES_ROWS',
+    'BENCH_OPERATIONS',
   ];
   return names
     .filter((n) => env[n])
@@ -469,12 +487,15 @@ export async function benchApi(options: ApiBenchOptions = DEFAULT_API_OPTIONS): 
       const baseline = await startServer('baseline', path, serverOptions('baseline', rows));
       try {
         const main = rows === options.rows;
-        const operations: Operation[] = main ? ['get', 'list', 'list-deep', 'create'] : ['list', 'list-deep'];
+        const wanted = options.operations ?? OPERATIONS;
+        const operations = wanted.filter((o) => main || o === 'list' || o === 'list-deep');
+        const served = { generated: 0, baseline: 0 };
         for (const operation of operations) {
           const request = requestFor(operation, seeded);
           if (options.warmupSeconds > 0) {
             for (const server of [generated, baseline]) {
-              await load(server, request, options.warmupSeconds, options.connections);
+              const warm = await load(server, request, options.warmupSeconds, options.connections);
+              served[server === generated ? 'generated' : 'baseline'] += warm.requests;
             }
           }
           const runs = { generated: [] as Measurement[], baseline: [] as Measurement[] };
@@ -483,6 +504,7 @@ export async function benchApi(options: ApiBenchOptions = DEFAULT_API_OPTIONS): 
             for (const server of order) {
               const measured = await load(server, request, options.seconds, options.connections);
               (server === generated ? runs.generated : runs.baseline).push(measured);
+              served[server === generated ? 'generated' : 'baseline'] += measured.requests;
             }
           }
           const g = merge(runs.generated);
@@ -497,6 +519,12 @@ export async function benchApi(options: ApiBenchOptions = DEFAULT_API_OPTIONS): 
           if (main) report.operations.push(result);
           if ((operation === 'list' || operation === 'list-deep') && options.seriesRows.includes(rows)) {
             report.series.push(result);
+          }
+        }
+        if (options.cpuProfDir) {
+          for (const kind of ['generated', 'baseline'] as const) {
+            const profile = join(options.cpuProfDir, `${kind}-${rows}.cpuprofile`);
+            log(`${profile}: ${served[kind]} answers (node bench/cpu-profile.ts ${profile} ${served[kind]})`);
           }
         }
       } finally {

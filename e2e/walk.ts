@@ -10,7 +10,8 @@ import type { FreshDatabase, TestDatabase } from '../packages/server/test/databa
  * HTTP with fetch. Every answer is checked as it arrives (no 500, no stack trace or SQL text in a
  * body, errors as application/problem+json with their catalogued status), and the walk records
  * which catalogue codes were answered and which calls succeeded, so a suite can assert at its end
- * that nothing went unwalked.
+ * that nothing went unwalked. Users are added in-process, as `ninepoint users add` does, and call
+ * with an API token; `walkSession` covers password sign-in and the session cookie.
  */
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are JSON, read by tests that know their shape.
@@ -82,7 +83,7 @@ export function inDays(days: number): string {
   return new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
 }
 
-/** An id for a User reference: users cannot be created before sign-in, and these are not checked. */
+/** A fresh id that names no record and no user. */
 export function someone(): string {
   return randomUUID();
 }

@@ -88,7 +88,7 @@ export interface DevRoutesOptions {
 
 /**
  * Registers `DEV_ROUTES` (no spec call can have their paths: a call path has one static segment
- * before its id).  Sign-in-as follows the rules of password sign-in: a new session id each
+ * before its id). Sign-in-as follows the rules of password sign-in: a new session id each
  * time (the browser's old session ends), the same cookie, and a request from another origin is
  * refused. It also answers only requests addressed to `localhost` or an IP address, so that a web
  * page cannot reach it through a DNS name rebound to this machine.

@@ -18,3 +18,19 @@ export async function userWithToken(
   const { secret } = await createApiToken(server.auth, user.email, 'tests');
   return { user, token: secret, authorization: `Bearer ${secret}` };
 }
+
+/**
+ * A user with a fixed id, for tests whose records name one (`borrower: USER`): the id must be a
+ * real user's, since references to users are checked. They cannot sign in (no usable password).
+ */
+export async function knownUser(server: NinepointServer, id: string, roles: readonly string[] = []): Promise<void> {
+  const known = assignableRoles(server.compiled.model);
+  await server.auth.addUser({
+    id,
+    email: `${id}@example.test`,
+    name: `User ${id.slice(-4)}`,
+    roles: roles.filter((r) => known.includes(r)),
+    passwordHash: 'unusable: not an argon2 hash',
+    createdAt: new Date().toISOString(),
+  });
+}

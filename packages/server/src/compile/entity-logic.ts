@@ -136,7 +136,8 @@ export function compileEntityLogic(
         if (!t.from.includes(state)) {
           throw new ProblemError('TRANSITION_NOT_ALLOWED', { transition: t.name, entity: entity.name, state });
         }
-        guardHolds(t, { ...next, state }, reader, user);
+        // The payload's fields, but the system fields as they are: `updated_at` is not yet now.
+        guardHolds(t, { ...next, state, updated_at: current.updated_at ?? null }, reader, user);
         refuse(catalogue, failures(next, current, reader, t.name, user), messageParams(entity, next, null));
       });
     }

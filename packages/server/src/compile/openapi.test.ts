@@ -258,10 +258,13 @@ describe('the OpenAPI document', () => {
     expect(signOut?.security).toEqual([{ session: [] }, {}]);
 
     const me = openapi.paths['/api/auth/me']?.get;
-    expect(response(openapi, me?.responses['200'])?.content?.['application/json']?.schema).toEqual({
+    const meSchema = response(openapi, me?.responses['200'])?.content?.['application/json']?.schema;
+    expect(meSchema).toMatchObject({
       ...userAnswer,
       properties: { user: { anyOf: [{ $ref: '#/components/schemas/ninepoint.User' }, { type: 'null' }] } },
+      required: ['user', 'access'],
     });
+    expect(meSchema?.properties?.access).toMatchObject({ type: 'object', additionalProperties: { type: 'object' } });
     expect(codesOf(openapi, me)).toEqual({
       '401': ['NOT_SIGNED_IN'],
       '429': ['RATE_LIMITED'],

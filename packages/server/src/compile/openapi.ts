@@ -266,6 +266,24 @@ const JSON_USER: JsonSchema = {
   required: ['user'],
   additionalProperties: false,
 };
+const ACCESS: JsonSchema = { type: 'string', enum: ['none', 'own', 'all'] };
+/** `GET /api/auth/me`'s `access`: what point 6 lets the caller do, per entity. */
+const ACCESS_SCHEMA: JsonSchema = {
+  type: 'object',
+  description: 'By entity: create, read, update, delete and each transition, as point 6 allows the caller.',
+  additionalProperties: {
+    type: 'object',
+    properties: {
+      create: { type: 'boolean' },
+      read: ACCESS,
+      update: ACCESS,
+      delete: ACCESS,
+      transitions: { type: 'object', additionalProperties: ACCESS },
+    },
+    required: ['create', 'read', 'update', 'delete', 'transitions'],
+    additionalProperties: false,
+  },
+};
 const SET_COOKIE = (what: string) => ({ 'Set-Cookie': { description: what, schema: STRING } });
 /** Every call: a bad API token answers NOT_SIGNED_IN, and the general rate limit applies. */
 const ANY_CALL = ['NOT_SIGNED_IN', 'RATE_LIMITED', 'INTERNAL_ERROR'];
@@ -310,7 +328,14 @@ function systemOperation(route: SystemRoute, responses: ProblemResponses): Opera
             description: 'The signed-in user, or null.',
             content: {
               [JSON_TYPE]: {
-                schema: { ...JSON_USER, properties: { user: { anyOf: [ref(USER), { type: 'null' }] } } },
+                schema: {
+                  ...JSON_USER,
+                  properties: {
+                    user: { anyOf: [ref(USER), { type: 'null' }] },
+                    access: ACCESS_SCHEMA,
+                  },
+                  required: ['user', 'access'],
+                },
               },
             },
           },

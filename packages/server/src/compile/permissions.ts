@@ -104,3 +104,39 @@ export function compilePermissions(
 export function assignableRoles(model: Pick<Model, 'roles'>): string[] {
   return model.roles.map((r) => r.name).filter((r) => r !== ANYONE);
 }
+
+/** What an actor may do with one entity's records, for the web app (`GET /api/auth/me`). */
+export interface AccessSummary {
+  create: boolean;
+  read: Access;
+  update: Access;
+  delete: Access;
+  /** By transition name (the creating one included). */
+  transitions: Record<string, Access>;
+}
+
+/**
+ * What point 6 and the transitions' `who` let an actor do, per entity: the same table the server
+ * enforces, so the app shows exactly the buttons and screens that will work.
+ */
+export function accessSummary(
+  permissions: ReadonlyMap<string, EntityPermissions>,
+  machines: readonly { entity: string; transitions: readonly Transition[] }[],
+  actor: Actor,
+): Record<string, AccessSummary> {
+  const summary: Record<string, AccessSummary> = {};
+  for (const [entity, p] of permissions) {
+    const transitions: Record<string, Access> = {};
+    for (const t of machines.find((m) => m.entity === entity)?.transitions ?? []) {
+      transitions[t.name] = p.transitionAccess(actor, t);
+    }
+    summary[entity] = {
+      create: p.mayCreate(actor),
+      read: p.access(actor, 'read'),
+      update: p.access(actor, 'update'),
+      delete: p.access(actor, 'delete'),
+      transitions,
+    };
+  }
+  return summary;
+}

@@ -5,7 +5,7 @@ import { verifyPassword } from '../auth/passwords.ts';
 import { RateLimiter } from '../auth/rate-limiter.ts';
 import { looksLikeSecret, newSecret, secretHash } from '../auth/secrets.ts';
 import { SECURE_SESSION_COOKIE, SESSION_COOKIE, SIGN_IN_SCHEMA } from '../compile/auth-schemas.ts';
-import { type Actor, VISITOR } from '../compile/permissions.ts';
+import { type AccessSummary, type Actor, VISITOR } from '../compile/permissions.ts';
 import { type AuthStore, normalizeEmail, type UserAccount } from '../store/auth-store.ts';
 import { ProblemError } from './problem.ts';
 
@@ -42,6 +42,8 @@ export type SignIn = (request: FastifyRequest, reply: FastifyReply, user: UserAc
 export interface AuthOptions {
   auth: AuthStore;
   settings: Readonly<RuntimeSettings>;
+  /** What the actor may do per entity, answered by `GET /api/auth/me` for the web app. */
+  accessOf?: (actor: Actor) => Record<string, AccessSummary>;
   /** Whether an actor may search the user directory (`GET /api/users`); default: any signed-in user. */
   mayPickUsers?: (actor: Actor) => boolean;
   /** For tests: the clock. */
@@ -206,7 +208,9 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
     return reply.code(204).send();
   });
 
-  app.get('/api/auth/me', async (request, reply) => reply.send({ user: request.actor.user }));
+  app.get('/api/auth/me', async (request, reply) =>
+    reply.send({ user: request.actor.user, access: options.accessOf?.(request.actor) ?? {} }),
+  );
 
   // The people a field referring to `User` may name, for pickers: open to those who may write
   // such a field, never showing more than a user's account (no password hash, no sessions).

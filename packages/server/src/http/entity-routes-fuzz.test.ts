@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DATABASES } from '../../test/databases.ts';
 import { insertRowBefore, LENDING_DESK_DERIVED, modelOf } from '../../test/helpers.ts';
-import { userWithToken } from '../../test/users.ts';
+import { knownUser, userWithToken } from '../../test/users.ts';
 import { createAjv } from '../compile/ajv.ts';
 import type { Route } from '../compile/route-table.ts';
 import { createServer, type NinepointServer } from './server.ts';
@@ -32,6 +32,7 @@ describe.each(TEST_DATABASES)('on $name', (db) => {
       remove = temp.remove;
       server = await createServer({ model: modelOf(SPEC), ...temp.options, logger: false });
       ({ authorization } = await userWithToken(server));
+      await knownUser(server, USER, ['member']);
       const post = async (url: string, body: object) => {
         const response = await server.app.inject({ method: 'POST', url, payload: body, headers: { authorization } });
         expect(response.statusCode).toBe(201);

@@ -2,7 +2,7 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DATABASES, type TestDatabase } from '../../test/databases.ts';
 import { insertRowBefore, LENDING_DESK_DERIVED, modelOf, replaceOnce } from '../../test/helpers.ts';
-import { userWithToken } from '../../test/users.ts';
+import { knownUser, userWithToken } from '../../test/users.ts';
 import { replayHistory } from '../store/history.ts';
 import type { HistoryEntry } from '../store/store.ts';
 import { createServer, type NinepointServer } from './server.ts';
@@ -29,6 +29,7 @@ async function start(db: TestDatabase, source = SPEC) {
   const temp = await db.fresh();
   const server = await createServer({ model: modelOf(source), ...temp.options, logger: false });
   const { authorization, user } = await userWithToken(server);
+  await knownUser(server, USER, ['member']);
   const call = async (method: string, url: string, body?: unknown, headers: Json = {}): Promise<Answer> => {
     const response = await server.app.inject({
       method: method as 'GET',

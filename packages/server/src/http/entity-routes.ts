@@ -222,11 +222,12 @@ function updateHandler(route: Route, context: EntityContext): Handler {
     if (failures.length > 0) throw new ProblemError('VALIDATION_FAILED', {}, { errors: failures });
     const ifVersions = ifMatchVersions(request.headers['if-match']);
     const allowed = writeAllowed(read, context.permissions.access(actor, 'update'), actor, context, id);
-    const check = withUser(context.logic?.update, actor);
-    const outcome = await records.update(id, values, { at, by: actor.userId, ifVersions }, (next, current, reader) => {
-      allowed(current, next);
-      check?.(next, current, reader);
-    });
+    const outcome = await records.update(
+      id,
+      values,
+      { at, by: actor.userId, ifVersions, authorize: allowed },
+      withUser(context.logic?.update, actor),
+    );
     if (!outcome.ok) throw refused(outcome.refusal, context, id);
     return reply.header('etag', etagOf(outcome.stored.version)).send(outcome.stored.record);
   };
@@ -260,16 +261,12 @@ function transitionHandler(route: Route, context: EntityContext, name: string): 
     if (failures.length > 0) throw new ProblemError('VALIDATION_FAILED', {}, { errors: failures });
     const ifVersions = ifMatchVersions(request.headers['if-match']);
     const allowed = writeAllowed(read, context.permissions.transitionAccess(actor, transition), actor, context, id);
-    const logic = withUser(check, actor);
     const outcome = await records.transition(
       id,
       { name: transition.name, to: transition.to },
       values,
-      { at, by: actor.userId, ifVersions },
-      (next, current, reader) => {
-        allowed(current, next);
-        logic?.(next, current, reader);
-      },
+      { at, by: actor.userId, ifVersions, authorize: allowed },
+      withUser(check, actor),
     );
     if (!outcome.ok) throw refused(outcome.refusal, context, id);
     return reply.header('etag', etagOf(outcome.stored.version)).send(outcome.stored.record);
@@ -321,6 +318,8 @@ function checkValue(field: Field, value: Value, errors: FieldErrors, failures: F
     failures.push(errors.error(field.name, 'INVALID_TYPE', { type: 'text without NUL (U+0000) characters' }));
     return null;
   }
+  // Ids are stored in lower case: `0190…` and `0190…` in capitals name one record (and one borrower).
+  if (field.type.kind === 'reference' && typeof value === 'string') return value.toLowerCase();
   if (field.type.kind === 'datetime' && typeof value === 'string') {
     const normalized = normalizeDateTime(value);
     if (normalized === null) {
@@ -431,9 +430,8 @@ function writeAllowed(
   actor: RequestActor,
   context: EntityContext,
   id: string,
-): (current: ApiRecord | null, next: ApiRecord) => void {
+): (current: ApiRecord, next: ApiRecord) => void {
   return (current, next) => {
-    if (current === null) return;
     if (!readable(read, current, actor, context)) throw notFound(context, id);
     if (access === 'none') throw denied(actor);
     if (access === 'own' && (!owns(current, actor, context) || !owns(next, actor, context))) throw denied(actor);

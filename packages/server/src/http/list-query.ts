@@ -153,9 +153,12 @@ function filterValue(field: string, type: FilterType, text: string): Value {
       if (normalized === null) throw wrong('a date and time with a time zone (ISO 8601)');
       return normalized;
     }
-    case 'reference':
-      if (!UUID.test(text)) throw wrong('an id');
-      return text;
+    case 'reference': {
+      // Ids are stored in lower case; the path accepts either, and so does a filter.
+      const id = text.toLowerCase();
+      if (!UUID.test(id)) throw wrong('an id');
+      return id;
+    }
   }
 }
 

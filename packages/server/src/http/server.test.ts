@@ -237,7 +237,7 @@ describe('a spec with entities over HTTP', () => {
         '/api/auth/sign-in',
         '/api/auth/sign-out',
         '/api/auth/me',
-      '/api/users',
+        '/api/users',
         '/api/books',
         '/api/loans/{id}/return',
       ]);

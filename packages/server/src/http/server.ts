@@ -4,7 +4,7 @@ import { type Logger, pino } from 'pino';
 import { createAjv } from '../compile/ajv.ts';
 import { type CompiledApp, compileApp } from '../compile/compile-app.ts';
 import { changesSchema } from '../compile/migration-plan.ts';
-import type { Actor } from '../compile/permissions.ts';
+import { type Actor, accessSummary } from '../compile/permissions.ts';
 import { ensureDemoUsers, registerDevRoutes } from '../dev-mode.ts';
 import { AuthStore } from '../store/auth-store.ts';
 import { openStore, type StoreOptions } from '../store/open-store.ts';
@@ -178,7 +178,13 @@ function buildApp(
   app.get('/api/openapi.json', (_request, reply) => reply.type(JSON_CONTENT_TYPE).send(compiled.openapiJson));
   registerApiDocs(app, compiled.model.product.name);
 
-  const { signIn } = registerAuth(app, { auth, settings, now, mayPickUsers: userPickers(compiled) });
+  const { signIn } = registerAuth(app, {
+    auth,
+    settings,
+    now,
+    mayPickUsers: userPickers(compiled),
+    accessOf: (actor) => accessSummary(compiled.permissions, compiled.model.machines, actor),
+  });
   registerEntityRoutes(app, compiled, store);
   if (devMode) registerDevRoutes(app, { auth, model: compiled.model, signIn });
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execute, TEST_DATABASES, type TestDatabase } from '../../test/databases.ts';
 import { LENDING_DESK_DERIVED, modelOf, replaceOnce } from '../../test/helpers.ts';
-import { userWithToken } from '../../test/users.ts';
+import { knownUser, userWithToken } from '../../test/users.ts';
 import { createServer } from './server.ts';
 
 type Json = Record<string, unknown>;
@@ -21,6 +21,23 @@ async function start(db: TestDatabase, source: string) {
   const temp = await db.fresh();
   const server = await createServer({ model: modelOf(source), ...temp.options, logger: false });
   const { authorization } = await userWithToken(server);
+  // Every borrower the tests name is a member.
+  for (const suffix of [
+    '000001',
+    '0000a1',
+    '0000a2',
+    '0000a3',
+    '0000a4',
+    '0000b1',
+    '0000c1',
+    '0000c2',
+    '0000d1',
+    '0000e1',
+    '0000f1',
+    '0000f2',
+  ]) {
+    await knownUser(server, `0190f3c4-7a2b-7c3d-8e4f-000000${suffix}`, ['member']);
+  }
   const call = async (method: string, url: string, body?: unknown): Promise<Answer> => {
     const response = await server.app.inject({
       method: method as 'GET',

@@ -82,6 +82,12 @@ export interface WriteContext {
 export interface ConditionalWrite extends WriteContext {
   /** The versions the record may be at, or null for any; an empty list matches none. */
   ifVersions: readonly number[] | null;
+  /**
+   * Whether the actor may make this write, decided on the record as stored (`current`) and as the
+   * write would leave it (`next`), first thing in the transaction: before the version, before
+   * "nothing changed", before references and rules. It refuses by throwing.
+   */
+  authorize?: (current: ApiRecord, next: ApiRecord) => void;
 }
 
 /** Why a write was refused; nothing was written. */

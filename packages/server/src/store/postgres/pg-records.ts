@@ -102,6 +102,8 @@ export class PgRecords implements EntityRecords {
   readonly #apiColumns: readonly SqlColumn[];
   readonly #fieldColumns: readonly SqlColumn[];
   readonly #references: readonly { field: string; table: string }[];
+  /** Fields referring to `User`: their users live in the runtime's users table. */
+  readonly #userReferences: readonly string[];
   /** Unique index names as PostgreSQL reports them, and their column. */
   readonly #unique: ReadonlyMap<string, string>;
   readonly #hasState: boolean;
@@ -124,6 +126,7 @@ export class PgRecords implements EntityRecords {
     this.#columns = new Map(table.columns.map((c) => [c.name, c]));
     this.#apiColumns = table.columns.filter((c) => c.name !== VERSION_COLUMN);
     this.#fieldColumns = table.columns.filter((c) => c.field !== null);
+    this.#userReferences = this.#fieldColumns.filter((c) => c.references?.entity === USER_ENTITY).map((c) => c.name);
     this.#references = this.#fieldColumns.flatMap((c) =>
       c.references?.table ? [{ field: c.name, table: c.references.table }] : [],
     );
@@ -373,24 +376,25 @@ export class PgRecords implements EntityRecords {
     const row = rows[0];
     if (!row) return { ok: false, refusal: { kind: 'not-found' } };
     const current = this.#stored(row);
-    if (context.ifVersions !== null && !context.ifVersions.includes(current.version)) {
-      return { ok: false, refusal: { kind: 'stale' } };
-    }
     const changes: Record<string, Value> = {};
     for (const column of this.#fieldColumns) {
       const value = values[column.name];
       if (value !== undefined && value !== current.record[column.name]) changes[column.name] = value;
     }
-    // A transition is written even when no field changes: its history entry is the point.
-    if (Object.keys(changes).length === 0 && transition === null) return { ok: true, stored: current, changed: false };
-    const missing = await this.#missingReferences(client, changes);
-    if (missing.length > 0) return { ok: false, refusal: { kind: 'unknown-reference', fields: missing } };
     const record: ApiRecord = {
       ...current.record,
       ...changes,
       ...(transition ? { state: transition.to } : {}),
       updated_at: context.at,
     };
+    context.authorize?.(current.record, record);
+    if (context.ifVersions !== null && !context.ifVersions.includes(current.version)) {
+      return { ok: false, refusal: { kind: 'stale' } };
+    }
+    // A transition is written even when no field changes: its history entry is the point.
+    if (Object.keys(changes).length === 0 && transition === null) return { ok: true, stored: current, changed: false };
+    const missing = await this.#missingReferences(client, changes);
+    if (missing.length > 0) return { ok: false, refusal: { kind: 'unknown-reference', fields: missing } };
     if (check) await this.#runCheck(client, check, record, current.record);
     const fields = this.#fieldColumns.map((c) => this.#toDb(c, record[c.name] ?? null));
     const result =
@@ -533,6 +537,12 @@ export class PgRecords implements EntityRecords {
       if (typeof value !== 'string') continue;
       const found = await this.#shared.recordsOfTable(table)?.existsIn(client, value);
       if (!found) missing.push(field);
+    }
+    for (const field of this.#userReferences) {
+      const value = values[field];
+      if (typeof value !== 'string') continue;
+      const { rowCount } = await client.query({ ...named(USER_FOR_EXPRESSIONS), values: [value] });
+      if ((rowCount ?? 0) === 0) missing.push(field);
     }
     return missing;
   }

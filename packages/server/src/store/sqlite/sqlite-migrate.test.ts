@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { insertRowBefore, LENDING_DESK, modelOf, replaceOnce, tempDir } from '../../../test/helpers.ts';
 import { MigrationRefusedError } from '../../compile/migration-plan.ts';
 import { compileSqlSchema, SCHEMA_TABLE, type SqlSchema } from '../../compile/sql-schema.ts';
+import { AuthStore } from '../auth-store.ts';
 import type { ApiRecord } from '../store.ts';
 import { SqliteStore } from './sqlite-store.ts';
 
@@ -269,6 +270,10 @@ describe('SqliteStore migrations', () => {
     const { store } = await storeWith(BASE, ['Dune']);
     const bookId = String(store.db.prepare('SELECT id FROM books').pluck().get());
     const at = '2026-01-01T00:00:00.000Z';
+    // The borrower must be a user: references to users are checked like any other.
+    const auth = new AuthStore(store.sql);
+    await auth.setUp();
+    await auth.addUser({ id: 'u1', email: 'u1@example.test', name: 'U1', roles: [], passwordHash: 'x', createdAt: at });
     const loan = { id: '00000000-0000-7000-8000-000000000001', created_at: at, updated_at: at, created_by: null };
     const created = await store
       .records('Loan')

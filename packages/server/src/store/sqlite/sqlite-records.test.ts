@@ -123,7 +123,7 @@ describe('SQLite writes', () => {
     };
     expect(await store.records('Loan').create(loan, { at, by: null })).toEqual({
       ok: false,
-      refusal: { kind: 'unknown-reference', fields: ['book'] },
+      refusal: { kind: 'unknown-reference', fields: ['book', 'borrower'] },
     });
     const count = (sql: string) => (store.db.prepare(sql).get() as { n: number }).n;
     expect(count('SELECT count(*) AS n FROM books')).toBe(1);

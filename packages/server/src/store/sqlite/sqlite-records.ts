@@ -1,3 +1,4 @@
+import { USER_ENTITY } from '@ninepoint/spec';
 import type Database from 'better-sqlite3';
 import {
   DEFAULT_SORT_COLUMNS,
@@ -123,6 +124,8 @@ export class SqliteRecords implements EntityRecords {
   readonly #apiColumns: readonly SqlColumn[];
   readonly #fieldColumns: readonly SqlColumn[];
   readonly #references: readonly { field: string; table: string }[];
+  /** Fields referring to `User`: their users live in the runtime's users table. */
+  readonly #userReferences: readonly string[];
   readonly #unique: readonly string[];
   readonly #hasState: boolean;
   readonly #select: string;
@@ -155,6 +158,7 @@ export class SqliteRecords implements EntityRecords {
     this.#columns = new Map(table.columns.map((c) => [c.name, c]));
     this.#apiColumns = table.columns.filter((c) => c.name !== VERSION_COLUMN);
     this.#fieldColumns = table.columns.filter((c) => c.field !== null);
+    this.#userReferences = this.#fieldColumns.filter((c) => c.references?.entity === USER_ENTITY).map((c) => c.name);
     this.#references = this.#fieldColumns.flatMap((c) =>
       c.references?.table ? [{ field: c.name, table: c.references.table }] : [],
     );
@@ -371,24 +375,25 @@ export class SqliteRecords implements EntityRecords {
     const row = this.#get.get(id);
     if (!row) return { ok: false, refusal: { kind: 'not-found' } };
     const current = this.#stored(row);
-    if (context.ifVersions !== null && !context.ifVersions.includes(current.version)) {
-      return { ok: false, refusal: { kind: 'stale' } };
-    }
     const changes: Record<string, Value> = {};
     for (const column of this.#fieldColumns) {
       const value = values[column.name];
       if (value !== undefined && value !== current.record[column.name]) changes[column.name] = value;
     }
-    // A transition is written even when no field changes: its history entry is the point.
-    if (Object.keys(changes).length === 0 && transition === null) return { ok: true, stored: current, changed: false };
-    const missing = this.#missingReferences(changes);
-    if (missing.length > 0) return { ok: false, refusal: { kind: 'unknown-reference', fields: missing } };
     const record: ApiRecord = {
       ...current.record,
       ...changes,
       ...(transition ? { state: transition.to } : {}),
       updated_at: context.at,
     };
+    context.authorize?.(current.record, record);
+    if (context.ifVersions !== null && !context.ifVersions.includes(current.version)) {
+      return { ok: false, refusal: { kind: 'stale' } };
+    }
+    // A transition is written even when no field changes: its history entry is the point.
+    if (Object.keys(changes).length === 0 && transition === null) return { ok: true, stored: current, changed: false };
+    const missing = this.#missingReferences(changes);
+    if (missing.length > 0) return { ok: false, refusal: { kind: 'unknown-reference', fields: missing } };
     check?.(record, current.record, this.#shared.reader);
     const fields = this.#fieldColumns.map((c) => toDb(record[c.name] ?? null));
     const result =
@@ -471,6 +476,10 @@ export class SqliteRecords implements EntityRecords {
       if (typeof value !== 'string') continue;
       const exists = this.#shared.exists.get(table);
       if (!exists || exists.get(value) === undefined) missing.push(field);
+    }
+    for (const field of this.#userReferences) {
+      const value = values[field];
+      if (typeof value === 'string' && this.#shared.reader.get(USER_ENTITY, value) === undefined) missing.push(field);
     }
     return missing;
   }

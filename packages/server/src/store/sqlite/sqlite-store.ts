@@ -4,7 +4,7 @@ import { type Model, USER_ENTITY } from '@ninepoint/spec';
 import Database from 'better-sqlite3';
 import { blockingSteps, MigrationRefusedError, planMigration } from '../../compile/migration-plan.ts';
 import { HISTORY_TABLE, SCHEMA_TABLE, type SqlSchema, type SqlTable } from '../../compile/sql-schema.ts';
-import { USER_FOR_EXPRESSIONS_SQL } from '../auth-store.ts';
+import { USER_FOR_EXPRESSIONS_SQL, USERS_TABLE } from '../auth-store.ts';
 import type { ApiRecord, AppliedSchema, ApplyOptions, Store, Synchronous } from '../store.ts';
 import { HISTORY_BEFORE_COLUMN, HISTORY_TABLE_DDL, quoteIdentifier, SCHEMA_TABLE_DDL } from './sqlite-ddl.ts';
 import { applySqlitePlan, readRecordedSchema, SqliteMigrationProbe } from './sqlite-migrate.ts';
@@ -172,7 +172,12 @@ export class SqliteStore implements Store {
 
   /** A user as expressions see one (`borrower.name`); prepared on first use, once the users table exists. */
   #user(id: string): ApiRecord | undefined {
-    this.#selectUser ??= this.db.prepare<[string], ApiRecord>(USER_FOR_EXPRESSIONS_SQL);
+    if (!this.#selectUser) {
+      // Before the users table exists (a store used without sign-in) there are no users.
+      const exists = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(USERS_TABLE);
+      if (!exists) return undefined;
+      this.#selectUser = this.db.prepare<[string], ApiRecord>(USER_FOR_EXPRESSIONS_SQL);
+    }
     return this.#selectUser.get(id);
   }
 
