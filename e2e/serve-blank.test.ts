@@ -50,8 +50,15 @@ describe('ninepoint serve with no spec (the blank spec)', () => {
     expect(await docs.text()).toContain('<title>New product — API reference</title>');
   });
 
-  it('answers every other path with a catalogued 404 problem', async () => {
-    for (const path of ['/', '/api/books', '/api/books/1', '/studio', '/api/../etc/passwd']) {
+  it('serves its home page, and answers every other path with a catalogued 404 problem', async () => {
+    const home = await fetch(`${url}/`);
+    expect(home.status).toBe(200);
+    expect(home.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    // A browser asking for a page the app does not have gets the app, which says so, with a 404.
+    const page = await fetch(`${url}/studio`, { headers: { accept: 'text/html' } });
+    expect(page.status).toBe(404);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    for (const path of ['/api/books', '/api/books/1', '/studio', '/api/../etc/passwd']) {
       const response = await fetch(`${url}${path}`, { method: path === '/api/books' ? 'POST' : 'GET' });
       expect(response.status).toBe(404);
       expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);

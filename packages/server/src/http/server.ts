@@ -1,4 +1,4 @@
-import { type Model, USER_ENTITY } from '@ninepoint/spec';
+import { effectiveScreens, type Model, USER_ENTITY } from '@ninepoint/spec';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { type Logger, pino } from 'pino';
 import { createAjv } from '../compile/ajv.ts';
@@ -15,6 +15,7 @@ import { registerEntityRoutes } from './entity-routes.ts';
 import { classifyError } from './error-handler.ts';
 import { PROBLEM_CONTENT_TYPE, type ProblemExtras, type ProblemParams } from './problem.ts';
 import { REQUEST_ID_HEADER, requestId } from './request-id.ts';
+import { registerWebApp } from './web-app.ts';
 
 export interface ServerOptions extends StoreOptions {
   /** A checked model without errors. */
@@ -191,7 +192,11 @@ function buildApp(
   // Any other path answers UNKNOWN_CALL (transition calls too, until they are served). Fastify
   // reads a body before resolving the call, so a malformed or oversized body answers
   // INVALID_PAYLOAD or PAYLOAD_TOO_LARGE even on a path that does not exist.
-  app.setNotFoundHandler((request, reply) => sendProblem(request, reply, 'UNKNOWN_CALL'));
+  const webApp = registerWebApp(app, effectiveScreens(compiled.model));
+  app.setNotFoundHandler((request, reply) =>
+    // A browser asking for a page the app does not have sees the app's own "not found" page.
+    webApp.isPage(request) ? webApp.sendPage(reply, 404) : sendProblem(request, reply, 'UNKNOWN_CALL'),
+  );
 
   app.setErrorHandler((error, request, reply) => {
     const classified = classifyError(error, settings);

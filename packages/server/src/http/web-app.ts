@@ -1,0 +1,128 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Screen } from '@ninepoint/spec';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+/**
+ * The web app's page may run scripts from its own origin only and talk only to it. Mantine sets
+ * inline `style` attributes (CSS variables), hence `'unsafe-inline'` for styles, never scripts.
+ */
+export const WEB_APP_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.html': 'text/html; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+  '.json': 'application/json; charset=utf-8',
+};
+
+interface File {
+  body: Buffer;
+  type: string;
+  etag: string;
+}
+
+/** Where `npm run build -w packages/web` puts the app; null when it has not been built. */
+export function webAppDirectory(): string | null {
+  try {
+    const packageJson = fileURLToPath(import.meta.resolve('@ninepoint/web/package.json'));
+    const dist = join(dirname(packageJson), 'dist');
+    return existsSync(join(dist, 'index.html')) ? dist : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Every file of the build, read once: a few hundred KB, served from memory. */
+function readBuild(dist: string): Map<string, File> {
+  const files = new Map<string, File>();
+  const walk = (dir: string, prefix: string) => {
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) walk(path, `${prefix}${name}/`);
+      else {
+        const body = readFileSync(path);
+        const etag = `"${createHash('sha256').update(body).digest('hex').slice(0, 16)}"`;
+        files.set(`/${prefix}${name}`, { body, type: TYPES[extname(name)] ?? 'application/octet-stream', etag });
+      }
+    }
+  };
+  walk(dist, '');
+  return files;
+}
+
+/** `/books/:id/edit` → a pattern matching `/books/<anything but a slash>/edit`. */
+function routePattern(route: string): RegExp {
+  const parts = route
+    .split('/')
+    .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+  return new RegExp(`^${parts.join('/')}/?$`);
+}
+
+/**
+ * Serves the built web app: its hashed assets (cached for good), and its page for every screen
+ * route, the sign-in page and `/`. A browser asking for any other page gets the page too, with
+ * status 404, so the app shows its own "not found"; other clients get the catalogue's UNKNOWN_CALL
+ * (`onUnknown`). Without a build, nothing is registered and `isPage` is always false.
+ */
+export function registerWebApp(
+  app: FastifyInstance,
+  screens: readonly Screen[],
+  dist: string | null = webAppDirectory(),
+): { isPage: (request: FastifyRequest) => boolean; sendPage: (reply: FastifyReply, status: number) => FastifyReply } {
+  const files = dist ? readBuild(dist) : new Map<string, File>();
+  const page = files.get('/index.html');
+  const routes = [...screens.map((s) => routePattern(s.route)), routePattern('/sign-in'), routePattern('/')];
+  const sendPage = (reply: FastifyReply, status: number) => {
+    if (!page) throw new Error('The web app is not built.');
+    return reply
+      .code(status)
+      .type(page.type)
+      .header('cache-control', 'no-cache')
+      .header('content-security-policy', WEB_APP_CSP)
+      .header('etag', page.etag)
+      .send(page.body);
+  };
+  if (!page) return { isPage: () => false, sendPage };
+
+  for (const [path, file] of files) {
+    if (path === '/index.html') continue;
+    app.get(path, (request, reply) => {
+      if (request.headers['if-none-match'] === file.etag) return reply.code(304).send();
+      // Vite names assets by their content: a changed file has a new name.
+      const cache = path.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache';
+      return reply.type(file.type).header('cache-control', cache).header('etag', file.etag).send(file.body);
+    });
+  }
+  // A screen route under /api would shadow the API; the checker's route rules should prevent it.
+  const pages = ['/', '/sign-in', ...screens.map((s) => s.route)].filter((r) => !r.startsWith('/api'));
+  for (const route of new Set(pages)) {
+    app.get(route, (request, reply) => {
+      if (request.headers['if-none-match'] === page.etag) return reply.code(304).send();
+      return sendPage(reply, 200);
+    });
+  }
+  const isPage = (request: FastifyRequest) => {
+    const path = request.url.split('?', 1)[0] ?? '/';
+    if (path.startsWith('/api/') || path === '/api') return false;
+    if (request.method !== 'GET' && request.method !== 'HEAD') return false;
+    return (request.headers.accept ?? '').includes('text/html') || routes.some((r) => r.test(path));
+  };
+  return { isPage, sendPage };
+}

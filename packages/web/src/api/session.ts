@@ -1,0 +1,61 @@
+import type { Model } from '@ninepoint/spec';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api } from './client.ts';
+
+export type Access = 'none' | 'own' | 'all';
+
+/** What point 6 lets the signed-in user (or a visitor) do with one entity, as the server enforces it. */
+export interface EntityAccess {
+  create: boolean;
+  read: Access;
+  update: Access;
+  delete: Access;
+  transitions: Record<string, Access>;
+}
+
+export interface User {
+  id: string;
+  email: string;
+  name: string;
+  roles: string[];
+}
+
+export interface Me {
+  user: User | null;
+  access: Record<string, EntityAccess>;
+}
+
+/** The checked model of the spec being served (`GET /api/spec`); it never changes while the app runs. */
+export function useModel() {
+  return useQuery({
+    queryKey: ['spec'],
+    queryFn: async () => (await api<Model>('GET', '/api/spec')).body,
+    staleTime: Number.POSITIVE_INFINITY,
+  });
+}
+
+/** Who is signed in and what they may do. */
+export function useMe() {
+  return useQuery({ queryKey: ['me'], queryFn: async () => (await api<Me>('GET', '/api/auth/me')).body });
+}
+
+export function useSignIn() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { email: string; password: string }) =>
+      api<{ user: User }>('POST', '/api/auth/sign-in', { body: input }),
+    // Everything the app shows depends on who is signed in.
+    onSuccess: () => client.invalidateQueries(),
+  });
+}
+
+export function useSignOut() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: () => api<null>('POST', '/api/auth/sign-out'),
+    onSuccess: () => {
+      client.removeQueries({ predicate: (q) => q.queryKey[0] !== 'spec' });
+      return client.invalidateQueries({ queryKey: ['me'] });
+    },
+  });
+}

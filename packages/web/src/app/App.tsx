@@ -1,0 +1,50 @@
+import { Container } from '@mantine/core';
+import type { Model } from '@ninepoint/spec';
+import { useMemo } from 'react';
+import { createBrowserRouter, RouterProvider } from 'react-router';
+import { useModel } from '../api/session.ts';
+import { ModelContext } from './context.ts';
+import { Failure, Loading, NotFound } from './pages.tsx';
+import { ScreenView } from './ScreenView.tsx';
+import { Shell } from './Shell.tsx';
+import { SignIn } from './SignIn.tsx';
+import { screensOf } from './screens.ts';
+
+/** Loads the model, then routes every screen of point 2 (or the derived ones). */
+export function App() {
+  const model = useModel();
+  if (model.isPending) return <Loading what="Loading the app" />;
+  if (model.isError) {
+    return (
+      <Container py="xl">
+        <Failure error={model.error} retry={() => void model.refetch()} />
+      </Container>
+    );
+  }
+  return <Routed model={model.data} />;
+}
+
+function Routed({ model }: { model: Model }) {
+  const router = useMemo(
+    () =>
+      createBrowserRouter([
+        {
+          element: <Shell model={model} />,
+          children: [
+            ...screensOf(model).map((screen) => ({
+              path: screen.route,
+              element: <ScreenView key={screen.route} model={model} screen={screen} />,
+            })),
+            { path: '/sign-in', element: <SignIn /> },
+            { path: '*', element: <NotFound /> },
+          ],
+        },
+      ]),
+    [model],
+  );
+  return (
+    <ModelContext value={model}>
+      <RouterProvider router={router} />
+    </ModelContext>
+  );
+}

@@ -1,0 +1,46 @@
+// Builds the web app (packages/web → packages/web/dist) when it is missing or older than its
+// sources: run by `npm install` (postinstall), `npm start` and `npm test`, so a fresh clone serves
+// the app without a separate build step. `--force` builds whatever the state.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+const web = 'packages/web';
+const built = join(web, 'dist', 'index.html');
+// Node older than 22.12 cannot run Vite 8; require-node.mjs explains what to do before start and test.
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < 22 || (major === 22 && minor < 12)) {
+  console.warn(
+    `Ninepoint: not building the web app on Node ${process.versions.node}; upgrade Node, then run npm run build.`,
+  );
+  process.exit(0);
+}
+
+/** The newest modification time under a path (sources, config, the spec package the app bundles). */
+function newest(path) {
+  if (!existsSync(path)) return 0;
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  let latest = stat.mtimeMs;
+  for (const name of readdirSync(path)) {
+    if (name === 'node_modules' || name === 'dist') continue;
+    latest = Math.max(latest, newest(join(path, name)));
+  }
+  return latest;
+}
+
+const force = process.argv.includes('--force');
+const sources = Math.max(
+  newest(join(web, 'src')),
+  newest(join(web, 'index.html')),
+  newest(join(web, 'vite.config.ts')),
+  newest('packages/spec/src'),
+);
+if (!force && existsSync(built) && statSync(built).mtimeMs >= sources) process.exit(0);
+
+console.log('Ninepoint: building the web app (packages/web)…');
+const { status } = spawnSync('npx', ['vite', 'build', '--logLevel', 'warn'], { cwd: web, stdio: 'inherit' });
+if (status !== 0) {
+  console.error('Ninepoint: the web app did not build; the API still works. Run `npm run build` to see why.');
+  process.exit(status ?? 1);
+}
