@@ -1,0 +1,77 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { effectiveScreens } from '@ninepoint/spec';
+import Fastify from 'fastify';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LENDING_DESK, modelOf, tempDir } from '../../test/helpers.ts';
+import { registerWebApp, WEB_APP_CSP } from './web-app.ts';
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0)) cleanup();
+});
+
+/** A server with a fake build of the web app: a page and one hashed asset. */
+function serve() {
+  const temp = tempDir();
+  cleanups.push(temp.remove);
+  const dist = join(temp.dir, 'dist');
+  mkdirSync(join(dist, 'assets'), { recursive: true });
+  writeFileSync(join(dist, 'index.html'), '<!doctype html><div id="root"></div>');
+  writeFileSync(join(dist, 'assets', 'index-abc123.js'), 'console.log(1)');
+  const app = Fastify();
+  const web = registerWebApp(app, effectiveScreens(modelOf(LENDING_DESK)), dist);
+  app.setNotFoundHandler((request, reply) =>
+    web.isPage(request) ? web.sendPage(reply, 404) : reply.code(404).send({ code: 'UNKNOWN_CALL' }),
+  );
+  return app;
+}
+
+describe('serving the web app', () => {
+  it('answers every screen route, / and /sign-in with the page, under a strict CSP', async () => {
+    const app = serve();
+    for (const path of ['/', '/sign-in', '/books', '/my/loans', '/loans']) {
+      const answer = await app.inject({ method: 'GET', url: path });
+      expect(answer.statusCode, path).toBe(200);
+      expect(answer.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(answer.headers['content-security-policy']).toBe(WEB_APP_CSP);
+      expect(answer.headers['cache-control']).toBe('no-cache');
+    }
+    expect(WEB_APP_CSP).toMatch(/script-src 'self';/);
+    expect(WEB_APP_CSP).not.toMatch(/script-src[^;]*unsafe/);
+  });
+
+  it('serves hashed assets cached for good, and answers 304 to a matching ETag', async () => {
+    const app = serve();
+    const first = await app.inject({ method: 'GET', url: '/assets/index-abc123.js' });
+    expect(first.statusCode).toBe(200);
+    expect(first.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    expect(first.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    const again = await app.inject({
+      method: 'GET',
+      url: '/assets/index-abc123.js',
+      headers: { 'if-none-match': String(first.headers.etag) },
+    });
+    expect(again.statusCode).toBe(304);
+  });
+
+  it('gives a browser the page with 404 for an unknown page, and other clients the catalogued answer', async () => {
+    const app = serve();
+    const browser = await app.inject({ method: 'GET', url: '/no/such/page', headers: { accept: 'text/html' } });
+    expect(browser.statusCode).toBe(404);
+    expect(browser.headers['content-type']).toBe('text/html; charset=utf-8');
+    const client = await app.inject({ method: 'GET', url: '/no/such/page' });
+    expect(client.statusCode).toBe(404);
+    expect(client.json()).toEqual({ code: 'UNKNOWN_CALL' });
+    const api = await app.inject({ method: 'GET', url: '/api/nothing', headers: { accept: 'text/html' } });
+    expect(api.json()).toEqual({ code: 'UNKNOWN_CALL' });
+  });
+
+  it('registers nothing when the app is not built', async () => {
+    const app = Fastify();
+    const web = registerWebApp(app, effectiveScreens(modelOf(LENDING_DESK)), null);
+    const answer = await app.inject({ method: 'GET', url: '/', headers: { accept: 'text/html' } });
+    expect(answer.statusCode).toBe(404);
+    expect(web.isPage({ url: '/', method: 'GET', headers: { accept: 'text/html' } } as never)).toBe(false);
+  });
+});
