@@ -77,15 +77,20 @@ export function apiOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): ApiBenc
     rounds: Math.round(number('BENCH_ROUNDS', DEFAULT_API_OPTIONS.rounds)),
     connections: Math.round(number('BENCH_CONNECTIONS', DEFAULT_API_OPTIONS.connections)),
     rows: Math.round(number('BENCH_ROWS', DEFAULT_API_OPTIONS.rows)),
-    seriesRows: series
-      ? series.split(',').map((s) => Math.round(Number(s.replaceAll('_', ''))))
-      : DEFAULT_API_OPTIONS.seriesRows,
+    seriesRows: series ? series.split(',').map((s) => rowsOf(s)) : DEFAULT_API_OPTIONS.seriesRows,
     ...(env.BENCH_CPU_PROF ? { cpuProfDir: env.BENCH_CPU_PROF } : {}),
     ...(env.BENCH_OPERATIONS ? { operations: operationsOf(env.BENCH_OPERATIONS) } : {}),
   };
 }
 
 const OPERATIONS: readonly Operation[] = ['get', 'list', 'list-deep', 'create'];
+
+/** A table size as written in BENCH_SERIES_ROWS: `1000000` or `1_000_000`. */
+function rowsOf(text: string): number {
+  const rows = Number(text.trim().replaceAll('_', ''));
+  if (!Number.isSafeInteger(rows) || rows < 1) throw new Error(`BENCH_SERIES_ROWS: "${text}" is not a number of rows.`);
+  return rows;
+}
 
 function operationsOf(text: string): Operation[] {
   const named = text.split(',').map((s) => s.trim());

@@ -4,6 +4,7 @@ import type pg from 'pg';
 import { HISTORY_TABLE, type SqlColumn, type SqlTable, VERSION_COLUMN } from '../../compile/sql-schema.ts';
 import { USER_FOR_EXPRESSIONS_SQL } from '../auth-store.ts';
 import { valuesBefore } from '../history.ts';
+import { escapeLike, keysetCondition, lastValues, plannedWrite } from '../record-logic.ts';
 import type {
   ApiRecord,
   ConditionalWrite,
@@ -306,7 +307,10 @@ export class PgRecords implements EntityRecords {
     }
     const countSql = `SELECT count(*) AS "n" FROM ${q(this.#table.name)}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
     const countParams = [...params];
-    if (query.after) where.push(this.#keyset(sort, query.sort.descending, query.after, bind));
+    if (query.after) {
+      const after = { ...query.after, value: this.#toDb(sort, query.after.value) as Position['value'] };
+      where.push(keysetCondition(sort, query.sort.descending, after, q, bind));
+    }
     const whereSql = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
     const order = orderBy(sort, query.sort.descending);
     return {
@@ -315,20 +319,6 @@ export class PgRecords implements EntityRecords {
       countSql,
       countParams,
     };
-  }
-
-  /** As SQLite's `keysetCondition`: nulls come first ascending and last descending (see `orderBy`). */
-  #keyset(sort: SqlColumn, descending: boolean, after: Position, bind: (value: unknown) => string): string {
-    const op = descending ? '<' : '>';
-    if (sort.name === 'id') return `"id" ${op} ${bind(after.id)}`;
-    const c = q(sort.name);
-    if (after.value === null) {
-      return descending
-        ? `(${c} IS NULL AND "id" < ${bind(after.id)})`
-        : `((${c} IS NULL AND "id" > ${bind(after.id)}) OR ${c} IS NOT NULL)`;
-    }
-    const row = `(${c}, "id") ${op} (${bind(this.#toDb(sort, after.value))}, ${bind(after.id)})`;
-    return descending && !sort.notNull ? `(${row} OR ${c} IS NULL)` : row;
   }
 
   async history(id: string): Promise<HistoryEntry[]> {
@@ -376,17 +366,7 @@ export class PgRecords implements EntityRecords {
     const row = rows[0];
     if (!row) return { ok: false, refusal: { kind: 'not-found' } };
     const current = this.#stored(row);
-    const changes: Record<string, Value> = {};
-    for (const column of this.#fieldColumns) {
-      const value = values[column.name];
-      if (value !== undefined && value !== current.record[column.name]) changes[column.name] = value;
-    }
-    const record: ApiRecord = {
-      ...current.record,
-      ...changes,
-      ...(transition ? { state: transition.to } : {}),
-      updated_at: context.at,
-    };
+    const { changes, record } = plannedWrite(this.#fieldColumns, current.record, values, transition, context.at);
     context.authorize?.(current.record, record);
     if (context.ifVersions !== null && !context.ifVersions.includes(current.version)) {
       return { ok: false, refusal: { kind: 'stale' } };
@@ -454,10 +434,8 @@ export class PgRecords implements EntityRecords {
       }
     }
     await client.query({ ...this.#delete, values: [id] });
-    const last = this.#record(row);
-    const fields = Object.fromEntries(this.#fieldColumns.map((c) => [c.name, last[c.name] ?? null]));
-    if (this.#hasState) fields.state = last.state ?? null;
-    await this.#history(client, id, context, 'delete', null, null, null, {}, fields);
+    const before = lastValues(this.#fieldColumns, this.#hasState, this.#record(row));
+    await this.#history(client, id, context, 'delete', null, null, null, {}, before);
     return { ok: true };
   }
 
@@ -628,11 +606,6 @@ function positionValue(column: SqlColumn, value: unknown): string | number | nul
   if (value === null || value === undefined) return null;
   if (column.type === 'boolean') return value === true ? 1 : 0;
   return value as string | number;
-}
-
-/** `LIKE` treats `%` and `_` as wildcards; with `ESCAPE '\'` these match themselves. */
-function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, '\\$&');
 }
 
 /** PostgreSQL's SQLSTATE of an error, or ''. */

@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { LENDING_DESK_DERIVED, modelOf, tempDir } from '../../../test/helpers.ts';
 import { compileSqlSchema } from '../../compile/sql-schema.ts';
+import { escapeLike } from '../record-logic.ts';
 import type { ListQuery } from '../store.ts';
-import { escapeLike, StatementCache } from './sqlite-records.ts';
+import { StatementCache } from './sqlite-records.ts';
 import { SqliteStore } from './sqlite-store.ts';
 
 const cleanups: (() => void)[] = [];

@@ -8,6 +8,7 @@ import {
   VERSION_COLUMN,
 } from '../../compile/sql-schema.ts';
 import { valuesBefore } from '../history.ts';
+import { escapeLike, keysetCondition, lastValues, plannedWrite } from '../record-logic.ts';
 import type {
   ApiRecord,
   ConditionalWrite,
@@ -17,7 +18,6 @@ import type {
   HistoryEntry,
   ListPage,
   ListQuery,
-  Position,
   Refusal,
   StoredRecord,
   TransitionWrite,
@@ -331,9 +331,11 @@ export class SqliteRecords implements EntityRecords {
     const countSql = `SELECT count(*) AS "n" FROM ${q(this.#table.name)}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
     const countParams = [...params];
     if (query.after) {
-      const keyset = keysetCondition(sort, query.sort.descending, query.after);
-      where.push(keyset.sql);
-      params.push(...keyset.params);
+      const bind = (value: unknown) => {
+        params.push(value as DbValue);
+        return '?';
+      };
+      where.push(keysetCondition(sort, query.sort.descending, query.after, q, bind));
     }
     const direction = query.sort.descending ? 'DESC' : 'ASC';
     const order = sort.name === 'id' ? `"id" ${direction}` : `${q(sort.name)} ${direction}, "id" ${direction}`;
@@ -375,17 +377,7 @@ export class SqliteRecords implements EntityRecords {
     const row = this.#get.get(id);
     if (!row) return { ok: false, refusal: { kind: 'not-found' } };
     const current = this.#stored(row);
-    const changes: Record<string, Value> = {};
-    for (const column of this.#fieldColumns) {
-      const value = values[column.name];
-      if (value !== undefined && value !== current.record[column.name]) changes[column.name] = value;
-    }
-    const record: ApiRecord = {
-      ...current.record,
-      ...changes,
-      ...(transition ? { state: transition.to } : {}),
-      updated_at: context.at,
-    };
+    const { changes, record } = plannedWrite(this.#fieldColumns, current.record, values, transition, context.at);
     context.authorize?.(current.record, record);
     if (context.ifVersions !== null && !context.ifVersions.includes(current.version)) {
       return { ok: false, refusal: { kind: 'stale' } };
@@ -433,10 +425,16 @@ export class SqliteRecords implements EntityRecords {
       }
     }
     this.#delete.run(id);
-    const last = this.#record(row);
-    const fields = Object.fromEntries(this.#fieldColumns.map((c) => [c.name, last[c.name] ?? null]));
-    if (this.#hasState) fields.state = last.state ?? null;
-    this.#history(id, context, 'delete', null, null, null, {}, fields);
+    this.#history(
+      id,
+      context,
+      'delete',
+      null,
+      null,
+      null,
+      {},
+      lastValues(this.#fieldColumns, this.#hasState, this.#record(row)),
+    );
     return { ok: true };
   }
 
@@ -537,29 +535,6 @@ export class SqliteRecords implements EntityRecords {
 
 function toDb(value: Value): DbValue {
   return typeof value === 'boolean' ? (value ? 1 : 0) : value;
-}
-
-/** `LIKE` treats `%` and `_` as wildcards; with `ESCAPE '\'` these match themselves. */
-export function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, '\\$&');
-}
-
-/**
- * The records after `after` in the order `sort, id`. SQLite puts NULLs first when ascending and
- * last when descending; a row-value comparison with a NULL is never true, so NULLs are handled apart.
- */
-function keysetCondition(sort: SqlColumn, descending: boolean, after: Position): { sql: string; params: DbValue[] } {
-  const op = descending ? '<' : '>';
-  if (sort.name === 'id') return { sql: `"id" ${op} ?`, params: [after.id] };
-  const c = q(sort.name);
-  if (after.value === null) {
-    return descending
-      ? { sql: `(${c} IS NULL AND "id" < ?)`, params: [after.id] }
-      : { sql: `((${c} IS NULL AND "id" > ?) OR ${c} IS NOT NULL)`, params: [after.id] };
-  }
-  const row = `(${c}, "id") ${op} (?, ?)`;
-  const nullsAfter = descending && !sort.notNull;
-  return { sql: nullsAfter ? `(${row} OR ${c} IS NULL)` : row, params: [after.value, after.id] };
 }
 
 function sqliteCode(error: unknown): string {

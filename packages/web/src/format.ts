@@ -1,0 +1,123 @@
+import type { Entity, Field, FieldType } from '@ninepoint/spec';
+
+/**
+ * Shared formatting of records for display: one place that decides how a value of each field type
+ * reads on screen, and what a record is called. Pure functions, no React: screens, CSV export and
+ * tests can all use them.
+ */
+
+/** A record as the API answers it: the declared fields plus `id`, `created_at`, `updated_at`, `created_by`, `state`. */
+export type ApiRecord = Record<string, string | number | boolean | null>;
+
+/** What an empty value shows as. */
+export const EMPTY = '—';
+
+/** The type of a system field, so that `created_at` formats like any datetime field. */
+export function systemFieldType(name: string): FieldType | undefined {
+  switch (name) {
+    case 'id':
+    case 'state':
+      return { kind: 'text' };
+    case 'created_at':
+    case 'updated_at':
+      return { kind: 'datetime' };
+    case 'created_by':
+      return { kind: 'reference', entity: 'User' };
+    default:
+      return undefined;
+  }
+}
+
+/** The type of a field of an entity, system fields included; undefined when there is no such field. */
+export function fieldType(entity: Entity, name: string): FieldType | undefined {
+  return entity.fields.find((f) => f.name === name)?.type ?? systemFieldType(name);
+}
+
+const dateFormat = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' });
+const dateTimeFormat = new Intl.DateTimeFormat(undefined, {
+  year: 'numeric',
+  month: 'short',
+  day: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+});
+
+/** `2025-03-14` → `Mar 14, 2025` in the reader's locale; the text itself when it is not a date. */
+export function formatDate(value: string): string {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  if (!match) return value;
+  const date = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])));
+  return Number.isNaN(date.getTime()) ? value : dateFormat.format(date);
+}
+
+/** An ISO 8601 moment → date and time in the reader's locale and time zone. */
+export function formatDateTime(value: string): string {
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? value : dateTimeFormat.format(date);
+}
+
+/** A number with the reader's digit grouping; a `decimal(N)` field shows N places. */
+export function formatNumber(value: number, scale: number | null = null): string {
+  return value.toLocaleString(undefined, scale === null ? {} : { minimumFractionDigits: scale, maximumFractionDigits: scale });
+}
+
+/**
+ * A field value as text for display: dates and moments in the reader's locale, booleans as
+ * Yes/No, decimals with their scale, empty values as an em dash. References show the id (screens
+ * show them as links with the referenced record's title, see `recordTitle`).
+ */
+export function formatValue(type: FieldType | undefined, value: unknown): string {
+  if (value === null || value === undefined || value === '') return EMPTY;
+  if (!type) return String(value);
+  switch (type.kind) {
+    case 'boolean':
+      return value === true ? 'Yes' : value === false ? 'No' : String(value);
+    case 'integer':
+      return typeof value === 'number' ? formatNumber(value) : String(value);
+    case 'decimal':
+      return typeof value === 'number' ? formatNumber(value, type.scale) : String(value);
+    case 'date':
+      return typeof value === 'string' ? formatDate(value) : String(value);
+    case 'datetime':
+      return typeof value === 'string' ? formatDateTime(value) : String(value);
+    case 'reference':
+      return typeof value === 'string' ? shortId(value) : String(value);
+    default:
+      return String(value);
+  }
+}
+
+/** The first characters of an id, enough to tell records apart on a screen: `0190f3a2…`. */
+export function shortId(id: string): string {
+  return id.length > 8 ? `${id.slice(0, 8)}…` : id;
+}
+
+const TITLE_NAMES = ['title', 'name', 'subject', 'label', 'summary', 'description', 'headline', 'code'];
+const TITLE_KINDS = new Set(['text', 'email']);
+
+/**
+ * The field that names a record of an entity: one called title, name, subject…, else its first
+ * required one-line text field, else its first one-line text field; undefined when it has none.
+ */
+export function titleField(entity: Entity): Field | undefined {
+  const texts = entity.fields.filter((f) => TITLE_KINDS.has(f.type.kind));
+  for (const name of TITLE_NAMES) {
+    const found = texts.find((f) => f.name.toLowerCase() === name);
+    if (found) return found;
+  }
+  return texts.find((f) => f.required) ?? texts[0];
+}
+
+/** What a record is called on screen: its title field's value, else `Book 0190f3a2…`. */
+export function recordTitle(entity: Entity, record: ApiRecord | null | undefined): string {
+  const field = titleField(entity);
+  const value = field && record ? record[field.name] : null;
+  if (typeof value === 'string' && value.trim() !== '') return value;
+  const id = record?.id;
+  return typeof id === 'string' ? `${entity.name} ${shortId(id)}` : entity.name;
+}
+
+/** The plural of a count with its noun: `1 book`, `3 books` (the noun is given in both forms). */
+export function counted(n: number, one: string, many: string): string {
+  return `${formatNumber(n)} ${n === 1 ? one : many}`;
+}
