@@ -128,15 +128,22 @@ export function createBaseline(dbPath: string): FastifyInstance {
     `INSERT INTO "orders" (${COLUMNS.map((c) => `"${c}"`).join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`,
   );
   const insertHistory = db.prepare(
-    `INSERT INTO "_ninepoint_history" ("entity", "record_id", "at", "by", "action", "transition", "from_state", "to_state", "changes") VALUES ('Order', ?, ?, ?, 'create', NULL, NULL, NULL, ?)`,
+    `INSERT INTO "_ninepoint_history" ("entity", "record_id", "at", "by", "action", "transition", "from_state", "to_state", "changes", "before") VALUES ('Order', ?, ?, ?, 'create', NULL, NULL, NULL, ?, '{}')`,
   );
-  // The same join as the runtime's auth store, so both pay what it costs: with better-sqlite3's
-  // SQLITE_ENABLE_STAT4 build, a bound value compared to an indexed column that is not unique gets
-  // the statement re-prepared at every run (docs/benchmarks.md). Change the two together.
-  const tokenUser = db.prepare<[string], { id: string; roles: string }>(
-    `SELECT u."id", u."roles" FROM "_ninepoint_tokens" t JOIN "_ninepoint_users" u ON u."id" = t."user_id"
-     WHERE t."token_hash" = ? AND t."revoked_at" IS NULL`,
+  // As the runtime's auth store: two point reads (token by its unique hash, then its user), not a
+  // join, which better-sqlite3's STAT4 build would prepare again at every run (docs/benchmarks.md).
+  const tokenRow = db.prepare<[string], { user_id: string }>(
+    `SELECT "user_id" FROM "_ninepoint_tokens" WHERE "token_hash" = ? AND "revoked_at" IS NULL`,
   );
+  const userRow = db.prepare<[string], { id: string; roles: string }>(
+    `SELECT "id", "roles" FROM "_ninepoint_users" WHERE "id" = ?`,
+  );
+  const tokenUser = {
+    get(hash: string): { id: string; roles: string } | undefined {
+      const token = tokenRow.get(hash);
+      return token ? userRow.get(token.user_id) : undefined;
+    },
+  };
   const create = db.transaction((row: OrderRow, changes: string): boolean => {
     if (customerExists.get(row.customer) === undefined) return false;
     insertOrder.run(

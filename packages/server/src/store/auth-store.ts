@@ -140,7 +140,11 @@ export class AuthStore {
   }
 
   async user(id: string): Promise<UserAccount | undefined> {
-    const row = await first<UserRow>(this.#sql, `SELECT ${USER_COLUMNS} FROM "${USERS_TABLE}" WHERE "id" = ?`, [id]);
+    const row = await first<Omit<UserRow, 'password_hash'>>(
+      this.#sql,
+      `SELECT "id", "email", "name", "roles", "created_at" FROM "${USERS_TABLE}" WHERE "id" = ?`,
+      [id],
+    );
     return row ? account(row) : undefined;
   }
 
@@ -213,21 +217,26 @@ export class AuthStore {
   }
 
   async session(idHash: string): Promise<SessionFound | undefined> {
-    const row = await first<
-      UserRow & { s_created: number | string; s_seen: number | string; s_expires: number | string }
-    >(
+    // Two point reads, not a join: SQLite (built with STAT4) prepares a join on a bound value
+    // again at every run, which cost more than the rest of a request (docs/benchmarks.md).
+    const row = await first<{
+      user_id: string;
+      created_at: number | string;
+      last_seen_at: number | string;
+      expires_at: number | string;
+    }>(
       this.#sql,
-      `SELECT u."id", u."email", u."name", u."roles", u."password_hash", u."created_at",
-              s."created_at" AS "s_created", s."last_seen_at" AS "s_seen", s."expires_at" AS "s_expires"
-       FROM "${SESSIONS_TABLE}" s JOIN "${USERS_TABLE}" u ON u."id" = s."user_id" WHERE s."id_hash" = ?`,
+      `SELECT "user_id", "created_at", "last_seen_at", "expires_at" FROM "${SESSIONS_TABLE}" WHERE "id_hash" = ?`,
       [idHash],
     );
     if (!row) return undefined;
+    const user = await this.user(row.user_id);
+    if (!user) return undefined;
     return {
-      user: account(row),
-      createdAt: Number(row.s_created),
-      lastSeenAt: Number(row.s_seen),
-      expiresAt: Number(row.s_expires),
+      user,
+      createdAt: Number(row.created_at),
+      lastSeenAt: Number(row.last_seen_at),
+      expiresAt: Number(row.expires_at),
     };
   }
 
@@ -260,19 +269,19 @@ export class AuthStore {
     );
   }
 
-  /** The user of a token that has not been revoked. */
+  /** The user of a token that has not been revoked (two point reads, as `session`). */
   async tokenUser(
     hash: string,
   ): Promise<{ tokenId: string; user: UserAccount; lastUsedAt: number | null } | undefined> {
-    const row = await first<UserRow & { t_id: string; t_used: number | string | null }>(
+    const row = await first<{ id: string; user_id: string; last_used_at: number | string | null }>(
       this.#sql,
-      `SELECT u."id", u."email", u."name", u."roles", u."password_hash", u."created_at", t."id" AS "t_id", t."last_used_at" AS "t_used"
-       FROM "${TOKENS_TABLE}" t JOIN "${USERS_TABLE}" u ON u."id" = t."user_id"
-       WHERE t."token_hash" = ? AND t."revoked_at" IS NULL`,
+      `SELECT "id", "user_id", "last_used_at" FROM "${TOKENS_TABLE}" WHERE "token_hash" = ? AND "revoked_at" IS NULL`,
       [hash],
     );
     if (!row) return undefined;
-    return { tokenId: row.t_id, user: account(row), lastUsedAt: row.t_used === null ? null : Number(row.t_used) };
+    const user = await this.user(row.user_id);
+    if (!user) return undefined;
+    return { tokenId: row.id, user, lastUsedAt: row.last_used_at === null ? null : Number(row.last_used_at) };
   }
 
   async touchToken(id: string, now: number): Promise<void> {
@@ -350,7 +359,7 @@ export class AuthStore {
   }
 }
 
-function account(row: UserRow): UserAccount {
+function account(row: Omit<UserRow, 'password_hash'>): UserAccount {
   let roles: string[] = [];
   try {
     const parsed: unknown = JSON.parse(row.roles);

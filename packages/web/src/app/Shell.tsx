@@ -1,78 +1,230 @@
-import { AppShell, Burger, Button, Group, Menu, NavLink, Text, Title, UnstyledButton } from '@mantine/core';
-import { useDisclosure } from '@mantine/hooks';
-import type { Model } from '@ninepoint/spec';
+import {
+  Anchor,
+  AppShell,
+  Avatar,
+  Badge,
+  Box,
+  Burger,
+  Button,
+  Group,
+  Menu,
+  NavLink,
+  ScrollArea,
+  Stack,
+  Text,
+  UnstyledButton,
+} from '@mantine/core';
+import { useDisclosure, useMediaQuery } from '@mantine/hooks';
+import type { Model, Screen } from '@ninepoint/spec';
+import { useEffect, useState } from 'react';
 import { Link, Outlet, useLocation, useNavigate } from 'react-router';
-import { useMe, useSignOut } from '../api/session.ts';
-import { navigation, screenTitle } from './screens.ts';
+import { type Me, useMe, useSignOut } from '../api/session.ts';
+import { BoardIcon, HomeIcon, ListIcon, SignOutIcon } from '../list/icons.tsx';
+import { navigation, refusal, screenAt, screenDoc, screensOf, screenTitle, screenTitles } from './screens.ts';
+
+const MAIN_ID = 'main-content';
 
 /** The frame of every page: the product's name, the screens the user may open, and who is signed in. */
 export function Shell({ model }: { model: Model }) {
   const [opened, { toggle, close }] = useDisclosure();
+  const mobile = useMediaQuery('(max-width: 48em)', false);
   const me = useMe();
-  const signOut = useSignOut();
-  const navigate = useNavigate();
   const location = useLocation();
   const links = me.data ? navigation(model, me.data) : [];
+  const titles = screenTitles(links, model);
   const user = me.data?.user ?? null;
+  // Screens a visitor would see once signed in: worth a hint in the navigation.
+  const hidden = me.data && !user ? screensOf(model).filter((s) => s.params.length === 0 && s.kind !== 'form' && refusal(s, me.data) === 'sign-in').length : 0;
+  useDocumentTitle(model, location.pathname);
+
   return (
     <AppShell
-      header={{ height: 56 }}
-      navbar={{ width: 240, breakpoint: 'sm', collapsed: { mobile: !opened } }}
-      padding="lg"
+      header={{ height: 60 }}
+      navbar={{ width: 272, breakpoint: 'sm', collapsed: { mobile: !opened } }}
+      padding={{ base: 'md', sm: 'xl' }}
     >
+      <SkipLink />
       <AppShell.Header>
         <Group h="100%" px="md" justify="space-between" wrap="nowrap">
-          <Group gap="sm" wrap="nowrap">
-            <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Toggle navigation" />
-            <UnstyledButton component={Link} to="/" aria-label={`${model.product.name}: home`}>
-              <Title order={2} size="h4">
-                {model.product.name}
-              </Title>
+          <Group gap="sm" wrap="nowrap" miw={0}>
+            <Burger
+              opened={opened}
+              onClick={toggle}
+              hiddenFrom="sm"
+              size="sm"
+              aria-label={opened ? 'Close navigation' : 'Open navigation'}
+              aria-expanded={opened}
+              aria-controls="app-navigation"
+            />
+            <UnstyledButton component={Link} to="/" aria-label={`${model.product.name}, home`} onClick={close}>
+              <Group gap="xs" wrap="nowrap">
+                <Avatar color="indigo" variant="filled" radius="md" size={32} aria-hidden="true">
+                  {initials(model.product.name)}
+                </Avatar>
+                <Text fw={700} size="lg" truncate="end">
+                  {model.product.name}
+                </Text>
+              </Group>
             </UnstyledButton>
           </Group>
           {user ? (
-            <Menu position="bottom-end" withinPortal>
-              <Menu.Target>
-                <Button variant="subtle" aria-label={`Signed in as ${user.name}`}>
-                  {user.name}
-                </Button>
-              </Menu.Target>
-              <Menu.Dropdown>
-                <Menu.Label>
-                  <Text size="xs">{user.email}</Text>
-                  {user.roles.length > 0 && <Text size="xs">Roles: {user.roles.join(', ')}</Text>}
-                </Menu.Label>
-                <Menu.Item onClick={() => signOut.mutate(undefined, { onSuccess: () => navigate('/') })}>
-                  Sign out
-                </Menu.Item>
-              </Menu.Dropdown>
-            </Menu>
-          ) : (
+            <UserMenu user={user} />
+          ) : me.isPending ? null : (
             <Button
               component={Link}
               to={`/sign-in?next=${encodeURIComponent(location.pathname + location.search)}`}
-              variant="light"
+              variant="filled"
             >
               Sign in
             </Button>
           )}
         </Group>
       </AppShell.Header>
-      <AppShell.Navbar p="xs" aria-label="Screens">
-        {links.map((screen) => (
-          <NavLink
-            key={screen.route}
-            component={Link}
-            to={screen.route}
-            label={screenTitle(screen, model)}
-            active={location.pathname === screen.route}
-            onClick={close}
-          />
-        ))}
+      <AppShell.Navbar id="app-navigation" aria-label="Main" p="sm" inert={mobile && !opened}>
+        <AppShell.Section grow component={ScrollArea}>
+          <Stack gap={2}>
+            {links.map((screen) => (
+              <NavLink
+                key={screen.route}
+                component={Link}
+                to={screen.route}
+                label={titles.get(screen) ?? screenTitle(screen, model)}
+                description={screen.kind === 'home' ? undefined : screenDoc(screen) || undefined}
+                leftSection={<KindIcon screen={screen} />}
+                active={isActive(screen, links, location.pathname)}
+                aria-current={isActive(screen, links, location.pathname) ? 'page' : undefined}
+                onClick={close}
+                styles={{ description: { whiteSpace: 'normal' } }}
+              />
+            ))}
+          </Stack>
+        </AppShell.Section>
+        {hidden > 0 && (
+          <AppShell.Section pt="sm">
+            <Text size="sm" c="dimmed" px="sm">
+              <Anchor component={Link} to={`/sign-in?next=${encodeURIComponent(location.pathname)}`} onClick={close}>
+                Sign in
+              </Anchor>{' '}
+              to see {hidden === 1 ? 'one more screen' : `${hidden} more screens`}.
+            </Text>
+          </AppShell.Section>
+        )}
       </AppShell.Navbar>
-      <AppShell.Main>
-        <Outlet />
+      <AppShell.Main id={MAIN_ID} tabIndex={-1} style={{ outline: 'none' }}>
+        <Box maw={1280} mx="auto">
+          <Outlet />
+        </Box>
       </AppShell.Main>
     </AppShell>
   );
+}
+
+/** Off screen until focused: the first Tab stop skips the header and navigation. */
+function SkipLink() {
+  const [focused, setFocused] = useState(false);
+  return (
+    <Anchor
+      href={`#${MAIN_ID}`}
+      onFocus={() => setFocused(true)}
+      onBlur={() => setFocused(false)}
+      onClick={(event) => {
+        event.preventDefault();
+        document.getElementById(MAIN_ID)?.focus();
+      }}
+      style={{
+        position: 'fixed',
+        left: 8,
+        top: 8,
+        zIndex: 1000,
+        padding: '8px 12px',
+        background: 'var(--mantine-color-body)',
+        borderRadius: 6,
+        boxShadow: 'var(--mantine-shadow-md)',
+        transform: focused ? 'none' : 'translateY(-300%)',
+      }}
+    >
+      Skip to content
+    </Anchor>
+  );
+}
+
+function UserMenu({ user }: { user: NonNullable<Me['user']> }) {
+  const signOut = useSignOut();
+  const navigate = useNavigate();
+  return (
+    <Menu position="bottom-end" withinPortal width={260}>
+      <Menu.Target>
+        <UnstyledButton aria-label={`Account: signed in as ${user.name}`} px="xs" py={4} style={{ borderRadius: 8 }}>
+          <Group gap="xs" wrap="nowrap">
+            <Avatar name={user.name} color="initials" size={32} aria-hidden="true" />
+            <Text size="sm" fw={500} visibleFrom="xs" truncate="end" maw={180}>
+              {user.name}
+            </Text>
+          </Group>
+        </UnstyledButton>
+      </Menu.Target>
+      <Menu.Dropdown>
+        <Box px="sm" py="xs">
+          <Text size="sm" fw={600}>
+            {user.name}
+          </Text>
+          <Text size="xs" c="dimmed">
+            {user.email}
+          </Text>
+          {user.roles.length > 0 && (
+            <Group gap={4} mt={6}>
+              {user.roles.map((role) => (
+                <Badge key={role} size="xs" variant="light">
+                  {role}
+                </Badge>
+              ))}
+            </Group>
+          )}
+        </Box>
+        <Menu.Divider />
+        <Menu.Item
+          leftSection={<SignOutIcon size={16} />}
+          onClick={() => signOut.mutate(undefined, { onSuccess: () => navigate('/') })}
+        >
+          Sign out
+        </Menu.Item>
+      </Menu.Dropdown>
+    </Menu>
+  );
+}
+
+function KindIcon({ screen }: { screen: Screen }) {
+  if (screen.kind === 'home') return <HomeIcon size={18} />;
+  if (screen.kind === 'board') return <BoardIcon size={18} />;
+  return <ListIcon size={18} />;
+}
+
+/** The link of the page shown, or of the list a record was opened from (`/books/…` → Books). */
+function isActive(screen: Screen, links: readonly Screen[], pathname: string): boolean {
+  if (links.some((s) => s.route === pathname)) return screen.route === pathname;
+  if (screen.route === '/') return false;
+  const prefixed = links.filter((s) => s.route !== '/' && pathname.startsWith(`${s.route}/`));
+  const longest = prefixed.sort((a, b) => b.route.length - a.route.length)[0];
+  return longest === screen;
+}
+
+function initials(name: string): string {
+  const words = name.split(/\s+/).filter((w) => /^[\p{L}\p{N}]/u.test(w));
+  return (words.length > 1 ? `${words[0]?.[0] ?? ''}${words[1]?.[0] ?? ''}` : name.slice(0, 2)).toUpperCase();
+}
+
+/** `Books · Lending desk`: the tab and screen readers name the page shown. */
+function useDocumentTitle(model: Model, pathname: string) {
+  useEffect(() => {
+    const screen = screenAt(model, pathname);
+    const page =
+      pathname === '/sign-in'
+        ? 'Sign in'
+        : screen === undefined
+          ? 'Page not found'
+          : screen.kind === 'home'
+            ? null
+            : screenTitle(screen, model);
+    document.title = page ? `${page} · ${model.product.name}` : model.product.name;
+  }, [model, pathname]);
 }

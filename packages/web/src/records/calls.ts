@@ -1,0 +1,77 @@
+import { type Call, effectiveCalls, type Entity, type Field, type Model } from '@ninepoint/spec';
+
+/** A record as the API answers it: the system fields, then the entity's fields (null when unset). */
+export interface ApiRecord {
+  id: string;
+  created_at: string;
+  updated_at: string;
+  created_by: string | null;
+  state?: string;
+  [field: string]: unknown;
+}
+
+/** One page of a list call. */
+export interface Page {
+  items: ApiRecord[];
+  next: string | null;
+  total?: number;
+}
+
+/** One entry of a record's history, oldest first. */
+export interface HistoryEntry {
+  at: string;
+  by: string | null;
+  action: 'create' | 'update' | 'delete' | 'transition';
+  transition: string | null;
+  from: string | null;
+  to: string | null;
+  changes: Record<string, unknown>;
+  before?: Record<string, unknown>;
+}
+
+type PlainKind = 'list' | 'get' | 'create' | 'update' | 'delete' | 'history';
+
+const served = new WeakMap<Model, Call[]>();
+
+/** The calls the server serves: point 7 as declared, or the derived set. */
+export function servedCalls(model: Model): Call[] {
+  let calls = served.get(model);
+  if (!calls) {
+    calls = effectiveCalls(model);
+    served.set(model, calls);
+  }
+  return calls;
+}
+
+/** The served call doing `kind` for an entity, if there is one. */
+export function callFor(model: Model, entity: string, kind: PlainKind): Call | undefined {
+  return servedCalls(model).find((c) => c.action.kind === kind && c.action.entity === entity);
+}
+
+/** The served call of a transition, if there is one (the creating transition has none: it runs on create). */
+export function transitionCall(model: Model, entity: string, transition: string): Call | undefined {
+  return servedCalls(model).find(
+    (c) => c.action.kind === 'transition' && c.action.entity === entity && c.action.transition === transition,
+  );
+}
+
+/** A call's path with its record id filled in. */
+export function pathOf(call: Call, id?: string): string {
+  return call.path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, () => encodeURIComponent(id ?? ''));
+}
+
+/** The fields a call's payload accepts, in the entity's order; none when it takes no body. */
+export function payloadFields(entity: Entity, call: Call | undefined): Field[] {
+  const payload = call?.payload;
+  if (!payload) return [];
+  const named = payload.fields;
+  return named === null ? entity.fields : entity.fields.filter((f) => named.includes(f.name));
+}
+
+export function entityNamed(model: Model, name: string): Entity | undefined {
+  return model.entities.find((e) => e.name === name);
+}
+
+export function machineOf(model: Model, entity: string) {
+  return model.machines.find((m) => m.entity === entity);
+}

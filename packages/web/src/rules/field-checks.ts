@@ -1,0 +1,192 @@
+import type { Field, Model } from '@ninepoint/spec';
+import { catalogueOf, type MessageParams } from './catalogue.ts';
+
+/** A value as the API takes it. */
+export type Value = string | number | boolean | null;
+
+/** One field's failure, as the server reports it in a 422's `errors`. */
+export interface FieldFailure {
+  field: string;
+  code: string;
+  message: string;
+}
+
+/** RFC 5321's limit on an address, and the server's on a web address (their schemas' `maxLength`). */
+const EMAIL_MAX_LENGTH = 254;
+const URL_MAX_LENGTH = 2048;
+/** Close to what the server's `format: email` accepts: something@something.something, no spaces. */
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
+
+const patterns = new Map<string, RegExp | null>();
+
+/**
+ * A field's pattern as a JavaScript RegExp, or null when it cannot be compiled here. Patterns are
+ * RE2 syntax; JavaScript's Unicode mode reads the common subset the same way and refuses escapes
+ * it does not know (RE2's `\z`, `(?i)`, `\pL`…), so a pattern it refuses is left to the server.
+ */
+export function compilePattern(pattern: string): RegExp | null {
+  if (!patterns.has(pattern)) {
+    let compiled: RegExp | null;
+    try {
+      compiled = new RegExp(pattern, 'u');
+    } catch {
+      compiled = null;
+    }
+    patterns.set(pattern, compiled);
+  }
+  return patterns.get(pattern) ?? null;
+}
+
+/** What a field's values are, in words, for INVALID_TYPE's `{type}` (the server's words). */
+export function typeWords(field: Field): string {
+  const t = field.type;
+  switch (t.kind) {
+    case 'text':
+    case 'longText':
+      return 'text';
+    case 'integer':
+      return 'a whole number';
+    case 'decimal':
+      return t.scale === null
+        ? 'a number'
+        : `a number with at most ${t.scale} decimal place${t.scale === 1 ? '' : 's'}`;
+    case 'boolean':
+      return 'true or false';
+    case 'date':
+      return 'a date (YYYY-MM-DD)';
+    case 'datetime':
+      return 'a date and time with a time zone (ISO 8601)';
+    case 'email':
+      return 'an email address';
+    case 'url':
+      return 'a web address starting with http:// or https://';
+    case 'choice':
+      return `one of ${t.values.join(', ')}`;
+    case 'reference':
+      return `the id of a ${t.entity}`;
+  }
+}
+
+export interface CheckOptions {
+  /**
+   * True when a create leaves an empty field to the server: a required field with a default is
+   * then filled in (`default today`), not missing.
+   */
+  creating: boolean;
+}
+
+/**
+ * The field rules of point 3 for one value, as the server checks them: required, type, range,
+ * length, pattern, choice. The first failure, with its catalogue message; null when it passes.
+ * `invalid` marks input that could not be read as the field's type at all (letters in a number).
+ */
+export function checkField(
+  model: Model,
+  field: Field,
+  value: Value,
+  options: CheckOptions,
+  invalid = false,
+): FieldFailure | null {
+  const catalogue = catalogueOf(model);
+  const fail = (code: string, params: MessageParams = {}): FieldFailure => ({
+    field: field.name,
+    code,
+    message: catalogue.message(code, { field: field.name, ...params }),
+  });
+  if (invalid) return fail('INVALID_TYPE', { type: typeWords(field) });
+  if (value === null) {
+    const filledIn = options.creating && field.default !== null;
+    return field.required && !filledIn ? fail('REQUIRED') : null;
+  }
+  const t = field.type;
+  switch (t.kind) {
+    case 'integer':
+    case 'decimal': {
+      if (typeof value !== 'number' || !Number.isFinite(value)) return fail('INVALID_TYPE', { type: typeWords(field) });
+      if (t.kind === 'integer' && !Number.isSafeInteger(value)) return fail('INVALID_TYPE', { type: typeWords(field) });
+      if (t.kind === 'decimal' && t.scale !== null && !hasScale(value, t.scale)) {
+        return fail('INVALID_TYPE', { type: typeWords(field) });
+      }
+      const min = field.min?.value;
+      const max = field.max?.value;
+      if ((min !== undefined && value < min) || (max !== undefined && value > max)) {
+        return fail('OUT_OF_RANGE', { min: min ?? '-∞', max: max ?? '∞' });
+      }
+      return null;
+    }
+    case 'text':
+    case 'longText':
+    case 'email':
+    case 'url': {
+      if (typeof value !== 'string') return fail('INVALID_TYPE', { type: typeWords(field) });
+      const length = Array.from(value).length;
+      const defaultMax = t.kind === 'email' ? EMAIL_MAX_LENGTH : t.kind === 'url' ? URL_MAX_LENGTH : undefined;
+      const minLength = field.minLength?.value;
+      const maxLength = field.maxLength?.value ?? defaultMax;
+      if (minLength !== undefined && length < minLength) return fail('TOO_SHORT', { min: minLength });
+      if (maxLength !== undefined && length > maxLength) return fail('TOO_LONG', { max: maxLength });
+      if (t.kind === 'email' && !EMAIL.test(value)) return fail('INVALID_TYPE', { type: typeWords(field) });
+      if (t.kind === 'url' && !isWebAddress(value)) return fail('INVALID_TYPE', { type: typeWords(field) });
+      if (field.pattern !== null) {
+        const pattern = compilePattern(field.pattern);
+        if (pattern && !pattern.test(value)) return fail('PATTERN_MISMATCH');
+      }
+      return null;
+    }
+    case 'choice':
+      return typeof value === 'string' && t.values.includes(value)
+        ? null
+        : fail('INVALID_CHOICE', { values: t.values.join(', ') });
+    case 'boolean':
+      return typeof value === 'boolean' ? null : fail('INVALID_TYPE', { type: typeWords(field) });
+    case 'date':
+      return typeof value === 'string' && DATE.test(value) && isRealDate(value)
+        ? null
+        : fail('INVALID_TYPE', { type: typeWords(field) });
+    case 'datetime':
+      return typeof value === 'string' && DATE_TIME.test(value) && !Number.isNaN(Date.parse(value))
+        ? null
+        : fail('INVALID_TYPE', { type: typeWords(field) });
+    case 'reference':
+      return typeof value === 'string' ? null : fail('INVALID_TYPE', { type: typeWords(field) });
+  }
+}
+
+/** Checks several fields; the failures by field name. */
+export function checkFields(
+  model: Model,
+  fields: readonly Field[],
+  values: Readonly<Record<string, Value>>,
+  options: CheckOptions,
+  invalid: ReadonlySet<string> = new Set(),
+): Record<string, FieldFailure> {
+  const failures: Record<string, FieldFailure> = {};
+  for (const field of fields) {
+    const failure = checkField(model, field, values[field.name] ?? null, options, invalid.has(field.name));
+    if (failure) failures[field.name] = failure;
+  }
+  return failures;
+}
+
+/** At most `scale` decimal places, allowing for binary fractions (0.1 + 0.2). */
+function hasScale(value: number, scale: number): boolean {
+  const scaled = value * 10 ** scale;
+  return Math.abs(scaled - Math.round(scaled)) < 1e-6 * Math.max(1, Math.abs(scaled));
+}
+
+function isRealDate(text: string): boolean {
+  const ms = Date.parse(`${text}T00:00:00.000Z`);
+  return !Number.isNaN(ms) && new Date(ms).toISOString().slice(0, 10) === text;
+}
+
+function isWebAddress(text: string): boolean {
+  if (!/^https?:\/\//.test(text)) return false;
+  try {
+    new URL(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
