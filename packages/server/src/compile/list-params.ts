@@ -41,7 +41,8 @@ export function compileListParams(entity: Entity, machine: StateMachine | undefi
     ['updated_at', { stored: 'text', nullable: false, format: 'datetime' }],
     ['created_by', { stored: 'text', nullable: true }],
   ]);
-  const filterable = new Map<string, FilterType>();
+  // `created_by` too: a screen's `where created_by = me` filters on the server like any field.
+  const filterable = new Map<string, FilterType>([['created_by', { kind: 'reference' }]]);
   if (machine) {
     sortable.set('state', { stored: 'text', nullable: false });
     filterable.set('state', { kind: 'choice', values: machine.states.map((s) => s.name) });

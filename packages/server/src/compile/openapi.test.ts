@@ -183,6 +183,7 @@ describe('the OpenAPI document', () => {
       'query cursor',
       'query sort',
       'query count',
+      'query filter[created_by]',
       'query filter[state]',
       'query filter[book]',
       'query filter[borrower]',

@@ -348,6 +348,13 @@ function systemOperation(route: SystemRoute, responses: ProblemResponses): Opera
         ...base,
         parameters: [
           {
+            name: 'id',
+            in: 'query',
+            required: false,
+            description: 'A user id, repeatable (at most 100): answers those users, for any signed-in caller.',
+            schema: { type: 'string', format: 'uuid' },
+          },
+          {
             name: 'q',
             in: 'query',
             required: false,

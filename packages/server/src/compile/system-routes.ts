@@ -51,7 +51,8 @@ export const SYSTEM_ROUTES = [
     operationId: 'listUsers',
     summary:
       'Users whose email or name contains q, by name: for picking a value of a field referring to User. ' +
-      'Open to users who may create or update a record with such a field.',
+      'Open to users who may create or update a record with such a field; with id (repeatable), ' +
+      'any signed-in user may ask for the users records name.',
   },
 ] as const;
 

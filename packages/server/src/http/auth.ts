@@ -8,6 +8,7 @@ import { SECURE_SESSION_COOKIE, SESSION_COOKIE, SIGN_IN_SCHEMA } from '../compil
 import { type AccessSummary, type Actor, VISITOR } from '../compile/permissions.ts';
 import { type AuthStore, normalizeEmail, type UserAccount } from '../store/auth-store.ts';
 import { ProblemError } from './problem.ts';
+import { UUID } from './values.ts';
 
 /** Who a request is from, as the handlers see it. */
 export interface RequestActor extends Actor {
@@ -216,6 +217,16 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
   // such a field, never showing more than a user's account (no password hash, no sessions).
   app.get('/api/users', async (request, reply) => {
     if (request.actor.user === null) throw new ProblemError('NOT_SIGNED_IN');
+    const query = request.query as Record<string, string | string[] | undefined>;
+    const unknown = Object.keys(query).find((k) => k !== 'q' && k !== 'limit' && k !== 'id');
+    if (unknown !== undefined) throw invalid('the only parameters are q, limit and id');
+    if (query.id !== undefined) {
+      // Users by id, for showing who a record or its history names: any signed-in user may ask.
+      const ids = (Array.isArray(query.id) ? query.id : [query.id]).map((id) => id.toLowerCase());
+      if (ids.length > 100 || ids.some((id) => !UUID.test(id))) throw invalid('id must be up to 100 user ids');
+      if (query.q !== undefined || query.limit !== undefined) throw invalid('id cannot be combined with q or limit');
+      return reply.send({ items: await auth.usersById(ids) });
+    }
     if (!(options.mayPickUsers?.(request.actor) ?? true)) {
       throw new ProblemError(
         'FORBIDDEN',
@@ -223,13 +234,11 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
         { detail: 'The user directory is for those who may fill in a User field.' },
       );
     }
-    const query = request.query as Record<string, string | string[] | undefined>;
-    const unknown = Object.keys(query).find((k) => k !== 'q' && k !== 'limit');
-    if (unknown !== undefined) throw invalid('the only parameters are q and limit');
     const q = query.q ?? '';
     const limitText = query.limit ?? '20';
-    if (typeof q !== 'string' || q.length > 200 || q.includes('\u0000'))
+    if (typeof q !== 'string' || q.length > 200 || q.includes('\u0000')) {
       throw invalid('q must be one text of at most 200 characters');
+    }
     if (
       typeof limitText !== 'string' ||
       !/^\d{1,3}$/.test(limitText) ||

@@ -47,6 +47,17 @@ describe.each(TEST_DATABASES)('the user directory on $name', (db) => {
     expect(answer.json()).toMatchObject({ code: 'FORBIDDEN' });
   });
 
+  it('answers users by id to any signed-in user, so records can show names', async () => {
+    const { authorization: member, user } = await userWithToken(server, ['member'], 'reader@example.test');
+    const items = (
+      await get(`/api/users?id=${user.id.toUpperCase()}&id=${user.id}`, { authorization: member })
+    ).json() as {
+      items: { email: string }[];
+    };
+    expect(items.items.map((u) => u.email)).toEqual(['reader@example.test']);
+    expect((await get('/api/users?id=nope', { authorization: member })).statusCode).toBe(400);
+  });
+
   it('answers NOT_SIGNED_IN to visitors and INVALID_PAYLOAD to bad parameters', async () => {
     const visitor = await get('/api/users', {});
     expect(visitor.statusCode).toBe(401);

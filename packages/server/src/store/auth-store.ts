@@ -173,6 +173,16 @@ export class AuthStore {
     return rows.map(account);
   }
 
+  /** The users with these ids (those that exist), by name. */
+  async usersById(ids: readonly string[]): Promise<UserAccount[]> {
+    const found: UserAccount[] = [];
+    for (const id of new Set(ids)) {
+      const user = await this.user(id);
+      if (user) found.push(user);
+    }
+    return found.sort((a, b) => a.name.localeCompare(b.name));
+  }
+
   async countUsers(): Promise<number> {
     const row = await first<{ n: number | string }>(this.#sql, `SELECT count(*) AS "n" FROM "${USERS_TABLE}"`);
     return Number(row?.n ?? 0);
