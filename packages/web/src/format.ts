@@ -33,7 +33,12 @@ export function fieldType(entity: Entity, name: string): FieldType | undefined {
   return entity.fields.find((f) => f.name === name)?.type ?? systemFieldType(name);
 }
 
-const dateFormat = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' });
+const dateFormat = new Intl.DateTimeFormat(undefined, {
+  year: 'numeric',
+  month: 'short',
+  day: 'numeric',
+  timeZone: 'UTC',
+});
 const dateTimeFormat = new Intl.DateTimeFormat(undefined, {
   year: 'numeric',
   month: 'short',
@@ -56,9 +61,20 @@ export function formatDateTime(value: string): string {
   return Number.isNaN(date.getTime()) ? value : dateTimeFormat.format(date);
 }
 
+const dayFormat = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
+
+/** An ISO 8601 moment → its day in the reader's time zone (`Mar 14, 2025`): enough for a column of when records were made. */
+export function formatDay(value: string): string {
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? value : dayFormat.format(date);
+}
+
 /** A number with the reader's digit grouping; a `decimal(N)` field shows N places. */
 export function formatNumber(value: number, scale: number | null = null): string {
-  return value.toLocaleString(undefined, scale === null ? {} : { minimumFractionDigits: scale, maximumFractionDigits: scale });
+  return value.toLocaleString(
+    undefined,
+    scale === null ? {} : { minimumFractionDigits: scale, maximumFractionDigits: scale },
+  );
 }
 
 /**
@@ -120,4 +136,24 @@ export function recordTitle(entity: Entity, record: ApiRecord | null | undefined
 /** The plural of a count with its noun: `1 book`, `3 books` (the noun is given in both forms). */
 export function counted(n: number, one: string, many: string): string {
   return `${formatNumber(n)} ${n === 1 ? one : many}`;
+}
+
+const STATE_PALETTE = ['blue', 'violet', 'cyan', 'orange', 'grape', 'lime', 'pink', 'yellow'];
+const STATE_WORDS: [RegExp, string][] = [
+  [/^(new|draft|open|todo|pending|queued|planned)$/, 'gray'],
+  [/(overdue|late|lost|reject|declin|cancel|fail|block|escalat|expired|denied|refused)/, 'red'],
+  [/(done|closed|resolved|returned|paid|approved|complete|accepted|published|shipped|delivered|finished)/, 'teal'],
+  [/(wait|hold|review|submitted|sent back)/, 'yellow'],
+];
+
+/**
+ * A Mantine colour for a state badge: grey for states that have not started, red for the ones
+ * that went wrong, teal for the ones that are done, yellow for waiting; other states take a colour
+ * by their place in the machine, so one state has one colour on every screen.
+ */
+export function stateColor(states: readonly string[], state: string): string {
+  const name = state.toLowerCase();
+  for (const [pattern, color] of STATE_WORDS) if (pattern.test(name)) return color;
+  const index = states.indexOf(state);
+  return STATE_PALETTE[Math.max(index, 0) % STATE_PALETTE.length] ?? 'blue';
 }

@@ -13,6 +13,7 @@ import {
   Stack,
   Text,
   UnstyledButton,
+  VisuallyHidden,
 } from '@mantine/core';
 import { useDisclosure, useMediaQuery } from '@mantine/hooks';
 import type { Model, Screen } from '@ninepoint/spec';
@@ -34,7 +35,11 @@ export function Shell({ model }: { model: Model }) {
   const titles = screenTitles(links, model);
   const user = me.data?.user ?? null;
   // Screens a visitor would see once signed in: worth a hint in the navigation.
-  const hidden = me.data && !user ? screensOf(model).filter((s) => s.params.length === 0 && s.kind !== 'form' && refusal(s, me.data) === 'sign-in').length : 0;
+  const hidden =
+    me.data && !user
+      ? screensOf(model).filter((s) => s.params.length === 0 && s.kind !== 'form' && refusal(s, me.data) === 'sign-in')
+          .length
+      : 0;
   useDocumentTitle(model, location.pathname);
 
   return (
@@ -56,15 +61,13 @@ export function Shell({ model }: { model: Model }) {
               aria-expanded={opened}
               aria-controls="app-navigation"
             />
-            <UnstyledButton component={Link} to="/" aria-label={`${model.product.name}, home`} onClick={close}>
-              <Group gap="xs" wrap="nowrap">
-                <Avatar color="indigo" variant="filled" radius="md" size={32} aria-hidden="true">
-                  {initials(model.product.name)}
-                </Avatar>
-                <Text fw={700} size="lg" truncate="end">
-                  {model.product.name}
-                </Text>
-              </Group>
+            <Avatar color="indigo" variant="filled" radius="md" size={32} aria-hidden="true">
+              {initials(model.product.name)}
+            </Avatar>
+            <UnstyledButton component={Link} to="/" onClick={close} miw={0} style={{ borderRadius: 6 }}>
+              <Text fw={700} size="lg" truncate="end">
+                {model.product.name}
+              </Text>
             </UnstyledButton>
           </Group>
           {user ? (
@@ -94,7 +97,7 @@ export function Shell({ model }: { model: Model }) {
                 active={isActive(screen, links, location.pathname)}
                 aria-current={isActive(screen, links, location.pathname) ? 'page' : undefined}
                 onClick={close}
-                styles={{ description: { whiteSpace: 'normal' } }}
+                styles={{ description: { whiteSpace: 'normal', opacity: 1 } }}
               />
             ))}
           </Stack>
@@ -102,7 +105,12 @@ export function Shell({ model }: { model: Model }) {
         {hidden > 0 && (
           <AppShell.Section pt="sm">
             <Text size="sm" c="dimmed" px="sm">
-              <Anchor component={Link} to={`/sign-in?next=${encodeURIComponent(location.pathname)}`} onClick={close}>
+              <Anchor
+                component={Link}
+                to={`/sign-in?next=${encodeURIComponent(location.pathname)}`}
+                onClick={close}
+                underline="always"
+              >
                 Sign in
               </Anchor>{' '}
               to see {hidden === 1 ? 'one more screen' : `${hidden} more screens`}.
@@ -154,12 +162,13 @@ function UserMenu({ user }: { user: NonNullable<Me['user']> }) {
   return (
     <Menu position="bottom-end" withinPortal width={260}>
       <Menu.Target>
-        <UnstyledButton aria-label={`Account: signed in as ${user.name}`} px="xs" py={4} style={{ borderRadius: 8 }}>
+        <UnstyledButton px="xs" py={4} style={{ borderRadius: 8 }}>
           <Group gap="xs" wrap="nowrap">
-            <Avatar name={user.name} color="initials" size={32} aria-hidden="true" />
-            <Text size="sm" fw={500} visibleFrom="xs" truncate="end" maw={180}>
+            <Avatar name={user.name} color="indigo" size={32} aria-hidden="true" />
+            <Text size="sm" fw={500} visibleFrom="xs" truncate="end" maw={180} aria-hidden="true">
               {user.name}
             </Text>
+            <VisuallyHidden component="span">Account of {user.name}</VisuallyHidden>
           </Group>
         </UnstyledButton>
       </Menu.Target>

@@ -74,7 +74,28 @@ export function label(name: string): string {
 }
 
 /** Two-letter route words that are ordinary words, not abbreviations to write in capitals (`/kb` → `KB`). */
-const SHORT_WORDS = new Set(['my', 'me', 'us', 'in', 'on', 'to', 'at', 'by', 'of', 'up', 'do', 'go', 'no', 'so', 'or', 'an', 'as', 'is', 'it', 'we']);
+const SHORT_WORDS = new Set([
+  'my',
+  'me',
+  'us',
+  'in',
+  'on',
+  'to',
+  'at',
+  'by',
+  'of',
+  'up',
+  'do',
+  'go',
+  'no',
+  'so',
+  'or',
+  'an',
+  'as',
+  'is',
+  'it',
+  'we',
+]);
 
 /** The words of a route without its parameters and `new`/`edit`: `/my/old-loans` → `My old loans`; '' for `/`. */
 export function routeWords(route: string): string {
@@ -142,9 +163,7 @@ export function screenTitles(screens: readonly Screen[], model: Model): Map<Scre
 
 /** A screen's `where` as written: `borrower = me and state = out`. */
 export function filterText(screen: Screen): string {
-  return screen.filters
-    .map((f) => `${f.field} = ${'me' in f.value ? 'me' : String(f.value.literal)}`)
-    .join(' and ');
+  return screen.filters.map((f) => `${f.field} = ${'me' in f.value ? 'me' : String(f.value.literal)}`).join(' and ');
 }
 
 /** The screen whose route matches a path, with its parameters; undefined when none does. */

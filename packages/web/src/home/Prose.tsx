@@ -56,7 +56,8 @@ export function blocks(markdown: string): Block[] {
     }
     if (/^\s{0,3}>/.test(line)) {
       const quote: string[] = [];
-      while (i < lines.length && /^\s{0,3}>/.test(lines[i] ?? '')) quote.push((lines[i++] ?? '').replace(/^\s{0,3}>\s?/, ''));
+      while (i < lines.length && /^\s{0,3}>/.test(lines[i] ?? ''))
+        quote.push((lines[i++] ?? '').replace(/^\s{0,3}>\s?/, ''));
       out.push({ kind: 'quote', text: quote.join(' ') });
       continue;
     }
@@ -92,7 +93,12 @@ function renderBlock(block: Block, key: number, headingOrder: 2 | 3 | 4): ReactN
   switch (block.kind) {
     case 'heading':
       return (
-        <Title key={key} order={Math.min(6, headingOrder + Math.max(0, block.level - 3)) as 2 | 3 | 4 | 5 | 6} mt="md" mb="xs">
+        <Title
+          key={key}
+          order={Math.min(6, headingOrder + Math.max(0, block.level - 3)) as 2 | 3 | 4 | 5 | 6}
+          mt="md"
+          mb="xs"
+        >
           {inline(block.text)}
         </Title>
       );
@@ -139,7 +145,7 @@ export function inline(text: string): ReactNode[] {
   let key = 0;
   for (const match of text.matchAll(pattern)) {
     const index = match.index ?? 0;
-    if (index > last) out.push(unescape(text.slice(last, index)));
+    if (index > last) out.push(unescapeMarkdown(text.slice(last, index)));
     const [, , code, strong1, strong2, em1, em2, linkText, href, bare] = match;
     if (code !== undefined) out.push(<Code key={key++}>{code.trim()}</Code>);
     else if (strong1 !== undefined || strong2 !== undefined)
@@ -149,7 +155,7 @@ export function inline(text: string): ReactNode[] {
     else if (bare !== undefined) out.push(link(bare, bare, key++));
     last = index + match[0].length;
   }
-  if (last < text.length) out.push(unescape(text.slice(last)));
+  if (last < text.length) out.push(unescapeMarkdown(text.slice(last)));
   return out;
 }
 
@@ -158,13 +164,18 @@ function link(href: string, children: ReactNode, key: number): ReactNode {
   if (!safe) return <span key={key}>{children}</span>;
   const external = !href.startsWith('/');
   return (
-    <Anchor key={key} href={href} {...(external ? { target: '_blank', rel: 'noopener noreferrer' } : {})}>
+    <Anchor
+      key={key}
+      href={href}
+      underline="always"
+      {...(external ? { target: '_blank', rel: 'noopener noreferrer' } : {})}
+    >
       {children}
     </Anchor>
   );
 }
 
 /** Markdown's backslash escapes: `\*` is a star. */
-function unescape(text: string): string {
+function unescapeMarkdown(text: string): string {
   return text.replace(/\\([\\`*_{}[\]()#+\-.!|>~])/g, '$1');
 }

@@ -1,5 +1,5 @@
 import type { Model } from '@ninepoint/spec';
-import { type QueryClient, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type QueryClient, useQuery } from '@tanstack/react-query';
 import { type Answer, ApiError, api } from '../api/client.ts';
 import { type ApiRecord, callFor, type HistoryEntry, pathOf } from './calls.ts';
 
@@ -35,11 +35,6 @@ export function useHistory(model: Model, entity: string, id: string | null | und
  */
 export function refreshRecords(client: QueryClient): Promise<void> {
   return client.invalidateQueries({ predicate: (q) => q.queryKey[0] !== 'spec' && q.queryKey[0] !== 'me' });
-}
-
-export function useRefreshRecords(): () => Promise<void> {
-  const client = useQueryClient();
-  return () => refreshRecords(client);
 }
 
 /** Puts a record the server just answered with into the cache, so its screen shows it at once. */

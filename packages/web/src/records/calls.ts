@@ -1,4 +1,4 @@
-import { type Call, effectiveCalls, type Entity, type Field, type Model } from '@ninepoint/spec';
+import { type Call, type Entity, effectiveCalls, type Field, type Model } from '@ninepoint/spec';
 
 /** A record as the API answers it: the system fields, then the entity's fields (null when unset). */
 export interface ApiRecord {

@@ -44,14 +44,29 @@ export function fallbackTitle(entity: string, id: string | undefined): string {
   return id ? `${entity} …${id.slice(-4)}` : entity;
 }
 
-/** A record's title without looking anything up: its naming text, or the fallback. */
-export function plainTitle(entity: Entity, record: ApiRecord): string {
-  const parts = titleFields(entity)
-    .filter((f) => !isReference(f))
-    .map((f) => record[f.name])
-    .filter((v): v is string | number => (typeof v === 'string' && v.trim() !== '') || typeof v === 'number')
-    .map((v) => oneLine(String(v)));
+/** Names a user by id, when known. */
+export type UserNamer = (id: string) => string | undefined;
+
+/**
+ * A record's title without fetching anything: its naming text, and the users it names when
+ * `users` knows them; references to other records are left out. Else the fallback.
+ */
+export function plainTitle(entity: Entity, record: ApiRecord, users?: UserNamer): string {
+  const parts: string[] = [];
+  for (const f of titleFields(entity)) {
+    const v = record[f.name];
+    if (v === null || v === undefined || v === '') continue;
+    if (f.type.kind !== 'reference') parts.push(oneLine(String(v)));
+    else if (f.type.entity === USER_ENTITY && users) parts.push(users(String(v)) ?? unnamedUser(String(v)));
+  }
   return parts.length > 0 ? parts.join(' · ') : fallbackTitle(entity.name, record.id);
+}
+
+/** A namer from the signed-in user and the user directory (as far as it is loaded). */
+export function useUserNamer(): UserNamer {
+  const me = useMe();
+  const directory = useUserDirectory();
+  return (id) => (me.data?.user?.id === id ? me.data.user.name : directory.data?.get(id)?.name);
 }
 
 function oneLine(text: string): string {
@@ -66,9 +81,7 @@ function oneLine(text: string): string {
 export function useRecordTitle(model: Model, entityName: string, record: ApiRecord | undefined): string {
   const entity = entityNamed(model, entityName);
   const fields = entity ? titleFields(entity) : [];
-  const me = useMe();
-  const needsUsers = fields.some((f) => f.type.kind === 'reference' && f.type.entity === USER_ENTITY);
-  const directory = useUserDirectory();
+  const users = useUserNamer();
   const references = fields.flatMap((f) => {
     if (f.type.kind !== 'reference' || f.type.entity === USER_ENTITY) return [];
     const id = record?.[f.name];
@@ -93,15 +106,13 @@ export function useRecordTitle(model: Model, entityName: string, record: ApiReco
     }
     const id = String(value);
     if (field.type.entity === USER_ENTITY) {
-      const self = me.data?.user;
-      const user = self?.id === id ? self : needsUsers ? directory.data?.get(id) : undefined;
-      parts.push(user?.name ?? unnamedUser(id));
+      parts.push(users(id) ?? unnamedUser(id));
       continue;
     }
     const index = references.findIndex((r) => r.entity === (field.type as { entity: string }).entity && r.id === id);
     const answer = loaded[index]?.data as Answer<ApiRecord> | undefined;
     const target = entityNamed(model, field.type.entity);
-    parts.push(answer && target ? plainTitle(target, answer.body) : fallbackTitle(field.type.entity, id));
+    parts.push(answer && target ? plainTitle(target, answer.body, users) : fallbackTitle(field.type.entity, id));
   }
   return parts.length > 0 ? parts.join(' · ') : fallbackTitle(entity.name, record.id);
 }

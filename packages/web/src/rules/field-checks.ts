@@ -1,4 +1,5 @@
 import type { Field, Model } from '@ninepoint/spec';
+import { label } from '../app/screens.ts';
 import { catalogueOf, type MessageParams } from './catalogue.ts';
 
 /** A value as the API takes it. */
@@ -93,7 +94,8 @@ export function checkField(
   const fail = (code: string, params: MessageParams = {}): FieldFailure => ({
     field: field.name,
     code,
-    message: catalogue.message(code, { field: field.name, ...params }),
+    // `{field}` as people read it (`Lent on`), where the server writes the field's name (`lent_on`).
+    message: catalogue.message(code, { field: label(field.name), ...params }),
   });
   if (invalid) return fail('INVALID_TYPE', { type: typeWords(field) });
   if (value === null) {

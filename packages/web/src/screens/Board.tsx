@@ -1,8 +1,15 @@
-import { Title } from '@mantine/core';
+import { lazy, Suspense } from 'react';
 import type { ScreenProps } from '../app/context.ts';
-import { screenTitle } from '../app/screens.ts';
+import { Loading } from '../app/pages.tsx';
+
+// Loaded when first opened: the app's first page does not wait for the board screen's code.
+const BoardPage = lazy(async () => ({ default: (await import('../records/BoardPage.tsx')).BoardPage }));
 
 /** The `board` screen. */
-export function Board({ model, screen }: ScreenProps) {
-  return <Title order={1}>{screenTitle(screen, model)}</Title>;
+export function Board(props: ScreenProps) {
+  return (
+    <Suspense fallback={<Loading />}>
+      <BoardPage {...props} />
+    </Suspense>
+  );
 }

@@ -1,8 +1,15 @@
-import { Title } from '@mantine/core';
+import { lazy, Suspense } from 'react';
 import type { ScreenProps } from '../app/context.ts';
-import { screenTitle } from '../app/screens.ts';
+import { Loading } from '../app/pages.tsx';
+
+// Loaded when first opened: the app's first page does not wait for the detail screen's code.
+const DetailPage = lazy(async () => ({ default: (await import('../records/DetailPage.tsx')).DetailPage }));
 
 /** The `detail` screen. */
-export function Detail({ model, screen }: ScreenProps) {
-  return <Title order={1}>{screenTitle(screen, model)}</Title>;
+export function Detail(props: ScreenProps) {
+  return (
+    <Suspense fallback={<Loading />}>
+      <DetailPage {...props} />
+    </Suspense>
+  );
 }

@@ -1,8 +1,15 @@
-import { Title } from '@mantine/core';
+import { lazy, Suspense } from 'react';
 import type { ScreenProps } from '../app/context.ts';
-import { screenTitle } from '../app/screens.ts';
+import { Loading } from '../app/pages.tsx';
+
+// Loaded when first opened: the app's first page does not wait for the form screen's code.
+const FormPage = lazy(async () => ({ default: (await import('../records/FormPage.tsx')).FormPage }));
 
 /** The `form` screen. */
-export function Form({ model, screen }: ScreenProps) {
-  return <Title order={1}>{screenTitle(screen, model)}</Title>;
+export function Form(props: ScreenProps) {
+  return (
+    <Suspense fallback={<Loading />}>
+      <FormPage {...props} />
+    </Suspense>
+  );
 }

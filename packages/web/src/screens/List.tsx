@@ -1,8 +1,15 @@
-import { Title } from '@mantine/core';
+import { lazy, Suspense } from 'react';
 import type { ScreenProps } from '../app/context.ts';
-import { screenTitle } from '../app/screens.ts';
+import { Loading } from '../app/pages.tsx';
 
-/** The `list` screen. */
-export function List({ model, screen }: ScreenProps) {
-  return <Title order={1}>{screenTitle(screen, model)}</Title>;
+// Loaded when first opened: the app's first page does not wait for the list screen's code.
+const ListPage = lazy(async () => ({ default: (await import('../list/ListPage.tsx')).ListPage }));
+
+/** The `list` screen: paged, sortable, filterable and searchable records of an entity (see `list/ListPage.tsx`). */
+export function List(props: ScreenProps) {
+  return (
+    <Suspense fallback={<Loading what="Loading the list" />}>
+      <ListPage {...props} />
+    </Suspense>
+  );
 }

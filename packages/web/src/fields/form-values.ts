@@ -1,0 +1,87 @@
+import type { Field } from '@ninepoint/spec';
+import type { Value } from '../rules/field-checks.ts';
+
+/**
+ * What an input holds while the user types: text for most fields (`''` when empty), a number or
+ * the text typed so far for numbers, a boolean for a checkbox, a local `YYYY-MM-DDTHH:mm` for a
+ * date and time.
+ */
+export type InputValue = string | number | boolean;
+
+export type InputValues = Record<string, InputValue>;
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** Today in the user's calendar: `YYYY-MM-DD`. */
+export function todayText(now = new Date()): string {
+  return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
+}
+
+/** An ISO date-time as a `datetime-local` input shows it, in the user's time zone. */
+export function localDateTime(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return '';
+  return `${todayText(date)}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}
+
+/** The input for a stored value. */
+export function toInput(field: Field, value: unknown): InputValue {
+  if (field.type.kind === 'boolean') return value === true;
+  if (value === null || value === undefined) return '';
+  if (field.type.kind === 'datetime') return localDateTime(String(value));
+  if (field.type.kind === 'integer' || field.type.kind === 'decimal') return typeof value === 'number' ? value : '';
+  return String(value);
+}
+
+/** The input a new record starts with: the field's default (`today`, `now`, `me`, a literal), or empty. */
+export function defaultInput(field: Field, me: string | null): InputValue {
+  const d = field.default;
+  if (d === null) return toInput(field, null);
+  if ('literal' in d) return toInput(field, d.literal);
+  switch (d.dynamic) {
+    case 'today':
+      return todayText();
+    case 'now':
+      return localDateTime(new Date().toISOString());
+    case 'me':
+      return me ?? '';
+  }
+}
+
+/**
+ * The value to send for an input; `invalid` when it cannot be read as the field's type (then the
+ * browser says so before the server has to).
+ */
+export function fromInput(field: Field, input: InputValue | undefined): { value: Value; invalid: boolean } {
+  const t = field.type;
+  if (t.kind === 'boolean') return { value: input === true, invalid: false };
+  if (input === undefined || input === '') return { value: null, invalid: false };
+  switch (t.kind) {
+    case 'integer':
+    case 'decimal': {
+      const n = typeof input === 'number' ? input : Number(String(input).trim());
+      return Number.isFinite(n) ? { value: n, invalid: false } : { value: null, invalid: true };
+    }
+    case 'datetime': {
+      const ms = Date.parse(String(input));
+      return Number.isNaN(ms) ? { value: null, invalid: true } : { value: new Date(ms).toISOString(), invalid: false };
+    }
+    case 'text':
+    case 'longText':
+    case 'email':
+    case 'url': {
+      // Surrounding spaces are a slip of the keyboard, not part of the value.
+      const text = String(input).trim();
+      return { value: text === '' ? null : text, invalid: false };
+    }
+    default:
+      return { value: String(input), invalid: false };
+  }
+}
+
+/** Whether the user changed an input from the value it started from. */
+export function changed(field: Field, input: InputValue | undefined, stored: unknown): boolean {
+  const now = fromInput(field, input);
+  const before = fromInput(field, toInput(field, stored));
+  return now.invalid || now.value !== before.value;
+}

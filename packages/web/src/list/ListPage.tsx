@@ -1,0 +1,490 @@
+import {
+  Alert,
+  Badge,
+  Box,
+  Button,
+  CloseButton,
+  Collapse,
+  EmptyState,
+  Group,
+  NativeSelect,
+  Paper,
+  Stack,
+  Text,
+  Title,
+  VisuallyHidden,
+} from '@mantine/core';
+import type { Entity } from '@ninepoint/spec';
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useId, useMemo, useState } from 'react';
+import { Link, useSearchParams } from 'react-router';
+import { api } from '../api/client.ts';
+import type { ScreenProps } from '../app/context.ts';
+import { Failure } from '../app/pages.tsx';
+import {
+  callOf,
+  createScreen,
+  entityOf,
+  label,
+  pluralLabel,
+  refusal,
+  routeTo,
+  screenDoc,
+  screenFor,
+  screenTitle,
+} from '../app/screens.ts';
+import { type ApiRecord, formatNumber, titleField } from '../format.ts';
+import { ExportButton } from './ExportButton.tsx';
+import { FilterPanel } from './FilterPanel.tsx';
+import { ChevronLeftIcon, ChevronRightIcon, FilterIcon, PlusIcon, SearchIcon } from './icons.tsx';
+import { DebouncedInput } from './inputs.tsx';
+import {
+  apiQuery,
+  DEFAULT_SORT,
+  exportFields,
+  type FilterField,
+  filterFields,
+  fixedFilters,
+  type ListState,
+  listColumns,
+  machineOf,
+  maxPageSize,
+  pageSizes,
+  passesLocal,
+  readListState,
+  refersToUsers,
+  searchableFields,
+  sortableNames,
+  writeListState,
+} from './query.ts';
+import { RecordsTable } from './RecordsTable.tsx';
+import { type ReferenceKey, useRecordTitles, userLabel, useUserDirectory } from './references.tsx';
+
+interface Page {
+  items: ApiRecord[];
+  next: string | null;
+  total?: number;
+}
+
+/**
+ * The `list` screen: records of an entity, a page at a time from the API (keyset cursors, so a
+ * long list never loads at once), sortable by any column, filtered per field and by the screen's
+ * `where`, searched by text, exported as CSV. The sort, filters, search and page size live in the
+ * address, so a link or the back button shows the same list.
+ */
+export function ListPage(props: ScreenProps) {
+  const { model, screen } = props;
+  const entity = entityOf(model, screen.entity);
+  const call = screen.entity ? callOf(model, screen.entity, 'list') : undefined;
+  if (!entity || !call) {
+    return (
+      <Stack gap="md">
+        <Title order={1}>{screenTitle(screen, model)}</Title>
+        <Alert color="yellow" title="Nothing to list">
+          The spec serves no call that lists {screen.entity ? pluralLabel(screen.entity).toLowerCase() : 'records'}{' '}
+          (point 7), so this screen has nothing to show.
+        </Alert>
+      </Stack>
+    );
+  }
+  return <ListView key={screen.route} {...props} entity={entity} path={call.path} />;
+}
+
+function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: Entity; path: string }) {
+  const machine = machineOf(model, entity.name);
+  const title = screenTitle(screen, model);
+  const doc = screenDoc(screen);
+  const plural = pluralLabel(entity.name).toLowerCase();
+  const searchable = searchableFields(entity);
+  const sortable = useMemo(() => sortableNames(entity, machine), [entity, machine]);
+  const fixed = useMemo(() => fixedFilters(screen, entity, machine, me), [screen, entity, machine, me]);
+  const fixedNames = new Set(screen.filters.map((f) => f.field));
+  const filters = filterFields(entity, machine).filter((f) => !fixedNames.has(f.name));
+  const sizes = useMemo(() => pageSizes(model), [model]);
+  const titleOf = titleField(entity);
+  const columns = listColumns(entity, machine, screen, titleOf);
+  const createForm = createScreen(model, me, entity.name);
+  const detail = screenFor(model, entity.name, 'detail', true);
+  const detailOpen = detail !== undefined && refusal(detail, me) === null;
+
+  const [params, setParams] = useSearchParams();
+  const readOptions = { sortable, filters, fixed, sizes };
+  const state = readListState(params, readOptions);
+  const update = (patch: Partial<ListState>, replace = false) =>
+    setParams((previous) => writeListState({ ...readListState(previous, readOptions), ...patch }, sizes.initial), {
+      replace,
+    });
+
+  // Pages already passed, as the cursors that reach them; a new sort, filter or search starts over.
+  const stateKey = apiQuery(state, fixed, { limit: state.size }, searchable.length > 0);
+  const [paging, setPaging] = useState<{ key: string; cursors: string[] }>({ key: stateKey, cursors: [] });
+  const cursors = paging.key === stateKey ? paging.cursors : [];
+  const cursor = cursors.at(-1) ?? null;
+  const client = useQueryClient();
+  const query = useQuery({
+    queryKey: ['list', path, stateKey, cursor],
+    queryFn: async () =>
+      (
+        await api<Page>(
+          'GET',
+          `${path}?${apiQuery(state, fixed, { limit: state.size, cursor, count: cursor === null }, searchable.length > 0)}`,
+        )
+      ).body,
+    placeholderData: keepPreviousData,
+  });
+  const firstPage = cursor === null ? query.data : client.getQueryData<Page>(['list', path, stateKey, null]);
+  const total = fixed.local.length === 0 ? firstPage?.total : undefined;
+  const records = (query.data?.items ?? []).filter((r) => passesLocal(r, fixed.local));
+  const stale = query.isPlaceholderData;
+
+  const userColumns = columns.some((c) => refersToUsers(c.type));
+  const users = useUserDirectory(me, userColumns);
+  const references: ReferenceKey[] = [];
+  for (const column of columns) {
+    if (column.type.kind !== 'reference' || refersToUsers(column.type)) continue;
+    for (const record of records) {
+      const id = record[column.name];
+      if (typeof id === 'string') references.push({ entity: column.type.entity, id });
+    }
+  }
+  for (const field of filterFields(entity, machine)) {
+    const value = state.filters[field.name];
+    if (value && field.type.kind === 'reference' && !refersToUsers(field.type)) {
+      references.push({ entity: field.type.entity, id: value });
+    }
+  }
+  const titles = useRecordTitles(model, me, references);
+
+  const [filtersOpen, setFiltersOpen] = useState(Object.keys(state.filters).length > 0);
+  const panelId = useId();
+  const activeFilters = Object.entries(state.filters);
+  const narrowed = activeFilters.length > 0 || state.q.trim() !== '';
+  const sortField = state.sort?.replace(/^-/, '') ?? DEFAULT_SORT;
+  const descending = state.sort?.startsWith('-') ?? false;
+
+  const sortBy = (field: string) => {
+    // Ascending, then descending, then back to the list's own order.
+    const next = sortField !== field || state.sort === null ? field : descending ? null : `-${field}`;
+    update({ sort: next });
+  };
+  const setFilter = (field: string, value: string) => {
+    const next = { ...state.filters };
+    if (value === '') delete next[field];
+    else next[field] = value;
+    update({ filters: next });
+  };
+
+  const from = cursors.length * state.size + 1;
+  const to = from + (query.data?.items.length ?? 0) - 1;
+  const summary = query.isPending
+    ? `Loading ${plural}…`
+    : records.length === 0
+      ? `No ${plural}`
+      : `Showing ${formatNumber(from)}–${formatNumber(to)}${total !== undefined ? ` of ${formatNumber(total)}` : ''} ${plural}`;
+  const sortLabel = columnLabel(sortField);
+  const caption = `${title}: ${summary}, sorted by ${sortLabel.toLowerCase()}, ${descending ? 'descending' : 'ascending'}`;
+
+  return (
+    <Stack gap="lg">
+      <Group justify="space-between" align="flex-start" gap="md">
+        <Box miw={0}>
+          <Title order={1}>{title}</Title>
+          {doc && (
+            <Text c="dimmed" mt={4}>
+              {doc}
+            </Text>
+          )}
+        </Box>
+        <Group gap="sm" style={{ position: 'relative' }}>
+          <ExportButton
+            filename={`${path.split('/').pop() ?? 'records'}-${new Date().toISOString().slice(0, 10)}.csv`}
+            options={{
+              path,
+              fields: exportFields(entity, machine),
+              query: (next) =>
+                apiQuery(state, fixed, { limit: maxPageSize(model), cursor: next }, searchable.length > 0),
+              ...(fixed.local.length > 0 ? { keep: (r: ApiRecord) => passesLocal(r, fixed.local) } : {}),
+            }}
+          />
+          {createForm && (
+            <Button component={Link} to={createForm.route} leftSection={<PlusIcon size={16} />}>
+              New {label(entity.name).toLowerCase()}
+            </Button>
+          )}
+        </Group>
+      </Group>
+
+      <Stack gap="sm">
+        <Group gap="sm" align="flex-end" wrap="wrap">
+          {searchable.length > 0 && (
+            <Box component="search" flex="1 1 280px" maw={520}>
+              <DebouncedInput
+                type="search"
+                aria-label={`Search ${title.toLowerCase()}`}
+                placeholder={`Search by ${searchable
+                  .slice(0, 3)
+                  .map((f) => label(f.name).toLowerCase())
+                  .join(', ')}${searchable.length > 3 ? '…' : ''}`}
+                leftSection={<SearchIcon size={16} />}
+                value={state.q}
+                onCommit={(q) => update({ q }, true)}
+              />
+            </Box>
+          )}
+          {filters.length > 0 && (
+            <Button
+              variant={filtersOpen ? 'outline' : 'default'}
+              leftSection={<FilterIcon size={16} />}
+              onClick={() => setFiltersOpen((open) => !open)}
+              aria-expanded={filtersOpen}
+              aria-controls={panelId}
+              rightSection={
+                activeFilters.length > 0 ? (
+                  <Badge size="sm" circle aria-label={`${activeFilters.length} active`}>
+                    {activeFilters.length}
+                  </Badge>
+                ) : undefined
+              }
+            >
+              Filters
+            </Button>
+          )}
+        </Group>
+
+        {filters.length > 0 && (
+          <Collapse expanded={filtersOpen} id={panelId}>
+            <Paper withBorder radius="lg" p="md">
+              <FilterPanel model={model} me={me} fields={filters} values={state.filters} onChange={setFilter} />
+            </Paper>
+          </Collapse>
+        )}
+
+        {(screen.filters.length > 0 || activeFilters.length > 0) && (
+          <Group gap="xs" aria-label="Filters in effect" role="group">
+            {screen.filters.map((f) => (
+              <Badge
+                key={`fixed-${f.field}`}
+                variant="light"
+                color="gray"
+                radius="sm"
+                size="lg"
+                style={{ textTransform: 'none', fontWeight: 500 }}
+              >
+                {label(f.field)}: {'me' in f.value ? 'you' : String(f.value.literal)}
+              </Badge>
+            ))}
+            {activeFilters.map(([name, value]) => (
+              <Badge
+                key={name}
+                variant="light"
+                radius="sm"
+                size="lg"
+                style={{ textTransform: 'none', fontWeight: 500 }}
+                rightSection={
+                  <CloseButton
+                    size="xs"
+                    variant="transparent"
+                    aria-label={`Remove the filter ${filterLabel(filters, name)}`}
+                    onClick={() => setFilter(name, '')}
+                  />
+                }
+              >
+                {filterLabel(filters, name)}:{' '}
+                {filterValueLabel(filters, name, value, (id) => userLabel(id, users, me), titles)}
+              </Badge>
+            ))}
+            {activeFilters.length > 1 && (
+              <Button size="compact-sm" variant="subtle" onClick={() => update({ filters: {} })}>
+                Clear filters
+              </Button>
+            )}
+          </Group>
+        )}
+      </Stack>
+
+      {query.isError ? (
+        <Stack gap="sm">
+          <Failure error={query.error} retry={() => void query.refetch()} />
+          {narrowed && (
+            <Button variant="default" w="fit-content" onClick={() => update({ q: '', filters: {}, sort: null })}>
+              Show the whole list
+            </Button>
+          )}
+        </Stack>
+      ) : !query.isPending && records.length === 0 && cursors.length === 0 ? (
+        <Paper withBorder radius="lg" py="xl">
+          <EmptyState
+            title={
+              narrowed ? `No ${plural} match` : screen.filters.length > 0 ? `No ${plural} here` : `No ${plural} yet`
+            }
+            description={
+              narrowed
+                ? 'Nothing matches this search and these filters. Try fewer of them.'
+                : screen.filters.length > 0
+                  ? `No ${plural} have ${screen.filters
+                      .map(
+                        (f) => `${label(f.field).toLowerCase()} ${'me' in f.value ? 'you' : String(f.value.literal)}`,
+                      )
+                      .join(' and ')} at the moment.`
+                  : createForm
+                    ? 'Create the first one and it shows here.'
+                    : `When there are ${plural} to show, they appear here.`
+            }
+          >
+            <EmptyState.Actions>
+              {narrowed && (
+                <Button variant="default" onClick={() => update({ q: '', filters: {} })}>
+                  Clear search and filters
+                </Button>
+              )}
+              {createForm && !narrowed && screen.filters.length === 0 && (
+                <Button component={Link} to={createForm.route} leftSection={<PlusIcon size={16} />}>
+                  New {label(entity.name).toLowerCase()}
+                </Button>
+              )}
+            </EmptyState.Actions>
+          </EmptyState>
+        </Paper>
+      ) : (
+        <RecordsTable
+          model={model}
+          me={me}
+          entity={entity}
+          machine={machine}
+          columns={columns}
+          records={records}
+          sort={{ field: sortField, descending }}
+          sortable={sortable}
+          onSort={sortBy}
+          caption={caption}
+          titleColumn={titleOf?.name ?? null}
+          detailHref={(record) =>
+            detailOpen && detail ? routeTo(detail, { [detail.params[0] ?? 'id']: String(record.id) }) : null
+          }
+          titles={titles}
+          users={users}
+          loading={query.isPending}
+          busy={stale}
+          pageSize={state.size}
+        />
+      )}
+
+      {records.length === 0 && cursors.length === 0 && (
+        <VisuallyHidden role="status" aria-live="polite">
+          {summary}
+        </VisuallyHidden>
+      )}
+      {(records.length > 0 || cursors.length > 0) && (
+        <Pager
+          summary={summary}
+          hasPrevious={cursors.length > 0}
+          hasNext={Boolean(query.data?.next) && !stale}
+          size={state.size}
+          sizes={sizes.options}
+          onSize={(size) => update({ size })}
+          onPrevious={() => setPaging({ key: stateKey, cursors: cursors.slice(0, -1) })}
+          onNext={() => {
+            const next = query.data?.next;
+            if (next) setPaging({ key: stateKey, cursors: [...cursors, next] });
+          }}
+          busy={query.isFetching}
+        />
+      )}
+    </Stack>
+  );
+}
+
+function Pager({
+  summary,
+  hasPrevious,
+  hasNext,
+  size,
+  sizes,
+  onSize,
+  onPrevious,
+  onNext,
+  busy,
+}: {
+  summary: string;
+  hasPrevious: boolean;
+  hasNext: boolean;
+  size: number;
+  sizes: number[];
+  onSize: (size: number) => void;
+  onPrevious: () => void;
+  onNext: () => void;
+  busy: boolean;
+}) {
+  const sizeId = useId();
+  return (
+    <Group justify="space-between" gap="sm" component="nav" aria-label="Pages">
+      <Text size="sm" c="dimmed" role="status" aria-live="polite">
+        {summary}
+      </Text>
+      <Group gap="md">
+        <Group gap={8} wrap="nowrap">
+          <Text component="label" htmlFor={sizeId} size="sm" c="dimmed">
+            Rows per page
+          </Text>
+          <NativeSelect
+            id={sizeId}
+            size="xs"
+            value={String(size)}
+            onChange={(e) => onSize(Number(e.currentTarget.value))}
+            data={sizes.map(String)}
+          />
+        </Group>
+        <Group gap={6} wrap="nowrap">
+          <Button
+            variant="default"
+            size="xs"
+            leftSection={<ChevronLeftIcon size={14} />}
+            disabled={!hasPrevious || busy}
+            onClick={onPrevious}
+          >
+            Previous
+          </Button>
+          <Button
+            variant="default"
+            size="xs"
+            rightSection={<ChevronRightIcon size={14} />}
+            disabled={!hasNext || busy}
+            onClick={onNext}
+          >
+            Next
+          </Button>
+        </Group>
+      </Group>
+    </Group>
+  );
+}
+
+function columnLabel(field: string): string {
+  if (field === 'created_at') return 'Created';
+  if (field === 'updated_at') return 'Updated';
+  if (field === 'created_by') return 'Created by';
+  return label(field);
+}
+
+function filterLabel(fields: FilterField[], name: string): string {
+  return fields.find((f) => f.name === name)?.label ?? label(name);
+}
+
+/** A filter's value as a person reads it: Yes/No, a user's name, a record's title. */
+function filterValueLabel(
+  fields: FilterField[],
+  name: string,
+  value: string,
+  user: (id: string) => string,
+  titles: Map<string, string>,
+): string {
+  const field = fields.find((f) => f.name === name);
+  if (!field) return value;
+  if (field.kind === 'boolean') return value === 'true' ? 'Yes' : 'No';
+  if (field.type.kind === 'reference') {
+    return refersToUsers(field.type)
+      ? user(value)
+      : (titles.get(`${field.type.entity}:${value}`) ?? `${value.slice(0, 8)}…`);
+  }
+  return value;
+}

@@ -1,0 +1,297 @@
+import { Anchor, Badge, Box, Skeleton, Table, Text, UnstyledButton, VisuallyHidden } from '@mantine/core';
+import type { Entity, Model, StateMachine } from '@ninepoint/spec';
+import type { MouseEvent } from 'react';
+import { Link, useNavigate } from 'react-router';
+import type { Me, User } from '../api/session.ts';
+import { type ApiRecord, EMPTY, formatDay, formatValue, recordTitle, stateColor } from '../format.ts';
+import { SortIcon } from './icons.tsx';
+import type { ListField } from './query.ts';
+import { ReferenceValue } from './references.tsx';
+
+export interface SortState {
+  field: string;
+  descending: boolean;
+}
+
+/**
+ * One page of records as a table: a header per column that sorts by it (with `aria-sort`), the
+ * first column linking each record to its detail screen, references shown by name.
+ */
+export function RecordsTable({
+  model,
+  me,
+  entity,
+  machine,
+  columns,
+  records,
+  sort,
+  sortable,
+  onSort,
+  caption,
+  titleColumn,
+  detailHref,
+  titles,
+  users,
+  loading,
+  busy,
+  pageSize,
+}: {
+  model: Model;
+  me: Me;
+  entity: Entity;
+  machine: StateMachine | undefined;
+  columns: ListField[];
+  records: ApiRecord[];
+  sort: SortState;
+  sortable: Set<string>;
+  onSort: (field: string) => void;
+  caption: string;
+  /** The column that names a record and links to it; null when the entity has no title field. */
+  titleColumn: string | null;
+  detailHref: (record: ApiRecord) => string | null;
+  titles: Map<string, string>;
+  users: Map<string, User>;
+  /** The first page is on its way: show placeholders. */
+  loading: boolean;
+  /** Another page is on its way: the rows shown are the previous ones. */
+  busy: boolean;
+  pageSize: number;
+}) {
+  const navigate = useNavigate();
+  // Records are opened from their title; an entity without one gets an Open link per row.
+  const openColumn = titleColumn === null;
+  const states = machine?.states.map((s) => s.name) ?? [];
+  const openRow = (event: MouseEvent<HTMLTableRowElement>, href: string | null) => {
+    // Links and buttons inside a row do their own thing; a click elsewhere opens the record.
+    if (!href || (event.target as HTMLElement).closest('a, button, input, select')) return;
+    if (window.getSelection()?.toString()) return;
+    navigate(href);
+  };
+
+  return (
+    <Box
+      role="region"
+      aria-label={caption}
+      tabIndex={0}
+      style={{ overflowX: 'auto', borderRadius: 12, border: '1px solid var(--mantine-color-default-border)' }}
+    >
+      <Table
+        striped={false}
+        highlightOnHover
+        verticalSpacing="sm"
+        horizontalSpacing="md"
+        miw={Math.max(600, columns.length * 110)}
+        aria-busy={loading || busy}
+        style={{ opacity: busy ? 0.6 : 1, transition: 'opacity 120ms' }}
+      >
+        <VisuallyHidden component="caption">{caption}</VisuallyHidden>
+        <Table.Thead bg="var(--mantine-color-default-hover)">
+          <Table.Tr>
+            {columns.map((column) => {
+              const direction =
+                sort.field === column.name ? (sort.descending ? 'descending' : 'ascending') : ('none' as const);
+              const numeric = isNumeric(column);
+              return (
+                <Table.Th
+                  key={column.name}
+                  scope="col"
+                  aria-sort={direction === 'none' ? undefined : direction}
+                  style={{ whiteSpace: 'nowrap', textAlign: numeric ? 'right' : undefined }}
+                >
+                  {sortable.has(column.name) ? (
+                    <UnstyledButton
+                      onClick={() => onSort(column.name)}
+                      style={{
+                        display: 'inline-flex',
+                        alignItems: 'center',
+                        gap: 4,
+                        fontWeight: 600,
+                        fontSize: 'var(--mantine-font-size-sm)',
+                        borderRadius: 4,
+                      }}
+                      c={direction === 'none' ? undefined : 'var(--mantine-primary-color-filled)'}
+                    >
+                      {column.label}
+                      <SortIcon direction={direction} />
+                      <VisuallyHidden component="span">
+                        {direction === 'ascending'
+                          ? ', sorted ascending; sort descending'
+                          : direction === 'descending'
+                            ? ', sorted descending; clear the sort'
+                            : ', sort ascending'}
+                      </VisuallyHidden>
+                    </UnstyledButton>
+                  ) : (
+                    column.label
+                  )}
+                </Table.Th>
+              );
+            })}
+            {openColumn && (
+              <Table.Th scope="col">
+                <VisuallyHidden component="span">Open</VisuallyHidden>
+              </Table.Th>
+            )}
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {loading
+            ? Array.from({ length: Math.min(pageSize, 8) }, (_, i) => (
+                // biome-ignore lint/suspicious/noArrayIndexKey: placeholders have no identity
+                <Table.Tr key={i}>
+                  {columns.map((column) => (
+                    <Table.Td key={column.name}>
+                      <Skeleton height={12} radius="sm" width={`${50 + ((i * 17 + column.name.length * 7) % 45)}%`} />
+                    </Table.Td>
+                  ))}
+                  {openColumn && <Table.Td />}
+                </Table.Tr>
+              ))
+            : records.map((record) => {
+                const href = detailHref(record);
+                return (
+                  <Table.Tr
+                    key={String(record.id)}
+                    onClick={(event) => openRow(event, href)}
+                    style={href ? { cursor: 'pointer' } : undefined}
+                  >
+                    {columns.map((column) => (
+                      <Table.Td
+                        key={column.name}
+                        style={{
+                          textAlign: isNumeric(column) ? 'right' : undefined,
+                          verticalAlign: 'top',
+                          whiteSpace: noWrap(column) ? 'nowrap' : undefined,
+                        }}
+                      >
+                        {column.name === titleColumn && href ? (
+                          <Anchor component={Link} to={href} fw={600} size="sm">
+                            {recordTitle(entity, record)}
+                          </Anchor>
+                        ) : (
+                          <Cell
+                            model={model}
+                            me={me}
+                            column={column}
+                            record={record}
+                            states={states}
+                            titles={titles}
+                            users={users}
+                          />
+                        )}
+                      </Table.Td>
+                    ))}
+                    {openColumn && (
+                      <Table.Td style={{ textAlign: 'right', verticalAlign: 'top' }}>
+                        {href && (
+                          <Anchor component={Link} to={href} size="sm" fw={600}>
+                            Open
+                            <VisuallyHidden component="span"> {recordTitle(entity, record)}</VisuallyHidden>
+                          </Anchor>
+                        )}
+                      </Table.Td>
+                    )}
+                  </Table.Tr>
+                );
+              })}
+        </Table.Tbody>
+      </Table>
+    </Box>
+  );
+}
+
+/** Dates, moments, numbers and states read badly broken over two lines. */
+function noWrap(column: ListField): boolean {
+  return ['date', 'datetime', 'integer', 'decimal', 'boolean'].includes(column.type.kind) || column.name === 'state';
+}
+
+function isNumeric(column: ListField): boolean {
+  return column.type.kind === 'integer' || column.type.kind === 'decimal';
+}
+
+function Cell({
+  model,
+  me,
+  column,
+  record,
+  states,
+  titles,
+  users,
+}: {
+  model: Model;
+  me: Me;
+  column: ListField;
+  record: ApiRecord;
+  states: string[];
+  titles: Map<string, string>;
+  users: Map<string, User>;
+}) {
+  const value = record[column.name];
+  if (value === null || value === undefined || value === '') {
+    return (
+      <Text span size="sm" c="dimmed" aria-label="empty">
+        {EMPTY}
+      </Text>
+    );
+  }
+  const type = column.type;
+  if (column.name === 'state' && typeof value === 'string') {
+    return (
+      <Badge variant="light" color={stateColor(states, value)} radius="sm" style={{ textTransform: 'none' }}>
+        {value}
+      </Badge>
+    );
+  }
+  if ((column.name === 'created_at' || column.name === 'updated_at') && typeof value === 'string') {
+    return (
+      <Text span size="sm" title={formatValue(type, value)}>
+        {formatDay(value)}
+      </Text>
+    );
+  }
+  switch (type.kind) {
+    case 'reference':
+      return (
+        <ReferenceValue model={model} me={me} entity={type.entity} id={String(value)} titles={titles} users={users} />
+      );
+    case 'choice':
+      return (
+        <Badge variant="outline" color="gray" radius="sm" style={{ textTransform: 'none' }}>
+          {String(value)}
+        </Badge>
+      );
+    case 'url': {
+      const text = String(value);
+      const safe = /^https?:\/\//i.test(text);
+      return safe ? (
+        <Anchor href={text} target="_blank" rel="noopener noreferrer" size="sm">
+          {hostOf(text)}
+        </Anchor>
+      ) : (
+        <Text span size="sm">
+          {text}
+        </Text>
+      );
+    }
+    case 'email':
+      return (
+        <Anchor href={`mailto:${String(value)}`} size="sm">
+          {String(value)}
+        </Anchor>
+      );
+    default:
+      return (
+        <Text span size="sm" style={{ fontVariantNumeric: 'tabular-nums' }} lineClamp={2}>
+          {formatValue(type, value)}
+        </Text>
+      );
+  }
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}

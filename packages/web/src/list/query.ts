@@ -1,0 +1,279 @@
+import {
+  type Entity,
+  type Field,
+  type FieldType,
+  type Model,
+  runtimeSettings,
+  type Screen,
+  type StateMachine,
+  USER_ENTITY,
+} from '@ninepoint/spec';
+import type { Me } from '../api/session.ts';
+import { label } from '../app/screens.ts';
+import type { ApiRecord } from '../format.ts';
+
+/**
+ * What a list screen asks the API for, and how that lives in the page's address: the sort, the
+ * text searched, the filters per field and the page size (`?sort=-due&q=dune&filter[state]=out`),
+ * so a deep link or the back button shows the same records. These mirror what the server accepts
+ * (`packages/server/src/compile/list-params.ts`): any field sorts; declared fields and `state`
+ * filter by equality; text-like fields are searched.
+ */
+
+/** A column of the list, or a field one may filter by: a declared field or a system field. */
+export interface ListField {
+  name: string;
+  label: string;
+  type: FieldType;
+  /** The declared field, when it is one. */
+  field: Field | null;
+}
+
+/** How a filter's input reads a value, mirroring the server's filter types. */
+export type FilterKind = 'choice' | 'boolean' | 'date' | 'integer' | 'decimal' | 'text' | 'reference';
+
+export interface FilterField extends ListField {
+  kind: FilterKind;
+  /** The values of a choice (or the states). */
+  values: readonly string[];
+}
+
+export interface ListState {
+  /** `field` or `-field`; null for the server's default (oldest first). */
+  sort: string | null;
+  q: string;
+  /** Filters the user set, by field: the value as the API takes it. */
+  filters: Record<string, string>;
+  size: number;
+}
+
+/** The server's default sort, oldest first: what the list shows when the address names none. */
+export const DEFAULT_SORT = 'created_at';
+
+const SEARCHED_KINDS = new Set(['text', 'longText', 'email', 'url']);
+
+/** The fields `q` searches: the text-like ones. */
+export function searchableFields(entity: Entity | undefined): Field[] {
+  return entity ? entity.fields.filter((f) => SEARCHED_KINDS.has(f.type.kind)) : [];
+}
+
+export function machineOf(model: Model, entity: string): StateMachine | undefined {
+  return model.machines.find((m) => m.entity === entity);
+}
+
+/** Fields the list may be sorted by: every declared field and the system fields. */
+export function sortableNames(entity: Entity, machine: StateMachine | undefined): Set<string> {
+  return new Set([
+    'id',
+    'created_at',
+    'updated_at',
+    'created_by',
+    ...(machine ? ['state'] : []),
+    ...entity.fields.map((f) => f.name),
+  ]);
+}
+
+/**
+ * The fields one may filter by with an input that makes sense: equality on the state, a choice,
+ * a yes/no, a day, a number, a reference or a one-line text. (The server also takes long text,
+ * addresses and moments, but an exact match on those is never what a person means.)
+ */
+export function filterFields(entity: Entity, machine: StateMachine | undefined): FilterField[] {
+  const out: FilterField[] = [];
+  if (machine) {
+    out.push({
+      name: 'state',
+      label: 'State',
+      type: { kind: 'choice', values: machine.states.map((s) => s.name) },
+      field: null,
+      kind: 'choice',
+      values: machine.states.map((s) => s.name),
+    });
+  }
+  for (const field of entity.fields) {
+    const t = field.type;
+    const base = { name: field.name, label: label(field.name), type: t, field };
+    switch (t.kind) {
+      case 'choice':
+        out.push({ ...base, kind: 'choice', values: t.values });
+        break;
+      case 'boolean':
+      case 'date':
+      case 'integer':
+      case 'reference':
+        out.push({ ...base, kind: t.kind, values: [] });
+        break;
+      case 'decimal':
+        out.push({ ...base, kind: 'decimal', values: [] });
+        break;
+      case 'text':
+      case 'email':
+        out.push({ ...base, kind: 'text', values: [] });
+        break;
+      default:
+        break;
+    }
+  }
+  return out;
+}
+
+/** Whether a filter value is one the server will take for that kind of field. */
+export function validFilterValue(kind: FilterKind, value: string, values: readonly string[] = []): boolean {
+  switch (kind) {
+    case 'choice':
+      return values.includes(value);
+    case 'boolean':
+      return value === 'true' || value === 'false';
+    case 'date':
+      return /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(value));
+    case 'integer':
+      return /^-?\d{1,16}$/.test(value) && Number.isSafeInteger(Number(value));
+    case 'decimal':
+      return /^-?\d+(\.\d+)?$/.test(value) && Number.isFinite(Number(value));
+    case 'reference':
+      return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
+    case 'text':
+      return value !== '' && !value.includes('\u0000');
+  }
+}
+
+/** A screen's `where` filters as the API takes them (`me` is the signed-in user's id). */
+export interface FixedFilters {
+  /** Sent as `filter[field]=value`. */
+  api: Record<string, string>;
+  /** Fields the server does not filter by (`created_by`): the page's records are checked here instead. */
+  local: { field: string; value: string | number | boolean | null }[];
+}
+
+export function fixedFilters(screen: Screen, entity: Entity, machine: StateMachine | undefined, me: Me): FixedFilters {
+  const fixed: FixedFilters = { api: {}, local: [] };
+  const filterable = new Set([...(machine ? ['state'] : []), ...entity.fields.map((f) => f.name)]);
+  for (const filter of screen.filters) {
+    const value = 'me' in filter.value ? (me.user?.id ?? null) : filter.value.literal;
+    if (filterable.has(filter.field) && value !== null) fixed.api[filter.field] = String(value);
+    else fixed.local.push({ field: filter.field, value });
+  }
+  return fixed;
+}
+
+/** Whether a record passes the filters the server could not apply. */
+export function passesLocal(record: ApiRecord, local: FixedFilters['local']): boolean {
+  return local.every((f) => f.value !== null && record[f.field] === f.value);
+}
+
+/** The page sizes one may choose: common sizes up to MAX_PAGE_SIZE (500 at most, so a page renders at once), and PAGE_SIZE. */
+export function pageSizes(model: Model): { initial: number; options: number[] } {
+  const settings = runtimeSettings(model);
+  const max = Math.min(settings.MAX_PAGE_SIZE, 500);
+  const initial = Math.min(settings.PAGE_SIZE, settings.MAX_PAGE_SIZE);
+  const options = [...new Set([10, 25, 50, 100, 200, 500, initial].filter((n) => n <= max || n === initial))].sort(
+    (a, b) => a - b,
+  );
+  return { initial, options };
+}
+
+/** The largest page the API gives: what an export asks for. */
+export function maxPageSize(model: Model): number {
+  return runtimeSettings(model).MAX_PAGE_SIZE;
+}
+
+/** The list's state as the address holds it; anything that does not fit is left out. */
+export function readListState(
+  params: URLSearchParams,
+  options: {
+    sortable: Set<string>;
+    filters: FilterField[];
+    fixed: FixedFilters;
+    sizes: { initial: number; options: number[] };
+  },
+): ListState {
+  const sortText = params.get('sort');
+  const sortName = sortText?.replace(/^-/, '') ?? '';
+  const sort = sortText && options.sortable.has(sortName) ? sortText : null;
+  const filters: Record<string, string> = {};
+  for (const field of options.filters) {
+    if (field.name in options.fixed.api) continue;
+    const value = params.get(`filter[${field.name}]`);
+    if (value !== null && value !== '' && validFilterValue(field.kind, value, field.values))
+      filters[field.name] = value;
+  }
+  const sizeText = Number(params.get('size'));
+  const size = options.sizes.options.includes(sizeText) ? sizeText : options.sizes.initial;
+  return { sort, q: params.get('q') ?? '', filters, size };
+}
+
+/** The address for a list state; defaults are left out so links stay short. */
+export function writeListState(state: ListState, initialSize: number): URLSearchParams {
+  const params = new URLSearchParams();
+  if (state.q.trim() !== '') params.set('q', state.q);
+  if (state.sort) params.set('sort', state.sort);
+  for (const [name, value] of Object.entries(state.filters)) params.set(`filter[${name}]`, value);
+  if (state.size !== initialSize) params.set('size', String(state.size));
+  return params;
+}
+
+/** The query string of a list call: the state, the screen's fixed filters, and a page's cursor. */
+export function apiQuery(
+  state: ListState,
+  fixed: FixedFilters,
+  page: { limit: number; cursor?: string | null; count?: boolean },
+  searchable: boolean,
+): string {
+  const params = new URLSearchParams();
+  params.set('limit', String(page.limit));
+  if (state.sort) params.set('sort', state.sort);
+  if (searchable && state.q.trim() !== '') params.set('q', state.q.trim());
+  for (const [name, value] of Object.entries({ ...state.filters, ...fixed.api })) params.set(`filter[${name}]`, value);
+  if (page.cursor) params.set('cursor', page.cursor);
+  if (page.count) params.set('count', 'true');
+  return params.toString();
+}
+
+/**
+ * The columns of a list: the record's title field first, then its state, then the other fields
+ * worth a column (long text is left for the detail screen), at most `max`, then when it was
+ * created. Fields a `where` filter fixes (every row has the same value) are left out.
+ */
+export function listColumns(
+  entity: Entity,
+  machine: StateMachine | undefined,
+  screen: Screen,
+  title: Field | undefined,
+  max = 6,
+): ListField[] {
+  const fixed = new Set(screen.filters.map((f) => f.field));
+  const columns: ListField[] = [];
+  if (title) columns.push({ name: title.name, label: label(title.name), type: title.type, field: title });
+  if (machine && !fixed.has('state')) {
+    columns.push({
+      name: 'state',
+      label: 'State',
+      type: { kind: 'choice', values: machine.states.map((s) => s.name) },
+      field: null,
+    });
+  }
+  for (const field of entity.fields) {
+    if (columns.length >= max + (machine ? 1 : 0)) break;
+    if (field === title || fixed.has(field.name) || field.type.kind === 'longText') continue;
+    columns.push({ name: field.name, label: label(field.name), type: field.type, field });
+  }
+  columns.push({ name: 'created_at', label: 'Created', type: { kind: 'datetime' }, field: null });
+  return columns;
+}
+
+/** Every field of a record, for an export: id, the declared fields, state, and the system fields. */
+export function exportFields(entity: Entity, machine: StateMachine | undefined): string[] {
+  return [
+    'id',
+    ...entity.fields.map((f) => f.name),
+    ...(machine ? ['state'] : []),
+    'created_at',
+    'updated_at',
+    'created_by',
+  ];
+}
+
+/** Whether a field refers to users (the built-in `User` entity). */
+export function refersToUsers(type: FieldType | undefined): boolean {
+  return type?.kind === 'reference' && type.entity === USER_ENTITY;
+}

@@ -1,0 +1,497 @@
+import {
+  Alert,
+  Anchor,
+  Badge,
+  Box,
+  Button,
+  Card,
+  Group,
+  Menu,
+  Modal,
+  Paper,
+  Skeleton,
+  Stack,
+  Text,
+  Title,
+  VisuallyHidden,
+} from '@mantine/core';
+import { useDocumentTitle } from '@mantine/hooks';
+import type { Entity, Model, Screen, State, StateMachine } from '@ninepoint/spec';
+import { useInfiniteQuery } from '@tanstack/react-query';
+import { type DragEvent, useState } from 'react';
+import { Link } from 'react-router';
+import { type ApiError, api } from '../api/client.ts';
+import type { Me } from '../api/session.ts';
+import type { ScreenProps } from '../app/context.ts';
+import { Failure } from '../app/pages.tsx';
+import { label, screenTitle } from '../app/screens.ts';
+import { sentence } from '../fields/display.ts';
+import { FieldValue } from '../fields/FieldValue.tsx';
+import { type Move, movesOf, stateColor, stateLabel, transitionLabel } from './access.ts';
+import { problemOf } from './api.ts';
+import { type ApiRecord, callFor, entityNamed, machineOf, type Page, pathOf } from './calls.ts';
+import { entityWords } from './labels.ts';
+import { createRoute, detailRoute } from './navigation.ts';
+import { ProblemAlert } from './ProblemAlert.tsx';
+import { summaryFields } from './summary.ts';
+import { useRecordTitle } from './title.ts';
+import { TransitionDialog, transitionFields, useTakeTransition } from './transitions.tsx';
+
+/** Cards fetched per column at a time. */
+const COLUMN_PAGE = 20;
+
+/** The screen's `where` filters: those the list call takes, and those only the browser can apply. */
+interface BoardFilters {
+  /** `filter[field]=value` for the list call; `me` already replaced by the user's id. */
+  query: [string, string][];
+  /** Filters the list call does not take (`created_by = me`): applied to the cards fetched. */
+  local: [string, string][];
+  /** The states a `state = …` filter keeps; null for all. */
+  states: string[] | null;
+}
+
+function boardFilters(screen: Screen, entity: Entity, me: Me): BoardFilters {
+  const filters: BoardFilters = { query: [], local: [], states: null };
+  for (const f of screen.filters) {
+    const value = 'me' in f.value ? (me.user?.id ?? '') : String(f.value.literal);
+    if (f.field === 'state') filters.states = [...(filters.states ?? []), value];
+    else if (entity.fields.some((field) => field.name === f.field)) filters.query.push([f.field, value]);
+    else filters.local.push([f.field, value]);
+  }
+  return filters;
+}
+
+/** A card being dragged, and the column it left. */
+interface Dragging {
+  record: ApiRecord;
+  moves: Move[];
+}
+
+/** A move the user asked for: which transition, on which record (by title, for messages). */
+interface Pending {
+  record: ApiRecord;
+  title: string;
+  move: Move;
+}
+
+/**
+ * The `board` screen: one column per state in the machine's order, each paged through the list
+ * call with `filter[state]`; a card moves along the transitions the user may take, by drag and
+ * drop or by its "Move to…" menu, through the transition's call. A refused move leaves the card
+ * where it was and says why, in the catalogue's words.
+ */
+export function BoardPage({ model, me, screen }: ScreenProps) {
+  const entity = entityNamed(model, screen.entity ?? '');
+  const machine = entity ? machineOf(model, entity.name) : undefined;
+  const title = screenTitle(screen, model);
+  useDocumentTitle(`${title} · ${model.product.name}`);
+  const [dragging, setDragging] = useState<Dragging | null>(null);
+  const [choosing, setChoosing] = useState<{ record: ApiRecord; title: string; moves: Move[] } | null>(null);
+  const [dialog, setDialog] = useState<Pending | null>(null);
+  const [refusal, setRefusal] = useState<{ error: ApiError; title: string; move: Move } | null>(null);
+  const [announcement, setAnnouncement] = useState('');
+  const [busy, setBusy] = useState<string | null>(null);
+  const take = useTakeTransition(model, entity?.name ?? '');
+
+  if (!entity || !machine) {
+    return <Failure error={new Error(`A board needs an entity with states; ${screen.entity ?? 'none'} has none.`)} />;
+  }
+  if (!callFor(model, entity.name, 'list')) {
+    return (
+      <Alert color="yellow" title="Not available">
+        This product has no call to list {entityWords(entity.name)} records (point 7 of its spec).
+      </Alert>
+    );
+  }
+  const filters = boardFilters(screen, entity, me);
+  const states = machine.states.filter((s) => filters.states === null || filters.states.includes(s.name));
+  const create = createRoute(model, me, entity.name);
+
+  const go = (pending: Pending) => {
+    setRefusal(null);
+    if (transitionFields(model, entity.name, pending.move.transition).length > 0) {
+      setDialog(pending);
+      return;
+    }
+    setBusy(pending.record.id);
+    take.mutate(
+      { record: pending.record, transition: pending.move.transition },
+      {
+        onSuccess: () => setAnnouncement(moved(pending)),
+        onError: (error) => {
+          setRefusal({ error: problemOf(error), title: pending.title, move: pending.move });
+          setAnnouncement(`${pending.title} was not moved.`);
+        },
+        onSettled: () => setBusy(null),
+      },
+    );
+  };
+
+  /** A card dropped on a column, or a state picked from its menu: the transitions that lead there. */
+  const moveTo = (record: ApiRecord, recordTitle: string, moves: Move[]) => {
+    const [only] = moves;
+    if (moves.length === 1 && only) go({ record, title: recordTitle, move: only });
+    else if (moves.length > 1) setChoosing({ record, title: recordTitle, moves });
+  };
+
+  return (
+    <Stack gap="md">
+      <Group justify="space-between" align="flex-end">
+        <Stack gap={2}>
+          <Title order={1}>{title}</Title>
+          <Text c="dimmed">{sentence(screen.doc || `Every ${entityWords(entity.name)}, one column per state`)}</Text>
+          <Text size="xs" c="dimmed">
+            Drag a card to another column, or use its “Move to…” menu.
+          </Text>
+        </Stack>
+        {create && (
+          <Button component={Link} to={create}>
+            New {entityWords(entity.name)}
+          </Button>
+        )}
+      </Group>
+      {refusal && (
+        <ProblemAlert
+          error={refusal.error}
+          title={`${refusal.title} was not moved to ${stateLabel(refusal.move.to)}`}
+          onClose={() => setRefusal(null)}
+        />
+      )}
+      <VisuallyHidden role="status" aria-live="polite">
+        {announcement}
+      </VisuallyHidden>
+      <Box
+        style={{ display: 'flex', gap: 'var(--mantine-spacing-md)', overflowX: 'auto', alignItems: 'stretch' }}
+        pb="md"
+      >
+        {states.map((state) => (
+          <Column
+            key={state.name}
+            model={model}
+            me={me}
+            entity={entity}
+            machine={machine}
+            state={state}
+            filters={filters}
+            dragging={dragging}
+            busy={busy}
+            onDragStart={setDragging}
+            onDragEnd={() => setDragging(null)}
+            onDrop={(record, recordTitle, moves) => {
+              setDragging(null);
+              moveTo(record, recordTitle, moves);
+            }}
+            onMove={(record, recordTitle, move) => go({ record, title: recordTitle, move })}
+          />
+        ))}
+      </Box>
+      {choosing && (
+        <Modal opened onClose={() => setChoosing(null)} title={`Move ${choosing.title}`} centered>
+          <Stack gap="xs">
+            <Text size="sm">More than one step leads there. Which one?</Text>
+            {choosing.moves.map((move) => (
+              <Button
+                key={move.transition.name}
+                variant="light"
+                justify="space-between"
+                onClick={() => {
+                  setChoosing(null);
+                  go({ record: choosing.record, title: choosing.title, move });
+                }}
+              >
+                {transitionLabel(move.transition)}
+              </Button>
+            ))}
+          </Stack>
+        </Modal>
+      )}
+      {dialog && (
+        <TransitionDialog
+          model={model}
+          entity={entity.name}
+          record={dialog.record}
+          transition={dialog.move.transition}
+          title={dialog.title}
+          onClose={() => setDialog(null)}
+          onDone={() => setAnnouncement(moved(dialog))}
+        />
+      )}
+    </Stack>
+  );
+}
+
+function moved(pending: Pending): string {
+  return `${pending.title}: ${transitionLabel(pending.move.transition)} done, now ${stateLabel(pending.move.to)}.`;
+}
+
+interface ColumnProps {
+  model: Model;
+  me: Me;
+  entity: Entity;
+  machine: StateMachine;
+  state: State;
+  filters: BoardFilters;
+  dragging: Dragging | null;
+  busy: string | null;
+  onDragStart: (dragging: Dragging) => void;
+  onDragEnd: () => void;
+  onDrop: (record: ApiRecord, title: string, moves: Move[]) => void;
+  onMove: (record: ApiRecord, title: string, move: Move) => void;
+}
+
+function Column({
+  model,
+  me,
+  entity,
+  machine,
+  state,
+  filters,
+  dragging,
+  busy,
+  onDragStart,
+  onDragEnd,
+  onDrop,
+  onMove,
+}: ColumnProps) {
+  const list = callFor(model, entity.name, 'list');
+  const [over, setOver] = useState(false);
+  const [dropTitle, setDropTitle] = useState('');
+  const cards = useInfiniteQuery({
+    queryKey: ['board', entity.name, state.name, filters.query],
+    queryFn: async ({ pageParam }) => {
+      const params = new URLSearchParams({
+        'filter[state]': state.name,
+        limit: String(COLUMN_PAGE),
+        sort: '-updated_at',
+      });
+      for (const [field, value] of filters.query) params.set(`filter[${field}]`, value);
+      if (pageParam) params.set('cursor', pageParam);
+      else params.set('count', 'true');
+      return (await api<Page>('GET', `${pathOf(list as NonNullable<typeof list>)}?${params}`)).body;
+    },
+    initialPageParam: '',
+    getNextPageParam: (last) => last.next ?? undefined,
+  });
+  const items = (cards.data?.pages ?? [])
+    .flatMap((p) => p.items)
+    .filter((r) => filters.local.every(([field, value]) => String(r[field] ?? '') === value));
+  const total = filters.local.length === 0 ? cards.data?.pages[0]?.total : undefined;
+  const dropMoves = dragging
+    ? dragging.moves.filter((m) => m.to === state.name && dragging.record.state !== state.name)
+    : [];
+  const accepts = dropMoves.length > 0;
+  const headingId = `board-column-${state.name}`;
+
+  const dragOver = (event: DragEvent) => {
+    if (!accepts) return;
+    event.preventDefault();
+    event.dataTransfer.dropEffect = 'move';
+    if (!over) setOver(true);
+  };
+  const drop = (event: DragEvent) => {
+    event.preventDefault();
+    setOver(false);
+    if (dragging && accepts) onDrop(dragging.record, dropTitle || event.dataTransfer.getData('text/plain'), dropMoves);
+  };
+
+  return (
+    <Paper
+      component="section"
+      aria-labelledby={headingId}
+      radius="md"
+      p="sm"
+      bg={over ? 'var(--mantine-primary-color-light)' : 'var(--mantine-color-gray-0)'}
+      withBorder
+      style={{
+        flex: '1 0 220px',
+        maxWidth: 360,
+        minHeight: 240,
+        borderStyle: accepts ? 'dashed' : undefined,
+        borderColor: accepts ? 'var(--mantine-primary-color-filled)' : undefined,
+        transition: 'background-color 120ms, border-color 120ms',
+      }}
+      onDragOver={dragOver}
+      onDragEnter={dragOver}
+      onDragLeave={(event: DragEvent) => {
+        if (!event.currentTarget.contains(event.relatedTarget as Node | null)) setOver(false);
+      }}
+      onDrop={drop}
+    >
+      <Group justify="space-between" mb={state.doc ? 2 : 'sm'} wrap="nowrap">
+        <Group gap={8} wrap="nowrap">
+          <Box
+            w={10}
+            h={10}
+            style={{ borderRadius: 5, flex: 'none' }}
+            bg={`var(--mantine-color-${stateColor(machine, state.name)}-6)`}
+          />
+          <Title order={2} size="h5" id={headingId}>
+            {stateLabel(state.name)}
+          </Title>
+        </Group>
+        {total !== undefined && (
+          <Badge variant="default" size="sm" aria-label={`${total} ${total === 1 ? 'card' : 'cards'}`}>
+            {total}
+          </Badge>
+        )}
+      </Group>
+      {state.doc && (
+        <Text size="xs" c="dimmed" mb="sm">
+          {sentence(state.doc)}
+        </Text>
+      )}
+      <Stack gap="xs" component="ul" style={{ listStyle: 'none', padding: 0, margin: 0 }}>
+        {cards.isPending &&
+          [0, 1].map((i) => (
+            <li key={i}>
+              <Skeleton height={72} radius="md" />
+            </li>
+          ))}
+        {cards.isError && (
+          <li>
+            <Failure error={cards.error} retry={() => void cards.refetch()} />
+          </li>
+        )}
+        {items.map((record) => (
+          <li key={record.id}>
+            <BoardCard
+              model={model}
+              me={me}
+              entity={entity}
+              record={record}
+              busy={busy === record.id}
+              dragged={dragging?.record.id === record.id}
+              onDragStart={(moves, title) => {
+                setDropTitle(title);
+                onDragStart({ record, moves });
+              }}
+              onDragEnd={onDragEnd}
+              onMove={(move, title) => onMove(record, title, move)}
+            />
+          </li>
+        ))}
+      </Stack>
+      {cards.isSuccess && items.length === 0 && (
+        <Text size="sm" c="dimmed" ta="center" py="lg">
+          {accepts ? 'Drop here' : 'Nothing here'}
+        </Text>
+      )}
+      {cards.hasNextPage && (
+        <Button
+          variant="subtle"
+          size="xs"
+          fullWidth
+          mt="xs"
+          loading={cards.isFetchingNextPage}
+          onClick={() => void cards.fetchNextPage()}
+        >
+          Show more{total !== undefined ? ` (${total - items.length} more)` : ''}
+        </Button>
+      )}
+    </Paper>
+  );
+}
+
+function BoardCard({
+  model,
+  me,
+  entity,
+  record,
+  busy,
+  dragged,
+  onDragStart,
+  onDragEnd,
+  onMove,
+}: {
+  model: Model;
+  me: Me;
+  entity: Entity;
+  record: ApiRecord;
+  busy: boolean;
+  dragged: boolean;
+  onDragStart: (moves: Move[], title: string) => void;
+  onDragEnd: () => void;
+  onMove: (move: Move, title: string) => void;
+}) {
+  const title = useRecordTitle(model, entity.name, record);
+  const moves = movesOf(model, me, entity.name, record);
+  const to = detailRoute(model, me, entity.name, record.id);
+  const fields = summaryFields(entity).filter((f) => record[f.name] !== null && record[f.name] !== undefined);
+  const machine = machineOf(model, entity.name);
+  return (
+    <Card
+      withBorder
+      radius="md"
+      padding="sm"
+      shadow={dragged ? 'md' : 'xs'}
+      draggable={moves.length > 0 && !busy}
+      onDragStart={(event: DragEvent) => {
+        event.dataTransfer.effectAllowed = 'move';
+        event.dataTransfer.setData('text/plain', title);
+        onDragStart(moves, title);
+      }}
+      onDragEnd={onDragEnd}
+      style={{
+        cursor: moves.length > 0 ? 'grab' : undefined,
+        opacity: dragged || busy ? 0.55 : 1,
+      }}
+      aria-busy={busy || undefined}
+    >
+      <Stack gap={6}>
+        <Text fw={600} size="sm" lh={1.35} style={{ overflowWrap: 'anywhere' }}>
+          {to ? (
+            <Anchor component={Link} to={to} inherit c="inherit" underline="hover">
+              {title}
+            </Anchor>
+          ) : (
+            title
+          )}
+        </Text>
+        {fields.length > 0 && (
+          <Stack gap={2}>
+            {fields.map((f) => (
+              <Text key={f.name} size="xs" c="dimmed" lineClamp={1}>
+                {label(f.name)}:{' '}
+                <Text span size="xs" c="var(--mantine-color-text)">
+                  <FieldValue model={model} field={f} value={record[f.name]} />
+                </Text>
+              </Text>
+            ))}
+          </Stack>
+        )}
+        {moves.length > 0 && (
+          <Group justify="flex-end" mt={2}>
+            <Menu position="bottom-end" withinPortal>
+              <Menu.Target>
+                <Button size="compact-xs" variant="light" loading={busy} aria-label={`Move to… (${title})`}>
+                  Move to…
+                </Button>
+              </Menu.Target>
+              <Menu.Dropdown>
+                <Menu.Label>Now {stateLabel(String(record.state))}</Menu.Label>
+                {moves.map((move) => (
+                  <Menu.Item
+                    key={move.transition.name}
+                    onClick={() => onMove(move, title)}
+                    leftSection={
+                      <Box
+                        w={8}
+                        h={8}
+                        style={{ borderRadius: 4 }}
+                        bg={`var(--mantine-color-${stateColor(machine, move.to)}-6)`}
+                      />
+                    }
+                  >
+                    {move.to === record.state
+                      ? `${transitionLabel(move.transition)} (stays ${stateLabel(move.to)})`
+                      : `${stateLabel(move.to)} — ${transitionLabel(move.transition)}`}
+                  </Menu.Item>
+                ))}
+              </Menu.Dropdown>
+            </Menu>
+          </Group>
+        )}
+      </Stack>
+    </Card>
+  );
+}

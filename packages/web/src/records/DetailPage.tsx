@@ -1,0 +1,307 @@
+import {
+  Alert,
+  Anchor,
+  Badge,
+  Button,
+  DataList,
+  Grid,
+  Group,
+  Modal,
+  Paper,
+  Skeleton,
+  Stack,
+  Text,
+  Title,
+} from '@mantine/core';
+import { useDocumentTitle } from '@mantine/hooks';
+import type { Entity, Model, Transition } from '@ninepoint/spec';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
+import { type Answer, type ApiError, api } from '../api/client.ts';
+import type { Me } from '../api/session.ts';
+import type { ScreenProps } from '../app/context.ts';
+import { Failure, Loading } from '../app/pages.tsx';
+import { label, screenTitle } from '../app/screens.ts';
+import { formatDateTime, formatRelative, sentence } from '../fields/display.ts';
+import { FieldValue, UserName } from '../fields/FieldValue.tsx';
+import { accessTo, covers, type Move, movesOf, owns, stateColor, stateLabel, transitionLabel } from './access.ts';
+import { problemOf, refreshRecords, useHistory, useRecord } from './api.ts';
+import { type ApiRecord, callFor, entityNamed, machineOf, pathOf } from './calls.ts';
+import { HistoryTimeline } from './History.tsx';
+import { entityLabel, entityWords } from './labels.ts';
+import { editRoute, listScreen } from './navigation.ts';
+import { ProblemAlert } from './ProblemAlert.tsx';
+import { useRecordTitle } from './title.ts';
+import { TransitionDialog, transitionFields, useTakeTransition } from './transitions.tsx';
+
+/** The `detail` screen: one record, what the user may do with it, and its history. */
+export function DetailPage({ model, me, screen }: ScreenProps) {
+  const params = useParams();
+  const id = params[screen.params[0] ?? 'id'];
+  const entity = entityNamed(model, screen.entity ?? '');
+  const record = useRecord(model, entity?.name ?? '', id);
+  if (!entity) return <Failure error={new Error(`The spec has no entity ${screen.entity ?? ''}.`)} />;
+  if (!callFor(model, entity.name, 'get')) {
+    return (
+      <Alert color="yellow" title="Not available">
+        This product has no call to read one {entityWords(entity.name)} (point 7 of its spec).
+      </Alert>
+    );
+  }
+  if (record.isPending) return <Loading what={`Loading the ${entityWords(entity.name)}`} />;
+  if (record.isError) return <Failure error={record.error} retry={() => void record.refetch()} />;
+  return <RecordDetail model={model} me={me} entity={entity} answer={record.data} />;
+}
+
+function RecordDetail({
+  model,
+  me,
+  entity,
+  answer,
+}: {
+  model: Model;
+  me: Me;
+  entity: Entity;
+  answer: Answer<ApiRecord>;
+}) {
+  const record = answer.body;
+  const navigate = useNavigate();
+  const client = useQueryClient();
+  const title = useRecordTitle(model, entity.name, record);
+  useDocumentTitle(`${title} · ${model.product.name}`);
+  const machine = machineOf(model, entity.name);
+  const access = accessTo(me, entity.name);
+  const owned = owns(model, entity.name, record, me);
+  const moves = movesOf(model, me, entity.name, record);
+  const edit = covers(access.update, owned) ? editRoute(model, me, entity.name, record.id) : null;
+  const deleteCall = covers(access.delete, owned) ? callFor(model, entity.name, 'delete') : undefined;
+  const back = listScreen(model, me, entity.name);
+  const hasHistory = callFor(model, entity.name, 'history') !== undefined;
+
+  const take = useTakeTransition(model, entity.name);
+  const [dialog, setDialog] = useState<Transition | null>(null);
+  const [pending, setPending] = useState<string | null>(null);
+  const [outcome, setOutcome] = useState<{ done: string } | { error: ApiError } | null>(null);
+  const [confirmDelete, setConfirmDelete] = useState(false);
+
+  const start = (move: Move) => {
+    setOutcome(null);
+    if (transitionFields(model, entity.name, move.transition).length > 0) {
+      setDialog(move.transition);
+      return;
+    }
+    setPending(move.transition.name);
+    take.mutate(
+      { record, etag: answer.etag, transition: move.transition },
+      {
+        onSuccess: (next) => setOutcome({ done: doneMessage(move.transition, next.body) }),
+        onError: (error) => setOutcome({ error: problemOf(error) }),
+        onSettled: () => setPending(null),
+      },
+    );
+  };
+
+  const remove = useMutation({
+    mutationFn: () =>
+      api<null>('DELETE', pathOf(deleteCall as NonNullable<typeof deleteCall>, record.id), { ifMatch: answer.etag }),
+    onSuccess: () => {
+      void refreshRecords(client);
+      navigate(back?.route ?? '/');
+    },
+  });
+
+  const reload = () => {
+    setOutcome(null);
+    void client.invalidateQueries({ queryKey: ['record', entity.name, record.id] });
+  };
+
+  return (
+    <Stack gap="lg">
+      <Stack gap={6}>
+        {back && (
+          <Anchor component={Link} to={back.route} size="sm" w="fit-content">
+            ← {screenTitle(back, model)}
+          </Anchor>
+        )}
+        <Group justify="space-between" align="flex-start" gap="md">
+          <Stack gap={4} style={{ flex: '1 1 320px', minWidth: 0 }}>
+            <Text size="xs" c="dimmed" tt="uppercase" fw={700} style={{ letterSpacing: '0.04em' }}>
+              {entityLabel(entity.name)}
+            </Text>
+            <Group gap="sm" align="center">
+              <Title order={1} style={{ overflowWrap: 'anywhere' }}>
+                {title}
+              </Title>
+              {typeof record.state === 'string' && (
+                <Badge size="lg" variant="light" color={stateColor(machine, record.state)}>
+                  {stateLabel(record.state)}
+                </Badge>
+              )}
+            </Group>
+          </Stack>
+          <Group gap="xs" role="group" aria-label={`What you can do with this ${entityWords(entity.name)}`}>
+            {moves.map((move, i) => (
+              <Button
+                key={move.transition.name}
+                variant={i === 0 ? 'filled' : 'light'}
+                loading={pending === move.transition.name}
+                disabled={pending !== null && pending !== move.transition.name}
+                onClick={() => start(move)}
+                title={`${transitionLabel(move.transition)}: ${stateLabel(String(record.state))} → ${stateLabel(move.to)}`}
+              >
+                {transitionLabel(move.transition)}
+              </Button>
+            ))}
+            {edit && (
+              <Button component={Link} to={edit} variant="default">
+                Edit
+              </Button>
+            )}
+            {deleteCall && (
+              <Button variant="subtle" color="red" onClick={() => setConfirmDelete(true)}>
+                Delete
+              </Button>
+            )}
+          </Group>
+        </Group>
+        {entity.doc && (
+          <Text c="dimmed" size="sm">
+            {sentence(entity.doc)}
+          </Text>
+        )}
+      </Stack>
+
+      {outcome && 'done' in outcome && (
+        <Alert color="green" role="status" withCloseButton onClose={() => setOutcome(null)} closeButtonLabel="Dismiss">
+          {outcome.done}
+        </Alert>
+      )}
+      {outcome && 'error' in outcome && (
+        <ProblemAlert error={outcome.error} title="Not done" onClose={() => setOutcome(null)}>
+          {outcome.error.problem.code === 'CONFLICT' && (
+            <Button size="xs" mt="xs" variant="white" color="orange" onClick={reload}>
+              Show the latest version
+            </Button>
+          )}
+        </ProblemAlert>
+      )}
+
+      <Grid gap="lg">
+        <Grid.Col span={hasHistory ? { base: 12, md: 7, lg: 8 } : { base: 12, lg: 9 }}>
+          <Paper withBorder radius="md" p="lg" component="section" aria-labelledby="detail-fields">
+            <Title order={2} size="h4" id="detail-fields" mb="md">
+              Details
+            </Title>
+            <DataList withDivider labelWidth={170}>
+              {entity.fields.map((field) => (
+                <DataList.Item key={field.name}>
+                  <DataList.ItemLabel>{label(field.name)}</DataList.ItemLabel>
+                  <DataList.ItemValue>
+                    <FieldValue model={model} field={field} value={record[field.name]} />
+                  </DataList.ItemValue>
+                </DataList.Item>
+              ))}
+            </DataList>
+            <Text size="xs" c="dimmed" mt="md">
+              Created <When at={record.created_at} />
+              {record.created_by && (
+                <>
+                  {' '}
+                  by <UserName id={record.created_by} />
+                </>
+              )}
+              {record.updated_at !== record.created_at && (
+                <>
+                  {' '}
+                  · last changed <When at={record.updated_at} />
+                </>
+              )}
+            </Text>
+          </Paper>
+        </Grid.Col>
+        {hasHistory && (
+          <Grid.Col span={{ base: 12, md: 5, lg: 4 }}>
+            <HistorySection model={model} entity={entity} id={record.id} />
+          </Grid.Col>
+        )}
+      </Grid>
+
+      {dialog && (
+        <TransitionDialog
+          model={model}
+          entity={entity.name}
+          record={record}
+          etag={answer.etag}
+          transition={dialog}
+          title={title}
+          onClose={() => setDialog(null)}
+          onDone={(next) => setOutcome({ done: doneMessage(dialog, next.body) })}
+        />
+      )}
+      <Modal
+        opened={confirmDelete}
+        onClose={() => {
+          setConfirmDelete(false);
+          remove.reset();
+        }}
+        title={`Delete ${title}?`}
+        centered
+      >
+        <Stack>
+          <Text size="sm">This {entityWords(entity.name)} will be gone for everyone. This cannot be undone.</Text>
+          {remove.isError && <ProblemAlert error={problemOf(remove.error)} title="Not deleted" />}
+          <Group justify="flex-end">
+            <Button variant="default" onClick={() => setConfirmDelete(false)} data-autofocus>
+              Keep it
+            </Button>
+            <Button color="red" loading={remove.isPending} onClick={() => remove.mutate()}>
+              Delete
+            </Button>
+          </Group>
+        </Stack>
+      </Modal>
+    </Stack>
+  );
+}
+
+function HistorySection({ model, entity, id }: { model: Model; entity: Entity; id: string }) {
+  const history = useHistory(model, entity.name, id);
+  return (
+    <Paper withBorder radius="md" p="lg" component="section" aria-labelledby="detail-history">
+      <Title order={2} size="h4" id="detail-history" mb="md">
+        History
+      </Title>
+      {history.isPending ? (
+        <Stack gap="xs" aria-busy="true" aria-label="Loading the history">
+          <Skeleton height={14} width="60%" />
+          <Skeleton height={10} width="40%" />
+          <Skeleton height={14} width="70%" mt="md" />
+          <Skeleton height={10} width="35%" />
+        </Stack>
+      ) : history.isError ? (
+        <Failure error={history.error} retry={() => void history.refetch()} />
+      ) : history.data.length === 0 ? (
+        <Text size="sm" c="dimmed">
+          Nothing has happened yet.
+        </Text>
+      ) : (
+        <HistoryTimeline model={model} entity={entity} entries={history.data} />
+      )}
+    </Paper>
+  );
+}
+
+function When({ at }: { at: string }) {
+  return (
+    <time dateTime={at} title={formatDateTime(at)}>
+      {formatRelative(at)}
+    </time>
+  );
+}
+
+/** "Return done: the loan is now Returned." */
+function doneMessage(transition: Transition, record: ApiRecord): string {
+  const state = typeof record.state === 'string' ? stateLabel(record.state) : '';
+  return `${transitionLabel(transition)} done${state ? `: it is now ${state}` : ''}.`;
+}

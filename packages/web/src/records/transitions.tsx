@@ -1,0 +1,169 @@
+import { Badge, Button, Group, Modal, Stack, Text } from '@mantine/core';
+import type { Model, Transition } from '@ninepoint/spec';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { type Answer, type ApiError, api } from '../api/client.ts';
+import { Arrow } from '../fields/Arrow.tsx';
+import { sentence } from '../fields/display.ts';
+import { FieldInput, inputId } from '../fields/FieldInput.tsx';
+import { toInput } from '../fields/form-values.ts';
+import { stateColor, stateLabel, transitionLabel } from './access.ts';
+import { problemOf, refreshRecords, storeRecord } from './api.ts';
+import { type ApiRecord, entityNamed, machineOf, pathOf, payloadFields, transitionCall } from './calls.ts';
+import { useFieldForm } from './field-form.ts';
+import { ProblemAlert } from './ProblemAlert.tsx';
+
+/** What taking a transition needs: the record (and its ETag, when known), the transition, its payload. */
+export interface TakeInput {
+  record: ApiRecord;
+  etag?: string | null;
+  transition: Transition;
+  body?: Record<string, unknown>;
+}
+
+/** The fields a transition's call lets the user send along (point 7's payload), none for most. */
+export function transitionFields(model: Model, entity: string, transition: Transition) {
+  const target = entityNamed(model, entity);
+  return target ? payloadFields(target, transitionCall(model, entity, transition.name)) : [];
+}
+
+/**
+ * Takes a transition through its call; on success the record is stored and every list refreshed.
+ * With an ETag, a record someone else changed meanwhile is refused with CONFLICT.
+ */
+export function useTakeTransition(model: Model, entity: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: ({ record, etag, transition, body }: TakeInput): Promise<Answer<ApiRecord>> => {
+      const call = transitionCall(model, entity, transition.name);
+      if (!call) throw new Error(`${transition.name} has no call.`);
+      return api<ApiRecord>(call.method, pathOf(call, record.id), {
+        ...(body && Object.keys(body).length > 0 ? { body } : {}),
+        ifMatch: etag ?? null,
+      });
+    },
+    onSuccess: async (answer) => {
+      storeRecord(client, entity, answer);
+      await refreshRecords(client);
+    },
+  });
+}
+
+/** From → to, as badges: what a transition does to the record. */
+export function StateChange({ model, entity, from, to }: { model: Model; entity: string; from: string; to: string }) {
+  const machine = machineOf(model, entity);
+  if (from === to) {
+    return (
+      <Group gap={6} wrap="nowrap">
+        <Text span size="sm" c="dimmed">
+          Stays
+        </Text>
+        <Badge color={stateColor(machine, to)} variant="light">
+          {stateLabel(to)}
+        </Badge>
+      </Group>
+    );
+  }
+  return (
+    <Group gap={6} wrap="nowrap">
+      <Badge color={stateColor(machine, from)} variant="light">
+        {stateLabel(from)}
+      </Badge>
+      <Text span c="dimmed">
+        <Arrow />
+      </Text>
+      <Badge color={stateColor(machine, to)} variant="light">
+        {stateLabel(to)}
+      </Badge>
+    </Group>
+  );
+}
+
+/**
+ * A transition that sends fields (a return's condition note, a rejection's reason): a small form
+ * over those fields, checked like the record's form, with the server's refusal shown at its fields.
+ */
+export function TransitionDialog({
+  model,
+  entity,
+  record,
+  etag,
+  transition,
+  title,
+  onClose,
+  onDone,
+}: {
+  model: Model;
+  entity: string;
+  record: ApiRecord;
+  etag?: string | null;
+  transition: Transition;
+  /** The record's title, for the dialog's heading. */
+  title: string;
+  onClose: () => void;
+  onDone?: (answer: Answer<ApiRecord>) => void;
+}) {
+  const fields = transitionFields(model, entity, transition);
+  const [initial] = useState(() => Object.fromEntries(fields.map((f) => [f.name, toInput(f, record[f.name])])));
+  const form = useFieldForm(model, fields, 'change', initial);
+  const take = useTakeTransition(model, entity);
+  const [problem, setProblem] = useState<{ error: ApiError; messages: string[] } | null>(null);
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setProblem(null);
+    const prepared = form.prepare(record);
+    if ('invalid' in prepared) {
+      document.getElementById(inputId({ name: prepared.invalid } as never, 'move'))?.focus();
+      return;
+    }
+    take.mutate(
+      { record, etag: etag ?? null, transition, body: prepared.body },
+      {
+        onSuccess: (answer) => {
+          onDone?.(answer);
+          onClose();
+        },
+        onError: (error) => {
+          const refusal = problemOf(error);
+          setProblem({ error: refusal, messages: form.showProblem(refusal) });
+        },
+      },
+    );
+  };
+
+  return (
+    <Modal opened onClose={onClose} title={`${transitionLabel(transition)}: ${title}`} size="lg" centered>
+      <form noValidate onSubmit={submit}>
+        <Stack gap="md">
+          <StateChange model={model} entity={entity} from={String(record.state ?? '')} to={transition.to} />
+          {transition.doc && (
+            <Text size="sm" c="dimmed">
+              {sentence(transition.doc)}
+            </Text>
+          )}
+          {problem && <ProblemAlert error={problem.error} messages={problem.messages} title="Not done" />}
+          {fields.map((field) => (
+            <FieldInput
+              idPrefix="move"
+              key={field.name}
+              model={model}
+              field={field}
+              value={form.values[field.name]}
+              onChange={(v) => form.setValue(field.name, v)}
+              error={form.errors[field.name]}
+            />
+          ))}
+          <Group justify="flex-end">
+            <Button variant="default" onClick={onClose}>
+              Cancel
+            </Button>
+            <Button type="submit" loading={take.isPending} data-autofocus={fields.length === 0 ? true : undefined}>
+              {transitionLabel(transition)}
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Modal>
+  );
+}
