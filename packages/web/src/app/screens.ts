@@ -169,13 +169,15 @@ export function filterText(screen: Screen): string {
 /** The screen whose route matches a path, with its parameters; undefined when none does. */
 export function screenAt(model: Model, pathname: string): Screen | undefined {
   const path = pathname.replace(/\/+$/, '') || '/';
-  return screensOf(model).find((s) => {
+  const matching = screensOf(model).filter((s) => {
     const pattern = s.route
       .split('/')
       .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
       .join('/');
     return new RegExp(`^${pattern || '/'}$`).test(path);
   });
+  // As the router ranks them: `/books/new` before `/books/:id`.
+  return matching.sort((a, b) => a.params.length - b.params.length)[0];
 }
 
 /** An entity's call of a kind (`list`, `get`, `create`…) as the server serves it (point 7, or derived); undefined when it is not served. */

@@ -137,8 +137,11 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
   const records = (query.data?.items ?? []).filter((r) => passesLocal(r, fixed.local));
   const stale = query.isPlaceholderData;
 
-  const userColumns = columns.some((c) => refersToUsers(c.type));
-  const users = useUserDirectory(me, userColumns);
+  const userIds = columns
+    .filter((c) => refersToUsers(c.type))
+    .flatMap((c) => records.map((r) => r[c.name]))
+    .filter((id): id is string => typeof id === 'string');
+  const users = useUserDirectory(me, userIds);
   const references: ReferenceKey[] = [];
   for (const column of columns) {
     if (column.type.kind !== 'reference' || refersToUsers(column.type)) continue;

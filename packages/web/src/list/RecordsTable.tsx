@@ -80,7 +80,7 @@ export function RecordsTable({
         highlightOnHover
         verticalSpacing="sm"
         horizontalSpacing="md"
-        miw={Math.max(600, columns.length * 110)}
+        miw={Math.max(600, columns.length * 110 + (titleColumn ? 130 : 0))}
         aria-busy={loading || busy}
         style={{ opacity: busy ? 0.6 : 1, transition: 'opacity 120ms' }}
       >
@@ -96,7 +96,11 @@ export function RecordsTable({
                   key={column.name}
                   scope="col"
                   aria-sort={direction === 'none' ? undefined : direction}
-                  style={{ whiteSpace: 'nowrap', textAlign: numeric ? 'right' : undefined }}
+                  style={{
+                    whiteSpace: 'nowrap',
+                    textAlign: numeric ? 'right' : undefined,
+                    minWidth: column.name === titleColumn ? 240 : undefined,
+                  }}
                 >
                   {sortable.has(column.name) ? (
                     <UnstyledButton

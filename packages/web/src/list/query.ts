@@ -147,7 +147,7 @@ export interface FixedFilters {
 
 export function fixedFilters(screen: Screen, entity: Entity, machine: StateMachine | undefined, me: Me): FixedFilters {
   const fixed: FixedFilters = { api: {}, local: [] };
-  const filterable = new Set([...(machine ? ['state'] : []), ...entity.fields.map((f) => f.name)]);
+  const filterable = new Set(['created_by', ...(machine ? ['state'] : []), ...entity.fields.map((f) => f.name)]);
   for (const filter of screen.filters) {
     const value = 'me' in filter.value ? (me.user?.id ?? null) : filter.value.literal;
     if (filterable.has(filter.field) && value !== null) fixed.api[filter.field] = String(value);

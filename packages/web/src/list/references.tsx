@@ -1,9 +1,10 @@
 import { Anchor, Text } from '@mantine/core';
 import { type Model, USER_ENTITY } from '@ninepoint/spec';
-import { useQueries, useQuery } from '@tanstack/react-query';
+import { useQueries } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { api } from '../api/client.ts';
 import type { Me, User } from '../api/session.ts';
+import { useUsersById } from '../api/users.ts';
 import { callOf, callUrl, entityOf, refusal, routeTo, screenFor } from '../app/screens.ts';
 import { type ApiRecord, recordTitle, shortId } from '../format.ts';
 
@@ -17,16 +18,9 @@ import { type ApiRecord, recordTitle, shortId } from '../format.ts';
 /** At most this many referenced records are fetched for one page: one call each. */
 const MAX_TITLE_FETCHES = 60;
 
-/** The user directory (`GET /api/users`) by id, for those allowed to search it; empty for everyone else. */
-export function useUserDirectory(me: Me, enabled: boolean): Map<string, User> {
-  const query = useQuery({
-    queryKey: ['users-directory'],
-    queryFn: async () => (await api<{ items: User[] }>('GET', '/api/users?limit=100')).body.items,
-    enabled: enabled && me.user !== null,
-    staleTime: 60_000,
-    retry: false,
-  });
-  const users = new Map<string, User>((query.data ?? []).map((u) => [u.id, u]));
+/** The users a page names, by id (`GET /api/users?id=…`), and the signed-in user. */
+export function useUserDirectory(me: Me, ids: readonly string[]): Map<string, User> {
+  const users = useUsersById(ids, me.user !== null);
   if (me.user) users.set(me.user.id, me.user);
   return users;
 }

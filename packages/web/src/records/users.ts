@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { ApiError, api } from '../api/client.ts';
 import { type User, useMe } from '../api/session.ts';
+import { useUsersById } from '../api/users.ts';
 
 /** The most users the directory answers in one call. */
 const DIRECTORY_LIMIT = 100;
@@ -49,10 +50,10 @@ export function unnamedUser(id: string): string {
 /** The user's name for an id: the signed-in user, else the directory, else a short stand-in. */
 export function useUserName(id: string | null | undefined): { name: string; known: boolean; you: boolean } {
   const me = useMe();
-  const directory = useUserDirectory();
-  if (!id) return { name: 'nobody', known: false, you: false };
   const self = me.data?.user;
+  const byId = useUsersById(id ? [id] : [], Boolean(self) && id !== self?.id);
+  if (!id) return { name: 'nobody', known: false, you: false };
   if (self && self.id === id) return { name: self.name, known: true, you: true };
-  const user = directory.data?.get(id);
+  const user = byId.get(id);
   return user ? { name: user.name, known: true, you: false } : { name: unnamedUser(id), known: false, you: false };
 }

@@ -1,0 +1,161 @@
+import { readFileSync } from 'node:fs';
+import { checkSpec, type Model } from '@ninepoint/spec';
+import { describe, expect, it } from 'vitest';
+import type { Me } from '../api/session.ts';
+import { screenAt, screenTitle, screenTitles } from '../app/screens.ts';
+import { formatValue, recordTitle, titleField } from '../format.ts';
+import { csvField, toCsv } from './csv.ts';
+import {
+  apiQuery,
+  filterFields,
+  fixedFilters,
+  listColumns,
+  machineOf,
+  pageSizes,
+  passesLocal,
+  readListState,
+  sortableNames,
+  writeListState,
+} from './query.ts';
+
+const modelOf = (name: string): Model => {
+  const { model, ok } = checkSpec(readFileSync(new URL(`../../../../examples/${name}`, import.meta.url), 'utf8'));
+  if (!ok) throw new Error(`${name} has errors`);
+  return model;
+};
+const lending = modelOf('lending-desk.md');
+const expenses = modelOf('expenses.md');
+const helpdesk = modelOf('helpdesk.md');
+const entity = (model: Model, name: string) => {
+  const found = model.entities.find((e) => e.name === name);
+  if (!found) throw new Error(`no ${name}`);
+  return found;
+};
+const screen = (model: Model, route: string) => {
+  const found = model.screens.find((s) => s.route === route);
+  if (!found) throw new Error(`no ${route}`);
+  return found;
+};
+const ME = '01900000-0000-7000-8000-000000000001';
+const me: Me = { user: { id: ME, email: 'ada@example.test', name: 'Ada', roles: ['staff'] }, access: {} };
+
+describe('CSV', () => {
+  it('quotes commas, quotes, line breaks and edge spaces, and doubles quotes', () => {
+    expect(csvField('plain')).toBe('plain');
+    expect(csvField('a, b')).toBe('"a, b"');
+    expect(csvField('say "hi"')).toBe('"say ""hi"""');
+    expect(csvField('two\nlines')).toBe('"two\nlines"');
+    expect(csvField(' padded')).toBe('" padded"');
+    expect(csvField(null)).toBe('');
+    expect(csvField(12.5)).toBe('12.5');
+    expect(csvField(false)).toBe('false');
+  });
+
+  it('never lets a spreadsheet run a text as a formula', () => {
+    expect(csvField('=SUM(A1)')).toBe("'=SUM(A1)");
+    expect(csvField('+1')).toBe("'+1");
+    expect(csvField('@cmd')).toBe("'@cmd");
+    expect(csvField('-1, really')).toBe(`"'-1, really"`);
+    expect(csvField(-1)).toBe('-1');
+  });
+
+  it('writes a header and rows with CRLF', () => {
+    expect(
+      toCsv(
+        ['a', 'b'],
+        [
+          [1, 'x'],
+          [null, 'y,z'],
+        ],
+      ),
+    ).toBe('a,b\r\n1,x\r\n,"y,z"\r\n');
+  });
+});
+
+describe('list queries', () => {
+  const loan = entity(lending, 'Loan');
+  const machine = machineOf(lending, 'Loan');
+  const filters = filterFields(loan, machine);
+  const fixed = fixedFilters(screen(lending, '/my/loans'), loan, machine, me);
+  const sizes = pageSizes(lending);
+  const options = { sortable: sortableNames(loan, machine), filters, fixed, sizes };
+
+  it('applies a screen’s where with the signed-in user for me', () => {
+    expect(fixed).toEqual({ api: { borrower: ME }, local: [] });
+    expect(fixedFilters(screen(lending, '/overdue'), loan, machine, me).api).toEqual({ state: 'overdue' });
+  });
+
+  it('asks the server to filter created_by = me like any field', () => {
+    const expense = entity(expenses, 'Expense');
+    const mine = fixedFilters(screen(expenses, '/my/expenses'), expense, machineOf(expenses, 'Expense'), me);
+    expect(mine).toEqual({ api: { created_by: ME }, local: [] });
+    expect(passesLocal({ id: 'y', created_by: 'someone' }, mine.local)).toBe(true);
+  });
+
+  it('reads the address, dropping what the API would refuse, and writes it back', () => {
+    const params = new URLSearchParams(
+      'sort=-due&q=dune&filter[state]=out&filter[renewals]=x&filter[borrower]=me&filter[nope]=1&size=24',
+    );
+    const state = readListState(params, options);
+    expect(state).toEqual({ sort: '-due', q: 'dune', filters: { state: 'out' }, size: 24 });
+    expect(readListState(new URLSearchParams('sort=password'), options).sort).toBeNull();
+    expect(writeListState(state, sizes.initial).toString()).toBe('q=dune&sort=-due&filter%5Bstate%5D=out');
+  });
+
+  it('asks the API with the fixed filters, the cursor and the count', () => {
+    const state = { sort: 'due', q: '', filters: { state: 'out' }, size: 24 };
+    const query = new URLSearchParams(apiQuery(state, fixed, { limit: 24, cursor: 'abc', count: true }, true));
+    expect(Object.fromEntries(query)).toEqual({
+      limit: '24',
+      sort: 'due',
+      'filter[state]': 'out',
+      'filter[borrower]': ME,
+      cursor: 'abc',
+      count: 'true',
+    });
+  });
+
+  it('offers page sizes up to MAX_PAGE_SIZE, with PAGE_SIZE among them', () => {
+    expect(sizes.initial).toBe(24);
+    expect(sizes.options).toEqual([10, 24, 25, 50, 100, 200]);
+  });
+
+  it('types the filters by field, leaving out long text and moments', () => {
+    const ticket = entity(helpdesk, 'Ticket');
+    const kinds = Object.fromEntries(filterFields(ticket, machineOf(helpdesk, 'Ticket')).map((f) => [f.name, f.kind]));
+    expect(kinds).toMatchObject({ state: 'choice', category: 'choice', reporter: 'reference', time_spent: 'decimal' });
+    expect(kinds).not.toHaveProperty('description');
+    expect(kinds).not.toHaveProperty('started_at');
+  });
+
+  it('leaves out of the columns what the screen’s where fixes, and long text', () => {
+    const names = listColumns(loan, machine, screen(lending, '/my/loans'), titleField(loan)).map((c) => c.name);
+    expect(names).toEqual(['state', 'book', 'lent_on', 'due', 'renewals', 'created_at']);
+  });
+});
+
+describe('titles and formatting', () => {
+  it('names list screens by their route, distinctly', () => {
+    const titles = [...screenTitles(lending.screens, lending).values()];
+    expect(titles).toEqual(expect.arrayContaining(['Home', 'Books', 'Loans', 'Overdue', 'My loans']));
+    expect(screenTitle(screen(helpdesk, '/kb'), helpdesk)).toBe('KB');
+    expect(screenTitle(screen(helpdesk, '/my/queue'), helpdesk)).toBe('My queue');
+  });
+
+  it('finds the screen of a path as the router ranks them', () => {
+    expect(screenAt(lending, '/books/new')?.kind).toBe('form');
+    expect(screenAt(lending, '/books/0190')?.kind).toBe('detail');
+    expect(screenAt(lending, '/nowhere')).toBeUndefined();
+  });
+
+  it('names a record by its title field, else by entity and id', () => {
+    expect(recordTitle(entity(lending, 'Book'), { id: '1', title: 'Dune' })).toBe('Dune');
+    expect(recordTitle(entity(lending, 'Loan'), { id: '0190f3a2-aaaa' })).toBe('Loan 0190f3a2…');
+  });
+
+  it('formats values by type', () => {
+    expect(formatValue({ kind: 'boolean' }, true)).toBe('Yes');
+    expect(formatValue({ kind: 'text' }, null)).toBe('—');
+    expect(formatValue({ kind: 'date' }, 'not a date')).toBe('not a date');
+  });
+});
