@@ -2,8 +2,9 @@
 // sources: run by `npm install` (postinstall), `npm start` and `npm test`, so a fresh clone serves
 // the app without a separate build step. `--force` builds whatever the state.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
 
 const web = 'packages/web';
 const built = join(web, 'dist', 'index.html');
@@ -39,7 +40,13 @@ const sources = Math.max(
 if (!force && existsSync(built) && statSync(built).mtimeMs >= sources) process.exit(0);
 
 console.log('Ninepoint: building the web app (packages/web)…');
-const { status } = spawnSync('npx', ['vite', 'build', '--logLevel', 'warn'], { cwd: web, stdio: 'inherit' });
+// Vite's own script, found as Node resolves it from the web package: no npx, which may refuse to
+// run a package it does not see as installed.
+const require = createRequire(resolve(web, 'package.json'));
+const vitePackage = require.resolve('vite/package.json');
+const { bin } = JSON.parse(readFileSync(vitePackage, 'utf8'));
+const viteBin = join(dirname(vitePackage), typeof bin === 'string' ? bin : bin.vite);
+const { status } = spawnSync(process.execPath, [viteBin, 'build', '--logLevel', 'warn'], { cwd: web, stdio: 'inherit' });
 if (status !== 0) {
   console.error('Ninepoint: the web app did not build; the API still works. Run `npm run build` to see why.');
   process.exit(status ?? 1);
