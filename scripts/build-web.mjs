@@ -46,7 +46,10 @@ const require = createRequire(resolve(web, 'package.json'));
 const vitePackage = require.resolve('vite/package.json');
 const { bin } = JSON.parse(readFileSync(vitePackage, 'utf8'));
 const viteBin = join(dirname(vitePackage), typeof bin === 'string' ? bin : bin.vite);
-const { status } = spawnSync(process.execPath, [viteBin, 'build', '--logLevel', 'warn'], { cwd: web, stdio: 'inherit' });
+const { status } = spawnSync(process.execPath, [viteBin, 'build', '--logLevel', 'warn'], {
+  cwd: web,
+  stdio: 'inherit',
+});
 if (status !== 0) {
   console.error('Ninepoint: the web app did not build; the API still works. Run `npm run build` to see why.');
   process.exit(status ?? 1);
