@@ -1,4 +1,6 @@
-import type { Constant, FieldType } from './model.ts';
+import { Environment } from '@marcbachmann/cel-js';
+import type { Constant, Entity, FieldType } from './model.ts';
+import { USER_ENTITY } from './names.ts';
 
 /**
  * How spec values are typed in CEL, shared by the checker (type-checking) and the runtime
@@ -17,6 +19,17 @@ export function celTypeName(entity: string): string {
 
 /** The fields of the built-in User type in expressions. */
 export const CEL_USER_FIELDS = { id: 'string', email: 'string', name: 'string', roles: 'list<string>' } as const;
+
+/** The system fields every record has in expressions (`state` only with a state machine), by CEL type. */
+export function celSystemFields(hasState: boolean): Record<string, string> {
+  return {
+    id: 'string',
+    created_at: CEL_TIMESTAMP,
+    updated_at: CEL_TIMESTAMP,
+    created_by: celTypeName(USER_ENTITY),
+    ...(hasState ? { state: 'string' } : {}),
+  };
+}
 
 /** The CEL type of a field; a reference to an entity not in `known` (not registered yet) is dyn. */
 export function celFieldType(type: FieldType, known: ReadonlySet<string>): string {
@@ -40,4 +53,44 @@ export function celFieldType(type: FieldType, known: ReadonlySet<string>): strin
 /** The CEL type of a point-9 constant; durations are CEL durations. */
 export function celConstantType(constant: Constant): string {
   return { integer: 'int', decimal: 'double', boolean: 'bool', text: 'string', duration: CEL_DURATION }[constant.type];
+}
+
+/**
+ * The CEL environment for expressions about `entity`, shared by the checker and the evaluator: the
+ * User type and `types` (each after the types its fields refer to), the entity's system fields and
+ * fields, `user`, `now`, `today` and `constants`. Returns the entities registered as types: a
+ * name cel-js reserves is not, and references to it stay dyn.
+ */
+export function entityEnvironment(
+  entity: Entity,
+  types: readonly Entity[],
+  constants: readonly Constant[],
+  hasState: (entity: string) => boolean,
+): { env: Environment; registered: Set<string> } {
+  const env = new Environment({ homogeneousAggregateLiterals: false });
+  env.registerType(celTypeName(USER_ENTITY), { fields: CEL_USER_FIELDS });
+  const registered = new Set([USER_ENTITY]);
+  for (const needed of types) {
+    const fields: Record<string, string> = celSystemFields(hasState(needed.name));
+    for (const f of needed.fields) fields[f.name] = celFieldType(f.type, registered);
+    try {
+      env.registerType(celTypeName(needed.name), { fields });
+      registered.add(needed.name);
+    } catch {
+      // A name cel-js reserves: references to it stay dyn.
+    }
+  }
+  for (const [name, type] of Object.entries(celSystemFields(hasState(entity.name)))) env.registerVariable(name, type);
+  for (const f of entity.fields) {
+    // The checker refuses names CEL declares itself; a model built by hand may still hold one.
+    if (!env.hasVariable(f.name)) env.registerVariable(f.name, celFieldType(f.type, registered));
+  }
+  env
+    .registerVariable('user', celTypeName(USER_ENTITY))
+    .registerVariable('now', CEL_TIMESTAMP)
+    .registerVariable('today', CEL_TIMESTAMP);
+  for (const c of constants) {
+    if (!env.hasVariable(c.name)) env.registerVariable(c.name, celConstantType(c));
+  }
+  return { env, registered };
 }

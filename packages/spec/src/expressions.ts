@@ -1,12 +1,12 @@
-import { Environment } from '@marcbachmann/cel-js';
+import type { Environment } from '@marcbachmann/cel-js';
 import {
   CEL_DURATION,
   CEL_TIMESTAMP,
   CEL_TYPE_PREFIX,
   CEL_USER_FIELDS,
-  celConstantType,
   celFieldType,
-  celTypeName,
+  celSystemFields,
+  entityEnvironment,
 } from './cel-types.ts';
 import type { DiagnosticBag } from './diagnostics.ts';
 import type { Constant, Entity, Model, Span } from './model.ts';
@@ -46,13 +46,7 @@ export class ExpressionChecker {
   }
 
   #systemFields(entity: string): Record<string, string> {
-    return {
-      id: 'string',
-      created_at: CEL_TIMESTAMP,
-      updated_at: CEL_TIMESTAMP,
-      created_by: celTypeName(USER_ENTITY),
-      ...(this.#machines.has(entity) ? { state: 'string' } : {}),
-    };
+    return celSystemFields(this.#machines.has(entity));
   }
 
   /** The environment for expressions about `entity` (and its `field`), built for the given sources. */
@@ -60,34 +54,15 @@ export class ExpressionChecker {
     const key = this.#key(entity, field);
     const cached = this.#envs.get(key);
     if (cached) return cached;
-    const env = new Environment({ homogeneousAggregateLiterals: false });
-    env.registerType(celTypeName(USER_ENTITY), { fields: CEL_USER_FIELDS });
-    const registered = new Set([USER_ENTITY]);
-    for (const needed of orderByReferences(this.#reached(entity, field, sources))) {
-      const fields: Record<string, string> = { ...this.#systemFields(needed.name) };
-      for (const f of needed.fields) fields[f.name] = celFieldType(f.type, registered);
-      try {
-        env.registerType(celTypeName(needed.name), { fields });
-        registered.add(needed.name);
-      } catch {
-        // A name cel-js reserves: references to it stay dyn.
-      }
-    }
-    for (const [name, type] of Object.entries(this.#systemFields(entity.name))) env.registerVariable(name, type);
-    for (const f of entity.fields) {
-      // The checker refuses names CEL declares itself; a model built by hand may still hold one.
-      if (!env.hasVariable(f.name)) env.registerVariable(f.name, celFieldType(f.type, registered));
-    }
-    env
-      .registerVariable('user', celTypeName(USER_ENTITY))
-      .registerVariable('now', CEL_TIMESTAMP)
-      .registerVariable('today', CEL_TIMESTAMP);
     // Only the constants these expressions name: thousands of constants times thousands of
     // entities would otherwise make checking quadratic.
     const named = new Set(sources.flatMap((source) => source.match(/\b[A-Z][A-Z0-9_]*\b/g) ?? []));
-    for (const constant of this.#constants) {
-      if (named.has(constant.name)) env.registerVariable(constant.name, celConstantType(constant));
-    }
+    const { env, registered } = entityEnvironment(
+      entity,
+      orderByReferences(this.#reached(entity, field, sources)),
+      this.#constants.filter((c) => named.has(c.name)),
+      (name) => this.#machines.has(name),
+    );
     const fieldType = entity.fields.find((f) => f.name === field)?.type;
     if (field !== null) env.registerVariable('value', fieldType ? celFieldType(fieldType, registered) : 'dyn');
     this.#envs.set(key, env);

@@ -1,4 +1,4 @@
-import { createTheme, DEFAULT_THEME, type MantineColorsTuple } from '@mantine/core';
+import { createTheme, DEFAULT_THEME, defaultVariantColorsResolver, type MantineColorsTuple } from '@mantine/core';
 
 /**
  * Mantine's gray with a darker shade 6: that shade is the "dimmed" text colour, and Mantine's own
@@ -20,8 +20,20 @@ export const theme = createTheme({
   // Shade 8 of indigo: white text on filled buttons reads at 5.7:1 (shade 6 falls short of AA's 4.5:1).
   primaryShade: { light: 8, dark: 8 },
   colors: { gray, red },
-  // A dialog's close button is an icon: without a name, screen readers announce "button".
-  components: { Modal: { defaultProps: { closeButtonProps: { 'aria-label': 'Close' } } } },
+  // Mantine's light variant (state badges, the active navigation link) writes shade 9 on shade 1, or 2 on
+  // hover: under AA's 4.5:1 for teal, green, lime, yellow, orange and red. 35% darker, every colour reads at 5:1 or more.
+  variantColorResolver: (input) => {
+    const colors = defaultVariantColorsResolver(input);
+    return input.variant === 'light' ? { ...colors, color: `color-mix(in srgb, ${colors.color} 65%, black)` } : colors;
+  },
+  components: {
+    // A dialog's close button is an icon: without a name, screen readers announce "button".
+    Modal: { defaultProps: { closeButtonProps: { 'aria-label': 'Close' } } },
+    // The navigation's links take the light variant through the resolver above (by default they skip it).
+    NavLink: { defaultProps: { variant: 'light' } },
+    // A menu holds menu items only: Mantine's focus placeholder (a focusable role=presentation div) breaks that.
+    Menu: { defaultProps: { withInitialFocusPlaceholder: false } },
+  },
   defaultRadius: 'md',
   fontFamily: 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif',
 });

@@ -29,7 +29,8 @@ export interface CompiledApp {
 /**
  * Compiles a checked model (one whose `checkSpec` had no errors) into the runtime's artefacts.
  * Throws `SqlSchemaError` when the entities' names cannot be laid out as tables, and
- * `ExpressionCompileError` when a guard or rule cannot be compiled (the checker refuses those first).
+ * `ExpressionCompileError` (`@ninepoint/spec`) when a guard or rule cannot be compiled (the
+ * checker refuses those first).
  *
  * @example
  * const { model, ok } = checkSpec(source);

@@ -1,19 +1,31 @@
-import type { Entity, Model, Rule, StateMachine, Transition } from '@ninepoint/spec';
-import { type FieldError, type ProblemCatalogue, ProblemError, type ProblemParams } from '../http/problem.ts';
-import type { ApiRecord, TxReader } from '../store/store.ts';
 import {
   type CelUser,
-  type CompiledExpression,
   type CompiledModelExpressions,
   compileExpressions,
-} from './expressions.ts';
+  type Entity,
+  type ExpressionRule,
+  expressionRule,
+  guardRecord,
+  guardRefusal,
+  type Model,
+  type Rule,
+  ruleMessageParams,
+  ruleRuns,
+  type StateMachine,
+  sharedRefusalCode,
+  type Transition,
+} from '@ninepoint/spec';
+import { type FieldError, type ProblemCatalogue, ProblemError, type ProblemParams } from '../http/problem.ts';
+import type { ApiRecord, TxReader } from '../store/store.ts';
 
 /** A write's check with the acting user (see `WriteCheck`, which the HTTP layer makes of it per request). */
 export type LogicCheck = (next: ApiRecord, current: ApiRecord | null, reader: TxReader, user: CelUser) => void;
 
 /**
  * The rules, guards and limits of each entity, compiled once into the checks every write runs
- * inside its transaction (see `WriteCheck`). The semantics, which the model docs describe:
+ * inside its transaction (see `WriteCheck`). The semantics, which the model docs describe (the
+ * parts shared with the web app, which checks rules and guards before sending, are in the spec
+ * package's `write-rules.ts`):
  *
  * - **Create** evaluates every rule of the entity that applies outside transitions or to the
  *   creating transition, and the creating transition's guard, on the would-be record.
@@ -46,7 +58,7 @@ export interface EntityLogic {
 }
 
 type CompiledRule =
-  | { rule: Rule; kind: 'expression'; expression: CompiledExpression; mentions: ReadonlySet<string>; at: string | null }
+  | ({ kind: 'expression' } & ExpressionRule)
   | { rule: Rule; kind: 'limit'; max: number; states: readonly string[] | null; per: string };
 
 /** Compiles the checks of every entity. Throws `ExpressionCompileError` for an expression cel-js refuses. */
@@ -67,11 +79,7 @@ export function compileEntityLogic(
       if (condition.kind === 'expression') {
         const expression = expressions.rules.get(rule.name);
         if (!expression) continue;
-        const mentions = new Set(expression.chains.map((c) => (c[0] === 'value' ? rule.appliesTo.field : c[0]) ?? ''));
-        if (rule.appliesTo.field !== null) mentions.add(rule.appliesTo.field);
-        const own = [...mentions].filter((m) => entity.fields.some((f) => f.name === m));
-        const at = rule.appliesTo.field ?? (own.length === 1 ? (own[0] ?? null) : null);
-        rules.push({ rule, kind: 'expression', expression, mentions, at });
+        rules.push({ kind: 'expression', ...expressionRule(rule, expression, entity) });
       } else if (condition.entity === entity.name) {
         rules.push({
           rule,
@@ -92,16 +100,15 @@ export function compileEntityLogic(
       transition: string | null,
       user: CelUser,
     ): FieldError[] => {
-      const changed = (name: string) => current === null || next[name] !== current[name];
       const found: FieldError[] = [];
       for (const compiled of rules) {
-        const applies = compiled.rule.appliesTo.transition;
-        if (applies !== null && applies !== transition) continue;
         if (compiled.kind === 'expression') {
-          if (current !== null && applies === null && ![...compiled.mentions].some(changed)) continue;
+          if (!ruleRuns(compiled, transition, next, current)) continue;
           const outcome = evaluator.evaluate(compiled.expression, next, (e, id) => reader.get(e, id), 'rule', user);
           if (outcome === 'fails') found.push(fieldError(catalogue, entity, compiled.rule, compiled.at, next));
         } else {
+          const applies = compiled.rule.appliesTo.transition;
+          if (applies !== null && applies !== transition) continue;
           if (limitExceeded(compiled, entity, next, current, reader)) {
             found.push(fieldError(catalogue, entity, compiled.rule, null, next));
           }
@@ -117,16 +124,20 @@ export function compileEntityLogic(
       throw new ProblemError(
         'TRANSITION_NOT_ALLOWED',
         { transition: t.name, entity: entity.name, state: String(record.state ?? '(new)') },
-        { detail: `${t.name} is not allowed: its condition (${guard.source}) does not hold for this ${entity.name}.` },
+        { detail: guardRefusal(t.name, guard, entity.name) },
       );
     };
 
     const create: LogicCheck = (next, _current, reader, user) => {
       if (creating) guardHolds(creating, next, reader, user);
-      refuse(catalogue, failures(next, null, reader, creating?.name ?? null, user), messageParams(entity, next, null));
+      refuse(
+        catalogue,
+        failures(next, null, reader, creating?.name ?? null, user),
+        ruleMessageParams(entity, next, null),
+      );
     };
     const update: LogicCheck = (next, current, reader, user) =>
-      refuse(catalogue, failures(next, current, reader, null, user), messageParams(entity, next, null));
+      refuse(catalogue, failures(next, current, reader, null, user), ruleMessageParams(entity, next, null));
     const transitions = new Map<string, LogicCheck>();
     for (const t of machine?.transitions ?? []) {
       if (t.creates) continue;
@@ -137,8 +148,8 @@ export function compileEntityLogic(
           throw new ProblemError('TRANSITION_NOT_ALLOWED', { transition: t.name, entity: entity.name, state });
         }
         // The payload's fields, but the system fields as they are: `updated_at` is not yet now.
-        guardHolds(t, { ...next, state, updated_at: current.updated_at ?? null }, reader, user);
-        refuse(catalogue, failures(next, current, reader, t.name, user), messageParams(entity, next, null));
+        guardHolds(t, guardRecord(next, current), reader, user);
+        refuse(catalogue, failures(next, current, reader, t.name, user), ruleMessageParams(entity, next, null));
       });
     }
     const hasCreateChecks = creating?.guard != null || rules.length > 0;
@@ -174,29 +185,17 @@ function fieldError(
   field: string | null,
   record: ApiRecord,
 ): FieldError {
-  return { field, code: rule.error, message: catalogue.message(rule.error, messageParams(entity, record, field)) };
-}
-
-/** What a rule's message may name: the record's fields (and `state`), the entity, the field. */
-function messageParams(entity: Entity, record: ApiRecord, field: string | null): ProblemParams {
-  const params: Record<string, string | number | boolean> = { entity: entity.name };
-  for (const f of entity.fields) {
-    const value = record[f.name];
-    if (value !== null && value !== undefined) params[f.name] = value;
-  }
-  if (typeof record.state === 'string') params.state = record.state;
-  if (field !== null) params.field = field;
-  return params;
+  return { field, code: rule.error, message: catalogue.message(rule.error, ruleMessageParams(entity, record, field)) };
 }
 
 /** Throws the answer to the failures, if any (see `EntityLogic`). */
 function refuse(catalogue: ProblemCatalogue, failures: readonly FieldError[], params: ProblemParams): void {
   if (failures.length === 0) return;
-  const codes = new Set(failures.map((f) => f.code));
-  const [only] = codes;
-  if (codes.size === 1 && only !== undefined && catalogue.status(only) !== 422) {
-    throw new ProblemError(only, params, { errors: failures });
-  }
+  const only = sharedRefusalCode(
+    failures.map((f) => f.code),
+    (code) => catalogue.status(code),
+  );
+  if (only !== null) throw new ProblemError(only, params, { errors: failures });
   throw new ProblemError('VALIDATION_FAILED', {}, { errors: failures });
 }
 

@@ -1,8 +1,16 @@
-import type { Entity, Field, FieldType, Model, Rule } from '@ninepoint/spec';
+import {
+  type CompiledModelExpressions,
+  chainsOf,
+  compileExpressions,
+  type Entity,
+  type Field,
+  type FieldType,
+  type Model,
+  type Rule,
+} from '@ninepoint/spec';
 import type { ValidateFunction } from 'ajv';
 import type { ApiRecord, Value } from '../store/store.ts';
 import { createAjv } from './ajv.ts';
-import { type CompiledModelExpressions, chainsOf, compileExpressions } from './expressions.ts';
 import { fieldSchema } from './json-schemas.ts';
 import type { SqlColumn, SqlIndex, SqlSchema, SqlTable } from './sql-schema.ts';
 

@@ -1,9 +1,17 @@
-import type { Access, DefaultValue, Entity, Field, RuntimeSettings, StateMachine } from '@ninepoint/spec';
+import {
+  type Access,
+  type CelUser,
+  defaultValueAt,
+  type Entity,
+  type Field,
+  NO_USER,
+  type RuntimeSettings,
+  type StateMachine,
+} from '@ninepoint/spec';
 import type { ErrorObject } from 'ajv';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CompiledApp } from '../compile/compile-app.ts';
 import type { EntityLogic, LogicCheck } from '../compile/entity-logic.ts';
-import { type CelUser, NO_USER } from '../compile/expressions.ts';
 import type { JsonSchema } from '../compile/json-schemas.ts';
 import type { EntityPermissions } from '../compile/permissions.ts';
 import type { Route } from '../compile/route-table.ts';
@@ -176,7 +184,7 @@ function createHandler(route: Route, context: EntityContext): Handler {
     const failures: FieldError[] = [];
     for (const field of entity.fields) {
       const given = Object.hasOwn(body, field.name);
-      const value = given ? (body[field.name] as Value) : defaultValue(field.default, at, actor.userId);
+      const value = given ? (body[field.name] as Value) : defaultValueAt(field.default, at, actor.userId);
       values[field.name] = checkValue(field, value, errors, failures);
     }
     if (failures.length > 0) throw new ProblemError('VALIDATION_FAILED', {}, { errors: failures });
@@ -216,7 +224,7 @@ function updateHandler(route: Route, context: EntityContext): Handler {
     for (const field of fields) {
       const given = Object.hasOwn(body, field.name);
       if (!given && !replace) continue;
-      const value = given ? (body[field.name] as Value) : defaultValue(field.default, at, actor.userId);
+      const value = given ? (body[field.name] as Value) : defaultValueAt(field.default, at, actor.userId);
       values[field.name] = checkValue(field, value, errors, failures);
     }
     if (failures.length > 0) throw new ProblemError('VALIDATION_FAILED', {}, { errors: failures });
@@ -328,20 +336,6 @@ function checkValue(field: Field, value: Value, errors: FieldErrors, failures: F
     return normalized;
   }
   return value;
-}
-
-/** A field's value when a create leaves it out; `me` is the acting user (empty for a visitor). */
-function defaultValue(value: DefaultValue | null, at: string, me: string | null): Value {
-  if (value === null) return null;
-  if ('literal' in value) return value.literal;
-  switch (value.dynamic) {
-    case 'now':
-      return at;
-    case 'today':
-      return at.slice(0, 10);
-    case 'me':
-      return me;
-  }
 }
 
 /** The record id of the path; one that cannot be an id names no record. */

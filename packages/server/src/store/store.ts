@@ -1,4 +1,4 @@
-import type { Model } from '@ninepoint/spec';
+import { LoadPending, type Model } from '@ninepoint/spec';
 import type { MigrationPlan } from '../compile/migration-plan.ts';
 import type { SqlSchema } from '../compile/sql-schema.ts';
 import type { SqlRunner } from './sql-runner.ts';
@@ -172,10 +172,14 @@ export interface TxReader {
  */
 export type WriteCheck = (next: ApiRecord, current: ApiRecord | null, reader: TxReader) => void;
 
-/** Thrown by a `TxReader` for a read it has not made yet; never reaches the HTTP layer. */
-export class ReadPending {
+/**
+ * Thrown by a `TxReader` for a read it has not made yet; never reaches the HTTP layer. A
+ * `LoadPending`, so evaluating a rule or guard lets it through rather than failing.
+ */
+export class ReadPending extends LoadPending {
   readonly read: PendingRead;
   constructor(read: PendingRead) {
+    super();
     this.read = read;
   }
 }

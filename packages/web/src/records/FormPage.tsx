@@ -2,7 +2,7 @@ import { Alert, Anchor, Badge, Button, DataList, Grid, Group, Paper, Stack, Text
 import { useDocumentTitle } from '@mantine/hooks';
 import type { Entity, Field, Model } from '@ninepoint/spec';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, type RefObject, useRef, useState } from 'react';
+import { type FormEvent, type RefObject, useEffect, useRef, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { type Answer, type ApiError, api } from '../api/client.ts';
 import type { Me } from '../api/session.ts';
@@ -12,6 +12,7 @@ import { label, screenTitle } from '../app/screens.ts';
 import { FieldInput, inputId, isNarrow } from '../fields/FieldInput.tsx';
 import { FieldValue } from '../fields/FieldValue.tsx';
 import { changed, defaultInput, type InputValues, toInput } from '../fields/form-values.ts';
+import { hasRuleChecks, preloadRuleChecks, refusalBeforeSending } from '../rules/before-sending.ts';
 import { stateColor, stateLabel } from './access.ts';
 import { problemOf, refreshRecords, storeRecord, useRecord } from './api.ts';
 import { type ApiRecord, callFor, entityNamed, machineOf, pathOf, payloadFields } from './calls.ts';
@@ -76,12 +77,22 @@ function RecordForm({ model, me, entity, base: loaded, title }: RecordFormProps)
   const heading = editing ? `Edit ${recordTitle}` : title;
   useDocumentTitle(`${heading} · ${model.product.name}`);
 
+  const kind = editing ? 'update' : 'create';
+  useEffect(() => {
+    if (hasRuleChecks(model, entity.name, kind)) preloadRuleChecks();
+  }, [model, entity.name, kind]);
+
   const save = useMutation({
-    mutationFn: (body: Record<string, unknown>) =>
-      api<ApiRecord>(call?.method ?? 'POST', pathOf(call as NonNullable<typeof call>, base?.body.id), {
+    mutationFn: async (body: Record<string, unknown>) => {
+      // The spec's rules, checked here first: a refusal reads as the server's would.
+      const write = base ? { kind: 'update' as const, current: base.body } : { kind: 'create' as const };
+      const refusal = await refusalBeforeSending(client, model, { ...write, entity: entity.name, body, user: me.user });
+      if (refusal) throw refusal;
+      return api<ApiRecord>(call?.method ?? 'POST', pathOf(call as NonNullable<typeof call>, base?.body.id), {
         body,
         ifMatch: base?.etag ?? null,
-      }),
+      });
+    },
     onSuccess: async (answer) => {
       storeRecord(client, entity.name, answer);
       void refreshRecords(client);

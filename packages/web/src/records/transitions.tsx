@@ -1,12 +1,14 @@
 import { Badge, Button, Group, Modal, Stack, Text } from '@mantine/core';
 import type { Model, Transition } from '@ninepoint/spec';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useEffect, useState } from 'react';
 import { type Answer, type ApiError, api } from '../api/client.ts';
+import { useMe } from '../api/session.ts';
 import { Arrow } from '../fields/Arrow.tsx';
 import { sentence } from '../fields/display.ts';
 import { FieldInput, inputId } from '../fields/FieldInput.tsx';
 import { toInput } from '../fields/form-values.ts';
+import { hasRuleChecks, preloadRuleChecks, refusalBeforeSending } from '../rules/before-sending.ts';
 import { stateColor, stateLabel, transitionLabel } from './access.ts';
 import { problemOf, refreshRecords, storeRecord } from './api.ts';
 import { type ApiRecord, entityNamed, machineOf, pathOf, payloadFields, transitionCall } from './calls.ts';
@@ -29,14 +31,27 @@ export function transitionFields(model: Model, entity: string, transition: Trans
 
 /**
  * Takes a transition through its call; on success the record is stored and every list refreshed.
- * With an ETag, a record someone else changed meanwhile is refused with CONFLICT.
+ * With an ETag, a record someone else changed meanwhile is refused with CONFLICT. The transition's
+ * guard and the rules it runs are checked first (`refusalBeforeSending`): a refusal found here is
+ * the problem the server would answer, thrown as its `ApiError`.
  */
 export function useTakeTransition(model: Model, entity: string) {
   const client = useQueryClient();
+  const me = useMe();
+  const user = me.data?.user ?? null;
+  const checked = model.machines
+    .find((m) => m.entity === entity)
+    ?.transitions.some((t) => !t.creates && hasRuleChecks(model, entity, 'transition', t.name));
+  useEffect(() => {
+    if (checked) preloadRuleChecks();
+  }, [checked]);
   return useMutation({
-    mutationFn: ({ record, etag, transition, body }: TakeInput): Promise<Answer<ApiRecord>> => {
+    mutationFn: async ({ record, etag, transition, body }: TakeInput): Promise<Answer<ApiRecord>> => {
       const call = transitionCall(model, entity, transition.name);
       if (!call) throw new Error(`${transition.name} has no call.`);
+      const write = { kind: 'transition' as const, transition: transition.name, current: record };
+      const refusal = await refusalBeforeSending(client, model, { ...write, entity, body: body ?? {}, user });
+      if (refusal) throw refusal;
       return api<ApiRecord>(call.method, pathOf(call, record.id), {
         ...(body && Object.keys(body).length > 0 ? { body } : {}),
         ifMatch: etag ?? null,

@@ -1,20 +1,13 @@
 import { Environment } from '@marcbachmann/cel-js';
-import {
-  CEL_TIMESTAMP,
-  CEL_USER_FIELDS,
-  celConstantType,
-  celFieldType,
-  celTypeName,
-  type Entity,
-  type FieldType,
-  type Model,
-  USER_ENTITY,
-} from '@ninepoint/spec';
-import { type ApiRecord, ReadPending, type Value } from '../store/store.ts';
+import { celFieldType, entityEnvironment } from './cel-types.ts';
+import type { Entity, FieldType, Model } from './model.ts';
+import { USER_ENTITY } from './names.ts';
 
 /**
- * Every transition guard and rule condition of a model, parsed and type-checked once at start-up
- * into cel-js programs, and the evaluator that runs them on a record.
+ * Every transition guard and rule condition of a model, parsed and type-checked once into cel-js
+ * programs, and the evaluator that runs them on a record: the server compiles them at start-up
+ * and runs them in every write's transaction; the web app runs the same programs on a form's
+ * would-be record before sending it, so both sides give the same answer.
  *
  * What an expression sees (as the spec checker types it): the record's fields by name (integers as
  * CEL ints, decimals as doubles, dates and date-times as timestamps, references as the referenced
@@ -27,8 +20,8 @@ import { type ApiRecord, ReadPending, type Value } from '../store/store.ts';
  * - Any evaluation error, or a result that is not `true`, fails closed: the rule is violated, the
  *   guard does not hold.
  * - `user` is the acting user; for a signed-out visitor, a user with id '' and no roles. A field
- *   referring to `User` is loaded from the users table (id, email, name, roles); a user who no
- *   longer exists counts as empty.
+ *   referring to `User` is loaded as a user (id, email, name, roles); a user who no longer
+ *   exists counts as empty.
  */
 
 /** The acting user as expressions see it (`user.roles`); a signed-out visitor is `NO_USER`. */
@@ -47,8 +40,26 @@ export const NO_USER: CelUser = Object.freeze({
   roles: Object.freeze([]) as readonly string[],
 });
 
-/** Loads a record of an entity by id, inside the transaction the check runs in. */
-export type RecordLoader = (entity: string, id: string) => ApiRecord | undefined;
+/** A value of a record as the API answers it. */
+export type RecordValue = string | number | boolean | null;
+
+/** A record as the API answers it: its system fields and declared fields by name (null when unset). */
+export type RecordValues = Readonly<Record<string, RecordValue>>;
+
+/**
+ * Loads a record of an entity by id (on the server, inside the transaction the check runs in);
+ * undefined when there is no such record. A user (`User`) is `{ id, email, name, roles }` with
+ * `roles` as JSON text. A loader that cannot answer yet throws a `LoadPending`.
+ */
+export type RecordLoader = (entity: string, id: string) => RecordValues | undefined;
+
+/**
+ * Thrown by a `RecordLoader` that cannot answer yet (the server has not made the read in its
+ * transaction; the browser has not fetched the record). `evaluate` lets it through instead of
+ * failing the expression, so the caller can load the record and evaluate again, or leave the
+ * expression unchecked. Not an `Error`: it is a signal, not a fault, and needs no stack.
+ */
+export class LoadPending {}
 
 /** One compiled expression: its source, the field chains it mentions, and its program. */
 export interface CompiledExpression {
@@ -62,7 +73,7 @@ export interface CompiledExpression {
 
 export type Outcome = 'holds' | 'fails' | 'skipped';
 
-/** Thrown at start-up for an expression cel-js cannot compile (the checker should have refused it). */
+/** Thrown for an expression cel-js cannot compile (the checker should have refused it). */
 export class ExpressionCompileError extends Error {
   override name = 'ExpressionCompileError';
 }
@@ -81,17 +92,17 @@ export class EntityExpressions {
 
   /**
    * Evaluates `expression` on `record`. `mode` decides what a mentioned empty field means: a rule
-   * is skipped, a guard fails. Never throws: an error is a failure.
+   * is skipped, a guard fails. Never throws, except a loader's `LoadPending`: an error is a failure.
    */
   evaluate(
     expression: CompiledExpression,
-    record: ApiRecord,
+    record: RecordValues,
     load: RecordLoader,
     mode: 'rule' | 'guard',
     user: CelUser = NO_USER,
   ): Outcome {
     try {
-      const loaded = new Map<string, ApiRecord | undefined>();
+      const loaded = new Map<string, RecordValues | undefined>();
       const loadOnce = (entity: string, id: string) => {
         const key = `${entity}\u0000${id}`;
         if (!loaded.has(key)) loaded.set(key, load(entity, id));
@@ -110,8 +121,8 @@ export class EntityExpressions {
       }
       return expression.program(context) === true ? 'holds' : 'fails';
     } catch (error) {
-      // The store must read first: it runs the check again once it has (see `TxReader`).
-      if (error instanceof ReadPending) throw error;
+      // The caller must load first, then evaluate again (see `LoadPending`).
+      if (error instanceof LoadPending) throw error;
       return 'fails';
     }
   }
@@ -123,14 +134,14 @@ export class EntityExpressions {
   #resolve(
     chain: readonly string[],
     field: string | null,
-    record: ApiRecord,
+    record: RecordValues,
     context: Record<string, unknown>,
     load: RecordLoader,
   ): boolean {
     const [head, ...rest] = chain;
     const name = head === 'value' ? field : head;
     let entity: Entity = this.entity;
-    let values: ApiRecord = record;
+    let values: RecordValues = record;
     /** Where the CEL value of the current step lives, to put a loaded record in its place. */
     let holder: Record<string, unknown> = context;
     let key = head ?? '';
@@ -178,8 +189,8 @@ export class EntityExpressions {
   }
 }
 
-/** A user row (`USER_FOR_EXPRESSIONS_SQL`) as CEL's `User`: roles from JSON text to a list. */
-function celUser(row: ApiRecord): CelUser {
+/** A loaded user (see `RecordLoader`) as CEL's `User`: roles from JSON text to a list. */
+function celUser(row: RecordValues): CelUser {
   let roles: string[] = [];
   try {
     const parsed: unknown = JSON.parse(String(row.roles ?? '[]'));
@@ -191,7 +202,7 @@ function celUser(row: ApiRecord): CelUser {
 }
 
 /** A record as CEL sees it; references stay null until a chain loads them. */
-export function celRecord(entity: Entity, record: ApiRecord): Record<string, unknown> {
+export function celRecord(entity: Entity, record: RecordValues): Record<string, unknown> {
   const out: Record<string, unknown> = {
     id: record.id ?? null,
     created_at: toTimestamp(record.created_at ?? null),
@@ -204,7 +215,7 @@ export function celRecord(entity: Entity, record: ApiRecord): Record<string, unk
   return out;
 }
 
-function celValue(type: FieldType, value: Value): unknown {
+function celValue(type: FieldType, value: RecordValue): unknown {
   if (value === null) return null;
   switch (type.kind) {
     case 'integer':
@@ -222,7 +233,7 @@ function celValue(type: FieldType, value: Value): unknown {
 }
 
 /** `2026-05-01` is midnight UTC; a date-time is the instant it names. */
-function toTimestamp(value: Value): Date | null {
+function toTimestamp(value: RecordValue): Date | null {
   if (typeof value !== 'string') return null;
   const date = new Date(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
   return Number.isNaN(date.getTime()) ? null : date;
@@ -287,31 +298,11 @@ export function compileExpressions(model: Model): CompiledModelExpressions {
       const type = entity.fields.find((f) => f.name === field)?.type;
       env.registerVariable('value', type ? celFieldType(type, registeredOf(entity)) : 'dyn');
     } else {
-      env = new Environment({ homogeneousAggregateLiterals: false });
-      env.registerType(celTypeName(USER_ENTITY), { fields: CEL_USER_FIELDS });
-      const registered = new Set([USER_ENTITY]);
-      for (const needed of reachable(entity, entities)) {
-        const fields: Record<string, string> = systemFields(needed.name, machines);
-        for (const f of needed.fields) fields[f.name] = celFieldType(f.type, registered);
-        try {
-          env.registerType(celTypeName(needed.name), { fields });
-          registered.add(needed.name);
-        } catch {
-          // A name cel-js reserves: references to it stay dyn, as in the checker.
-        }
-      }
-      registeredByEntity.set(entity.name, registered);
-      for (const [name, type] of Object.entries(systemFields(entity.name, machines))) env.registerVariable(name, type);
-      for (const f of entity.fields) {
-        if (!env.hasVariable(f.name)) env.registerVariable(f.name, celFieldType(f.type, registered));
-      }
-      env
-        .registerVariable('user', celTypeName(USER_ENTITY))
-        .registerVariable('now', CEL_TIMESTAMP)
-        .registerVariable('today', CEL_TIMESTAMP);
-      for (const c of model.constants) {
-        if (!env.hasVariable(c.name)) env.registerVariable(c.name, celConstantType(c));
-      }
+      const built = entityEnvironment(entity, reachable(entity, entities), model.constants, (name) =>
+        machines.has(name),
+      );
+      env = built.env;
+      registeredByEntity.set(entity.name, built.registered);
     }
     envs.set(key, env);
     return env;
@@ -361,16 +352,6 @@ export function compileExpressions(model: Model): CompiledModelExpressions {
     rules.set(rule.name, compile(entity, rule.appliesTo.field, rule.condition.source, `The rule "${rule.name}"`));
   }
   return { entities: entityExpressions, guards, rules };
-}
-
-function systemFields(entity: string, machines: ReadonlySet<string>): Record<string, string> {
-  return {
-    id: 'string',
-    created_at: CEL_TIMESTAMP,
-    updated_at: CEL_TIMESTAMP,
-    created_by: celTypeName(USER_ENTITY),
-    ...(machines.has(entity) ? { state: 'string' } : {}),
-  };
 }
 
 /** The entities an entity reaches through references (not itself unless it refers to itself), referenced ones first. */

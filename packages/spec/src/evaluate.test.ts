@@ -1,0 +1,215 @@
+import { describe, expect, it } from 'vitest';
+import { checkSpec } from './check.ts';
+import {
+  type CelUser,
+  chainsOf,
+  compileExpressions,
+  LoadPending,
+  type RecordLoader,
+  type RecordValues,
+} from './evaluate.ts';
+import type { Model } from './model.ts';
+
+/** A lending desk with optional fields, a duration constant, a field rule and guards about the user. */
+const SPEC = `# Specification: Lending desk
+
+## 3. Entities and their fields
+
+### Book
+
+| field  | type    | rules                              |
+| ------ | ------- | ---------------------------------- |
+| title  | text    | required, 1..200 characters        |
+| copies | integer | required, 0..MAX_COPIES, default 1 |
+
+### Loan
+
+| field    | type    | rules    |
+| -------- | ------- | -------- |
+| book     | Book    | required |
+| borrower | User    | required |
+| due      | date    | required |
+| note     | text    |          |
+| fee      | decimal |          |
+| renewals | integer |          |
+
+## 4. States and transitions
+
+### Loan
+
+| transition   | from         | to       | who   | when                                      |
+| ------------ | ------------ | -------- | ----- | ----------------------------------------- |
+| lend         | (new)        | out      | staff | book.copies > 0                           |
+| renew        | out          | out      | staff | renewals < MAX_RENEWALS                   |
+| return       | out, overdue | returned | staff | "staff" in user.roles                     |
+| mark overdue | out          | overdue  | staff | now > due                                 |
+| forgive      | overdue      | returned | staff | created_by.id == user.id                  |
+
+## 5. Validation rules
+
+| rule              | applies to | condition                  | error        |
+| ----------------- | ---------- | -------------------------- | ------------ |
+| due in the future | Loan       | due > today                | DUE_IN_PAST  |
+| short note        | Loan       | size(note) < 5             | DUE_IN_PAST  |
+| fee rule          | Loan.fee   | value < 2.5                | DUE_IN_PAST  |
+| soon              | Loan       | due - today < GRACE        | DUE_IN_PAST  |
+| members only      | Loan       | "member" in borrower.roles | NOT_A_MEMBER |
+
+## 6. Roles and permissions
+
+| role   | Book | Loan                 |
+| ------ | ---- | -------------------- |
+| staff  | all  | create, read, update |
+| member | read | read own             |
+
+## 8. The error catalogue
+
+| code         | status | message                             |
+| ------------ | ------ | ----------------------------------- |
+| DUE_IN_PAST  | 422    | The due date must be in the future. |
+| NOT_A_MEMBER | 422    | Only members may borrow.            |
+
+## 9. Business constants and limits
+
+| name         | value  | meaning             |
+| ------------ | ------ | ------------------- |
+| MAX_COPIES   | 50     | copies of one title |
+| MAX_RENEWALS | 2      | renewals of a loan  |
+| GRACE        | 3 days | grace               |
+`;
+
+const BOOK_ID = '0190f3c4-7a2b-7c3d-8e4f-00000000000b';
+const MEMBER_ID = '0190f3c4-7a2b-7c3d-8e4f-0000000000a1';
+const VISITOR_ID = '0190f3c4-7a2b-7c3d-8e4f-0000000000a2';
+const records: Record<string, Record<string, RecordValues>> = {
+  Book: { [BOOK_ID]: { id: BOOK_ID, title: 'Dune', copies: 2 } },
+  // Users load as the server's users table gives them: roles as JSON text.
+  User: {
+    [MEMBER_ID]: { id: MEMBER_ID, email: 'mo@example.com', name: 'Mo', roles: '["member"]' },
+    [VISITOR_ID]: { id: VISITOR_ID, email: 'vi@example.com', name: 'Vi', roles: '[]' },
+  },
+};
+const load: RecordLoader = (entity, id) => records[entity]?.[id];
+const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+const loan = (extra: Record<string, RecordValues[string]> = {}): RecordValues => ({
+  id: 'l1',
+  state: 'out',
+  created_by: MEMBER_ID,
+  book: BOOK_ID,
+  borrower: MEMBER_ID,
+  due: day(2),
+  note: null,
+  fee: null,
+  renewals: 0,
+  ...extra,
+});
+const staff: CelUser = { id: 's1', email: 'sam@example.com', name: 'Sam', roles: ['staff'] };
+
+function modelOf(source: string): Model {
+  const { model, ok, diagnostics } = checkSpec(source);
+  if (!ok) throw new Error(diagnostics.map((d) => `${d.line}: ${d.message}`).join('\n'));
+  return model;
+}
+
+describe('compiled expressions', () => {
+  const compiled = compileExpressions(modelOf(SPEC));
+  const evaluator = compiled.entities.get('Loan');
+  if (!evaluator) throw new Error('no Loan');
+  const guard = (name: string) => {
+    const found = compiled.guards.get('Loan')?.get(name);
+    if (!found) throw new Error(`no guard ${name}`);
+    return found;
+  };
+  const rule = (name: string) => {
+    const found = compiled.rules.get(name);
+    if (!found) throw new Error(`no rule ${name}`);
+    return found;
+  };
+
+  it('compiles every guard and expression rule once, with the field chains they mention', () => {
+    expect([...(compiled.guards.get('Loan')?.keys() ?? [])]).toEqual([
+      'lend',
+      'renew',
+      'return',
+      'mark overdue',
+      'forgive',
+    ]);
+    expect(guard('lend').chains).toEqual([['book', 'copies']]);
+    expect(rule('due in the future').chains).toEqual([['due']]);
+    expect(rule('fee rule').chains).toEqual([['value']]);
+    expect(rule('members only').chains).toEqual([['borrower', 'roles']]);
+  });
+
+  it('holds or fails on the record, loading references, with integers as ints and dates as timestamps', () => {
+    expect(evaluator.evaluate(guard('lend'), loan(), load, 'guard')).toBe('holds');
+    const withoutCopies: RecordLoader = (entity, id) =>
+      entity === 'Book' ? { ...records.Book?.[id], copies: 0 } : load(entity, id);
+    expect(evaluator.evaluate(guard('lend'), loan(), withoutCopies, 'guard')).toBe('fails');
+    expect(evaluator.evaluate(rule('due in the future'), loan(), load, 'rule')).toBe('holds');
+    expect(evaluator.evaluate(rule('due in the future'), loan({ due: day(0) }), load, 'rule')).toBe('fails');
+    expect(evaluator.evaluate(guard('renew'), loan({ renewals: 1 }), load, 'guard')).toBe('holds');
+    expect(evaluator.evaluate(guard('renew'), loan({ renewals: 2 }), load, 'guard')).toBe('fails');
+  });
+
+  it('skips a rule that mentions an empty field or a missing record', () => {
+    expect(evaluator.evaluate(rule('short note'), loan(), load, 'rule')).toBe('skipped');
+    expect(evaluator.evaluate(rule('short note'), loan({ note: 'ok' }), load, 'rule')).toBe('holds');
+    expect(evaluator.evaluate(rule('short note'), loan({ note: 'too long' }), load, 'rule')).toBe('fails');
+    expect(evaluator.evaluate(rule('fee rule'), loan(), load, 'rule')).toBe('skipped');
+    expect(evaluator.evaluate(rule('fee rule'), loan({ fee: 1.25 }), load, 'rule')).toBe('holds');
+    expect(evaluator.evaluate(rule('fee rule'), loan({ fee: 3 }), load, 'rule')).toBe('fails');
+    expect(evaluator.evaluate(rule('members only'), loan({ borrower: 'gone' }), load, 'rule')).toBe('skipped');
+  });
+
+  it('fails a guard that mentions an empty field or a missing record', () => {
+    expect(evaluator.evaluate(guard('renew'), loan({ renewals: null }), load, 'guard')).toBe('fails');
+    expect(evaluator.evaluate(guard('lend'), loan({ book: 'gone' }), load, 'guard')).toBe('fails');
+    expect(evaluator.evaluate(guard('lend'), loan({ book: null }), load, 'guard')).toBe('fails');
+  });
+
+  it("sees the acting user's roles, a referenced user's roles and the record's creator", () => {
+    expect(evaluator.evaluate(guard('return'), loan(), load, 'guard', staff)).toBe('holds');
+    expect(evaluator.evaluate(guard('return'), loan(), load, 'guard')).toBe('fails');
+    expect(evaluator.evaluate(rule('members only'), loan(), load, 'rule')).toBe('holds');
+    expect(evaluator.evaluate(rule('members only'), loan({ borrower: VISITOR_ID }), load, 'rule')).toBe('fails');
+    const member: CelUser = { id: MEMBER_ID, email: '', name: '', roles: [] };
+    expect(evaluator.evaluate(guard('forgive'), loan(), load, 'guard', member)).toBe('holds');
+    expect(evaluator.evaluate(guard('forgive'), loan(), load, 'guard', staff)).toBe('fails');
+  });
+
+  it('gives duration constants as CEL durations', () => {
+    expect(evaluator.evaluate(rule('soon'), loan({ due: day(2) }), load, 'rule')).toBe('holds');
+    expect(evaluator.evaluate(rule('soon'), loan({ due: day(9) }), load, 'rule')).toBe('fails');
+  });
+
+  it('fails closed when evaluation throws or a loader throws an error', () => {
+    const broken: RecordLoader = () => {
+      throw new Error('database gone');
+    };
+    expect(evaluator.evaluate(guard('lend'), loan(), broken, 'guard')).toBe('fails');
+    // A value of the wrong type reaches CEL: an error, so the rule is violated.
+    expect(evaluator.evaluate(rule('due in the future'), loan({ due: 'not a date' }), load, 'rule')).toBe('fails');
+  });
+
+  it("lets a loader's LoadPending through, so the caller can load and evaluate again", () => {
+    class NotYet extends LoadPending {}
+    const pending: RecordLoader = () => {
+      throw new NotYet();
+    };
+    expect(() => evaluator.evaluate(guard('lend'), loan(), pending, 'guard')).toThrow(NotYet);
+    expect(() => evaluator.evaluate(rule('members only'), loan(), pending, 'rule')).toThrow(NotYet);
+    // An expression that loads nothing never asks.
+    expect(evaluator.evaluate(rule('due in the future'), loan(), pending, 'rule')).toBe('holds');
+  });
+});
+
+describe('chainsOf', () => {
+  it('finds field chains outside strings and leaves method names out', () => {
+    const heads = new Set(['book', 'note', 'due']);
+    expect(chainsOf('book.copies > 0 && note.size() < 3 && "due" != note', heads)).toEqual([
+      ['book', 'copies'],
+      ['note'],
+    ]);
+    expect(chainsOf('size(note) > 0', heads)).toEqual([['note']]);
+  });
+});

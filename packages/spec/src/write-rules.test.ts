@@ -1,0 +1,76 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { checkSpec } from './check.ts';
+import { compileExpressions } from './evaluate.ts';
+import {
+  defaultValueAt,
+  expressionRule,
+  guardRecord,
+  ruleMessageParams,
+  ruleRuns,
+  sharedRefusalCode,
+} from './write-rules.ts';
+
+const { model } = checkSpec(readFileSync(new URL('../../../examples/lending-desk.md', import.meta.url), 'utf8'));
+const compiled = compileExpressions(model);
+const loan = model.entities.find((e) => e.name === 'Loan');
+if (!loan) throw new Error('no Loan');
+const ruleNamed = (name: string) => {
+  const rule = model.rules.find((r) => r.name === name);
+  const expression = compiled.rules.get(name);
+  if (!rule || !expression) throw new Error(`no rule ${name}`);
+  return expressionRule(rule, expression, loan);
+};
+
+describe('the rules a write runs', () => {
+  it("reports a failure at a field rule's field, or an entity rule's only own field, else at none", () => {
+    expect(ruleNamed('due after lending').at).toBe('due');
+    expect(ruleNamed('members only').at).toBe('borrower');
+    expect(ruleNamed('standard loan period').at).toBeNull();
+    expect([...ruleNamed('standard loan period').mentions].sort()).toEqual(['due', 'lent_on']);
+  });
+
+  it('runs every rule on create, and on an update only those mentioning a changed field', () => {
+    const current = { id: 'l1', state: 'out', due: '2026-05-20', lent_on: '2026-05-01', borrower: 'u1' };
+    const due = ruleNamed('due after lending');
+    expect(ruleRuns(due, null, current, null)).toBe(true);
+    expect(ruleRuns(due, null, { ...current, borrower: 'u2' }, current)).toBe(false);
+    expect(ruleRuns(due, null, { ...current, due: '2026-05-21' }, current)).toBe(true);
+  });
+
+  it('runs a transition rule only on its transition, whatever changed', () => {
+    const current = { id: 'l1', state: 'out', due: '2026-05-20' };
+    const renewal = ruleNamed('renewal period');
+    expect(ruleRuns(renewal, 'renew', current, current)).toBe(true);
+    expect(ruleRuns(renewal, 'return', { ...current, due: '2026-05-21' }, current)).toBe(false);
+    expect(ruleRuns(renewal, null, { ...current, due: '2026-05-21' }, null)).toBe(false);
+    expect(ruleRuns(ruleNamed('standard loan period'), 'lend', current, null)).toBe(true);
+  });
+
+  it('fills messages from the record, and guards see the from-state', () => {
+    const next = { id: 'l1', state: 'returned', due: '2026-05-20', lent_on: null, updated_at: 'now' };
+    expect(ruleMessageParams(loan, next, 'due')).toEqual({
+      entity: 'Loan',
+      due: '2026-05-20',
+      state: 'returned',
+      field: 'due',
+    });
+    expect(guardRecord(next, { state: 'out', updated_at: 'then' })).toMatchObject({ state: 'out', updated_at: 'then' });
+  });
+
+  it("answers with a shared code only when it is not a 422, else VALIDATION_FAILED's null", () => {
+    const status = (code: string) => (code === 'LOAN_LIMIT' ? 409 : 422);
+    expect(sharedRefusalCode(['LOAN_LIMIT', 'LOAN_LIMIT'], status)).toBe('LOAN_LIMIT');
+    expect(sharedRefusalCode(['LOAN_LIMIT', 'NOT_A_MEMBER'], status)).toBeNull();
+    expect(sharedRefusalCode(['NOT_A_MEMBER'], status)).toBeNull();
+  });
+
+  it("fills in a create's defaults as the server stores them", () => {
+    const at = '2026-05-01T22:30:00.000Z';
+    expect(defaultValueAt({ dynamic: 'today' }, at, 'u1')).toBe('2026-05-01');
+    expect(defaultValueAt({ dynamic: 'now' }, at, 'u1')).toBe(at);
+    expect(defaultValueAt({ dynamic: 'me' }, at, null)).toBeNull();
+    expect(defaultValueAt({ literal: 500 }, at, 'u1')).toBe(500);
+    expect(defaultValueAt(null, at, 'u1')).toBeNull();
+  });
+});

@@ -1,0 +1,105 @@
+import type { CompiledExpression, RecordValue, RecordValues } from './evaluate.ts';
+import type { DefaultValue, Entity, Rule } from './model.ts';
+
+/**
+ * How a write runs the point-5 rules that are expressions, shared by the server (which runs them in
+ * the write's transaction, with the limits) and the web app (which runs them before sending), so
+ * both pick the same rules, report a failure at the same field and fill its message the same way.
+ */
+
+/** A rule whose condition is an expression, compiled, with the fields it mentions. */
+export interface ExpressionRule {
+  readonly rule: Rule;
+  readonly expression: CompiledExpression;
+  /** The fields (and `state`, `created_by`) it mentions; an update runs it when one of them changes. */
+  readonly mentions: ReadonlySet<string>;
+  /**
+   * Where a failure is reported: a field rule's field; an entity rule's only mentioned field when
+   * it mentions exactly one of the record's fields (`due > today` → `due`); otherwise null.
+   */
+  readonly at: string | null;
+}
+
+/**
+ * A field's value when a create leaves it out: its literal default, or `at` (an ISO date-time) for
+ * `now`, its date for `today`, the acting user's id (null for a visitor) for `me`.
+ */
+export function defaultValueAt(value: DefaultValue | null, at: string, me: string | null): RecordValue {
+  if (value === null) return null;
+  if ('literal' in value) return value.literal;
+  switch (value.dynamic) {
+    case 'now':
+      return at;
+    case 'today':
+      return at.slice(0, 10);
+    case 'me':
+      return me;
+  }
+}
+
+/** A rule's compiled expression with what it mentions and where its failure is reported. */
+export function expressionRule(rule: Rule, expression: CompiledExpression, entity: Entity): ExpressionRule {
+  const mentions = new Set(expression.chains.map((c) => (c[0] === 'value' ? rule.appliesTo.field : c[0]) ?? ''));
+  if (rule.appliesTo.field !== null) mentions.add(rule.appliesTo.field);
+  const own = [...mentions].filter((m) => entity.fields.some((f) => f.name === m));
+  const at = rule.appliesTo.field ?? (own.length === 1 ? (own[0] ?? null) : null);
+  return { rule, expression, mentions, at };
+}
+
+/**
+ * Whether a write runs a rule: one that applies to a transition only when that transition is
+ * taken (on create, the creating transition); on create every other rule; on an update or a
+ * transition the rules that mention a changed field (a transition changes `state`). A value checked
+ * when it was written is not checked again because time passed.
+ */
+export function ruleRuns(
+  rule: ExpressionRule,
+  transition: string | null,
+  next: RecordValues,
+  current: RecordValues | null,
+): boolean {
+  const applies = rule.rule.appliesTo.transition;
+  if (applies !== null && applies !== transition) return false;
+  if (current === null || applies !== null) return true;
+  return [...rule.mentions].some((name) => next[name] !== current[name]);
+}
+
+/** What a rule's message may name: the record's fields (and `state`), the entity, the field. */
+export function ruleMessageParams(
+  entity: Entity,
+  record: RecordValues,
+  field: string | null,
+): Record<string, string | number | boolean> {
+  const params: Record<string, string | number | boolean> = { entity: entity.name };
+  for (const f of entity.fields) {
+    const value = record[f.name];
+    if (value !== null && value !== undefined) params[f.name] = value;
+  }
+  if (typeof record.state === 'string') params.state = record.state;
+  if (field !== null) params.field = field;
+  return params;
+}
+
+/**
+ * The record a transition's guard is evaluated on: the record as the call would leave it (the
+ * payload applied), but still in its from-state and with `updated_at` as stored.
+ */
+export function guardRecord(next: RecordValues, current: RecordValues): RecordValues {
+  const state = typeof current.state === 'string' ? current.state : '';
+  return { ...next, state, updated_at: current.updated_at ?? null };
+}
+
+/** TRANSITION_NOT_ALLOWED's detail when a guard does not hold. */
+export function guardRefusal(transition: string, guard: CompiledExpression, entity: string): string {
+  return `${transition} is not allowed: its condition (${guard.source}) does not hold for this ${entity}.`;
+}
+
+/**
+ * The code a refusal answers with when every failure has the same code and its status is not 422
+ * (a limit's 409); null when the answer is VALIDATION_FAILED (422) listing them all.
+ */
+export function sharedRefusalCode(codes: readonly string[], status: (code: string) => number): string | null {
+  const distinct = new Set(codes);
+  const [only] = distinct;
+  return distinct.size === 1 && only !== undefined && status(only) !== 422 ? only : null;
+}

@@ -1,0 +1,198 @@
+import { readFileSync } from 'node:fs';
+import { checkSpec, type Model, type RecordValues } from '@ninepoint/spec';
+import { describe, expect, it } from 'vitest';
+import type { User } from '../api/session.ts';
+import { checkBeforeSending, type RecordFetcher, userRecord, type Write, writeInput } from './record-rules.ts';
+
+const modelOf = (name: string): Model => {
+  const { model, ok } = checkSpec(readFileSync(new URL(`../../../../examples/${name}`, import.meta.url), 'utf8'));
+  if (!ok) throw new Error(`${name} has errors`);
+  return model;
+};
+const lending = modelOf('lending-desk.md');
+const expenses = modelOf('expenses.md');
+
+const id = (n: number) => `0190f3c4-7a2b-7c3d-8e4f-${String(n).padStart(12, '0')}`;
+const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+const user = (n: number, roles: string[]): User => ({ id: id(n), email: `u${n}@example.com`, name: `U${n}`, roles });
+
+const STAFF = user(1, ['staff']);
+const MEMBER = user(2, ['member']);
+const VISITOR = user(3, []);
+const BOOK = id(10);
+const EMPTY_SHELF = id(11);
+
+/** The API as a map of records; every fetch is counted, and a record it lacks cannot be fetched (403/404). */
+function api(records: Record<string, RecordValues>) {
+  const asked: string[] = [];
+  const fetch: RecordFetcher = async (entity, key) => {
+    asked.push(`${entity} ${key}`);
+    const found = records[key];
+    if (!found) throw new Error('404');
+    return found;
+  };
+  return { fetch, asked };
+}
+
+const library = api({
+  [BOOK]: { id: BOOK, title: 'Dune', copies: 2 },
+  [EMPTY_SHELF]: { id: EMPTY_SHELF, title: 'Gone', copies: 0 },
+  [MEMBER.id]: userRecord(MEMBER),
+  [VISITOR.id]: userRecord(VISITOR),
+});
+
+async function problemOf(model: Model, write: Write, fetch: RecordFetcher = library.fetch) {
+  const input = writeInput(model, write);
+  if (!input) throw new Error('no such entity');
+  return (await checkBeforeSending(model, input, fetch)).problem;
+}
+
+const lend = (body: Record<string, unknown>): Write => ({
+  kind: 'create',
+  entity: 'Loan',
+  user: STAFF,
+  body: { book: BOOK, borrower: MEMBER.id, lent_on: day(0), due: day(14), ...body },
+});
+
+describe('the rules of lending-desk.md checked before sending', () => {
+  it('lets a loan that keeps every rule through', async () => {
+    expect(await problemOf(lending, lend({}))).toBeNull();
+  });
+
+  it('reports a due date before the lending day at the due field, with the catalogue message', async () => {
+    const problem = await problemOf(lending, lend({ lent_on: '2026-05-10', due: '2026-05-05' }));
+    expect(problem).toMatchObject({ status: 422, code: 'VALIDATION_FAILED', detail: 'Some fields are not valid.' });
+    expect(problem?.errors).toEqual([
+      {
+        field: 'due',
+        code: 'DUE_BEFORE_LENT',
+        message: 'The due date must be after the day the book was lent (2026-05-10).',
+      },
+    ]);
+  });
+
+  it("reports a rule over two fields at no field, and the creating transition's own rules", async () => {
+    const problem = await problemOf(lending, lend({ due: day(40) }));
+    expect(problem?.errors).toEqual([
+      { field: null, code: 'LOAN_TOO_LONG', message: 'A loan may last at most 21 days.' },
+    ]);
+  });
+
+  it('loads the borrower to check their roles, and leaves a borrower it cannot load to the server', async () => {
+    const problem = await problemOf(lending, lend({ borrower: VISITOR.id }));
+    expect(problem?.errors).toEqual([
+      { field: 'borrower', code: 'NOT_A_MEMBER', message: 'Books can only be lent to members with a library card.' },
+    ]);
+    expect(await problemOf(lending, lend({ borrower: id(99) }))).toBeNull();
+  });
+
+  it('answers a guard that does not hold as the server does, before the rules', async () => {
+    const problem = await problemOf(lending, lend({ book: EMPTY_SHELF, due: '2020-01-01' }));
+    expect(problem).toEqual({
+      status: 409,
+      code: 'TRANSITION_NOT_ALLOWED',
+      title: 'Transition not allowed',
+      detail: 'lend is not allowed: its condition (book.copies > 0) does not hold for this Loan.',
+    });
+  });
+
+  it("checks a transition's rules and guard on the record with the payload applied", async () => {
+    const current = {
+      id: id(20),
+      state: 'out',
+      book: BOOK,
+      borrower: MEMBER.id,
+      lent_on: day(-10),
+      due: day(-1),
+      renewals: 0,
+    };
+    const renew = (body: Record<string, unknown>, state = 'out'): Write => ({
+      kind: 'transition',
+      transition: 'renew',
+      entity: 'Loan',
+      user: STAFF,
+      current: { ...current, state },
+      body,
+    });
+    expect(await problemOf(lending, renew({ due: day(7), renewals: 1 }))).toBeNull();
+    expect((await problemOf(lending, renew({ due: day(-1), renewals: 1 })))?.errors).toEqual([
+      { field: 'due', code: 'RENEWAL_TOO_LONG', message: 'A renewed loan must be due within 21 days from today.' },
+    ]);
+    expect((await problemOf(lending, renew({ due: day(7), renewals: 3 })))?.code).toBe('TRANSITION_NOT_ALLOWED');
+    // A wrong from-state is the server's to answer.
+    expect(await problemOf(lending, renew({ due: day(-1) }, 'returned'))).toBeNull();
+  });
+
+  it('leaves limits to the server', async () => {
+    const limit = lending.rules.find((r) => r.error === 'LOAN_LIMIT');
+    expect(limit?.condition.kind).toBe('limit');
+    expect(await problemOf(lending, lend({}))).toBeNull();
+  });
+});
+
+describe('the rules of expenses.md checked before sending', () => {
+  const EMPLOYEE = id(30);
+  const SAM = user(31, ['employee']);
+  const MANAGER = user(32, ['manager']);
+  const people = api({
+    [EMPLOYEE]: {
+      id: EMPLOYEE,
+      person: SAM.id,
+      work_email: 'sam@example.com',
+      manager: MANAGER.id,
+      cost_center: 'CC-0420',
+      single_claim_limit: 500,
+      active: true,
+    },
+    [SAM.id]: userRecord(SAM),
+    [MANAGER.id]: userRecord(MANAGER),
+  });
+  const claim = (body: Record<string, unknown>): Write => ({
+    kind: 'create',
+    entity: 'Expense',
+    user: SAM,
+    body: {
+      employee: EMPLOYEE,
+      approver: MANAGER.id,
+      description: 'Train to Leeds',
+      category: 'travel',
+      amount: 120,
+      ...body,
+    },
+  });
+
+  it("reports an amount over the employee's limit at the amount, loading the employee", async () => {
+    expect(await problemOf(expenses, claim({}), people.fetch)).toBeNull();
+    const problem = await problemOf(expenses, claim({ amount: 600 }), people.fetch);
+    expect(problem?.errors).toEqual([
+      {
+        field: 'amount',
+        code: 'OVER_LIMIT',
+        message: '600 is more than your limit for one claim. Ask finance@example.com to raise it.',
+      },
+    ]);
+  });
+
+  it("follows a chain through two records (the employee's manager) and reports every failure", async () => {
+    const problem = await problemOf(
+      expenses,
+      claim({ amount: 600, approver: SAM.id, currency: 'USD', category: 'meals' }),
+      people.fetch,
+    );
+    expect(problem?.errors?.map((e) => [e.field, e.code])).toEqual([
+      ['amount', 'OVER_LIMIT'],
+      ['approver', 'WRONG_APPROVER'],
+      [null, 'FOREIGN_CURRENCY'],
+    ]);
+  });
+
+  it('cannot check a rule whose record it may not fetch: the server decides', async () => {
+    const nobody = api({});
+    expect(await problemOf(expenses, claim({ amount: 600 }), nobody.fetch)).toBeNull();
+    expect(nobody.asked).toEqual([`Employee ${EMPLOYEE}`, `User ${MANAGER.id}`]);
+    // What needs no record is still checked.
+    expect((await problemOf(expenses, claim({ currency: 'USD', category: 'meals' }), nobody.fetch))?.errors).toEqual([
+      { field: null, code: 'FOREIGN_CURRENCY', message: 'Only travel may be claimed in a currency other than EUR.' },
+    ]);
+  });
+});
