@@ -179,7 +179,7 @@ describe('the lending desk in Chromium', () => {
     await dialog.getByRole('textbox', { name: 'Renewals' }).fill('1');
     await expectAccessible(page, 'the renew dialog');
     await dialog.getByRole('button', { name: 'Renew' }).click();
-    await page.getByRole('status').filter({ hasText: 'Renew done: it is now Out.' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'Renew done: it stays Out.' }).waitFor();
     const history = page.getByRole('region', { name: 'History' });
     await history.getByText('Renew', { exact: false }).first().waitFor();
     await settle(page);
@@ -327,7 +327,7 @@ describe('the lending desk in Chromium', () => {
     await page.getByRole('heading', { name: 'My loans', level: 1 }).waitFor();
     // Dune, returned by the desk above, and the loan the desk made through the form.
     await poll(() => columnValues(page, 'Book')).toEqual(['Dune', 'A Brief History of Time']);
-    expect(await columnValues(page, 'State')).toEqual(['returned', 'out']);
+    expect(await columnValues(page, 'State')).toEqual(['Returned', 'Out']);
     await expectAccessible(page, 'a member’s loans');
 
     // The board is the desk's, and someone else's loan is not there at all.

@@ -72,7 +72,7 @@ export function Shell({ model }: { model: Model }) {
           </Group>
           {user ? (
             <UserMenu user={user} />
-          ) : me.isPending ? null : (
+          ) : me.isPending || location.pathname === '/sign-in' ? null : (
             <Button
               component={Link}
               to={`/sign-in?next=${encodeURIComponent(location.pathname + location.search)}`}

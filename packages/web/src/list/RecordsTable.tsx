@@ -4,6 +4,7 @@ import type { MouseEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import type { Me, User } from '../api/session.ts';
 import { type ApiRecord, EMPTY, formatDay, formatValue, recordTitle, stateColor } from '../format.ts';
+import { stateLabel } from '../records/access.ts';
 import { SortIcon } from './icons.tsx';
 import type { ListField } from './query.ts';
 import { ReferenceValue } from './references.tsx';
@@ -242,7 +243,7 @@ function Cell({
   if (column.name === 'state' && typeof value === 'string') {
     return (
       <Badge variant="light" color={stateColor(states, value)} radius="sm" style={{ textTransform: 'none' }}>
-        {value}
+        {stateLabel(value)}
       </Badge>
     );
   }

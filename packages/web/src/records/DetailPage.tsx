@@ -300,8 +300,9 @@ function When({ at }: { at: string }) {
   );
 }
 
-/** "Return done: the loan is now Returned." */
+/** "Return done: it is now Returned." — or "…: it stays Out." for a transition back to its own state. */
 function doneMessage(transition: Transition, record: ApiRecord): string {
   const state = typeof record.state === 'string' ? stateLabel(record.state) : '';
-  return `${transitionLabel(transition)} done${state ? `: it is now ${state}` : ''}.`;
+  const stays = transition.from.length === 1 && transition.from[0] === transition.to;
+  return `${transitionLabel(transition)} done${state ? `: it ${stays ? 'stays' : 'is now'} ${state}` : ''}.`;
 }

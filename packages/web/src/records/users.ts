@@ -12,7 +12,9 @@ const DIRECTORY_LIMIT = 100;
  */
 export function useUserDirectory() {
   const me = useMe();
-  const signedIn = Boolean(me.data?.user);
+  // Only those who may write something can search the directory (the server answers 403 otherwise).
+  const writes = Object.values(me.data?.access ?? {}).some((a) => a.create || a.update !== 'none');
+  const signedIn = Boolean(me.data?.user) && writes;
   return useQuery({
     queryKey: ['users', 'directory'],
     queryFn: async (): Promise<Map<string, User>> => {
