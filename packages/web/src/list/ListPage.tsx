@@ -110,10 +110,12 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
   const [params, setParams] = useSearchParams();
   const readOptions = { sortable, filters, fixed, sizes };
   const state = readListState(params, readOptions);
-  const update = (patch: Partial<ListState>, replace = false) =>
-    setParams((previous) => writeListState({ ...readListState(previous, readOptions), ...patch }, sizes.initial), {
-      replace,
-    });
+  // From the address as it is now, not as it was at the last render: two quick clicks must both count.
+  const update = (patch: Partial<ListState> | ((current: ListState) => Partial<ListState>), replace = false) => {
+    const current = readListState(new URLSearchParams(window.location.search), readOptions);
+    const change = typeof patch === 'function' ? patch(current) : patch;
+    setParams(writeListState({ ...current, ...change }, sizes.initial), { replace });
+  };
 
   // Pages already passed, as the cursors that reach them; a new sort, filter or search starts over.
   const stateKey = apiQuery(state, fixed, { limit: state.size }, searchable.length > 0);
@@ -165,17 +167,20 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
   const sortField = state.sort?.replace(/^-/, '') ?? DEFAULT_SORT;
   const descending = state.sort?.startsWith('-') ?? false;
 
-  const sortBy = (field: string) => {
-    // Ascending, then descending, then back to the list's own order.
-    const next = sortField !== field || state.sort === null ? field : descending ? null : `-${field}`;
-    update({ sort: next });
-  };
-  const setFilter = (field: string, value: string) => {
-    const next = { ...state.filters };
-    if (value === '') delete next[field];
-    else next[field] = value;
-    update({ filters: next });
-  };
+  const sortBy = (field: string) =>
+    update((current) => {
+      // Ascending, then descending, then back to the list's own order.
+      const at = current.sort?.replace(/^-/, '') ?? DEFAULT_SORT;
+      const down = current.sort?.startsWith('-') ?? false;
+      return { sort: at !== field || current.sort === null ? field : down ? null : `-${field}` };
+    });
+  const setFilter = (field: string, value: string) =>
+    update((current) => {
+      const next = { ...current.filters };
+      if (value === '') delete next[field];
+      else next[field] = value;
+      return { filters: next };
+    });
 
   const from = cursors.length * state.size + 1;
   const to = from + (query.data?.items.length ?? 0) - 1;
