@@ -107,7 +107,7 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
       );
     }
     if ((await auth.countUsers()) === 0) {
-      logger.warn('no users yet: create one with `ninepoint users add <email> --role <role>`');
+      logger.warn('no users yet: add one with `ninepoint users add <email> <spec.md> --role <role>`');
     }
     for (const call of compiled.routeTable.shadowed) {
       logger.warn({ method: call.method, path: call.path }, 'a system call takes precedence over this spec call');

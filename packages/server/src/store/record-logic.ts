@@ -1,5 +1,5 @@
 import type { SqlColumn } from '../compile/sql-schema.ts';
-import type { ApiRecord, Position, TransitionWrite, Value } from './store.ts';
+import type { ApiRecord, ListQuery, Position, TransitionWrite, Value } from './store.ts';
 
 /**
  * What both stores compute the same way around their SQL: the changes a write makes, the record it
@@ -67,4 +67,47 @@ export function keysetCondition(
   }
   const row = `(${c}, "id") ${op} (${bind(after.value)}, ${bind(after.id)})`;
   return descending && !sort.notNull ? `(${row} OR ${c} IS NULL)` : row;
+}
+
+/** How a dialect writes a list query's conditions: names quoted, values bound and converted. */
+export interface ConditionDialect {
+  quote(name: string): string;
+  /** Adds a parameter and answers its placeholder. */
+  bind(value: unknown): string;
+  /** A value as the database stores it in this column (SQLite: booleans as 0 or 1). */
+  toDb(column: SqlColumn, value: Value): unknown;
+  /** Case-insensitive for ASCII letters: SQLite's LIKE is, PostgreSQL needs ILIKE. */
+  like: 'LIKE' | 'ILIKE';
+}
+
+/**
+ * The conditions a list query's filters, search and owner put on its rows (the count's too); the
+ * page's keyset comes apart (`keysetCondition`), since the count does not take it. `columnOf`
+ * checks each name against the table.
+ */
+export function listConditions(
+  query: Pick<ListQuery, 'filters' | 'search' | 'owner'>,
+  columnOf: (name: string) => SqlColumn,
+  d: ConditionDialect,
+): string[] {
+  const where: string[] = [];
+  for (const filter of query.filters) {
+    const column = columnOf(filter.column);
+    where.push(
+      filter.value === null
+        ? `${d.quote(column.name)} IS NULL`
+        : `${d.quote(column.name)} = ${d.bind(d.toDb(column, filter.value))}`,
+    );
+  }
+  if (query.search) {
+    const pattern = `%${escapeLike(query.search.text)}%`;
+    const columns = query.search.columns.map(columnOf);
+    where.push(`(${columns.map((c) => `${d.quote(c.name)} ${d.like} ${d.bind(pattern)} ESCAPE '\\'`).join(' OR ')})`);
+  }
+  if (query.owner) {
+    const { userId } = query.owner;
+    const columns = query.owner.columns.map(columnOf);
+    where.push(`(${columns.map((c) => `${d.quote(c.name)} = ${d.bind(userId)}`).join(' OR ')})`);
+  }
+  return where;
 }

@@ -4,7 +4,7 @@ import type pg from 'pg';
 import { HISTORY_TABLE, type SqlColumn, type SqlTable, VERSION_COLUMN } from '../../compile/sql-schema.ts';
 import { USER_FOR_EXPRESSIONS_SQL } from '../auth-store.ts';
 import { valuesBefore } from '../history.ts';
-import { escapeLike, keysetCondition, lastValues, plannedWrite } from '../record-logic.ts';
+import { keysetCondition, lastValues, listConditions, plannedWrite } from '../record-logic.ts';
 import type {
   ApiRecord,
   ConditionalWrite,
@@ -289,22 +289,14 @@ export class PgRecords implements EntityRecords {
       params.push(value);
       return `$${params.length}`;
     };
-    for (const filter of query.filters) {
-      const column = this.#column(filter.column);
-      if (filter.value === null) where.push(`${q(column.name)} IS NULL`);
-      else where.push(`${q(column.name)} = ${bind(this.#toDb(column, filter.value))}`);
-    }
-    if (query.search) {
-      const pattern = `%${escapeLike(query.search.text)}%`;
-      const columns = query.search.columns.map((c) => this.#column(c));
-      const p = bind(pattern);
-      where.push(`(${columns.map((c) => `${q(c.name)} ILIKE ${p} ESCAPE '\\'`).join(' OR ')})`);
-    }
-    if (query.owner) {
-      const columns = query.owner.columns.map((c) => this.#column(c));
-      const user = bind(query.owner.userId);
-      where.push(`(${columns.map((c) => `${q(c.name)} = ${user}`).join(' OR ')})`);
-    }
+    where.push(
+      ...listConditions(query, (name) => this.#column(name), {
+        quote: q,
+        bind,
+        toDb: (column, value) => this.#toDb(column, value),
+        like: 'ILIKE',
+      }),
+    );
     const countSql = `SELECT count(*) AS "n" FROM ${q(this.#table.name)}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
     const countParams = [...params];
     if (query.after) {

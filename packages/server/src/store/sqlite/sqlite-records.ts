@@ -8,7 +8,7 @@ import {
   VERSION_COLUMN,
 } from '../../compile/sql-schema.ts';
 import { valuesBefore } from '../history.ts';
-import { escapeLike, keysetCondition, lastValues, plannedWrite } from '../record-logic.ts';
+import { keysetCondition, lastValues, listConditions, plannedWrite } from '../record-logic.ts';
 import type {
   ApiRecord,
   ConditionalWrite,
@@ -307,36 +307,20 @@ export class SqliteRecords implements EntityRecords {
 
   #plan(query: ListQuery): { sql: string; params: DbValue[]; countSql: string; countParams: DbValue[] } {
     const sort = this.#column(query.sort.column);
-    const where: string[] = [];
     const params: DbValue[] = [];
-    for (const filter of query.filters) {
-      const column = this.#column(filter.column);
-      if (filter.value === null) where.push(`${q(column.name)} IS NULL`);
-      else {
-        where.push(`${q(column.name)} = ?`);
-        params.push(toDb(filter.value));
-      }
-    }
-    if (query.search) {
-      const pattern = `%${escapeLike(query.search.text)}%`;
-      const columns = query.search.columns.map((c) => this.#column(c));
-      where.push(`(${columns.map((c) => `${q(c.name)} LIKE ? ESCAPE '\\'`).join(' OR ')})`);
-      for (const _ of columns) params.push(pattern);
-    }
-    if (query.owner) {
-      const columns = query.owner.columns.map((c) => this.#column(c));
-      where.push(`(${columns.map((c) => `${q(c.name)} = ?`).join(' OR ')})`);
-      for (const _ of columns) params.push(query.owner.userId);
-    }
+    const bind = (value: unknown) => {
+      params.push(value as DbValue);
+      return '?';
+    };
+    const where = listConditions(query, (name) => this.#column(name), {
+      quote: q,
+      bind,
+      toDb: (_column, value) => toDb(value),
+      like: 'LIKE',
+    });
     const countSql = `SELECT count(*) AS "n" FROM ${q(this.#table.name)}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
     const countParams = [...params];
-    if (query.after) {
-      const bind = (value: unknown) => {
-        params.push(value as DbValue);
-        return '?';
-      };
-      where.push(keysetCondition(sort, query.sort.descending, query.after, q, bind));
-    }
+    if (query.after) where.push(keysetCondition(sort, query.sort.descending, query.after, q, bind));
     const direction = query.sort.descending ? 'DESC' : 'ASC';
     const order = sort.name === 'id' ? `"id" ${direction}` : `${q(sort.name)} ${direction}, "id" ${direction}`;
     const whereSql = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
