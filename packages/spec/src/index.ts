@@ -37,6 +37,7 @@ export { collectionName, transitionSlug, USER_ENTITY } from './names.ts';
 export { POINT_TITLES } from './parse-sections.ts';
 export { RUNTIME_CONSTANTS, type RuntimeSettings, runtimeSettings } from './runtime-constants.ts';
 export { type PointSummary, summarizePoints } from './summary.ts';
+export { typeWords } from './type-words.ts';
 export {
   defaultValueAt,
   type ExpressionRule,

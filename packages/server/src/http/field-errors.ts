@@ -1,4 +1,4 @@
-import { type Entity, type Field, SYSTEM_FIELDS } from '@ninepoint/spec';
+import { type Entity, type Field, SYSTEM_FIELDS, typeWords } from '@ninepoint/spec';
 import type { ErrorObject } from 'ajv';
 import type { JsonSchema } from '../compile/json-schemas.ts';
 import { type FieldError, type ProblemCatalogue, ProblemError, type ProblemParams } from './problem.ts';
@@ -89,36 +89,6 @@ export class FieldErrors {
         return this.error(field, 'INVALID_CHOICE', { values: (schema.enum ?? []).join(', ') });
     }
     return this.error(field, 'INVALID_TYPE', { type: typeWords(declared) });
-  }
-}
-
-/** What a field's values are, in words, for INVALID_TYPE's `{type}`. */
-export function typeWords(field: Field): string {
-  const t = field.type;
-  switch (t.kind) {
-    case 'text':
-    case 'longText':
-      return 'text';
-    case 'integer':
-      return 'a whole number';
-    case 'decimal':
-      return t.scale === null
-        ? 'a number'
-        : `a number with at most ${t.scale} decimal place${t.scale === 1 ? '' : 's'}`;
-    case 'boolean':
-      return 'true or false';
-    case 'date':
-      return 'a date (YYYY-MM-DD)';
-    case 'datetime':
-      return 'a date and time with a time zone (ISO 8601)';
-    case 'email':
-      return 'an email address';
-    case 'url':
-      return 'a web address starting with http:// or https://';
-    case 'choice':
-      return `one of ${t.values.join(', ')}`;
-    case 'reference':
-      return `the id of a ${t.entity}`;
   }
 }
 

@@ -1,4 +1,4 @@
-import type { Field, Model } from '@ninepoint/spec';
+import { type Field, type Model, typeWords } from '@ninepoint/spec';
 import { label } from '../app/screens.ts';
 import { catalogueOf, type MessageParams } from './catalogue.ts';
 
@@ -38,36 +38,6 @@ export function compilePattern(pattern: string): RegExp | null {
     patterns.set(pattern, compiled);
   }
   return patterns.get(pattern) ?? null;
-}
-
-/** What a field's values are, in words, for INVALID_TYPE's `{type}` (the server's words). */
-export function typeWords(field: Field): string {
-  const t = field.type;
-  switch (t.kind) {
-    case 'text':
-    case 'longText':
-      return 'text';
-    case 'integer':
-      return 'a whole number';
-    case 'decimal':
-      return t.scale === null
-        ? 'a number'
-        : `a number with at most ${t.scale} decimal place${t.scale === 1 ? '' : 's'}`;
-    case 'boolean':
-      return 'true or false';
-    case 'date':
-      return 'a date (YYYY-MM-DD)';
-    case 'datetime':
-      return 'a date and time with a time zone (ISO 8601)';
-    case 'email':
-      return 'an email address';
-    case 'url':
-      return 'a web address starting with http:// or https://';
-    case 'choice':
-      return `one of ${t.values.join(', ')}`;
-    case 'reference':
-      return `the id of a ${t.entity}`;
-  }
 }
 
 export interface CheckOptions {
