@@ -32,6 +32,7 @@ export {
   type RecordValues,
 } from './evaluate.ts';
 export { explainModel } from './explain.ts';
+export { MessageCatalogue, type MessageParams } from './message-catalogue.ts';
 export * from './model.ts';
 export { collectionName, transitionSlug, USER_ENTITY } from './names.ts';
 export { POINT_TITLES } from './parse-sections.ts';

@@ -1,4 +1,4 @@
-import { type ErrorCode, errorCatalogue, type Model, runtimeSettings } from '@ninepoint/spec';
+import { type ErrorCode, MessageCatalogue, type MessageParams, type Model } from '@ninepoint/spec';
 import type { JsonSchema } from '../compile/json-schemas.ts';
 
 /** Every error answer has this media type (RFC 9457). */
@@ -40,7 +40,7 @@ export interface ProblemExtras {
 }
 
 /** What can fill a message's `{placeholders}`. */
-export type ProblemParams = Readonly<Record<string, string | number | boolean>>;
+export type ProblemParams = MessageParams;
 
 /**
  * Thrown by a handler to answer with a catalogued problem. The error handler turns it into the
@@ -65,23 +65,15 @@ export class ProblemError extends Error {
  * point 8, and the values its messages may name (point-9 constants and runtime settings).
  */
 export class ProblemCatalogue {
-  readonly #codes: ReadonlyMap<string, ErrorCode>;
-  readonly #values: ReadonlyMap<string, string>;
+  readonly #messages: MessageCatalogue;
 
   constructor(model: Pick<Model, 'errors' | 'constants'>) {
-    this.#codes = new Map(errorCatalogue(model).map((e) => [e.code, e]));
-    const settings = Object.entries(runtimeSettings(model)).map(([k, v]): [string, string] => [k, String(v)]);
-    // As written (`21 days`, `5000.00`), but text without the quotes the spec may put around it.
-    const constants = model.constants.map((c): [string, string] => [
-      c.name,
-      c.type === 'text' ? String(c.value) : c.raw,
-    ]);
-    this.#values = new Map([...settings, ...constants]);
+    this.#messages = new MessageCatalogue(model);
   }
 
   /** The entry for a code; an unknown code is a bug in the runtime and answers as INTERNAL_ERROR. */
   entry(code: string): ErrorCode {
-    return this.#codes.get(code) ?? (this.#codes.get('INTERNAL_ERROR') as ErrorCode);
+    return this.#messages.entry(code) ?? (this.#messages.entry('INTERNAL_ERROR') as ErrorCode);
   }
 
   status(code: string): number {
@@ -90,10 +82,7 @@ export class ProblemCatalogue {
 
   /** A code's message with placeholders filled from `params`, then constants; unknown ones stay as written. */
   message(code: string, params: ProblemParams): string {
-    return this.entry(code).message.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (whole, name: string) => {
-      const value = params[name] ?? this.#values.get(name);
-      return value === undefined ? whole : String(value);
-    });
+    return this.#messages.fill(this.entry(code).message, params);
   }
 
   /** The problem body for a code: its message with placeholders filled from `params`, then constants. */
