@@ -4,7 +4,6 @@ import {
   SCHEMA_TABLE,
   type SqlColumn,
   type SqlIndex,
-  type SqlSchema,
   type SqlTable,
   type SqlType,
 } from '../../compile/sql-schema.ts';
@@ -44,11 +43,6 @@ export function sqlLiteral(value: string | number | boolean): string {
   return `'${value.replaceAll("'", "''")}'`;
 }
 
-/** Every statement that lays out a schema, in order; each is idempotent (`IF NOT EXISTS`). */
-export function postgresDdl(schema: SqlSchema): string[] {
-  return [SCHEMA_TABLE_DDL, ...HISTORY_TABLE_DDL, ...schema.tables.flatMap(tableDdl)];
-}
-
 export function tableDdl(table: SqlTable): string[] {
   const columns = table.columns.map((c) => `  ${columnDdl(c)}`).join(',\n');
   return [
@@ -77,11 +71,6 @@ export function columnDdl(column: SqlColumn): string {
   // Users live outside the spec's tables; their references are checked by the runtime.
   if (column.references?.table) parts.push(`REFERENCES ${quoteIdentifier(column.references.table)} ("id")`);
   return parts.join(' ');
-}
-
-/** PostgreSQL's name of a logical type, for migrations that compare or add columns. */
-export function postgresType(type: SqlType): string {
-  return TYPES[type];
 }
 
 /** One row per applied model: a later start diffs the spec against the newest. */

@@ -149,16 +149,6 @@ export class PgStore implements Store {
     return records;
   }
 
-  /** The column names of a table in the current schema, in order. */
-  async columnsOf(table: string): Promise<string[]> {
-    const client = await this.pool.connect();
-    try {
-      return await columnsOf(client, table);
-    } finally {
-      client.release();
-    }
-  }
-
   async ping(): Promise<void> {
     await this.pool.query('SELECT 1');
   }
@@ -166,14 +156,6 @@ export class PgStore implements Store {
   async close(): Promise<void> {
     if (!this.pool.ended) await this.pool.end();
   }
-}
-
-async function columnsOf(client: pg.PoolClient, table: string): Promise<string[]> {
-  const { rows } = await client.query<{ column_name: string }>(
-    'SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position',
-    [table],
-  );
-  return rows.map((r) => r.column_name);
 }
 
 /** The URL without its password, for messages and logs. */

@@ -3,7 +3,6 @@ import {
   SCHEMA_TABLE,
   type SqlColumn,
   type SqlIndex,
-  type SqlSchema,
   type SqlTable,
   type SqlType,
 } from '../../compile/sql-schema.ts';
@@ -33,11 +32,6 @@ export function sqlLiteral(value: string | number | boolean): string {
     return String(value);
   }
   return `'${value.replaceAll("'", "''")}'`;
-}
-
-/** `CREATE TABLE IF NOT EXISTS` and `CREATE INDEX IF NOT EXISTS` statements for every table, in order. */
-export function sqliteDdl(schema: SqlSchema): string[] {
-  return [SCHEMA_TABLE_DDL, ...HISTORY_TABLE_DDL, ...schema.tables.flatMap(tableDdl)];
 }
 
 export function tableDdl(table: SqlTable): string[] {

@@ -187,14 +187,6 @@ export class SqliteStore implements Store {
     return records;
   }
 
-  /** The column names of a table, in order. */
-  columnsOf(table: string): string[] {
-    return this.db
-      .prepare<[string], { name: string }>('SELECT name FROM pragma_table_info(?)')
-      .all(table)
-      .map((r) => r.name);
-  }
-
   async ping(): Promise<void> {
     this.#ping.get();
   }
