@@ -9,13 +9,13 @@ import type { ErrorObject } from 'ajv';
 import Database from 'better-sqlite3';
 import Fastify, { type FastifyInstance } from 'fastify';
 
-const PAGE_SIZE = 50;
-const MAX_PAGE_SIZE = 200;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const PROBLEM = 'application/problem+json; charset=utf-8';
-const RATE_LIMIT_PER_MINUTE = 1_000_000;
-const SYSTEM_FIELDS = ['id', 'created_at', 'updated_at', 'created_by'];
-const TOKEN = /^Bearer\s+(npt_[A-Za-z0-9_-]{43})\s*$/i;
+export const PAGE_SIZE = 50;
+export const MAX_PAGE_SIZE = 200;
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+export const PROBLEM = 'application/problem+json; charset=utf-8';
+export const RATE_LIMIT_PER_MINUTE = 1_000_000;
+export const SYSTEM_FIELDS = ['id', 'created_at', 'updated_at', 'created_by'];
+export const TOKEN = /^Bearer\s+(npt_[A-Za-z0-9_-]{43})\s*$/i;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -24,7 +24,7 @@ declare module 'fastify' {
   }
 }
 
-const COLUMNS = [
+export const COLUMNS = [
   'id',
   'created_at',
   'updated_at',
@@ -40,7 +40,7 @@ const COLUMNS = [
   'express',
   'note',
 ] as const;
-const SELECT = `SELECT ${COLUMNS.map((c) => `"${c}"`).join(', ')} FROM "orders"`;
+export const SELECT = `SELECT ${COLUMNS.map((c) => `"${c}"`).join(', ')} FROM "orders"`;
 
 interface OrderRow {
   id: string;
@@ -59,7 +59,7 @@ interface OrderRow {
   note: string | null;
 }
 
-interface OrderBody {
+export interface OrderBody {
   customer: string;
   number: string;
   item: string;
@@ -107,7 +107,7 @@ function toApi(row: OrderRow) {
   };
 }
 
-function problem(status: number, code: string, detail: string, errors?: unknown[]) {
+export function problem(status: number, code: string, detail: string, errors?: unknown[]) {
   return JSON.stringify({ type: `/problems/${code.toLowerCase()}`, title: code, status, code, detail, errors });
 }
 
@@ -330,11 +330,11 @@ export function createBaseline(dbPath: string): FastifyInstance {
 }
 
 /** `[sort, value, id]` as base64url JSON: the generated API's cursor format, so one URL pages both. */
-function encodeCursor(createdAt: string, id: string): string {
+export function encodeCursor(createdAt: string, id: string): string {
   return Buffer.from(JSON.stringify(['created_at', createdAt, id])).toString('base64url');
 }
 
-function decodeCursor(cursor: string): [string, string] | null {
+export function decodeCursor(cursor: string): [string, string] | null {
   if (cursor.length > 4096 || !/^[A-Za-z0-9_-]+$/.test(cursor)) return null;
   try {
     const decoded: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
@@ -351,7 +351,7 @@ let lastMs = 0;
 let counter = 0;
 
 /** A time-ordered id (UUID version 7), so new rows append to the primary-key index as the generated API's do. */
-function uuidv7(now: number): string {
+export function uuidv7(now: number): string {
   randomFillSync(random);
   if (now > lastMs) {
     lastMs = now;

@@ -1,45 +1,62 @@
-// The API benchmark, proven to work: both servers answer the same calls the same way, and the
-// harness runs every case (one short round on a small table) and reports it.
+// The API benchmark, proven to work: on each database both servers answer the same calls the same
+// way, and the harness runs every case (one short round on a small table, json-server alongside
+// on SQLite) and reports it. PostgreSQL is skipped with a printed reason when it does not answer,
+// except with CI=true (packages/server/test/databases.ts).
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { POSTGRES_AVAILABLE, TEST_POSTGRES_URL } from '../packages/server/test/databases.ts';
 import {
+  type ApiBenchOptions,
   benchApi,
   customerId,
+  type Database,
+  DEFAULT_API_OPTIONS,
   formatApiReport,
   orderBody,
   orderId,
   type RunningServer,
   type SeededDatabase,
   seedDatabase,
+  seedPostgres,
   startServer,
   verdictOf,
 } from './api-bench.ts';
 
 const ROWS = 300;
+const DATABASES: Database[] = POSTGRES_AVAILABLE || process.env.CI === 'true' ? ['sqlite', 'postgres'] : ['sqlite'];
 
-describe('the API benchmark', () => {
+describe.each(DATABASES)('the API benchmark on %s', (database) => {
   let dir: string;
-  let seeded: SeededDatabase;
-  let generated: RunningServer;
-  let baseline: RunningServer;
+  let seeded: SeededDatabase | undefined;
+  let generated: RunningServer | undefined;
+  let baseline: RunningServer | undefined;
+  const servers = () => {
+    if (!generated || !baseline || !seeded) throw new Error('the servers did not start');
+    return { generated, baseline, seeded };
+  };
 
   beforeAll(async () => {
     dir = mkdtempSync(join(os.tmpdir(), 'ninepoint-api-bench-test-'));
-    seeded = await seedDatabase(join(dir, 'orders.db'), ROWS);
+    seeded =
+      database === 'sqlite'
+        ? await seedDatabase(join(dir, 'orders.db'), ROWS)
+        : await seedPostgres(TEST_POSTGRES_URL, ROWS);
+    const { location } = seeded;
     [generated, baseline] = await Promise.all([
-      startServer('generated', seeded.path, { pin: false }),
-      startServer('baseline', seeded.path, { pin: false }),
+      startServer('generated', location, { pin: false }),
+      startServer('baseline', location, { pin: false }),
     ]);
   });
 
   afterAll(async () => {
     await Promise.all([generated?.stop(), baseline?.stop()]);
+    await seeded?.remove();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const call = async (server: RunningServer, path: string, init: RequestInit = {}, token = seeded.token) => {
+  const call = async (server: RunningServer, path: string, init: RequestInit = {}, token = servers().seeded.token) => {
     const response = await fetch(`${server.url}${path}`, {
       ...init,
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...init.headers },
@@ -48,7 +65,7 @@ describe('the API benchmark', () => {
     return { status: response.status, etag: response.headers.get('etag'), body: text ? JSON.parse(text) : null };
   };
   const both = async (path: string, init?: RequestInit, token?: string) =>
-    Promise.all([call(generated, path, init, token), call(baseline, path, init, token)]);
+    Promise.all([call(servers().generated, path, init, token), call(servers().baseline, path, init, token)]);
 
   it('gets, lists and pages the same records with the same ETag and cursors', async () => {
     const [g, b] = await both(`/api/orders/${orderId(7)}`);
@@ -77,13 +94,14 @@ describe('the API benchmark', () => {
     const [nextG, nextB] = await both(`/api/orders?cursor=${firstG.body.next}`);
     expect(nextG.body.items[0].id).toBe(orderId(51));
     expect(nextB).toEqual(nextG);
-    const [middleG, middleB] = await both(`/api/orders?cursor=${seeded.middleCursor}`);
+    const [middleG, middleB] = await both(`/api/orders?cursor=${servers().seeded.middleCursor}`);
     expect(middleG.body.items[0].id).toBe(orderId(ROWS / 2 + 1));
     expect(middleB).toEqual(middleG);
   });
 
   it('creates the same record with its history row, and refuses the same bodies', async () => {
     const shipBy = new Date(Date.now() + 14 * 86_400_000).toISOString().slice(0, 10);
+    const { generated, baseline } = servers();
     const [g, b] = await Promise.all([
       call(generated, '/api/orders', { method: 'POST', body: JSON.stringify(orderBody(900_001, shipBy)) }),
       call(baseline, '/api/orders', { method: 'POST', body: JSON.stringify(orderBody(901_001, shipBy)) }),
@@ -127,9 +145,10 @@ describe('the API benchmark', () => {
     expect([anonG.status, anonB.status]).toEqual([401, 401]);
   });
 
-  it('runs every case and reports the table', async () => {
-    const report = await benchApi({
-      seconds: 1,
+  it(`runs every case and reports the table${database === 'sqlite' ? ', json-server alongside' : ''}`, async () => {
+    const options: ApiBenchOptions = {
+      ...DEFAULT_API_OPTIONS,
+      seconds: 0.5,
       warmupSeconds: 0,
       rounds: 1,
       connections: 10,
@@ -137,18 +156,41 @@ describe('the API benchmark', () => {
       seriesRows: [ROWS],
       pin: false,
       ceiling: false,
+      databases: [database],
+      postgresUrl: TEST_POSTGRES_URL,
+      jsonServer: database === 'sqlite',
+      startupRuns: 0,
       log: () => {},
-    });
+    };
+    const report = await benchApi(options);
     expect(report.operations.map((o) => o.operation)).toEqual(['get', 'list', 'list-deep', 'create']);
     for (const o of report.operations) {
+      expect(o.database).toBe(database);
       expect(o.generated.rps).toBeGreaterThan(0);
       expect(o.baseline.rps).toBeGreaterThan(0);
       expect(o.ratio).toBeGreaterThan(0);
     }
     expect(report.series).toHaveLength(2);
     const markdown = formatApiReport(report, 'npm test');
-    expect(markdown).toContain('| `POST /api/orders` (insert + history row) | 300 |');
-    expect(markdown).toMatch(/Target: generated ≥ 0\.7× the hand-written throughput on each call — (met|NOT met)/);
-    expect(verdictOf(report).listGrowth).toBeNull();
+    const label = database === 'sqlite' ? 'SQLite' : 'PostgreSQL';
+    expect(markdown).toContain(`| ${label} | \`POST /api/orders\` (insert + history row) | 300 |`);
+    expect(markdown).toMatch(
+      new RegExp(`Target on ${label}: generated ≥ 0\\.7× the hand-written throughput on each call — (met|NOT met)`),
+    );
+    expect(verdictOf(report).listGrowth).toEqual([]);
+    if (database === 'sqlite') {
+      expect(report.peers.map((p) => [p.operation, p.rows])).toEqual([
+        ['get', ROWS],
+        ['list', ROWS],
+        ['list-deep', ROWS],
+        ['create', ROWS],
+      ]);
+      for (const p of report.peers) expect(p.jsonServer.rps).toBeGreaterThan(0);
+      expect(markdown).toContain('json-server 0.17.4');
+      expect(report.memory.map((m) => m.server)).toEqual(['generated', 'baseline', 'json-server', 'json-server']);
+    } else {
+      expect(report.peers).toEqual([]);
+      expect(report.postgres).toMatch(/^PostgreSQL \d+/);
+    }
   });
 });

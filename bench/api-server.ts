@@ -1,32 +1,39 @@
-// One server of the API benchmark, in its own process: `node bench/api-server.ts <kind> <db file>`
+// One server of the API benchmark, in its own process: `node bench/api-server.ts <kind> <database>`
 // with kind `generated` (Ninepoint's createServer on api-bench.spec.md), `baseline` (the
-// hand-written api-baseline.ts) or `bare` (node:http answering a fixed small JSON: the ceiling of
-// what the load generator can measure). Prints `{"url": …}` on stdout once listening; closes on
+// hand-written api-baseline.ts, or api-baseline-pg.ts when the database is a PostgreSQL URL) or
+// `bare` (node:http answering a fixed small JSON: the ceiling of what the load generator can
+// measure). The database is a SQLite file or a `postgres://` URL. Prints `{"url": …}` on stdout once listening; closes on
 // SIGTERM, SIGINT or when stdin ends (the benchmark went away).
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer } from '@ninepoint/server';
 import { checkSpec } from '@ninepoint/spec';
 import { createBaseline } from './api-baseline.ts';
+import { createPgBaseline } from './api-baseline-pg.ts';
 
 const API_SPEC_PATH = new URL('./api-bench.spec.md', import.meta.url);
 
-const [kind, dbPath] = process.argv.slice(2);
-if (!dbPath || !['generated', 'baseline', 'bare'].includes(kind ?? '')) {
-  console.error('usage: node bench/api-server.ts generated|baseline|bare <db file>');
+const [kind, database] = process.argv.slice(2);
+if (!database || !['generated', 'baseline', 'bare'].includes(kind ?? '')) {
+  console.error('usage: node bench/api-server.ts generated|baseline|bare <db file | postgres:// URL>');
   process.exit(2);
 }
+const postgres = /^postgres(ql)?:\/\//.test(database);
 
 let close: () => Promise<void>;
 let url: string;
 if (kind === 'generated') {
   const { model, ok, diagnostics } = checkSpec(readFileSync(API_SPEC_PATH, 'utf8'));
   if (!ok) throw new Error(`api-bench.spec.md has errors: ${diagnostics[0]?.message}`);
-  const server = await createServer({ model, dbPath, logger: false });
+  const server = await createServer({
+    model,
+    ...(postgres ? { databaseUrl: database } : { dbPath: database }),
+    logger: false,
+  });
   url = await server.listen({ port: 0 });
   close = () => server.close();
 } else if (kind === 'baseline') {
-  const app = createBaseline(dbPath);
+  const app = postgres ? createPgBaseline(database) : createBaseline(database);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;

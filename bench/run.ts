@@ -1,19 +1,28 @@
 // `npm run bench`: every benchmark, printed as Markdown tables for docs/benchmarks.md.
 // `npm run bench -- check` runs only the checker's, `npm run bench -- api` only the HTTP API's;
 // `--no-docs` leaves docs/benchmarks.md as it is (the API benchmark otherwise rewrites its section).
+// The API benchmark's parts can be left out: `--no-postgres`, `--no-json-server`, `--no-startup`
+// (or BENCH_DATABASES=sqlite, BENCH_JSON_SERVER=0, BENCH_STARTUP_RUNS=0).
 import os from 'node:os';
 import { apiOptionsFromEnv, benchApi, benchEnvOf, formatApiReport, verdictOf, writeApiDocs } from './api-bench.ts';
 import { benchCheck } from './check-spec.bench.ts';
 
 const TARGET_MS = 150;
 const PARTS = ['check', 'api'] as const;
+const FLAGS = ['--no-docs', '--no-postgres', '--no-json-server', '--no-startup'] as const;
 
 const args = process.argv.slice(2);
 const writeDocs = !args.includes('--no-docs');
 const named = args.filter((a) => !a.startsWith('--'));
-const unknown = named.filter((a) => !(PARTS as readonly string[]).includes(a));
+const flags = args.filter((a) => a.startsWith('--'));
+const unknown = [
+  ...named.filter((a) => !(PARTS as readonly string[]).includes(a)),
+  ...flags.filter((a) => !(FLAGS as readonly string[]).includes(a)),
+];
 if (unknown.length > 0) {
-  console.error(`usage: npm run bench [-- ${PARTS.join('|')}] [--no-docs]   (unknown: ${unknown.join(', ')})`);
+  console.error(
+    `usage: npm run bench [-- ${PARTS.join('|')}] [${FLAGS.join('] [')}]   (unknown: ${unknown.join(', ')})`,
+  );
   process.exit(2);
 }
 const parts = named.length > 0 ? named : [...PARTS];
@@ -43,8 +52,14 @@ if (parts.includes('check')) {
 
 if (parts.includes('api')) {
   console.log('## HTTP API: generated vs hand-written\n');
-  const report = await benchApi(apiOptionsFromEnv());
-  const command = `${benchEnvOf()}npm run bench${named.length > 0 ? ` -- ${named.join(' ')}` : ''}`;
+  const options = apiOptionsFromEnv();
+  if (args.includes('--no-postgres')) options.databases = options.databases.filter((d) => d !== 'postgres');
+  if (args.includes('--no-json-server')) options.jsonServer = false;
+  if (args.includes('--no-startup')) options.startupRuns = 0;
+  const report = await benchApi(options);
+  // What reproduces the figures: the parts and the flags that changed them (not where they were written).
+  const shown = [...named, ...flags.filter((f) => f !== '--no-docs')];
+  const command = `${benchEnvOf()}npm run bench${shown.length > 0 ? ` -- ${shown.join(' ')}` : ''}`;
   const markdown = formatApiReport(report, command);
   console.log(markdown);
   if (writeDocs) {

@@ -121,6 +121,9 @@ describe('expenses in Chromium', () => {
     await reject.getByRole('button', { name: 'Reject' }).click();
     const refused = reject.getByRole('alert');
     await expect(refused.textContent()).resolves.toMatch(/Not done/);
+    await expect(refused.textContent()).resolves.toContain(
+      'Reject is allowed only when you are the approver and the decision note has at least 10 characters.',
+    );
     await expectAccessible(page, 'the reject dialog with a refusal');
     await reason.fill('Not in this year’s training budget; ask again in January.');
     await reject.getByRole('button', { name: 'Reject' }).click();

@@ -336,7 +336,7 @@ describe.each(TEST_DATABASES)('the lending desk example over HTTP on $name', (db
     const withdrawn = await desk.create('/api/books', book({ copies: 0 }));
     const refused = await desk.post('/api/loans', loan(withdrawn.id, await member('dave')));
     walk.expectProblem(refused, 'TRANSITION_NOT_ALLOWED');
-    expect(refused.body.detail).toContain('book.copies > 0');
+    expect(refused.body.detail).toBe('Lend is allowed only when the book’s copies are more than 0.');
     walk.expectProblem(await desk.post('/api/loans', loan(someone(), await member('erin'))), 'UNKNOWN_REFERENCE', [
       ['book', 'UNKNOWN_REFERENCE'],
     ]);
@@ -412,7 +412,7 @@ describe.each(TEST_DATABASES)('the lending desk example over HTTP on $name', (db
     // The guard sees the call's new count: a renewal with no count at all does not hold.
     const uncounted = await desk.post(`${path}/renew`, { due: inDays(21), renewals: null });
     walk.expectProblem(uncounted, 'TRANSITION_NOT_ALLOWED');
-    expect(uncounted.body.detail).toContain('renewals <= MAX_RENEWALS');
+    expect(uncounted.body.detail).toBe('Renew is allowed only when the renewals are at most 2.');
 
     walk.expectProblem(await desk.post(`${path}/return`, { condition_note: 'n'.repeat(501) }), 'VALIDATION_FAILED', [
       ['condition_note', 'TOO_LONG'],
@@ -454,7 +454,7 @@ describe.each(TEST_DATABASES)('the lending desk example over HTTP on $name', (db
     const onTime = await desk.create('/api/loans', loan(dune.id, ivan));
     const early = await desk.post(`/api/loans/${onTime.id}/mark-overdue`);
     walk.expectProblem(early, 'TRANSITION_NOT_ALLOWED');
-    expect(early.body.detail).toContain('now > due');
+    expect(early.body.detail).toBe('Mark overdue is allowed only when the due date has passed.');
 
     const late = await desk.create('/api/loans', loan(dune.id, ivan, { lent_on: inDays(-30), due: inDays(-20) }));
     expect((await desk.post(`/api/loans/${late.id}/mark-overdue`)).body.state).toBe('overdue');
@@ -464,7 +464,7 @@ describe.each(TEST_DATABASES)('the lending desk example over HTTP on $name', (db
     );
     const soon = await desk.post(`/api/loans/${late.id}/write-off`);
     walk.expectProblem(soon, 'TRANSITION_NOT_ALLOWED');
-    expect(soon.body.detail).toContain('now - due > LOST_AFTER');
+    expect(soon.body.detail).toBe('Write off is allowed only when more than 8 weeks have passed since the due date.');
     expect((await desk.post(`/api/loans/${late.id}/return`)).body.state).toBe('returned');
 
     const lost = await desk.create('/api/loans', loan(dune.id, ivan, { lent_on: inDays(-80), due: inDays(-70) }));

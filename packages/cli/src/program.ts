@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { registerCalls } from './commands/calls.ts';
 import { registerCheck } from './commands/check.ts';
 import { registerDev } from './commands/dev.ts';
+import { registerDiagram } from './commands/diagram.ts';
 import { registerExplain } from './commands/explain.ts';
 import { registerMigrate } from './commands/migrate.ts';
 import { registerNew } from './commands/new.ts';
@@ -46,6 +47,7 @@ export function createProgram(ctx: Context): Command {
   registerDev(program, ctx, VERSION);
   registerMigrate(program, ctx, VERSION);
   registerCalls(program, ctx, VERSION);
+  registerDiagram(program, ctx, VERSION);
   registerOpenApi(program, ctx, VERSION);
   registerUsers(program, ctx, VERSION);
   registerTokens(program, ctx, VERSION);

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { type ServeResult, serve } from '@ninepoint/server';
+import { type ServeOptions, type ServeResult, serve } from '@ninepoint/server';
 import { blankSpec } from '@ninepoint/spec';
 import type { Command } from 'commander';
 import type { Context } from './context.ts';
@@ -39,11 +39,18 @@ export async function startServing(
   options: ServingOptions,
   extra: { devMode?: boolean } = {},
 ): Promise<ServeResult> {
+  const result = await serve({ ...serveOptions(ctx, file, options), devMode: extra.devMode === true });
+  if (!result.ok) ctx.exitCode = result.exitCode;
+  return result;
+}
+
+/** The server package's options for the command's arguments; a bad `--port` is a usage error. */
+export function serveOptions(ctx: Context, file: string | undefined, options: ServingOptions): ServeOptions {
   const port = Number(options.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new UsageError(`--port must be a whole number from 0 to 65535, not "${options.port}".`);
   }
-  const result = await serve({
+  return {
     specPath: file ? resolve(ctx.io.cwd, file) : '(blank spec)',
     ...(file ? {} : { source: blankSpec() }),
     port,
@@ -51,10 +58,7 @@ export async function startServing(
     dbPath: resolve(ctx.io.cwd, options.db),
     databaseUrl: ctx.io.env.DATABASE_URL ?? '',
     allowDestructive: options.allowDestructive === true,
-    devMode: extra.devMode === true,
     print: (line) => ctx.io.stdout.write(`${line}\n`),
     printError: (line) => ctx.io.stderr.write(`${line}\n`),
-  });
-  if (!result.ok) ctx.exitCode = result.exitCode;
-  return result;
+  };
 }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { insertRowBefore, LENDING_DESK, modelOf, tempDir } from '../test/helpers.ts';
 import { TEST_PASSWORD, userWithToken } from '../test/users.ts';
+import { STUDIO_ROUTES } from './dev/studio-routes.ts';
 import { DEMO_EMAIL_DOMAIN, DEV_ROUTES, demoEmail, isDemoEmail } from './dev-mode.ts';
 import { createServer, type NinepointServer, type ServerOptions } from './http/server.ts';
 import { serve } from './serve.ts';
@@ -34,11 +35,13 @@ interface Ask {
   cookie?: string;
   origin?: string;
   host?: string;
+  forwardedHost?: string;
 }
 
-async function call(server: NinepointServer, method: 'GET' | 'POST', url: string, ask: Ask = {}) {
+async function call(server: NinepointServer, method: 'GET' | 'POST' | 'PUT', url: string, ask: Ask = {}) {
   const headers: Record<string, string> = { host: ask.host ?? HOST };
   if (ask.origin !== undefined) headers.origin = ask.origin;
+  if (ask.forwardedHost !== undefined) headers['x-forwarded-host'] = ask.forwardedHost;
   if (ask.cookie !== undefined) headers.cookie = `np_session=${ask.cookie}`;
   if (ask.body !== undefined) headers['content-type'] = 'application/json';
   const response = await server.app.inject({
@@ -188,6 +191,15 @@ describe('development mode', () => {
     }
   });
 
+  it('judges the Host the browser sent, not X-Forwarded-Host, even behind a trusted proxy', async () => {
+    const server = await start({ dbPath: freshDb().dbPath, devMode: true, trustProxy: true });
+    const rebound = await call(server, 'GET', DEV_ROUTES.roles, {
+      host: 'attacker.example:3000',
+      forwardedHost: 'localhost:3000',
+    });
+    expect(rebound.status).toBe(403);
+  });
+
   it('leaves demo users no way in but dev sign-in: their password is random and never shown', async () => {
     const server = await start({ dbPath: freshDb().dbPath, devMode: true });
     const found = await server.auth.userForSignIn(demoEmail('staff'));
@@ -210,6 +222,9 @@ describe('without development mode', () => {
   const devCalls = [
     ['GET', DEV_ROUTES.roles],
     ['POST', DEV_ROUTES.signInAs],
+    ['GET', STUDIO_ROUTES.studio],
+    ['PUT', STUDIO_ROUTES.source],
+    ['GET', STUDIO_ROUTES.events],
   ] as const;
 
   it('createServer answers UNKNOWN_CALL on the dev calls and makes no demo users', async () => {
@@ -219,7 +234,7 @@ describe('without development mode', () => {
         server,
         method,
         url,
-        method === 'POST' ? { origin: ORIGIN, body: { role: 'staff' } } : {},
+        method !== 'GET' ? { origin: ORIGIN, body: { role: 'staff' } } : {},
       );
       expect(answer.status).toBe(404);
       expect(answer.body.code).toBe('UNKNOWN_CALL');
@@ -249,7 +264,7 @@ describe('without development mode', () => {
     for (const [method, path] of devCalls) {
       const response = await fetch(`${result.url}${path}`, {
         method,
-        ...(method === 'POST'
+        ...(method !== 'GET'
           ? { body: JSON.stringify({ role: 'staff' }), headers: { 'content-type': 'application/json' } }
           : {}),
       });

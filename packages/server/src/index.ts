@@ -59,6 +59,9 @@ export {
   VERSION_COLUMN,
 } from './compile/sql-schema.ts';
 export { SYSTEM_ROUTES } from './compile/system-routes.ts';
+export { type DevServeResult, type DevServer, serveDev } from './dev/dev-server.ts';
+export { SPEC_EVENTS_PATH } from './dev/spec-events.ts';
+export { STUDIO_ROUTES, type Studio } from './dev/studio-routes.ts';
 export {
   DEMO_EMAIL_DOMAIN,
   DEV_ROUTES,

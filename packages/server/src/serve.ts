@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { checkSpec, type Diagnostic } from '@ninepoint/spec';
+import { checkSpec, type Diagnostic, type Model } from '@ninepoint/spec';
 import type { Logger } from 'pino';
 import { MigrationRefusedError } from './compile/migration-plan.ts';
 import { SqlSchemaError } from './compile/sql-schema.ts';
@@ -14,6 +14,7 @@ import {
 import { closeOnSignals } from './http/shutdown.ts';
 import { DEFAULT_DB_PATH } from './store/open-store.ts';
 import { redact } from './store/postgres/pg-store.ts';
+import type { Store } from './store/store.ts';
 
 export interface ServeOptions {
   /** The spec file; also names the spec in messages when `source` is given. */
@@ -55,29 +56,9 @@ export type ServeResult = { ok: true; server: NinepointServer; url: string } | {
 export async function serve(options: ServeOptions): Promise<ServeResult> {
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
   const printError = options.printError ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const databaseUrl = (options.databaseUrl ?? process.env.DATABASE_URL) || undefined;
-  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    printError(
-      'Ninepoint: DATABASE_URL must be a PostgreSQL URL (postgres://user@host:5432/database); ' +
-        'unset it to serve from a SQLite file (--db).',
-    );
-    return { ok: false, exitCode: 2 };
-  }
-
-  let source: string;
-  try {
-    source = options.source ?? (await readFile(options.specPath, 'utf8'));
-  } catch (error) {
-    printError(`Ninepoint: cannot read the spec "${options.specPath}": ${describe(error)}.`);
-    return { ok: false, exitCode: 2 };
-  }
-  const { model, diagnostics, ok } = checkSpec(source);
-  for (const d of diagnostics) printError(formatDiagnostic(options.specPath, d));
-  if (!ok) {
-    const errors = diagnostics.filter((d) => d.severity === 'error').length;
-    printError(`Ninepoint: "${options.specPath}" has ${errors} error${errors === 1 ? '' : 's'}; not serving it.`);
-    return { ok: false, exitCode: 1 };
-  }
+  const read = await readServable(options, printError);
+  if (!read.ok) return read;
+  const { model, databaseUrl } = read;
 
   const dbPath = options.dbPath ?? DEFAULT_DB_PATH;
   const logger = options.logger ?? defaultLogger();
@@ -93,14 +74,7 @@ export async function serve(options: ServeOptions): Promise<ServeResult> {
       trustProxy: trustProxyFromEnv(process.env.TRUST_PROXY),
     });
   } catch (error) {
-    const code = String((error as { code?: unknown }).code ?? '');
-    const reason =
-      error instanceof SqlSchemaError || error instanceof MigrationRefusedError
-        ? error.message
-        : code.startsWith('SQLITE_') || code.startsWith('E') || /^[0-9A-Z]{5}$/.test(code)
-          ? `cannot open the database "${databaseUrl ? redact(databaseUrl) : dbPath}": ${describe(error)}.`
-          : `cannot start: ${describe(error)}.`;
-    printError(`Ninepoint: ${reason}`);
+    printError(`Ninepoint: ${startFailure(error, databaseUrl ? redact(databaseUrl) : dbPath)}`);
     return { ok: false, exitCode: 1 };
   }
   const port = options.port ?? DEFAULT_PORT;
@@ -110,18 +84,70 @@ export async function serve(options: ServeOptions): Promise<ServeResult> {
     url = await server.listen({ port, host });
   } catch (error) {
     await server.close();
-    const inUse = (error as { code?: string }).code === 'EADDRINUSE';
-    printError(
-      inUse
-        ? `Ninepoint: port ${port} on ${host} is in use; pass another with --port.`
-        : `Ninepoint: cannot listen on ${host}:${port}: ${describe(error)}.`,
-    );
+    printError(`Ninepoint: ${listenFailure(error, host, port)}`);
     return { ok: false, exitCode: 1 };
   }
   if (options.handleSignals ?? true) closeOnSignals(server, logger ? { logger } : {});
-  const where = server.store.dialect === 'postgres' ? `PostgreSQL: ${server.store.location}` : `SQLite: ${dbPath}`;
-  print(`Ninepoint: serving "${model.product.name}" at ${url} (${where})`);
+  print(`Ninepoint: serving "${model.product.name}" at ${url} (${where(server.store, dbPath)})`);
   return { ok: true, server, url };
+}
+
+/**
+ * Reads and checks the spec `serve` and `dev` start with, printing its diagnostics; answers its
+ * model, or the exit code when it cannot be served (2: unreadable or a bad DATABASE_URL; 1: errors).
+ */
+export async function readServable(
+  options: Pick<ServeOptions, 'specPath' | 'source' | 'databaseUrl'>,
+  printError: (line: string) => void,
+): Promise<
+  | { ok: true; source: string; model: Model; diagnostics: Diagnostic[]; databaseUrl: string | undefined }
+  | { ok: false; exitCode: 1 | 2 }
+> {
+  const databaseUrl = (options.databaseUrl ?? process.env.DATABASE_URL) || undefined;
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    printError(
+      'Ninepoint: DATABASE_URL must be a PostgreSQL URL (postgres://user@host:5432/database); ' +
+        'unset it to serve from a SQLite file (--db).',
+    );
+    return { ok: false, exitCode: 2 };
+  }
+  let source: string;
+  try {
+    source = options.source ?? (await readFile(options.specPath, 'utf8'));
+  } catch (error) {
+    printError(`Ninepoint: cannot read the spec "${options.specPath}": ${describe(error)}.`);
+    return { ok: false, exitCode: 2 };
+  }
+  const { model, diagnostics, ok } = checkSpec(source);
+  for (const d of diagnostics) printError(formatDiagnostic(options.specPath, d));
+  if (!ok) {
+    const errors = diagnostics.filter((d) => d.severity === 'error').length;
+    printError(`Ninepoint: "${options.specPath}" has ${errors} error${errors === 1 ? '' : 's'}; not serving it.`);
+    return { ok: false, exitCode: 1 };
+  }
+  return { ok: true, source, model, diagnostics, databaseUrl };
+}
+
+/** Why `createServer` failed, in a sentence: the refused migration, the database, or the error. */
+export function startFailure(error: unknown, database: string): string {
+  const code = String((error as { code?: unknown }).code ?? '');
+  return error instanceof SqlSchemaError || error instanceof MigrationRefusedError
+    ? error.message
+    : code.startsWith('SQLITE_') || code.startsWith('E') || /^[0-9A-Z]{5}$/.test(code)
+      ? `cannot open the database "${database}": ${describe(error)}.`
+      : `cannot start: ${describe(error)}.`;
+}
+
+/** Why listening failed, with what to do about a port in use. */
+export function listenFailure(error: unknown, host: string, port: number): string {
+  return (error as { code?: string }).code === 'EADDRINUSE'
+    ? `port ${port} on ${host} is in use; pass another with --port.`
+    : `cannot listen on ${host}:${port}: ${describe(error)}.`;
+}
+
+/** "SQLite: data/app.db" or "PostgreSQL: host/db", for start-up lines. */
+export function where(store: Pick<Store, 'dialect' | 'location'>, dbPath: string): string {
+  return store.dialect === 'postgres' ? `PostgreSQL: ${store.location}` : `SQLite: ${dbPath}`;
 }
 
 /** `spec.md:12:3: error [unknown-entity] …`, then the hint indented. */

@@ -117,8 +117,8 @@ describe('checkSpec', () => {
     expect(calls).toContain('POST /api/loans/:id/mark-overdue');
     expect(calls).not.toContain('POST /api/loans/:id/lend');
     const table = formatCallsTable(effectiveCalls(model));
-    expect(table.split('\n')[0]).toBe('| method | path | payload | does |');
-    expect(table).toContain('| POST | /api/loans/:id/return |  | Loan: return |');
+    expect(table.split('\n')[0]).toBe('| method | path | payload | does | meaning |');
+    expect(table).toContain('| POST | /api/loans/:id/return |  | Loan: return | return: out, overdue → returned |');
     // The printed table is itself a valid point 7.
     const pasted = spec.replace('## 7. The calls it makes\nNot shown.', `## 7. The calls it makes\n${table}`);
     expect(checkSpec(pasted).diagnostics).toEqual([]);

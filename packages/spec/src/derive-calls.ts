@@ -63,7 +63,7 @@ export function formatCallsTable(calls: readonly Call[]): string {
         ? `${c.payload.entity} (${c.payload.fields.join(', ')})`
         : c.payload.entity
       : '';
-    return `| ${c.method} | ${c.path} | ${payload} | ${does} |`;
+    return `| ${c.method} | ${c.path} | ${payload} | ${does} | ${c.doc} |`;
   });
-  return ['| method | path | payload | does |', '|---|---|---|---|', ...rows].join('\n');
+  return ['| method | path | payload | does | meaning |', '|---|---|---|---|---|', ...rows].join('\n');
 }

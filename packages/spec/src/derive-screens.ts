@@ -31,3 +31,15 @@ export function effectiveScreens(model: Model): Screen[] {
   const shown = model.points.find((p) => p.key === 'screens')?.shown ?? false;
   return shown ? model.screens : deriveScreens(model);
 }
+
+/** Screens as point 2's Markdown table, for inserting the derived screens into a spec. */
+export function formatScreensTable(screens: readonly Screen[]): string {
+  const rows = screens.map((s) => {
+    const filters = s.filters.map((f) => `${f.field} = ${'me' in f.value ? 'me' : String(f.value.literal)}`);
+    const shows = s.entity
+      ? [s.entity, ...(filters.length > 0 ? [`where ${filters.join(' and ')}`] : [])].join(' ')
+      : '';
+    return `| ${s.route} | ${s.kind} | ${shows} | ${s.who.join(', ')} |`;
+  });
+  return ['| route | screen | shows | who |', '|---|---|---|---|', ...rows].join('\n');
+}

@@ -1,5 +1,6 @@
 import { Environment } from '@marcbachmann/cel-js';
 import { celFieldType, entityEnvironment } from './cel-types.ts';
+import { conditionWords } from './condition-words.ts';
 import type { Entity, FieldType, Model } from './model.ts';
 import { USER_ENTITY } from './names.ts';
 
@@ -266,6 +267,8 @@ export interface CompiledModelExpressions {
   readonly entities: ReadonlyMap<string, EntityExpressions>;
   /** By entity name, then transition name. */
   readonly guards: ReadonlyMap<string, ReadonlyMap<string, CompiledExpression>>;
+  /** Each guard in words (`conditionWords`), for its refusal: by entity name, then transition name. */
+  readonly guardWords: ReadonlyMap<string, ReadonlyMap<string, string>>;
   /** By rule name. */
   readonly rules: ReadonlyMap<string, CompiledExpression>;
 }
@@ -335,14 +338,19 @@ export function compileExpressions(model: Model): CompiledModelExpressions {
     entityExpressions.set(entity.name, new EntityExpressions(entity, entities, frozenConstants));
   }
   const guards = new Map<string, Map<string, CompiledExpression>>();
+  const guardWords = new Map<string, Map<string, string>>();
   for (const machine of model.machines) {
     const entity = entities.get(machine.entity);
     if (!entity) continue;
     const byName = new Map<string, CompiledExpression>();
+    const words = new Map<string, string>();
     for (const t of machine.transitions) {
-      if (t.guard !== null) byName.set(t.name, compile(entity, null, t.guard, `The guard of "${t.name}"`));
+      if (t.guard === null) continue;
+      byName.set(t.name, compile(entity, null, t.guard, `The guard of "${t.name}"`));
+      words.set(t.name, conditionWords(t.guard, entity, model));
     }
     guards.set(entity.name, byName);
+    guardWords.set(entity.name, words);
   }
   const rules = new Map<string, CompiledExpression>();
   for (const rule of model.rules) {
@@ -351,7 +359,7 @@ export function compileExpressions(model: Model): CompiledModelExpressions {
     if (!entity) continue;
     rules.set(rule.name, compile(entity, rule.appliesTo.field, rule.condition.source, `The rule "${rule.name}"`));
   }
-  return { entities: entityExpressions, guards, rules };
+  return { entities: entityExpressions, guards, guardWords, rules };
 }
 
 /** The entities an entity reaches through references (not itself unless it refers to itself), referenced ones first. */

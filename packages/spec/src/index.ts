@@ -11,10 +11,12 @@ export {
   celTypeName,
 } from './cel-types.ts';
 export { type CheckResult, checkSpec, MAX_SPEC_BYTES } from './check.ts';
+export { conditionWords } from './condition-words.ts';
 export { deriveCalls, effectiveCalls, formatCallsTable } from './derive-calls.ts';
-export { deriveScreens, effectiveScreens } from './derive-screens.ts';
+export { deriveScreens, effectiveScreens, formatScreensTable } from './derive-screens.ts';
 export { DIAGNOSTIC_CODES, type DiagnosticCode } from './diagnostic-codes.ts';
 export type { Diagnostic, Severity } from './diagnostics.ts';
+export { entityDiagram, mermaidText, type SpecDiagram, specDiagrams, stateDiagram } from './diagrams.ts';
 export {
   type CelUser,
   type CompiledExpression,
@@ -32,17 +34,30 @@ export {
   type RecordValues,
 } from './evaluate.ts';
 export { explainModel } from './explain.ts';
+export { type InsertablePoint, insertDerived, isInsertable } from './insert-derived.ts';
 export { MessageCatalogue, type MessageParams } from './message-catalogue.ts';
 export * from './model.ts';
 export { collectionName, transitionSlug, USER_ENTITY } from './names.ts';
 export { POINT_TITLES } from './parse-sections.ts';
+export {
+  describeCell,
+  formatPermissionMatrix,
+  type PermissionCell,
+  type PermissionMatrix,
+  permissionMatrix,
+  SIGNED_IN,
+} from './permission-matrix.ts';
+export { type PointProgress, pointProgress } from './progress.ts';
+export { offsetAt, type QuickFix, quickFixes } from './quick-fixes.ts';
 export { RUNTIME_CONSTANTS, type RuntimeSettings, runtimeSettings } from './runtime-constants.ts';
+export type { StudioStatus } from './studio-status.ts';
 export { type PointSummary, summarizePoints } from './summary.ts';
 export { typeWords } from './type-words.ts';
 export {
   defaultValueAt,
   type ExpressionRule,
   expressionRule,
+  GUARD_REFUSAL,
   guardRecord,
   guardRefusal,
   ruleMessageParams,

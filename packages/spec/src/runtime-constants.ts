@@ -14,6 +14,12 @@ export const RUNTIME_CONSTANTS = {
     meaning: 'calls one user or address may make per minute',
   },
   MAX_BODY_BYTES: { default: 1_048_576, min: 1024, max: 104_857_600, meaning: 'the largest request body accepted' },
+  REQUEST_TIMEOUT_SECONDS: {
+    default: 30,
+    min: 1,
+    max: 3600,
+    meaning: 'seconds a client has to send one whole request',
+  },
   SESSION_IDLE_MINUTES: { default: 60, min: 1, max: 525_600, meaning: 'a session ends after this long without use' },
   SESSION_MAX_HOURS: {
     default: 168,

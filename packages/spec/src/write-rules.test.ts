@@ -1,11 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { checkSpec } from './check.ts';
+import { conditionWords } from './condition-words.ts';
 import { compileExpressions } from './evaluate.ts';
+import { MessageCatalogue } from './message-catalogue.ts';
 import {
   defaultValueAt,
   expressionRule,
   guardRecord,
+  guardRefusal,
   ruleMessageParams,
   ruleRuns,
   sharedRefusalCode,
@@ -72,5 +75,26 @@ describe('the rules a write runs', () => {
     expect(defaultValueAt({ dynamic: 'me' }, at, null)).toBeNull();
     expect(defaultValueAt({ literal: 500 }, at, 'u1')).toBe(500);
     expect(defaultValueAt(null, at, 'u1')).toBeNull();
+  });
+
+  it('words a guard’s refusal as what the transition needs, unless the spec’s own message fits a guard', () => {
+    const params = { transition: 'lend', entity: 'Loan', state: '(new)' };
+    if (!loan) throw new Error('no Loan');
+    const words = conditionWords('book.copies > 0', loan, model);
+    expect(guardRefusal(new MessageCatalogue(model), words, params)).toBe(
+      'Lend is allowed only when the book’s copies are more than 0.',
+    );
+    const own = (message: string) =>
+      new MessageCatalogue({
+        ...model,
+        errors: [{ code: 'TRANSITION_NOT_ALLOWED', status: 409, message, builtin: false, span: null }],
+      });
+    // A message about the state would blame the wrong thing: the guard's wording is said instead.
+    expect(guardRefusal(own('You cannot {transition} a loan that is {state}.'), words, params)).toBe(
+      'Lend is allowed only when the book’s copies are more than 0.',
+    );
+    expect(guardRefusal(own('The desk cannot {transition} this {entity} now.'), words, params)).toBe(
+      'The desk cannot lend this Loan now.',
+    );
   });
 });

@@ -1,4 +1,5 @@
 import type { CompiledExpression, RecordValue, RecordValues } from './evaluate.ts';
+import type { MessageCatalogue, MessageParams } from './message-catalogue.ts';
 import type { DefaultValue, Entity, Rule } from './model.ts';
 
 /**
@@ -89,9 +90,26 @@ export function guardRecord(next: RecordValues, current: RecordValues): RecordVa
   return { ...next, state, updated_at: current.updated_at ?? null };
 }
 
-/** TRANSITION_NOT_ALLOWED's detail when a guard does not hold. */
-export function guardRefusal(transition: string, guard: CompiledExpression, entity: string): string {
-  return `${transition} is not allowed: its condition (${guard.source}) does not hold for this ${entity}.`;
+/** The built-in wording of a guard's refusal: the transition, and its condition in words. */
+export const GUARD_REFUSAL = '{transition} is allowed only when {condition}.';
+
+/**
+ * What a user reads when a transition's guard does not hold (TRANSITION_NOT_ALLOWED, like a wrong
+ * from-state, so clients tell refusals by code as before): the spec's own TRANSITION_NOT_ALLOWED
+ * message when point 8 gives one that fits a guard (one that does not name `{state}`: a message
+ * about the state would blame the wrong thing); otherwise `GUARD_REFUSAL`, with the condition in
+ * words (`conditionWords`, compiled once with the guard: `CompiledModelExpressions.guardWords`).
+ * The server's answer and the browser's check both say it, word for word.
+ */
+export function guardRefusal(
+  catalogue: MessageCatalogue,
+  condition: string,
+  params: MessageParams & { transition: string },
+): string {
+  const own = catalogue.entry('TRANSITION_NOT_ALLOWED');
+  if (own && !own.builtin && !own.message.includes('{state}')) return catalogue.fill(own.message, params);
+  const said = catalogue.fill(GUARD_REFUSAL, { ...params, condition });
+  return said.charAt(0).toUpperCase() + said.slice(1);
 }
 
 /**

@@ -69,6 +69,18 @@ export function formatDay(value: string): string {
   return Number.isNaN(date.getTime()) ? value : dayFormat.format(date);
 }
 
+const ISO_MOMENT = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?(?![\d:.])/g;
+const ISO_DATE = /\b\d{4}-\d{2}-\d{2}\b(?!T\d)/g;
+
+/**
+ * A catalogue message with the ISO dates and moments it was filled with (`{due}`, `{started_at}`:
+ * `2026-11-23T10:00:00.000Z`) as fields show them. The API's messages keep ISO text, which any
+ * client can read; the reader's locale and time zone are known only here.
+ */
+export function formatMessage(text: string): string {
+  return text.replace(ISO_MOMENT, (moment) => formatDateTime(moment)).replace(ISO_DATE, (day) => formatDate(day));
+}
+
 /** A number with the reader's digit grouping; a `decimal(N)` field shows N places. */
 export function formatNumber(value: number, scale: number | null = null): string {
   return value.toLocaleString(

@@ -5,6 +5,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { ApiError } from './api/client.ts';
 import { App } from './app/App.tsx';
+import { DevLoop } from './studio/DevLoop.tsx';
 import { theme } from './theme.ts';
 
 const queries = new QueryClient({
@@ -24,6 +25,7 @@ createRoot(root).render(
     <MantineProvider theme={theme}>
       <QueryClientProvider client={queries}>
         <App />
+        <DevLoop />
       </QueryClientProvider>
     </MantineProvider>
   </StrictMode>,

@@ -29,6 +29,9 @@ export const theme = createTheme({
   components: {
     // A dialog's close button is an icon: without a name, screen readers announce "button".
     Modal: { defaultProps: { closeButtonProps: { 'aria-label': 'Close' } } },
+    // Mantine writes a dialog's header as <header>, which axe takes for a second banner landmark
+    // beside the page's own; a div keeps the look and leaves the dialog its role and name.
+    ModalHeader: { defaultProps: { component: 'div' } },
     // The navigation's links take the light variant through the resolver above (by default they skip it).
     NavLink: { defaultProps: { variant: 'light' } },
     // A menu holds menu items only: Mantine's focus placeholder (a focusable role=presentation div) breaks that.

@@ -10,7 +10,8 @@ describe('ninepoint dev', () => {
     try {
       await dev.waitFor(/GET \/api\/dev\/roles\)\.\n/);
       expect(dev.stdout()).toContain(
-        `Ninepoint: serving "Lending desk" at ${dev.url} (SQLite: ${dir}/ninepoint.db)\n\n` +
+        `Ninepoint: serving "Lending desk" at ${dev.url} (SQLite: ${dir}/ninepoint.db)\n` +
+          `Ninepoint: Studio at ${dev.url}/studio; watching ${dir}/spec.md for changes.\n\n` +
           'Ninepoint: DEVELOPMENT MODE. Never use it in production: anyone who reaches it can sign in as any role.\n' +
           '  Demo users, one per role, who sign in without a password:\n' +
           '    staff   staff@demo.ninepoint.test\n' +

@@ -1,12 +1,16 @@
-import { assignableRoles, DEV_ROUTES, demoEmail, type NinepointServer } from '@ninepoint/server';
+import { assignableRoles, DEV_ROUTES, type DevServer, demoEmail, STUDIO_ROUTES, serveDev } from '@ninepoint/server';
 import type { Command } from 'commander';
 import type { Context } from '../context.ts';
-import { type ServingOptions, servingOptions, startServing } from '../serving.ts';
+import { type ServingOptions, serveOptions, servingOptions } from '../serving.ts';
 import { UsageError } from '../usage-error.ts';
 import { addUserCommand } from './users.ts';
 
 const DEV_HELP = `
 Development mode serves the spec as \`serve\` does, and also:
+  - watches the spec file and applies each save without a restart: it checks the spec, migrates
+    the database when that is safe, and otherwise keeps serving the last good spec and says why;
+  - serves the Studio at ${STUDIO_ROUTES.page}: an editor with the checker as you type, diagrams,
+    the permission matrix and the nine points' progress; saving there writes the spec file;
   - makes one demo user per role of the spec (<role>@demo.ninepoint.test, with a random
     password that is never shown), at every start;
   - answers POST ${DEV_ROUTES.signInAs} {"role": "<role>"}, which signs in as that role's
@@ -15,16 +19,15 @@ Never use it in production: anyone who reaches it can sign in as any role. \`nin
 never answers these calls. It refuses to start when NODE_ENV is "production".`;
 
 /**
- * `ninepoint dev`: `serve` for the person writing the spec, with a demo user per role and
- * sign-in as any role. What it adds to `serve` is listed in DEV_HELP; later additions (watching
- * the spec, the Studio) start from `startDev`.
+ * `ninepoint dev`: `serve` for the person writing the spec: the Studio, the spec re-applied on
+ * every save, a demo user per role and sign-in as any role (DEV_HELP lists it all).
  */
 export function registerDev(program: Command, ctx: Context, version: string): void {
   servingOptions(
     program
       .command('dev')
       .description(
-        'Serve a spec for development: as serve, plus a demo user per role to sign in as without a password.',
+        'Serve a spec for development: as serve, plus the Studio, re-applying the spec on every save, and a demo user per role.',
       )
       .argument('<spec.md>', 'the spec to serve'),
   )
@@ -36,15 +39,18 @@ export function registerDev(program: Command, ctx: Context, version: string): vo
 }
 
 /** Starts the development server; answers it, or null when it did not start (the exit code is set). */
-export async function startDev(ctx: Context, file: string, options: ServingOptions): Promise<NinepointServer | null> {
+export async function startDev(ctx: Context, file: string, options: ServingOptions): Promise<DevServer | null> {
   if (ctx.io.env.NODE_ENV === 'production') {
     throw new UsageError(
       'ninepoint dev is for development, and NODE_ENV is "production"; serve the app with ninepoint serve.',
     );
   }
-  const result = await startServing(ctx, file, options, { devMode: true });
-  if (!result.ok) return null;
-  ctx.io.stdout.write(devBanner(ctx, file, options, assignableRoles(result.server.compiled.model)));
+  const result = await serveDev(serveOptions(ctx, file, options));
+  if (!result.ok) {
+    ctx.exitCode = result.exitCode;
+    return null;
+  }
+  ctx.io.stdout.write(devBanner(ctx, file, options, assignableRoles(result.server.current().compiled.model)));
   return result.server;
 }
 

@@ -37,7 +37,7 @@ export type LogicCheck = (next: ApiRecord, current: ApiRecord | null, reader: Tx
  *   its fields with the call's payload applied (on create: the would-be record). So `"agent" in
  *   assignee.roles` checks the assignee being given, and `size(decision_note) >= 10` the reason
  *   sent with the call. When it does not hold the answer is TRANSITION_NOT_ALLOWED (409), like a
- *   wrong from-state, with a detail naming the condition.
+ *   wrong from-state, with a detail saying what the transition needs (`guardRefusal`).
  * - A **limit** ("at most N E in state s per f") counts the other records in one of the states
  *   with the same `f`, inside the write transaction, and fails when this record would make it
  *   N + 1. It is checked when the record is created in a counted state, when an update changes
@@ -91,6 +91,7 @@ export function compileEntityLogic(
       }
     }
     const guards = expressions.guards.get(entity.name);
+    const guardWords = expressions.guardWords.get(entity.name);
     const creating = machine?.transitions.find((t) => t.creates);
 
     const failures = (
@@ -121,11 +122,10 @@ export function compileEntityLogic(
       const guard = guards?.get(t.name);
       if (!guard) return;
       if (evaluator.evaluate(guard, record, (e, id) => reader.get(e, id), 'guard', user) === 'holds') return;
-      throw new ProblemError(
-        'TRANSITION_NOT_ALLOWED',
-        { transition: t.name, entity: entity.name, state: String(record.state ?? '(new)') },
-        { detail: guardRefusal(t.name, guard, entity.name) },
-      );
+      const params = { transition: t.name, entity: entity.name, state: String(record.state ?? '(new)') };
+      throw new ProblemError('TRANSITION_NOT_ALLOWED', params, {
+        message: guardRefusal(catalogue.messages, guardWords?.get(t.name) ?? guard.source, params),
+      });
     };
 
     const create: LogicCheck = (next, _current, reader, user) => {

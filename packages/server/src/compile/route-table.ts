@@ -6,7 +6,6 @@ import {
   type Model,
   type Rule,
   type Transition,
-  USER_ENTITY,
 } from '@ninepoint/spec';
 import { type EntitySchemas, type JsonSchema, pickFields } from './json-schemas.ts';
 import { compileListParams, type ListParams } from './list-params.ts';
@@ -135,7 +134,7 @@ function successOf(action: CallAction, schemas: EntitySchemas): Route['success']
 /** What decides an entity's error codes, gathered once rather than searched for per call. */
 interface EntityFacts {
   unique: boolean;
-  /** True when a field refers to another entity's records (which must exist). */
+  /** True when a field refers to records, of an entity or users (which must exist). */
   references: boolean;
   creating: Transition | undefined;
   rules: Rule[];
@@ -147,8 +146,8 @@ function entityFacts(model: Model): Map<string, EntityFacts> {
   for (const entity of model.entities) {
     facts.set(entity.name, {
       unique: entity.fields.some((f) => f.unique),
-      // References to User are not checked until users exist (sign-in).
-      references: entity.fields.some((f) => f.type.kind === 'reference' && f.type.entity !== USER_ENTITY),
+      // References to User are checked like any other: an unknown user id is UNKNOWN_REFERENCE.
+      references: entity.fields.some((f) => f.type.kind === 'reference'),
       creating: undefined,
       rules: [],
       list: compileListParams(
@@ -199,9 +198,12 @@ function errorsOf(call: Call, hasBody: boolean, facts: EntityFacts | undefined, 
     case 'delete':
       codes.push('CONFLICT');
       break;
-    case 'transition':
-      codes.push('TRANSITION_NOT_ALLOWED', 'CONFLICT', ...rulesFor(action.transition));
+    case 'transition': {
+      // A rule failing with a 422 code (or several failing) answers VALIDATION_FAILED, body or none.
+      const rules = rulesFor(action.transition);
+      codes.push('TRANSITION_NOT_ALLOWED', 'CONFLICT', ...(rules.length > 0 ? ['VALIDATION_FAILED'] : []), ...rules);
       break;
+    }
     case 'list':
       codes.push('INVALID_PAYLOAD');
       break;

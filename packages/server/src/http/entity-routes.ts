@@ -26,6 +26,8 @@ import { normalizeDateTime, UUID, uuidv7 } from './values.ts';
 
 /** The longest id a NOT_FOUND answer repeats in full. */
 const ID_ECHO_LENGTH = 64;
+/** In a `u` regex a surrogate pair is one code point: this matches only unpaired halves. */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 /** The body schema of a call that takes none: nothing but `{}`. */
 const NO_BODY: JsonSchema = { type: 'object', properties: {}, additionalProperties: false };
 
@@ -324,6 +326,12 @@ function checkValue(field: Field, value: Value, errors: FieldErrors, failures: F
   // PostgreSQL cannot store U+0000 in text; refused on both databases, so they behave the same.
   if (typeof value === 'string' && value.includes('\u0000')) {
     failures.push(errors.error(field.name, 'INVALID_TYPE', { type: 'text without NUL (U+0000) characters' }));
+    return null;
+  }
+  // A lone surrogate (JSON's "\ud800") is no character: UTF-8 cannot hold it, so SQLite would store
+  // U+FFFD instead and PostgreSQL refuses it in the record's history (jsonb).
+  if (typeof value === 'string' && LONE_SURROGATE.test(value)) {
+    failures.push(errors.error(field.name, 'INVALID_TYPE', { type: 'text without unpaired surrogates' }));
     return null;
   }
   // Ids are stored in lower case: `0190…` and `0190…` in capitals name one record (and one borrower).

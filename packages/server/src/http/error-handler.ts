@@ -31,6 +31,15 @@ export function classifyError(error: unknown, settings: Pick<RuntimeSettings, 'M
   if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
     return { code: 'PAYLOAD_TOO_LARGE', params: { limit: settings.MAX_BODY_BYTES }, internal: false };
   }
+  // The client went away while its body was being read: nobody is left to answer, and it is
+  // no fault of the server's (Fastify reports it as an error with status 400).
+  if (code === 'ECONNRESET' || code === 'ECONNABORTED' || code === 'ERR_STREAM_PREMATURE_CLOSE') {
+    return {
+      code: 'INVALID_PAYLOAD',
+      params: { detail: 'the connection closed before the body arrived' },
+      internal: false,
+    };
+  }
   const body = BODY_ERRORS[code];
   if (body) return { code: 'INVALID_PAYLOAD', params: { detail: body }, internal: false };
   if (code.startsWith('FST_ERR_CTP_') && statusOf(error) < 500) {

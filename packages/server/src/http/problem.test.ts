@@ -78,6 +78,13 @@ describe('classifyError', () => {
     }
   });
 
+  // Found by e2e/reliability/bad-input.test.ts: every slow client cut off mid-body was logged
+  // as an internal error.
+  it('takes a body the client stopped sending (the connection closed) as no fault of the server', () => {
+    const aborted = Object.assign(new Error('aborted'), { code: 'ECONNRESET', statusCode: 400 });
+    expect(classifyError(aborted, settings)).toMatchObject({ code: 'INVALID_PAYLOAD', internal: false });
+  });
+
   it('treats anything else as an internal error', () => {
     for (const error of [new Error('boom'), new TypeError('x'), 'a string', null, { code: 'SQLITE_ERROR' }]) {
       expect(classifyError(error, settings)).toEqual({ code: 'INTERNAL_ERROR', params: {}, internal: true });

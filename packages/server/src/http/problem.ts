@@ -37,6 +37,11 @@ export interface ProblemExtras {
    * a code whose built-in message fits only its usual cause (CONFLICT for a record still in use).
    */
   detail?: string;
+  /**
+   * Said instead of the code's message, whoever wrote it: a message the caller has already chosen
+   * from the catalogue (a guard's refusal, see the spec package's `guardRefusal`).
+   */
+  message?: string;
 }
 
 /** What can fill a message's `{placeholders}`. */
@@ -71,6 +76,11 @@ export class ProblemCatalogue {
     this.#messages = new MessageCatalogue(model);
   }
 
+  /** The messages as the spec package fills them, for wording shared with the web app. */
+  get messages(): MessageCatalogue {
+    return this.#messages;
+  }
+
   /** The entry for a code; an unknown code is a bug in the runtime and answers as INTERNAL_ERROR. */
   entry(code: string): ErrorCode {
     return this.#messages.entry(code) ?? (this.#messages.entry('INTERNAL_ERROR') as ErrorCode);
@@ -94,7 +104,12 @@ export class ProblemCatalogue {
   ): ProblemBody {
     const entry = this.entry(code);
     const known = entry.code === code;
-    const detail = known && extras.detail !== undefined && entry.builtin ? extras.detail : this.message(code, params);
+    const detail =
+      known && extras.message !== undefined
+        ? extras.message
+        : known && extras.detail !== undefined && entry.builtin
+          ? extras.detail
+          : this.message(code, params);
     return {
       type: `${PROBLEM_TYPE_PREFIX}${entry.code}`,
       title: problemTitle(entry.code),

@@ -3,7 +3,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import { type Logger, pino } from 'pino';
 import { createAjv } from '../compile/ajv.ts';
 import { type CompiledApp, compileApp } from '../compile/compile-app.ts';
-import { changesSchema } from '../compile/migration-plan.ts';
+import { changesSchema, type MigrationPlan } from '../compile/migration-plan.ts';
 import { type Actor, accessSummary } from '../compile/permissions.ts';
 import { ensureDemoUsers, registerDevRoutes } from '../dev-mode.ts';
 import { AuthStore } from '../store/auth-store.ts';
@@ -11,8 +11,10 @@ import { openStore, type StoreOptions } from '../store/open-store.ts';
 import type { Store } from '../store/store.ts';
 import { registerApiDocs } from './api-docs.ts';
 import { registerAuth } from './auth.ts';
+import { clientErrorHandler, requestTimeouts } from './client-errors.ts';
 import { registerEntityRoutes } from './entity-routes.ts';
 import { classifyError } from './error-handler.ts';
+import { registerJsonBody } from './json-body.ts';
 import { PROBLEM_CONTENT_TYPE, type ProblemExtras, type ProblemParams } from './problem.ts';
 import { REQUEST_ID_HEADER, requestId } from './request-id.ts';
 import { registerWebApp } from './web-app.ts';
@@ -42,6 +44,11 @@ export interface ServerOptions extends StoreOptions {
    * password. Never for production; `ninepoint serve` never sets it. Default false.
    */
   devMode?: boolean;
+  /**
+   * Adds the caller's own calls to the app before its catch-all answers: `ninepoint dev` adds the
+   * Studio's (`dev/studio-routes.ts`). Pages named in `pages` are served the web app.
+   */
+  extend?: { register: (app: FastifyInstance) => void; pages: readonly string[] };
 }
 
 /** Fastify's `trustProxy`: all, none, addresses/CIDRs, or a function of the address and its hop. */
@@ -53,6 +60,8 @@ export interface NinepointServer {
   readonly store: Store;
   /** Users, sessions, API tokens and rate limits, in the same database. */
   readonly auth: AuthStore;
+  /** What opening the database did to bring it to this spec (steps empty when nothing changed). */
+  readonly migration: MigrationPlan;
   /** Starts listening; resolves to the URL it listens at. Default: 127.0.0.1, port 3000. */
   listen(options?: { port?: number; host?: string }): Promise<string>;
   /** Stops taking requests, lets those under way finish, then closes the database. Safe to call twice. */
@@ -116,8 +125,9 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
       now: options.now,
       devMode,
       trustProxy: options.trustProxy ?? false,
+      extend: options.extend,
     });
-    return wrap(app, compiled, store, auth);
+    return wrap(app, compiled, store, auth, plan);
   } catch (error) {
     await store.close();
     throw error;
@@ -129,7 +139,12 @@ function buildApp(
   store: Store,
   logger: Logger,
   auth: AuthStore,
-  { now, devMode, trustProxy }: { now: (() => number) | undefined; devMode: boolean; trustProxy: TrustProxy },
+  {
+    now,
+    devMode,
+    trustProxy,
+    extend,
+  }: { now: (() => number) | undefined; devMode: boolean; trustProxy: TrustProxy; extend: ServerOptions['extend'] },
 ): FastifyInstance {
   const { catalogue, settings } = compiled;
   const sendProblem = (
@@ -149,6 +164,11 @@ function buildApp(
     trustProxy: trustProxy as boolean | string,
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: settings.MAX_BODY_BYTES,
+    // Slow clients (slowloris) are cut off after REQUEST_TIMEOUT_SECONDS; what Node's parser
+    // refuses before Fastify sees a request is answered from the catalogue too.
+    requestTimeout: requestTimeouts(settings).requestTimeout,
+    http: requestTimeouts(settings),
+    clientErrorHandler: clientErrorHandler(catalogue, settings, logger),
     genReqId: requestId,
     requestIdHeader: false,
     // Errors raised before routing (an undecodable URL): the same catalogue answers them.
@@ -161,6 +181,7 @@ function buildApp(
   // Request bodies are checked strictly: no coercion, no silently dropped properties.
   const ajv = createAjv();
   app.setValidatorCompiler(({ schema }) => ajv.compile(schema));
+  registerJsonBody(app);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);
@@ -188,11 +209,15 @@ function buildApp(
   });
   registerEntityRoutes(app, compiled, store);
   if (devMode) registerDevRoutes(app, { auth, model: compiled.model, signIn });
+  extend?.register(app);
 
   // Any other path answers UNKNOWN_CALL (transition calls too, until they are served). Fastify
   // reads a body before resolving the call, so a malformed or oversized body answers
   // INVALID_PAYLOAD or PAYLOAD_TOO_LARGE even on a path that does not exist.
-  const webApp = registerWebApp(app, effectiveScreens(compiled.model));
+  const webApp = registerWebApp(app, [
+    ...effectiveScreens(compiled.model).map((screen) => screen.route),
+    ...(extend?.pages ?? []),
+  ]);
   app.setNotFoundHandler((request, reply) =>
     // A browser asking for a page the app does not have sees the app's own "not found" page.
     webApp.isPage(request) ? webApp.sendPage(reply, 404) : sendProblem(request, reply, 'UNKNOWN_CALL'),
@@ -207,13 +232,20 @@ function buildApp(
   return app;
 }
 
-function wrap(app: FastifyInstance, compiled: CompiledApp, store: Store, auth: AuthStore): NinepointServer {
+function wrap(
+  app: FastifyInstance,
+  compiled: CompiledApp,
+  store: Store,
+  auth: AuthStore,
+  migration: MigrationPlan,
+): NinepointServer {
   let closing: Promise<void> | null = null;
   return {
     app,
     compiled,
     store,
     auth,
+    migration,
     async listen({ port = DEFAULT_PORT, host = DEFAULT_HOST } = {}) {
       await app.listen({ port, host });
       const address = app.server.address();

@@ -20,7 +20,11 @@ function serve() {
   writeFileSync(join(dist, 'index.html'), '<!doctype html><div id="root"></div>');
   writeFileSync(join(dist, 'assets', 'index-abc123.js'), 'console.log(1)');
   const app = Fastify();
-  const web = registerWebApp(app, effectiveScreens(modelOf(LENDING_DESK)), dist);
+  const web = registerWebApp(
+    app,
+    effectiveScreens(modelOf(LENDING_DESK)).map((screen) => screen.route),
+    dist,
+  );
   app.setNotFoundHandler((request, reply) =>
     web.isPage(request) ? web.sendPage(reply, 404) : reply.code(404).send({ code: 'UNKNOWN_CALL' }),
   );
@@ -69,7 +73,11 @@ describe('serving the web app', () => {
 
   it('registers nothing when the app is not built', async () => {
     const app = Fastify();
-    const web = registerWebApp(app, effectiveScreens(modelOf(LENDING_DESK)), null);
+    const web = registerWebApp(
+      app,
+      effectiveScreens(modelOf(LENDING_DESK)).map((screen) => screen.route),
+      null,
+    );
     const answer = await app.inject({ method: 'GET', url: '/', headers: { accept: 'text/html' } });
     expect(answer.statusCode).toBe(404);
     expect(web.isPage({ url: '/', method: 'GET', headers: { accept: 'text/html' } } as never)).toBe(false);

@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Screen } from '@ninepoint/spec';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /**
@@ -49,8 +48,18 @@ export function webAppDirectory(): string | null {
   }
 }
 
-/** Every file of the build, read once: a few hundred KB, served from memory. */
+/** Builds already read, by folder: a process that makes many apps (dev mode, tests) reads each once. */
+const builds = new Map<string, { builtAt: number; files: Map<string, File> }>();
+
+/**
+ * Every file of the build, served from memory: the app's few hundred KB, and the Studio's lazy
+ * chunks (about 7 MB with Mermaid's). Read once per build: a rebuild (a new `index.html`) is
+ * read again.
+ */
 function readBuild(dist: string): Map<string, File> {
+  const builtAt = statSync(join(dist, 'index.html')).mtimeMs;
+  const known = builds.get(dist);
+  if (known?.builtAt === builtAt) return known.files;
   const files = new Map<string, File>();
   const walk = (dir: string, prefix: string) => {
     for (const name of readdirSync(dir)) {
@@ -64,6 +73,7 @@ function readBuild(dist: string): Map<string, File> {
     }
   };
   walk(dist, '');
+  builds.set(dist, { builtAt, files });
   return files;
 }
 
@@ -76,19 +86,19 @@ function routePattern(route: string): RegExp {
 }
 
 /**
- * Serves the built web app: its hashed assets (cached for good), and its page for every screen
- * route, the sign-in page and `/`. A browser asking for any other page gets the page too, with
+ * Serves the built web app: its hashed assets (cached for good), and its page for every route
+ * it is given (the screens', and the Studio's under `ninepoint dev`), the sign-in page and `/`. A browser asking for any other page gets the page too, with
  * status 404, so the app shows its own "not found"; other clients get the catalogue's UNKNOWN_CALL
  * (`onUnknown`). Without a build, nothing is registered and `isPage` is always false.
  */
 export function registerWebApp(
   app: FastifyInstance,
-  screens: readonly Screen[],
+  pageRoutes: readonly string[],
   dist: string | null = webAppDirectory(),
 ): { isPage: (request: FastifyRequest) => boolean; sendPage: (reply: FastifyReply, status: number) => FastifyReply } {
   const files = dist ? readBuild(dist) : new Map<string, File>();
   const page = files.get('/index.html');
-  const routes = [...screens.map((s) => routePattern(s.route)), routePattern('/sign-in'), routePattern('/')];
+  const routes = [...pageRoutes.map(routePattern), routePattern('/sign-in'), routePattern('/')];
   const sendPage = (reply: FastifyReply, status: number) => {
     if (!page) throw new Error('The web app is not built.');
     return reply
@@ -111,7 +121,7 @@ export function registerWebApp(
     });
   }
   // A screen route under /api would shadow the API; the checker's route rules should prevent it.
-  const pages = ['/', '/sign-in', ...screens.map((s) => s.route)].filter((r) => !r.startsWith('/api'));
+  const pages = ['/', '/sign-in', ...pageRoutes].filter((r) => !r.startsWith('/api'));
   for (const route of new Set(pages)) {
     app.get(route, (request, reply) => {
       if (request.headers['if-none-match'] === page.etag) return reply.code(304).send();

@@ -1,8 +1,10 @@
 import { Container } from '@mantine/core';
 import type { Model } from '@ninepoint/spec';
-import { useMemo } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
 import { createBrowserRouter, RouterProvider } from 'react-router';
 import { useModel } from '../api/session.ts';
+// The Studio (`ninepoint dev`): a full-width tool page of its own, outside the app's shell.
+import { StudioRoute } from '../studio/StudioRoute.tsx';
 import { ModelContext } from './context.ts';
 import { Failure, Loading, NotFound } from './pages.tsx';
 import { ScreenView } from './ScreenView.tsx';
@@ -39,9 +41,17 @@ function Routed({ model }: { model: Model }) {
             { path: '*', element: <NotFound /> },
           ],
         },
+        { path: '/studio', element: <StudioRoute /> },
       ]),
     [model],
   );
+  // Under `ninepoint dev` the model changes while the app runs: a new router replaces the old one,
+  // which must stop listening to the browser's history (not on unmount: StrictMode remounts).
+  const previous = useRef(router);
+  useEffect(() => {
+    if (previous.current !== router) previous.current.dispose();
+    previous.current = router;
+  }, [router]);
   return (
     <ModelContext value={model}>
       <RouterProvider router={router} />

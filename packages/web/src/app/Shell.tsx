@@ -19,8 +19,9 @@ import { useDisclosure, useMediaQuery } from '@mantine/hooks';
 import type { Model, Screen } from '@ninepoint/spec';
 import { useEffect, useState } from 'react';
 import { Link, Outlet, useLocation, useNavigate } from 'react-router';
+import { useDevMode } from '../api/dev.ts';
 import { type Me, useMe, useSignOut } from '../api/session.ts';
-import { BoardIcon, HomeIcon, ListIcon, SignOutIcon } from '../list/icons.tsx';
+import { BoardIcon, HomeIcon, ListIcon, SignOutIcon, StudioIcon } from '../list/icons.tsx';
 import { navigation, refusal, screenAt, screenDoc, screensOf, screenTitle, screenTitles } from './screens.ts';
 
 const MAIN_ID = 'main-content';
@@ -34,6 +35,7 @@ export function Shell({ model }: { model: Model }) {
   const links = me.data ? navigation(model, me.data) : [];
   const titles = screenTitles(links, model);
   const user = me.data?.user ?? null;
+  const dev = useDevMode() === true;
   // Screens a visitor would see once signed in: worth a hint in the navigation.
   const hidden =
     me.data && !user
@@ -102,6 +104,19 @@ export function Shell({ model }: { model: Model }) {
             ))}
           </Stack>
         </AppShell.Section>
+        {dev && (
+          <AppShell.Section pt="sm" style={{ borderTop: '1px solid var(--mantine-color-gray-3)' }}>
+            <NavLink
+              component={Link}
+              to="/studio"
+              label="Studio"
+              description="Edit the spec; the app follows when you save"
+              leftSection={<StudioIcon size={18} />}
+              onClick={close}
+              styles={{ description: { whiteSpace: 'normal', opacity: 1 } }}
+            />
+          </AppShell.Section>
+        )}
         {hidden > 0 && (
           <AppShell.Section pt="sm">
             <Text size="sm" c="dimmed" px="sm">

@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import type { ApiError } from '../api/client.ts';
 import { useSignIn } from '../api/session.ts';
+import { DevSignIn } from '../studio/DevSignIn.tsx';
 
 /** Sign-in with email and password; on success, back to where the user was going. */
 export function SignIn() {
@@ -52,6 +53,7 @@ export function SignIn() {
           </Button>
         </Stack>
       </form>
+      <DevSignIn onSignedIn={() => navigate(target, { replace: true })} />
     </Paper>
   );
 }

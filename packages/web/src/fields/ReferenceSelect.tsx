@@ -69,29 +69,16 @@ function RecordSelect({ model, entity, ...props }: PickerProps & { model: Model;
       />
     );
   }
-  const data = (options.data ?? []).map((r) => ({ value: r.id, label: plainTitle(target, r, users) }));
-  if (props.value && !data.some((o) => o.value === props.value)) {
-    data.unshift({ value: props.value, label: selectedTitle ?? `${entity} …${props.value.slice(-4)}` });
-  }
-  const failed = options.isError ? problemOf(options.error).message : undefined;
   return (
-    <Select
-      {...common(props)}
-      data={uniqueLabels(data)}
-      value={props.value || null}
-      onChange={(value) => props.onChange(value ?? '')}
-      searchable
-      searchValue={search}
+    <SearchedSelect
+      {...props}
+      options={(options.data ?? []).map((r) => ({ value: r.id, label: plainTitle(target, r, users) }))}
+      chosenLabel={selectedTitle ?? `${entity} …${props.value.slice(-4)}`}
+      search={search}
       onSearchChange={setSearch}
-      filter={asServerSent}
-      openOnFocus={false}
-      clearable={!props.required}
-      allowDeselect={!props.required}
+      state={options}
       placeholder={searchable ? `Search ${collectionLabel(entity).toLowerCase()}…` : `Pick a ${entity.toLowerCase()}`}
-      nothingFoundMessage={
-        options.isFetching ? 'Searching…' : failed ? `Could not load: ${failed}` : `No ${entity.toLowerCase()} matches`
-      }
-      comboboxProps={{ withinPortal: true }}
+      noMatch={`No ${entity.toLowerCase()} matches`}
     />
   );
 }
@@ -108,11 +95,47 @@ function UserSelect(props: PickerProps) {
   const chosenLabel = chosen ? userLabel(chosen) : null;
   const query = typed === chosenLabel ? '' : typed.trim();
   const found = useUserSearch(query, Boolean(me.data?.user));
-  const data = (found.data ?? []).map((u) => ({ value: u.id, label: userLabel(u) }));
+  return (
+    <SearchedSelect
+      {...props}
+      options={(found.data ?? []).map((u) => ({ value: u.id, label: userLabel(u) }))}
+      chosenLabel={chosenLabel ?? unnamedUser(props.value)}
+      search={search}
+      onSearchChange={setSearch}
+      state={found}
+      placeholder="Search by name or email…"
+      noMatch="Nobody matches"
+    />
+  );
+}
+
+/**
+ * A select whose options the server found for what was typed, in its order; the chosen value is
+ * always among them (by `chosenLabel` when the search did not bring it back).
+ */
+function SearchedSelect({
+  options,
+  chosenLabel,
+  search,
+  onSearchChange,
+  state,
+  placeholder,
+  noMatch,
+  ...props
+}: PickerProps & {
+  options: { value: string; label: string }[];
+  chosenLabel: string;
+  search: string;
+  onSearchChange: (search: string) => void;
+  state: { isFetching: boolean; isError: boolean; error: unknown };
+  placeholder: string;
+  noMatch: string;
+}) {
+  const data = [...options];
   if (props.value && !data.some((o) => o.value === props.value)) {
-    data.unshift({ value: props.value, label: chosenLabel ?? unnamedUser(props.value) });
+    data.unshift({ value: props.value, label: chosenLabel });
   }
-  const failed = found.isError ? problemOf(found.error).message : undefined;
+  const failed = state.isError ? problemOf(state.error).message : undefined;
   return (
     <Select
       {...common(props)}
@@ -121,13 +144,13 @@ function UserSelect(props: PickerProps) {
       onChange={(value) => props.onChange(value ?? '')}
       searchable
       searchValue={search}
-      onSearchChange={setSearch}
+      onSearchChange={onSearchChange}
       filter={asServerSent}
       openOnFocus={false}
       clearable={!props.required}
       allowDeselect={!props.required}
-      placeholder="Search by name or email…"
-      nothingFoundMessage={found.isFetching ? 'Searching…' : failed ? `Could not load: ${failed}` : 'Nobody matches'}
+      placeholder={placeholder}
+      nothingFoundMessage={state.isFetching ? 'Searching…' : failed ? `Could not load: ${failed}` : noMatch}
       comboboxProps={{ withinPortal: true }}
     />
   );

@@ -119,3 +119,11 @@ export const CloseIcon = ({ size }: IconProps) => (
     <path d="M6 6l12 12M18 6L6 18" />
   </Icon>
 );
+
+/** A pencil on a page: the Studio, where the spec is edited (dev mode only). */
+export const StudioIcon = ({ size }: IconProps) => (
+  <Icon size={size}>
+    <path d="M4 20h4L19 9l-4-4L4 16v4z" />
+    <path d="M13 7l4 4" />
+  </Icon>
+);

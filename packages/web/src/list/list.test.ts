@@ -3,7 +3,7 @@ import { checkSpec, type Model } from '@ninepoint/spec';
 import { describe, expect, it } from 'vitest';
 import type { Me } from '../api/session.ts';
 import { screenAt, screenTitle, screenTitles } from '../app/screens.ts';
-import { formatValue, recordTitle, titleField } from '../format.ts';
+import { formatDate, formatDateTime, formatMessage, formatValue, recordTitle, titleField } from '../format.ts';
 import { csvField, toCsv } from './csv.ts';
 import {
   apiQuery,
@@ -157,5 +157,18 @@ describe('titles and formatting', () => {
     expect(formatValue({ kind: 'boolean' }, true)).toBe('Yes');
     expect(formatValue({ kind: 'text' }, null)).toBe('—');
     expect(formatValue({ kind: 'date' }, 'not a date')).toBe('not a date');
+  });
+
+  it('shows the ISO dates and moments a message was filled with as fields show them, and leaves the rest', () => {
+    const moment = '2026-11-23T10:00:00.000Z';
+    expect(formatMessage(`The problem cannot have started after now (${moment}).`)).toBe(
+      `The problem cannot have started after now (${formatDateTime(moment)}).`,
+    );
+    expect(formatMessage('The due date must be after the day the book was lent (2026-03-14).')).toBe(
+      `The due date must be after the day the book was lent (${formatDate('2026-03-14')}).`,
+    );
+    expect(formatMessage('Loan 0190f3a2-7a2b-7c3d-8e4f-000000000001 of 5 books')).toBe(
+      'Loan 0190f3a2-7a2b-7c3d-8e4f-000000000001 of 5 books',
+    );
   });
 });

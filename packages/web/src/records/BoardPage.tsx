@@ -462,7 +462,9 @@ function BoardCard({
         )}
         {moves.length > 0 && (
           <Group justify="flex-end" mt={2}>
-            <Menu position="bottom-end" withinPortal>
+            {/* Portalled out of the column (which would clip it), but into the page's main landmark:
+                a menu left at the end of <body> is content outside every landmark (axe "region"). */}
+            <Menu position="bottom-end" withinPortal portalProps={{ target: 'main' }}>
               <Menu.Target>
                 <Button size="compact-xs" variant="light" loading={busy} aria-label={`Move to… (${title})`}>
                   Move to…

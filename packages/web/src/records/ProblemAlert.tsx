@@ -1,6 +1,7 @@
 import { Alert, List, Text } from '@mantine/core';
 import type { ReactNode } from 'react';
 import type { ApiError } from '../api/client.ts';
+import { formatMessage } from '../format.ts';
 
 /**
  * A refusal the user must read: the catalogue's message, and the messages of its errors (by
@@ -19,8 +20,8 @@ export function ProblemAlert({
   children?: ReactNode;
   onClose?: () => void;
 }) {
-  const detail = error.problem.detail;
-  const listed = messages ?? (error.problem.errors ?? []).map((e) => capitalized(e.message));
+  const detail = formatMessage(error.problem.detail);
+  const listed = (messages ?? (error.problem.errors ?? []).map((e) => capitalized(e.message))).map(formatMessage);
   const extra = [...new Set(listed)].filter((m) => m !== detail);
   // Outside a form, "Some fields are not valid." says less than the messages listed under it.
   const generic = error.problem.code === 'VALIDATION_FAILED' && messages === undefined;

@@ -2,6 +2,7 @@ import type { Field, Model } from '@ninepoint/spec';
 import { useCallback, useState } from 'react';
 import type { ApiError } from '../api/client.ts';
 import { changed, fromInput, type InputValue, type InputValues } from '../fields/form-values.ts';
+import { formatMessage } from '../format.ts';
 import { checkFields, type Value } from '../rules/field-checks.ts';
 
 /**
@@ -65,7 +66,7 @@ export function useFieldForm(model: Model, fields: readonly Field[], mode: SendM
     // A create checks every field (a required one left empty is missing); a change what it sends.
     const checked = mode === 'create' ? fields : sent;
     const failures = checkFields(model, checked, body, { creating: mode === 'create' }, invalid);
-    const found = Object.fromEntries(Object.entries(failures).map(([name, f]) => [name, f.message]));
+    const found = Object.fromEntries(Object.entries(failures).map(([name, f]) => [name, formatMessage(f.message)]));
     setErrors(found);
     const first = fields.find((f) => f.name in found);
     if (first) return { invalid: first.name };
@@ -77,8 +78,8 @@ export function useFieldForm(model: Model, fields: readonly Field[], mode: SendM
     const elsewhere: string[] = [];
     for (const e of error.problem.errors ?? []) {
       if (e.field !== null && fields.some((f) => f.name === e.field) && !(e.field in shown)) {
-        shown[e.field] = capitalized(e.message);
-      } else elsewhere.push(e.message);
+        shown[e.field] = formatMessage(capitalized(e.message));
+      } else elsewhere.push(formatMessage(e.message));
     }
     setErrors(shown);
     return elsewhere;

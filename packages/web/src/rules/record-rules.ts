@@ -119,16 +119,9 @@ export function checkRules(model: Model, input: WriteInput, load: RecordLoader):
       const record = current === null ? input.next : guardRecord(input.next, current);
       if (evaluate(guard, record, load, 'guard', input.user) === 'fails') {
         const params = { transition: transition.name, entity: entity.name, state: String(record.state ?? '(new)') };
-        return {
-          problem: problemOf(
-            catalogue,
-            'TRANSITION_NOT_ALLOWED',
-            params,
-            [],
-            guardRefusal(transition.name, guard, entity.name),
-          ),
-          unchecked,
-        };
+        const words = compiled.guardWords.get(input.entity)?.get(transition.name) ?? guard.source;
+        const said = guardRefusal(catalogue, words, params);
+        return { problem: problemOf(catalogue, 'TRANSITION_NOT_ALLOWED', params, [], said), unchecked };
       }
     }
   }
@@ -348,7 +341,7 @@ function problemOf(
   code: string,
   params: Readonly<Record<string, string | number | boolean>>,
   errors: FieldProblem[],
-  detail?: string,
+  message?: string,
 ): Problem {
   const entry = catalogue.entry(code);
   const words = code.toLowerCase().replaceAll('_', ' ');
@@ -356,8 +349,8 @@ function problemOf(
     status: entry?.status ?? 500,
     code,
     title: words.charAt(0).toUpperCase() + words.slice(1),
-    // A built-in code's detail may say more than its message; a spec's own message is used as written.
-    detail: detail !== undefined && entry?.builtin ? detail : catalogue.message(code, params),
+    // A message already chosen from the catalogue (a guard's refusal) is said as the server says it.
+    detail: message ?? catalogue.message(code, params),
     ...(errors.length > 0 ? { errors } : {}),
   };
 }

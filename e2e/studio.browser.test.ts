@@ -1,0 +1,324 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  capture,
+  ensureWebApp,
+  expectAccessible,
+  INSTALL_TIMEOUT_MS,
+  inDays,
+  type Json,
+  navigationLinks,
+  type Person,
+  poll,
+  STEP_MS,
+  signIn,
+  startApp,
+} from './app.ts';
+import { type Chromium, ensureChromium, launchChromium, type PageWatch, watchPage } from './browser.ts';
+
+/**
+ * The dev loop in Chromium: `ninepoint dev` on a copy of the lending desk, the Studio at /studio.
+ * A person types a mistake and sees it underlined and listed at its line and column, fixes it with
+ * the quick fix, adds a field and a transition, saves, and (same server, no restart) the app tab
+ * open on the book form grows the field without a reload and a loan's page gets the transition's
+ * button. Then a destructive edit is refused with its migration plan while the app keeps serving.
+ * Under `serve`, /studio says how to get the Studio and the app never opens the event stream.
+ */
+
+const bin = new URL('../packages/cli/bin/ninepoint.js', import.meta.url).pathname;
+const SPEC = readFileSync(new URL('../examples/lending-desk.md', import.meta.url), 'utf8');
+const dir = mkdtempSync(join(tmpdir(), 'ninepoint-studio-'));
+const specPath = join(dir, 'lending-desk.md');
+
+let child: ChildProcess | null = null;
+let url = '';
+let chromium: Chromium | null = null;
+let unavailable = '';
+let book: Json;
+let loan: Json;
+
+/** The 1-based line and column where `needle` starts, after `after` (a line of the spec that precedes it). */
+function position(source: string, needle: string, after = ''): { line: number; column: number } {
+  const at = source.indexOf(needle, after === '' ? 0 : source.indexOf(after));
+  if (at < 0) throw new Error(`The spec has no "${needle}"`);
+  const before = source.slice(0, at).split('\n');
+  return { line: before.length, column: (before.at(-1) ?? '').length + 1 };
+}
+
+/** Starts `ninepoint dev` on the copy of the spec and a fresh SQLite file; answers its URL. */
+function startDev(): Promise<string> {
+  const dev = spawn(process.execPath, [bin, 'dev', specPath, '--port', '0', '--db', join(dir, 'app.db')], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'warn' },
+  });
+  child = dev;
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const read = (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /serving "[^"]*" at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (match?.[1]) resolve(match[1]);
+    };
+    dev.stdout?.on('data', read);
+    dev.stderr?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    dev.on('exit', (code) => reject(new Error(`ninepoint dev exited with ${code} before listening:\n${out}`)));
+  });
+}
+
+/** Signs in as a role's demo user (dev mode's call) and answers the session cookie, to seed records. */
+async function devSession(role: string): Promise<string> {
+  const response = await fetch(`${url}/api/dev/sign-in-as`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: url },
+    body: JSON.stringify({ role }),
+  });
+  if (!response.ok) throw new Error(`sign-in-as ${role}: ${response.status} ${await response.text()}`);
+  return (response.headers.get('set-cookie') ?? '').split(';', 1)[0] ?? '';
+}
+
+async function call(cookie: string, method: string, path: string, body?: unknown): Promise<Json> {
+  const response = await fetch(`${url}${path}`, {
+    method,
+    headers: { cookie, origin: url, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+  return text === '' ? null : JSON.parse(text);
+}
+
+beforeAll(async () => {
+  writeFileSync(specPath, SPEC);
+  await ensureWebApp();
+  const status = await ensureChromium();
+  url = await startDev();
+  const staff = await devSession('staff');
+  const member = await call(await devSession('member'), 'GET', '/api/auth/me');
+  book = await call(staff, 'POST', '/api/books', {
+    title: 'Small Gods',
+    author: 'Pratchett, Terry',
+    isbn: '9780552152976',
+    copies: 4,
+    shelf: 'FIC-210',
+    summary: 'A god returns as a tortoise.',
+  });
+  loan = await call(staff, 'POST', '/api/loans', {
+    book: book.id,
+    borrower: member.user.id,
+    lent_on: inDays(-2),
+    due: inDays(12),
+  });
+  if (status.ok) chromium = await launchChromium();
+  else unavailable = status.reason;
+}, INSTALL_TIMEOUT_MS);
+
+afterAll(async () => {
+  await chromium?.close();
+  child?.kill('SIGTERM');
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A refused call (a 404 probe, a 401 before sign-in) is logged by Chromium and is no fault. */
+function faults(watch: PageWatch): string[] {
+  const refused = /Failed to load resource: the server responded with a status of (40[1349]|422)\b/;
+  return [...watch.pageErrors, ...watch.consoleErrors.filter((m) => !refused.test(m))];
+}
+
+/** The Studio's editor (CodeMirror's content, a textbox). */
+const editor = (page: Page) => page.getByRole('textbox', { name: 'Spec source, Markdown' });
+
+/**
+ * Puts the editor's cursor at a 1-based line and column with the keyboard, as a person would:
+ * to the top, down line by line, then along the line (the editor does not wrap lines).
+ */
+async function cursorTo(page: Page, line: number, column: number): Promise<void> {
+  await editor(page).focus();
+  await page.keyboard.press('Control+Home');
+  for (let i = 1; i < line; i++) await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('Home');
+  for (let i = 1; i < column; i++) await page.keyboard.press('ArrowRight');
+}
+
+/**
+ * Moves the keyboard out of the editor: its blinking cursor is an endless animation, and a settled
+ * page (for axe and screenshots) has none running.
+ */
+async function leaveEditor(page: Page): Promise<void> {
+  await page.getByRole('tab', { selected: true }).focus();
+}
+
+/** Saves with the keyboard and waits for the server's answer about this save (a newer status). */
+async function save(page: Page, outcome: string): Promise<string> {
+  const status = page.locator(`[role="status"][data-outcome="${outcome}"]`);
+  const before = await page.getByText(/^Version \d+/).textContent();
+  await page.keyboard.press('Control+s');
+  await poll(async () => (await status.count()) > 0 && (await page.getByText(/^Version \d+/).textContent()) !== before);
+  await page.getByText('Saved', { exact: true }).waitFor();
+  return (await status.textContent()) ?? '';
+}
+
+describe('the Studio under ninepoint dev', () => {
+  it('checks as you type, applies a saved spec to the running app, and refuses a migration that loses data', async (ctx) => {
+    if (!chromium) return ctx.skip(unavailable);
+    const started = Date.now();
+    const context = chromium.context;
+
+    // The app in a tab of its own, signed in with one click of the dev sign-in, on the book form.
+    const app = await context.newPage();
+    app.setDefaultTimeout(STEP_MS);
+    const appWatch = await watchPage(app, url);
+    await app.goto(`${url}/sign-in?next=/books/new`);
+    await app.getByRole('button', { name: 'Sign in as staff' }).click();
+    await app.waitForURL(`${url}/books/new`);
+    await app.getByRole('textbox', { name: /^Title/ }).waitFor();
+    expect(await app.getByRole('textbox', { name: /^Pages/ }).count()).toBe(0);
+    // Dev mode puts the Studio in the navigation.
+    await app
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: /^Studio/ })
+      .waitFor();
+
+    const page = await context.newPage();
+    page.setDefaultTimeout(STEP_MS);
+    const watch = await watchPage(page, url);
+    await page.goto(`${url}/studio`);
+    await editor(page).waitFor();
+    await page.getByText('No problems', { exact: true }).waitFor();
+    await editor(page).getByText('# Specification: Lending desk').waitFor();
+
+    // A mistake, typed: Loan.book names "Bok". The checker runs in the browser as you type.
+    const typo = position(SPEC, 'Book      |', '| book           |');
+    await cursorTo(page, typo.line, typo.column + 2);
+    await page.keyboard.press('Delete');
+    const problems = page.getByRole('list', { name: 'Problems' });
+    const entry = problems.getByRole('listitem').filter({ hasText: 'unknown-entity' });
+    await entry.waitFor();
+    expect(await entry.getByRole('button').first().textContent()).toContain(`${typo.line}:${typo.column}`);
+    expect(await entry.textContent()).toContain('Did you mean "Book"?');
+    const underline = page.locator('.cm-lintRange-error', { hasText: 'Bok' });
+    await underline.first().waitFor();
+    await leaveEditor(page);
+    await capture(page, 'studio-diagnostics');
+
+    // Clicking the entry puts the cursor on the mistake; its quick fix corrects it.
+    await entry.getByRole('button').first().click();
+    await poll(() => editor(page).evaluate(() => document.activeElement?.classList.contains('cm-content')));
+    await entry.getByRole('button', { name: 'Fix: Change "Bok" to "Book"' }).click();
+    await page.getByText('No problems', { exact: true }).waitFor();
+
+    // A new field on Book, and a new transition (with its call) on Loan, typed into their tables.
+    await cursorTo(page, position(SPEC, '| cover   |').line, 1);
+    await page.keyboard.insertText(
+      '| pages   | integer   | 1..5000                                     | page count                                    |\n',
+    );
+    const transition = position(SPEC, '| write off    | overdue');
+    await cursorTo(page, transition.line + 2, 1);
+    await page.keyboard.insertText(
+      '| report lost  | out          | lost     | staff |                          | the member says it is gone        |\n',
+    );
+    const call = position(SPEC, '| POST   | /api/loans/:id/write-off');
+    await cursorTo(page, call.line + 3, 1);
+    await page.keyboard.insertText(
+      '| POST   | /api/loans/:id/report-lost  |                                                     | Loan: report lost  |                                    |\n',
+    );
+    await page.getByText('No problems', { exact: true }).waitFor();
+    await page.getByText('Unsaved changes').waitFor();
+
+    // The pictures follow the text: the new transition is in Loan's state diagram.
+    await page.getByRole('tab', { name: 'Diagrams' }).click();
+    const states = page.getByRole('img', { name: 'State diagram: Loan states' });
+    await states.locator('svg').waitFor();
+    await poll(async () => (await states.textContent())?.includes('report lost'));
+    await page
+      .getByRole('img', { name: /Entity-relationship diagram/ })
+      .locator('svg')
+      .waitFor();
+    await states.scrollIntoViewIfNeeded();
+    await leaveEditor(page);
+    await capture(page, 'studio-diagrams');
+    await page.getByRole('tab', { name: 'Permissions' }).click();
+    await page.getByRole('row', { name: /Loan report lost staff/ }).waitFor();
+    await page.getByRole('tab', { name: 'Problems' }).click();
+
+    const applied = await save(page, 'applied');
+    expect(applied).toMatch(/pages/);
+    expect(readFileSync(specPath, 'utf8')).toContain('| report lost  | out');
+
+    // The open app tab follows without a reload: the form grows the field, and a notice says why.
+    await app.getByRole('textbox', { name: /^Pages/ }).waitFor();
+    await app.getByText(/^The spec changed: /).waitFor();
+    await app.goto(`${url}/loans/${loan.id}`);
+    const actions = app.getByRole('group', { name: 'What you can do with this loan' });
+    await actions.getByRole('button', { name: 'Report lost' }).waitFor();
+
+    await leaveEditor(page);
+    await expectAccessible(page, 'the Studio');
+
+    // Destructive: Book.summary has data. Its row goes, and the update call stops naming it.
+    await cursorTo(page, position(SPEC, '| summary | long text |').line, 1);
+    await page.keyboard.press('Control+Shift+K');
+    const payload = position(SPEC, 'summary, cover', '| PATCH  | /api/books/:id');
+    await cursorTo(page, payload.line + 1, payload.column);
+    for (let i = 0; i < 'summary, '.length; i++) await page.keyboard.press('Delete');
+    await page.getByText('No problems', { exact: true }).waitFor();
+    const refused = await save(page, 'refused');
+    expect(refused).toMatch(/summary/i);
+    const plan = page.locator(
+      '[data-outcome="refused"] details[open] code, [data-outcome="refused"] details[open] pre',
+    );
+    expect(await plan.first().textContent()).toMatch(/summary/i);
+    await leaveEditor(page);
+    await capture(page, 'studio-refused');
+
+    // The app keeps serving the last good spec: the catalogue loads, the summary is still there.
+    await app.goto(`${url}/books`);
+    await app.getByRole('link', { name: 'Small Gods' }).first().waitFor();
+    await app.goto(`${url}/books/${book.id}`);
+    await app.getByText('A god returns as a tortoise.').waitFor();
+
+    expect(faults(watch), 'faults on the Studio page').toEqual([]);
+    expect(faults(appWatch), 'faults on the app page').toEqual([]);
+    expect(watch.offsite).toEqual([]);
+    console.log(`The Studio's dev loop took ${((Date.now() - started) / 1000).toFixed(1)} s in Chromium.`);
+  });
+});
+
+describe('the Studio under ninepoint serve', () => {
+  it('says the Studio needs ninepoint dev, and asks for dev mode once per page load without subscribing', async (ctx) => {
+    const served = await startApp('lending-desk.md');
+    try {
+      if (!served.chromium) return ctx.skip(served.unavailable);
+      const page = await served.page();
+      const devCalls: string[] = [];
+      page.on('request', (request) => {
+        if (request.url().includes('/api/dev/')) devCalls.push(new URL(request.url()).pathname);
+      });
+      await page.goto(served.url);
+      await page.getByRole('heading', { name: 'Lending desk', level: 1 }).waitFor();
+      await signIn(page, served, served.users.staff as Person, '/books');
+      // Signing in fetches every query again: the answer about dev mode is kept for the page.
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: /^Home/ }).click();
+      await page.getByRole('heading', { name: 'Lending desk', level: 1 }).waitFor();
+      expect(await navigationLinks(page)).not.toContain('Studio');
+      await page.goto(`${served.url}/sign-in`);
+      await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
+      expect(await page.getByRole('button', { name: /^Sign in as/ }).count()).toBe(0);
+
+      await page.goto(`${served.url}/studio`);
+      await page.getByRole('heading', { name: 'Studio', level: 1 }).waitFor();
+      await page.getByText('ninepoint dev <spec.md>').waitFor();
+      await expectAccessible(page, 'the Studio under serve');
+      // One probe per page load (home, sign-in twice, the Studio), and no event stream.
+      expect(devCalls).toEqual(Array(4).fill('/api/dev/studio'));
+      served.expectQuiet();
+    } finally {
+      await served.close();
+    }
+  });
+});

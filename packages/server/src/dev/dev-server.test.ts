@@ -1,0 +1,269 @@
+import {
+  lstatSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { StudioStatus } from '@ninepoint/spec';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { TEST_DATABASES } from '../../test/databases.ts';
+import { LENDING_DESK, replaceOnce } from '../../test/helpers.ts';
+import { type DevServer, serveDev } from './dev-server.ts';
+
+/** The lending desk's Book with one more field. */
+const WITH_PAGES = replaceOnce(LENDING_DESK, /\| copies +\|/, (row) => `| pages | integer | optional |\n${row}`);
+/** …and a new transition out of `overdue`. */
+const WITH_TRANSITION = replaceOnce(
+  WITH_PAGES,
+  /\| return +\|/,
+  (row) => `| forgive | overdue | returned | staff | | |\n${row}`,
+);
+const quiet = () => undefined;
+
+/** Waits until `check` holds, polling: the watcher reacts within a few hundred milliseconds. */
+async function eventually(check: () => boolean | Promise<boolean>, what: string, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`timed out waiting until ${what}`);
+}
+
+describe.each(TEST_DATABASES)('ninepoint dev on $name', (db) => {
+  let dir: string;
+  let specPath: string;
+  let dev: DevServer;
+  let remove: () => Promise<void>;
+  const errors: string[] = [];
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'ninepoint-dev-'));
+    specPath = join(dir, 'spec.md');
+    writeFileSync(specPath, LENDING_DESK);
+    const fresh = await db.fresh();
+    remove = fresh.remove;
+    errors.length = 0;
+    const result = await serveDev({
+      specPath,
+      ...fresh.options,
+      port: 0,
+      logger: false,
+      handleSignals: false,
+      print: quiet,
+      printError: (line) => errors.push(line),
+    });
+    if (!result.ok) throw new Error(`dev did not start: ${errors.join('\n')}`);
+    dev = result.server;
+  });
+
+  afterEach(async () => {
+    await dev.close();
+    await remove();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const bookFields = async () => {
+    const spec = (await (await fetch(`${dev.url}/api/spec`)).json()) as {
+      entities: { name: string; fields: { name: string }[] }[];
+    };
+    return spec.entities.find((e) => e.name === 'Book')?.fields.map((f) => f.name) ?? [];
+  };
+
+  it('applies a spec saved in any editor without a restart, migrating the database', async () => {
+    expect(await bookFields()).not.toContain('pages');
+    writeFileSync(specPath, WITH_PAGES);
+    await eventually(async () => (await bookFields()).includes('pages'), 'the new field is served');
+    expect(dev.status()).toMatchObject({ version: 2, outcome: 'applied' });
+    expect(dev.status().message).toMatch(/^Applied version 2: .*pages/);
+    const made = await dev.current().store.records('Book');
+    expect(made).toBeDefined();
+  });
+
+  it('keeps serving the last good spec when the saved one has errors, and says where', async () => {
+    const status = await dev.save(LENDING_DESK.replace('| book     | Book |', '| book     | Bok |'));
+    expect(status.outcome).toBe('invalid');
+    expect(status.message).toMatch(
+      /^Not applied: the spec has \d+ errors?; the app keeps serving the last good spec\.$/,
+    );
+    expect(status.diagnostics).toContainEqual(
+      expect.objectContaining({ code: 'unknown-entity', severity: 'error', expected: ['Book'] }),
+    );
+    expect(errors.some((line) => /spec\.md:\d+:\d+: error \[unknown-entity\]/.test(line))).toBe(true);
+    expect((await fetch(`${dev.url}/api/health`)).status).toBe(200);
+    expect(dev.status().version).toBe(1);
+    expect(readFileSync(specPath, 'utf8')).toContain('| Bok |');
+
+    const fixed = await dev.save(WITH_TRANSITION);
+    expect(fixed).toMatchObject({ outcome: 'applied', version: 2 });
+    const spec = (await (await fetch(`${dev.url}/api/spec`)).json()) as {
+      machines: { entity: string; transitions: { name: string }[] }[];
+    };
+    expect(spec.machines.find((m) => m.entity === 'Loan')?.transitions.map((t) => t.name)).toContain('forgive');
+  });
+
+  it('refuses a destructive edit with the migration plan, and the app keeps its field', async () => {
+    await dev.save(WITH_PAGES);
+    const staff = await signInAs('staff');
+    const created = await fetch(`${dev.url}/api/books`, {
+      method: 'POST',
+      headers: { cookie: staff, origin: dev.url, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'Dune', isbn: '9780441013593', copies: 2, pages: 412 }),
+    });
+    expect(created.status).toBe(201);
+
+    const status = await dev.save(LENDING_DESK);
+    expect(status.outcome).toBe('refused');
+    expect(status.message).toMatch(/^Not applied: migrating the database would lose or invalidate data \(.*pages.*\)/);
+    expect(status.plan).toMatch(/pages/);
+    expect(await bookFields()).toContain('pages');
+    const list = await fetch(`${dev.url}/api/books`, { headers: { cookie: staff } });
+    expect(((await list.json()) as { items: { pages: number }[] }).items[0]?.pages).toBe(412);
+  });
+
+  it('tells open pages about every attempt through server-sent events', async () => {
+    const controller = new AbortController();
+    const response = await fetch(`${dev.url}/api/dev/events`, { signal: controller.signal });
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const reader = response.body?.getReader();
+    if (!reader) throw new Error('no body');
+    const seen: StudioStatus[] = [];
+    let buffer = '';
+    const read = async () => {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        buffer += new TextDecoder().decode(value);
+        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+          const data = /^data: (.*)$/m.exec(buffer.slice(0, end))?.[1];
+          buffer = buffer.slice(end + 2);
+          if (data) seen.push(JSON.parse(data) as StudioStatus);
+        }
+      }
+    };
+    const reading = read().catch(() => undefined);
+    await eventually(() => seen.length === 1, 'the current status arrives on connect');
+    await dev.save(WITH_PAGES);
+    await eventually(() => seen.length === 2, 'the applied status arrives');
+    expect(seen.map((s) => [s.version, s.outcome])).toEqual([
+      [1, 'applied'],
+      [2, 'applied'],
+    ]);
+    controller.abort();
+    await reading;
+  });
+
+  it('answers the Studio: the file, its status, and saving only from its own pages', async () => {
+    const studio = (await (await fetch(`${dev.url}/api/dev/studio`)).json()) as { path: string; source: string };
+    expect(studio).toMatchObject({ path: specPath, source: LENDING_DESK });
+    const put = (origin: string) =>
+      fetch(`${dev.url}/api/dev/studio/source`, {
+        method: 'PUT',
+        headers: { origin, 'content-type': 'application/json' },
+        body: JSON.stringify({ source: WITH_PAGES }),
+      });
+    const crossSite = await put('https://evil.example');
+    expect(crossSite.status).toBe(403);
+    expect(readFileSync(specPath, 'utf8')).toBe(LENDING_DESK);
+    const saved = await put(dev.url);
+    expect(saved.status).toBe(200);
+    expect(((await saved.json()) as { status: StudioStatus }).status.outcome).toBe('applied');
+    expect(readFileSync(specPath, 'utf8')).toBe(WITH_PAGES);
+    const page = await fetch(`${dev.url}/studio`, { headers: { accept: 'text/html' } });
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+  });
+
+  it('keeps the database of a replaced app open until a call it took has finished, though its caller hung up', async () => {
+    const old = dev.current();
+    const seen: string[] = [];
+    let started = () => {};
+    const began = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const ping = old.store.ping.bind(old.store);
+    old.store.ping = async () => {
+      started();
+      await gate;
+      await ping();
+      seen.push('ping');
+    };
+    const close = old.store.close.bind(old.store);
+    old.store.close = async () => {
+      seen.push('close');
+      await close();
+    };
+    const controller = new AbortController();
+    const call = fetch(`${dev.url}/api/health`, { signal: controller.signal }).catch(() => undefined);
+    await began;
+    controller.abort();
+    await call;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await dev.save(WITH_PAGES)).toMatchObject({ outcome: 'applied', version: 2 });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(seen).toEqual([]);
+    release();
+    await eventually(() => seen.includes('close'), 'the replaced app closes');
+    // The store is closed twice (by Fastify's onClose, then by the server): after the call, both.
+    expect(seen[0]).toBe('ping');
+    expect(seen).toContain('close');
+  });
+
+  it('applies no save that arrives while it closes', async () => {
+    const before = dev.current();
+    const closing = dev.close();
+    const saved = await dev.save(WITH_PAGES);
+    await closing;
+    expect(saved).toMatchObject({ version: 1, outcome: 'applied' });
+    expect(dev.current()).toBe(before);
+  });
+
+  async function signInAs(role: string): Promise<string> {
+    const response = await fetch(`${dev.url}/api/dev/sign-in-as`, {
+      method: 'POST',
+      headers: { origin: dev.url, 'content-type': 'application/json' },
+      body: JSON.stringify({ role }),
+    });
+    expect(response.status).toBe(200);
+    return (response.headers.get('set-cookie') ?? '').split(';', 1)[0] ?? '';
+  }
+});
+
+describe('saving from the Studio', () => {
+  it('writes a symlinked spec where it points, keeping the link and the file’s permissions', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ninepoint-dev-link-'));
+    const target = join(dir, 'real.md');
+    const link = join(dir, 'spec.md');
+    writeFileSync(target, LENDING_DESK, { mode: 0o640 });
+    symlinkSync(target, link);
+    const result = await serveDev({
+      specPath: link,
+      dbPath: join(dir, 'dev.db'),
+      port: 0,
+      logger: false,
+      handleSignals: false,
+      print: quiet,
+      printError: quiet,
+    });
+    if (!result.ok) throw new Error('dev did not start');
+    try {
+      expect((await result.server.save(WITH_PAGES)).outcome).toBe('applied');
+      expect(lstatSync(link).isSymbolicLink()).toBe(true);
+      expect(readFileSync(target, 'utf8')).toBe(WITH_PAGES);
+      expect(statSync(target).mode & 0o777).toBe(0o640);
+      expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+    } finally {
+      await result.server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

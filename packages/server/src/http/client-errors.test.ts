@@ -1,0 +1,85 @@
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertRowBefore, LENDING_DESK, modelOf, tempDir } from '../../test/helpers.ts';
+import { createServer, type NinepointServer } from './server.ts';
+
+/** Writes `request` on a new connection and reads until the server closes it (or 10 s pass). */
+function rawExchange(port: number, request: string): Promise<{ text: string; ms: number; closedByServer: boolean }> {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    let closedByServer = true;
+    const timer = setTimeout(() => {
+      closedByServer = false;
+      socket.destroy();
+    }, 10_000);
+    socket.on('data', (chunk) => {
+      text += chunk.toString('latin1');
+    });
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve({ text, ms: Date.now() - started, closedByServer });
+    });
+    socket.write(request);
+  });
+}
+
+const problemOf = (text: string) => JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)) as Record<string, unknown>;
+
+// Found by e2e/reliability/bad-input.test.ts: Node's parser errors were answered by Fastify with
+// an uncatalogued JSON body, and a client trickling a body was never cut off (Fastify sets no
+// request timeout; Node's headers timeout was 60 s, checked every 30 s).
+describe('connections the HTTP parser refuses', () => {
+  let server: NinepointServer;
+  let port: number;
+  let remove: () => void;
+
+  beforeAll(async () => {
+    const temp = tempDir();
+    remove = temp.remove;
+    const source = insertRowBefore(LENDING_DESK, ['MAX_LOANS'], '| REQUEST_TIMEOUT_SECONDS | 1 | |');
+    server = await createServer({ model: modelOf(source), dbPath: temp.dbPath, logger: false });
+    port = Number(new URL(await server.listen({ port: 0 })).port);
+  });
+  afterAll(async () => {
+    await server.close();
+    remove();
+  });
+
+  it('answers headers over 16 KiB with a catalogued INVALID_PAYLOAD problem, and closes the connection', async () => {
+    const { text, closedByServer } = await rawExchange(
+      port,
+      `GET /api/books HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    );
+    expect(text).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(text).toContain('Content-Type: application/problem+json; charset=utf-8');
+    expect(problemOf(text)).toMatchObject({
+      code: 'INVALID_PAYLOAD',
+      status: 400,
+      detail: 'The request is not valid: its request line and headers are larger than 16384 bytes.',
+    });
+    expect(closedByServer).toBe(true);
+  });
+
+  it('answers malformed HTTP with the same problem', async () => {
+    const { text } = await rawExchange(port, 'NOT HTTP AT ALL\r\n\r\n');
+    expect(problemOf(text)).toMatchObject({ code: 'INVALID_PAYLOAD', detail: expect.stringContaining('HTTP/1.1') });
+  });
+
+  it('cuts off a request whose body has not arrived within REQUEST_TIMEOUT_SECONDS', async () => {
+    const { text, ms, closedByServer } = await rawExchange(
+      port,
+      'POST /api/books HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"ti',
+    );
+    expect(closedByServer).toBe(true);
+    // 1 s, checked once a second.
+    expect(ms).toBeGreaterThanOrEqual(900);
+    expect(ms).toBeLessThan(3500);
+    expect(problemOf(text)).toMatchObject({
+      code: 'INVALID_PAYLOAD',
+      detail: 'The request is not valid: it did not arrive within REQUEST_TIMEOUT_SECONDS (1 s).',
+    });
+  });
+});

@@ -1,0 +1,66 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { checkSpec } from './check.ts';
+import { conditionWords } from './condition-words.ts';
+import type { Model } from './model.ts';
+
+const example = (name: string): Model =>
+  checkSpec(readFileSync(new URL(`../../../examples/${name}.md`, import.meta.url), 'utf8')).model;
+
+/** Every guard of an example, by transition name, in words. */
+function guardsInWords(model: Model): Record<string, string> {
+  const said: Record<string, string> = {};
+  for (const machine of model.machines) {
+    const entity = model.entities.find((e) => e.name === machine.entity);
+    if (!entity) continue;
+    for (const t of machine.transitions) if (t.guard) said[t.name] = conditionWords(t.guard, entity, model);
+  }
+  return said;
+}
+
+describe('a guard in words', () => {
+  it('says the lending desk’s guards with constants by value and dates as passing time', () => {
+    expect(guardsInWords(example('lending-desk'))).toEqual({
+      lend: 'the book’s copies are more than 0',
+      renew: 'the renewals are at most 2',
+      'mark overdue': 'the due date has passed',
+      'write off': 'more than 8 weeks have passed since the due date',
+    });
+  });
+
+  it('says who the acting user must be, and folds a false boolean constant away', () => {
+    expect(guardsInWords(example('expenses'))).toEqual({
+      submit: 'you created it',
+      approve: 'you are the approver and you are not the employee’s person',
+      reject: 'you are the approver and the decision note has at least 10 characters',
+      'send back': 'you are the approver',
+    });
+  });
+
+  it('says roles, lengths, service levels and a conditional', () => {
+    expect(guardsInWords(example('helpdesk'))).toEqual({
+      assign: 'the assignee has the role agent',
+      escalate:
+        'more than 30 minutes have passed since it was created if the priority is urgent, ' +
+        'and otherwise when more than 4 hours have passed since it was created',
+      start: 'you are the assignee',
+      resolve: 'the resolution has at least 20 characters',
+      reopen: 'less than 14 days have passed since it was last changed',
+    });
+  });
+
+  it('reads negations, either-or inside and, literal durations, and quotes what it has no words for', () => {
+    const model = example('lending-desk');
+    const loan = model.entities.find((e) => e.name === 'Loan');
+    if (!loan) throw new Error('no Loan');
+    const say = (source: string) => conditionWords(source, loan, model);
+    expect(say('due - today < duration("72h")')).toBe('the due date is less than 72 hours away');
+    expect(say('!(renewals > MAX_RENEWALS)')).toBe('the renewals are at most 2');
+    expect(say('"member" in user.roles && (due > today || size(condition_note) > 3)')).toBe(
+      'you have the role member and either the due date is after today or the condition note has more than 3 characters',
+    );
+    expect(say('!("staff" in borrower.roles)')).toBe('the borrower does not have the role staff');
+    expect(say('book.title.startsWith("A")')).toBe('book.title.startsWith("A") holds');
+    expect(say('due >')).toBe('due > holds');
+  });
+});

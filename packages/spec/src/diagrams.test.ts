@@ -1,0 +1,83 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { checkSpec } from './check.ts';
+import { entityDiagram, mermaidText, specDiagrams } from './diagrams.ts';
+import type { Entity, Field } from './model.ts';
+import { formatPermissionMatrix, permissionMatrix, SIGNED_IN } from './permission-matrix.ts';
+import { pointProgress } from './progress.ts';
+
+const model = (name: string) =>
+  checkSpec(readFileSync(new URL(`../../../examples/${name}`, import.meta.url), 'utf8')).model;
+
+describe('specDiagrams', () => {
+  it('draws an entity diagram and a state diagram per machine, every transition an arrow', () => {
+    const lending = model('lending-desk.md');
+    const diagrams = specDiagrams(lending);
+    expect(diagrams.map((d) => d.title)).toEqual([
+      'Entities and references',
+      ...lending.machines.map((m) => `${m.entity} states`),
+    ]);
+    for (const machine of lending.machines) {
+      const text = diagrams.find((d) => d.entity === machine.entity)?.mermaid ?? '';
+      expect(text.startsWith('stateDiagram-v2\n')).toBe(true);
+      for (const t of machine.transitions) expect(text).toContain(`: ${mermaidText(t.name)}`);
+      for (const s of machine.states) expect(text).toContain(`state "${s.name}"`);
+    }
+    const er = diagrams[0]?.mermaid ?? '';
+    expect(er).toContain('"Book" ||--o{ "Loan" : "book"');
+    expect(er).toContain('"User" { }');
+  });
+
+  it('writes guards with Mermaid entity codes, so comparisons draw as written', () => {
+    expect(mermaidText('amount <= LIMIT; "x"')).toBe('amount #60;= LIMIT#59; #34;x#34;');
+  });
+
+  it('quotes entity names, so one named like a Mermaid word (Class, End, One) still draws', () => {
+    const field = (name: string, type: Field['type']): Field =>
+      ({ name, type, required: true, unique: false }) as Field;
+    const er = entityDiagram([
+      { name: 'Class', fields: [field('title', { kind: 'text' })] } as Entity,
+      { name: 'End', fields: [field('class', { kind: 'reference', entity: 'Class' })] } as Entity,
+    ]);
+    expect(er).toContain('\n  "Class" {\n    text title "required"\n  }');
+    expect(er).toContain('\n  "End" {\n    Class class FK "required"\n  }');
+    expect(er).toContain('\n  "Class" ||--o{ "End" : "class"');
+    expect(er).not.toMatch(/^ {2}(Class|End) /m);
+  });
+
+  it('draws nothing for the blank spec', () => {
+    expect(specDiagrams(model('blank.md'))).toEqual([]);
+  });
+});
+
+describe('permissionMatrix', () => {
+  it('has a column per role and names what each may do', () => {
+    const matrix = permissionMatrix(model('lending-desk.md'));
+    expect(matrix.derived).toBe(false);
+    expect(matrix.roles).toContain('staff');
+    const table = formatPermissionMatrix(matrix);
+    expect(table.split('\n')[0]).toBe(`| entity | ${matrix.roles.join(' | ')} |`);
+    expect(table).toMatch(/\| Loan \|/);
+  });
+
+  it('shows the runtime default when point 6 is not shown', () => {
+    const matrix = permissionMatrix({ ...model('lending-desk.md'), roles: [], permissions: [] });
+    expect(matrix.roles).toEqual([SIGNED_IN]);
+    expect(matrix.rows.every((r) => r.cells.every((c) => c.create && c.read === 'all'))).toBe(true);
+  });
+});
+
+describe('pointProgress', () => {
+  it('says what the runtime derives for a point not shown, and which can be inserted', () => {
+    const helpdesk = pointProgress(model('helpdesk.md'));
+    const calls = helpdesk.find((p) => p.key === 'calls');
+    expect(calls?.shown).toBe(false);
+    expect(calls?.insertable).toBe('calls');
+    expect(calls?.instead).toMatch(/^\d+ derived calls: /);
+    expect(helpdesk.filter((p) => p.shown).every((p) => p.instead === null)).toBe(true);
+  });
+
+  it('offers nothing to insert for the blank spec, which has no entities', () => {
+    expect(pointProgress(model('blank.md')).every((p) => !p.shown && p.insertable === null)).toBe(true);
+  });
+});

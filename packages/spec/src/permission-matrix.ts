@@ -1,0 +1,72 @@
+import { type Access, ANYONE, type Model } from './model.ts';
+
+/** What one role may do with one entity's records (point 6). */
+export interface PermissionCell {
+  create: boolean;
+  read: Access;
+  update: Access;
+  delete: Access;
+}
+
+/** Point 6 as a table: a row per entity, a column per role. */
+export interface PermissionMatrix {
+  /** The columns: the spec's roles in order, or the one pseudo-role of a spec without roles. */
+  roles: string[];
+  /** True when point 6 is not shown: every signed-in user may do everything, visitors nothing. */
+  derived: boolean;
+  rows: { entity: string; cells: PermissionCell[] }[];
+  /** Transitions limited to some roles, per entity: "approve: manager". */
+  transitions: { entity: string; transition: string; who: string[] }[];
+}
+
+/** Stands for every signed-in user in the matrix of a spec whose point 6 is not shown. */
+export const SIGNED_IN = 'any signed-in user';
+
+const NONE: PermissionCell = { create: false, read: 'none', update: 'none', delete: 'none' };
+const ALL: PermissionCell = { create: true, read: 'all', update: 'all', delete: 'all' };
+
+/** The permission matrix of a model, with the runtime's defaults where point 6 is not shown. */
+export function permissionMatrix(
+  model: Pick<Model, 'entities' | 'roles' | 'permissions' | 'machines'>,
+): PermissionMatrix {
+  const derived = model.roles.length === 0;
+  const roles = derived ? [SIGNED_IN] : model.roles.map((r) => r.name);
+  if (!derived && model.permissions.some((p) => p.role === ANYONE) && !roles.includes(ANYONE)) roles.push(ANYONE);
+  const rows = model.entities.map((entity) => ({
+    entity: entity.name,
+    cells: roles.map((role): PermissionCell => {
+      if (derived) return ALL;
+      const row = model.permissions.find((p) => p.entity === entity.name && p.role === role);
+      return row ? { create: row.create, read: row.read, update: row.update, delete: row.delete } : NONE;
+    }),
+  }));
+  const transitions = model.machines.flatMap((m) =>
+    m.transitions.filter((t) => t.who.length > 0).map((t) => ({ entity: m.entity, transition: t.name, who: t.who })),
+  );
+  return { roles, derived, rows, transitions };
+}
+
+/** One cell in words: "create, read all, update own" or "none". */
+export function describeCell(cell: PermissionCell): string {
+  const parts = [
+    cell.create ? 'create' : '',
+    cell.read !== 'none' ? `read ${cell.read}` : '',
+    cell.update !== 'none' ? `update ${cell.update}` : '',
+    cell.delete !== 'none' ? `delete ${cell.delete}` : '',
+  ].filter((p) => p !== '');
+  return parts.length > 0 ? parts.join(', ') : 'none';
+}
+
+/** The matrix as a Markdown table, for `ninepoint diagram` and docs. */
+export function formatPermissionMatrix(matrix: PermissionMatrix): string {
+  const lines = [
+    `| entity | ${matrix.roles.join(' | ')} |`,
+    `|---|${matrix.roles.map(() => '---').join('|')}|`,
+    ...matrix.rows.map((row) => `| ${row.entity} | ${row.cells.map(describeCell).join(' | ')} |`),
+  ];
+  if (matrix.transitions.length > 0) {
+    lines.push('', '| entity | transition | who |', '|---|---|---|');
+    for (const t of matrix.transitions) lines.push(`| ${t.entity} | ${t.transition} | ${t.who.join(', ')} |`);
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,44 @@
+import { Anchor, Code, Container, Paper, Stack, Text, Title } from '@mantine/core';
+import { lazy, Suspense, useEffect } from 'react';
+import { Link } from 'react-router';
+import { useDevMode } from '../api/dev.ts';
+import { Loading } from '../app/pages.tsx';
+
+/** The editor, CodeMirror and the checker's views: a chunk of its own, loaded only when the Studio opens in dev mode. */
+const StudioPage = lazy(() => import('./StudioPage.tsx'));
+
+/** `/studio`: the Studio under `ninepoint dev`, and under `serve` a page that says how to get it. */
+export function StudioRoute() {
+  const dev = useDevMode();
+  if (dev === undefined) return <Loading what="Loading the Studio" />;
+  if (!dev) return <NoStudio />;
+  return (
+    <Suspense fallback={<Loading what="Loading the Studio" />}>
+      <StudioPage />
+    </Suspense>
+  );
+}
+
+/** The Studio edits the spec file, which only the development server has. */
+export function NoStudio() {
+  useEffect(() => {
+    document.title = 'Studio';
+  }, []);
+  return (
+    <Container size="sm" py="xl" component="main">
+      <Paper withBorder p="xl">
+        <Stack gap="sm">
+          <Title order={1}>Studio</Title>
+          <Text>
+            The Studio edits the spec this app runs and applies it as you save. It runs under{' '}
+            <Code>ninepoint dev &lt;spec.md&gt;</Code>; this server was started with <Code>ninepoint serve</Code>, which
+            serves the spec as it is.
+          </Text>
+          <Anchor component={Link} to="/">
+            Go to the home page
+          </Anchor>
+        </Stack>
+      </Paper>
+    </Container>
+  );
+}
