@@ -15,6 +15,7 @@ import { clientErrorHandler, requestTimeouts } from './client-errors.ts';
 import { registerEntityRoutes } from './entity-routes.ts';
 import { classifyError } from './error-handler.ts';
 import { registerJsonBody } from './json-body.ts';
+import { lingerBeforeClose } from './linger.ts';
 import { PROBLEM_CONTENT_TYPE, type ProblemExtras, type ProblemParams } from './problem.ts';
 import { REQUEST_ID_HEADER, requestId } from './request-id.ts';
 import { registerWebApp } from './web-app.ts';
@@ -227,6 +228,7 @@ function buildApp(
     const classified = classifyError(error, settings);
     if (classified.internal) request.log.error({ err: error }, 'internal error');
     else request.log.info({ code: classified.code }, 'request refused');
+    if (!request.raw.complete) lingerBeforeClose(request.raw.socket);
     return sendProblem(request, reply, classified.code, classified.params, classified.extras);
   });
   return app;
