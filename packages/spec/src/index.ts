@@ -1,3 +1,4 @@
+export { behaviourKey } from './behaviour-key.ts';
 export { blankSpec } from './blank-spec.ts';
 export { BUILTIN_ERRORS, errorCatalogue } from './builtin-errors.ts';
 export {

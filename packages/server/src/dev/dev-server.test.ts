@@ -14,6 +14,7 @@ import type { StudioStatus } from '@ninepoint/spec';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TEST_DATABASES } from '../../test/databases.ts';
 import { LENDING_DESK, replaceOnce } from '../../test/helpers.ts';
+import { problemOf, rawExchange } from '../../test/raw-http.ts';
 import { type DevServer, serveDev } from './dev-server.ts';
 
 /** The lending desk's Book with one more field. */
@@ -125,6 +126,22 @@ describe.each(TEST_DATABASES)('ninepoint dev on $name', (db) => {
     expect(await bookFields()).toContain('pages');
     const list = await fetch(`${dev.url}/api/books`, { headers: { cookie: staff } });
     expect(((await list.json()) as { items: { pages: number }[] }).items[0]?.pages).toBe(412);
+  });
+
+  it('rebuilds nothing for a save that only moves text, and says so', async () => {
+    const before = dev.current();
+    const status = await dev.save(LENDING_DESK.replace('## 3.', '\n\n## 3.'));
+    expect(status).toMatchObject({ version: 1, outcome: 'unchanged' });
+    expect(status.message).toBe('Nothing to apply: the spec describes the same app as the one being served.');
+    expect(dev.current()).toBe(before);
+    expect(await dev.save(WITH_PAGES)).toMatchObject({ version: 2, outcome: 'applied' });
+  });
+
+  it('answers malformed HTTP with a catalogued problem, as serve does', async () => {
+    const { text, closedByServer } = await rawExchange(Number(new URL(dev.url).port), 'NOT HTTP AT ALL\r\n\r\n');
+    expect(text).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(problemOf(text)).toMatchObject({ code: 'INVALID_PAYLOAD', status: 400 });
+    expect(closedByServer).toBe(true);
   });
 
   it('tells open pages about every attempt through server-sent events', async () => {

@@ -1,9 +1,11 @@
 import { readFile, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { basename, dirname, join } from 'node:path';
-import { checkSpec, type Diagnostic, type StudioStatus } from '@ninepoint/spec';
+import { behaviourKey, checkSpec, type Diagnostic, type StudioStatus } from '@ninepoint/spec';
 import { changesSchema, formatMigrationPlan, MigrationRefusedError } from '../compile/migration-plan.ts';
 import { isLocalHostname } from '../dev-mode.ts';
+import { clientErrorHandler, requestTimeouts } from '../http/client-errors.ts';
 import { createServer, DEFAULT_HOST, DEFAULT_PORT, defaultLogger, type NinepointServer } from '../http/server.ts';
 import { closeOnSignals } from '../http/shutdown.ts';
 import {
@@ -70,7 +72,7 @@ export async function serveDev(options: ServeOptions): Promise<DevServeResult> {
   const database = databaseUrl ? redact(databaseUrl) : dbPath;
 
   let lastSeen = read.source;
-  let servedSource = read.source;
+  let servedKey = behaviourKey(read.model);
   let version = 1;
   let queue: Promise<unknown> = Promise.resolve();
   const retired = new Set<Generation>();
@@ -115,7 +117,10 @@ export async function serveDev(options: ServeOptions): Promise<DevServeResult> {
       : null,
   });
 
-  const http: Server = createHttpServer((request, response) => {
+  // The same cut-off for slow clients and the same catalogued answer to what Node's parser refuses
+  // as `serve` (Fastify sets these on its own server, which dev mode does not listen with), with
+  // the settings of the spec being served.
+  const http: Server = createHttpServer(requestTimeouts(first.compiled.settings), (request, response) => {
     const path = (request.url ?? '/').split('?', 1)[0];
     if (path === SPEC_EVENTS_PATH && request.method === 'GET') {
       if (!isLocalHost(request)) {
@@ -128,6 +133,11 @@ export async function serveDev(options: ServeOptions): Promise<DevServeResult> {
       return;
     }
     dispatch(current, request, response);
+  });
+
+  http.on('clientError', (error: Error & { code?: string }, socket: Socket) => {
+    const { catalogue, settings } = current.server.compiled;
+    clientErrorHandler(catalogue, settings, logger || { info: () => undefined })(error, socket);
   });
 
   const dispatch = (generation: Generation, request: IncomingMessage, response: ServerResponse) => {
@@ -210,11 +220,12 @@ export async function serveDev(options: ServeOptions): Promise<DevServeResult> {
         plan: null,
       });
     }
-    if (source === servedSource) {
+    const key = behaviourKey(model);
+    if (key === servedKey) {
       return publish({
         version,
         outcome: 'unchanged',
-        message: 'The spec is the one being served.',
+        message: 'Nothing to apply: the spec describes the same app as the one being served.',
         diagnostics,
         plan: null,
       });
@@ -230,7 +241,10 @@ export async function serveDev(options: ServeOptions): Promise<DevServeResult> {
     const previous = current;
     current = { server: next, inFlight: 0, retired: false };
     retire(previous);
-    servedSource = source;
+    servedKey = key;
+    const timeouts = requestTimeouts(next.compiled.settings);
+    http.requestTimeout = timeouts.requestTimeout;
+    http.headersTimeout = timeouts.headersTimeout;
     version++;
     const changed = next.migration.steps.filter((s) => s.changes.length > 0).map(sentence);
     return publish({

@@ -1,32 +1,7 @@
-import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertRowBefore, LENDING_DESK, modelOf, tempDir } from '../../test/helpers.ts';
+import { problemOf, rawExchange } from '../../test/raw-http.ts';
 import { createServer, type NinepointServer } from './server.ts';
-
-/** Writes `request` on a new connection and reads until the server closes it (or 10 s pass). */
-function rawExchange(port: number, request: string): Promise<{ text: string; ms: number; closedByServer: boolean }> {
-  return new Promise((resolve) => {
-    const started = Date.now();
-    const socket = connect(port, '127.0.0.1');
-    let text = '';
-    let closedByServer = true;
-    const timer = setTimeout(() => {
-      closedByServer = false;
-      socket.destroy();
-    }, 10_000);
-    socket.on('data', (chunk) => {
-      text += chunk.toString('latin1');
-    });
-    socket.on('error', () => {});
-    socket.on('close', () => {
-      clearTimeout(timer);
-      resolve({ text, ms: Date.now() - started, closedByServer });
-    });
-    socket.write(request);
-  });
-}
-
-const problemOf = (text: string) => JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)) as Record<string, unknown>;
 
 // Found by e2e/reliability/bad-input.test.ts: Node's parser errors were answered by Fastify with
 // an uncatalogued JSON body, and a client trickling a body was never cut off (Fastify sets no
