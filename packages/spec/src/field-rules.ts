@@ -3,6 +3,7 @@ import { isNumeric, isTextLike } from './field-types.ts';
 import type { Bound, DefaultValue, Field, FieldType } from './model.ts';
 import { type Cell, cellPart, splitList } from './parse-tables.ts';
 import type { Scope } from './scope.ts';
+import { indexWithin } from './spans.ts';
 import { suggest } from './suggest.ts';
 
 export type FieldRules = Pick<
@@ -54,7 +55,7 @@ export function readFieldRules(cell: Cell | null, type: FieldType | null, scope:
       readPattern(item, type, scope, field, rules);
     } else if (/^pattern\b/.test(lower)) {
       // An unquoted pattern may contain commas: it runs to the end of the cell.
-      const start = item.span.column - cell.span.column;
+      const start = indexWithin(cell.span, item.span);
       const rest = cellPart(cell, start, cell.text.length - start);
       readPattern(rest, type, scope, field, rules);
       break;

@@ -13,6 +13,11 @@ export interface Span {
   endLine: number;
   endColumn: number;
   offset: number;
+  /**
+   * Where the span's text as the checker reads it is shorter than the source: the indexes in that
+   * text of each `|` a table cell writes `\|`. `subSpan` maps through them. Absent when none.
+   */
+  escapes?: readonly number[];
 }
 
 /** The nine points, in their order in a spec. */

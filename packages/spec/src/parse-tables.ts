@@ -55,7 +55,16 @@ function trimCell(line: string, from: number, to: number, row: Span): Cell {
   let end = to;
   while (start < end && isSpace(line.charCodeAt(start))) start++;
   while (end > start && isSpace(line.charCodeAt(end - 1))) end--;
-  return { text: line.slice(start, end).replaceAll('\\|', '|'), span: subSpan(row, start, end - start) };
+  const written = line.slice(start, end);
+  const text = written.replaceAll('\\|', '|');
+  const span = subSpan(row, start, end - start);
+  if (text.length === written.length) return { text, span };
+  // Where each `\|` became one `|`: spans inside the cell map back through these.
+  const escapes: number[] = [];
+  for (let i = written.indexOf('\\|'); i >= 0; i = written.indexOf('\\|', i + 2)) {
+    escapes.push(i - escapes.length);
+  }
+  return { text, span: { ...span, escapes } };
 }
 
 function isSpace(code: number): boolean {

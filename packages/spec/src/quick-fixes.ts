@@ -25,8 +25,8 @@ export function quickFixes(source: string, diagnostic: Diagnostic): QuickFix[] {
   for (const name of diagnostic.expected) {
     const part = closestPart(text, name);
     if (!part) continue;
-    // Never replace part of a word: a span can start or end inside one (a cell's span is off by
-    // the `\|` escapes before it), and "ctego" → "category" would leave "categoryry".
+    // Never replace part of a word: the closest part of a span can start or end inside one, and
+    // "ctego" → "category" would leave "categoryry".
     let start = from + part.start;
     let end = from + part.end;
     while (start > 0 && WORD_CHAR.test(source[start - 1] ?? '')) start--;

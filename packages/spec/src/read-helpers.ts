@@ -3,6 +3,7 @@ import type { Span } from './model.ts';
 import { plain } from './names.ts';
 import type { Section } from './parse-sections.ts';
 import { type Cell, type ColumnSpec, keyedRows, mapColumns, type Table, type TableRow } from './parse-tables.ts';
+import { subSpan } from './spans.ts';
 
 /** Every table of a section, its own and its sub-sections', in source order. */
 export function allTables(section: Section): Table[] {
@@ -31,15 +32,7 @@ export function cellOf(row: TableRow, key: string): Cell {
   const cell = row.cells.get(key) ?? { text: '', span: row.span };
   const text = plain(cell.text);
   const at = text === '' ? 0 : cell.text.indexOf(text);
-  return {
-    text,
-    span: {
-      ...cell.span,
-      column: cell.span.column + at,
-      endColumn: cell.span.column + at + text.length,
-      offset: cell.span.offset + at,
-    },
-  };
+  return { text, span: subSpan(cell.span, at, text.length) };
 }
 
 /** The cell's text, or a reported `empty-cell` and null when it is empty. */
