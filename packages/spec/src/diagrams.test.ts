@@ -45,6 +45,17 @@ describe('specDiagrams', () => {
     expect(er).not.toMatch(/^ {2}(Class|End) /m);
   });
 
+  it('quotes a field or type named like a key marker (pk, FK, Uk), so it still draws', () => {
+    const field = (name: string, type: Field['type']): Field =>
+      ({ name, type, required: false, unique: false }) as Field;
+    const er = entityDiagram([
+      { name: 'Pk', fields: [field('pk', { kind: 'text' }), field('title', { kind: 'text' })] } as Entity,
+      { name: 'Part', fields: [field('FK', { kind: 'reference', entity: 'Pk' })] } as Entity,
+    ]);
+    expect(er).toContain('\n    text `pk`\n    text title\n');
+    expect(er).toContain('\n    `Pk` `FK` FK\n');
+  });
+
   it('draws nothing for the blank spec', () => {
     expect(specDiagrams(model('blank.md'))).toEqual([]);
   });

@@ -94,14 +94,22 @@ function entityId(name: string): string {
 }
 
 function attribute(field: Field): string {
-  const type = field.type.kind === 'reference' ? field.type.entity : field.type.kind;
+  const type = attributeWord(field.type.kind === 'reference' ? field.type.entity : field.type.kind);
   const key = field.type.kind === 'reference' ? ' FK' : field.unique ? ' UK' : '';
   const notes = [
     field.required ? 'required' : '',
     field.type.kind === 'choice' ? field.type.values.join(' | ') : '',
   ].filter((n) => n !== '');
   const comment = notes.length > 0 ? ` "${mermaidText(notes.join(', '))}"` : '';
-  return `${type} ${field.name}${key}${comment}`;
+  return `${type} ${attributeWord(field.name)}${key}${comment}`;
+}
+
+/**
+ * A field's name or type as an attribute word: in backticks when it is one of the key markers
+ * (`PK`, `FK`, `UK`, in any case), which Mermaid would read as the key and fail to draw.
+ */
+function attributeWord(word: string): string {
+  return /^(pk|fk|uk)$/i.test(word) ? `\`${word}\`` : word;
 }
 
 /**
