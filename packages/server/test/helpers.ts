@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { blankSpec, checkSpec, type Model } from '@ninepoint/spec';
+import { createServer, type NinepointServer } from '../src/http/server.ts';
 
 /** The sketch of the product brief: two entities, a state machine, rules, roles and three declared calls. */
 export const LENDING_DESK = readFileSync(new URL('./fixtures/lending-desk.md', import.meta.url), 'utf8');
@@ -25,6 +26,30 @@ export const blankModel = (): Model => modelOf(blankSpec());
 export function tempDir(): { dir: string; dbPath: string; remove: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'ninepoint-server-'));
   return { dir, dbPath: join(dir, 'data', 'test.db'), remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A server of `source` on a temporary SQLite file, listening on a free loopback port. */
+export interface ListeningServer {
+  server: NinepointServer;
+  url: string;
+  port: number;
+  /** Closes the server and removes its database. */
+  close(): Promise<void>;
+}
+
+export async function listeningServer(source: string): Promise<ListeningServer> {
+  const temp = tempDir();
+  const server = await createServer({ model: modelOf(source), dbPath: temp.dbPath, logger: false });
+  const url = await server.listen({ port: 0 });
+  return {
+    server,
+    url,
+    port: Number(new URL(url).port),
+    close: async () => {
+      await server.close();
+      temp.remove();
+    },
+  };
 }
 
 /** Matches the start of a table row whose first cells are these, however the table is aligned. */

@@ -3,18 +3,10 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { blankSpec } from '@ninepoint/spec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LENDING_DESK, modelOf, tempDir } from '../../test/helpers.ts';
+import { LENDING_DESK, type ListeningServer, listeningServer } from '../../test/helpers.ts';
 import { API_DOCS_CSP } from './api-docs.ts';
-import { createServer, type NinepointServer } from './server.ts';
 
 const dist = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
-
-async function serve(source: string) {
-  const temp = tempDir();
-  const server = await createServer({ model: modelOf(source), dbPath: temp.dbPath, logger: false });
-  const url = await server.listen({ port: 0 });
-  return { server, url, remove: temp.remove };
-}
 
 /** The `href` and `src` of a page, resolved against the page's URL. */
 function linksOf(html: string, pageUrl: string): URL[] {
@@ -22,21 +14,18 @@ function linksOf(html: string, pageUrl: string): URL[] {
 }
 
 describe('the API reference page', () => {
-  let server: NinepointServer;
+  let served: ListeningServer;
   let url: string;
-  let remove: () => void;
   let page: Response;
   let html: string;
 
   beforeAll(async () => {
-    ({ server, url, remove } = await serve(LENDING_DESK));
+    served = await listeningServer(LENDING_DESK);
+    url = served.url;
     page = await fetch(`${url}/api/docs`);
     html = await page.text();
   });
-  afterAll(async () => {
-    await server.close();
-    remove();
-  });
+  afterAll(() => served.close());
 
   it('is served at GET /api/docs as HTML titled with the product name', () => {
     expect(page.status).toBe(200);
@@ -162,7 +151,7 @@ describe('the API reference page', () => {
 
 describe('the API reference page of a product whose name holds HTML', () => {
   it('escapes the name in the title', async () => {
-    const { server, url, remove } = await serve(blankSpec('Tom & Jerry <script>alert(1)</script>'));
+    const { url, close } = await listeningServer(blankSpec('Tom & Jerry <script>alert(1)</script>'));
     try {
       const html = await (await fetch(`${url}/api/docs`)).text();
       expect(html).toContain(
@@ -170,8 +159,7 @@ describe('the API reference page of a product whose name holds HTML', () => {
       );
       expect(html).not.toContain('<script>alert');
     } finally {
-      await server.close();
-      remove();
+      await close();
     }
   });
 });

@@ -1,27 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertRowBefore, LENDING_DESK, modelOf, tempDir } from '../../test/helpers.ts';
+import { insertRowBefore, LENDING_DESK, type ListeningServer, listeningServer } from '../../test/helpers.ts';
 import { problemOf, rawExchange } from '../../test/raw-http.ts';
-import { createServer, type NinepointServer } from './server.ts';
 
 // Found by e2e/reliability/bad-input.test.ts: Node's parser errors were answered by Fastify with
 // an uncatalogued JSON body, and a client trickling a body was never cut off (Fastify sets no
 // request timeout; Node's headers timeout was 60 s, checked every 30 s).
 describe('connections the HTTP parser refuses', () => {
-  let server: NinepointServer;
+  let served: ListeningServer;
   let port: number;
-  let remove: () => void;
 
   beforeAll(async () => {
-    const temp = tempDir();
-    remove = temp.remove;
-    const source = insertRowBefore(LENDING_DESK, ['MAX_LOANS'], '| REQUEST_TIMEOUT_SECONDS | 1 | |');
-    server = await createServer({ model: modelOf(source), dbPath: temp.dbPath, logger: false });
-    port = Number(new URL(await server.listen({ port: 0 })).port);
+    served = await listeningServer(insertRowBefore(LENDING_DESK, ['MAX_LOANS'], '| REQUEST_TIMEOUT_SECONDS | 1 | |'));
+    port = served.port;
   });
-  afterAll(async () => {
-    await server.close();
-    remove();
-  });
+  afterAll(() => served.close());
 
   it('answers headers over 16 KiB with a catalogued INVALID_PAYLOAD problem, and closes the connection', async () => {
     const { text, closedByServer } = await rawExchange(

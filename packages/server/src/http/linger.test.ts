@@ -1,8 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LENDING_DESK, modelOf, tempDir } from '../../test/helpers.ts';
+import { LENDING_DESK, type ListeningServer, listeningServer } from '../../test/helpers.ts';
 import { LINGER_MS } from './linger.ts';
-import { createServer, type NinepointServer } from './server.ts';
 
 const MIB = 1024 * 1024;
 
@@ -32,20 +31,14 @@ function startUpload(port: number, length: number, first: number) {
 }
 
 describe('a connection whose body was refused unread', () => {
-  let server: NinepointServer;
+  let served: ListeningServer;
   let port: number;
-  let remove: () => void;
 
   beforeAll(async () => {
-    const temp = tempDir();
-    remove = temp.remove;
-    server = await createServer({ model: modelOf(LENDING_DESK), dbPath: temp.dbPath, logger: false });
-    port = Number(new URL(await server.listen({ port: 0 })).port);
+    served = await listeningServer(LENDING_DESK);
+    port = served.port;
   });
-  afterAll(async () => {
-    await server.close();
-    remove();
-  });
+  afterAll(() => served.close());
 
   it('goes on reading what the client still sends after the 413, so the client is not reset before it reads it', async () => {
     const upload = startUpload(port, 4 * MIB, 2 * MIB);
@@ -66,7 +59,7 @@ describe('a connection whose body was refused unread', () => {
     const answeredAt = Date.now();
     const connections = () =>
       new Promise<number>((resolve, reject) =>
-        server.app.server.getConnections((error, count) => (error ? reject(error) : resolve(count))),
+        served.server.app.server.getConnections((error, count) => (error ? reject(error) : resolve(count))),
       );
     while ((await connections()) > 0) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(Date.now() - answeredAt).toBeGreaterThanOrEqual(LINGER_MS - 100);
