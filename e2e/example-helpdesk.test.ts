@@ -229,6 +229,38 @@ describe.each(TEST_DATABASES)('the helpdesk example over HTTP on $name', (db) =>
     expect((await requester.get(path)).body.reporter).toBe(rita.id);
   });
 
+  it('lets a requester set only the fields point 6 names for them, and tells the app which', async () => {
+    // create (title, description, category, priority, notify, asset_tag, started_at)
+    const assigned = await requester.post('/api/tickets', ticket({ assignee: sam.id, time_spent: 2 }));
+    walk.expectProblem(assigned, 'FORBIDDEN');
+    expect(assigned.body.detail).toBe('Your roles may not set assignee and time_spent on a new Ticket.');
+    // Sending a field's default is no attempt to set it.
+    const plain = await requester.create('/api/tickets', ticket({ title: 'Mouse wheel sticks', assignee: null }));
+    expect(plain).toMatchObject({ assignee: null, time_spent: null, reporter: rita.id });
+    const path = `/api/tickets/${plain.id}`;
+    const triaged = await agent.patch(path, { assignee: sam.id, time_spent: 0.5 });
+    expect(triaged.status).toBe(200);
+
+    // update own (description, notify, asset_tag): the triage fields stay the desk's.
+    const retitled = await requester.patch(path, { title: 'Mouse wheel sticks badly', assignee: sam.id });
+    walk.expectProblem(retitled, 'FORBIDDEN');
+    expect(retitled.body.detail).toBe('Your roles may not change title of this Ticket.');
+    walk.expectProblem(await requester.patch(path, { time_spent: 0 }), 'FORBIDDEN');
+    // A field sent unchanged, as a form that read the record sends it back, passes.
+    expect((await requester.patch(path, { assignee: sam.id, notify: 'me@example.com' })).status).toBe(200);
+    expect((await requester.get(path)).body).toMatchObject({ title: 'Mouse wheel sticks', time_spent: 0.5 });
+
+    const me = await requester.get('/api/auth/me');
+    expect(me.body.access.Ticket).toMatchObject({
+      createFields: ['title', 'description', 'category', 'priority', 'reporter', 'notify', 'asset_tag', 'started_at'],
+      updateFields: ['description', 'notify', 'asset_tag'],
+    });
+    expect((await agent.get('/api/auth/me')).body.access.Ticket).toMatchObject({
+      createFields: null,
+      updateFields: null,
+    });
+  });
+
   it('walks new → assign → start → wait → resume → resolve → reopen → resolve → close, each by who may', async () => {
     const path = `/api/tickets/${printer.id}`;
     const kim = walk.as(await walk.user(['agent'], 'kim'));

@@ -55,6 +55,10 @@ export const DIAGNOSTIC_CODES = {
   // Permissions
   'invalid-permission': { severity: 'error', summary: 'A permission cell names an unknown operation.' },
   'entity-without-permissions': { severity: 'warning', summary: 'No role may do anything with an entity.' },
+  'unsettable-field': {
+    severity: 'error',
+    summary: 'A role may create records but not set a required field that has no default.',
+  },
   // Calls
   'invalid-call': { severity: 'error', summary: "A call's method, path or action is malformed." },
   'call-mismatch': { severity: 'error', summary: "A call's method or path does not fit the action it names." },

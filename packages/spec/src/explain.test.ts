@@ -204,10 +204,18 @@ function lendingDesk(): Model {
     { name: 'member', doc: 'Anyone with a library card.', span: at },
     { name: 'anyone', doc: '', span: at },
   ];
-  const none = { create: false, read: 'none', update: 'none', delete: 'none' } as const;
+  const none = {
+    create: false,
+    read: 'none',
+    update: 'none',
+    delete: 'none',
+    createFields: null,
+    updateFields: null,
+  } as const;
+  const every = { createFields: null, updateFields: null };
   model.permissions = [
-    { role: 'staff', entity: 'Book', create: true, read: 'all', update: 'all', delete: 'all', span: at },
-    { role: 'staff', entity: 'Loan', create: true, read: 'all', update: 'all', delete: 'none', span: at },
+    { role: 'staff', entity: 'Book', create: true, read: 'all', update: 'all', delete: 'all', ...every, span: at },
+    { role: 'staff', entity: 'Loan', create: true, read: 'all', update: 'all', delete: 'none', ...every, span: at },
     { role: 'member', entity: 'Book', ...none, read: 'all', span: at },
     { role: 'member', entity: 'Loan', ...none, read: 'own', update: 'own', span: at },
     { role: 'anyone', entity: 'Book', ...none, span: at },

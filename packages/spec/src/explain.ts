@@ -222,13 +222,18 @@ function explainRole(role: Role, model: Model): string[] {
   return withDoc(`${name} may ${grants.length === 0 ? 'do nothing' : grants.join('; ')}`, role.doc);
 }
 
-/** E.g. "create, read and update own Loan"; "" when the role may do nothing with the entity. */
+/**
+ * E.g. "create, read and update own Loan", "create (setting only title) Ticket"; "" when the
+ * role may do nothing with the entity.
+ */
 function explainPermission(permission: Permission): string {
-  const access = (verb: string, a: Access) => (a === 'none' ? [] : [a === 'own' ? `${verb} own` : verb]);
+  const only = (fields: string[] | null) => (fields === null ? '' : ` (setting only ${wordList(fields, 'and')})`);
+  const access = (verb: string, a: Access, fields: string[] | null = null) =>
+    a === 'none' ? [] : [`${a === 'own' ? `${verb} own` : verb}${only(fields)}`];
   const verbs = [
-    ...(permission.create ? ['create'] : []),
+    ...(permission.create ? [`create${only(permission.createFields)}`] : []),
     ...access('read', permission.read),
-    ...access('update', permission.update),
+    ...access('update', permission.update, permission.updateFields),
     ...access('delete', permission.delete),
   ];
   return verbs.length === 0 ? '' : `${wordList(verbs, 'and')} ${permission.entity}`;

@@ -238,6 +238,13 @@ export interface Permission {
   read: Access;
   update: Access;
   delete: Access;
+  /**
+   * The fields the role may set when it creates a record (`create (title, notes)`), or null for
+   * all of them. The others take their defaults.
+   */
+  createFields: string[] | null;
+  /** The fields the role may change when it updates a record (`update own (notes)`), or null for all. */
+  updateFields: string[] | null;
   span: Span;
 }
 

@@ -134,10 +134,14 @@ function normaliseHeader(text: string): string {
   return text.toLowerCase().replace(/[`*_]/g, '').trim();
 }
 
-/** Splits a comma-separated cell into trimmed items with their spans; backticked commas are kept. */
-export function splitList(cell: Cell, separator = ','): Cell[] {
+/**
+ * Splits a comma-separated cell into trimmed items with their spans; backticked commas are kept,
+ * and with `parentheses` so are those in parentheses (`update (title, notes), read`).
+ */
+export function splitList(cell: Cell, separator = ',', { parentheses = false } = {}): Cell[] {
   const items: Cell[] = [];
   let inCode = false;
+  let depth = 0;
   let start = 0;
   const text = cell.text;
   const push = (end: number) => {
@@ -150,7 +154,9 @@ export function splitList(cell: Cell, separator = ','): Cell[] {
   for (let i = 0; i < text.length; i++) {
     const ch = text[i];
     if (ch === '`') inCode = !inCode;
-    else if (ch === separator && !inCode) {
+    else if (parentheses && !inCode && ch === '(') depth++;
+    else if (parentheses && !inCode && ch === ')') depth = Math.max(0, depth - 1);
+    else if (ch === separator && !inCode && depth === 0) {
       push(i);
       start = i + 1;
     }

@@ -6,6 +6,9 @@ export interface PermissionCell {
   read: Access;
   update: Access;
   delete: Access;
+  /** The fields it may set on create and change on update; null for all. */
+  createFields: string[] | null;
+  updateFields: string[] | null;
 }
 
 /** Point 6 as a table: a row per entity, a column per role. */
@@ -22,8 +25,22 @@ export interface PermissionMatrix {
 /** Stands for every signed-in user in the matrix of a spec whose point 6 is not shown. */
 export const SIGNED_IN = 'any signed-in user';
 
-const NONE: PermissionCell = { create: false, read: 'none', update: 'none', delete: 'none' };
-const ALL: PermissionCell = { create: true, read: 'all', update: 'all', delete: 'all' };
+const NONE: PermissionCell = {
+  create: false,
+  read: 'none',
+  update: 'none',
+  delete: 'none',
+  createFields: null,
+  updateFields: null,
+};
+const ALL: PermissionCell = {
+  create: true,
+  read: 'all',
+  update: 'all',
+  delete: 'all',
+  createFields: null,
+  updateFields: null,
+};
 
 /** The permission matrix of a model, with the runtime's defaults where point 6 is not shown. */
 export function permissionMatrix(
@@ -37,7 +54,9 @@ export function permissionMatrix(
     cells: roles.map((role): PermissionCell => {
       if (derived) return ALL;
       const row = model.permissions.find((p) => p.entity === entity.name && p.role === role);
-      return row ? { create: row.create, read: row.read, update: row.update, delete: row.delete } : NONE;
+      if (!row) return NONE;
+      const { create, read, update, delete: remove, createFields, updateFields } = row;
+      return { create, read, update, delete: remove, createFields, updateFields };
     }),
   }));
   const transitions = model.machines.flatMap((m) =>
@@ -46,12 +65,13 @@ export function permissionMatrix(
   return { roles, derived, rows, transitions };
 }
 
-/** One cell in words: "create, read all, update own" or "none". */
+/** One cell in words: "create, read all, update own (notes)" or "none". */
 export function describeCell(cell: PermissionCell): string {
+  const only = (fields: string[] | null) => (fields === null ? '' : ` (${fields.join(', ')})`);
   const parts = [
-    cell.create ? 'create' : '',
+    cell.create ? `create${only(cell.createFields)}` : '',
     cell.read !== 'none' ? `read ${cell.read}` : '',
-    cell.update !== 'none' ? `update ${cell.update}` : '',
+    cell.update !== 'none' ? `update ${cell.update}${only(cell.updateFields)}` : '',
     cell.delete !== 'none' ? `delete ${cell.delete}` : '',
   ].filter((p) => p !== '');
   return parts.length > 0 ? parts.join(', ') : 'none';

@@ -1,8 +1,8 @@
-import type { Access, Permission, Role } from './model.ts';
+import type { Access, Permission, Role, Span } from './model.ts';
 import { ANYONE } from './model.ts';
 import { plain, ROLE_NAME } from './names.ts';
 import type { Section } from './parse-sections.ts';
-import { type Cell, DOC_COLUMNS, splitList } from './parse-tables.ts';
+import { type Cell, cellPart, DOC_COLUMNS, splitList } from './parse-tables.ts';
 import { allTables, NameSet, validName } from './read-helpers.ts';
 import type { Scope } from './scope.ts';
 import { suggest } from './suggest.ts';
@@ -12,7 +12,8 @@ const OPERATIONS = ['create', 'read', 'update', 'delete', 'all', 'none', 'read o
 
 /**
  * Point 6: each row a role, each further column an entity, each cell the operations the role may
- * do: `create, read, update own`. A row named `anyone` is for signed-out visitors.
+ * do: `create, read, update own`. Create and update may name the fields the role sets:
+ * `create (title, notes), update own (notes)`. A row named `anyone` is for signed-out visitors.
  */
 export function readRoles(section: Section, scope: Scope): { roles: Role[]; permissions: Permission[] } {
   const { bag } = scope;
@@ -85,6 +86,7 @@ export function readRoles(section: Section, scope: Scope): { roles: Role[]; perm
       hint: `Add a "${entity.name}" column to the roles table, e.g. "read" for the roles that see it.`,
     });
   }
+  checkSettable(permissions, scope);
   return { roles, permissions };
 }
 
@@ -96,11 +98,14 @@ function readPermission(cell: Cell, role: string, entity: string, scope: Scope):
     read: 'none',
     update: 'none',
     delete: 'none',
+    createFields: null,
+    updateFields: null,
   };
   const text = plain(cell.text);
   if (text === '' || /^(-|—|–|none|no)$/i.test(text)) return null;
-  for (const item of splitList(cell)) {
-    const words = item.text
+  for (const item of splitList(cell, ',', { parentheses: true })) {
+    const { head, fields } = fieldList(item, entity, scope);
+    const words = head
       .toLowerCase()
       .replace(/[()`*]/g, ' ')
       .trim()
@@ -111,8 +116,8 @@ function readPermission(cell: Cell, role: string, entity: string, scope: Scope):
     const valid = (words.length === 1 || own) && ['create', 'read', 'update', 'delete', 'all', 'crud'].includes(op);
     if (!valid) {
       scope.bag.report('invalid-permission', item.span, `"${item.text}" is not a permission.`, {
-        expected: suggest(item.text.toLowerCase(), OPERATIONS),
-        hint: 'Write create, read, update, delete (each of the last three optionally followed by own), all, or -.',
+        expected: suggest(head.toLowerCase(), OPERATIONS),
+        hint: 'Write create, read, update, delete (each of the last three optionally followed by own), all, or -; create and update may name the fields they set, e.g. update own (title, notes).',
       });
       continue;
     }
@@ -129,11 +134,67 @@ function readPermission(cell: Cell, role: string, entity: string, scope: Scope):
       );
       continue;
     }
-    if (op === 'all' || op === 'crud') {
+    if (fields !== undefined && (op === 'read' || op === 'delete')) {
+      scope.bag.report('invalid-permission', item.span, `"${item.text}" names fields, but ${op} is of whole records.`, {
+        hint: `Only create and update name the fields they set: write "${head.trim()}".`,
+      });
+      continue;
+    }
+    const writable = fields ?? null;
+    const merge = (known: string[] | null, first: boolean) =>
+      first || known === null || writable === null ? writable : [...new Set([...known, ...writable])];
+    if (op === 'all' || op === 'crud' || op === 'create') {
+      permission.createFields = merge(permission.createFields, !permission.create);
       permission.create = true;
-      permission.read = permission.update = permission.delete = access;
-    } else if (op === 'create') permission.create = true;
-    else permission[op as 'read' | 'update' | 'delete'] = access;
+    }
+    if (op === 'all' || op === 'crud' || op === 'update') {
+      permission.updateFields = merge(permission.updateFields, permission.update === 'none');
+    }
+    if (op === 'all' || op === 'crud') permission.read = permission.update = permission.delete = access;
+    else if (op !== 'create') permission[op as 'read' | 'update' | 'delete'] = access;
   }
   return permission;
+}
+
+/**
+ * An item's operation and, when it ends in a parenthesised list other than `(own)`, the fields
+ * the list names (each checked against the entity): `update own (title, notes)`.
+ */
+function fieldList(item: Cell, entity: string, scope: Scope): { head: string; fields?: string[] } {
+  const open = item.text.indexOf('(');
+  if (open < 0 || !item.text.endsWith(')')) return { head: item.text };
+  const inner = cellPart(item, open + 1, item.text.length - open - 2);
+  if (/^\s*own\s*$/i.test(inner.text)) return { head: item.text };
+  const known = scope.entities.get(entity);
+  const fields: string[] = [];
+  for (const name of splitList(inner)) {
+    const field = { text: plain(name.text), span: name.span };
+    if (!known || scope.field(known, field, `The permission "${item.text}"`)) fields.push(field.text);
+  }
+  return { head: item.text.slice(0, open), fields };
+}
+
+/**
+ * A role that may create records but not set a required field without a default could never
+ * create one: the field would always be missing.
+ */
+function checkSettable(permissions: readonly (Permission & { span: Span })[], scope: Scope): void {
+  for (const permission of permissions) {
+    const settable = permission.createFields;
+    if (!permission.create || settable === null) continue;
+    const entity = scope.entities.get(permission.entity);
+    const missing = (entity?.fields ?? []).filter(
+      (f) => f.required && f.default === null && !settable.includes(f.name),
+    );
+    if (missing.length === 0) continue;
+    const names = missing.map((f) => f.name);
+    scope.bag.report(
+      'unsettable-field',
+      permission.span,
+      `${permission.role} may create ${permission.entity} but not set ${names.join(', ')}, which ${names.length === 1 ? 'is' : 'are'} required and ${names.length === 1 ? 'has' : 'have'} no default: every create would be refused.`,
+      {
+        hint: `Add ${names.join(', ')} to the fields of "create", or give ${names.length === 1 ? 'it' : 'them'} a default in point 3.`,
+      },
+    );
+  }
 }

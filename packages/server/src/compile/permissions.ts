@@ -22,6 +22,8 @@ export const VISITOR: Actor = Object.freeze({ userId: null, roles: Object.freeze
  *   `User` (`borrower`): `ownerColumns`.
  * - A **transition** may be taken by the roles in its `who` (the creating one also needs create
  *   access); an empty `who` means whoever may update the record.
+ * - **Fields** a role may set: `create (title)` and `update own (due)` limit what the role's
+ *   create sets and its update changes; a user may set what any of their granting roles may.
  */
 export interface EntityPermissions {
   readonly entity: string;
@@ -31,6 +33,11 @@ export interface EntityPermissions {
   access(actor: Actor, operation: Operation): Access;
   /** Whether the actor may take the transition on a record they may read (`own` is checked by the caller). */
   transitionAccess(actor: Actor, transition: Transition): Access;
+  /**
+   * The fields the actor may set on create or change on update, or null for every field (also
+   * when the actor may not create or update at all: that is refused before fields matter).
+   */
+  settable(actor: Actor, operation: 'create' | 'update'): ReadonlySet<string> | null;
   /** Whether anybody at all may read this entity, signed out. */
   readonly visitorsMayRead: boolean;
 }
@@ -88,12 +95,20 @@ export function compilePermissions(
       if (transition.creates) return mayCreate(actor) ? 'all' : 'none';
       return 'all';
     };
+    const settable = (actor: Actor, operation: 'create' | 'update'): ReadonlySet<string> | null => {
+      if (!rolesShown) return null;
+      const granting = rowsOf(actor).filter((row) => (operation === 'create' ? row.create : row.update !== 'none'));
+      const lists = granting.map((row) => (operation === 'create' ? row.createFields : row.updateFields));
+      if (lists.length === 0 || lists.some((fields) => fields === null)) return null;
+      return new Set(lists.flatMap((fields) => fields ?? []));
+    };
     table.set(entity.name, {
       entity: entity.name,
       ownerColumns,
       mayCreate,
       access,
       transitionAccess,
+      settable,
       visitorsMayRead: access({ userId: null, roles: [] }, 'read') !== 'none',
     });
   }
@@ -113,6 +128,9 @@ export interface AccessSummary {
   delete: Access;
   /** By transition name (the creating one included). */
   transitions: Record<string, Access>;
+  /** The fields the actor may set on create and change on update, in the entity's order; null for all. */
+  createFields: string[] | null;
+  updateFields: string[] | null;
 }
 
 /**
@@ -121,11 +139,17 @@ export interface AccessSummary {
  */
 export function accessSummary(
   permissions: ReadonlyMap<string, EntityPermissions>,
-  machines: readonly { entity: string; transitions: readonly Transition[] }[],
+  model: Pick<Model, 'entities' | 'machines'>,
   actor: Actor,
 ): Record<string, AccessSummary> {
   const summary: Record<string, AccessSummary> = {};
+  const machines = model.machines;
   for (const [entity, p] of permissions) {
+    const fields = model.entities.find((e) => e.name === entity)?.fields ?? [];
+    const listed = (operation: 'create' | 'update') => {
+      const settable = p.settable(actor, operation);
+      return settable === null ? null : fields.map((f) => f.name).filter((name) => settable.has(name));
+    };
     const transitions: Record<string, Access> = {};
     for (const t of machines.find((m) => m.entity === entity)?.transitions ?? []) {
       transitions[t.name] = p.transitionAccess(actor, t);
@@ -136,6 +160,8 @@ export function accessSummary(
       update: p.access(actor, 'update'),
       delete: p.access(actor, 'delete'),
       transitions,
+      createFields: listed('create'),
+      updateFields: listed('update'),
     };
   }
   return summary;

@@ -182,13 +182,21 @@ function createHandler(route: Route, context: EntityContext): Handler {
     const body = readBody(request, errors, route.body === null);
     const ms = Date.now();
     const at = new Date(ms).toISOString();
+    const settable = context.permissions.settable(actor, 'create');
     const values: Record<string, Value> = {};
     const failures: FieldError[] = [];
+    const notSettable: Field[] = [];
     for (const field of entity.fields) {
       const given = Object.hasOwn(body, field.name);
-      const value = given ? (body[field.name] as Value) : defaultValueAt(field.default, at, actor.userId);
+      const fallback = defaultValueAt(field.default, at, actor.userId);
+      // A field the actor may not set takes its default; sending the default itself is no attempt.
+      if (given && settable && !settable.has(field.name) && !sameValue(field, body[field.name] as Value, fallback)) {
+        notSettable.push(field);
+      }
+      const value = given ? (body[field.name] as Value) : fallback;
       values[field.name] = checkValue(field, value, errors, failures);
     }
+    if (notSettable.length > 0) throw mayNotSet(notSettable, `on a new ${entity.name}`);
     if (failures.length > 0) throw new ProblemError('VALIDATION_FAILED', {}, { errors: failures });
     const record: ApiRecord = {
       id: uuidv7(ms),
@@ -221,21 +229,35 @@ function updateHandler(route: Route, context: EntityContext): Handler {
     const id = recordId(request, route, context);
     const body = readBody(request, errors, route.body === null);
     const at = new Date().toISOString();
+    const settable = context.permissions.settable(actor, 'update');
     const values: Record<string, Value> = {};
     const failures: FieldError[] = [];
+    /** Fields the actor may not change but sent: they must hold what the record holds. */
+    const fixed: Field[] = [];
     for (const field of fields) {
       const given = Object.hasOwn(body, field.name);
-      if (!given && !replace) continue;
+      const mayChange = settable === null || settable.has(field.name);
+      // PUT replaces what the actor may change: a field they may not is kept, not reset.
+      if (!given && (!replace || !mayChange)) continue;
+      if (given && !mayChange) fixed.push(field);
       const value = given ? (body[field.name] as Value) : defaultValueAt(field.default, at, actor.userId);
       values[field.name] = checkValue(field, value, errors, failures);
     }
     if (failures.length > 0) throw new ProblemError('VALIDATION_FAILED', {}, { errors: failures });
     const ifVersions = ifMatchVersions(request.headers['if-match']);
     const allowed = writeAllowed(read, context.permissions.access(actor, 'update'), actor, context, id);
+    const authorize: typeof allowed =
+      fixed.length === 0
+        ? allowed
+        : (current, next) => {
+            allowed(current, next);
+            const changed = fixed.filter((f) => !sameValue(f, current[f.name] ?? null, next[f.name] ?? null));
+            if (changed.length > 0) throw mayNotSet(changed, `of this ${entity.name}`, 'change');
+          };
     const outcome = await records.update(
       id,
       values,
-      { at, by: actor.userId, ifVersions, authorize: allowed },
+      { at, by: actor.userId, ifVersions, authorize },
       withUser(context.logic?.update, actor),
     );
     if (!outcome.ok) throw refused(outcome.refusal, context, id);
@@ -392,6 +414,22 @@ function refused(refusal: Refusal, context: EntityContext, id: string): ProblemE
         },
       );
   }
+}
+
+/** FORBIDDEN for fields point 6 does not let the actor's roles set (`create (title)`). */
+function mayNotSet(fields: readonly Field[], where: string, verb = 'set'): ProblemError {
+  const names = fields.map((f) => f.name);
+  const list = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+  return new ProblemError('FORBIDDEN', {}, { detail: `Your roles may not ${verb} ${list} ${where}.` });
+}
+
+/** Whether two values of a field are the same once read as the store reads them (ids in any case, times in any zone). */
+function sameValue(field: Field, a: Value, b: Value): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'string' || typeof b !== 'string') return false;
+  if (field.type.kind === 'reference') return a.toLowerCase() === b.toLowerCase();
+  if (field.type.kind === 'datetime') return normalizeDateTime(a) === normalizeDateTime(b);
+  return false;
 }
 
 /** The refusal for an actor with no access at all: sign in, or you may not. */

@@ -210,7 +210,7 @@ function buildApp(
     settings,
     now,
     mayPickUsers: userPickers(compiled),
-    accessOf: (actor) => accessSummary(compiled.permissions, compiled.model.machines, actor),
+    accessOf: (actor) => accessSummary(compiled.permissions, compiled.model, actor),
   });
   registerEntityRoutes(app, compiled, store);
   if (devMode) registerDevRoutes(app, { auth, model: compiled.model, signIn });

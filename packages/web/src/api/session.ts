@@ -11,6 +11,9 @@ export interface EntityAccess {
   update: Access;
   delete: Access;
   transitions: Record<string, Access>;
+  /** The fields the user may set on create and change on update (point 6's `create (title)`); null for all. */
+  createFields: string[] | null;
+  updateFields: string[] | null;
 }
 
 export interface User {

@@ -15,7 +15,7 @@ import { changed, defaultInput, type InputValues, toInput } from '../fields/form
 import { hasRuleChecks, preloadRuleChecks, refusalBeforeSending } from '../rules/before-sending.ts';
 import { stateColor, stateLabel } from './access.ts';
 import { problemOf, refreshRecords, storeRecord, useRecord } from './api.ts';
-import { type ApiRecord, callFor, entityNamed, machineOf, pathOf, payloadFields } from './calls.ts';
+import { type ApiRecord, callFor, entityNamed, machineOf, pathOf, payloadFields, writableFields } from './calls.ts';
 import { type SendMode, useFieldForm } from './field-form.ts';
 import { entityWords } from './labels.ts';
 import { detailRoute, listScreen } from './navigation.ts';
@@ -60,7 +60,7 @@ function RecordForm({ model, me, entity, base: loaded, title }: RecordFormProps)
   const client = useQueryClient();
   const editing = loaded !== null;
   const call = callFor(model, entity.name, editing ? 'update' : 'create');
-  const fields = payloadFields(entity, call);
+  const fields = writableFields(payloadFields(entity, call), me.access[entity.name], editing);
   const mode: SendMode = !editing ? 'create' : call?.method === 'PUT' ? 'replace' : 'change';
   /** The version the user is editing: its ETag goes with the save, so a change made meanwhile is not lost. */
   const [base, setBase] = useState(loaded);

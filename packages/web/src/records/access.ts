@@ -4,7 +4,15 @@ import { label } from '../app/screens.ts';
 import { stateColor as sharedStateColor } from '../format.ts';
 import { type ApiRecord, entityNamed, machineOf, transitionCall } from './calls.ts';
 
-const NONE: EntityAccess = { create: false, read: 'none', update: 'none', delete: 'none', transitions: {} };
+const NONE: EntityAccess = {
+  create: false,
+  read: 'none',
+  update: 'none',
+  delete: 'none',
+  transitions: {},
+  createFields: null,
+  updateFields: null,
+};
 
 /** What point 6 lets the signed-in user (or a visitor) do with an entity, as `/api/auth/me` says. */
 export function accessTo(me: Me, entity: string): EntityAccess {

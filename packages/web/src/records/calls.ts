@@ -1,4 +1,5 @@
 import { type Call, type Entity, effectiveCalls, type Field, type Model } from '@ninepoint/spec';
+import type { EntityAccess } from '../api/session.ts';
 
 /** A record as the API answers it: the system fields, then the entity's fields (null when unset). */
 export interface ApiRecord {
@@ -66,6 +67,15 @@ export function payloadFields(entity: Entity, call: Call | undefined): Field[] {
   if (!payload) return [];
   const named = payload.fields;
   return named === null ? entity.fields : entity.fields.filter((f) => named.includes(f.name));
+}
+
+/**
+ * The fields of a form the user may fill in: those point 6 lets their roles set (`create (title)`)
+ * or change (`update own (notes)`). The server refuses the others, so the form leaves them out.
+ */
+export function writableFields(fields: readonly Field[], access: EntityAccess | undefined, editing: boolean): Field[] {
+  const allowed = editing ? access?.updateFields : access?.createFields;
+  return allowed == null ? [...fields] : fields.filter((f) => allowed.includes(f.name));
 }
 
 export function entityNamed(model: Model, name: string): Entity | undefined {
