@@ -369,7 +369,11 @@ export class Matrix {
   async checkCreate(actor: Caller, entity: string, route: Route): Promise<string | null> {
     const made: Made = [];
     try {
-      const payload = new Set(Object.keys(route.body?.schema.properties ?? {}));
+      // The fields of the payload the actor may set: the others take their defaults.
+      const settable = this.oracle.settable(entity, actor, 'create');
+      const payload = new Set(
+        Object.keys(route.body?.schema.properties ?? {}).filter((f) => settable === null || settable.has(f)),
+      );
       const owners: Values = {};
       for (const column of this.userColumns(entity)) owners[column] = await this.bystander();
       const { values } = await this.fieldValues(entity, owners, payload, made);
@@ -405,7 +409,7 @@ export class Matrix {
       const url = route.path.replace(`:${route.params[0] ?? 'id'}`, String(record.id));
       const body =
         operation === 'update'
-          ? await this.updateBody(entity, route, record)
+          ? await this.updateBody(entity, route, record, this.oracle.settable(entity, actor, 'update'))
           : transition
             ? this.data.body?.(entity, transition)
             : undefined;
@@ -449,13 +453,23 @@ export class Matrix {
   }
 
   /**
-   * An update's body: a new value for the first plain text field of its payload (PATCH), with
-   * the record's other payload values for a PUT, which replaces them all.
+   * An update's body: a new value for the first plain text field of its payload the actor may
+   * change (PATCH), with the record's other payload values for a PUT, which replaces them all.
    */
-  async updateBody(entity: string, route: Route, record: Values): Promise<Values> {
+  async updateBody(
+    entity: string,
+    route: Route,
+    record: Values,
+    settable: ReadonlySet<string> | null,
+  ): Promise<Values> {
     const payload = Object.keys(route.body?.schema.properties ?? {});
     const fields = this.entity(entity).fields.filter((f) => payload.includes(f.name));
-    const plain = fields.find((f) => ['text', 'longText', 'email'].includes(f.type.kind) && f.pattern === null);
+    const plain = fields.find(
+      (f) =>
+        ['text', 'longText', 'email'].includes(f.type.kind) &&
+        f.pattern === null &&
+        (settable === null || settable.has(f.name)),
+    );
     if (!plain) throw new Error(`No plain text field to change in ${route.method} ${route.path}`);
     const changed = { [plain.name]: this.value(plain, ++this.#n) };
     if (route.method !== 'PUT') return changed;

@@ -101,6 +101,18 @@ export class PermissionOracle {
     return this.rows(entity, actor).some((r) => r.create);
   }
 
+  /**
+   * The fields the actor may set on create or change on update (`create (title)`), or null for
+   * all: what any of the rows granting the operation names, all when one names none.
+   */
+  settable(entity: string, actor: MatrixActor, operation: 'create' | 'update'): ReadonlySet<string> | null {
+    if (!this.rolesShown) return null;
+    const granting = this.rows(entity, actor).filter((r) => (operation === 'create' ? r.create : r.update !== 'none'));
+    const lists = granting.map((r) => (operation === 'create' ? r.createFields : r.updateFields));
+    if (lists.length === 0 || lists.some((l) => l === null)) return null;
+    return new Set(lists.flatMap((l) => l ?? []));
+  }
+
   /** Whether `who` names the actor: one of their roles, or `anyone`. */
   named(transition: Transition, actor: MatrixActor): boolean {
     if (transition.who.includes(ANYONE)) return true;
