@@ -222,6 +222,15 @@ export interface Rule {
 /** Signed-out visitors: a role row or `who` entry with this name grants access without sign-in. */
 export const ANYONE = 'anyone';
 
+/**
+ * Whether point 6 declares any access: a role, or a grant (a table whose only row is `anyone`
+ * declares no role but grants visitors). When it does not, the runtime's default applies: every
+ * signed-in user may do everything, visitors nothing.
+ */
+export function rolesDeclared(model: Pick<Model, 'roles' | 'permissions'>): boolean {
+  return model.roles.length > 0 || model.permissions.length > 0;
+}
+
 export interface Role {
   name: string;
   doc: string;

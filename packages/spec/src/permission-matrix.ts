@@ -1,4 +1,4 @@
-import { type Access, ANYONE, type Model } from './model.ts';
+import { type Access, ANYONE, type Model, rolesDeclared } from './model.ts';
 
 /** What one role may do with one entity's records (point 6). */
 export interface PermissionCell {
@@ -46,7 +46,7 @@ const ALL: PermissionCell = {
 export function permissionMatrix(
   model: Pick<Model, 'entities' | 'roles' | 'permissions' | 'machines'>,
 ): PermissionMatrix {
-  const derived = model.roles.length === 0;
+  const derived = !rolesDeclared(model);
   const roles = derived ? [SIGNED_IN] : model.roles.map((r) => r.name);
   if (!derived && model.permissions.some((p) => p.role === ANYONE) && !roles.includes(ANYONE)) roles.push(ANYONE);
   const rows = model.entities.map((entity) => ({

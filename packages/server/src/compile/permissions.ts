@@ -1,4 +1,4 @@
-import { type Access, ANYONE, type Model, type Transition, USER_ENTITY } from '@ninepoint/spec';
+import { type Access, ANYONE, type Model, rolesDeclared, type Transition, USER_ENTITY } from '@ninepoint/spec';
 
 /** Who makes a call: a signed-in user with their roles, or a signed-out visitor (`userId` null). */
 export interface Actor {
@@ -14,7 +14,7 @@ export const VISITOR: Actor = Object.freeze({ userId: null, roles: Object.freeze
 /**
  * What point 6 lets each actor do with one entity's records, compiled once. The semantics:
  *
- * - Point 6 **not shown**: there are no roles; a signed-in user may do everything, a signed-out
+ * - Point 6 **declares nothing** (`rolesDeclared`): there are no roles; a signed-in user may do everything, a signed-out
  *   visitor nothing.
  * - Point 6 **shown**: a user has the access of the best of their roles (`all` over `own` over
  *   none). The row `anyone` applies to everybody, signed in or not; it is all a visitor has.
@@ -53,7 +53,7 @@ function best(a: Access, b: Access): Access {
 export function compilePermissions(
   model: Pick<Model, 'entities' | 'permissions' | 'roles'>,
 ): Map<string, EntityPermissions> {
-  const rolesShown = model.roles.length > 0;
+  const rolesShown = rolesDeclared(model);
   const table = new Map<string, EntityPermissions>();
   for (const entity of model.entities) {
     const rows = model.permissions.filter((p) => p.entity === entity.name);

@@ -5,6 +5,7 @@ import {
   type HttpMethod,
   type Model,
   type Rule,
+  rolesDeclared,
   type Transition,
 } from '@ninepoint/spec';
 import { type EntitySchemas, type JsonSchema, pickFields } from './json-schemas.ts';
@@ -88,7 +89,7 @@ export function compileRouteTable(
       body,
       list: call.action.kind === 'list' ? (facts.get(call.action.entity)?.list ?? null) : null,
       success: successOf(call.action, entitySchemas),
-      errors: errorsOf(call, body !== null, facts.get(call.action.entity), model.roles.length > 0),
+      errors: errorsOf(call, body !== null, facts.get(call.action.entity), rolesDeclared(model)),
       doc: call.doc,
       derived: call.derived,
     });
