@@ -213,3 +213,91 @@ describe('chainsOf', () => {
     expect(chainsOf('size(note) > 0', heads)).toEqual([['note']]);
   });
 });
+
+/** An expense whose receipt and category are optional, with `||` and `&&` over them. */
+const EXPENSES = `# Specification: Expenses
+
+## 3. Entities and their fields
+
+### Expense
+
+| field    | type       | rules    |
+| -------- | ---------- | -------- |
+| amount   | decimal(2) | required |
+| receipt  | text       |          |
+| approved | boolean    |          |
+
+## 4. States and transitions
+
+### Expense
+
+| transition | from      | to        | when                                      |
+| ---------- | --------- | --------- | ----------------------------------------- |
+| submit     | (new)     | submitted |                                           |
+| pay        | submitted | paid      | receipt != "" \\|\\| amount <= LIMIT        |
+| close      | submitted | closed    | approved && amount > LIMIT                |
+
+## 5. Validation rules
+
+| rule            | applies to | condition                            | error            |
+| --------------- | ---------- | ------------------------------------ | ---------------- |
+| receipt or less | Expense    | receipt != "" \\|\\| amount <= LIMIT   | RECEIPT_REQUIRED |
+| small unless ok | Expense    | !(amount > LIMIT) \\|\\| approved      | RECEIPT_REQUIRED |
+
+## 8. The error catalogue
+
+| code             | status | message               |
+| ---------------- | ------ | --------------------- |
+| RECEIPT_REQUIRED | 422    | A receipt is required. |
+
+## 9. Business constants and limits
+
+| name  | value |
+| ----- | ----- |
+| LIMIT | 25.0  |
+`;
+
+describe("CEL's error-absorbing || and && over empty fields", () => {
+  const compiled = compileExpressions(modelOf(EXPENSES));
+  const evaluator = compiled.entities.get('Expense');
+  if (!evaluator) throw new Error('no Expense');
+  const expense = (extra: Record<string, RecordValues[string]>): RecordValues => ({
+    id: 'e1',
+    state: 'submitted',
+    amount: 10,
+    receipt: null,
+    approved: null,
+    ...extra,
+  });
+  const pay = compiled.guards.get('Expense')?.get('pay');
+  const close = compiled.guards.get('Expense')?.get('close');
+  const receiptRule = compiled.rules.get('receipt or less');
+  const approvalRule = compiled.rules.get('small unless ok');
+  if (!pay || !close || !receiptRule || !approvalRule) throw new Error('missing expressions');
+  const noLoads: RecordLoader = () => undefined;
+
+  it('takes a guard whose other side of || holds when one side needs an empty field', () => {
+    expect(evaluator.evaluate(pay, expense({ amount: 10 }), noLoads, 'guard')).toBe('holds');
+    expect(evaluator.evaluate(pay, expense({ amount: 90, receipt: 'scan.pdf' }), noLoads, 'guard')).toBe('holds');
+  });
+
+  it('refuses a guard whose outcome still depends on the empty field', () => {
+    expect(evaluator.evaluate(pay, expense({ amount: 90 }), noLoads, 'guard')).toBe('fails');
+  });
+
+  it('decides && by its false side, empty field or not', () => {
+    expect(evaluator.evaluate(close, expense({ amount: 10 }), noLoads, 'guard')).toBe('fails');
+    expect(evaluator.evaluate(close, expense({ amount: 90, approved: true }), noLoads, 'guard')).toBe('holds');
+  });
+
+  it('passes a rule whose other side of || holds, and evaluates it fully when the fields are set', () => {
+    expect(evaluator.evaluate(receiptRule, expense({ amount: 10 }), noLoads, 'rule')).toBe('holds');
+    expect(evaluator.evaluate(approvalRule, expense({ amount: 10 }), noLoads, 'rule')).toBe('holds');
+    expect(evaluator.evaluate(approvalRule, expense({ amount: 90, approved: false }), noLoads, 'rule')).toBe('fails');
+    expect(evaluator.evaluate(receiptRule, expense({ amount: 90, receipt: '' }), noLoads, 'rule')).toBe('fails');
+  });
+
+  it('does not evaluate a rule whose outcome depends on an empty field', () => {
+    expect(evaluator.evaluate(approvalRule, expense({ amount: 90 }), noLoads, 'rule')).toBe('skipped');
+  });
+});

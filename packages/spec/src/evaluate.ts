@@ -16,10 +16,15 @@ import { USER_ENTITY } from './names.ts';
  * (durations as CEL durations) and, in a field rule, `value`.
  *
  * Semantics:
- * - A rule whose expression mentions an empty optional field (or reaches through an empty
- *   reference) is not evaluated: it passes. A guard mentioning an empty field does not hold.
- * - Any evaluation error, or a result that is not `true`, fails closed: the rule is violated, the
- *   guard does not hold.
+ * - An empty field (or one reached through an empty or missing reference) is unbound: an
+ *   expression that needs it is an error. CEL's `||` and `&&` absorb an error when their other
+ *   side decides (`true || error` is true, `false && error` is false), so
+ *   `receipt != "" || amount <= LIMIT` holds for a small amount without a receipt.
+ * - When the outcome still depends on an empty field, a rule is not evaluated (it passes: a
+ *   field is made to have a value by `required`) and a guard does not hold. A field rule on an
+ *   empty field is not evaluated.
+ * - Any other evaluation error, or a result that is not `true`, fails closed: the rule is
+ *   violated, the guard does not hold.
  * - `user` is the acting user; for a signed-out visitor, a user with id '' and no roles. A field
  *   referring to `User` is loaded as a user (id, email, name, roles); a user who no longer
  *   exists counts as empty.
@@ -115,12 +120,23 @@ export class EntityExpressions {
       context.today = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
       context.user = user;
       Object.assign(context, celRecord(this.entity, record));
-      if (expression.field !== null) context.value = context[expression.field] ?? null;
-      for (const chain of expression.chains) {
-        const empty = this.#resolve(chain, expression.field, record, context, loadOnce);
-        if (empty) return mode === 'rule' ? 'skipped' : 'fails';
+      if (expression.field !== null) {
+        if ((record[expression.field] ?? null) === null) return mode === 'rule' ? 'skipped' : 'fails';
+        if (context[expression.field] !== undefined) context.value = context[expression.field];
       }
-      return expression.program(context) === true ? 'holds' : 'fails';
+      let empty = false;
+      for (const chain of expression.chains) {
+        if (this.#resolve(chain, expression.field, record, context, loadOnce)) empty = true;
+      }
+      let result: unknown;
+      try {
+        result = expression.program(context);
+      } catch (error) {
+        if (error instanceof LoadPending) throw error;
+        // An error that an empty field may have caused: CEL's `||`/`&&` did not absorb it.
+        return empty && mode === 'rule' ? 'skipped' : 'fails';
+      }
+      return result === true ? 'holds' : 'fails';
     } catch (error) {
       // The caller must load first, then evaluate again (see `LoadPending`).
       if (error instanceof LoadPending) throw error;
@@ -130,7 +146,8 @@ export class EntityExpressions {
 
   /**
    * Walks a chain (`book.copies`), loading the references it goes through into `context`.
-   * Returns true when a step is empty: a null field, a missing or unloadable referenced record.
+   * Returns true when a step is empty: a null field, a missing or unloadable referenced record;
+   * that step is left unbound, so an expression that needs it is an error CEL may absorb.
    */
   #resolve(
     chain: readonly string[],
@@ -151,7 +168,6 @@ export class EntityExpressions {
       // The system field naming the user who created the record: a reference to `User`.
       const creator = record.created_by ?? null;
       if (creator === null) return true;
-      if (rest[0] === undefined) return false;
       const user = load(USER_ENTITY, String(creator));
       if (!user) return true;
       context.created_by = celUser(user);
@@ -164,20 +180,30 @@ export class EntityExpressions {
       if (value === null) return true;
       if (f.type.kind !== 'reference') return false;
       const next = rest[i];
-      if (next === undefined) return false; // the reference itself, compared as a record
       if (f.type.entity === USER_ENTITY) {
         // A user's fields are scalars: the chain ends at one of them.
         const user = load(USER_ENTITY, String(value));
-        if (!user) return true;
+        if (!user) {
+          delete holder[key];
+          return true;
+        }
         holder[key] = celUser(user);
         return false;
       }
       const target = this.#entities.get(f.type.entity);
       if (!target) return true;
-      let celTarget = holder[key] as Record<string, unknown> | null;
+      let celTarget = holder[key] as Record<string, unknown> | undefined;
       const loaded = load(target.name, String(value));
-      if (!loaded) return true;
-      if (celTarget === null || typeof celTarget !== 'object') {
+      if (!loaded) {
+        delete holder[key];
+        return true;
+      }
+      if (next === undefined) {
+        // The reference itself, compared as a record.
+        holder[key] ??= celRecord(target, loaded);
+        return false;
+      }
+      if (celTarget === undefined || celTarget === null || typeof celTarget !== 'object') {
         celTarget = celRecord(target, loaded);
         holder[key] = celTarget;
       }
@@ -204,15 +230,17 @@ function celUser(row: RecordValues): CelUser {
 
 /** A record as CEL sees it; references stay null until a chain loads them. */
 export function celRecord(entity: Entity, record: RecordValues): Record<string, unknown> {
-  const out: Record<string, unknown> = {
-    id: record.id ?? null,
-    created_at: toTimestamp(record.created_at ?? null),
-    updated_at: toTimestamp(record.updated_at ?? null),
-    // Loaded as a user only when an expression reaches into it (`created_by.id`).
-    created_by: null,
+  // Empty values are left out (unbound), references too: a chain loads those it needs, and
+  // `created_by` is loaded as a user only when an expression mentions it.
+  const out: Record<string, unknown> = {};
+  const set = (name: string, value: unknown) => {
+    if (value !== null && value !== undefined) out[name] = value;
   };
-  if ('state' in record) out.state = record.state ?? null;
-  for (const field of entity.fields) out[field.name] = celValue(field.type, record[field.name] ?? null);
+  set('id', record.id);
+  set('created_at', toTimestamp(record.created_at ?? null));
+  set('updated_at', toTimestamp(record.updated_at ?? null));
+  if ('state' in record) set('state', record.state);
+  for (const field of entity.fields) set(field.name, celValue(field.type, record[field.name] ?? null));
   return out;
 }
 
