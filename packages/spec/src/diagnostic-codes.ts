@@ -52,6 +52,10 @@ export const DIAGNOSTIC_CODES = {
   'invalid-screen': { severity: 'error', summary: 'A screen kind is not home, list, detail, form or board.' },
   'invalid-route': { severity: 'error', summary: 'A route is malformed or does not fit its screen kind.' },
   'invalid-filter': { severity: 'error', summary: "A screen's `where` filter is not understood." },
+  'invalid-reference-path': {
+    severity: 'error',
+    summary: 'A chain of fields (`doctor.account`) does not go through references.',
+  },
   // Permissions
   'invalid-permission': { severity: 'error', summary: 'A permission cell names an unknown operation.' },
   'entity-without-permissions': { severity: 'warning', summary: 'No role may do anything with an entity.' },

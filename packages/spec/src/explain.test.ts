@@ -211,8 +211,15 @@ function lendingDesk(): Model {
     delete: 'none',
     createFields: null,
     updateFields: null,
+    via: { read: null, update: null, delete: null },
+    inStates: { read: null, update: null, delete: null },
   } as const;
-  const every = { createFields: null, updateFields: null };
+  const every = {
+    createFields: null,
+    updateFields: null,
+    via: { read: null, update: null, delete: null },
+    inStates: { read: null, update: null, delete: null },
+  };
   model.permissions = [
     { role: 'staff', entity: 'Book', create: true, read: 'all', update: 'all', delete: 'all', ...every, span: at },
     { role: 'staff', entity: 'Loan', create: true, read: 'all', update: 'all', delete: 'none', ...every, span: at },

@@ -254,8 +254,19 @@ export interface Permission {
   createFields: string[] | null;
   /** The fields the role may change when it updates a record (`update own (notes)`), or null for all. */
   updateFields: string[] | null;
+  /**
+   * For `own` access, the chains of fields that lead from a record to its owner, per operation
+   * (`read own via doctor.account`: records whose doctor's account is the user); null for the
+   * default owners, `created_by` and every field referring to `User`.
+   */
+  via: Record<RecordOperation, string[][] | null>;
+  /** The states a record must be in for the grant to apply (`update own while draft`), per operation; null for any. */
+  inStates: Record<RecordOperation, string[] | null>;
   span: Span;
 }
+
+/** The operations of point 6 on existing records. */
+export type RecordOperation = 'read' | 'update' | 'delete';
 
 // ---------------------------------------------------------------------------------------------
 // 7. The calls it makes

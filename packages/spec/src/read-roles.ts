@@ -1,9 +1,10 @@
-import type { Access, Permission, Role, Span } from './model.ts';
+import type { Access, Permission, RecordOperation, Role, Span } from './model.ts';
 import { ANYONE } from './model.ts';
-import { plain, ROLE_NAME } from './names.ts';
+import { plain, ROLE_NAME, USER_ENTITY } from './names.ts';
 import type { Section } from './parse-sections.ts';
 import { type Cell, cellPart, DOC_COLUMNS, splitList } from './parse-tables.ts';
 import { allTables, NameSet, validName } from './read-helpers.ts';
+import { readReferencePath } from './reference-paths.ts';
 import type { Scope } from './scope.ts';
 import { suggest } from './suggest.ts';
 
@@ -100,10 +101,15 @@ function readPermission(cell: Cell, role: string, entity: string, scope: Scope):
     delete: 'none',
     createFields: null,
     updateFields: null,
+    via: { read: null, update: null, delete: null },
+    inStates: { read: null, update: null, delete: null },
   };
   const text = plain(cell.text);
   if (text === '' || /^(-|—|–|none|no)$/i.test(text)) return null;
-  for (const item of splitList(cell, ',', { parentheses: true })) {
+  for (const written of splitList(cell, ',', { parentheses: true })) {
+    const conditions = itemConditions(written, entity, scope);
+    if (!conditions) continue;
+    const item = conditions.bare;
     const { head, fields } = fieldList(item, entity, scope);
     const words = head
       .toLowerCase()
@@ -150,10 +156,93 @@ function readPermission(cell: Cell, role: string, entity: string, scope: Scope):
     if (op === 'all' || op === 'crud' || op === 'update') {
       permission.updateFields = merge(permission.updateFields, permission.update === 'none');
     }
-    if (op === 'all' || op === 'crud') permission.read = permission.update = permission.delete = access;
-    else if (op !== 'create') permission[op as 'read' | 'update' | 'delete'] = access;
+    const operations: RecordOperation[] =
+      op === 'all' || op === 'crud' ? ['read', 'update', 'delete'] : op === 'create' ? [] : [op as RecordOperation];
+    if (conditions.via !== null && !own) {
+      scope.bag.report(
+        'invalid-permission',
+        written.span,
+        `"${written.text}" says whose records are the role's own (via), but grants every record.`,
+        { hint: `Write "${op} own via …": via names the fields that lead from a record to its owner.` },
+      );
+      continue;
+    }
+    if ((conditions.via !== null || conditions.states !== null) && operations.length === 0) {
+      scope.bag.report(
+        'invalid-permission',
+        written.span,
+        `"${written.text}" puts a condition on create, which has no record yet to test it on.`,
+        { hint: 'Only read, update and delete take "via" and "while"; a rule in point 5 checks new records.' },
+      );
+      continue;
+    }
+    for (const operation of operations) {
+      permission[operation] = access;
+      permission.via[operation] = conditions.via;
+      permission.inStates[operation] = conditions.states;
+    }
   }
   return permission;
+}
+
+/**
+ * Takes an item's conditions off it: `via doctor.account or patient.account` (the chains that
+ * lead to the owner of a record) and a trailing `while draft or submitted` (the states the
+ * record must be in). What is left keeps its length (the conditions become spaces), so the spans
+ * of the fields in parentheses stay right. Reports a wrong chain or state and returns null.
+ */
+function itemConditions(
+  item: Cell,
+  entityName: string,
+  scope: Scope,
+): { bare: Cell; via: string[][] | null; states: string[] | null } | null {
+  let text = item.text;
+  const entity = scope.entities.get(entityName);
+  const what = `The permission "${item.text}"`;
+  let states: string[] | null = null;
+  const during = /\s+while\s+(.*)$/i.exec(text);
+  if (during) {
+    const list = during[1] ?? '';
+    const listAt = text.length - list.length;
+    states = [];
+    const machine = scope.machines.get(entityName);
+    let offset = listAt;
+    for (const piece of list.split(/\s+or\s+/i)) {
+      const at = text.indexOf(piece, offset);
+      offset = at + piece.length;
+      const name = piece.trim();
+      if (!scope.state(machine, entityName, cellPart(item, at + piece.indexOf(name), name.length), what)) return null;
+      states.push(name);
+    }
+    text = text.slice(0, during.index);
+  }
+  let via: string[][] | null = null;
+  const through = /\s+via\s+([^()]*?)\s*(?=\(|$)/i.exec(text);
+  if (through && entity) {
+    const list = through[1] ?? '';
+    const listAt = (through.index ?? 0) + through[0].indexOf(list, 4);
+    via = [];
+    let offset = listAt;
+    for (const piece of list.split(/\s+or\s+/i)) {
+      const at = text.indexOf(piece, offset);
+      offset = at + piece.length;
+      const chain = cellPart(item, at, piece.length);
+      const path = readReferencePath(chain, entity, scope, what);
+      if (!path) return null;
+      if (path.type?.kind !== 'reference' || path.type.entity !== USER_ENTITY) {
+        scope.bag.report(
+          'invalid-reference-path',
+          chain.span,
+          `${what}: "${piece}" does not end at a user, so it cannot say whose records are the role's own.`,
+          { hint: 'End the chain at a field referring to User (or created_by), e.g. doctor.account.' },
+        );
+        return null;
+      }
+      via.push(path.fields);
+    }
+    text = `${text.slice(0, through.index)}${' '.repeat(through[0].length)}${text.slice((through.index ?? 0) + through[0].length)}`;
+  }
+  return { bare: { text: text.trimEnd(), span: item.span }, via, states };
 }
 
 /**

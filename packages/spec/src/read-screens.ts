@@ -2,6 +2,7 @@ import type { FieldType, Screen, ScreenFilter, ScreenKind } from './model.ts';
 import type { Section } from './parse-sections.ts';
 import { type Cell, cellPart, splitList } from './parse-tables.ts';
 import { allTables, cellOf, docOf, NameSet, pathParams, requiredCell, rowsOf } from './read-helpers.ts';
+import { readReferencePath } from './reference-paths.ts';
 import type { Scope } from './scope.ts';
 import { suggest } from './suggest.ts';
 
@@ -118,17 +119,34 @@ function readShows(cell: Cell, screen: Screen, scope: Scope): boolean {
 }
 
 function readFilter(cell: Cell, entityName: string, scope: Scope, route: string): ScreenFilter | null {
-  const m = /^([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.+)$/.exec(cell.text);
+  const m = /^([A-Za-z_][A-Za-z0-9_]*(?:\s*\.\s*[A-Za-z_][A-Za-z0-9_]*)*)\s*=\s*(.+)$/.exec(cell.text);
   if (!m) {
     scope.bag.report('invalid-filter', cell.span, `Filter "${cell.text}" of screen ${route} is not understood.`, {
       hint: 'Write "field = value", where value is me, a state, a choice value, a number, true/false or a "quoted text".',
     });
     return null;
   }
-  const [, field, raw] = m as unknown as [string, string, string];
+  const [, written, raw] = m as unknown as [string, string, string];
   const entity = scope.entities.get(entityName);
   if (!entity) return null;
   const valueCell = cellPart(cell, cell.text.lastIndexOf(raw), raw.length);
+  if (written.includes('.')) {
+    // A chain through references: `doctor.account = me` keeps the records whose doctor's account is the user.
+    const path = readReferencePath(cellPart(cell, 0, written.length), entity, scope, `Screen ${route}`);
+    if (!path) return null;
+    const field = path.fields.join('.');
+    if (raw === 'me' && path.type?.kind === 'reference' && path.type.entity === 'User') {
+      return { field, value: { me: true } };
+    }
+    scope.bag.report(
+      'invalid-filter',
+      valueCell.span,
+      `A filter through references compares with me, so ${entityName}.${field} must end at a field referring to User.`,
+      { hint: 'Write e.g. "Appointment where doctor.account = me", where account is a User field of Doctor.' },
+    );
+    return null;
+  }
+  const field = written;
   if (field === 'state') {
     if (!scope.state(scope.machines.get(entityName), entityName, valueCell, `Screen ${route}`)) return null;
     return { field, value: { literal: raw } };

@@ -1,4 +1,13 @@
-import { type Access, ANYONE, type Model, rolesDeclared, type Transition, USER_ENTITY } from '@ninepoint/spec';
+import {
+  type Access,
+  ANYONE,
+  type Model,
+  type Permission,
+  rolesDeclared,
+  type Transition,
+  USER_ENTITY,
+} from '@ninepoint/spec';
+import { coversEveryRecord, EVERY_RECORD, type Grant, type RowPath, rowPath } from './row-access.ts';
 
 /** Who makes a call: a signed-in user with their roles, or a signed-out visitor (`userId` null). */
 export interface Actor {
@@ -19,7 +28,8 @@ export const VISITOR: Actor = Object.freeze({ userId: null, roles: Object.freeze
  * - Point 6 **shown**: a user has the access of the best of their roles (`all` over `own` over
  *   none). The row `anyone` applies to everybody, signed in or not; it is all a visitor has.
  * - **own** covers the records the user created or that name the user in a field referring to
- *   `User` (`borrower`): `ownerColumns`.
+ *   `User` (`borrower`): `ownerColumns`; or, with `own via doctor.account`, the records those
+ *   chains lead from to the user. **while** limits a grant to records in some states.
  * - A **transition** may be taken by the roles in its `who` (the creating one also needs create
  *   access); an empty `who` means whoever may update the record.
  * - **Fields** a role may set: `create (title)` and `update own (due)` limit what the role's
@@ -30,7 +40,15 @@ export interface EntityPermissions {
   /** `created_by` and the fields referring to `User`: a record is a user's own when one names them. */
   readonly ownerColumns: readonly string[];
   mayCreate(actor: Actor): boolean;
+  /**
+   * The actor's access: `all` when some grant covers every record, `own` when grants cover some
+   * records (their own, or records in some states: `covers` decides per record), else `none`.
+   */
   access(actor: Actor, operation: Operation): Access;
+  /** What each of the actor's granting roles grants: the records and states it covers (see `Grant`). */
+  grants(actor: Actor, operation: Operation): readonly Grant[];
+  /** The grants a transition's `who` gives: every record when named, else those of update. */
+  transitionGrants(actor: Actor, transition: Transition): readonly Grant[];
   /** Whether the actor may take the transition on a record they may read (`own` is checked by the caller). */
   transitionAccess(actor: Actor, transition: Transition): Access;
   /**
@@ -40,13 +58,6 @@ export interface EntityPermissions {
   settable(actor: Actor, operation: 'create' | 'update'): ReadonlySet<string> | null;
   /** Whether anybody at all may read this entity, signed out. */
   readonly visitorsMayRead: boolean;
-}
-
-const RANK: Record<Access, number> = { none: 0, own: 1, all: 2 };
-
-/** The better of two accesses. */
-function best(a: Access, b: Access): Access {
-  return RANK[a] >= RANK[b] ? a : b;
 }
 
 /** Compiles point 6 (and the transitions' `who`) into a permission table per entity. */
@@ -75,11 +86,25 @@ export function compilePermissions(
       }
       return found;
     };
+    const defaultPaths: RowPath[] = ownerColumns.map((c) => ({ column: c, through: [] }));
+    const pathsOf = new Map<Permission, Record<Operation, RowPath[] | null>>();
+    for (const row of rows) {
+      const resolve = (operation: Operation) =>
+        row.via[operation]?.map((fields) => rowPath(model, entity, fields)) ?? defaultPaths;
+      pathsOf.set(row, { read: resolve('read'), update: resolve('update'), delete: resolve('delete') });
+    }
+    const grants = (actor: Actor, operation: Operation): readonly Grant[] => {
+      if (!rolesShown) return actor.userId === null ? [] : [EVERY_RECORD];
+      return rowsOf(actor)
+        .filter((row) => row[operation] !== 'none')
+        .map((row) => ({
+          paths: row[operation] === 'all' ? null : (pathsOf.get(row)?.[operation] ?? defaultPaths),
+          states: row.inStates[operation],
+        }));
+    };
     const access = (actor: Actor, operation: Operation): Access => {
-      if (!rolesShown) return actor.userId === null ? 'none' : 'all';
-      let granted: Access = 'none';
-      for (const row of rowsOf(actor)) granted = best(granted, row[operation]);
-      return granted;
+      const granted = grants(actor, operation);
+      return granted.length === 0 ? 'none' : coversEveryRecord(granted) ? 'all' : 'own';
     };
     const mayCreate = (actor: Actor): boolean => {
       if (!rolesShown) return actor.userId !== null;
@@ -95,6 +120,10 @@ export function compilePermissions(
       if (transition.creates) return mayCreate(actor) ? 'all' : 'none';
       return 'all';
     };
+    const transitionGrants = (actor: Actor, transition: Transition): readonly Grant[] => {
+      if (transition.who.length === 0) return grants(actor, 'update');
+      return transitionAccess(actor, transition) === 'none' ? [] : [EVERY_RECORD];
+    };
     const settable = (actor: Actor, operation: 'create' | 'update'): ReadonlySet<string> | null => {
       if (!rolesShown) return null;
       const granting = rowsOf(actor).filter((row) => (operation === 'create' ? row.create : row.update !== 'none'));
@@ -107,6 +136,8 @@ export function compilePermissions(
       ownerColumns,
       mayCreate,
       access,
+      grants,
+      transitionGrants,
       transitionAccess,
       settable,
       visitorsMayRead: access({ userId: null, roles: [] }, 'read') !== 'none',

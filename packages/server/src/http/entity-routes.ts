@@ -1,5 +1,4 @@
 import {
-  type Access,
   type CelUser,
   defaultValueAt,
   type Entity,
@@ -15,8 +14,10 @@ import type { EntityLogic, LogicCheck } from '../compile/entity-logic.ts';
 import type { JsonSchema } from '../compile/json-schemas.ts';
 import type { EntityPermissions } from '../compile/permissions.ts';
 import type { Route } from '../compile/route-table.ts';
+import { covers, coversEveryRecord, type Grant } from '../compile/row-access.ts';
 import { replayHistory } from '../store/history.ts';
-import type { ApiRecord, EntityRecords, Refusal, Store, Value, WriteCheck } from '../store/store.ts';
+import { settle } from '../store/settle-reads.ts';
+import type { ApiRecord, EntityRecords, Refusal, Store, TxReader, Value, WriteCheck } from '../store/store.ts';
 import type { RequestActor } from './auth.ts';
 import { etagOf, ifMatchVersions } from './etag.ts';
 import { FieldErrors } from './field-errors.ts';
@@ -36,6 +37,8 @@ interface EntityContext {
   entity: Entity;
   machine: StateMachine | undefined;
   records: EntityRecords;
+  /** Every entity's records, for the chains of `own via`. */
+  store: Store;
   /** The rules, guards and limits its writes check, inside their transactions. */
   logic: EntityLogic | undefined;
   /** What point 6 lets each actor do with these records. */
@@ -74,6 +77,7 @@ export function registerEntityRoutes(app: FastifyInstance, compiled: CompiledApp
       entity,
       machine: model.machines.find((m) => m.entity === name),
       records: store.records(name),
+      store,
       logic: compiled.logic.get(name),
       permissions: permissionsOf(compiled, name),
       catalogue,
@@ -128,9 +132,9 @@ function listHandler(route: Route, { records, settings, permissions }: EntityCon
   const params = route.list;
   if (!params) throw new Error(`${route.method} ${route.path} lists without list parameters.`);
   return async (request, reply) => {
-    const access = readAccess(request.actor, permissions);
+    const grants = readGrants(request.actor, permissions);
     const query = parseListQuery(request.query as RawQuery, params, settings);
-    if (access === 'own') query.owner = { columns: [...permissions.ownerColumns], userId: ownerId(request.actor) };
+    if (!coversEveryRecord(grants)) query.owner = { grants, userId: ownerId(request.actor) };
     const page = await records.list(query);
     const sort = `${query.sort.descending ? '-' : ''}${query.sort.column}`;
     return reply.send({
@@ -143,25 +147,25 @@ function listHandler(route: Route, { records, settings, permissions }: EntityCon
 
 function getHandler(route: Route, context: EntityContext): Handler {
   return async (request, reply) => {
-    const access = readAccess(request.actor, context.permissions);
+    const grants = readGrants(request.actor, context.permissions);
     const id = recordId(request, route, context);
     const stored = await context.records.get(id);
-    if (!stored || !readable(access, stored.record, request.actor, context)) throw notFound(context, id);
+    if (!stored || !(await readable(grants, stored.record, request.actor, context))) throw notFound(context, id);
     return reply.header('etag', etagOf(stored.version)).send(stored.record);
   };
 }
 
 function historyHandler(route: Route, context: EntityContext): Handler {
   return async (request, reply) => {
-    const access = readAccess(request.actor, context.permissions);
+    const grants = readGrants(request.actor, context.permissions);
     const id = recordId(request, route, context);
     const items = await context.records.history(id);
     // A deleted record's history stays readable; an id never used has none.
     if (items.length === 0) throw notFound(context, id);
-    if (access === 'own') {
+    if (!coversEveryRecord(grants)) {
       // The record as it is, or as it was last when deleted: its history holds every change.
       const current = (await context.records.get(id))?.record ?? replayHistory(items);
-      if (!readable(access, current, request.actor, context)) throw notFound(context, id);
+      if (!(await readable(grants, current, request.actor, context))) throw notFound(context, id);
     }
     return reply.send({ items });
   };
@@ -225,7 +229,7 @@ function updateHandler(route: Route, context: EntityContext): Handler {
   const fields = entity.fields.filter((f) => Object.hasOwn(schema.properties ?? {}, f.name));
   return async (request, reply) => {
     const { actor } = request;
-    const read = readAccess(actor, context.permissions);
+    const read = readGrants(actor, context.permissions);
     const id = recordId(request, route, context);
     const body = readBody(request, errors, route.body === null);
     const at = new Date().toISOString();
@@ -245,12 +249,12 @@ function updateHandler(route: Route, context: EntityContext): Handler {
     }
     if (failures.length > 0) throw new ProblemError('VALIDATION_FAILED', {}, { errors: failures });
     const ifVersions = ifMatchVersions(request.headers['if-match']);
-    const allowed = writeAllowed(read, context.permissions.access(actor, 'update'), actor, context, id);
+    const allowed = writeAllowed(read, context.permissions.grants(actor, 'update'), actor, context, id);
     const authorize: typeof allowed =
       fixed.length === 0
         ? allowed
-        : (current, next) => {
-            allowed(current, next);
+        : (current, next, reader) => {
+            allowed(current, next, reader);
             const changed = fixed.filter((f) => !sameValue(f, current[f.name] ?? null, next[f.name] ?? null));
             if (changed.length > 0) throw mayNotSet(changed, `of this ${entity.name}`, 'change');
           };
@@ -280,7 +284,7 @@ function transitionHandler(route: Route, context: EntityContext, name: string): 
   const fields = entity.fields.filter((f) => Object.hasOwn(schema.properties ?? {}, f.name));
   return async (request, reply) => {
     const { actor } = request;
-    const read = readAccess(actor, context.permissions);
+    const read = readGrants(actor, context.permissions);
     const id = recordId(request, route, context);
     const body = readBody(request, errors, true);
     const at = new Date().toISOString();
@@ -292,7 +296,7 @@ function transitionHandler(route: Route, context: EntityContext, name: string): 
     }
     if (failures.length > 0) throw new ProblemError('VALIDATION_FAILED', {}, { errors: failures });
     const ifVersions = ifMatchVersions(request.headers['if-match']);
-    const allowed = writeAllowed(read, context.permissions.transitionAccess(actor, transition), actor, context, id);
+    const allowed = writeAllowed(read, context.permissions.transitionGrants(actor, transition), actor, context, id);
     const outcome = await records.transition(
       id,
       { name: transition.name, to: transition.to },
@@ -308,14 +312,14 @@ function transitionHandler(route: Route, context: EntityContext, name: string): 
 function deleteHandler(route: Route, context: EntityContext): Handler {
   return async (request, reply) => {
     const { actor } = request;
-    const read = readAccess(actor, context.permissions);
+    const read = readGrants(actor, context.permissions);
     const id = recordId(request, route, context);
     const ifVersions = ifMatchVersions(request.headers['if-match']);
-    const allowed = writeAllowed(read, context.permissions.access(actor, 'delete'), actor, context, id);
+    const allowed = writeAllowed(read, context.permissions.grants(actor, 'delete'), actor, context, id);
     const outcome = await context.records.delete(
       id,
       { at: new Date().toISOString(), by: actor.userId, ifVersions },
-      (current) => allowed(current, current),
+      (current, reader) => allowed(current, current, reader),
     );
     if (!outcome.ok) throw refused(outcome.refusal, context, id);
     return reply.code(204).send();
@@ -437,11 +441,11 @@ function denied(actor: RequestActor): ProblemError {
   return new ProblemError(actor.userId === null ? 'NOT_SIGNED_IN' : 'FORBIDDEN');
 }
 
-/** The actor's read access to the entity; refuses at once when it is none. */
-function readAccess(actor: RequestActor, permissions: EntityPermissions): Access {
-  const access = permissions.access(actor, 'read');
-  if (access === 'none') throw denied(actor);
-  return access;
+/** The actor's read grants on the entity; refuses at once when there are none. */
+function readGrants(actor: RequestActor, permissions: EntityPermissions): readonly Grant[] {
+  const grants = permissions.grants(actor, 'read');
+  if (grants.length === 0) throw denied(actor);
+  return grants;
 }
 
 /** The id `own` is matched against; a visitor owns nothing (an id no record can have). */
@@ -449,32 +453,42 @@ function ownerId(actor: RequestActor): string {
   return actor.userId ?? '';
 }
 
-/** Whether a record is the actor's own: they created it, or a field referring to `User` names them. */
-function owns(record: ApiRecord, actor: RequestActor, context: EntityContext): boolean {
-  if (actor.userId === null) return false;
-  return context.permissions.ownerColumns.some((c) => record[c] === actor.userId);
-}
-
-function readable(access: Access, record: ApiRecord, actor: RequestActor, context: EntityContext): boolean {
-  return access === 'all' || (access === 'own' && owns(record, actor, context));
+/**
+ * Whether the actor may read a record outside a write: the records an `own via` chain goes
+ * through are read first (`settle`), then `covers` decides as it does inside a write.
+ */
+async function readable(
+  grants: readonly Grant[],
+  record: ApiRecord,
+  actor: RequestActor,
+  context: EntityContext,
+): Promise<boolean> {
+  if (coversEveryRecord(grants)) return true;
+  return settle((load) => covers(grants, record, actor.userId, load), context.store);
 }
 
 /**
  * The check a write makes of the record in its transaction: NOT_FOUND when the actor may not read
  * it, FORBIDDEN when they may read it but not do this, or when `own` access would write a record
- * that is not (or no longer) theirs.
+ * that is not (or no longer) theirs. A grant limited to some states (`while`) is tested on the
+ * record as it is: a transition leaves those states by design.
  */
 function writeAllowed(
-  read: Access,
-  access: Access,
+  read: readonly Grant[],
+  granted: readonly Grant[],
   actor: RequestActor,
   context: EntityContext,
   id: string,
-): (current: ApiRecord, next: ApiRecord) => void {
-  return (current, next) => {
-    if (!readable(read, current, actor, context)) throw notFound(context, id);
-    if (access === 'none') throw denied(actor);
-    if (access === 'own' && (!owns(current, actor, context) || !owns(next, actor, context))) throw denied(actor);
+): (current: ApiRecord, next: ApiRecord, reader: TxReader) => void {
+  return (current, next, reader) => {
+    const load = (entity: string, key: string) => reader.get(entity, key);
+    if (!covers(read, current, actor.userId, load)) throw notFound(context, id);
+    if (granted.length === 0) throw denied(actor);
+    if (coversEveryRecord(granted)) return;
+    const stays = { ...next, state: current.state ?? null };
+    if (!covers(granted, current, actor.userId, load) || !covers(granted, stays, actor.userId, load)) {
+      throw denied(actor);
+    }
   };
 }
 

@@ -1,3 +1,4 @@
+import type { RowPath } from '../compile/row-access.ts';
 import type { SqlColumn } from '../compile/sql-schema.ts';
 import type { ApiRecord, ListQuery, Position, TransitionWrite, Value } from './store.ts';
 
@@ -92,6 +93,10 @@ export function listConditions(
 ): string[] {
   const where: string[] = [];
   for (const filter of query.filters) {
+    if (filter.path) {
+      where.push(filter.value === null ? '1 = 0' : pathCondition(filter.path, filter.value, columnOf, d));
+      continue;
+    }
     const column = columnOf(filter.column);
     where.push(
       filter.value === null
@@ -105,9 +110,39 @@ export function listConditions(
     where.push(`(${columns.map((c) => `${d.quote(c.name)} ${d.like} ${d.bind(pattern)} ESCAPE '\\'`).join(' OR ')})`);
   }
   if (query.owner) {
-    const { userId } = query.owner;
-    const columns = query.owner.columns.map(columnOf);
-    where.push(`(${columns.map((c) => `${d.quote(c.name)} = ${d.bind(userId)}`).join(' OR ')})`);
+    const { userId, grants } = query.owner;
+    const covered = grants.map((grant) => {
+      const parts: string[] = [];
+      if (grant.states !== null) {
+        const state = d.quote(columnOf('state').name);
+        parts.push(
+          grant.states.length === 0 ? '1 = 0' : `${state} IN (${grant.states.map((s) => d.bind(s)).join(', ')})`,
+        );
+      }
+      if (grant.paths !== null) {
+        const paths = grant.paths.map((path) => pathCondition(path, userId, columnOf, d));
+        parts.push(paths.length === 0 ? '1 = 0' : `(${paths.join(' OR ')})`);
+      }
+      return parts.length === 0 ? '1 = 1' : parts.join(' AND ');
+    });
+    where.push(covered.length === 0 ? '1 = 0' : `(${covered.map((c) => `(${c})`).join(' OR ')})`);
   }
   return where;
+}
+
+/**
+ * Rows whose chain of references leads to `value`: `"doctor" IN (SELECT "id" FROM "doctors" WHERE
+ * "account" = ?)`. Tables and columns come from the compiled model and are quoted; the value is bound.
+ */
+function pathCondition(
+  path: RowPath,
+  value: Value,
+  columnOf: (name: string) => SqlColumn,
+  d: ConditionDialect,
+): string {
+  let tail = ` = ${d.bind(value)}`;
+  for (const step of [...path.through].reverse()) {
+    tail = ` IN (SELECT ${d.quote('id')} FROM ${d.quote(step.table)} WHERE ${d.quote(step.column)}${tail})`;
+  }
+  return `${d.quote(columnOf(path.column).name)}${tail}`;
 }

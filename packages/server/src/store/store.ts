@@ -1,5 +1,6 @@
 import { LoadPending, type Model } from '@ninepoint/spec';
 import type { MigrationPlan } from '../compile/migration-plan.ts';
+import type { RowPath, RowScope } from '../compile/row-access.ts';
 import type { SqlSchema } from '../compile/sql-schema.ts';
 import type { SqlRunner } from './sql-runner.ts';
 
@@ -85,9 +86,10 @@ export interface ConditionalWrite extends WriteContext {
   /**
    * Whether the actor may make this write, decided on the record as stored (`current`) and as the
    * write would leave it (`next`), first thing in the transaction: before the version, before
-   * "nothing changed", before references and rules. It refuses by throwing.
+   * "nothing changed", before references and rules. It refuses by throwing. It may read
+   * (following `own via` chains), so, like a `WriteCheck`, it must have no effect but its answer.
    */
-  authorize?: (current: ApiRecord, next: ApiRecord) => void;
+  authorize?: (current: ApiRecord, next: ApiRecord, reader: TxReader) => void;
 }
 
 /** Why a write was refused; nothing was written. */
@@ -109,12 +111,15 @@ export type DeleteOutcome = { ok: true } | { ok: false; refusal: Refusal };
 export interface ListQuery {
   /** The sort column, with `id` as the tie-breaker in the same direction. */
   sort: { column: string; descending: boolean };
-  /** Equality on columns, all of which must hold. */
-  filters: { column: string; value: Value }[];
+  /**
+   * Equality on columns, all of which must hold. A filter through references (`doctor.account`)
+   * carries its chain of columns in `path`.
+   */
+  filters: { column: string; value: Value; path?: RowPath }[];
   /** Records any of whose `columns` contains `text` (case-insensitive for ASCII letters). */
   search: { columns: string[]; text: string } | null;
-  /** Only records one of whose `columns` is `userId` (a role's `own` access); null for all. */
-  owner: { columns: string[]; userId: string } | null;
+  /** Only the records one of the grants covers for the user (`own`, `via`, `while`); null for all. */
+  owner: RowScope | null;
   /** Records after this position in the sort order. */
   after: Position | null;
   limit: number;
@@ -195,8 +200,11 @@ export type PendingRead =
       excludeId: string;
     };
 
-/** Runs inside a delete's transaction on the record about to be deleted; refuses by throwing. */
-export type DeleteCheck = (current: ApiRecord) => void;
+/**
+ * Runs inside a delete's transaction on the record about to be deleted; refuses by throwing. Like
+ * a `WriteCheck` it may read (a chain of `own via`), so it must have no effect but its answer.
+ */
+export type DeleteCheck = (current: ApiRecord, reader: TxReader) => void;
 
 /** A state change: the transition taken and the state it leads to. */
 export interface TransitionWrite {

@@ -359,7 +359,8 @@ export class PgRecords implements EntityRecords {
     if (!row) return { ok: false, refusal: { kind: 'not-found' } };
     const current = this.#stored(row);
     const { changes, record } = plannedWrite(this.#fieldColumns, current.record, values, transition, context.at);
-    context.authorize?.(current.record, record);
+    const { authorize } = context;
+    if (authorize) await this.#runCheck(client, (n, c, reader) => authorize(c ?? n, n, reader), record, current.record);
     if (context.ifVersions !== null && !context.ifVersions.includes(current.version)) {
       return { ok: false, refusal: { kind: 'stale' } };
     }
@@ -415,7 +416,8 @@ export class PgRecords implements EntityRecords {
     const { rows } = await client.query<Row>({ ...this.#getForUpdate, values: [id] });
     const row = rows[0];
     if (!row) return { ok: false, refusal: { kind: 'not-found' } };
-    check?.(this.#record(row));
+    if (check)
+      await this.#runCheck(client, (_n, c, reader) => check(c ?? _n, reader), this.#record(row), this.#record(row));
     if (context.ifVersions !== null && !context.ifVersions.includes(Number(row[VERSION_COLUMN]))) {
       return { ok: false, refusal: { kind: 'stale' } };
     }

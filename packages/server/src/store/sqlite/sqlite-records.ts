@@ -362,7 +362,7 @@ export class SqliteRecords implements EntityRecords {
     if (!row) return { ok: false, refusal: { kind: 'not-found' } };
     const current = this.#stored(row);
     const { changes, record } = plannedWrite(this.#fieldColumns, current.record, values, transition, context.at);
-    context.authorize?.(current.record, record);
+    context.authorize?.(current.record, record, this.#shared.reader);
     if (context.ifVersions !== null && !context.ifVersions.includes(current.version)) {
       return { ok: false, refusal: { kind: 'stale' } };
     }
@@ -398,7 +398,7 @@ export class SqliteRecords implements EntityRecords {
   #deleteRecord(id: string, context: ConditionalWrite, check: DeleteCheck | undefined): DeleteOutcome {
     const row = this.#get.get(id);
     if (!row) return { ok: false, refusal: { kind: 'not-found' } };
-    check?.(this.#record(row));
+    check?.(this.#record(row), this.#shared.reader);
     if (context.ifVersions !== null && !context.ifVersions.includes(Number(row[VERSION_COLUMN]))) {
       return { ok: false, refusal: { kind: 'stale' } };
     }
