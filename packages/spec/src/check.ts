@@ -76,6 +76,7 @@ export function checkSpec(source: string): CheckResult {
   model.roles = roles.roles;
   model.permissions = roles.permissions;
   model.machines = read('states', readMachines, []);
+  for (const check of scope.afterMachines) check();
   model.rules = read('rules', readRules, []);
   model.screens = read('screens', readScreens, []);
   model.calls = read('calls', readCalls, []);

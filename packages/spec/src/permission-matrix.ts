@@ -1,4 +1,4 @@
-import { type Access, ANYONE, type Model, rolesDeclared } from './model.ts';
+import { type Access, ANYONE, type Model, type Permission, type RecordOperation, rolesDeclared } from './model.ts';
 
 /** What one role may do with one entity's records (point 6). */
 export interface PermissionCell {
@@ -9,6 +9,9 @@ export interface PermissionCell {
   /** The fields it may set on create and change on update; null for all. */
   createFields: string[] | null;
   updateFields: string[] | null;
+  /** Whose records are own (`via`) and the states a grant needs (`while`), per operation; absent for none. */
+  via?: Permission['via'];
+  inStates?: Permission['inStates'];
 }
 
 /** Point 6 as a table: a row per entity, a column per role. */
@@ -55,8 +58,8 @@ export function permissionMatrix(
       if (derived) return ALL;
       const row = model.permissions.find((p) => p.entity === entity.name && p.role === role);
       if (!row) return NONE;
-      const { create, read, update, delete: remove, createFields, updateFields } = row;
-      return { create, read, update, delete: remove, createFields, updateFields };
+      const { create, read, update, delete: remove, createFields, updateFields, via, inStates } = row;
+      return { create, read, update, delete: remove, createFields, updateFields, via, inStates };
     }),
   }));
   const transitions = model.machines.flatMap((m) =>
@@ -68,11 +71,16 @@ export function permissionMatrix(
 /** One cell in words: "create, read all, update own (notes)" or "none". */
 export function describeCell(cell: PermissionCell): string {
   const only = (fields: string[] | null) => (fields === null ? '' : ` (${fields.join(', ')})`);
+  const when = (op: RecordOperation) => {
+    const via = cell.via?.[op];
+    const states = cell.inStates?.[op];
+    return `${via ? ` via ${via.map((c) => c.join('.')).join(' or ')}` : ''}${states ? ` while ${states.join(' or ')}` : ''}`;
+  };
   const parts = [
     cell.create ? `create${only(cell.createFields)}` : '',
-    cell.read !== 'none' ? `read ${cell.read}` : '',
-    cell.update !== 'none' ? `update ${cell.update}${only(cell.updateFields)}` : '',
-    cell.delete !== 'none' ? `delete ${cell.delete}` : '',
+    cell.read !== 'none' ? `read ${cell.read}${when('read')}` : '',
+    cell.update !== 'none' ? `update ${cell.update}${only(cell.updateFields)}${when('update')}` : '',
+    cell.delete !== 'none' ? `delete ${cell.delete}${when('delete')}` : '',
   ].filter((p) => p !== '');
   return parts.length > 0 ? parts.join(', ') : 'none';
 }

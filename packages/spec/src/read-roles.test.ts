@@ -70,3 +70,50 @@ describe('fields a permission names', () => {
     ]);
   });
 });
+
+describe('whose records are own (via) and in which states (while)', () => {
+  const codes = (table: string) => withRoles(table).diagnostics.map((d) => `${d.code} ${d.message}`);
+
+  it('reads chains through references and states, per operation, fields and all', () => {
+    const { ok, model, diagnostics } =
+      withRoles(`| role   | Book | Loan                                                                   |
+| ------ | ---- | ---------------------------------------------------------------------- |
+| staff  | all  | all                                                                    |
+| member | read | read own via book.created_by or borrower, update own (due) while out |`);
+    expect(diagnostics).toEqual([]);
+    expect(ok).toBe(true);
+    expect(model.permissions.find((p) => p.role === 'member' && p.entity === 'Loan')).toMatchObject({
+      read: 'own',
+      update: 'own',
+      updateFields: ['due'],
+      via: { read: [['book', 'created_by'], ['borrower']], update: null, delete: null },
+      inStates: { read: null, update: ['out'], delete: null },
+    });
+  });
+
+  it('reports a chain that does not end at a user, or goes through a field that is no reference', () => {
+    expect(
+      codes(`| role   | Book | Loan                          |
+| ------ | ---- | ----------------------------- |
+| staff  | all  | all                           |
+| member | read | read own via book.copies       |
+| guest  | read | read own via borrower.email    |`),
+    ).toEqual([
+      expect.stringMatching(/^invalid-reference-path .*"book.copies" does not end at a user/),
+      expect.stringMatching(/^invalid-reference-path .*"borrower" is not a reference to an entity/),
+    ]);
+  });
+
+  it('reports via without own, a condition on create, and a state the entity does not have', () => {
+    expect(
+      codes(`| role   | Book | Loan                                       |
+| ------ | ---- | ------------------------------------------ |
+| staff  | all  | read via borrower, create while out        |
+| member | read | read own while lent                        |`),
+    ).toEqual([
+      expect.stringMatching(/^invalid-permission .*grants every record/),
+      expect.stringMatching(/^invalid-permission .*condition on create/),
+      expect.stringMatching(/^unknown-state .*"lent"/),
+    ]);
+  });
+});

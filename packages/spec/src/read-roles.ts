@@ -205,13 +205,14 @@ function itemConditions(
     const list = during[1] ?? '';
     const listAt = text.length - list.length;
     states = [];
-    const machine = scope.machines.get(entityName);
     let offset = listAt;
     for (const piece of list.split(/\s+or\s+/i)) {
       const at = text.indexOf(piece, offset);
       offset = at + piece.length;
       const name = piece.trim();
-      if (!scope.state(machine, entityName, cellPart(item, at + piece.indexOf(name), name.length), what)) return null;
+      const state = cellPart(item, at + piece.indexOf(name), name.length);
+      // Point 4 is read after point 6: the states are checked once the machines are known.
+      scope.afterMachines.push(() => scope.state(scope.machines.get(entityName), entityName, state, what));
       states.push(name);
     }
     text = text.slice(0, during.index);

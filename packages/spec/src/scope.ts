@@ -23,6 +23,11 @@ export class Scope {
   readonly messageSpans = new Map<string, Span>();
   /** True when point 6 is shown: only then are role names checked. */
   rolesShown = false;
+  /**
+   * Checks of names that point 4 defines but an earlier point uses (the states of point 6's
+   * `while`): run once the machines are read.
+   */
+  readonly afterMachines: (() => void)[] = [];
 
   readonly bag: DiagnosticBag;
 

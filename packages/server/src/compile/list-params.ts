@@ -1,5 +1,6 @@
-import type { Entity, Field, RuntimeSettings, StateMachine } from '@ninepoint/spec';
+import type { Entity, Field, Model, RuntimeSettings, StateMachine } from '@ninepoint/spec';
 import type { JsonSchema } from './json-schemas.ts';
+import { type RowPath, rowPath } from './row-access.ts';
 import { DEFAULT_SORT_COLUMNS } from './sql-schema.ts';
 
 /**
@@ -14,6 +15,8 @@ export interface ListParams {
   filterable: ReadonlyMap<string, FilterType>;
   /** Text-like fields `q` searches; empty when the entity has none (then `q` is refused). */
   searchable: readonly string[];
+  /** Filters through references that point-2 screens use (`doctor.account`), with their chains of columns. */
+  paths: ReadonlyMap<string, RowPath>;
 }
 
 /** How a sort field's values are stored: a cursor carries one, and is checked against this. */
@@ -34,7 +37,11 @@ export const DEFAULT_SORT = DEFAULT_SORT_COLUMNS[0];
 /** The query parameters of a list call, by name; `filter[field]` are one each. */
 export const LIST_PARAMETERS = ['limit', 'cursor', 'sort', 'q', 'count'] as const;
 
-export function compileListParams(entity: Entity, machine: StateMachine | undefined): ListParams {
+export function compileListParams(
+  entity: Entity,
+  machine: StateMachine | undefined,
+  model: Pick<Model, 'entities' | 'screens'> = { entities: [entity], screens: [] },
+): ListParams {
   const sortable = new Map<string, SortKey>([
     ['id', { stored: 'text', nullable: false }],
     ['created_at', { stored: 'text', nullable: false, format: 'datetime' }],
@@ -57,7 +64,17 @@ export function compileListParams(entity: Entity, machine: StateMachine | undefi
     filterable.set(field.name, type);
     if (['text', 'longText', 'email', 'url'].includes(field.type.kind)) searchable.push(field.name);
   }
-  return { sortable, filterable, searchable };
+  // A screen's `where doctor.account = me` filters on the server: a user's id through the chain.
+  const paths = new Map<string, RowPath>();
+  for (const screen of model.screens) {
+    if (screen.entity !== entity.name) continue;
+    for (const filter of screen.filters) {
+      if (!filter.field.includes('.') || paths.has(filter.field)) continue;
+      paths.set(filter.field, rowPath(model, entity, filter.field.split('.')));
+      filterable.set(filter.field, { kind: 'reference' });
+    }
+  }
+  return { sortable, filterable, searchable, paths };
 }
 
 function filterType(field: Field): FilterType {

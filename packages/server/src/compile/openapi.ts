@@ -267,6 +267,16 @@ const JSON_USER: JsonSchema = {
   additionalProperties: false,
 };
 const ACCESS: JsonSchema = { type: 'string', enum: ['none', 'own', 'all'] };
+const FIELD_LIST: JsonSchema = {
+  type: ['array', 'null'],
+  items: STRING,
+  description: 'The fields the caller may set; null for all.',
+};
+const STATE_LIST: JsonSchema = {
+  type: ['array', 'null'],
+  items: STRING,
+  description: 'The states a record must be in for the grant to apply (`while`); null for any.',
+};
 /** `GET /api/auth/me`'s `access`: what point 6 lets the caller do, per entity. */
 const ACCESS_SCHEMA: JsonSchema = {
   type: 'object',
@@ -279,6 +289,14 @@ const ACCESS_SCHEMA: JsonSchema = {
       update: ACCESS,
       delete: ACCESS,
       transitions: { type: 'object', additionalProperties: ACCESS },
+      createFields: FIELD_LIST,
+      updateFields: FIELD_LIST,
+      updateStates: STATE_LIST,
+      deleteStates: STATE_LIST,
+      ownedVia: {
+        type: 'boolean',
+        description: 'Whether `own` records are reached through references (`own via doctor.account`).',
+      },
     },
     required: ['create', 'read', 'update', 'delete', 'transitions'],
     additionalProperties: false,

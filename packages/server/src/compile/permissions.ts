@@ -162,6 +162,17 @@ export interface AccessSummary {
   /** The fields the actor may set on create and change on update, in the entity's order; null for all. */
   createFields: string[] | null;
   updateFields: string[] | null;
+  /** The states a record must be in to be updated or deleted (`while`); null for any. */
+  updateStates: string[] | null;
+  deleteStates: string[] | null;
+  /** Whether some `own` grant reaches records through references (`own via doctor.account`). */
+  ownedVia: boolean;
+}
+
+/** The states some grant needs, together; null when one of them applies in every state. */
+function statesOf(grants: readonly Grant[]): string[] | null {
+  if (grants.length === 0 || grants.some((g) => g.states === null)) return null;
+  return [...new Set(grants.flatMap((g) => g.states ?? []))];
 }
 
 /**
@@ -193,6 +204,11 @@ export function accessSummary(
       transitions,
       createFields: listed('create'),
       updateFields: listed('update'),
+      updateStates: statesOf(p.grants(actor, 'update')),
+      deleteStates: statesOf(p.grants(actor, 'delete')),
+      ownedVia: (['read', 'update', 'delete'] as const).some((op) =>
+        p.grants(actor, op).some((g) => g.paths?.some((path) => path.through.length > 0)),
+      ),
     };
   }
   return summary;

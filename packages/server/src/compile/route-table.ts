@@ -154,6 +154,7 @@ function entityFacts(model: Model): Map<string, EntityFacts> {
       list: compileListParams(
         entity,
         model.machines.find((m) => m.entity === entity.name),
+        model,
       ),
     });
   }

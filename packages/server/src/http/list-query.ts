@@ -67,7 +67,8 @@ export function parseListQuery(
       throw invalid(`${named} names no field to filter by`);
     }
     if (Array.isArray(value)) throw invalid(`give filter[${field}] once`);
-    filters.push({ column: field, value: filterValue(field, type, value ?? '') });
+    const path = params.paths.get(field);
+    filters.push({ column: field, value: filterValue(field, type, value ?? ''), ...(path ? { path } : {}) });
   }
 
   const text = one('q');

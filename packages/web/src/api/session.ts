@@ -14,6 +14,11 @@ export interface EntityAccess {
   /** The fields the user may set on create and change on update (point 6's `create (title)`); null for all. */
   createFields: string[] | null;
   updateFields: string[] | null;
+  /** The states a record must be in to be updated or deleted (point 6's `while`); null for any. */
+  updateStates?: string[] | null;
+  deleteStates?: string[] | null;
+  /** Whether `own` records are reached through references (`own via doctor.account`): the server decides. */
+  ownedVia?: boolean;
 }
 
 export interface User {

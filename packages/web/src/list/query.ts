@@ -150,7 +150,9 @@ export function fixedFilters(screen: Screen, entity: Entity, machine: StateMachi
   const filterable = new Set(['created_by', ...(machine ? ['state'] : []), ...entity.fields.map((f) => f.name)]);
   for (const filter of screen.filters) {
     const value = 'me' in filter.value ? (me.user?.id ?? null) : filter.value.literal;
-    if (filterable.has(filter.field) && value !== null) fixed.api[filter.field] = String(value);
+    // A chain through references (`doctor.account = me`) only the server can follow.
+    const served = filterable.has(filter.field) || filter.field.includes('.');
+    if (served && value !== null) fixed.api[filter.field] = String(value);
     else fixed.local.push({ field: filter.field, value });
   }
   return fixed;

@@ -55,7 +55,11 @@ function boardFilters(screen: Screen, entity: Entity, me: Me): BoardFilters {
   for (const f of screen.filters) {
     const value = 'me' in f.value ? (me.user?.id ?? '') : String(f.value.literal);
     if (f.field === 'state') filters.states = [...(filters.states ?? []), value];
-    else if (f.field === 'created_by' || entity.fields.some((field) => field.name === f.field)) {
+    else if (
+      f.field === 'created_by' ||
+      f.field.includes('.') ||
+      entity.fields.some((field) => field.name === f.field)
+    ) {
       filters.query.push([f.field, value]);
     } else filters.local.push([f.field, value]);
   }

@@ -74,8 +74,12 @@ function RecordDetail({
   const access = accessTo(me, entity.name);
   const owned = owns(model, entity.name, record, me);
   const moves = movesOf(model, me, entity.name, record);
-  const edit = covers(access.update, owned) ? editRoute(model, me, entity.name, record.id) : null;
-  const deleteCall = covers(access.delete, owned) ? callFor(model, entity.name, 'delete') : undefined;
+  const edit = covers(access.update, owned, access.updateStates, record.state)
+    ? editRoute(model, me, entity.name, record.id)
+    : null;
+  const deleteCall = covers(access.delete, owned, access.deleteStates, record.state)
+    ? callFor(model, entity.name, 'delete')
+    : undefined;
   const back = listScreen(model, me, entity.name);
   const hasHistory = callFor(model, entity.name, 'history') !== undefined;
 

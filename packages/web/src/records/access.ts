@@ -26,6 +26,9 @@ export function accessTo(me: Me, entity: string): EntityAccess {
 export function owns(model: Model, entityName: string, record: ApiRecord, me: Me): boolean {
   const id = me.user?.id;
   if (!id) return false;
+  // Ownership through references (`own via doctor.account`) needs records the page does not
+  // have: the record was readable, so the buttons show and the server decides.
+  if (accessTo(me, entityName).ownedVia) return true;
   if (record.created_by === id) return true;
   const entity = entityNamed(model, entityName);
   return (entity?.fields ?? []).some(
@@ -33,8 +36,12 @@ export function owns(model: Model, entityName: string, record: ApiRecord, me: Me
   );
 }
 
-/** Whether an access covers this record: `all`, or `own` and it is theirs. */
-export function covers(access: Access, owned: boolean): boolean {
+/**
+ * Whether an access covers this record: `all`, or `own` and it is theirs; and, when the grant
+ * holds only in some states (`while`), the record is in one of them.
+ */
+export function covers(access: Access, owned: boolean, states?: string[] | null, state?: unknown): boolean {
+  if (states && !states.includes(String(state ?? ''))) return false;
   return access === 'all' || (access === 'own' && owned);
 }
 
