@@ -166,6 +166,20 @@ describe.each(TEST_DATABASES)('on $name', (db) => {
     });
   });
 
+  describe('at most 2 Talk per week of slot (a date)', () => {
+    it('counts the ISO week from Monday to Sunday, whatever the other fields', async () => {
+      const talk = (slot: string) => app.call('POST', '/api/talks', { title: `On ${slot}`, slot });
+      // 2026-06-01 is a Monday and 2026-06-07 the Sunday of its week.
+      expect((await talk('2026-06-01')).status).toBe(201);
+      expect((await talk('2026-06-07')).status).toBe(201);
+      const third = await talk('2026-06-03');
+      expect(third.status).toBe(409);
+      expect(third.body.code).toBe('WEEK_FULL');
+      expect((await talk('2026-06-08')).status).toBe(201);
+      expect((await talk('2026-05-31')).status).toBe(201);
+    });
+  });
+
   describe('at most MAX_ORDERS_PER_DAY Order per day of created_at', () => {
     it('lets exactly 3 of 10 concurrent orders through on one day', async () => {
       const answers = await Promise.all(

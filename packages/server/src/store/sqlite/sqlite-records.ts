@@ -235,6 +235,12 @@ export class SqliteRecords implements EntityRecords {
 
   /** See `TxReader.count`. Columns are checked against the table; values are bound. */
   count(query: CountQuery): number {
+    const { sql, params } = this.countSql(query);
+    return Number(this.#shared.cache.get(sql).get(...params)?.n ?? 0);
+  }
+
+  /** The statement `count` runs, for tests that look at its plan. */
+  countSql(query: CountQuery): { sql: string; params: DbValue[] } {
     const params: DbValue[] = [];
     const bind = (value: unknown) => {
       params.push(value as DbValue);
@@ -250,7 +256,7 @@ export class SqliteRecords implements EntityRecords {
       },
     );
     const sql = `SELECT count(*) AS "n" FROM ${q(this.#table.name)}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
-    return Number(this.#shared.cache.get(sql).get(...params)?.n ?? 0);
+    return { sql, params };
   }
 
   async create(record: ApiRecord, context: WriteContext, check?: WriteCheck): Promise<WriteOutcome> {
