@@ -39,6 +39,14 @@ describe('periodBounds', () => {
     expect(periodBounds('year', '0042-06-01', 'date')).toEqual({ from: '0042-01-01', to: '0043-01-01' });
   });
 
+  it('ends a period of year 9999 in year 10000, written as ISO 8601 writes it', () => {
+    expect(periodBounds('year', '9999-06-01', 'date')).toEqual({ from: '9999-01-01', to: '+010000-01-01' });
+    expect(periodBounds('day', '9999-12-31T12:00:00.000Z', 'datetime')).toEqual({
+      from: '9999-12-31T00:00:00.000Z',
+      to: '+010000-01-01T00:00:00.000Z',
+    });
+  });
+
   it('answers null for a value that is no date', () => {
     expect(periodBounds('day', 'soon', 'datetime')).toBeNull();
   });

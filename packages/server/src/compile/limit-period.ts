@@ -4,7 +4,8 @@ import type { PeriodUnit } from '@ninepoint/spec';
  * The UTC calendar period holding `value` (a date `YYYY-MM-DD` or an ISO 8601 date-time) as
  * [from, to), written the way the column stores its values: dates as `YYYY-MM-DD`, date-times as
  * ISO 8601 in UTC with milliseconds. A week starts on Monday (ISO 8601). Null for a value that is
- * no date.
+ * no date. The end of a period in year 9999 is in year 10000, written `+010000-01-01…` as ISO
+ * 8601 writes such years: later than any stored value (`countConditions` leaves it out).
  *
  * @example
  * periodBounds('week', '2026-11-26T15:30:00.000Z', 'datetime')
@@ -44,7 +45,10 @@ export function periodBounds(
       to = utc(year + 1, 0, 1);
       break;
   }
-  const text = (d: Date) => (type === 'date' ? d.toISOString().slice(0, 10) : d.toISOString());
+  const text = (d: Date) => {
+    const iso = d.toISOString();
+    return type === 'date' ? iso.slice(0, iso.indexOf('T')) : iso;
+  };
   return { from: text(from), to: text(to) };
 }
 

@@ -178,6 +178,13 @@ describe.each(TEST_DATABASES)('on $name', (db) => {
       expect((await talk('2026-06-08')).status).toBe(201);
       expect((await talk('2026-05-31')).status).toBe(201);
     });
+
+    it('counts the last week of year 9999 like any other', async () => {
+      const talk = (slot: string) => app.call('POST', '/api/talks', { title: `On ${slot}`, slot });
+      expect((await talk('9999-12-27')).status).toBe(201);
+      expect((await talk('9999-12-31')).status).toBe(201);
+      expect((await talk('9999-12-29')).body.code).toBe('WEEK_FULL');
+    });
   });
 
   describe('at most MAX_ORDERS_PER_DAY Order per day of created_at', () => {

@@ -151,7 +151,9 @@ export function countConditions(
       throw new Error(`${query.entity}.${column.name} is not a date or date-time column`);
     }
     const c = d.quote(column.name);
-    where.push(`${c} >= ${d.bind(query.within.from)}`, `${c} < ${d.bind(query.within.to)}`);
+    where.push(`${c} >= ${d.bind(query.within.from)}`);
+    // Past year 9999 (`+010000-…`): no stored value is that late, and SQLite compares text.
+    if (!query.within.to.startsWith('+')) where.push(`${c} < ${d.bind(query.within.to)}`);
   }
   if (query.excludeId !== null) where.push(`"id" <> ${d.bind(query.excludeId)}`);
   return where;
