@@ -183,7 +183,11 @@ describe('a cross-record limit', () => {
       { code: 'invalid-limit', message: 'Rule "limit" counts per "", which is not a field name.' },
     ]);
     expect(limitOf('at most 3 Appointment per the doctor').diagnostics).toMatchObject([
-      { code: 'invalid-limit', message: 'Rule "limit" counts per "the doctor", which is not a field name.' },
+      {
+        code: 'invalid-limit',
+        message: 'Rule "limit" counts per "the doctor", which is not a field name.',
+        hint: 'Name fields of Appointment separated by commas or "and": "per doctor, room".',
+      },
     ]);
   });
 

@@ -207,7 +207,10 @@ function readGrouping(
         invalid(
           piece.text === '' ? segment : piece,
           `counts per "${piece.text}", which is not a field name.`,
-          `Name fields of ${entity.name} separated by commas or "and": "per talk, reviewer".`,
+          `Name fields of ${entity.name} separated by commas or "and": "per ${entity.fields
+            .slice(0, 2)
+            .map((f) => f.name)
+            .join(', ')}".`,
         );
       } else if (per.includes(piece.text)) {
         invalid(piece, `counts per ${piece.text} twice.`, `Name each field once.`);
