@@ -7,6 +7,12 @@ import { createServer, type NinepointServer } from '../src/http/server.ts';
 /** The sketch of the product brief: two entities, a state machine, rules, roles and three declared calls. */
 export const LENDING_DESK = readFileSync(new URL('./fixtures/lending-desk.md', import.meta.url), 'utf8');
 
+/** Limits over several fields and per calendar period: reviews per talk and reviewer, appointments per doctor a day, orders a day. */
+export const REVIEWS_AND_APPOINTMENTS = readFileSync(
+  new URL('./fixtures/reviews-and-appointments.md', import.meta.url),
+  'utf8',
+);
+
 /** The same product with point 7 not shown, so the conventional REST set is derived. */
 export const LENDING_DESK_DERIVED = LENDING_DESK.replace(
   /## 7\. The calls it makes\n[\s\S]*?(?=\n## 8\.)/,

@@ -50,7 +50,8 @@ describe('checkSpec', () => {
       max: { value: 5, constant: 'MAX_LOANS' },
       entity: 'Loan',
       states: ['out'],
-      per: 'borrower',
+      per: ['borrower'],
+      period: null,
     });
     expect(model.permissions.find((p) => p.role === 'member' && p.entity === 'Loan')).toMatchObject({
       read: 'own',

@@ -1,3 +1,4 @@
+import { limitGroupWords } from './limit-words.ts';
 import type {
   Access,
   Bound,
@@ -209,7 +210,7 @@ function explainRule(rule: Rule): string[] {
       ? rule.condition.source
       : `at most ${bound(rule.condition.max)} ${rule.condition.entity}${
           rule.condition.states.length === 0 ? '' : ` in state ${wordList(rule.condition.states, 'or')}`
-        } per ${rule.condition.per}`;
+        } ${limitGroupWords(rule.condition)}`;
   return withDoc(`${rule.name} (${target}): ${condition}; otherwise ${rule.error}`, rule.doc);
 }
 

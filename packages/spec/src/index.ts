@@ -36,6 +36,7 @@ export {
 } from './evaluate.ts';
 export { explainModel } from './explain.ts';
 export { type InsertablePoint, insertDerived, isInsertable } from './insert-derived.ts';
+export { limitGroupWords } from './limit-words.ts';
 export { MessageCatalogue, type MessageParams } from './message-catalogue.ts';
 export * from './model.ts';
 export { collectionName, transitionSlug, USER_ENTITY } from './names.ts';

@@ -202,8 +202,21 @@ export interface RuleTarget {
 export type RuleCondition =
   /** A CEL expression over the record, `user`, `now`, `today` and the constants that must hold. */
   | { kind: 'expression'; source: string }
-  /** "at most MAX Entity in state s1, s2 per field": a count over other records. */
-  | { kind: 'limit'; max: Bound; entity: string; states: string[]; per: string };
+  /**
+   * "at most MAX Entity in state s1, s2 per f1, f2 per day of d": a count over the other records
+   * sharing every `per` field and (with a period) whose `d` falls in the same UTC calendar period.
+   */
+  | { kind: 'limit'; max: Bound; entity: string; states: string[]; per: string[]; period: LimitPeriod | null };
+
+/** The calendar periods a limit may count per, in UTC; a week starts on Monday (ISO 8601). */
+export const PERIOD_UNITS = ['day', 'week', 'month', 'year'] as const;
+export type PeriodUnit = (typeof PERIOD_UNITS)[number];
+
+/** A limit's period: records whose date or date-time `field` falls in the same `unit`. */
+export interface LimitPeriod {
+  unit: PeriodUnit;
+  field: string;
+}
 
 export interface Rule {
   name: string;

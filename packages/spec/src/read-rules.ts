@@ -1,10 +1,18 @@
-import type { Rule, RuleCondition, RuleTarget } from './model.ts';
+import {
+  type Entity,
+  type LimitPeriod,
+  PERIOD_UNITS,
+  type Rule,
+  type RuleCondition,
+  type RuleTarget,
+} from './model.ts';
 import { transitionSlug } from './names.ts';
 import type { Section } from './parse-sections.ts';
 import { type Cell, cellPart, splitList } from './parse-tables.ts';
 import { allTables, docOf, NameSet, requiredCell, rowsOf } from './read-helpers.ts';
 import type { Scope } from './scope.ts';
 import { suggest } from './suggest.ts';
+import { typeWords } from './type-words.ts';
 
 const COLUMNS = [
   { key: 'rule', names: ['rule', 'name'], required: true },
@@ -13,8 +21,9 @@ const COLUMNS = [
   { key: 'error', names: ['error', 'code', 'error code'], required: true },
 ];
 
-const LIMIT =
-  /^at most\s+(\S+)\s+([A-Za-z][A-Za-z0-9]*)(?:\s+(?:in|with)\s+states?\s+(.+?))?\s+per\s+([A-Za-z_][A-Za-z0-9_]*)$/i;
+/** The state list, if any, ends at the first "per"; what follows it is read by `readGrouping`. */
+const LIMIT = /^at most\s+(\S+)\s+([A-Za-z][A-Za-z0-9]*)(?:\s+(?:in|with)\s+states?\s+(.+?))?\s+per\s+(.+)$/di;
+const LIMIT_EXAMPLE = 'at most MAX_PER_DAY Appointment in state requested, confirmed per doctor per day of starts_at';
 
 /** Point 5: named rules, each a CEL condition or a cross-record limit, failing with a catalogue code. */
 export function readRules(section: Section, scope: Scope): Rule[] {
@@ -88,13 +97,14 @@ function readTarget(cell: Cell, scope: Scope, what: string): RuleTarget | null {
 function readCondition(cell: Cell, target: RuleTarget, scope: Scope, what: string): RuleCondition | null {
   if (!/^at most\b/i.test(cell.text)) return { kind: 'expression', source: cell.text };
   const m = LIMIT.exec(cell.text);
-  if (!m) {
+  const groupsAt = m?.indices?.[4];
+  if (!m || !groupsAt) {
     scope.bag.report('invalid-limit', cell.span, `${what} has a limit that does not follow the limit grammar.`, {
-      hint: 'Write "at most N Entity per field" or "at most N Entity in state s1, s2 per field", e.g. "at most MAX_LOANS Loan in state out per borrower".',
+      hint: `Write "at most N Entity per field", with "in state s1, s2" after the entity and, to count per calendar period, "per day of a_date_field" at the end, e.g. "${LIMIT_EXAMPLE}".`,
     });
     return null;
   }
-  const [, count, entityName, stateList, per] = m as unknown as [string, string, string, string | undefined, string];
+  const [, count, entityName, stateList] = m as unknown as [string, string, string, string | undefined];
   const at = (text: string, from = 0) => cellPart(cell, cell.text.indexOf(text, from), text.length);
   const max = scope.bound(at(count, 8), what);
   const entity = scope.entity(at(entityName, 8), what);
@@ -122,6 +132,127 @@ function readCondition(cell: Cell, target: RuleTarget, scope: Scope, what: strin
     }
     if (states.length === 0) return null;
   }
-  if (!scope.field(entity, at(per, cell.text.lastIndexOf(' per ')), what, ['created_by'])) return null;
-  return { kind: 'limit', max, entity: entity.name, states, per };
+  const grouping = readGrouping(cellPart(cell, groupsAt[0], groupsAt[1] - groupsAt[0]), entity, scope, what);
+  if (!grouping) return null;
+  return { kind: 'limit', max, entity: entity.name, states, ...grouping };
+}
+
+/**
+ * What follows a limit's first "per": fields the counted records share ("talk, reviewer", "talk
+ * and reviewer"), a calendar period of a date field ("day of starts_at"), or fields then a period
+ * ("doctor per day of starts_at"). Every mistake is reported, not only the first.
+ */
+function readGrouping(
+  cell: Cell,
+  entity: Entity,
+  scope: Scope,
+  what: string,
+): { per: string[]; period: LimitPeriod | null } | null {
+  const segments = splitAt(cell, /\s+per\s+/gi);
+  const per: string[] = [];
+  let period: LimitPeriod | null = null;
+  let fieldsSeen = false;
+  let ok = true;
+  const invalid = (part: Cell, message: string, hint: string) => {
+    scope.bag.report('invalid-limit', part.span, `${what} ${message}`, { hint });
+    ok = false;
+  };
+  for (const [i, segment] of segments.entries()) {
+    const last = i === segments.length - 1;
+    const periodMatch = /^([A-Za-z]+)\s+of\s+(.+)$/.exec(segment.text);
+    if (periodMatch) {
+      const [, unitText = '', fieldText = ''] = periodMatch;
+      const unitCell = cellPart(segment, 0, unitText.length);
+      const fieldCell = cellPart(segment, segment.text.length - fieldText.length, fieldText.length);
+      const unit = PERIOD_UNITS.find((u) => u === unitText.toLowerCase());
+      if (!last) {
+        invalid(
+          segment,
+          `counts per ${segment.text} before its other groups.`,
+          `The period comes last: "${LIMIT_EXAMPLE}".`,
+        );
+      } else if (!unit) {
+        invalid(
+          unitCell,
+          `counts per "${unitText}", which is not a period.`,
+          `Write "per day of …", "per week of …" (weeks start on Monday), "per month of …" or "per year of …"; periods are UTC calendar periods.`,
+        );
+      } else if (readPeriodField(fieldCell, entity, scope, what)) {
+        period = { unit, field: fieldCell.text };
+        continue;
+      }
+      ok = false;
+      continue;
+    }
+    const bare = PERIOD_UNITS.find((u) => u === segment.text.toLowerCase());
+    if (bare && !entity.fields.some((f) => f.name === segment.text)) {
+      invalid(
+        segment,
+        `counts per ${bare} without saying of which date.`,
+        `Name a date or date-time field of ${entity.name}: "per ${bare} of ${dateFields(entity)[0] ?? 'created_at'}".`,
+      );
+      continue;
+    }
+    if (fieldsSeen) {
+      invalid(
+        segment,
+        `names the fields it counts per in two places.`,
+        `List the fields once, before any period: "per ${[...per, segment.text].join(', ')}".`,
+      );
+      continue;
+    }
+    fieldsSeen = true;
+    for (const piece of splitAt(segment, /\s*,\s*|\s+and\s+/gi)) {
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(piece.text)) {
+        invalid(
+          piece.text === '' ? segment : piece,
+          `counts per "${piece.text}", which is not a field name.`,
+          `Name fields of ${entity.name} separated by commas or "and": "per ${entity.fields
+            .slice(0, 2)
+            .map((f) => f.name)
+            .join(', ')}".`,
+        );
+      } else if (per.includes(piece.text)) {
+        invalid(piece, `counts per ${piece.text} twice.`, `Name each field once.`);
+      } else if (scope.field(entity, piece, what, ['created_by'])) {
+        per.push(piece.text);
+      } else {
+        ok = false;
+      }
+    }
+  }
+  return ok ? { per, period } : null;
+}
+
+/** True when `cell` names a date or date-time field of `entity` (or `created_at`, `updated_at`); reports otherwise. */
+function readPeriodField(cell: Cell, entity: Entity, scope: Scope, what: string): boolean {
+  if (!scope.field(entity, cell, what, PERIOD_SYSTEM_FIELDS)) return false;
+  const field = entity.fields.find((f) => f.name === cell.text);
+  if (!field || field.type.kind === 'date' || field.type.kind === 'datetime') return true;
+  scope.bag.report(
+    'invalid-limit',
+    cell.span,
+    `${what} counts per period of ${field.name}, whose values are ${typeWords(field)}, not dates.`,
+    { hint: `Name a date or date-time field: ${dateFields(entity).join(', ')}.` },
+  );
+  return false;
+}
+
+const PERIOD_SYSTEM_FIELDS = ['created_at', 'updated_at'];
+
+function dateFields(entity: Entity): string[] {
+  const own = entity.fields.filter((f) => f.type.kind === 'date' || f.type.kind === 'datetime').map((f) => f.name);
+  return [...own, ...PERIOD_SYSTEM_FIELDS];
+}
+
+/** The parts of `cell` between matches of `separator` (a global regex), each with its own span. */
+function splitAt(cell: Cell, separator: RegExp): Cell[] {
+  const parts: Cell[] = [];
+  let start = 0;
+  for (const m of cell.text.matchAll(separator)) {
+    parts.push(cellPart(cell, start, m.index - start));
+    start = m.index + m[0].length;
+  }
+  parts.push(cellPart(cell, start, cell.text.length - start));
+  return parts;
 }

@@ -8,6 +8,7 @@ import {
   guardRecord,
   guardRefusal,
   type Model,
+  type PeriodUnit,
   type Rule,
   ruleMessageParams,
   ruleRuns,
@@ -16,7 +17,8 @@ import {
   type Transition,
 } from '@ninepoint/spec';
 import { type FieldError, type ProblemCatalogue, ProblemError, type ProblemParams } from '../http/problem.ts';
-import type { ApiRecord, TxReader } from '../store/store.ts';
+import type { ApiRecord, CountQuery, TxReader, Value } from '../store/store.ts';
+import { periodBounds } from './limit-period.ts';
 
 /** A write's check with the acting user (see `WriteCheck`, which the HTTP layer makes of it per request). */
 export type LogicCheck = (next: ApiRecord, current: ApiRecord | null, reader: TxReader, user: CelUser) => void;
@@ -38,10 +40,12 @@ export type LogicCheck = (next: ApiRecord, current: ApiRecord | null, reader: Tx
  *   assignee.roles` checks the assignee being given, and `size(decision_note) >= 10` the reason
  *   sent with the call. When it does not hold the answer is TRANSITION_NOT_ALLOWED (409), like a
  *   wrong from-state, with a detail saying what the transition needs (`guardRefusal`).
- * - A **limit** ("at most N E in state s per f") counts the other records in one of the states
- *   with the same `f`, inside the write transaction, and fails when this record would make it
- *   N + 1. It is checked when the record is created in a counted state, when an update changes
- *   `f`, and when a transition enters a counted state from one that is not. Only limits over the
+ * - A **limit** ("at most N E in state s per f, g per day of d") counts the other records in one
+ *   of the states with the same `f` and `g` and a `d` in the same UTC day (week, month, year) as
+ *   this record's, inside the write transaction, and fails when this record would make it N + 1.
+ *   It is checked when the record is created in a counted state, when an update changes `f` or
+ *   `g` or moves `d` into another period, and when a transition enters a counted state from one
+ *   that is not. A record with an empty `f`, `g` or `d` is not counted. Only limits over the
  *   rule's own entity are enforced.
  * - **Failures** are all collected. Each is reported at its field: a field rule's field; an
  *   entity rule's only mentioned field when it mentions exactly one of the record's fields
@@ -57,9 +61,17 @@ export interface EntityLogic {
   readonly transitions: ReadonlyMap<string, LogicCheck>;
 }
 
-type CompiledRule =
-  | ({ kind: 'expression' } & ExpressionRule)
-  | { rule: Rule; kind: 'limit'; max: number; states: readonly string[] | null; per: string };
+type CompiledRule = ({ kind: 'expression' } & ExpressionRule) | CompiledLimit;
+
+interface CompiledLimit {
+  rule: Rule;
+  kind: 'limit';
+  max: number;
+  states: readonly string[] | null;
+  per: readonly string[];
+  /** The period's field and how its column stores values. */
+  period: { unit: PeriodUnit; field: string; type: 'date' | 'datetime' } | null;
+}
 
 /** Compiles the checks of every entity. Throws `ExpressionCompileError` for an expression cel-js refuses. */
 export function compileEntityLogic(
@@ -81,12 +93,16 @@ export function compileEntityLogic(
         if (!expression) continue;
         rules.push({ kind: 'expression', ...expressionRule(rule, expression, entity) });
       } else if (condition.entity === entity.name) {
+        const { period } = condition;
+        const periodField = period ? entity.fields.find((f) => f.name === period.field) : undefined;
         rules.push({
           rule,
           kind: 'limit',
           max: condition.max.value,
           states: machine && condition.states.length > 0 ? condition.states : null,
           per: condition.per,
+          // created_at and updated_at are date-times.
+          period: period ? { ...period, type: periodField?.type.kind === 'date' ? 'date' : 'datetime' } : null,
         });
       }
     }
@@ -163,19 +179,55 @@ export function compileEntityLogic(
 }
 
 function limitExceeded(
-  limit: Extract<CompiledRule, { kind: 'limit' }>,
+  limit: CompiledLimit,
   entity: Entity,
   next: ApiRecord,
   current: ApiRecord | null,
   reader: TxReader,
 ): boolean {
-  const value = next[limit.per] ?? null;
-  if (value === null) return false;
   const counted = (record: ApiRecord) => limit.states === null || limit.states.includes(String(record.state));
   if (!counted(next)) return false;
-  if (current !== null && next[limit.per] === current[limit.per] && counted(current)) return false;
-  const others = reader.count(entity.name, limit.per, value, limit.states, String(next.id));
+  const group = groupOf(limit, next);
+  if (group === null) return false;
+  // Already counted in this very group: the write adds nothing to it.
+  if (current !== null && counted(current)) {
+    const before = groupOf(limit, current);
+    if (before !== null && sameGroup(before, group)) return false;
+  }
+  const others = reader.count({
+    entity: entity.name,
+    equal: group.equal,
+    states: limit.states,
+    within: group.within,
+    excludeId: String(next.id),
+  });
   return others + 1 > limit.max;
+}
+
+type Group = Pick<CountQuery, 'equal' | 'within'>;
+
+/** The group a record counts in under a limit; null when a field it groups by is empty (it is not counted). */
+function groupOf(limit: CompiledLimit, record: ApiRecord): Group | null {
+  const equal: { column: string; value: Value }[] = [];
+  for (const column of limit.per) {
+    const value = record[column] ?? null;
+    if (value === null) return null;
+    equal.push({ column, value });
+  }
+  if (limit.period === null) return { equal, within: null };
+  const { unit, field, type } = limit.period;
+  const value = record[field];
+  if (value == null) return null;
+  const bounds = periodBounds(unit, String(value), type);
+  return bounds === null ? null : { equal, within: { column: field, ...bounds } };
+}
+
+function sameGroup(a: Group, b: Group): boolean {
+  return (
+    a.equal.every((e, i) => e.value === b.equal[i]?.value) &&
+    a.within?.from === b.within?.from &&
+    a.within?.to === b.within?.to
+  );
 }
 
 function fieldError(

@@ -1,6 +1,7 @@
 import { blankSpec, type Model } from '@ninepoint/spec';
 import { describe, expect, it } from 'vitest';
 import { insertRowBefore, LENDING_DESK, modelOf, replaceOnce } from '../../test/helpers.ts';
+import { parseAppliedState } from '../store/sqlite/sqlite-migrate.ts';
 import {
   type AppliedState,
   blockingSteps,
@@ -395,6 +396,97 @@ describe('planMigration', () => {
     expect(result.steps[0]?.summary).toBe(
       'Rule "loan limit" (changed) on Loan: at most 1 Loan in state out per borrower, but 1 borrower value already exceeds it (2 rows).',
     );
+  });
+
+  describe('a new limit over several fields or per period', () => {
+    const loan = (id: string, borrower: string, book: string, due: string, state = 'out') => ({
+      id,
+      created_at: '2026-01-01T00:00:00.000Z',
+      updated_at: '2026-01-01T00:00:00.000Z',
+      state,
+      book,
+      borrower,
+      due,
+    });
+    const withLimit = (condition: string) =>
+      modelOf(insertRowBefore(LENDING_DESK, ['loan limit'], `| one each | Loan | ${condition} | LOAN_LIMIT |`));
+
+    it('is refused without the flag when existing rows share all its fields more often than it allows', async () => {
+      const rows = {
+        loans: [
+          loan('1', 'ann', 'b1', '2030-01-01'),
+          loan('2', 'ann', 'b1', '2030-02-01'),
+          loan('3', 'ann', 'b2', '2030-01-01'),
+          loan('4', 'bob', 'b1', '2030-01-01'),
+          loan('5', 'bob', 'b1', '2030-01-01', 'returned'),
+          loan('6', 'cy', 'b1', '2030-01-01'),
+          loan('7', 'cy', 'b1', '2030-01-01'),
+          loan('8', 'cy', 'b1', '2030-01-01'),
+        ],
+      };
+      const result = await plan(BASE, withLimit('at most 1 Loan in state out per borrower and book'), rows);
+      expect(result.steps.map(summary)).toEqual([
+        { kind: 'add-index', safety: 'safe', table: 'loans', column: null, rows: 0 },
+        { kind: 'check-rule', safety: 'needs-flag', table: 'loans', column: null, rows: 5 },
+      ]);
+      // One index serves the count: the grouped fields, then the state.
+      expect(result.steps[0]?.summary).toBe(
+        'Add index loans_borrower_book_state_idx on loans (borrower, book, state).',
+      );
+      expect(result.steps[1]?.summary).toBe(
+        'Rule "one each" (new) on Loan: at most 1 Loan in state out per borrower and book, but 2 groups with the same borrower and book already exceed it (5 rows).',
+      );
+      expect(blockingSteps(result, false)).toHaveLength(1);
+      expect(blockingSteps(result, true)).toEqual([]);
+      const fine = await plan(BASE, withLimit('at most 3 Loan in state out per borrower, book'), rows);
+      expect(fine.steps[1]).toMatchObject({ safety: 'safe', rows: 0 });
+      expect(fine.steps[1]?.summary).toBe(
+        'Rule "one each" (new) on Loan: at most 3 Loan in state out per borrower and book; every row satisfies it.',
+      );
+    });
+
+    it('counts existing rows per UTC calendar period of the date', async () => {
+      const rows = {
+        loans: [
+          loan('1', 'ann', 'b1', '2030-01-05'),
+          loan('2', 'ann', 'b2', '2030-01-31'),
+          loan('3', 'ann', 'b3', '2030-02-01'),
+          loan('4', 'bob', 'b1', '2030-01-05'),
+        ],
+      };
+      const monthly = await plan(BASE, withLimit('at most 1 Loan per borrower per month of due'), rows);
+      expect(monthly.steps[0]?.summary).toBe('Add index loans_borrower_due_idx on loans (borrower, due).');
+      expect(monthly.steps[1]?.summary).toBe(
+        'Rule "one each" (new) on Loan: at most 1 Loan per borrower per month of due, but 1 group with the same borrower and month of due already exceeds it (2 rows).',
+      );
+      // 2030-01-31 is a Thursday, 2030-02-01 the Friday of the same ISO week; 2030-01-05 a Saturday before.
+      const weekly = await plan(BASE, withLimit('at most 1 Loan per week of due'), rows);
+      const check = weekly.steps.find((step) => step.kind === 'check-rule');
+      expect(check).toMatchObject({ safety: 'needs-flag', rows: 4 });
+      expect(check?.summary).toContain('2 groups with the same week of due already exceed it (4 rows)');
+    });
+
+    it('reads a limit recorded before limits had several fields as the same limit', async () => {
+      const recorded = JSON.parse(JSON.stringify(BASE)) as { rules: { condition: Record<string, unknown> }[] };
+      for (const rule of recorded.rules) {
+        if (rule.condition.kind !== 'limit') continue;
+        rule.condition.per = (rule.condition.per as string[])[0];
+        delete rule.condition.period;
+      }
+      const state = parseAppliedState(JSON.stringify(recorded), JSON.stringify(compileSqlSchema(BASE).tables));
+      expect(state.model?.rules.find((r) => r.name === 'loan limit')?.condition).toMatchObject({
+        per: ['borrower'],
+        period: null,
+      });
+      const result = await planMigration({
+        previous: state,
+        model: BASE,
+        schema: compileSqlSchema(BASE),
+        probe: fakeDatabase(state.tables, { loans: [loan('1', 'ann', 'b1', '2030-01-01')] }),
+        now: NOW,
+      });
+      expect(result.steps).toEqual([]);
+    });
   });
 
   it('gives existing rows the initial state when an entity gets a state machine', async () => {

@@ -5,6 +5,8 @@ import {
   type Entity,
   type Field,
   type FieldType,
+  type LimitPeriod,
+  limitGroupWords,
   type Model,
   type Rule,
 } from '@ninepoint/spec';
@@ -12,6 +14,7 @@ import type { ValidateFunction } from 'ajv';
 import type { ApiRecord, Value } from '../store/store.ts';
 import { createAjv } from './ajv.ts';
 import { fieldSchema } from './json-schemas.ts';
+import { periodBounds } from './limit-period.ts';
 import type { SqlColumn, SqlIndex, SqlSchema, SqlTable } from './sql-schema.ts';
 
 /**
@@ -682,13 +685,28 @@ function planRules(
       // Only limits over the rule's own entity are enforced (compile/entity-logic.ts).
       if (condition.entity !== entity.name) continue;
       const states = machine && condition.states.length > 0 ? new Set(condition.states) : null;
+      const { period } = condition;
+      const periodType =
+        entity.fields.find((f) => f.name === period?.field)?.type.kind === 'date' ? 'date' : 'datetime';
       const groups = new Map<string, number>();
       scan.visit((_row, record) => {
         const r = record();
-        const value = r[condition.per];
-        if (value == null || (states && !states.has(String(r.state)))) return;
-        const key = `${typeof value}:${String(value)}`;
-        groups.set(key, (groups.get(key) ?? 0) + 1);
+        if (states && !states.has(String(r.state))) return;
+        // A row with an empty field of its group is not counted, as at run time.
+        const key: unknown[] = [];
+        for (const column of condition.per) {
+          const value = r[column];
+          if (value == null) return;
+          key.push(value);
+        }
+        if (period) {
+          const value = r[period.field];
+          const bounds = value == null ? null : periodBounds(period.unit, String(value), periodType);
+          if (bounds === null) return;
+          key.push(bounds.from);
+        }
+        const text = JSON.stringify(key);
+        groups.set(text, (groups.get(text) ?? 0) + 1);
       });
       later.push(() => {
         let over = 0;
@@ -699,16 +717,16 @@ function planRules(
             overRows += n;
           }
         }
-        const limit = `at most ${condition.max.value} ${condition.entity}${states ? ` in state ${[...states].join(', ')}` : ''} per ${condition.per}`;
+        const limit = `at most ${condition.max.value} ${condition.entity}${states ? ` in state ${[...states].join(', ')}` : ''} ${limitGroupWords(condition)}`;
         if (over === 0) return makeStep(where, 'check-rule', 'safe', 0, `${named}: ${limit}; every row satisfies it.`);
         const step = makeStep(
           where,
           'check-rule',
           'needs-flag',
           overRows,
-          `${named}: ${limit}, but ${plural(over, `${condition.per} value`)} already ${verb(over, 'exceeds', 'exceed')} it (${plural(overRows, 'row')}).`,
+          `${named}: ${limit}, but ${groupCount(over, condition)} already ${verb(over, 'exceeds', 'exceed')} it (${plural(overRows, 'row')}).`,
         );
-        step.advice = `With ${ALLOW_DESTRUCTIVE_FLAG} those rows stay as they are, and no new ${condition.entity} is accepted for those values until they are back under the limit.`;
+        step.advice = `With ${ALLOW_DESTRUCTIVE_FLAG} those rows stay as they are, and no new ${condition.entity} is accepted for those ${condition.per.length === 1 && !period ? 'values' : 'groups'} until they are back under the limit.`;
         return step;
       });
       continue;
@@ -740,6 +758,14 @@ function planRules(
       return step;
     });
   }
+}
+
+/** `n` counted groups of a limit: "2 borrower values" (one field), "1 group with the same doctor and day of starts_at". */
+function groupCount(n: number, limit: { per: readonly string[]; period: LimitPeriod | null }): string {
+  if (limit.per.length === 1 && !limit.period) return plural(n, `${limit.per[0]} value`);
+  const parts = [...limit.per, ...(limit.period ? [`${limit.period.unit} of ${limit.period.field}`] : [])];
+  const words = parts.length <= 1 ? (parts[0] ?? '') : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}`;
+  return `${plural(n, 'group')} with the same ${words}`;
 }
 
 /** Why a rule cannot be judged on stored rows, or null when it can. */
@@ -939,7 +965,9 @@ function sameRule(before: Rule, after: Rule, previousModel: Model, model: Model)
       b.kind === 'limit' &&
       a.max.value === b.max.value &&
       a.entity === b.entity &&
-      a.per === b.per &&
+      a.per.join('|') === b.per.join('|') &&
+      a.period?.unit === b.period?.unit &&
+      a.period?.field === b.period?.field &&
       a.states.join('|') === b.states.join('|')
     );
   }

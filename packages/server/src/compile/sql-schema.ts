@@ -78,7 +78,14 @@ export function compileSqlSchema(model: Pick<Model, 'entities' | 'machines' | 'r
   };
   for (const rule of model.rules) {
     const c = rule.condition;
-    if (c.kind === 'limit') ask(c.entity, c.states.length > 0 ? [c.per, 'state'] : [c.per], 'limit');
+    // Equality first, the period's range last: one index seek finds the counted group.
+    if (c.kind === 'limit') {
+      ask(
+        c.entity,
+        [...c.per, ...(c.states.length > 0 ? ['state'] : []), ...(c.period ? [c.period.field] : [])],
+        'limit',
+      );
+    }
   }
   for (const screen of model.screens) {
     if (screen.entity)

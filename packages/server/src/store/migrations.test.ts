@@ -2,7 +2,7 @@ import type { Model } from '@ninepoint/spec';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type FreshDatabase, TEST_DATABASES } from '../../test/databases.ts';
 import { insertRowBefore, LENDING_DESK_DERIVED, modelOf, replaceOnce } from '../../test/helpers.ts';
-import { userWithToken } from '../../test/users.ts';
+import { knownUser, userWithToken } from '../../test/users.ts';
 import { MigrationRefusedError } from '../compile/migration-plan.ts';
 import { compileSqlSchema } from '../compile/sql-schema.ts';
 import { createServer } from '../http/server.ts';
@@ -166,6 +166,43 @@ describe.each(TEST_DATABASES)('migrations on $name', (database) => {
       expect(refused.blocking.map((s) => [s.kind, s.safety, s.rows])).toEqual([['change-type', 'refused', 2]]);
     }
     expect(await books(BASE)).toEqual(stored);
+  });
+
+  it('refuses a new limit per several fields and month that stored loans already break; with the flag it holds for new ones', async () => {
+    const borrower = '0190f3c4-7a2b-7c3d-8e4f-00000000b0b0';
+    const lend = (request: Parameters<Parameters<typeof withApp>[1]>[0], book: string, due: string) =>
+      request('POST', '/api/loans', { book, borrower, due });
+    const [book] = await seed();
+    const bookId = String(book?.id);
+    const server = await createServer({ model: BASE, ...fresh.options, logger: false });
+    await knownUser(server, borrower);
+    await server.close();
+    await withApp(BASE, async (request) => {
+      expect((await lend(request, bookId, '2030-05-10')).status).toBe(201);
+      expect((await lend(request, bookId, '2030-05-31')).status).toBe(201);
+      expect((await lend(request, bookId, '2030-06-01')).status).toBe(201);
+    });
+    const limited = modelOf(
+      insertRowBefore(
+        LENDING_DESK_DERIVED,
+        ['loan limit'],
+        '| a copy a month | Loan | at most 1 Loan per borrower and book per month of due | LOAN_LIMIT |',
+      ),
+    );
+    const refused = await refusal(limited);
+    expect(refused.blocking.map((s) => [s.kind, s.safety, s.rows])).toEqual([['check-rule', 'needs-flag', 2]]);
+    expect(refused.message).toContain(
+      'Rule "a copy a month" (new) on Loan: at most 1 Loan per borrower and book per month of due, but 1 group with the same borrower, book and month of due already exceeds it (2 rows).',
+    );
+    await withApp(
+      limited,
+      async (request) => {
+        expect((await lend(request, bookId, '2030-05-20')).status).toBe(409);
+        expect((await lend(request, bookId, '2030-06-20')).status).toBe(409);
+        expect((await lend(request, bookId, '2030-07-01')).status).toBe(201);
+      },
+      true,
+    );
   });
 
   it('plans without changing anything', async () => {

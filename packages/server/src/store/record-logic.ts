@@ -1,6 +1,6 @@
 import type { RowPath } from '../compile/row-access.ts';
 import type { SqlColumn } from '../compile/sql-schema.ts';
-import type { ApiRecord, ListQuery, Position, TransitionWrite, Value } from './store.ts';
+import type { ApiRecord, CountQuery, ListQuery, Position, TransitionWrite, Value } from './store.ts';
 
 /**
  * What both stores compute the same way around their SQL: the changes a write makes, the record it
@@ -145,4 +145,51 @@ function pathCondition(
     tail = ` IN (SELECT ${d.quote('id')} FROM ${d.quote(step.table)} WHERE ${d.quote(step.column)}${tail})`;
   }
   return `${d.quote(columnOf(path.column).name)}${tail}`;
+}
+
+/** A count's equal columns in one order (by column name), whatever order its limit names them in. */
+export function sortedEqual(query: CountQuery): CountQuery['equal'] {
+  return [...query.equal].sort((a, b) => (a.column < b.column ? -1 : a.column > b.column ? 1 : 0));
+}
+
+/**
+ * The group a count reads, the same for every writer that counts it: the table, the equal columns
+ * and values in `sortedEqual`'s order, and the period. PostgreSQL takes an advisory lock on it.
+ */
+export function countGroupKey(table: string, query: CountQuery): string {
+  const within = query.within ? [query.within.column, query.within.from, query.within.to] : null;
+  return JSON.stringify([table, sortedEqual(query).map((e) => [e.column, e.value]), within]);
+}
+
+/**
+ * The conditions of a `TxReader.count` (equal columns in `sortedEqual`'s order, so one kind of
+ * count is one statement). `columnOf` checks each name against the table; `stateAmong` writes
+ * "state is one of these" in the dialect's way.
+ */
+export function countConditions(
+  query: CountQuery,
+  columnOf: (name: string) => SqlColumn,
+  d: Omit<ConditionDialect, 'like'>,
+  stateAmong: (states: readonly string[]) => string,
+): string[] {
+  const where: string[] = [];
+  for (const { column: name, value } of sortedEqual(query)) {
+    const column = columnOf(name);
+    where.push(
+      value === null ? `${d.quote(column.name)} IS NULL` : `${d.quote(column.name)} = ${d.bind(d.toDb(column, value))}`,
+    );
+  }
+  if (query.states !== null) where.push(stateAmong(query.states));
+  if (query.within) {
+    const column = columnOf(query.within.column);
+    if (column.type !== 'date' && column.type !== 'datetime') {
+      throw new Error(`${query.entity}.${column.name} is not a date or date-time column`);
+    }
+    const c = d.quote(column.name);
+    where.push(`${c} >= ${d.bind(query.within.from)}`);
+    // Past year 9999 (`+010000-…`): no stored value is that late, and SQLite compares text.
+    if (!query.within.to.startsWith('+')) where.push(`${c} < ${d.bind(query.within.to)}`);
+  }
+  if (query.excludeId !== null) where.push(`"id" <> ${d.bind(query.excludeId)}`);
+  return where;
 }

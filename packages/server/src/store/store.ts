@@ -154,6 +154,19 @@ export interface HistoryEntry {
   before: Record<string, Value>;
 }
 
+/** A count made inside a write: records of `entity` matching every condition, leaving out `excludeId`. */
+export interface CountQuery {
+  entity: string;
+  /** Columns that must equal these values (all of them). */
+  equal: readonly { column: string; value: Value }[];
+  /** A state among these, or null for any state. */
+  states: readonly string[] | null;
+  /** Only records whose `column` lies in [from, to): ISO text, a date (YYYY-MM-DD) or date-time column. */
+  within: { column: string; from: string; to: string } | null;
+  /** Leave out this record (the one being written), or null. */
+  excludeId: string | null;
+}
+
 /**
  * Reads made inside a write transaction, for the checks that run in it. They are synchronous so
  * that a check is plain code; a store whose reads are asynchronous (PostgreSQL) answers from what
@@ -164,10 +177,10 @@ export interface TxReader {
   /** A record of any entity by id. */
   get(entity: string, id: string): ApiRecord | undefined;
   /**
-   * How many records of `entity` have `column` = `value` and (when `states` is not null) a state
-   * among `states`, leaving out the record `excludeId`.
+   * How many records match `query`. Counts are race-free: two writes whose counts could both
+   * pass a limit count one after the other, each seeing the other's record.
    */
-  count(entity: string, column: string, value: Value, states: readonly string[] | null, excludeId: string): number;
+  count(query: CountQuery): number;
 }
 
 /**
@@ -189,16 +202,7 @@ export class ReadPending extends LoadPending {
   }
 }
 
-export type PendingRead =
-  | { kind: 'get'; entity: string; id: string }
-  | {
-      kind: 'count';
-      entity: string;
-      column: string;
-      value: Value;
-      states: readonly string[] | null;
-      excludeId: string;
-    };
+export type PendingRead = { kind: 'get'; entity: string; id: string } | { kind: 'count'; query: CountQuery };
 
 /**
  * Runs inside a delete's transaction on the record about to be deleted; refuses by throwing. Like

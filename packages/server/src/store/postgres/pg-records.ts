@@ -4,10 +4,18 @@ import type pg from 'pg';
 import { HISTORY_TABLE, type SqlColumn, type SqlTable, VERSION_COLUMN } from '../../compile/sql-schema.ts';
 import { USER_FOR_EXPRESSIONS_SQL } from '../auth-store.ts';
 import { valuesBefore } from '../history.ts';
-import { keysetCondition, lastValues, listConditions, plannedWrite } from '../record-logic.ts';
+import {
+  countConditions,
+  countGroupKey,
+  keysetCondition,
+  lastValues,
+  listConditions,
+  plannedWrite,
+} from '../record-logic.ts';
 import type {
   ApiRecord,
   ConditionalWrite,
+  CountQuery,
   DeleteCheck,
   DeleteOutcome,
   EntityRecords,
@@ -92,8 +100,9 @@ export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClie
 /**
  * One entity's records in PostgreSQL: the same behaviour as `SqliteRecords`, with PostgreSQL's
  * own guards for concurrency. A write reads the record `FOR UPDATE`; a limit's count takes a
- * transaction-scoped advisory lock on (table, column, value) first, so two writers that could both
- * pass the limit count one after the other, each seeing the other's committed row.
+ * transaction-scoped advisory lock on the group it counts (table, equal columns and values,
+ * period) first, so two writers that could both pass the limit count one after the other, each
+ * seeing the other's committed row.
  */
 export class PgRecords implements EntityRecords {
   readonly entity: string;
@@ -191,30 +200,30 @@ export class PgRecords implements EntityRecords {
   }
 
   /**
-   * See `TxReader.count`. Takes the advisory lock of (table, column, value) for the rest of the
-   * transaction first; under READ COMMITTED the count that follows sees every row committed by a
-   * writer that held it before.
+   * See `TxReader.count`. Takes the advisory lock of the counted group (`countGroupKey`: table,
+   * equal columns and values, period) for the rest of the transaction first; under READ COMMITTED
+   * the count that follows sees every row committed by a writer that held it before.
    */
-  async countIn(
-    client: pg.PoolClient,
-    column: string,
-    value: Value,
-    states: readonly string[] | null,
-    excludeId: string,
-  ): Promise<number> {
-    const c = this.#column(column);
+  async countIn(client: pg.PoolClient, query: CountQuery): Promise<number> {
+    const params: unknown[] = [];
+    const bind = (value: unknown): string => {
+      params.push(value);
+      return `$${params.length}`;
+    };
+    const where = countConditions(
+      query,
+      (name) => this.#column(name),
+      { quote: q, bind, toDb: (column, value) => this.#toDb(column, value) },
+      (states) => {
+        if (!this.#hasState) throw new Error(`${this.#table.name} has no state column`);
+        return `"state" = ANY(${bind([...states])})`;
+      },
+    );
     await client.query({
       ...named('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))'),
-      values: [JSON.stringify([this.#table.name, c.name, value])],
+      values: [countGroupKey(this.#table.name, query)],
     });
-    const where = [`${q(c.name)} = $1`, '"id" <> $2'];
-    const params: unknown[] = [this.#toDb(c, value), excludeId];
-    if (states !== null) {
-      if (!this.#hasState) throw new Error(`${this.#table.name} has no state column`);
-      where.push(`"state" = ANY($3)`);
-      params.push([...states]);
-    }
-    const sql = `SELECT count(*) AS "n" FROM ${q(this.#table.name)} WHERE ${where.join(' AND ')}`;
+    const sql = `SELECT count(*) AS "n" FROM ${q(this.#table.name)}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
     const { rows } = await client.query<{ n: number }>({ ...named(sql), values: params });
     return Number(rows[0]?.n ?? 0);
   }
@@ -448,8 +457,8 @@ export class PgRecords implements EntityRecords {
         if (!made.has(key)) throw new ReadPending(read);
         return made.get(key) as ApiRecord | undefined;
       },
-      count: (entity, column, value, states, excludeId) => {
-        const read: PendingRead = { kind: 'count', entity, column, value, states, excludeId };
+      count: (query) => {
+        const read: PendingRead = { kind: 'count', query };
         const key = keyOf(read);
         if (!made.has(key)) throw new ReadPending(read);
         return made.get(key) as number;
@@ -469,13 +478,12 @@ export class PgRecords implements EntityRecords {
           made.set(keyOf(read), rows[0]);
           continue;
         }
-        const records = this.#shared.records(read.entity);
-        if (!records) throw new Error(`The table of ${read.entity} is not ready.`);
+        const entity = read.kind === 'get' ? read.entity : read.query.entity;
+        const records = this.#shared.records(entity);
+        if (!records) throw new Error(`The table of ${entity} is not ready.`);
         made.set(
           keyOf(read),
-          read.kind === 'get'
-            ? await records.readIn(client, read.id)
-            : await records.countIn(client, read.column, read.value, read.states, read.excludeId),
+          read.kind === 'get' ? await records.readIn(client, read.id) : await records.countIn(client, read.query),
         );
       }
     }

@@ -1,4 +1,4 @@
-import type { Model } from '@ninepoint/spec';
+import type { Model, Rule } from '@ninepoint/spec';
 import type Database from 'better-sqlite3';
 import type {
   AppliedState,
@@ -49,7 +49,7 @@ export function parseAppliedState(modelJson: string, tablesJson: string): Applie
   let model: Model | null = null;
   try {
     const parsed = JSON.parse(modelJson) as Model;
-    if (parsed && parsed.version === 1 && Array.isArray(parsed.entities)) model = parsed;
+    if (parsed && parsed.version === 1 && Array.isArray(parsed.entities)) model = upgradeLimits(parsed);
   } catch {
     model = null;
   }
@@ -61,6 +61,21 @@ export function parseAppliedState(modelJson: string, tablesJson: string): Applie
     tables = [];
   }
   return { model, tables };
+}
+
+/**
+ * A model recorded before limits could count per several fields and per period held `per` as one
+ * field name and no `period`: read it as today's model would hold the same limit.
+ */
+function upgradeLimits(model: Model): Model {
+  if (!Array.isArray(model.rules)) return model;
+  const rules = model.rules.map((rule) => {
+    const c = rule.condition as unknown as Record<string, unknown>;
+    if (c.kind !== 'limit' || (Array.isArray(c.per) && c.period !== undefined)) return rule;
+    const per = Array.isArray(c.per) ? c.per : typeof c.per === 'string' ? [c.per] : [];
+    return { ...rule, condition: { ...rule.condition, per, period: c.period ?? null } as Rule['condition'] };
+  });
+  return { ...model, rules };
 }
 
 /** The planner's view of a SQLite database; synchronous underneath, so it reads inside the migration's transaction. */

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { LENDING_DESK_DERIVED, modelOf, tempDir } from '../../../test/helpers.ts';
+import { LENDING_DESK_DERIVED, modelOf, REVIEWS_AND_APPOINTMENTS, tempDir } from '../../../test/helpers.ts';
 import { compileSqlSchema } from '../../compile/sql-schema.ts';
 import { escapeLike } from '../record-logic.ts';
-import type { ListQuery } from '../store.ts';
+import type { CountQuery, ListQuery } from '../store.ts';
 import { StatementCache } from './sqlite-records.ts';
 import { SqliteStore } from './sqlite-store.ts';
 
@@ -151,5 +151,98 @@ describe('StatementCache', () => {
 describe('escapeLike', () => {
   it('makes LIKE wildcards and the escape character match themselves', () => {
     expect(escapeLike('100% of_a\\b')).toBe('100\\% of\\_a\\\\b');
+  });
+});
+
+describe('SQLite limit counts', () => {
+  async function openClinic(): Promise<SqliteStore> {
+    const temp = tempDir();
+    const store = SqliteStore.open(temp.dbPath);
+    cleanups.push(() => {
+      if (store.db.open) store.db.close();
+      temp.remove();
+    });
+    const model = modelOf(REVIEWS_AND_APPOINTMENTS);
+    await store.applySchema(compileSqlSchema(model), model);
+    return store;
+  }
+  const countPlan = (store: SqliteStore, entity: string, q: CountQuery) => {
+    const { sql, params } = store.records(entity).countSql(q);
+    return store.db
+      .prepare<unknown[], { detail: string }>(`EXPLAIN QUERY PLAN ${sql}`)
+      .all(...params)
+      .map((r) => r.detail)
+      .join(' | ');
+  };
+
+  it("seek a limit's group through the index of its fields, states and date", async () => {
+    const store = await openClinic();
+    const perDay: CountQuery = {
+      entity: 'Appointment',
+      equal: [{ column: 'doctor', value: 'd1' }],
+      states: ['requested', 'confirmed'],
+      within: { column: 'starts_at', from: '2026-03-10T00:00:00.000Z', to: '2026-03-11T00:00:00.000Z' },
+      excludeId: 'a1',
+    };
+    expect(countPlan(store, 'Appointment', perDay)).toMatch(
+      /SEARCH appointments USING (COVERING )?INDEX appointments_doctor_state_starts_at_idx \(doctor=\? AND state=\? AND starts_at>\? AND starts_at<\?\)/,
+    );
+    const pair: CountQuery = {
+      entity: 'Review',
+      equal: [
+        { column: 'reviewer', value: 'u1' },
+        { column: 'talk', value: 't1' },
+      ],
+      states: null,
+      within: null,
+      excludeId: null,
+    };
+    expect(countPlan(store, 'Review', pair)).toMatch(
+      /USING (COVERING )?INDEX reviews_talk_reviewer_idx \(talk=\? AND reviewer=\?\)/,
+    );
+  });
+
+  it('count only the records in the group, the range including its start and leaving out its end', async () => {
+    const store = await openClinic();
+    const context = { at: '2026-03-01T00:00:00.000Z', by: null };
+    const system = { created_at: context.at, updated_at: context.at, created_by: null };
+    const doctor = await store
+      .records('Doctor')
+      .create({ ...system, id: 'd0000000-0000-7000-8000-000000000001', name: 'Who' }, context);
+    expect(doctor.ok).toBe(true);
+    const doctorId = 'd0000000-0000-7000-8000-000000000001';
+    const times = [
+      '2026-03-10T00:00:00.000Z',
+      '2026-03-10T23:59:59.999Z',
+      '2026-03-11T00:00:00.000Z',
+      '2026-03-09T23:59:59.999Z',
+    ];
+    for (const [i, startsAt] of times.entries()) {
+      const record = {
+        ...system,
+        id: `a0000000-0000-7000-8000-00000000000${i}`,
+        state: 'requested',
+        doctor: doctorId,
+        patient: 'Ada',
+        starts_at: startsAt,
+      };
+      expect((await store.records('Appointment').create(record, context)).ok).toBe(true);
+    }
+    const count = (q: Partial<CountQuery>) =>
+      store.records('Appointment').count({
+        entity: 'Appointment',
+        equal: [{ column: 'doctor', value: doctorId }],
+        states: ['requested'],
+        within: { column: 'starts_at', from: '2026-03-10T00:00:00.000Z', to: '2026-03-11T00:00:00.000Z' },
+        excludeId: null,
+        ...q,
+      });
+    expect(count({})).toBe(2);
+    expect(count({ excludeId: 'a0000000-0000-7000-8000-000000000000' })).toBe(1);
+    expect(count({ states: ['confirmed'] })).toBe(0);
+    expect(count({ within: null })).toBe(4);
+    expect(count({ equal: [{ column: 'doctor', value: 'someone else' }] })).toBe(0);
+    expect(() => count({ equal: [{ column: 'nope', value: 1 }] })).toThrow(/no column nope/);
+    expect(() => count({ within: { column: 'patient', from: 'a', to: 'b' } })).toThrow(/not a date/);
   });
 });

@@ -8,10 +8,11 @@ import {
   VERSION_COLUMN,
 } from '../../compile/sql-schema.ts';
 import { valuesBefore } from '../history.ts';
-import { keysetCondition, lastValues, listConditions, plannedWrite } from '../record-logic.ts';
+import { countConditions, keysetCondition, lastValues, listConditions, plannedWrite } from '../record-logic.ts';
 import type {
   ApiRecord,
   ConditionalWrite,
+  CountQuery,
   DeleteCheck,
   DeleteOutcome,
   EntityRecords,
@@ -232,18 +233,30 @@ export class SqliteRecords implements EntityRecords {
     return row ? this.#record(row) : undefined;
   }
 
-  /** See `TxReader.count`. Column and states are checked against the table; values are bound. */
-  count(column: string, value: Value, states: readonly string[] | null, excludeId: string): number {
-    const c = this.#column(column);
-    const where = [`${q(c.name)} = ?`, '"id" <> ?'];
-    const params: DbValue[] = [toDb(value), excludeId];
-    if (states !== null) {
-      if (!this.#hasState) throw new Error(`${this.#table.name} has no state column`);
-      where.push(`"state" IN (${states.map(() => '?').join(', ')})`);
-      params.push(...states);
-    }
-    const sql = `SELECT count(*) AS "n" FROM ${q(this.#table.name)} WHERE ${where.join(' AND ')}`;
+  /** See `TxReader.count`. Columns are checked against the table; values are bound. */
+  count(query: CountQuery): number {
+    const { sql, params } = this.countSql(query);
     return Number(this.#shared.cache.get(sql).get(...params)?.n ?? 0);
+  }
+
+  /** The statement `count` runs, for tests that look at its plan. */
+  countSql(query: CountQuery): { sql: string; params: DbValue[] } {
+    const params: DbValue[] = [];
+    const bind = (value: unknown) => {
+      params.push(value as DbValue);
+      return '?';
+    };
+    const where = countConditions(
+      query,
+      (name) => this.#column(name),
+      { quote: q, bind, toDb: (_column, value) => toDb(value) },
+      (states) => {
+        if (!this.#hasState) throw new Error(`${this.#table.name} has no state column`);
+        return `"state" IN (${states.map(bind).join(', ')})`;
+      },
+    );
+    const sql = `SELECT count(*) AS "n" FROM ${q(this.#table.name)}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
+    return { sql, params };
   }
 
   async create(record: ApiRecord, context: WriteContext, check?: WriteCheck): Promise<WriteOutcome> {

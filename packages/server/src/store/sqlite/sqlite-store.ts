@@ -153,10 +153,10 @@ export class SqliteStore implements Store {
       cache: new StatementCache(db),
       reader: {
         get: (entity, id) => (entity === USER_ENTITY ? this.#user(id) : this.#records.get(entity)?.read(id)),
-        count: (entity, column, value, states, excludeId) => {
-          const records = this.#records.get(entity);
-          if (!records) throw new Error(`The table of ${entity} is not ready.`);
-          return records.count(column, value, states, excludeId);
+        count: (query) => {
+          const records = this.#records.get(query.entity);
+          if (!records) throw new Error(`The table of ${query.entity} is not ready.`);
+          return records.count(query);
         },
       },
     };
