@@ -52,6 +52,10 @@ export const DIAGNOSTIC_CODES = {
   'invalid-screen': { severity: 'error', summary: 'A screen kind is not home, list, detail, form or board.' },
   'invalid-route': { severity: 'error', summary: 'A route is malformed or does not fit its screen kind.' },
   'invalid-filter': { severity: 'error', summary: "A screen's `where` filter is not understood." },
+  'invalid-count': {
+    severity: 'error',
+    summary: 'A count in an expression (`count(Review where talk = this)`) is not understood.',
+  },
   'invalid-reference-path': {
     severity: 'error',
     summary: 'A chain of fields (`doctor.account`) does not go through references.',

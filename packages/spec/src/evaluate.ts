@@ -1,6 +1,7 @@
 import { Environment } from '@marcbachmann/cel-js';
 import { celFieldType, entityEnvironment } from './cel-types.ts';
 import { conditionWords } from './condition-words.ts';
+import { type CountTerm, findCounts } from './count-terms.ts';
 import type { Entity, FieldType, Model } from './model.ts';
 import { USER_ENTITY } from './names.ts';
 
@@ -67,9 +68,18 @@ export type RecordLoader = (entity: string, id: string) => RecordValues | undefi
  */
 export class LoadPending {}
 
+/**
+ * Counts records of an entity whose `field` is `value` (in one of `states`, or any state when
+ * null), for an expression's `count(…)`: on the server inside the write's transaction. A counter
+ * that cannot answer yet throws a `LoadPending`.
+ */
+export type RecordCounter = (entity: string, field: string, value: string, states: readonly string[] | null) => number;
+
 /** One compiled expression: its source, the field chains it mentions, and its program. */
 export interface CompiledExpression {
   readonly source: string;
+  /** Its counts of related records, each a variable of the program (see `count-terms.ts`). */
+  readonly counts: readonly CountTerm[];
   /** `due`, `book.copies`, `value`: identifier chains whose head is a field (or `value`). */
   readonly chains: readonly (readonly string[])[];
   readonly program: (context: Record<string, unknown>) => unknown;
@@ -106,6 +116,7 @@ export class EntityExpressions {
     load: RecordLoader,
     mode: 'rule' | 'guard',
     user: CelUser = NO_USER,
+    count?: RecordCounter,
   ): Outcome {
     try {
       const loaded = new Map<string, RecordValues | undefined>();
@@ -123,6 +134,12 @@ export class EntityExpressions {
       if (expression.field !== null) {
         if ((record[expression.field] ?? null) === null) return mode === 'rule' ? 'skipped' : 'fails';
         if (context[expression.field] !== undefined) context.value = context[expression.field];
+      }
+      for (const term of expression.counts) {
+        // Without a counter (the browser) a count cannot be known: the server decides.
+        if (!count) throw new LoadPending();
+        const value = term.target === 'this' ? String(record.id ?? '') : user.id;
+        context[term.variable] = BigInt(count(term.entity, term.field, value, term.states));
       }
       let empty = false;
       for (const chain of expression.chains) {
@@ -342,10 +359,15 @@ export function compileExpressions(model: Model): CompiledModelExpressions {
   const registeredOf = (entity: Entity) => registeredByEntity.get(entity.name) ?? new Set<string>();
 
   const compile = (entity: Entity, field: string | null, source: string, what: string): CompiledExpression => {
-    const env = envOf(entity, field);
+    const { rewritten, terms } = findCounts(source);
+    let env = envOf(entity, field);
+    if (terms.length > 0) {
+      env = env.clone();
+      for (const term of terms) env.registerVariable(term.variable, 'int');
+    }
     let program: (context: Record<string, unknown>) => unknown;
     try {
-      const parsed = env.parse(source);
+      const parsed = env.parse(rewritten);
       const checked = parsed.check();
       if (!checked.valid) throw checked.error ?? new Error('does not type-check');
       if (checked.type !== 'bool') throw new Error(`is ${checked.type}, not a condition`);
@@ -358,7 +380,7 @@ export function compileExpressions(model: Model): CompiledModelExpressions {
     if (machines.has(entity.name)) heads.add('state');
     heads.add('created_by');
     if (field !== null) heads.add('value');
-    return Object.freeze({ source, chains: chainsOf(source, heads), program, field });
+    return Object.freeze({ source, counts: terms, chains: chainsOf(rewritten, heads), program, field });
   };
 
   const entityExpressions = new Map<string, EntityExpressions>();

@@ -8,6 +8,7 @@ import {
   celSystemFields,
   entityEnvironment,
 } from './cel-types.ts';
+import { findCounts } from './count-terms.ts';
 import type { DiagnosticBag } from './diagnostics.ts';
 import type { Constant, Entity, Model, Span } from './model.ts';
 import { USER_ENTITY } from './names.ts';
@@ -38,11 +39,90 @@ export class ExpressionChecker {
   readonly #envs = new Map<string, Environment>();
   readonly #constants: Constant[];
   readonly #machines: Set<string>;
+  readonly #states: Map<string, string[]>;
 
   constructor(model: Pick<Model, 'entities' | 'constants' | 'machines'>) {
     this.#entities = new Map(model.entities.map((e) => [e.name, e]));
     this.#constants = model.constants;
     this.#machines = new Set(model.machines.map((m) => m.entity));
+    this.#states = new Map(model.machines.map((m) => [m.entity, m.states.map((s) => s.name)]));
+  }
+
+  /**
+   * Checks the counts of an expression (`count(Review where talk = this)`): the entity, its
+   * field that names this record or the user, and its states. Reports each mistake.
+   */
+  #checkCounts(
+    found: ReturnType<typeof findCounts>,
+    span: Span,
+    entityName: string,
+    bag: DiagnosticBag,
+    what: string,
+  ): boolean {
+    let ok = true;
+    const grammar =
+      'Write count(Entity where field = this), where field of Entity refers to this record (or = user, a field referring to User); "in state a, b" may follow the entity.';
+    for (const mistake of found.mistakes) {
+      ok = false;
+      bag.report(
+        'invalid-count',
+        subSpan(span, mistake.start, mistake.length),
+        `${what} has a count that is not understood.`,
+        {
+          hint: grammar,
+        },
+      );
+    }
+    for (const term of found.terms) {
+      const at = subSpan(span, term.start, term.length);
+      const counted = this.#entities.get(term.entity);
+      if (!counted) {
+        ok = false;
+        bag.report('unknown-entity', at, `${what} counts "${term.entity}", which point 3 does not define.`, {
+          expected: suggest(term.entity, this.#entities.keys()),
+        });
+        continue;
+      }
+      const field = counted.fields.find((f) => f.name === term.field);
+      const wanted = term.target === 'this' ? entityName : USER_ENTITY;
+      if (!field || field.type.kind !== 'reference' || field.type.entity !== wanted) {
+        ok = false;
+        const fits = counted.fields.filter((f) => f.type.kind === 'reference' && f.type.entity === wanted);
+        bag.report(
+          'invalid-count',
+          at,
+          `${what} counts ${term.entity} records whose ${term.field} is ${term.target === 'this' ? `this ${entityName}` : 'the user'}, but ${field ? `${term.entity}.${term.field} does not refer to ${wanted}` : `${term.entity} has no field ${term.field}`}.`,
+          {
+            expected: suggest(
+              term.field,
+              fits.map((f) => f.name),
+            ),
+            hint:
+              fits.length > 0
+                ? `${term.entity}'s fields referring to ${wanted}: ${fits.map((f) => f.name).join(', ')}.`
+                : `${term.entity} has no field referring to ${wanted}.`,
+          },
+        );
+        continue;
+      }
+      const states = this.#states.get(term.entity);
+      for (const state of term.states ?? []) {
+        if (states?.includes(state)) continue;
+        ok = false;
+        bag.report(
+          'unknown-state',
+          at,
+          `${what} counts ${term.entity} records in state "${state}", which ${term.entity} does not have.`,
+          {
+            expected: suggest(state, states ?? []),
+            hint: states
+              ? `${term.entity}'s states are ${states.join(', ')}.`
+              : `${term.entity} has no states in point 4.`,
+          },
+        );
+      }
+    }
+    return ok;
   }
 
   #systemFields(entity: string): Record<string, string> {
@@ -142,10 +222,16 @@ export class ExpressionChecker {
   ): boolean {
     const entity = this.#entities.get(entityName);
     if (!entity) return false;
-    const env = this.#env(entity, field, sources);
+    const counts = findCounts(source);
+    if (!this.#checkCounts(counts, span, entityName, bag, what)) return false;
+    let env = this.#env(entity, field, sources);
+    if (counts.terms.length > 0) {
+      env = env.clone();
+      for (const term of counts.terms) env.registerVariable(term.variable, 'int');
+    }
     let result: ReturnType<Environment['check']>;
     try {
-      result = env.check(source);
+      result = env.check(counts.rewritten);
     } catch (error) {
       bag.report('expression-syntax', span, `${what}: ${plainMessage(error)}.`);
       return false;

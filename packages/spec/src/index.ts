@@ -13,6 +13,7 @@ export {
 } from './cel-types.ts';
 export { type CheckResult, checkSpec, MAX_SPEC_BYTES } from './check.ts';
 export { conditionWords } from './condition-words.ts';
+export { type CountTerm, findCounts } from './count-terms.ts';
 export { deriveCalls, effectiveCalls, formatCallsTable } from './derive-calls.ts';
 export { deriveScreens, effectiveScreens, formatScreensTable } from './derive-screens.ts';
 export { DIAGNOSTIC_CODES, type DiagnosticCode } from './diagnostic-codes.ts';
@@ -30,6 +31,7 @@ export {
   LoadPending,
   NO_USER,
   type Outcome,
+  type RecordCounter,
   type RecordLoader,
   type RecordValue,
   type RecordValues,

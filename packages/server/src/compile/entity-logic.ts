@@ -9,6 +9,7 @@ import {
   guardRefusal,
   type Model,
   type PeriodUnit,
+  type RecordCounter,
   type Rule,
   ruleMessageParams,
   ruleRuns,
@@ -121,7 +122,14 @@ export function compileEntityLogic(
       for (const compiled of rules) {
         if (compiled.kind === 'expression') {
           if (!ruleRuns(compiled, transition, next, current)) continue;
-          const outcome = evaluator.evaluate(compiled.expression, next, (e, id) => reader.get(e, id), 'rule', user);
+          const outcome = evaluator.evaluate(
+            compiled.expression,
+            next,
+            (e, id) => reader.get(e, id),
+            'rule',
+            user,
+            counterOf(reader),
+          );
           if (outcome === 'fails') found.push(fieldError(catalogue, entity, compiled.rule, compiled.at, next));
         } else {
           const applies = compiled.rule.appliesTo.transition;
@@ -137,7 +145,8 @@ export function compileEntityLogic(
     const guardHolds = (t: Transition, record: ApiRecord, reader: TxReader, user: CelUser): void => {
       const guard = guards?.get(t.name);
       if (!guard) return;
-      if (evaluator.evaluate(guard, record, (e, id) => reader.get(e, id), 'guard', user) === 'holds') return;
+      const outcome = evaluator.evaluate(guard, record, (e, id) => reader.get(e, id), 'guard', user, counterOf(reader));
+      if (outcome === 'holds') return;
       const params = { transition: t.name, entity: entity.name, state: String(record.state ?? '(new)') };
       throw new ProblemError('TRANSITION_NOT_ALLOWED', params, {
         message: guardRefusal(catalogue.messages, guardWords?.get(t.name) ?? guard.source, params),
@@ -228,6 +237,15 @@ function sameGroup(a: Group, b: Group): boolean {
     a.within?.from === b.within?.from &&
     a.within?.to === b.within?.to
   );
+}
+
+/**
+ * An expression's `count(Review where talk = this)`, counted in the write's transaction (on
+ * PostgreSQL under the same advisory lock as a limit's count of that group).
+ */
+function counterOf(reader: TxReader): RecordCounter {
+  return (entity, field, value, states) =>
+    reader.count({ entity, equal: [{ column: field, value }], states, within: null, excludeId: null });
 }
 
 function fieldError(

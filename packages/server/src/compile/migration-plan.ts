@@ -5,6 +5,7 @@ import {
   type Entity,
   type Field,
   type FieldType,
+  findCounts,
   type LimitPeriod,
   limitGroupWords,
   type Model,
@@ -770,6 +771,10 @@ function groupCount(n: number, limit: { per: readonly string[]; period: LimitPer
 
 /** Why a rule cannot be judged on stored rows, or null when it can. */
 function uncheckedReason(source: string, entity: Entity, rule: Rule): string | null {
+  const counts = findCounts(source);
+  if (counts.terms.length > 0) {
+    return 'it counts related records; it is checked when a row is next written';
+  }
   const chains = chainsOf(source, new Set(['now', 'today', 'user', 'value', ...entity.fields.map((f) => f.name)]));
   const fieldNames = new Set(entity.fields.map((f) => f.name));
   if (chains.some((c) => (c[0] === 'now' || c[0] === 'today') && !fieldNames.has(c[0]))) {
