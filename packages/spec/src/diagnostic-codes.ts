@@ -16,6 +16,10 @@ export const DIAGNOSTIC_CODES = {
   // Tables
   'missing-column': { severity: 'error', summary: 'A table lacks a column the point needs.' },
   'unknown-column': { severity: 'warning', summary: "A table has a column the point doesn't use." },
+  'extra-cell': {
+    severity: 'error',
+    summary: 'A table row has more cells than its header (often a bare `||` in an expression).',
+  },
   'empty-cell': { severity: 'error', summary: 'A cell that must have a value is empty.' },
   'misplaced-table': { severity: 'error', summary: 'A table is not under the `###` heading it needs.' },
   // Names
