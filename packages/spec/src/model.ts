@@ -287,12 +287,16 @@ export interface ErrorCode {
 // ---------------------------------------------------------------------------------------------
 // 9. Business constants and limits
 
-export type ConstantType = 'integer' | 'decimal' | 'boolean' | 'text' | 'duration';
+/** A `date` (`2026-03-01`) and a `datetime` (`2026-03-01T09:00:00Z`) are CEL timestamps in expressions. */
+export type ConstantType = 'integer' | 'decimal' | 'boolean' | 'text' | 'duration' | 'date' | 'datetime';
 
 export interface Constant {
   name: string;
   type: ConstantType;
-  /** Durations are in seconds. */
+  /**
+   * Durations are in seconds; a date is `YYYY-MM-DD` (midnight UTC in expressions); a date-time is
+   * the instant in ISO 8601 UTC (`2026-03-01T08:00:00.000Z` for `2026-03-01T09:00:00+01:00`).
+   */
   value: number | boolean | string;
   /** The value as written, e.g. "14 days". */
   raw: string;
