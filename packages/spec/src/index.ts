@@ -59,6 +59,7 @@ export {
   type ExpressionRule,
   expressionRule,
   GUARD_REFUSAL,
+  guardErrorParams,
   guardRecord,
   guardRefusal,
   ruleMessageParams,

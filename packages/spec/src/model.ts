@@ -172,6 +172,11 @@ export interface Transition {
   who: string[];
   /** CEL guard that must hold, or null. */
   guard: string | null;
+  /**
+   * The catalogue code a failed guard answers with (its status and message), or null for
+   * TRANSITION_NOT_ALLOWED. A wrong from-state answers TRANSITION_NOT_ALLOWED either way.
+   */
+  error: string | null;
   doc: string;
   span: Span;
   guardSpan: Span | null;
