@@ -47,6 +47,10 @@ export const DIAGNOSTIC_CODES = {
     summary: 'A state machine has more than one transition from `(new)`.',
   },
   'unreachable-state': { severity: 'error', summary: 'A state cannot be reached from the initial state.' },
+  'guard-field-never-set': {
+    severity: 'warning',
+    summary: 'A guard needs a field that nothing ever sets, so it can never hold.',
+  },
   // Expressions and rules
   'expression-syntax': { severity: 'error', summary: 'An expression is not valid CEL.' },
   'expression-type': { severity: 'error', summary: 'An expression does not type-check, or is not a condition.' },
