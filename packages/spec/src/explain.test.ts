@@ -168,7 +168,7 @@ function lendingDesk(): Model {
           creates: false,
           who: [],
           guard: 'now > due',
-          error: null,
+          error: 'FORBIDDEN',
           doc: '',
           span: at,
           guardSpan: at,
@@ -277,7 +277,9 @@ describe('explainModel', () => {
     expect(text).toContain('  Loan: starts in out; states out, overdue and returned\n    out: With the member.\n');
     expect(text).toContain('    lend: (new) → out, by staff, when book.copies > 0\n');
     expect(text).toContain('    return: out, overdue → returned, by staff or member\n');
-    expect(text).toContain('    mark overdue: out → overdue, by any role that may update Loan, when now > due\n');
+    expect(text).toContain(
+      '    mark overdue: out → overdue, by any role that may update Loan, when now > due; otherwise FORBIDDEN\n',
+    );
   });
 
   it('describes rules, expressions and cross-record limits alike, with the error they raise', () => {
