@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkSpec } from './check.ts';
+import { MessageCatalogue } from './message-catalogue.ts';
 import { readValue } from './read-constants.ts';
 
 /** A spec whose point 9 holds `rows`, each used by a message so none is unused. */
@@ -44,6 +45,9 @@ describe('constant values', () => {
     ]);
     expect(diagnostics).toEqual([]);
     expect(model.constants.map((c) => c.raw)).toEqual(['2026-03-01', '2026-03-01T09:00:00+01:00']);
+    expect(new MessageCatalogue(model).fill('Closed on {DEADLINE} at {CUTOFF}.')).toBe(
+      'Closed on 2026-03-01 at 2026-03-01T09:00:00+01:00.',
+    );
   });
 
   it('refuses a date that does not exist, a date-time without a zone and a value that only starts like a date', () => {
