@@ -341,7 +341,7 @@ describe.each(TEST_DATABASES)('the helpdesk example over HTTP on $name', (db) =>
     const early = await agent.post(`/api/tickets/${normal.id}/escalate`);
     walk.expectProblem(early, 'TRANSITION_NOT_ALLOWED');
     expect(early.body.detail).toBe(
-      'Escalate is allowed only when more than 30 minutes have passed since it was created if the priority is urgent, ' +
+      'Escalate is allowed only when more than 30 minutes have passed since it was created if the priority is "urgent", ' +
         'and otherwise when more than 4 hours have passed since it was created.',
     );
     walk.expectProblem(await agent.post(`/api/tickets/${urgent.id}/escalate`), 'TRANSITION_NOT_ALLOWED');

@@ -50,9 +50,23 @@ export function celFieldType(type: FieldType, known: ReadonlySet<string>): strin
   }
 }
 
-/** The CEL type of a point-9 constant; durations are CEL durations. */
+/** The CEL type of a point-9 constant; durations are CEL durations, dates and date-times timestamps. */
 export function celConstantType(constant: Constant): string {
-  return { integer: 'int', decimal: 'double', boolean: 'bool', text: 'string', duration: CEL_DURATION }[constant.type];
+  return {
+    integer: 'int',
+    decimal: 'double',
+    boolean: 'bool',
+    text: 'string',
+    duration: CEL_DURATION,
+    date: CEL_TIMESTAMP,
+    datetime: CEL_TIMESTAMP,
+  }[constant.type];
+}
+
+/** A date or date-time constant's value as the instant expressions see: a date is midnight UTC. */
+export function constantInstant(constant: Pick<Constant, 'type' | 'value'>): Date {
+  const value = String(constant.value);
+  return new Date(constant.type === 'date' ? `${value}T00:00:00Z` : value);
 }
 
 /**
@@ -68,6 +82,9 @@ export function entityEnvironment(
   hasState: (entity: string) => boolean,
 ): { env: Environment; registered: Set<string> } {
   const env = new Environment({ homogeneousAggregateLiterals: false });
+  // CEL's identity conversion, which cel-js lacks: `timestamp(DEADLINE)` keeps meaning the deadline
+  // now that a date constant is a timestamp rather than text.
+  env.registerFunction(`timestamp(${CEL_TIMESTAMP}): ${CEL_TIMESTAMP}`, (value: unknown) => value);
   env.registerType(celTypeName(USER_ENTITY), { fields: CEL_USER_FIELDS });
   const registered = new Set([USER_ENTITY]);
   for (const needed of types) {

@@ -47,9 +47,14 @@ export function checkUsage(model: Model, scope: Scope): void {
   }
   for (const error of model.errors) {
     if (scope.usedCodes.has(error.code) || error.code in BUILTIN_ERRORS || !error.span) continue;
-    bag.report('unused-error-code', error.span, `Error code ${error.code} is catalogued but no rule uses it.`, {
-      hint: 'Use it in a rule of point 5, or remove it.',
-    });
+    bag.report(
+      'unused-error-code',
+      error.span,
+      `Error code ${error.code} is catalogued but no rule or guard uses it.`,
+      {
+        hint: 'Use it in a rule of point 5 or as a guard’s error in point 4, or remove it.',
+      },
+    );
   }
   for (const constant of model.constants) {
     if (scope.usedConstants.has(constant.name)) continue;
@@ -65,9 +70,12 @@ function expressionSources(model: Model): string[] {
   return [...guards, ...conditions].map((s) => s.replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, ''));
 }
 
-/** Fields of the entities whose rules report `code`: what its message may name. */
+/** Fields of the entities whose rules or guards report `code`: what its message may name. */
 function fieldsFor(model: Model, code: string): Set<string> {
   const entities = new Set(model.rules.filter((r) => r.error === code).map((r) => r.appliesTo.entity));
+  for (const machine of model.machines) {
+    if (machine.transitions.some((t) => t.error === code)) entities.add(machine.entity);
+  }
   if (entities.size === 0) for (const e of model.entities) entities.add(e.name);
   const fields = new Set<string>();
   for (const entity of model.entities) {

@@ -1,3 +1,4 @@
+import { checkGuardFields } from './check-guards.ts';
 import { checkUsage } from './check-usage.ts';
 import { type Diagnostic, DiagnosticBag } from './diagnostics.ts';
 import { ExpressionChecker, type ExpressionItem } from './expressions.ts';
@@ -82,6 +83,7 @@ export function checkSpec(source: string): CheckResult {
   model.calls = read('calls', readCalls, []);
 
   checkExpressions(model, bag);
+  checkGuardFields(model, bag);
   checkUsage(model, scope);
   return finish(model, bag);
 }

@@ -5,7 +5,8 @@ import { USER_ENTITY } from './names.ts';
 /**
  * A guard's CEL condition in words, for the refusal a user reads when it does not hold
  * (`book.copies > 0` → "the book's copies is more than 0"): fields by name without underscores,
- * constants by their value as written, `user` as "you", and the shapes guards are usually written
+ * constants by their value as written (a date constant by its date, also inside `timestamp(…)`),
+ * text quoted (a comparison with "" as "is empty"), `user` as "you", and the shapes guards are usually written
  * in (`now - created_at > SLA`, `size(note) >= N`, `"agent" in assignee.roles`) as sentences. Boolean
  * constants are folded, so `approver.id == user.id && (ALLOW_SELF_APPROVAL || …)` reads without
  * the half that cannot matter. A shape it has no words for is quoted as written.
@@ -166,6 +167,8 @@ class Words {
     if (list.op === '.' && (list.args as [ASTNode, string])[1] === 'roles') {
       const owner = this.term((list.args as [ASTNode, string])[0]);
       if (owner.kind === 'user') {
+        // A role reads as a name, not a quoted string: "has the role agent".
+        if (item.op === 'value' && typeof item.args === 'string') what.words = item.args;
         const has = owner.you ? (negated ? 'do not have' : 'have') : negated ? 'does not have' : 'has';
         return `${owner.words} ${has} the role ${what.words}`;
       }
@@ -183,6 +186,9 @@ class Words {
     if (elapsed !== null) return elapsed;
     const left = this.term(leftNode);
     const right = this.term(rightNode);
+    if (rightNode.op === 'value' && rightNode.args === '' && (op === '==' || op === '!=')) {
+      return `${left.words} ${agree(left.words, op === '==' ? 'is' : 'is not')} empty`;
+    }
     if (left.kind === 'user' || right.kind === 'user') {
       const [subject, object] = right.you ? [right, left] : [left, right];
       if (subject.you && object.words === 'its creator' && (op === '==' || op === '!=')) {
@@ -209,9 +215,7 @@ class Words {
     const table = left.kind === 'time' || right.kind === 'time' ? TIME : NUMBER;
     const verb = table[op];
     if (!verb) return null;
-    // "the book's copies are", "the renewals are": a plural field name takes a plural verb.
-    const agreed = /[^su]s$/.test(left.words) ? verb.replace(/^is/, 'are') : verb;
-    return `${left.words} ${agreed} ${right.words}`;
+    return `${left.words} ${agree(left.words, verb)} ${right.words}`;
   }
 
   /** `now - created_at > SLA` → "more than 4 hours have passed since it was created"; `due - today < D` → "the due date is less than D away". */
@@ -313,6 +317,14 @@ class Words {
       return { words: durationWords(first.args), kind: 'duration' };
     }
     if (name === 'timestamp' && first?.op === 'value') return { words: String(first.args), kind: 'time' };
+    const constant = first?.op === 'id' ? this.#constants.get(first.args as string) : undefined;
+    if (constant && args.length === 1 && (name === 'timestamp' || name === 'duration')) {
+      // `timestamp(DEADLINE)`: the constant's date as written, whether a date constant or text.
+      const written = constant.type === 'text' ? String(constant.value) : constant.raw;
+      return name === 'timestamp'
+        ? { words: written, kind: 'time' }
+        : { words: constant.type === 'text' ? durationWords(written) : written, kind: 'duration' };
+    }
     if ((name === 'int' || name === 'double' || name === 'string') && first && args.length === 1) {
       return this.term(first);
     }
@@ -373,7 +385,13 @@ function sizeOf(node: ASTNode): ASTNode | undefined {
 function literal(value: unknown): Term {
   if (typeof value === 'bigint' || typeof value === 'number') return { words: String(value), kind: 'number' };
   if (typeof value === 'boolean') return { words: String(value), kind: 'bool' };
-  return { words: String(value), kind: 'text' };
+  // Quoted, so a value reads as one ("the priority is "urgent"") and an empty one is still seen.
+  return { words: JSON.stringify(String(value)), kind: 'text' };
+}
+
+/** "the book's copies are", "the renewals are": a plural name takes a plural verb. */
+function agree(subject: string, verb: string): string {
+  return /[^su]s$/.test(subject) ? verb.replace(/^is/, 'are') : verb;
 }
 
 function constantTerm(constant: Constant): Term {
@@ -385,8 +403,11 @@ function constantTerm(constant: Constant): Term {
       return { words: constant.raw, kind: 'number' };
     case 'boolean':
       return { words: constant.raw, kind: 'bool' };
+    case 'date':
+    case 'datetime':
+      return { words: constant.raw, kind: 'time' };
     default:
-      return { words: String(constant.value), kind: 'text' };
+      return { words: JSON.stringify(String(constant.value)), kind: 'text' };
   }
 }
 

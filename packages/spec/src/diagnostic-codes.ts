@@ -16,6 +16,10 @@ export const DIAGNOSTIC_CODES = {
   // Tables
   'missing-column': { severity: 'error', summary: 'A table lacks a column the point needs.' },
   'unknown-column': { severity: 'warning', summary: "A table has a column the point doesn't use." },
+  'extra-cell': {
+    severity: 'error',
+    summary: 'A table row has more cells than its header (often a bare `||` in an expression).',
+  },
   'empty-cell': { severity: 'error', summary: 'A cell that must have a value is empty.' },
   'misplaced-table': { severity: 'error', summary: 'A table is not under the `###` heading it needs.' },
   // Names
@@ -43,6 +47,10 @@ export const DIAGNOSTIC_CODES = {
     summary: 'A state machine has more than one transition from `(new)`.',
   },
   'unreachable-state': { severity: 'error', summary: 'A state cannot be reached from the initial state.' },
+  'guard-field-never-set': {
+    severity: 'warning',
+    summary: 'A guard needs a field that nothing ever sets, so it can never hold.',
+  },
   // Expressions and rules
   'expression-syntax': { severity: 'error', summary: 'An expression is not valid CEL.' },
   'expression-type': { severity: 'error', summary: 'An expression does not type-check, or is not a condition.' },

@@ -203,6 +203,82 @@ describe('compiled expressions', () => {
   });
 });
 
+describe('date and date-time constants', () => {
+  const model = modelOf(`# Specification: Deadlines
+
+## 3. Entities and their fields
+
+### Claim
+
+| field     | type     | rules    |
+| --------- | -------- | -------- |
+| spent_on  | date     | required |
+| filed_at  | datetime |          |
+
+## 4. States and transitions
+
+### Claim
+
+| transition | from  | to        | when                                  |
+| ---------- | ----- | --------- | ------------------------------------- |
+| open       | (new) | draft     |                                       |
+| submit     | draft | submitted | today <= DEADLINE                     |
+| backdate   | draft | submitted | spent_on < timestamp(DEADLINE)        |
+| file       | draft | submitted | filed_at < CUTOFF && today > LAUNCHED |
+
+## 9. Business constants and limits
+
+| name     | value                     |
+| -------- | ------------------------- |
+| DEADLINE | 2999-12-31                |
+| LAUNCHED | 2001-02-03                |
+| CUTOFF   | 2026-03-01T10:00:00+01:00 |
+`);
+  const compiled = compileExpressions(model);
+  const evaluator = compiled.entities.get('Claim');
+  if (!evaluator) throw new Error('no Claim');
+  const guard = (name: string) => {
+    const found = compiled.guards.get('Claim')?.get(name);
+    if (!found) throw new Error(`no guard ${name}`);
+    return found;
+  };
+  const claim = (extra: Record<string, RecordValues[string]> = {}): RecordValues => ({
+    id: 'c1',
+    state: 'draft',
+    spent_on: '2026-02-01',
+    filed_at: '2026-03-01T08:59:59.000Z',
+    ...extra,
+  });
+
+  it('reads a date as a date and a date-time with its zone as the instant, in UTC', () => {
+    expect(model.constants.map((c) => [c.name, c.type, c.value])).toEqual([
+      ['DEADLINE', 'date', '2999-12-31'],
+      ['LAUNCHED', 'date', '2001-02-03'],
+      ['CUTOFF', 'datetime', '2026-03-01T09:00:00.000Z'],
+    ]);
+  });
+
+  it('compares them with today, date fields and date-time fields as timestamps (a date is midnight UTC)', () => {
+    expect(evaluator.evaluate(guard('submit'), claim(), load, 'guard')).toBe('holds');
+    expect(evaluator.evaluate(guard('backdate'), claim(), load, 'guard')).toBe('holds');
+    expect(evaluator.evaluate(guard('backdate'), claim({ spent_on: '2999-12-31' }), load, 'guard')).toBe('fails');
+    expect(evaluator.evaluate(guard('file'), claim(), load, 'guard')).toBe('holds');
+    expect(evaluator.evaluate(guard('file'), claim({ filed_at: '2026-03-01T09:00:00.000Z' }), load, 'guard')).toBe(
+      'fails',
+    );
+  });
+
+  it('passes a deadline that has gone by', () => {
+    const past = compileExpressions({
+      ...model,
+      constants: model.constants.map((c) => (c.name === 'DEADLINE' ? { ...c, value: '2001-01-01' } : c)),
+    });
+    const submit = past.guards.get('Claim')?.get('submit');
+    if (!submit) throw new Error('no guard submit');
+    expect(past.entities.get('Claim')?.evaluate(submit, claim(), load, 'guard')).toBe('fails');
+  });
+});
+
 describe('chainsOf', () => {
   it('finds field chains outside strings and leaves method names out', () => {
     const heads = new Set(['book', 'note', 'due']);

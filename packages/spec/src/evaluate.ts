@@ -1,5 +1,5 @@
 import { Environment } from '@marcbachmann/cel-js';
-import { celFieldType, entityEnvironment } from './cel-types.ts';
+import { celFieldType, constantInstant, entityEnvironment } from './cel-types.ts';
 import { conditionWords } from './condition-words.ts';
 import { type CountTerm, findCounts } from './count-terms.ts';
 import type { Entity, FieldType, Model } from './model.ts';
@@ -14,7 +14,7 @@ import { USER_ENTITY } from './names.ts';
  * What an expression sees (as the spec checker types it): the record's fields by name (integers as
  * CEL ints, decimals as doubles, dates and date-times as timestamps, references as the referenced
  * record), the system fields, `user`, `now`, `today` (midnight UTC), the point-9 constants
- * (durations as CEL durations) and, in a field rule, `value`.
+ * (durations as CEL durations, dates and date-times as timestamps) and, in a field rule, `value`.
  *
  * Semantics:
  * - An empty field (or one reached through an empty or missing reference) is unbound: an
@@ -331,6 +331,7 @@ export function compileExpressions(model: Model): CompiledModelExpressions {
       if (!durations.has(seconds)) durations.set(seconds, base.parse(`duration("${seconds}s")`)({}));
       constants[c.name] = durations.get(seconds);
     } else if (c.type === 'integer') constants[c.name] = BigInt(Math.trunc(Number(c.value)));
+    else if (c.type === 'date' || c.type === 'datetime') constants[c.name] = constantInstant(c);
     else constants[c.name] = c.value;
   }
   const frozenConstants = Object.freeze(constants);

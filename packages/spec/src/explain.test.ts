@@ -142,6 +142,7 @@ function lendingDesk(): Model {
           creates: true,
           who: ['staff'],
           guard: 'book.copies > 0',
+          error: null,
           doc: '',
           span: at,
           guardSpan: at,
@@ -154,6 +155,7 @@ function lendingDesk(): Model {
           creates: false,
           who: ['staff', 'member'],
           guard: null,
+          error: null,
           doc: '',
           span: at,
           guardSpan: null,
@@ -166,6 +168,7 @@ function lendingDesk(): Model {
           creates: false,
           who: [],
           guard: 'now > due',
+          error: 'FORBIDDEN',
           doc: '',
           span: at,
           guardSpan: at,
@@ -282,7 +285,9 @@ describe('explainModel', () => {
     expect(text).toContain('  Loan: starts in out; states out, overdue and returned\n    out: With the member.\n');
     expect(text).toContain('    lend: (new) → out, by staff, when book.copies > 0\n');
     expect(text).toContain('    return: out, overdue → returned, by staff or member\n');
-    expect(text).toContain('    mark overdue: out → overdue, by any role that may update Loan, when now > due\n');
+    expect(text).toContain(
+      '    mark overdue: out → overdue, by any role that may update Loan, when now > due; otherwise FORBIDDEN\n',
+    );
   });
 
   it('describes rules, expressions and cross-record limits alike, with the error they raise', () => {

@@ -190,7 +190,7 @@ function explainMachine(machine: StateMachine): string[] {
   ];
 }
 
-/** E.g. "lend: (new) → out, by staff, when book.copies > 0". */
+/** E.g. "lend: (new) → out, by staff, when book.copies > 0" (and "; otherwise NO_COPIES" for its own error). */
 function explainTransition(transition: Transition, entity: string): string {
   const from = transition.creates ? '(new)' : transition.from.join(', ');
   const who = transition.who.includes(ANYONE)
@@ -199,7 +199,8 @@ function explainTransition(transition: Transition, entity: string): string {
       ? `by any role that may update ${entity}`
       : `by ${wordList(transition.who, 'or')}`;
   const guard = transition.guard === null ? '' : `, when ${transition.guard}`;
-  return `${transition.name}: ${from} → ${transition.to}, ${who}${guard}`;
+  const error = transition.guard !== null && transition.error !== null ? `; otherwise ${transition.error}` : '';
+  return `${transition.name}: ${from} → ${transition.to}, ${who}${guard}${error}`;
 }
 
 function explainRule(rule: Rule): string[] {

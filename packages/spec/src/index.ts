@@ -62,6 +62,7 @@ export {
   type ExpressionRule,
   expressionRule,
   GUARD_REFUSAL,
+  guardErrorParams,
   guardRecord,
   guardRefusal,
   ruleMessageParams,

@@ -172,6 +172,11 @@ export interface Transition {
   who: string[];
   /** CEL guard that must hold, or null. */
   guard: string | null;
+  /**
+   * The catalogue code a failed guard answers with (its status and message), or null for
+   * TRANSITION_NOT_ALLOWED. A wrong from-state answers TRANSITION_NOT_ALLOWED either way.
+   */
+  error: string | null;
   doc: string;
   span: Span;
   guardSpan: Span | null;
@@ -320,12 +325,16 @@ export interface ErrorCode {
 // ---------------------------------------------------------------------------------------------
 // 9. Business constants and limits
 
-export type ConstantType = 'integer' | 'decimal' | 'boolean' | 'text' | 'duration';
+/** A `date` (`2026-03-01`) and a `datetime` (`2026-03-01T09:00:00Z`) are CEL timestamps in expressions. */
+export type ConstantType = 'integer' | 'decimal' | 'boolean' | 'text' | 'duration' | 'date' | 'datetime';
 
 export interface Constant {
   name: string;
   type: ConstantType;
-  /** Durations are in seconds. */
+  /**
+   * Durations are in seconds; a date is `YYYY-MM-DD` (midnight UTC in expressions); a date-time is
+   * the instant in ISO 8601 UTC (`2026-03-01T08:00:00.000Z` for `2026-03-01T09:00:00+01:00`).
+   */
   value: number | boolean | string;
   /** The value as written, e.g. "14 days". */
   raw: string;

@@ -1,7 +1,7 @@
 import type { DiagnosticBag } from './diagnostics.ts';
 import { POINTS, type PointKey, type Span } from './model.ts';
 import { parseMarkdown, sourceLines, type Token } from './parse-markdown.ts';
-import { readRow, type Table } from './parse-tables.ts';
+import { overflowOf, readRow, type Table } from './parse-tables.ts';
 import { START } from './spans.ts';
 
 /** Canonical titles of the nine points. */
@@ -153,12 +153,14 @@ function readBlocks(source: string): Block[] {
         rows.push(readRow(lines[n] ?? '', n + 1, offsets[n] ?? 0));
       }
       const [header, ...body] = rows;
+      const count = header?.cells.length ?? 0;
       const lastLine = lines[last - 1] ?? '';
       blocks.push({
         kind: 'table',
         table: {
           header: header?.cells ?? [],
-          rows: body.map((row) => ({ ...row, cells: row.cells.slice(0, header?.cells.length ?? 0) })),
+          rows: body.map((row) => ({ ...row, cells: row.cells.slice(0, count), opens: row.opens.slice(0, count) })),
+          overflow: body.map((row) => overflowOf(row, count)).filter((span): span is Span => span !== null),
           span: {
             line: first + 1,
             column: 1,
@@ -231,6 +233,7 @@ function fillSection(section: Section, blocks: Block[], bag: DiagnosticBag): voi
       section.subsections.push(sub);
     } else if (block.kind === 'table') {
       (sub ? sub.tables : section.tables).push(block.table);
+      reportOverflow(block.table, bag);
     } else {
       const text = block.kind === 'heading' ? `${'#'.repeat(block.depth)} ${block.text}` : block.text;
       if (text.trim() !== '') (sub ? subProse : prose).push(text);
@@ -251,6 +254,20 @@ function fillSection(section: Section, blocks: Block[], bag: DiagnosticBag): voi
       section.span,
       `Point ${POINTS.indexOf(section.point) + 1} (${POINT_TITLES[section.point]}) has prose but no table, so it is treated as not shown.`,
       { hint: 'Add the point\'s table, or write "Not shown." to say so on purpose.' },
+    );
+  }
+}
+
+/** An `extra-cell` error for each row of a point's table with more cells than its header. */
+function reportOverflow(table: Table, bag: DiagnosticBag): void {
+  for (const span of table.overflow) {
+    bag.report(
+      'extra-cell',
+      span,
+      `This row has more cells than the table's header (${table.header.length}); the cells from here on would be dropped.`,
+      {
+        hint: "A bare | ends a cell: write CEL's || as \\|\\| and a literal pipe as \\|, or add the missing column to the header.",
+      },
     );
   }
 }

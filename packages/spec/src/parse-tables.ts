@@ -10,12 +10,20 @@ export interface Cell {
 
 export interface RawRow {
   cells: Cell[];
+  /** For each cell, the 0-based index in the line of the unescaped `|` that opens it; -1 when none does. */
+  opens: number[];
   span: Span;
 }
 
 export interface Table {
   header: Cell[];
   rows: RawRow[];
+  /**
+   * Rows with more cells than the header, each as the span from the `|` that opens the first
+   * cell beyond the header to the end of the last: GFM drops those cells, so the reader cannot
+   * see them, and an unescaped `||` in a guard would otherwise lose half its condition.
+   */
+  overflow: Span[];
   span: Span;
 }
 
@@ -33,9 +41,11 @@ export interface TableRow {
 export function readRow(line: string, lineNumber: number, offset: number): RawRow {
   const span: Span = { line: lineNumber, column: 1, endLine: lineNumber, endColumn: line.length + 1, offset };
   const cells: Cell[] = [];
+  const opens: number[] = [];
   let i = 0;
   while (i < line.length && isSpace(line.charCodeAt(i))) i++;
-  if (line[i] === '|') i++;
+  let open = line[i] === '|' ? i : -1;
+  if (open >= 0) i++;
   let start = i;
   for (; i <= line.length; i++) {
     if (line[i] === '\\') {
@@ -43,11 +53,35 @@ export function readRow(line: string, lineNumber: number, offset: number): RawRo
     } else if (line[i] === '|' || i === line.length) {
       const trailing =
         i === line.length && cells.length > 0 && line.slice(start).trim() === '' && line.trimEnd().endsWith('|');
-      if (!trailing) cells.push(trimCell(line, start, i, span));
+      if (!trailing) {
+        cells.push(trimCell(line, start, i, span));
+        opens.push(open);
+      }
+      open = i;
       start = i + 1;
     }
   }
-  return { cells, span };
+  return { cells, opens, span };
+}
+
+/**
+ * The part of a row beyond `count` cells, from the `|` that opens the first extra cell to the end
+ * of the last; null when the row has no more than `count` cells or the extra ones are all empty
+ * (a stray trailing `| |` loses nothing).
+ */
+export function overflowOf(row: RawRow, count: number): Span | null {
+  const extra = row.cells.slice(count);
+  const open = row.opens[count];
+  const last = extra.at(-1);
+  if (!last || open === undefined || open < 0 || extra.every((c) => c.text === '')) return null;
+  const from = row.span.offset + open;
+  return {
+    line: row.span.line,
+    column: open + 1,
+    endLine: row.span.line,
+    endColumn: last.span.endColumn,
+    offset: from,
+  };
 }
 
 function trimCell(line: string, from: number, to: number, row: Span): Cell {

@@ -13,6 +13,7 @@ const TRANSITION_COLUMNS = [
   { key: 'to', names: ['to'], required: true },
   { key: 'who', names: ['who', 'roles', 'by'] },
   { key: 'when', names: ['when', 'guard', 'if', 'condition'] },
+  { key: 'error', names: ['error', 'code', 'error code'] },
 ];
 const NEW = /^\((new|start|create)\)$/i;
 const STATE_RULE = 'State names are lowercase words joined by _ or -, e.g. in_review';
@@ -89,6 +90,11 @@ function readMachine(sub: Subsection, entity: string, scope: Scope): StateMachin
       mentions.push(to);
       const who = splitList(cellOf(row, 'who')).filter((r) => scope.role(r, `Transition "${name.text}"`));
       const when = cellOf(row, 'when');
+      const errorCell = cellOf(row, 'error');
+      const error =
+        errorCell.text !== '' && !/^[-—–]$/.test(errorCell.text) && scope.code(errorCell, `Transition "${name.text}"`)
+          ? errorCell.text
+          : null;
       transitions.push({
         name: name.text,
         slug: transitionSlug(name.text),
@@ -97,6 +103,7 @@ function readMachine(sub: Subsection, entity: string, scope: Scope): StateMachin
         creates,
         who: who.map((r) => r.text),
         guard: when.text === '' ? null : when.text,
+        error,
         doc: docOf(row),
         span: row.span,
         guardSpan: when.text === '' ? null : when.span,

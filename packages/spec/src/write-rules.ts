@@ -1,6 +1,6 @@
 import type { CompiledExpression, RecordValue, RecordValues } from './evaluate.ts';
 import type { MessageCatalogue, MessageParams } from './message-catalogue.ts';
-import type { DefaultValue, Entity, Rule } from './model.ts';
+import type { DefaultValue, Entity, Rule, Transition } from './model.ts';
 
 /**
  * How a write runs the point-5 rules that are expressions, shared by the server (which runs them in
@@ -88,6 +88,18 @@ export function ruleMessageParams(
 export function guardRecord(next: RecordValues, current: RecordValues): RecordValues {
   const state = typeof current.state === 'string' ? current.state : '';
   return { ...next, state, updated_at: current.updated_at ?? null };
+}
+
+/**
+ * What the message of a guard's own error code (point 4's `error` column) may name: a rule's
+ * (`ruleMessageParams`, on the record the guard was evaluated on) and the transition.
+ */
+export function guardErrorParams(
+  entity: Entity,
+  transition: Pick<Transition, 'name'>,
+  record: RecordValues,
+): Record<string, string | number | boolean> {
+  return { ...ruleMessageParams(entity, record, null), transition: transition.name };
 }
 
 /** The built-in wording of a guard's refusal: the transition, and its condition in words. */

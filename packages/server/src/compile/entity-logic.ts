@@ -5,6 +5,7 @@ import {
   type Entity,
   type ExpressionRule,
   expressionRule,
+  guardErrorParams,
   guardRecord,
   guardRefusal,
   type Model,
@@ -40,7 +41,9 @@ export type LogicCheck = (next: ApiRecord, current: ApiRecord | null, reader: Tx
  *   its fields with the call's payload applied (on create: the would-be record). So `"agent" in
  *   assignee.roles` checks the assignee being given, and `size(decision_note) >= 10` the reason
  *   sent with the call. When it does not hold the answer is TRANSITION_NOT_ALLOWED (409), like a
- *   wrong from-state, with a detail saying what the transition needs (`guardRefusal`).
+ *   wrong from-state, with a detail saying what the transition needs (`guardRefusal`); or, when
+ *   point 4 names the guard's own error, that code with its catalogue status and message, filled
+ *   like a rule's (`guardErrorParams`).
  * - A **limit** ("at most N E in state s per f, g per day of d") counts the other records in one
  *   of the states with the same `f` and `g` and a `d` in the same UTC day (week, month, year) as
  *   this record's, inside the write transaction, and fails when this record would make it N + 1.
@@ -147,6 +150,7 @@ export function compileEntityLogic(
       if (!guard) return;
       const outcome = evaluator.evaluate(guard, record, (e, id) => reader.get(e, id), 'guard', user, counterOf(reader));
       if (outcome === 'holds') return;
+      if (t.error !== null) throw new ProblemError(t.error, guardErrorParams(entity, t, record));
       const params = { transition: t.name, entity: entity.name, state: String(record.state ?? '(new)') };
       throw new ProblemError('TRANSITION_NOT_ALLOWED', params, {
         message: guardRefusal(catalogue.messages, guardWords?.get(t.name) ?? guard.source, params),

@@ -138,6 +138,7 @@ interface EntityFacts {
   /** True when a field refers to records, of an entity or users (which must exist). */
   references: boolean;
   creating: Transition | undefined;
+  transitions: readonly Transition[];
   rules: Rule[];
   list: ListParams;
 }
@@ -150,6 +151,7 @@ function entityFacts(model: Model): Map<string, EntityFacts> {
       // References to User are checked like any other: an unknown user id is UNKNOWN_REFERENCE.
       references: entity.fields.some((f) => f.type.kind === 'reference'),
       creating: undefined,
+      transitions: [],
       rules: [],
       list: compileListParams(
         entity,
@@ -160,7 +162,9 @@ function entityFacts(model: Model): Map<string, EntityFacts> {
   }
   for (const machine of model.machines) {
     const f = facts.get(machine.entity);
-    if (f) f.creating = machine.transitions.find((t) => t.creates);
+    if (!f) continue;
+    f.creating = machine.transitions.find((t) => t.creates);
+    f.transitions = machine.transitions;
   }
   for (const rule of model.rules) facts.get(rule.appliesTo.entity)?.rules.push(rule);
   return facts;
@@ -186,7 +190,7 @@ function errorsOf(call: Call, hasBody: boolean, facts: EntityFacts | undefined, 
       .map((r) => r.error);
   switch (action.kind) {
     case 'create':
-      if (creating?.guard) codes.push('TRANSITION_NOT_ALLOWED');
+      if (creating?.guard) codes.push(creating.error ?? 'TRANSITION_NOT_ALLOWED');
       if (unique) codes.push('NOT_UNIQUE');
       if (references) codes.push('UNKNOWN_REFERENCE');
       // Required fields whose default cannot be filled in (`me` before sign-in) are reported as missing.
@@ -203,7 +207,14 @@ function errorsOf(call: Call, hasBody: boolean, facts: EntityFacts | undefined, 
     case 'transition': {
       // A rule failing with a 422 code (or several failing) answers VALIDATION_FAILED, body or none.
       const rules = rulesFor(action.transition);
-      codes.push('TRANSITION_NOT_ALLOWED', 'CONFLICT', ...(rules.length > 0 ? ['VALIDATION_FAILED'] : []), ...rules);
+      const own = facts?.transitions.find((t) => t.name === action.transition && t.guard !== null)?.error;
+      codes.push(
+        'TRANSITION_NOT_ALLOWED',
+        ...(own ? [own] : []),
+        'CONFLICT',
+        ...(rules.length > 0 ? ['VALIDATION_FAILED'] : []),
+        ...rules,
+      );
       break;
     }
     case 'list':

@@ -96,6 +96,27 @@ describe('the rules of lending-desk.md checked before sending', () => {
     });
   });
 
+  it('answers a guard that names its own error with that code, its status and its message filled', async () => {
+    const own: Model = {
+      ...lending,
+      machines: lending.machines.map((m) => ({
+        ...m,
+        transitions: m.transitions.map((t) => (t.name === 'lend' ? { ...t, error: 'NO_COPIES' } : t)),
+      })),
+      errors: [
+        ...lending.errors,
+        { code: 'NO_COPIES', status: 410, message: 'Cannot {transition} it: due {due}.', builtin: false, span: null },
+      ],
+    };
+    expect(await problemOf(own, lend({ book: EMPTY_SHELF, due: '2030-01-01' }))).toEqual({
+      status: 410,
+      code: 'NO_COPIES',
+      title: 'No copies',
+      detail: 'Cannot lend it: due 2030-01-01.',
+    });
+    expect(await problemOf(own, lend({}))).toBeNull();
+  });
+
   it("checks a transition's rules and guard on the record with the payload applied", async () => {
     const current = {
       id: id(20),

@@ -7,6 +7,7 @@ import {
   type ExpressionRule,
   expressionRule,
   type Field,
+  guardErrorParams,
   guardRecord,
   guardRefusal,
   LoadPending,
@@ -86,7 +87,7 @@ function compiledOf(model: Model): CompiledModelExpressions | null {
 /**
  * Checks a write's guard and rules with a synchronous loader. A loader that throws `LoadPending`
  * leaves that rule or guard unchecked. The guard comes first: when it does not hold the answer is
- * TRANSITION_NOT_ALLOWED, as the server's; then every rule the write runs, their failures together.
+ * the guard's own error code if point 4 names one, else TRANSITION_NOT_ALLOWED, as the server's; then every rule the write runs, their failures together.
  */
 export function checkRules(model: Model, input: WriteInput, load: RecordLoader): RuleCheck {
   const compiled = compiledOf(model);
@@ -118,6 +119,10 @@ export function checkRules(model: Model, input: WriteInput, load: RecordLoader):
     if (guard) {
       const record = current === null ? input.next : guardRecord(input.next, current);
       if (evaluate(guard, record, load, 'guard', input.user) === 'fails') {
+        if (transition.error !== null) {
+          const own = guardErrorParams(entity, transition, record);
+          return { problem: problemOf(catalogue, transition.error, own, []), unchecked };
+        }
         const params = { transition: transition.name, entity: entity.name, state: String(record.state ?? '(new)') };
         const words = compiled.guardWords.get(input.entity)?.get(transition.name) ?? guard.source;
         const said = guardRefusal(catalogue, words, params);

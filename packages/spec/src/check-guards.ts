@@ -1,0 +1,87 @@
+import { effectiveCalls } from './derive-calls.ts';
+import type { DiagnosticBag } from './diagnostics.ts';
+import { chainsOf } from './evaluate.ts';
+import type { Call, Entity, Model } from './model.ts';
+
+/**
+ * Guards that can never hold: a guard that mentions an empty field fails, so a guard naming a
+ * field nothing ever sets refuses its transition every time. A field is set when it has a
+ * default, or when some call carries it in its payload and may set it: a create or update a role
+ * may make with that field (point 6; every signed-in user sets every field when it is not shown),
+ * or a transition (whose payload point 6's field lists do not limit). When point 7 is not shown
+ * the derived create and update calls carry every field.
+ */
+export function checkGuardFields(model: Model, bag: DiagnosticBag): void {
+  const rolesShown = model.points.find((p) => p.key === 'roles')?.shown ?? false;
+  const calls = effectiveCalls(model);
+  for (const machine of model.machines) {
+    const entity = model.entities.find((e) => e.name === machine.entity);
+    // Records nobody can create have nothing to guard (the guards never run): that is another
+    // diagnostic's to say (entity-without-permissions), or a product under construction.
+    const created =
+      calls.some((c) => c.action.kind === 'create' && c.action.entity === machine.entity) &&
+      (!rolesShown || model.permissions.some((p) => p.entity === machine.entity && p.create));
+    if (!entity || !created) continue;
+    const heads = new Set(entity.fields.map((f) => f.name));
+    const never = new Map<string, string | null>();
+    const hintFor = (field: string) => {
+      if (!never.has(field)) never.set(field, neverSetHint(model, entity, field, calls, rolesShown));
+      return never.get(field) ?? null;
+    };
+    for (const t of machine.transitions) {
+      if (t.guard === null || !t.guardSpan) continue;
+      for (const [field] of chainsOf(t.guard, heads)) {
+        const hint = field === undefined ? null : hintFor(field);
+        if (hint === null) continue;
+        bag.report(
+          'guard-field-never-set',
+          t.guardSpan,
+          `The guard of "${t.name}" needs ${entity.name}.${field}, which nothing ever sets, so it can never hold.`,
+          { hint },
+        );
+      }
+    }
+  }
+}
+
+/** What would let `field` be set, or null when something already may set it. */
+function neverSetHint(
+  model: Model,
+  entity: Entity,
+  field: string,
+  calls: readonly Call[],
+  rolesShown: boolean,
+): string | null {
+  if (entity.fields.find((f) => f.name === field)?.default != null) return null;
+  const carries = (kind: 'create' | 'update' | 'transition') =>
+    calls.some(
+      (c) =>
+        c.action.kind === kind &&
+        c.action.entity === entity.name &&
+        c.payload !== null &&
+        (c.payload.fields === null || c.payload.fields.includes(field)),
+    );
+  const permissions = model.permissions.filter((p) => p.entity === entity.name);
+  const mayCreate =
+    !rolesShown || permissions.some((p) => p.create && (p.createFields === null || p.createFields.includes(field)));
+  const mayUpdate =
+    !rolesShown ||
+    permissions.some((p) => p.update !== 'none' && (p.updateFields === null || p.updateFields.includes(field)));
+  if ((mayCreate && carries('create')) || (mayUpdate && carries('update')) || carries('transition')) return null;
+  const ways = [`give ${field} a default in point 3`];
+  if (!mayCreate && !mayUpdate) {
+    ways.push(`let a role set it in point 6 ("create (…, ${field})" or "update (…, ${field})")`);
+  }
+  const missing = (['create', 'update'] as const).filter((kind) => !carries(kind));
+  if (missing.length > 0) {
+    ways.push(
+      `add it to a ${missing.join(' or ')} call's payload, or a transition's, in point 7 ("${entity.name} (…, ${field})")`,
+    );
+  }
+  const said = ways.length === 1 ? (ways[0] ?? '') : `${ways.slice(0, -1).join(', ')}, or ${ways.at(-1)}`;
+  return `${capitalise(said)}.`;
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
