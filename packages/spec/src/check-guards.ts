@@ -1,3 +1,4 @@
+import { findCounts } from './count-terms.ts';
 import { effectiveCalls } from './derive-calls.ts';
 import type { DiagnosticBag } from './diagnostics.ts';
 import { chainsOf } from './evaluate.ts';
@@ -30,7 +31,7 @@ export function checkGuardFields(model: Model, bag: DiagnosticBag): void {
     };
     for (const t of machine.transitions) {
       if (t.guard === null || !t.guardSpan) continue;
-      for (const [field] of chainsOf(t.guard, heads)) {
+      for (const [field] of chainsOf(findCounts(t.guard).rewritten, heads)) {
         const hint = field === undefined ? null : hintFor(field);
         if (hint === null) continue;
         bag.report(

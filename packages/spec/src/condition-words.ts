@@ -1,4 +1,5 @@
 import { type ASTNode, parse } from '@marcbachmann/cel-js';
+import { type CountTerm, findCounts } from './count-terms.ts';
 import type { Constant, Entity, FieldType, Model } from './model.ts';
 import { USER_ENTITY } from './names.ts';
 
@@ -13,12 +14,13 @@ import { USER_ENTITY } from './names.ts';
  */
 export function conditionWords(source: string, entity: Entity, model: Pick<Model, 'entities' | 'constants'>): string {
   let ast: ASTNode;
+  const counts = findCounts(source);
   try {
-    ast = parse(source).ast;
+    ast = parse(counts.rewritten).ast;
   } catch {
     return `${source.trim()} holds`;
   }
-  const words = new Words(source, entity, model);
+  const words = new Words(counts.rewritten, entity, model, counts.terms);
   return words.clause(words.fold(ast));
 }
 
@@ -72,12 +74,19 @@ class Words {
   readonly #entity: Entity;
   readonly #entities: ReadonlyMap<string, Entity>;
   readonly #constants: ReadonlyMap<string, Constant>;
+  readonly #counts: ReadonlyMap<string, CountTerm>;
 
-  constructor(source: string, entity: Entity, model: Pick<Model, 'entities' | 'constants'>) {
+  constructor(
+    source: string,
+    entity: Entity,
+    model: Pick<Model, 'entities' | 'constants'>,
+    counts: readonly CountTerm[] = [],
+  ) {
     this.#source = source;
     this.#entity = entity;
     this.#entities = new Map(model.entities.map((e) => [e.name, e]));
     this.#constants = new Map(model.constants.map((c) => [c.name, c]));
+    this.#counts = new Map(counts.map((c) => [c.variable, c]));
   }
 
   /** The node with boolean constants folded away: `false || x` is `x`, `true && x` is `x`. */
@@ -295,6 +304,16 @@ class Words {
     if (name === 'now') return { words: 'now', kind: 'time' };
     if (name === 'today') return { words: 'today', kind: 'time' };
     if (name === 'user') return { words: 'you', kind: 'user', you: true };
+    const count = this.#counts.get(name);
+    if (count) {
+      const states = count.states ? ` in state ${count.states.join(' or ')}` : '';
+      const whose = count.target === 'this' ? `this ${words(this.#entity.name).toLowerCase()}` : 'you';
+      const verb = count.target === 'this' ? 'is' : 'are';
+      return {
+        words: `the number of ${count.entity} records${states} whose ${words(count.field)} ${verb} ${whose}`,
+        kind: 'number',
+      };
+    }
     const constant = this.#constants.get(name);
     if (constant) return constantTerm(constant);
     const field = this.#entity.fields.find((f) => f.name === name);

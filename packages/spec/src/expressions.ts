@@ -85,7 +85,7 @@ export class ExpressionChecker {
       }
       const field = counted.fields.find((f) => f.name === term.field);
       const wanted = term.target === 'this' ? entityName : USER_ENTITY;
-      if (!field || field.type.kind !== 'reference' || field.type.entity !== wanted) {
+      if (field?.type.kind !== 'reference' || field.type.entity !== wanted) {
         ok = false;
         const fits = counted.fields.filter((f) => f.type.kind === 'reference' && f.type.entity === wanted);
         bag.report(
