@@ -245,6 +245,12 @@ export interface Permission {
   createFields: string[] | null;
   /** The fields the role may change when it updates a record (`update own (notes)`), or null for all. */
   updateFields: string[] | null;
+  /**
+   * The fields the role sees of the records it may read (`read (title)`, `read except (speaker)`),
+   * in the entity's order for `except`, or null for all of them (and when it reads nothing). The
+   * system fields are always seen.
+   */
+  readFields: string[] | null;
   span: Span;
 }
 
