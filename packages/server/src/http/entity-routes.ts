@@ -11,7 +11,7 @@ import {
 import type { ErrorObject } from 'ajv';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CompiledApp } from '../compile/compile-app.ts';
-import type { EntityLogic, LogicCheck } from '../compile/entity-logic.ts';
+import type { EntityLogic, HiddenFields, LogicCheck } from '../compile/entity-logic.ts';
 import type { JsonSchema } from '../compile/json-schemas.ts';
 import type { EntityPermissions } from '../compile/permissions.ts';
 import type { Route } from '../compile/route-table.ts';
@@ -22,6 +22,7 @@ import { etagOf, ifMatchVersions } from './etag.ts';
 import { FieldErrors } from './field-errors.ts';
 import { encodeCursor, parseListQuery, type RawQuery } from './list-query.ts';
 import { type FieldError, type ProblemCatalogue, ProblemError } from './problem.ts';
+import { hiddenFieldsOf, visibleEntry, visibleRecord } from './read-fields.ts';
 import { normalizeDateTime, UUID, uuidv7 } from './values.ts';
 
 /** The longest id a NOT_FOUND answer repeats in full. */
@@ -58,6 +59,10 @@ interface EntityContext {
  * - A record the actor may read but not change, delete or move on: FORBIDDEN, or NOT_SIGNED_IN
  *   for a visitor (signing in may grant it). A user with `own` access may not make a record no
  *   longer theirs.
+ * - A field the actor may not see (`read except (speaker)`) is never sent to them: not in a
+ *   record, a list, a history entry or a refusal's message; lists cannot be sorted, filtered or
+ *   searched by it (`read-fields.ts`). An update that sends such a field is refused whatever its
+ *   value, so that it cannot be used to guess the value.
  */
 export function registerEntityRoutes(app: FastifyInstance, compiled: CompiledApp, store: Store): void {
   const { model, routeTable, catalogue, settings } = compiled;
@@ -124,17 +129,22 @@ export function registerEntityRoutes(app: FastifyInstance, compiled: CompiledApp
 
 type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 
-function listHandler(route: Route, { records, settings, permissions }: EntityContext): Handler {
+function listHandler(route: Route, context: EntityContext): Handler {
+  const { records, settings, permissions } = context;
   const params = route.list;
   if (!params) throw new Error(`${route.method} ${route.path} lists without list parameters.`);
   return async (request, reply) => {
-    const access = readAccess(request.actor, permissions);
-    const query = parseListQuery(request.query as RawQuery, params, settings);
-    if (access === 'own') query.owner = { columns: [...permissions.ownerColumns], userId: ownerId(request.actor) };
+    const { actor } = request;
+    const access = readAccess(actor, permissions);
+    // What is hidden on every record the list may hold: sorting, filtering or searching by it would tell its values.
+    const unsearchable = permissions.hidden(actor, access === 'own');
+    const query = parseListQuery(request.query as RawQuery, params, settings, unsearchable);
+    if (access === 'own') query.owner = { columns: [...permissions.ownerColumns], userId: ownerId(actor) };
     const page = await records.list(query);
     const sort = `${query.sort.descending ? '-' : ''}${query.sort.column}`;
+    const hidden = hiddenOf(actor, context);
     return reply.send({
-      items: page.records,
+      items: hidden === null ? page.records : page.records.map((r) => visibleRecord(r, hidden)),
       next: page.next ? encodeCursor(sort, page.next) : null,
       ...(page.total !== undefined ? { total: page.total } : {}),
     });
@@ -147,7 +157,9 @@ function getHandler(route: Route, context: EntityContext): Handler {
     const id = recordId(request, route, context);
     const stored = await context.records.get(id);
     if (!stored || !readable(access, stored.record, request.actor, context)) throw notFound(context, id);
-    return reply.header('etag', etagOf(stored.version)).send(stored.record);
+    return reply
+      .header('etag', etagOf(stored.version))
+      .send(visibleRecord(stored.record, hiddenOf(request.actor, context)));
   };
 }
 
@@ -158,10 +170,15 @@ function historyHandler(route: Route, context: EntityContext): Handler {
     const items = await context.records.history(id);
     // A deleted record's history stays readable; an id never used has none.
     if (items.length === 0) throw notFound(context, id);
-    if (access === 'own') {
+    const hidden = hiddenOf(request.actor, context);
+    if (access === 'own' || hidden !== null) {
       // The record as it is, or as it was last when deleted: its history holds every change.
       const current = (await context.records.get(id))?.record ?? replayHistory(items);
       if (!readable(access, current, request.actor, context)) throw notFound(context, id);
+      if (hidden !== null) {
+        const unseen = hidden(current);
+        return reply.send({ items: items.map((entry) => visibleEntry(entry, unseen)) });
+      }
     }
     return reply.send({ items });
   };
@@ -206,13 +223,18 @@ function createHandler(route: Route, context: EntityContext): Handler {
       ...(machine ? { state: machine.initial } : {}),
       ...values,
     };
-    const outcome = await records.create(record, { at, by: actor.userId }, withUser(context.logic?.create, actor));
+    const hidden = hiddenOf(actor, context);
+    const outcome = await records.create(
+      record,
+      { at, by: actor.userId },
+      withUser(context.logic?.create, actor, hidden),
+    );
     if (!outcome.ok) throw refused(outcome.refusal, context, String(record.id));
     return reply
       .code(201)
       .header('location', context.recordPath(String(record.id)))
       .header('etag', etagOf(outcome.stored.version))
-      .send(outcome.stored.record);
+      .send(visibleRecord(outcome.stored.record, hidden));
   };
 }
 
@@ -246,22 +268,27 @@ function updateHandler(route: Route, context: EntityContext): Handler {
     if (failures.length > 0) throw new ProblemError('VALIDATION_FAILED', {}, { errors: failures });
     const ifVersions = ifMatchVersions(request.headers['if-match']);
     const allowed = writeAllowed(read, context.permissions.access(actor, 'update'), actor, context, id);
+    const hidden = hiddenOf(actor, context);
     const authorize: typeof allowed =
       fixed.length === 0
         ? allowed
         : (current, next) => {
             allowed(current, next);
-            const changed = fixed.filter((f) => !sameValue(f, current[f.name] ?? null, next[f.name] ?? null));
+            // A field the actor cannot see is refused even unchanged: accepting the stored value would tell it.
+            const unseen = hidden?.(current);
+            const changed = fixed.filter(
+              (f) => unseen?.has(f.name) || !sameValue(f, current[f.name] ?? null, next[f.name] ?? null),
+            );
             if (changed.length > 0) throw mayNotSet(changed, `of this ${entity.name}`, 'change');
           };
     const outcome = await records.update(
       id,
       values,
       { at, by: actor.userId, ifVersions, authorize },
-      withUser(context.logic?.update, actor),
+      withUser(context.logic?.update, actor, hidden),
     );
     if (!outcome.ok) throw refused(outcome.refusal, context, id);
-    return reply.header('etag', etagOf(outcome.stored.version)).send(outcome.stored.record);
+    return reply.header('etag', etagOf(outcome.stored.version)).send(visibleRecord(outcome.stored.record, hidden));
   };
 }
 
@@ -293,15 +320,16 @@ function transitionHandler(route: Route, context: EntityContext, name: string): 
     if (failures.length > 0) throw new ProblemError('VALIDATION_FAILED', {}, { errors: failures });
     const ifVersions = ifMatchVersions(request.headers['if-match']);
     const allowed = writeAllowed(read, context.permissions.transitionAccess(actor, transition), actor, context, id);
+    const hidden = hiddenOf(actor, context);
     const outcome = await records.transition(
       id,
       { name: transition.name, to: transition.to },
       values,
       { at, by: actor.userId, ifVersions, authorize: allowed },
-      withUser(check, actor),
+      withUser(check, actor, hidden),
     );
     if (!outcome.ok) throw refused(outcome.refusal, context, id);
-    return reply.header('etag', etagOf(outcome.stored.version)).send(outcome.stored.record);
+    return reply.header('etag', etagOf(outcome.stored.version)).send(visibleRecord(outcome.stored.record, hidden));
   };
 }
 
@@ -478,13 +506,23 @@ function writeAllowed(
   };
 }
 
-/** A compiled check as the store runs it, with the acting user filled in. */
-function withUser(check: LogicCheck | undefined, actor: RequestActor): WriteCheck | undefined {
+/** A compiled check as the store runs it, with the acting user and what they do not see filled in. */
+function withUser(
+  check: LogicCheck | undefined,
+  actor: RequestActor,
+  hidden: HiddenFields | null = null,
+): WriteCheck | undefined {
   if (!check) return undefined;
   const user: CelUser = actor.user
     ? { id: actor.user.id, email: actor.user.email, name: actor.user.name, roles: actor.user.roles }
     : NO_USER;
-  return (next, current, reader) => check(next, current, reader, user);
+  if (hidden === null) return (next, current, reader) => check(next, current, reader, user);
+  return (next, current, reader) => check(next, current, reader, user, hidden);
+}
+
+/** The fields the actor does not see of each record; null when they see them all. */
+function hiddenOf(actor: RequestActor, context: EntityContext): HiddenFields | null {
+  return hiddenFieldsOf(context.permissions, actor, (record) => owns(record, actor, context));
 }
 
 function permissionsOf(compiled: CompiledApp, entity: string): EntityPermissions {
