@@ -103,12 +103,13 @@ export class PermissionOracle {
 
   /**
    * The fields the actor may set on create or change on update (`create (title)`), or null for
-   * all: what any of the rows granting the operation names, all when one names none.
+   * all: what any of the rows granting the operation names, all when one names none; a row
+   * without a list sets the fields it reads (`read except (notes)`).
    */
   settable(entity: string, actor: MatrixActor, operation: 'create' | 'update'): ReadonlySet<string> | null {
     if (!this.rolesShown) return null;
     const granting = this.rows(entity, actor).filter((r) => (operation === 'create' ? r.create : r.update !== 'none'));
-    const lists = granting.map((r) => (operation === 'create' ? r.createFields : r.updateFields));
+    const lists = granting.map((r) => (operation === 'create' ? r.createFields : r.updateFields) ?? r.readFields);
     if (lists.length === 0 || lists.some((l) => l === null)) return null;
     return new Set(lists.flatMap((l) => l ?? []));
   }

@@ -14,6 +14,8 @@ export interface EntityAccess {
   /** The fields the user may set on create and change on update (point 6's `create (title)`); null for all. */
   createFields: string[] | null;
   updateFields: string[] | null;
+  /** The fields the user sees of every record they may read (point 6's `read except (speaker)`); null for all. */
+  readFields: string[] | null;
 }
 
 export interface User {
