@@ -198,6 +198,15 @@ describe.each(TEST_DATABASES)('fields a role may not read, on $name', (db) => {
     expect(filtered.status).toBe(400);
   });
 
+  it('documents a talk in the OpenAPI document without requiring the fields some role does not see', async () => {
+    const document = await call(organiser, 'GET', '/api/openapi.json');
+    const schemas = (document.body.components as { schemas: Record<string, { required?: string[] }> }).schemas;
+    const record = schemas.Talk;
+    expect(record?.required).toContain('title');
+    expect(record?.required).not.toContain('speaker');
+    expect(record?.required).not.toContain('bio');
+  });
+
   it('tells the app which fields a reviewer reads', async () => {
     const me = await call(reviewer, 'GET', '/api/auth/me');
     expect((me.body.access as Record<string, Body>).Talk).toMatchObject({
