@@ -207,6 +207,23 @@ describe.each(TEST_DATABASES)('fields a role may not read, on $name', (db) => {
     expect(record?.required).not.toContain('bio');
   });
 
+  it('gives visitors only what the anyone row names, and refuses their filter by another field as by an unknown one', async () => {
+    const visit = (url: string) => server.app.inject({ method: 'GET', url });
+    const listed = await visit('/api/talks');
+    expect(listed.statusCode).toBe(200);
+    const items = (listed.json() as { items: Body[] }).items;
+    expect(items.map((t) => t.title)).toEqual(['Engines of thought', 'Compilers for everyone']);
+    expect(Object.keys(items[0] ?? {}).sort()).toEqual(
+      ['created_at', 'created_by', 'id', 'state', 'title', 'updated_at'].sort(),
+    );
+    const byAbstract = await visit('/api/talks?filter[abstract]=x');
+    const byNothing = await visit('/api/talks?filter[abstrct]=x');
+    expect(byAbstract.statusCode).toBe(400);
+    expect(comparable(byAbstract.json() as Body)).toBe(
+      comparable(byNothing.json() as Body).replaceAll('abstrct', 'abstract'),
+    );
+  });
+
   it('tells the app which fields a reviewer reads', async () => {
     const me = await call(reviewer, 'GET', '/api/auth/me');
     expect((me.body.access as Record<string, Body>).Talk).toMatchObject({
