@@ -249,9 +249,11 @@ function updateHandler(route: Route, context: EntityContext): Handler {
     const { actor } = request;
     const read = readAccess(actor, context.permissions);
     const id = recordId(request, route, context);
-    const body = readBody(request, errors, route.body === null);
-    const at = new Date().toISOString();
     const settable = context.permissions.settable(actor, 'update');
+    // A PUT keeps what the actor may not change: they need not (and for a hidden field cannot) send it.
+    const kept = replace && settable !== null ? (name: string) => !settable.has(name) : undefined;
+    const body = readBody(request, errors, route.body === null, kept);
+    const at = new Date().toISOString();
     const values: Record<string, Value> = {};
     const failures: FieldError[] = [];
     /** Fields the actor may not change but sent: they must hold what the record holds. */
@@ -352,14 +354,25 @@ function deleteHandler(route: Route, context: EntityContext): Handler {
 
 /**
  * The body, once its schema accepted it; else the catalogued answer to what is wrong with it.
- * A call without a payload may be sent without a body, or with `{}`.
+ * A call without a payload may be sent without a body, or with `{}`. A required field that
+ * `mayOmit` excuses may be missing (Ajv reports every error, so the others still answer).
  */
-function readBody(request: FastifyRequest, errors: FieldErrors, optional: boolean): Record<string, unknown> {
+function readBody(
+  request: FastifyRequest,
+  errors: FieldErrors,
+  optional: boolean,
+  mayOmit?: (field: string) => boolean,
+): Record<string, unknown> {
   if (optional && request.body === undefined) return {};
   const failed = request.validationError as (Error & { validation?: ErrorObject[] }) | undefined;
   if (failed) {
     if (!failed.validation) throw new ProblemError('INVALID_PAYLOAD', { detail: 'the body could not be checked' });
-    throw errors.problem(failed.validation, request.body);
+    const wrong = mayOmit
+      ? failed.validation.filter(
+          (e) => !(e.keyword === 'required' && e.instancePath === '' && mayOmit(String(e.params.missingProperty))),
+        )
+      : failed.validation;
+    if (wrong.length > 0) throw errors.problem(wrong, request.body);
   }
   return request.body as Record<string, unknown>;
 }
