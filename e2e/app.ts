@@ -126,15 +126,16 @@ function lockHolderAlive(lock: string): boolean {
 }
 
 /**
- * Serves an example spec (a file under examples/, or 'blank' for the blank spec `ninepoint new`
- * writes) on a free port of 127.0.0.1 over a fresh SQLite database, adds one person per role, and
+ * Serves an example spec (a file under examples/, a path from the repository's root, or 'blank'
+ * for the blank spec `ninepoint new` writes) on a free port of 127.0.0.1 over a fresh SQLite database, adds one person per role, and
  * launches Chromium (or records why it cannot, to skip with).
  */
 export async function startApp(example: string): Promise<App> {
   await ensureWebApp();
   const status = await ensureChromium();
-  const source =
-    example === 'blank' ? blankSpec() : readFileSync(new URL(`../examples/${example}`, import.meta.url), 'utf8');
+  // A name is an example's; a path (with a slash) is from the repository's root.
+  const file = example.includes('/') ? `../${example}` : `../examples/${example}`;
+  const source = example === 'blank' ? blankSpec() : readFileSync(new URL(file, import.meta.url), 'utf8');
   const { model, ok, diagnostics } = checkSpec(source);
   if (!ok) throw new Error(`${example} has errors: ${JSON.stringify(diagnostics, null, 2)}`);
   const temp = tempDir();

@@ -8,7 +8,8 @@ import { Matrix } from './matrix/harness.ts';
  * (a visitor, a user per role, a user with every role) × every entity × every call the app serves
  * × a record the actor owns (through `created_by` and through each `User` field) or another
  * user's, answers exactly what point 6 says, as `matrix/oracle.ts` reads docs/spec-format.md
- * without the server's code. Lists must hold exactly the readable records. Each case writes its
+ * without the server's code. Lists must hold exactly the readable records, and every record
+ * answered exactly the fields point 6 lets the actor read. Each case writes its
  * own records straight into the store and removes them afterwards, so no case sees another's.
  */
 describe.each(EXAMPLES)('the authorisation matrix of $title', (data) => {
@@ -72,7 +73,7 @@ describe.each(EXAMPLES)('the authorisation matrix of $title', (data) => {
           }
           const all = await m.allRecords(entity.name);
           for (const actor of m.actors) {
-            const { answer, ids } = await m.listAs(actor, route);
+            const { answer, ids, items } = await m.listAs(actor, route);
             const verdict = m.oracle.verdict('list', entity.name, actor);
             const mismatch = m.compare(actor, route, 'the list', m.expected('list', verdict, null), answer);
             if (mismatch) {
@@ -83,6 +84,30 @@ describe.each(EXAMPLES)('the authorisation matrix of $title', (data) => {
             const wanted = m.oracle.visible(entity.name, actor, all).map((r: Values) => String(r.id));
             const missing = wanted.filter((id) => !ids.includes(id));
             const extra = ids.filter((id) => !wanted.includes(id));
+            // Filtering or sorting by a field hidden on some listed record answers as by no field at all.
+            // (A list of `read own` holds only the actor's own records.)
+            const owned = m.oracle.access(entity.name, actor, 'read') === 'own' ? { created_by: actor.userId } : {};
+            const shownEverywhere = m.oracle.shownKeys(entity.name, actor, owned);
+            const hidden = entity.fields.map((f) => f.name).filter((f) => !shownEverywhere.has(f));
+            for (const field of hidden) {
+              const stand = `zz${field}`.slice(0, Math.max(field.length, 3));
+              for (const [asked, missing] of [
+                [`filter[${field}]=x`, `filter[${stand}]=x`],
+                [`sort=-${field}`, `sort=-${stand}`],
+              ] as const) {
+                const one = await m.call(actor, 'GET', `${route.path}?${asked}`);
+                const two = await m.call(actor, 'GET', `${route.path}?${missing}`);
+                const said = (a: typeof one) => JSON.stringify([a.status, a.code, a.body?.detail]);
+                if (said(one) !== said(two).replaceAll(stand, field)) {
+                  mismatches.push(`${actor.name}: GET ${route.path}?${asked} answered ${said(one)}, not as ${missing}`);
+                }
+              }
+            }
+            for (const item of items) {
+              const stored = all.find((r: Values) => r.id === item.id) ?? {};
+              const wrong = m.keysMismatch(item, m.oracle.shownKeys(entity.name, actor, stored));
+              if (wrong) mismatches.push(`${actor.name}: GET ${route.path}: record ${item.id}: ${wrong}`);
+            }
             if (missing.length > 0 || extra.length > 0 || ids.length !== new Set(ids).size) {
               mismatches.push(
                 `${actor.name}: GET ${route.path} (${verdict.why}) of ${all.length} records: ` +

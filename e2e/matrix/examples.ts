@@ -84,12 +84,27 @@ const LENDING_DATA: Omit<ExampleData, 'title' | 'source'> = {
 };
 
 /**
+ * Blind review (the server's test fixture): reviewers `read except (speaker, bio)`, visitors
+ * `read (title)`. Reviewers may here also update the abstract, since the matrix's update changes a
+ * text field.
+ */
+const BLIND_REVIEW: ExampleData = {
+  title: 'blind-review.md (server fixture)',
+  source: readFileSync(new URL('../../packages/server/test/fixtures/blind-review.md', import.meta.url), 'utf8').replace(
+    'update (score) ',
+    'update (abstract, score)',
+  ),
+  values: (entity): Values => (entity === 'Talk' ? { score: 7 } : {}),
+};
+
+/**
  * The examples whose points 3 and 6 are shown, plus the lending desk with point 6 not shown (every
  * role named in points 2 and 4 blanked, as the checker requires, and the rule "members only",
  * which no user could pass without roles, left out), for the "no roles" branch.
  */
 export const EXAMPLES: readonly ExampleData[] = [
   { title: 'lending-desk.md', source: LENDING_SOURCE, ...LENDING_DATA },
+  BLIND_REVIEW,
   {
     title: 'lending-desk.md with point 6 not shown',
     source: LENDING_SOURCE.replace(

@@ -306,17 +306,21 @@ export class Matrix {
   }
 
   /** The whole list the API answers the actor, page by page; the refusal when it refuses. */
-  async listAs(actor: Caller, route: Route): Promise<{ answer: Answer; ids: string[] }> {
+  async listAs(actor: Caller, route: Route): Promise<{ answer: Answer; ids: string[]; items: Values[] }> {
     const ids: string[] = [];
+    const items: Values[] = [];
     const limit = this.server.compiled.settings.MAX_PAGE_SIZE;
     let cursor: string | null = null;
     for (;;) {
       const query: string = `?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
       const answer = await this.call(actor, 'GET', `${route.path}${query}`);
-      if (answer.status !== 200) return { answer, ids };
-      for (const item of answer.body.items as Values[]) ids.push(String(item.id));
+      if (answer.status !== 200) return { answer, ids, items };
+      for (const item of answer.body.items as Values[]) {
+        ids.push(String(item.id));
+        items.push(item);
+      }
       cursor = answer.body.next;
-      if (cursor === null) return { answer, ids };
+      if (cursor === null) return { answer, ids, items };
     }
   }
 
@@ -380,7 +384,13 @@ export class Matrix {
       const expected = this.expected('create', this.oracle.verdict('create', entity, actor), null);
       const answer = await this.call(actor, route.method, route.path, values);
       if (answer.status === 201) made.push({ entity, id: String(answer.body.id) });
-      return this.compare(actor, route, 'new record', expected, answer);
+      const mismatch = this.compare(actor, route, 'new record', expected, answer);
+      if (mismatch || answer.status !== 201) return mismatch;
+      const stored = (await this.server.store.records(entity).get(String(answer.body.id)))?.record ?? {};
+      const wrong = this.keysMismatch(answer.body as Values, this.oracle.shownKeys(entity, actor, stored));
+      return (
+        wrong && `${actor.name}: ${route.method} ${route.path} on new record answered ${show(answer)}, but ${wrong}`
+      );
     } finally {
       await this.remove(made);
     }
@@ -417,7 +427,7 @@ export class Matrix {
       const label = variant === 'other' ? "another user's record" : `own record (${variant})`;
       const mismatch = this.compare(actor, route, label, expected, answer);
       if (mismatch) return mismatch;
-      const wrong = await this.effect(entity, operation, record, answer, body, transition);
+      const wrong = await this.effect(actor, entity, operation, record, answer, body, transition);
       return wrong && `${actor.name}: ${route.method} ${route.path} on ${label} answered ${show(answer)}, but ${wrong}`;
     } finally {
       await this.remove(made);
@@ -430,6 +440,7 @@ export class Matrix {
    * record named (the one read, changed, moved on or deleted).
    */
   async effect(
+    actor: Caller,
     entity: string,
     operation: Operation,
     record: Values,
@@ -445,11 +456,30 @@ export class Matrix {
     if (!after) return 'the record is gone';
     if (operation !== 'history' && answer.body?.id !== record.id) return `it answered record ${answer.body?.id}`;
     if (operation === 'history' && !Array.isArray(answer.body?.items)) return 'it answered no history';
+    const shown = this.oracle.shownKeys(entity, actor, after);
+    if (operation === 'history') {
+      for (const entry of answer.body.items as { changes: Values; before: Values }[]) {
+        const extra = [...Object.keys(entry.changes), ...Object.keys(entry.before)].filter((k) => !shown.has(k));
+        if (extra.length > 0) return `a history entry holds ${extra.join(', ')}, which point 6 hides`;
+      }
+    } else {
+      const wrong = this.keysMismatch(answer.body as Values, shown);
+      if (wrong) return wrong;
+    }
     if (transition && after.state !== transition.to) return `the state is ${after.state}, not ${transition.to}`;
     for (const [field, value] of Object.entries(operation === 'update' ? (body ?? {}) : {})) {
       if (after[field] !== value) return `${field} is ${JSON.stringify(after[field])}, not ${JSON.stringify(value)}`;
     }
     return null;
+  }
+
+  /** What is wrong with the keys of a record answered: one point 6 hides, or a field it shows left out. */
+  keysMismatch(record: Values, shown: ReadonlySet<string>): string | null {
+    const keys = Object.keys(record);
+    const hidden = keys.filter((k) => !shown.has(k));
+    if (hidden.length > 0) return `it sent ${hidden.join(', ')}, which point 6 hides`;
+    const missing = [...shown].filter((k) => !keys.includes(k));
+    return missing.length > 0 ? `it left out ${missing.join(', ')}` : null;
   }
 
   /**

@@ -12,6 +12,8 @@ import { type Access, ANYONE, type Model, type Permission, type Transition, USER
  * - The row **`anyone`** grants signed-out visitors, and so everybody; a visitor owns nothing.
  *   A user has what any of their roles (and `anyone`) grants: the best of the cells.
  * - Point 6 **not shown**: no roles; a signed-in user may do everything, a visitor nothing.
+ * - A record holds the system fields and the fields the rows granting its read show (`read
+ *   except (speaker)`); history entries' `changes` and `before` hold no others.
  * - A **transition** may be taken by the roles its `who` names (`anyone`: everybody); an empty
  *   `who` means whoever may update the record. Creating a record takes the creating transition,
  *   so it needs both `create` and that transition's `who`.
@@ -103,12 +105,13 @@ export class PermissionOracle {
 
   /**
    * The fields the actor may set on create or change on update (`create (title)`), or null for
-   * all: what any of the rows granting the operation names, all when one names none.
+   * all: what any of the rows granting the operation names, all when one names none; a row
+   * without a list sets the fields it reads (`read except (notes)`).
    */
   settable(entity: string, actor: MatrixActor, operation: 'create' | 'update'): ReadonlySet<string> | null {
     if (!this.rolesShown) return null;
     const granting = this.rows(entity, actor).filter((r) => (operation === 'create' ? r.create : r.update !== 'none'));
-    const lists = granting.map((r) => (operation === 'create' ? r.createFields : r.updateFields));
+    const lists = granting.map((r) => (operation === 'create' ? r.createFields : r.updateFields) ?? r.readFields);
     if (lists.length === 0 || lists.some((l) => l === null)) return null;
     return new Set(lists.flatMap((l) => l ?? []));
   }
@@ -127,6 +130,24 @@ export class PermissionOracle {
   visible<R extends Readonly<Record<string, unknown>>>(entity: string, actor: MatrixActor, all: readonly R[]): R[] {
     const read = this.access(entity, actor, 'read');
     return all.filter((r) => read === 'all' || (read === 'own' && this.owns(entity, r, actor)));
+  }
+
+  /**
+   * The keys a record the actor reads holds: the system fields, and the entity's fields that any
+   * row granting the actor read of this record shows (`read (title)`, `read except (speaker)`;
+   * a `read own` row only on their own records). Point 6 not shown: every field.
+   */
+  shownKeys(entity: string, actor: MatrixActor, record: Readonly<Record<string, unknown>>): Set<string> {
+    const found = this.model.entities.find((e) => e.name === entity);
+    if (!found) throw new Error(`No entity ${entity}`);
+    const machine = this.model.machines.some((m) => m.entity === entity);
+    const system = ['id', 'created_at', 'updated_at', 'created_by', ...(machine ? ['state'] : [])];
+    const every = found.fields.map((f) => f.name);
+    if (!this.rolesShown) return new Set([...system, ...every]);
+    const owned = this.owns(entity, record, actor);
+    const reading = this.rows(entity, actor).filter((r) => r.read === 'all' || (r.read === 'own' && owned));
+    const shown = reading.some((r) => r.readFields === null) ? every : reading.flatMap((r) => r.readFields ?? []);
+    return new Set([...system, ...shown]);
   }
 
   /** The verdict on one call; `record` for the calls on one record, `transition` for a transition. */

@@ -217,10 +217,12 @@ function lendingDesk(): Model {
     updateFields: null,
     via: { read: null, update: null, delete: null },
     inStates: { read: null, update: null, delete: null },
+    readFields: null,
   } as const;
   const every = {
     createFields: null,
     updateFields: null,
+    readFields: null,
     via: { read: null, update: null, delete: null },
     inStates: { read: null, update: null, delete: null },
   };
@@ -228,7 +230,7 @@ function lendingDesk(): Model {
     { role: 'staff', entity: 'Book', create: true, read: 'all', update: 'all', delete: 'all', ...every, span: at },
     { role: 'staff', entity: 'Loan', create: true, read: 'all', update: 'all', delete: 'none', ...every, span: at },
     { role: 'member', entity: 'Book', ...none, read: 'all', span: at },
-    { role: 'member', entity: 'Loan', ...none, read: 'own', update: 'own', span: at },
+    { role: 'member', entity: 'Loan', ...none, read: 'own', update: 'own', readFields: ['book', 'due'], span: at },
     { role: 'anyone', entity: 'Book', ...none, span: at },
   ];
   model.errors = [
@@ -301,7 +303,9 @@ describe('explainModel', () => {
   it('turns the permission matrix into sentences, with own records and roles that may do nothing', () => {
     const text = explainModel(lendingDesk());
     expect(text).toContain('  staff may create, read, update and delete Book; create, read and update Loan\n');
-    expect(text).toContain('  member may read Book; read own and update own Loan\n    Anyone with a library card.\n');
+    expect(text).toContain(
+      '  member may read Book; read own (all but borrower) and update own Loan\n    Anyone with a library card.\n',
+    );
     expect(text).toContain('  anyone (signed-out visitors included) may do nothing\n');
   });
 

@@ -218,23 +218,32 @@ function explainRule(rule: Rule): string[] {
 function explainRole(role: Role, model: Model): string[] {
   const grants = model.permissions
     .filter((p) => p.role === role.name)
-    .map(explainPermission)
+    .map((p) => explainPermission(p, model))
     .filter((g) => g !== '');
   const name = role.name === ANYONE ? `${ANYONE} (signed-out visitors included)` : role.name;
   return withDoc(`${name} may ${grants.length === 0 ? 'do nothing' : grants.join('; ')}`, role.doc);
 }
 
 /**
- * E.g. "create, read and update own Loan", "create (setting only title) Ticket"; "" when the
- * role may do nothing with the entity.
+ * E.g. "create, read and update own Loan", "create (setting only title) Ticket", "read (all
+ * but speaker) Talk"; "" when the role may do nothing with the entity.
  */
-function explainPermission(permission: Permission): string {
+function explainPermission(permission: Permission, model: Model): string {
   const only = (fields: string[] | null) => (fields === null ? '' : ` (setting only ${wordList(fields, 'and')})`);
-  const access = (verb: string, a: Access, fields: string[] | null = null) =>
-    a === 'none' ? [] : [`${a === 'own' ? `${verb} own` : verb}${only(fields)}`];
+  const access = (verb: string, a: Access, fields: string[] | null = null, said = only) =>
+    a === 'none' ? [] : [`${a === 'own' ? `${verb} own` : verb}${said(fields)}`];
+  const seen = (fields: string[] | null) => {
+    if (fields === null) return '';
+    const all = model.entities.find((e) => e.name === permission.entity)?.fields.map((f) => f.name) ?? [];
+    const hidden = all.filter((name) => !fields.includes(name));
+    if (fields.length === 0) return ' (no fields but the system ones)';
+    return hidden.length < fields.length
+      ? ` (all but ${wordList(hidden, 'and')})`
+      : ` (only ${wordList(fields, 'and')})`;
+  };
   const verbs = [
     ...(permission.create ? [`create${only(permission.createFields)}`] : []),
-    ...access('read', permission.read),
+    ...access('read', permission.read, permission.readFields, seen),
     ...access('update', permission.update, permission.updateFields),
     ...access('delete', permission.delete),
   ];

@@ -280,6 +280,12 @@ export interface Permission {
   via: Record<RecordOperation, string[][] | null>;
   /** The states a record must be in for the grant to apply (`update own while draft`), per operation; null for any. */
   inStates: Record<RecordOperation, string[] | null>;
+  /**
+   * The fields the role sees of the records it may read (`read (title)`, `read except (speaker)`),
+   * in the entity's order for `except`, or null for all of them (and when it reads nothing). The
+   * system fields are always seen.
+   */
+  readFields: string[] | null;
   span: Span;
 }
 

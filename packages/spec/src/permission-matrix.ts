@@ -12,6 +12,10 @@ export interface PermissionCell {
   /** Whose records are own (`via`) and the states a grant needs (`while`), per operation; absent for none. */
   via?: Permission['via'];
   inStates?: Permission['inStates'];
+  /** The fields it sees of the records it reads; null for all. */
+  readFields: string[] | null;
+  /** The entity's fields it does not see (empty when it sees all): `read all except (speaker)`. */
+  hiddenFields: string[];
 }
 
 /** Point 6 as a table: a row per entity, a column per role. */
@@ -35,6 +39,8 @@ const NONE: PermissionCell = {
   delete: 'none',
   createFields: null,
   updateFields: null,
+  readFields: null,
+  hiddenFields: [],
 };
 const ALL: PermissionCell = {
   create: true,
@@ -43,6 +49,8 @@ const ALL: PermissionCell = {
   delete: 'all',
   createFields: null,
   updateFields: null,
+  readFields: null,
+  hiddenFields: [],
 };
 
 /** The permission matrix of a model, with the runtime's defaults where point 6 is not shown. */
@@ -58,8 +66,21 @@ export function permissionMatrix(
       if (derived) return ALL;
       const row = model.permissions.find((p) => p.entity === entity.name && p.role === role);
       if (!row) return NONE;
-      const { create, read, update, delete: remove, createFields, updateFields, via, inStates } = row;
-      return { create, read, update, delete: remove, createFields, updateFields, via, inStates };
+      const { create, read, update, delete: remove, createFields, updateFields, readFields, via, inStates } = row;
+      const hiddenFields =
+        readFields === null ? [] : entity.fields.map((f) => f.name).filter((n) => !readFields.includes(n));
+      return {
+        create,
+        read,
+        update,
+        delete: remove,
+        createFields,
+        updateFields,
+        readFields,
+        hiddenFields,
+        via,
+        inStates,
+      };
     }),
   }));
   const transitions = model.machines.flatMap((m) =>
@@ -68,9 +89,18 @@ export function permissionMatrix(
   return { roles, derived, rows, transitions };
 }
 
-/** One cell in words: "create, read all, update own (notes)" or "none". */
+/**
+ * One cell in words: "create, read all, update own (notes)", "read all except (speaker)" (the
+ * shorter of the fields seen and the fields hidden), or "none".
+ */
 export function describeCell(cell: PermissionCell): string {
   const only = (fields: string[] | null) => (fields === null ? '' : ` (${fields.join(', ')})`);
+  const seen =
+    cell.readFields === null || cell.hiddenFields.length === 0
+      ? ''
+      : cell.readFields.length === 0 || cell.hiddenFields.length < cell.readFields.length
+        ? ` except (${cell.hiddenFields.join(', ')})`
+        : only(cell.readFields);
   const when = (op: RecordOperation) => {
     const via = cell.via?.[op];
     const states = cell.inStates?.[op];
@@ -78,7 +108,7 @@ export function describeCell(cell: PermissionCell): string {
   };
   const parts = [
     cell.create ? `create${only(cell.createFields)}` : '',
-    cell.read !== 'none' ? `read ${cell.read}${when('read')}` : '',
+    cell.read !== 'none' ? `read ${cell.read}${when('read')}${seen}` : '',
     cell.update !== 'none' ? `update ${cell.update}${only(cell.updateFields)}${when('update')}` : '',
     cell.delete !== 'none' ? `delete ${cell.delete}${when('delete')}` : '',
   ].filter((p) => p !== '');

@@ -41,17 +41,16 @@ describe('fields a permission names', () => {
     expect(cell && describeCell(cell)).toBe('create (title, copies), read own, update own (copies)');
   });
 
-  it('names an unknown field with a suggestion, and refuses fields on read and delete', () => {
-    const { diagnostics } = withRoles(`| role   | Book                           | Loan     |
-| ------ | ------------------------------ | -------- |
-| staff  | all                            | all      |
-| member | read (title), update (titl)    | read own |`);
+  it('names an unknown field with a suggestion, and refuses fields on delete', () => {
+    const { diagnostics } = withRoles(`| role   | Book                           | Loan                |
+| ------ | ------------------------------ | ------------------- |
+| staff  | all                            | all                 |
+| member | read (title), update (titl)    | read own, delete (due) |`);
     expect(diagnostics.map((d) => [d.code, d.expected])).toEqual([
-      ['invalid-permission', []],
       ['unknown-field', ['title']],
+      ['invalid-permission', []],
     ]);
   });
-
   it('is an error when a role may create but not set a required field without a default', () => {
     const { ok, diagnostics } = withRoles(`| role   | Book            | Loan                 |
 | ------ | --------------- | -------------------- |
@@ -68,6 +67,94 @@ describe('fields a permission names', () => {
         'member may create Loan but not set borrower, due, which are required and have no default: every create would be refused.',
       ],
     ]);
+  });
+});
+
+describe('fields a role reads', () => {
+  it("reads read (…) and read own except (…) into the fields seen, in the entity's order for except", () => {
+    const { ok, model, diagnostics } =
+      withRoles(`| role   | Book                 | Loan                                        |
+| ------ | -------------------- | ------------------------------------------- |
+| staff  | all                  | all                                         |
+| member | read (copies, title) | read own except (\`borrower\`), update own (due) |
+| anyone | read except (copies) | -                                           |`);
+    expect(diagnostics).toEqual([]);
+    expect(ok).toBe(true);
+    const of = (role: string, entity: string) => model.permissions.find((p) => p.role === role && p.entity === entity);
+    expect(of('member', 'Book')).toMatchObject({ read: 'all', readFields: ['copies', 'title'] });
+    expect(of('member', 'Loan')).toMatchObject({ read: 'own', update: 'own', readFields: ['book', 'due'] });
+    expect(of('anyone', 'Book')).toMatchObject({ read: 'all', readFields: ['title'] });
+    expect(of('staff', 'Book')).toMatchObject({ read: 'all', readFields: null });
+    const matrix = permissionMatrix(model);
+    const cell = (entity: string, role: string) =>
+      matrix.rows.find((r) => r.entity === entity)?.cells[matrix.roles.indexOf(role)];
+    const described = (entity: string, role: string) => {
+      const found = cell(entity, role);
+      return found && describeCell(found);
+    };
+    expect(described('Loan', 'member')).toBe('read own except (borrower), update own (due)');
+    // Every field named is as good as no list.
+    expect(described('Book', 'member')).toBe('read all');
+    expect(described('Book', 'anyone')).toBe('read all (title)');
+    expect(described('Book', 'staff')).toBe('create, read all, update all, delete all');
+  });
+
+  it('keeps "read (own)" as read own, and the field lists of all as the fields create and update set', () => {
+    const { ok, model, diagnostics } = withRoles(`| role   | Book                                      | Loan       |
+| ------ | ----------------------------------------- | ---------- |
+| staff  | all (title, copies), read except (copies) | all        |
+| member | read                                      | read (own) |`);
+    expect(diagnostics).toEqual([]);
+    expect(ok).toBe(true);
+    expect(model.permissions.find((p) => p.role === 'member' && p.entity === 'Loan')).toMatchObject({
+      read: 'own',
+      readFields: null,
+    });
+    // A read item beside all hides a field the role may still set: written, never read back.
+    expect(model.permissions.find((p) => p.role === 'staff' && p.entity === 'Book')).toMatchObject({
+      read: 'all',
+      update: 'all',
+      readFields: ['title'],
+      createFields: ['title', 'copies'],
+      updateFields: ['title', 'copies'],
+    });
+  });
+
+  it('names an unknown field of a read list with a suggestion, and refuses except elsewhere, except without a list, and a second read once one names fields', () => {
+    const { diagnostics } =
+      withRoles(`| role   | Book                              | Loan                              |
+| ------ | --------------------------------- | --------------------------------- |
+| staff  | all                               | all                               |
+| member | read except (copis), update except (title) | read own (due), read (book) |
+| clerk  | read except                       | -                                 |`);
+    expect(diagnostics.map((d) => [d.code, d.message, d.expected])).toEqual([
+      [
+        'unknown-field',
+        'The permission "read except (copis)" names field "copis", which Book does not have.',
+        ['copies'],
+      ],
+      ['invalid-permission', '"update except (title)": only read may name the fields it leaves out.', []],
+      ['invalid-permission', '"read (book)": the cell already says what member reads.', []],
+      ['invalid-permission', '"read except" leaves out no fields.', []],
+    ]);
+  });
+
+  it('lets a role create only the fields it reads unless create names others, so hiding a required field is unsettable', () => {
+    const hidden = withRoles(`| role   | Book                        | Loan |
+| ------ | --------------------------- | ---- |
+| staff  | all                         | all  |
+| member | create, read except (title) | -    |`);
+    expect(hidden.diagnostics.map((d) => [d.code, d.message])).toEqual([
+      [
+        'unsettable-field',
+        'member may create Book but not set title, which is required and has no default (a role sets only the fields it reads, unless create names it): every create would be refused.',
+      ],
+    ]);
+    const named = withRoles(`| role   | Book                                       | Loan |
+| ------ | ------------------------------------------ | ---- |
+| staff  | all                                        | all  |
+| member | create (title, copies), read except (title) | -    |`);
+    expect(named.diagnostics).toEqual([]);
   });
 });
 

@@ -9,12 +9,26 @@ import type { Scope } from './scope.ts';
 import { suggest } from './suggest.ts';
 
 const ROLE_HEADERS = ['role', 'roles', 'who'];
-const OPERATIONS = ['create', 'read', 'update', 'delete', 'all', 'none', 'read own', 'update own', 'delete own'];
+const OPERATIONS = [
+  'create',
+  'read',
+  'update',
+  'delete',
+  'all',
+  'none',
+  'read own',
+  'update own',
+  'delete own',
+  'read except',
+  'read own except',
+];
 
 /**
  * Point 6: each row a role, each further column an entity, each cell the operations the role may
  * do: `create, read, update own`. Create and update may name the fields the role sets:
- * `create (title, notes), update own (notes)`. A row named `anyone` is for signed-out visitors.
+ * `create (title, notes), update own (notes)`; read the fields it sees, or with `except` the ones
+ * it does not: `read (title)`, `read own except (speaker)`. A row named `anyone` is for signed-out
+ * visitors.
  */
 export function readRoles(section: Section, scope: Scope): { roles: Role[]; permissions: Permission[] } {
   const { bag } = scope;
@@ -101,63 +115,24 @@ function readPermission(cell: Cell, role: string, entity: string, scope: Scope):
     delete: 'none',
     createFields: null,
     updateFields: null,
+    readFields: null,
     via: { read: null, update: null, delete: null },
     inStates: { read: null, update: null, delete: null },
   };
   const text = plain(cell.text);
   if (text === '' || /^(-|—|–|none|no)$/i.test(text)) return null;
+  /** The read items seen so far, and whether one named fields: two reads with fields are ambiguous. */
+  let reads = 0;
+  let readListed = false;
   for (const written of splitList(cell, ',', { parentheses: true })) {
     const conditions = itemConditions(written, entity, scope);
     if (!conditions) continue;
-    const item = conditions.bare;
-    const { head, fields } = fieldList(item, entity, scope);
-    const words = head
-      .toLowerCase()
-      .replace(/[()`*]/g, ' ')
-      .trim()
-      .split(/\s+/);
-    const own = words.length === 2 && words[1] === 'own';
-    const op = words[0] ?? '';
-    const access: Access = own ? 'own' : 'all';
-    const valid = (words.length === 1 || own) && ['create', 'read', 'update', 'delete', 'all', 'crud'].includes(op);
-    if (!valid) {
-      scope.bag.report('invalid-permission', item.span, `"${item.text}" is not a permission.`, {
-        expected: suggest(head.toLowerCase(), OPERATIONS),
-        hint: 'Write create, read, update, delete (each of the last three optionally followed by own), all, or -; create and update may name the fields they set, e.g. update own (title, notes).',
-      });
-      continue;
-    }
-    if (own && (op === 'create' || role === ANYONE)) {
-      scope.bag.report(
-        'invalid-permission',
-        item.span,
-        op === 'create'
-          ? '"create own" means nothing: a new record is always the creator\'s own.'
-          : 'Signed-out visitors (anyone) own no records, so "own" cannot apply to them.',
-        {
-          hint: op === 'create' ? 'Write "create".' : 'Grant it to a role instead, or drop "own".',
-        },
-      );
-      continue;
-    }
-    if (fields !== undefined && (op === 'read' || op === 'delete')) {
-      scope.bag.report('invalid-permission', item.span, `"${item.text}" names fields, but ${op} is of whole records.`, {
-        hint: `Only create and update name the fields they set: write "${head.trim()}".`,
-      });
-      continue;
-    }
-    const writable = fields ?? null;
-    const merge = (known: string[] | null, first: boolean) =>
-      first || known === null || writable === null ? writable : [...new Set([...known, ...writable])];
-    if (op === 'all' || op === 'crud' || op === 'create') {
-      permission.createFields = merge(permission.createFields, !permission.create);
-      permission.create = true;
-    }
-    if (op === 'all' || op === 'crud' || op === 'update') {
-      permission.updateFields = merge(permission.updateFields, permission.update === 'none');
-    }
+    const cellItem = conditions.bare;
+    const item = permissionItem(cellItem, entity, scope);
+    if (!item) continue;
+    const { op, own, fields } = item;
     const operations: RecordOperation[] =
-      op === 'all' || op === 'crud' ? ['read', 'update', 'delete'] : op === 'create' ? [] : [op as RecordOperation];
+      op === 'all' || op === 'crud' ? ['read', 'update', 'delete'] : op === 'create' ? [] : [op];
     if (conditions.via !== null && !own) {
       scope.bag.report(
         'invalid-permission',
@@ -177,10 +152,75 @@ function readPermission(cell: Cell, role: string, entity: string, scope: Scope):
       continue;
     }
     for (const operation of operations) {
-      permission[operation] = access;
       permission.via[operation] = conditions.via;
       permission.inStates[operation] = conditions.states;
     }
+    const access: Access = own ? 'own' : 'all';
+    if (own && (op === 'create' || role === ANYONE)) {
+      scope.bag.report(
+        'invalid-permission',
+        cellItem.span,
+        op === 'create'
+          ? '"create own" means nothing: a new record is always the creator\'s own.'
+          : 'Signed-out visitors (anyone) own no records, so "own" cannot apply to them.',
+        {
+          hint: op === 'create' ? 'Write "create".' : 'Grant it to a role instead, or drop "own".',
+        },
+      );
+      continue;
+    }
+    if (fields !== null && op === 'delete') {
+      scope.bag.report(
+        'invalid-permission',
+        cellItem.span,
+        `"${cellItem.text}" names fields, but delete is of whole records.`,
+        {
+          hint: `Write "delete${own ? ' own' : ''}"; read, create and update may name fields.`,
+        },
+      );
+      continue;
+    }
+    if (item.except && op !== 'read') {
+      scope.bag.report(
+        'invalid-permission',
+        cellItem.span,
+        `"${cellItem.text}": only read may name the fields it leaves out.`,
+        {
+          hint: `Name the fields ${op === 'all' || op === 'crud' ? 'create and update set' : `${op} sets`} instead, e.g. "${op}${own ? ' own' : ''} (${fields?.[0] ?? 'title'})".`,
+        },
+      );
+      continue;
+    }
+    if (op === 'read') {
+      if (reads > 0 && (readListed || fields !== null)) {
+        scope.bag.report(
+          'invalid-permission',
+          cellItem.span,
+          `"${cellItem.text}": the cell already says what ${role} reads.`,
+          {
+            hint: 'Give read once in a cell when it names fields, e.g. "read own (title, notes)".',
+          },
+        );
+        continue;
+      }
+      reads++;
+      readListed = fields !== null;
+      permission.readFields = readFieldsOf(item, entity, scope);
+      permission.read = access;
+      continue;
+    }
+    const writable = fields;
+    const merge = (known: string[] | null, first: boolean) =>
+      first || known === null || writable === null ? writable : [...new Set([...known, ...writable])];
+    if (op === 'all' || op === 'crud' || op === 'create') {
+      permission.createFields = merge(permission.createFields, !permission.create);
+      permission.create = true;
+    }
+    if (op === 'all' || op === 'crud' || op === 'update') {
+      permission.updateFields = merge(permission.updateFields, permission.update === 'none');
+    }
+    if (op === 'all' || op === 'crud') permission.read = permission.update = permission.delete = access;
+    else if (op !== 'create') permission[op as 'update' | 'delete'] = access;
   }
   return permission;
 }
@@ -247,8 +287,50 @@ function itemConditions(
 }
 
 /**
- * An item's operation and, when it ends in a parenthesised list other than `(own)`, the fields
- * the list names (each checked against the entity): `update own (title, notes)`.
+ * One item of a permission cell as written: `update own (title, notes)`, `read except (speaker)`.
+ * `op` is the operation word, `fields` the parenthesised fields (checked against the entity; null
+ * without a list), `except` whether they are the ones left out. Null, reported, when the words are
+ * not a permission.
+ */
+interface PermissionItem {
+  op: 'create' | 'read' | 'update' | 'delete' | 'all' | 'crud';
+  own: boolean;
+  fields: string[] | null;
+  except: boolean;
+}
+
+const OPERATION_WORDS: readonly PermissionItem['op'][] = ['create', 'read', 'update', 'delete', 'all', 'crud'];
+
+function permissionItem(item: Cell, entity: string, scope: Scope): PermissionItem | null {
+  const { head, fields } = fieldList(item, entity, scope);
+  const words = head
+    .toLowerCase()
+    .replace(/[()`*]/g, ' ')
+    .trim()
+    .split(/\s+/);
+  const except = words.at(-1) === 'except';
+  if (except) words.pop();
+  const own = words.length === 2 && words[1] === 'own';
+  const op = OPERATION_WORDS.find((o) => o === words[0]);
+  if (op && (words.length === 1 || own) && except && fields === undefined) {
+    scope.bag.report('invalid-permission', item.span, `"${item.text}" leaves out no fields.`, {
+      hint: `Name the fields it leaves out in parentheses, e.g. "${head.trim()} (notes)", or write "${words.join(' ')}".`,
+    });
+    return null;
+  }
+  if (!op || !(words.length === 1 || own)) {
+    scope.bag.report('invalid-permission', item.span, `"${item.text}" is not a permission.`, {
+      expected: suggest(head.toLowerCase(), OPERATIONS),
+      hint: 'Write create, read, update, delete (each of the last three optionally followed by own), all, or -; read may name the fields it shows, read except the ones it hides, and create and update the fields they set, e.g. read except (notes), update own (title, notes).',
+    });
+    return null;
+  }
+  return { op, own, fields: fields ?? null, except };
+}
+
+/**
+ * An item's words and, when it ends in a parenthesised list other than `(own)`, the fields the
+ * list names (each checked against the entity, each once): `update own (title, notes)`.
  */
 function fieldList(item: Cell, entity: string, scope: Scope): { head: string; fields?: string[] } {
   const open = item.text.indexOf('(');
@@ -259,18 +341,30 @@ function fieldList(item: Cell, entity: string, scope: Scope): { head: string; fi
   const fields: string[] = [];
   for (const name of splitList(inner)) {
     const field = { text: plain(name.text), span: name.span };
-    if (!known || scope.field(known, field, `The permission "${item.text}"`)) fields.push(field.text);
+    if ((!known || scope.field(known, field, `The permission "${item.text}"`)) && !fields.includes(field.text)) {
+      fields.push(field.text);
+    }
   }
   return { head: item.text.slice(0, open), fields };
 }
 
+/** The fields a read item shows, in the entity's order for `except`: null for all of them. */
+function readFieldsOf(item: PermissionItem, entity: string, scope: Scope): string[] | null {
+  const { fields } = item;
+  if (fields === null) return null;
+  if (!item.except) return fields;
+  const all = scope.entities.get(entity)?.fields.map((f) => f.name) ?? [];
+  return all.filter((name) => !fields.includes(name));
+}
+
 /**
  * A role that may create records but not set a required field without a default could never
- * create one: the field would always be missing.
+ * create one: the field would always be missing. Without a list of its own, create sets the
+ * fields the role reads (`read except (speaker)`: not speaker).
  */
 function checkSettable(permissions: readonly (Permission & { span: Span })[], scope: Scope): void {
   for (const permission of permissions) {
-    const settable = permission.createFields;
+    const settable = permission.createFields ?? permission.readFields;
     if (!permission.create || settable === null) continue;
     const entity = scope.entities.get(permission.entity);
     const missing = (entity?.fields ?? []).filter(
@@ -278,12 +372,14 @@ function checkSettable(permissions: readonly (Permission & { span: Span })[], sc
     );
     if (missing.length === 0) continue;
     const names = missing.map((f) => f.name);
+    const one = names.length === 1;
+    const hidden = permission.createFields === null;
     scope.bag.report(
       'unsettable-field',
       permission.span,
-      `${permission.role} may create ${permission.entity} but not set ${names.join(', ')}, which ${names.length === 1 ? 'is' : 'are'} required and ${names.length === 1 ? 'has' : 'have'} no default: every create would be refused.`,
+      `${permission.role} may create ${permission.entity} but not set ${names.join(', ')}, which ${one ? 'is' : 'are'} required and ${one ? 'has' : 'have'} no default${hidden ? ` (a role sets only the fields it reads, unless create names ${one ? 'it' : 'them'})` : ''}: every create would be refused.`,
       {
-        hint: `Add ${names.join(', ')} to the fields of "create", or give ${names.length === 1 ? 'it' : 'them'} a default in point 3.`,
+        hint: `Add ${names.join(', ')} to the fields of "create", or give ${one ? 'it' : 'them'} a default in point 3.`,
       },
     );
   }

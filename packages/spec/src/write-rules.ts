@@ -8,6 +8,8 @@ import type { DefaultValue, Entity, Rule, Transition } from './model.ts';
  * both pick the same rules, report a failure at the same field and fill its message the same way.
  */
 
+const NO_FIELDS: ReadonlySet<string> = new Set();
+
 /** A rule whose condition is an expression, compiled, with the fields it mentions. */
 export interface ExpressionRule {
   readonly rule: Rule;
@@ -65,14 +67,20 @@ export function ruleRuns(
   return [...rule.mentions].some((name) => next[name] !== current[name]);
 }
 
-/** What a rule's message may name: the record's fields (and `state`), the entity, the field. */
+/**
+ * What a rule's message may name: the record's fields (and `state`), the entity, the field. The
+ * fields in `hidden` (those point 6 does not let the reader see) are left out, so their
+ * placeholders stay as written, as an empty field's do.
+ */
 export function ruleMessageParams(
   entity: Entity,
   record: RecordValues,
   field: string | null,
+  hidden: ReadonlySet<string> = NO_FIELDS,
 ): Record<string, string | number | boolean> {
   const params: Record<string, string | number | boolean> = { entity: entity.name };
   for (const f of entity.fields) {
+    if (hidden.has(f.name)) continue;
     const value = record[f.name];
     if (value !== null && value !== undefined) params[f.name] = value;
   }

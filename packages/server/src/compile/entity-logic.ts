@@ -22,8 +22,23 @@ import { type FieldError, type ProblemCatalogue, ProblemError, type ProblemParam
 import type { ApiRecord, CountQuery, TxReader, Value } from '../store/store.ts';
 import { periodBounds } from './limit-period.ts';
 
-/** A write's check with the acting user (see `WriteCheck`, which the HTTP layer makes of it per request). */
-export type LogicCheck = (next: ApiRecord, current: ApiRecord | null, reader: TxReader, user: CelUser) => void;
+/**
+ * A write's check with the acting user (see `WriteCheck`, which the HTTP layer makes of it per
+ * request) and, when point 6 hides fields from them, the fields they do not see of a record: a
+ * refusal's messages leave those out.
+ */
+export type LogicCheck = (
+  next: ApiRecord,
+  current: ApiRecord | null,
+  reader: TxReader,
+  user: CelUser,
+  hidden?: HiddenFields,
+) => void;
+
+/** The fields the reader does not see of a record (see `EntityPermissions.hidden`). */
+export type HiddenFields = (record: ApiRecord) => ReadonlySet<string>;
+
+const NOTHING_HIDDEN: HiddenFields = () => new Set();
 
 /**
  * The rules, guards and limits of each entity, compiled once into the checks every write runs
@@ -120,6 +135,7 @@ export function compileEntityLogic(
       reader: TxReader,
       transition: string | null,
       user: CelUser,
+      hidden: ReadonlySet<string>,
     ): FieldError[] => {
       const found: FieldError[] = [];
       for (const compiled of rules) {
@@ -133,12 +149,12 @@ export function compileEntityLogic(
             user,
             counterOf(reader),
           );
-          if (outcome === 'fails') found.push(fieldError(catalogue, entity, compiled.rule, compiled.at, next));
+          if (outcome === 'fails') found.push(fieldError(catalogue, entity, compiled.rule, compiled.at, next, hidden));
         } else {
           const applies = compiled.rule.appliesTo.transition;
           if (applies !== null && applies !== transition) continue;
           if (limitExceeded(compiled, entity, next, current, reader)) {
-            found.push(fieldError(catalogue, entity, compiled.rule, null, next));
+            found.push(fieldError(catalogue, entity, compiled.rule, null, next, hidden));
           }
         }
       }
@@ -157,20 +173,27 @@ export function compileEntityLogic(
       });
     };
 
-    const create: LogicCheck = (next, _current, reader, user) => {
+    const create: LogicCheck = (next, _current, reader, user, hiddenOf = NOTHING_HIDDEN) => {
       if (creating) guardHolds(creating, next, reader, user);
+      const hidden = hiddenOf(next);
       refuse(
         catalogue,
-        failures(next, null, reader, creating?.name ?? null, user),
-        ruleMessageParams(entity, next, null),
+        failures(next, null, reader, creating?.name ?? null, user, hidden),
+        ruleMessageParams(entity, next, null, hidden),
       );
     };
-    const update: LogicCheck = (next, current, reader, user) =>
-      refuse(catalogue, failures(next, current, reader, null, user), ruleMessageParams(entity, next, null));
+    const update: LogicCheck = (next, current, reader, user, hiddenOf = NOTHING_HIDDEN) => {
+      const hidden = hiddenBoth(hiddenOf, next, current);
+      refuse(
+        catalogue,
+        failures(next, current, reader, null, user, hidden),
+        ruleMessageParams(entity, next, null, hidden),
+      );
+    };
     const transitions = new Map<string, LogicCheck>();
     for (const t of machine?.transitions ?? []) {
       if (t.creates) continue;
-      transitions.set(t.name, (next, current, reader, user) => {
+      transitions.set(t.name, (next, current, reader, user, hiddenOf = NOTHING_HIDDEN) => {
         if (current === null) throw new Error('A transition needs the current record.');
         const state = typeof current.state === 'string' ? current.state : '';
         if (!t.from.includes(state)) {
@@ -178,7 +201,12 @@ export function compileEntityLogic(
         }
         // The payload's fields, but the system fields as they are: `updated_at` is not yet now.
         guardHolds(t, guardRecord(next, current), reader, user);
-        refuse(catalogue, failures(next, current, reader, t.name, user), ruleMessageParams(entity, next, null));
+        const hidden = hiddenBoth(hiddenOf, next, current);
+        refuse(
+          catalogue,
+          failures(next, current, reader, t.name, user, hidden),
+          ruleMessageParams(entity, next, null, hidden),
+        );
       });
     }
     const hasCreateChecks = creating?.guard != null || rules.length > 0;
@@ -258,8 +286,18 @@ function fieldError(
   rule: Rule,
   field: string | null,
   record: ApiRecord,
+  hidden: ReadonlySet<string>,
 ): FieldError {
-  return { field, code: rule.error, message: catalogue.message(rule.error, ruleMessageParams(entity, record, field)) };
+  const params = ruleMessageParams(entity, record, field, hidden);
+  return { field, code: rule.error, message: catalogue.message(rule.error, params) };
+}
+
+/** What the reader does not see of the record before or after the write: a refusal names neither. */
+function hiddenBoth(hiddenOf: HiddenFields, next: ApiRecord, current: ApiRecord | null): ReadonlySet<string> {
+  const after = hiddenOf(next);
+  const before = current === null ? after : hiddenOf(current);
+  if (before === after || before.size === 0) return after;
+  return after.size === 0 ? before : new Set([...after, ...before]);
 }
 
 /** Throws the answer to the failures, if any (see `EntityLogic`). */

@@ -39,17 +39,28 @@ const URL_MAX_LENGTH = 2048;
 /** Ids are UUIDs (version 7, time-ordered). */
 const ID: JsonSchema = { type: 'string', format: 'uuid' };
 
-/** The schemas of every entity, by entity name. */
-export function compileJsonSchemas(model: Pick<Model, 'entities' | 'machines'>): Map<string, EntitySchemas> {
+/**
+ * The schemas of every entity, by entity name. A record holds every field, but those point 6
+ * hides from some role (`read except (speaker)`): a record sent to that role lacks them.
+ */
+export function compileJsonSchemas(
+  model: Pick<Model, 'entities' | 'machines'> & Partial<Pick<Model, 'permissions'>>,
+): Map<string, EntitySchemas> {
   const schemas = new Map<string, EntitySchemas>();
   for (const entity of model.entities) {
     const states = model.machines.find((m) => m.entity === entity.name)?.states.map((s) => s.name) ?? null;
-    schemas.set(entity.name, entitySchemas(entity, states));
+    const lists = (model.permissions ?? []).filter((p) => p.entity === entity.name && p.read !== 'none');
+    const hidable = new Set(
+      entity.fields
+        .map((f) => f.name)
+        .filter((name) => lists.some((p) => p.readFields && !p.readFields.includes(name))),
+    );
+    schemas.set(entity.name, entitySchemas(entity, states, hidable));
   }
   return schemas;
 }
 
-function entitySchemas(entity: Entity, states: string[] | null): EntitySchemas {
+function entitySchemas(entity: Entity, states: string[] | null, hidable: ReadonlySet<string>): EntitySchemas {
   const system: Record<string, JsonSchema> = {
     id: { ...ID, readOnly: true },
     created_at: { type: 'string', format: 'date-time', readOnly: true },
@@ -67,7 +78,7 @@ function entitySchemas(entity: Entity, states: string[] | null): EntitySchemas {
 
   const record = object({ ...system, ...fields((f) => !f.required) }, [
     ...Object.keys(system),
-    ...entity.fields.map((f) => f.name),
+    ...entity.fields.map((f) => f.name).filter((name) => !hidable.has(name)),
   ]);
   const create = object(
     fields((f) => !f.required),

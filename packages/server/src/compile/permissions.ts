@@ -34,6 +34,10 @@ export const VISITOR: Actor = Object.freeze({ userId: null, roles: Object.freeze
  *   access); an empty `who` means whoever may update the record.
  * - **Fields** a role may set: `create (title)` and `update own (due)` limit what the role's
  *   create sets and its update changes; a user may set what any of their granting roles may.
+ *   Without a list, a role sets the fields it reads.
+ * - **Fields** a role may read: `read (title)`, `read except (speaker)`. Of a record, a user sees
+ *   the fields any of their roles that grant reading *that record* shows (a `read own` role's
+ *   only on their own records); the system fields always.
  */
 export interface EntityPermissions {
   readonly entity: string;
@@ -56,9 +60,17 @@ export interface EntityPermissions {
    * when the actor may not create or update at all: that is refused before fields matter).
    */
   settable(actor: Actor, operation: 'create' | 'update'): ReadonlySet<string> | null;
+  /**
+   * The entity's fields the actor does not see of a record they may read, their own (`owned`) or
+   * not; empty when they see every field. Of a list, `hidden(actor, access === 'own')` is what
+   * is hidden on every record it may hold.
+   */
+  hidden(actor: Actor, owned: boolean): ReadonlySet<string>;
   /** Whether anybody at all may read this entity, signed out. */
   readonly visitorsMayRead: boolean;
 }
+
+const NOTHING_HIDDEN: ReadonlySet<string> = new Set();
 
 /** Compiles point 6 (and the transitions' `who`) into a permission table per entity. */
 export function compilePermissions(
@@ -127,9 +139,23 @@ export function compilePermissions(
     const settable = (actor: Actor, operation: 'create' | 'update'): ReadonlySet<string> | null => {
       if (!rolesShown) return null;
       const granting = rowsOf(actor).filter((row) => (operation === 'create' ? row.create : row.update !== 'none'));
-      const lists = granting.map((row) => (operation === 'create' ? row.createFields : row.updateFields));
+      // A role without a list sets what it reads: writing a field it cannot see is for the list to grant.
+      const lists = granting.map(
+        (row) => (operation === 'create' ? row.createFields : row.updateFields) ?? row.readFields,
+      );
       if (lists.length === 0 || lists.some((fields) => fields === null)) return null;
       return new Set(lists.flatMap((fields) => fields ?? []));
+    };
+    const fieldNames = entity.fields.map((f) => f.name);
+    const listsFields = rows.some((row) => row.readFields !== null);
+    const hidden = (actor: Actor, owned: boolean): ReadonlySet<string> => {
+      // Most entities hide nothing from anybody: their reads pay nothing for this.
+      if (!rolesShown || !listsFields) return NOTHING_HIDDEN;
+      const reading = rowsOf(actor).filter((row) => row.read === 'all' || (row.read === 'own' && owned));
+      if (reading.length === 0 || reading.some((row) => row.readFields === null)) return NOTHING_HIDDEN;
+      const seen = new Set(reading.flatMap((row) => row.readFields ?? []));
+      const unseen = fieldNames.filter((name) => !seen.has(name));
+      return unseen.length === 0 ? NOTHING_HIDDEN : new Set(unseen);
     };
     table.set(entity.name, {
       entity: entity.name,
@@ -140,6 +166,7 @@ export function compilePermissions(
       transitionGrants,
       transitionAccess,
       settable,
+      hidden,
       visitorsMayRead: access({ userId: null, roles: [] }, 'read') !== 'none',
     });
   }
@@ -167,6 +194,11 @@ export interface AccessSummary {
   deleteStates: string[] | null;
   /** Whether some `own` grant reaches records through references (`own via doctor.account`). */
   ownedVia: boolean;
+  /**
+   * The fields the actor sees of every record they may read, in the entity's order; null for all.
+   * (A `read own` role may show more of the actor's own records: those come with the record.)
+   */
+  readFields: string[] | null;
 }
 
 /** The states some grant needs, together; null when one of them applies in every state. */
@@ -192,13 +224,15 @@ export function accessSummary(
       const settable = p.settable(actor, operation);
       return settable === null ? null : fields.map((f) => f.name).filter((name) => settable.has(name));
     };
+    const read = p.access(actor, 'read');
+    const hidden = read === 'none' ? NOTHING_HIDDEN : p.hidden(actor, read === 'own');
     const transitions: Record<string, Access> = {};
     for (const t of machines.find((m) => m.entity === entity)?.transitions ?? []) {
       transitions[t.name] = p.transitionAccess(actor, t);
     }
     summary[entity] = {
       create: p.mayCreate(actor),
-      read: p.access(actor, 'read'),
+      read,
       update: p.access(actor, 'update'),
       delete: p.access(actor, 'delete'),
       transitions,
@@ -209,6 +243,7 @@ export function accessSummary(
       ownedVia: (['read', 'update', 'delete'] as const).some((op) =>
         p.grants(actor, op).some((g) => g.paths?.some((path) => path.through.length > 0)),
       ),
+      readFields: hidden.size === 0 ? null : fields.map((f) => f.name).filter((name) => !hidden.has(name)),
     };
   }
   return summary;

@@ -10,7 +10,7 @@ import {
 import type { ErrorObject } from 'ajv';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CompiledApp } from '../compile/compile-app.ts';
-import type { EntityLogic, LogicCheck } from '../compile/entity-logic.ts';
+import type { EntityLogic, HiddenFields, LogicCheck } from '../compile/entity-logic.ts';
 import type { JsonSchema } from '../compile/json-schemas.ts';
 import type { EntityPermissions } from '../compile/permissions.ts';
 import type { Route } from '../compile/route-table.ts';
@@ -23,6 +23,7 @@ import { etagOf, ifMatchVersions } from './etag.ts';
 import { FieldErrors } from './field-errors.ts';
 import { encodeCursor, parseListQuery, type RawQuery } from './list-query.ts';
 import { type FieldError, type ProblemCatalogue, ProblemError } from './problem.ts';
+import { hiddenFieldsOf, visibleEntry, visibleRecord } from './read-fields.ts';
 import { normalizeDateTime, UUID, uuidv7 } from './values.ts';
 
 /** The longest id a NOT_FOUND answer repeats in full. */
@@ -61,6 +62,10 @@ interface EntityContext {
  * - A record the actor may read but not change, delete or move on: FORBIDDEN, or NOT_SIGNED_IN
  *   for a visitor (signing in may grant it). A user with `own` access may not make a record no
  *   longer theirs.
+ * - A field the actor may not see (`read except (speaker)`) is never sent to them: not in a
+ *   record, a list, a history entry or a refusal's message; lists cannot be sorted, filtered or
+ *   searched by it (`read-fields.ts`). An update that sends such a field is refused whatever its
+ *   value, so that it cannot be used to guess the value.
  */
 export function registerEntityRoutes(app: FastifyInstance, compiled: CompiledApp, store: Store): void {
   const { model, routeTable, catalogue, settings } = compiled;
@@ -128,17 +133,23 @@ export function registerEntityRoutes(app: FastifyInstance, compiled: CompiledApp
 
 type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 
-function listHandler(route: Route, { records, settings, permissions }: EntityContext): Handler {
+function listHandler(route: Route, context: EntityContext): Handler {
+  const { records, settings, permissions } = context;
   const params = route.list;
   if (!params) throw new Error(`${route.method} ${route.path} lists without list parameters.`);
   return async (request, reply) => {
-    const grants = readGrants(request.actor, permissions);
-    const query = parseListQuery(request.query as RawQuery, params, settings);
-    if (!coversEveryRecord(grants)) query.owner = { grants, userId: ownerId(request.actor) };
+    const { actor } = request;
+    const grants = readGrants(actor, permissions);
+    const all = coversEveryRecord(grants);
+    // What is hidden on every record the list may hold: sorting, filtering or searching by it would tell its values.
+    const unsearchable = permissions.hidden(actor, !all);
+    const query = parseListQuery(request.query as RawQuery, params, settings, unsearchable);
+    if (!all) query.owner = { grants, userId: ownerId(actor) };
     const page = await records.list(query);
     const sort = `${query.sort.descending ? '-' : ''}${query.sort.column}`;
+    const hidden = hiddenOf(actor, context);
     return reply.send({
-      items: page.records,
+      items: hidden === null ? page.records : page.records.map((r) => visibleRecord(r, hidden)),
       next: page.next ? encodeCursor(sort, page.next) : null,
       ...(page.total !== undefined ? { total: page.total } : {}),
     });
@@ -151,7 +162,9 @@ function getHandler(route: Route, context: EntityContext): Handler {
     const id = recordId(request, route, context);
     const stored = await context.records.get(id);
     if (!stored || !(await readable(grants, stored.record, request.actor, context))) throw notFound(context, id);
-    return reply.header('etag', etagOf(stored.version)).send(stored.record);
+    return reply
+      .header('etag', etagOf(stored.version))
+      .send(visibleRecord(stored.record, hiddenOf(request.actor, context)));
   };
 }
 
@@ -162,10 +175,15 @@ function historyHandler(route: Route, context: EntityContext): Handler {
     const items = await context.records.history(id);
     // A deleted record's history stays readable; an id never used has none.
     if (items.length === 0) throw notFound(context, id);
-    if (!coversEveryRecord(grants)) {
+    const hidden = hiddenOf(request.actor, context);
+    if (!coversEveryRecord(grants) || hidden !== null) {
       // The record as it is, or as it was last when deleted: its history holds every change.
       const current = (await context.records.get(id))?.record ?? replayHistory(items);
       if (!(await readable(grants, current, request.actor, context))) throw notFound(context, id);
+      if (hidden !== null) {
+        const unseen = hidden(current);
+        return reply.send({ items: items.map((entry) => visibleEntry(entry, unseen)) });
+      }
     }
     return reply.send({ items });
   };
@@ -210,13 +228,18 @@ function createHandler(route: Route, context: EntityContext): Handler {
       ...(machine ? { state: machine.initial } : {}),
       ...values,
     };
-    const outcome = await records.create(record, { at, by: actor.userId }, withUser(context.logic?.create, actor));
+    const hidden = hiddenOf(actor, context);
+    const outcome = await records.create(
+      record,
+      { at, by: actor.userId },
+      withUser(context.logic?.create, actor, hidden),
+    );
     if (!outcome.ok) throw refused(outcome.refusal, context, String(record.id));
     return reply
       .code(201)
       .header('location', context.recordPath(String(record.id)))
       .header('etag', etagOf(outcome.stored.version))
-      .send(outcome.stored.record);
+      .send(visibleRecord(outcome.stored.record, hidden));
   };
 }
 
@@ -231,9 +254,11 @@ function updateHandler(route: Route, context: EntityContext): Handler {
     const { actor } = request;
     const read = readGrants(actor, context.permissions);
     const id = recordId(request, route, context);
-    const body = readBody(request, errors, route.body === null);
-    const at = new Date().toISOString();
     const settable = context.permissions.settable(actor, 'update');
+    // A PUT keeps what the actor may not change: they need not (and for a hidden field cannot) send it.
+    const kept = replace && settable !== null ? (name: string) => !settable.has(name) : undefined;
+    const body = readBody(request, errors, route.body === null, kept);
+    const at = new Date().toISOString();
     const values: Record<string, Value> = {};
     const failures: FieldError[] = [];
     /** Fields the actor may not change but sent: they must hold what the record holds. */
@@ -250,22 +275,27 @@ function updateHandler(route: Route, context: EntityContext): Handler {
     if (failures.length > 0) throw new ProblemError('VALIDATION_FAILED', {}, { errors: failures });
     const ifVersions = ifMatchVersions(request.headers['if-match']);
     const allowed = writeAllowed(read, context.permissions.grants(actor, 'update'), actor, context, id);
+    const hidden = hiddenOf(actor, context);
     const authorize: typeof allowed =
       fixed.length === 0
         ? allowed
         : (current, next, reader) => {
             allowed(current, next, reader);
-            const changed = fixed.filter((f) => !sameValue(f, current[f.name] ?? null, next[f.name] ?? null));
+            // A field the actor cannot see is refused even unchanged: accepting the stored value would tell it.
+            const unseen = hidden?.(current);
+            const changed = fixed.filter(
+              (f) => unseen?.has(f.name) || !sameValue(f, current[f.name] ?? null, next[f.name] ?? null),
+            );
             if (changed.length > 0) throw mayNotSet(changed, `of this ${entity.name}`, 'change');
           };
     const outcome = await records.update(
       id,
       values,
       { at, by: actor.userId, ifVersions, authorize },
-      withUser(context.logic?.update, actor),
+      withUser(context.logic?.update, actor, hidden),
     );
     if (!outcome.ok) throw refused(outcome.refusal, context, id);
-    return reply.header('etag', etagOf(outcome.stored.version)).send(outcome.stored.record);
+    return reply.header('etag', etagOf(outcome.stored.version)).send(visibleRecord(outcome.stored.record, hidden));
   };
 }
 
@@ -297,15 +327,16 @@ function transitionHandler(route: Route, context: EntityContext, name: string): 
     if (failures.length > 0) throw new ProblemError('VALIDATION_FAILED', {}, { errors: failures });
     const ifVersions = ifMatchVersions(request.headers['if-match']);
     const allowed = writeAllowed(read, context.permissions.transitionGrants(actor, transition), actor, context, id);
+    const hidden = hiddenOf(actor, context);
     const outcome = await records.transition(
       id,
       { name: transition.name, to: transition.to },
       values,
       { at, by: actor.userId, ifVersions, authorize: allowed },
-      withUser(check, actor),
+      withUser(check, actor, hidden),
     );
     if (!outcome.ok) throw refused(outcome.refusal, context, id);
-    return reply.header('etag', etagOf(outcome.stored.version)).send(outcome.stored.record);
+    return reply.header('etag', etagOf(outcome.stored.version)).send(visibleRecord(outcome.stored.record, hidden));
   };
 }
 
@@ -328,14 +359,25 @@ function deleteHandler(route: Route, context: EntityContext): Handler {
 
 /**
  * The body, once its schema accepted it; else the catalogued answer to what is wrong with it.
- * A call without a payload may be sent without a body, or with `{}`.
+ * A call without a payload may be sent without a body, or with `{}`. A required field that
+ * `mayOmit` excuses may be missing (Ajv reports every error, so the others still answer).
  */
-function readBody(request: FastifyRequest, errors: FieldErrors, optional: boolean): Record<string, unknown> {
+function readBody(
+  request: FastifyRequest,
+  errors: FieldErrors,
+  optional: boolean,
+  mayOmit?: (field: string) => boolean,
+): Record<string, unknown> {
   if (optional && request.body === undefined) return {};
   const failed = request.validationError as (Error & { validation?: ErrorObject[] }) | undefined;
   if (failed) {
     if (!failed.validation) throw new ProblemError('INVALID_PAYLOAD', { detail: 'the body could not be checked' });
-    throw errors.problem(failed.validation, request.body);
+    const wrong = mayOmit
+      ? failed.validation.filter(
+          (e) => !(e.keyword === 'required' && e.instancePath === '' && mayOmit(String(e.params.missingProperty))),
+        )
+      : failed.validation;
+    if (wrong.length > 0) throw errors.problem(wrong, request.body);
   }
   return request.body as Record<string, unknown>;
 }
@@ -492,13 +534,33 @@ function writeAllowed(
   };
 }
 
-/** A compiled check as the store runs it, with the acting user filled in. */
-function withUser(check: LogicCheck | undefined, actor: RequestActor): WriteCheck | undefined {
+/** A compiled check as the store runs it, with the acting user and what they do not see filled in. */
+function withUser(
+  check: LogicCheck | undefined,
+  actor: RequestActor,
+  hidden: HiddenFields | null = null,
+): WriteCheck | undefined {
   if (!check) return undefined;
   const user: CelUser = actor.user
     ? { id: actor.user.id, email: actor.user.email, name: actor.user.name, roles: actor.user.roles }
     : NO_USER;
-  return (next, current, reader) => check(next, current, reader, user);
+  if (hidden === null) return (next, current, reader) => check(next, current, reader, user);
+  return (next, current, reader) => check(next, current, reader, user, hidden);
+}
+
+/** The fields the actor does not see of each record; null when they see them all. */
+/**
+ * Whether a record is the actor's own by its own columns (`created_by`, its `User` fields), for
+ * what a `read own` role shows of it. A record owned only through an `own via` chain shows what
+ * the actor's other roles show: never more than point 6 grants.
+ */
+function owns(record: ApiRecord, actor: RequestActor, context: EntityContext): boolean {
+  if (actor.userId === null) return false;
+  return context.permissions.ownerColumns.some((c) => record[c] === actor.userId);
+}
+
+function hiddenOf(actor: RequestActor, context: EntityContext): HiddenFields | null {
+  return hiddenFieldsOf(context.permissions, actor, (record) => owns(record, actor, context));
 }
 
 function permissionsOf(compiled: CompiledApp, entity: string): EntityPermissions {

@@ -1,7 +1,13 @@
 /**
  * A record's ETag is its version counter, quoted: `"3"`. The counter starts at 1 and every write
  * of the record bumps it, so the tag changes exactly when the record does. It is a strong tag
- * (the same version is the same bytes), and it is only meaningful for the record it came with.
+ * (the same version is the same bytes for the same reader), and it is only meaningful for the
+ * record it came with.
+ *
+ * It is a counter on purpose, not a hash of the record: a hash over fields point 6 hides from the
+ * reader (`read except (speaker)`) would let them confirm a guessed value offline. A counter says
+ * only that the record changed, which `updated_at` (always visible) says too; and one tag per
+ * version keeps `If-Match` working for readers who see different fields of the same version.
  */
 export function etagOf(version: number): string {
   return `"${version}"`;

@@ -83,6 +83,11 @@ describe.each(TEST_DATABASES)('fields a role may set, on $name', (db) => {
     });
     const cleared = await call(clerk, 'PUT', path, { title: 'Middlemarch', isbn: '9780141439549', summary: null });
     expect(cleared).toMatchObject({ status: 403, body: { detail: 'Your roles may not change summary of this Book.' } });
+    // The required fields clerks may not change may be left out of their PUT too: they are kept.
+    const bare = await call(clerk, 'PUT', path, { copies: 7 });
+    expect(bare).toMatchObject({ status: 200, body: { title: 'Middlemarch', isbn: '9780141439549', copies: 7 } });
+    const wrongType = await call(clerk, 'PUT', path, { copies: 'many' });
+    expect(wrongType).toMatchObject({ status: 422, body: { errors: [{ field: 'copies' }] } });
     // Without clerk's limit, a PUT replaces the optional field too.
     const staffPut = await call(both, 'PUT', path, { title: 'Middlemarch', isbn: '9780141439549', copies: 5 });
     expect(staffPut).toMatchObject({ status: 200, body: { summary: null } });

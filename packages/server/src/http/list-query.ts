@@ -17,17 +17,21 @@ export type RawQuery = Record<string, string | string[] | undefined>;
 export const MAX_SEARCH_LENGTH = 1000;
 const MAX_CURSOR_LENGTH = 4096;
 const KNOWN = new Set<string>(LIST_PARAMETERS);
+const NOTHING: ReadonlySet<string> = new Set();
 
 /**
  * Reads a list call's query string into a store query: `limit`, `cursor`, `sort` (`field` or
  * `-field`), `filter[field]=value`, `q` and `count`. Anything else, and any value that does not
  * fit, is refused with INVALID_PAYLOAD naming the parameter; a name not in the model is never
- * echoed back beyond a short identifier.
+ * echoed back beyond a short identifier. The `hidden` fields (those point 6 does not let the
+ * caller see) are as if the entity had none of that name: sorting or filtering by one is refused
+ * word for word as by an unknown field, and `q` does not search them.
  */
 export function parseListQuery(
   raw: RawQuery,
   params: ListParams,
   settings: Pick<RuntimeSettings, 'PAGE_SIZE' | 'MAX_PAGE_SIZE'>,
+  hidden: ReadonlySet<string> = NOTHING,
 ): ListQuery {
   const one = (name: string): string | undefined => {
     const value = raw[name];
@@ -52,7 +56,7 @@ export function parseListQuery(
   const sortText = one('sort') ?? DEFAULT_SORT;
   const descending = sortText.startsWith('-');
   const column = descending ? sortText.slice(1) : sortText;
-  const sortKey = params.sortable.get(column);
+  const sortKey = hidden.has(column) ? undefined : params.sortable.get(column);
   if (!sortKey) {
     throw invalid(plain(column) ? `sort names "${column}", which is not a field to sort by` : 'sort must name a field');
   }
@@ -61,7 +65,7 @@ export function parseListQuery(
   for (const [name, value] of Object.entries(raw)) {
     if (!name.startsWith('filter[')) continue;
     const field = /^filter\[([^\]]*)\]$/.exec(name)?.[1];
-    const type = field === undefined ? undefined : params.filterable.get(field);
+    const type = field === undefined || hidden.has(field) ? undefined : params.filterable.get(field);
     if (field === undefined || !type) {
       const named = field !== undefined && plain(field) ? `filter[${field}]` : 'a filter';
       throw invalid(`${named} names no field to filter by`);
@@ -74,10 +78,11 @@ export function parseListQuery(
   const text = one('q');
   let search: ListQuery['search'] = null;
   if (text !== undefined && text !== '') {
-    if (params.searchable.length === 0) throw invalid('q searches text fields, and there are none here');
+    const columns = hidden.size === 0 ? params.searchable : params.searchable.filter((c) => !hidden.has(c));
+    if (columns.length === 0) throw invalid('q searches text fields, and there are none here');
     if (text.length > MAX_SEARCH_LENGTH) throw invalid(`q must be at most ${MAX_SEARCH_LENGTH} characters`);
     if (text.includes('\u0000')) throw invalid('q must not contain NUL (U+0000) characters');
-    search = { columns: [...params.searchable], text };
+    search = { columns: [...columns], text };
   }
 
   const countText = one('count');

@@ -19,6 +19,8 @@ export interface EntityAccess {
   deleteStates?: string[] | null;
   /** Whether `own` records are reached through references (`own via doctor.account`): the server decides. */
   ownedVia?: boolean;
+  /** The fields the user sees of every record they may read (point 6's `read except (speaker)`); null for all. */
+  readFields: string[] | null;
 }
 
 export interface User {

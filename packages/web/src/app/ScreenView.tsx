@@ -1,5 +1,6 @@
 import type { Model, Screen } from '@ninepoint/spec';
 import { useMe } from '../api/session.ts';
+import { visibleModel } from '../records/visible-model.ts';
 import { Board } from '../screens/Board.tsx';
 import { Detail } from '../screens/Detail.tsx';
 import { Form } from '../screens/Form.tsx';
@@ -15,7 +16,8 @@ export function ScreenView({ model, screen }: { model: Model; screen: Screen }) 
   if (me.isError) return <Failure error={me.error} retry={() => void me.refetch()} />;
   const reason = refusal(screen, me.data);
   if (reason) return <NotAllowed reason={reason} />;
-  const props = { model, me: me.data, screen };
+  // Screens draw only the fields the user may read: the API sends no others.
+  const props = { model: visibleModel(model, me.data), me: me.data, screen };
   switch (screen.kind) {
     case 'home':
       return <Home {...props} />;

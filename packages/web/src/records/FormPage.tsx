@@ -2,11 +2,11 @@ import { Alert, Anchor, Badge, Button, DataList, Grid, Group, Paper, Stack, Text
 import { useDocumentTitle } from '@mantine/hooks';
 import type { Entity, Field, Model } from '@ninepoint/spec';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, type RefObject, useEffect, useRef, useState } from 'react';
+import { type FormEvent, type RefObject, useContext, useEffect, useRef, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { type Answer, type ApiError, api } from '../api/client.ts';
 import type { Me } from '../api/session.ts';
-import type { ScreenProps } from '../app/context.ts';
+import { ModelContext, type ScreenProps } from '../app/context.ts';
 import { Failure, Loading } from '../app/pages.tsx';
 import { label, screenTitle } from '../app/screens.ts';
 import { FieldInput, inputId, isNarrow } from '../fields/FieldInput.tsx';
@@ -59,8 +59,13 @@ function RecordForm({ model, me, entity, base: loaded, title }: RecordFormProps)
   const navigate = useNavigate();
   const client = useQueryClient();
   const editing = loaded !== null;
+  /** The whole model: rules may name fields the user does not see (`model` has only those they do). */
+  const whole = useContext(ModelContext) ?? model;
   const call = callFor(model, entity.name, editing ? 'update' : 'create');
-  const fields = writableFields(payloadFields(entity, call), me.access[entity.name], editing);
+  // A new record may be given a field the user does not see when point 6 says so (`create (speaker)`);
+  // an edit shows only what they see, since it starts from the record as the API sent it.
+  const inputs = editing ? entity : (entityNamed(whole, entity.name) ?? entity);
+  const fields = writableFields(payloadFields(inputs, call), me.access[entity.name], editing);
   const mode: SendMode = !editing ? 'create' : call?.method === 'PUT' ? 'replace' : 'change';
   /** The version the user is editing: its ETag goes with the save, so a change made meanwhile is not lost. */
   const [base, setBase] = useState(loaded);
@@ -79,14 +84,14 @@ function RecordForm({ model, me, entity, base: loaded, title }: RecordFormProps)
 
   const kind = editing ? 'update' : 'create';
   useEffect(() => {
-    if (hasRuleChecks(model, entity.name, kind)) preloadRuleChecks();
-  }, [model, entity.name, kind]);
+    if (hasRuleChecks(whole, entity.name, kind)) preloadRuleChecks();
+  }, [whole, entity.name, kind]);
 
   const save = useMutation({
     mutationFn: async (body: Record<string, unknown>) => {
       // The spec's rules, checked here first: a refusal reads as the server's would.
       const write = base ? { kind: 'update' as const, current: base.body } : { kind: 'create' as const };
-      const refusal = await refusalBeforeSending(client, model, { ...write, entity: entity.name, body, user: me.user });
+      const refusal = await refusalBeforeSending(client, whole, { ...write, entity: entity.name, body, user: me.user });
       if (refusal) throw refusal;
       return api<ApiRecord>(call?.method ?? 'POST', pathOf(call as NonNullable<typeof call>, base?.body.id), {
         body,

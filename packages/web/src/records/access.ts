@@ -12,6 +12,7 @@ const NONE: EntityAccess = {
   transitions: {},
   createFields: null,
   updateFields: null,
+  readFields: null,
 };
 
 /** What point 6 lets the signed-in user (or a visitor) do with an entity, as `/api/auth/me` says. */

@@ -1,9 +1,10 @@
 import { Badge, Button, Group, Modal, Stack, Text } from '@mantine/core';
 import type { Model, Transition } from '@ninepoint/spec';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useState } from 'react';
+import { type FormEvent, useContext, useEffect, useState } from 'react';
 import { type Answer, type ApiError, api } from '../api/client.ts';
 import { useMe } from '../api/session.ts';
+import { ModelContext } from '../app/context.ts';
 import { Arrow } from '../fields/Arrow.tsx';
 import { sentence } from '../fields/display.ts';
 import { FieldInput, inputId } from '../fields/FieldInput.tsx';
@@ -35,8 +36,10 @@ export function transitionFields(model: Model, entity: string, transition: Trans
  * guard and the rules it runs are checked first (`refusalBeforeSending`): a refusal found here is
  * the problem the server would answer, thrown as its `ApiError`.
  */
-export function useTakeTransition(model: Model, entity: string) {
+export function useTakeTransition(shown: Model, entity: string) {
   const client = useQueryClient();
+  // The whole model: guards and rules may name fields the user does not see.
+  const model = useContext(ModelContext) ?? shown;
   const me = useMe();
   const user = me.data?.user ?? null;
   const checked = model.machines

@@ -147,6 +147,26 @@ describe('the rules of lending-desk.md checked before sending', () => {
     expect(await problemOf(lending, renew({ due: day(-1) }, 'returned'))).toBeNull();
   });
 
+  it('leaves to the server a rule or guard naming a field the API did not send (point 6 hides it)', async () => {
+    // As a role with `read except (lent_on, renewals)` gets the loan: the guard reads renewals,
+    // "due after lending" reads lent_on; "renewal period" reads only due and is still checked.
+    const current = { id: id(21), state: 'out', book: BOOK, borrower: MEMBER.id, due: day(-1) };
+    const renew = (body: Record<string, unknown>): Write => ({
+      kind: 'transition',
+      transition: 'renew',
+      entity: 'Loan',
+      user: STAFF,
+      current,
+      body,
+    });
+    const input = writeInput(lending, renew({ due: day(7) }));
+    if (!input) throw new Error('no such entity');
+    expect(await checkBeforeSending(lending, input, library.fetch)).toEqual({ problem: null, unchecked: 2 });
+    expect((await problemOf(lending, renew({ due: day(40) })))?.errors).toEqual([
+      { field: 'due', code: 'RENEWAL_TOO_LONG', message: 'A renewed loan must be due within 21 days from today.' },
+    ]);
+  });
+
   it('leaves limits to the server', async () => {
     const limit = lending.rules.find((r) => r.error === 'LOAN_LIMIT');
     expect(limit?.condition.kind).toBe('limit');

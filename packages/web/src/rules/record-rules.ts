@@ -34,9 +34,9 @@ import { type Catalogue, catalogueOf } from './catalogue.ts';
  * of which rules a write runs, where a failure is reported and how its message is filled (the spec
  * package's `write-rules.ts`). A refusal found here is the problem the server would answer.
  *
- * What is left to the server: limits ("at most N …", they count other records), and any rule or
+ * What is left to the server: limits ("at most N …", they count other records), any rule or
  * guard that needs a record the browser cannot fetch (an entity without a get call, a record the
- * user may not read, no connection). Those are "cannot check here": never a failure.
+ * user may not read, no connection), and any that names a field point 6 hides from the user. Those are "cannot check here": never a failure.
  *
  * This module bundles cel-js; the app imports it lazily (`before-sending.ts`).
  */
@@ -96,6 +96,14 @@ export function checkRules(model: Model, input: WriteInput, load: RecordLoader):
   if (!compiled || !entity || !evaluator) return { problem: null, unchecked: 0 };
   const catalogue = catalogueOf(model);
   let unchecked = 0;
+  // Fields point 6 hides from the user are missing from the record the API sent: what needs them
+  // would be checked on nothing, so it is left to the server.
+  const unseen = new Set(entity.fields.filter((f) => !Object.hasOwn(input.next, f.name)).map((f) => f.name));
+  const blind = (names: Iterable<string>) => {
+    if (unseen.size === 0) return false;
+    for (const name of names) if (unseen.has(name)) return true;
+    return false;
+  };
   const evaluate = (...args: Parameters<typeof evaluator.evaluate>) => {
     try {
       return evaluator.evaluate(...args);
@@ -116,7 +124,8 @@ export function checkRules(model: Model, input: WriteInput, load: RecordLoader):
       return { problem: null, unchecked };
     }
     const guard = compiled.guards.get(input.entity)?.get(transition.name);
-    if (guard) {
+    if (guard && blind(guard.chains.map((c) => c[0] ?? ''))) unchecked++;
+    else if (guard) {
       const record = current === null ? input.next : guardRecord(input.next, current);
       if (evaluate(guard, record, load, 'guard', input.user) === 'fails') {
         if (transition.error !== null) {
@@ -134,6 +143,10 @@ export function checkRules(model: Model, input: WriteInput, load: RecordLoader):
   const failures: FieldProblem[] = [];
   for (const rule of expressionRules(model, compiled, entity)) {
     if (!ruleRuns(rule, input.transition, input.next, input.current)) continue;
+    if (blind(rule.mentions)) {
+      unchecked++;
+      continue;
+    }
     if (evaluate(rule.expression, input.next, load, 'rule', input.user) !== 'fails') continue;
     const message = catalogue.message(rule.rule.error, ruleMessageParams(entity, input.next, rule.at));
     failures.push({ field: rule.at, code: rule.rule.error, message });
