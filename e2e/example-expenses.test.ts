@@ -400,6 +400,10 @@ describe.each(TEST_DATABASES)('the expenses example over HTTP on $name', (db) =>
     const submitted = await employee.post(`${path}/submit`, {}, { ifMatch: '"4"' });
     expect(submitted.body.state).toBe('submitted');
     expect(submitted.headers.get('etag')).toBe('"5"');
+    // `update own while draft`: once submitted, the employee can no longer change or delete it.
+    walk.expectProblem(await employee.put(path, whole({ notes: 'changed after submitting' })), 'FORBIDDEN');
+    walk.expectProblem(await employee.delete(path), 'FORBIDDEN');
+    expect((await employee.get(path)).body.notes).not.toBe('changed after submitting');
 
     walk.expectProblem(await employee.post(`${path}/approve`, {}), 'FORBIDDEN');
     walk.expectProblem(await finance.post(`${path}/approve`, {}), 'FORBIDDEN');
