@@ -34,3 +34,34 @@ export async function knownUser(server: NinepointServer, id: string, roles: read
     createdAt: new Date().toISOString(),
   });
 }
+
+/** An answer of `callAs`: the status, the JSON body (`{}` when empty), the raw text and the headers. */
+export interface CallAnswer {
+  status: number;
+  body: Record<string, unknown>;
+  text: string;
+  headers: Record<string, unknown>;
+}
+
+/**
+ * Calls the app in-process as the holder of an `Authorization` value, with a JSON body when one
+ * is given. `server` is a getter, since suites start their server in `beforeAll`.
+ */
+export function callAs(
+  server: () => NinepointServer,
+): (authorization: string, method: string, url: string, body?: unknown) => Promise<CallAnswer> {
+  return async (authorization, method, url, body) => {
+    const answer = await server().app.inject({
+      method: method as 'GET',
+      url,
+      headers: { authorization, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
+    });
+    return {
+      status: answer.statusCode,
+      body: (answer.body === '' ? {} : answer.json()) as Record<string, unknown>,
+      text: answer.body,
+      headers: answer.headers,
+    };
+  };
+}

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FreshDatabase, TEST_DATABASES } from '../../test/databases.ts';
 import { modelOf } from '../../test/helpers.ts';
-import { userWithToken } from '../../test/users.ts';
+import { callAs, userWithToken } from '../../test/users.ts';
 import { createServer, type NinepointServer } from './server.ts';
 
 /** Guards and rules that count related records: `count(Review where talk = this) >= MIN_REVIEWS`. */
@@ -17,15 +17,7 @@ describe.each(TEST_DATABASES)('counts of related records in guards and rules, on
   let organiser: string;
   const reviewers: string[] = [];
 
-  const call = async (authorization: string, method: string, url: string, body?: unknown) => {
-    const answer = await server.app.inject({
-      method: method as 'GET',
-      url,
-      headers: { authorization, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
-    });
-    return { status: answer.statusCode, body: (answer.body === '' ? {} : answer.json()) as Body };
-  };
+  const call = callAs(() => server);
   const talk = async () => {
     const made = await call(speaker, 'POST', '/api/talks', { title: 'Counting in CEL' });
     expect(made.body).toMatchObject({ state: 'submitted' });

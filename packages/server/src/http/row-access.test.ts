@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FreshDatabase, TEST_DATABASES } from '../../test/databases.ts';
 import { modelOf } from '../../test/helpers.ts';
-import { userWithToken } from '../../test/users.ts';
+import { callAs, userWithToken } from '../../test/users.ts';
 import { createServer, type NinepointServer } from './server.ts';
 
 /**
@@ -22,15 +22,7 @@ describe.each(TEST_DATABASES)('own via a chain of references and grants while in
   /** Appointment ids: [doctor index, patient index] → id. */
   const appointments = new Map<string, string>();
 
-  const call = async (authorization: string, method: string, url: string, body?: unknown) => {
-    const answer = await server.app.inject({
-      method: method as 'GET',
-      url,
-      headers: { authorization, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
-    });
-    return { status: answer.statusCode, body: (answer.body === '' ? {} : answer.json()) as Body };
-  };
+  const call = callAs(() => server);
   const ids = (body: Body) => ((body.items as Body[]) ?? []).map((r) => r.id).sort();
   const appointment = (doctor: number, patient: number) => appointments.get(`${doctor},${patient}`) ?? '';
 
