@@ -8,8 +8,6 @@ import { createServer, type NinepointServer } from './server.ts';
 /** Guards and rules that count related records: `count(Review where talk = this) >= MIN_REVIEWS`. */
 const CONFERENCE = readFileSync(new URL('../../test/fixtures/conference.md', import.meta.url), 'utf8');
 
-type Body = Record<string, unknown>;
-
 describe.each(TEST_DATABASES)('counts of related records in guards and rules, on $name', (db) => {
   let fresh: FreshDatabase;
   let server: NinepointServer;
