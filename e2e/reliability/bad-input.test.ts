@@ -23,8 +23,12 @@ const REQUEST_TIMEOUT_SECONDS = 2;
 const MAX_BODY_BYTES = 2_097_152;
 /** Node's default `maxHeaderSize` (request line and headers). */
 const MAX_HEADER_BYTES = 16_384;
-/** How long past REQUEST_TIMEOUT_SECONDS a slow client may last: the server checks once a second. */
-const CUT_OFF_SLACK_MS = 2_000;
+/**
+ * How long past REQUEST_TIMEOUT_SECONDS a slow client may last: the server checks once a second,
+ * and on a loaded 2-core machine the timers run late (4,006 ms seen against a 4,000 ms bound).
+ * Without the cut-off the clients would last their full 30 seconds.
+ */
+const CUT_OFF_SLACK_MS = 4_000;
 const SLOW_CLIENTS = scaled(20, 200);
 const LATENCY_SAMPLES = scaled(15, 60);
 
