@@ -1,7 +1,7 @@
-import { findCounts } from './count-terms.ts';
 import { effectiveCalls } from './derive-calls.ts';
 import type { DiagnosticBag } from './diagnostics.ts';
 import { chainsOf } from './evaluate.ts';
+import { findCounts } from './filled-terms.ts';
 import type { Call, Entity, Model } from './model.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { type ASTNode, parse } from '@marcbachmann/cel-js';
-import { type CountTerm, findCounts } from './count-terms.ts';
+import { type CountTerm, findCounts, type PresenceTerm } from './filled-terms.ts';
 import type { Constant, Entity, FieldType, Model } from './model.ts';
 import { USER_ENTITY } from './names.ts';
 
@@ -20,7 +20,7 @@ export function conditionWords(source: string, entity: Entity, model: Pick<Model
   } catch {
     return `${source.trim()} holds`;
   }
-  const words = new Words(counts.rewritten, entity, model, counts.terms);
+  const words = new Words(counts.rewritten, entity, model, counts.terms, counts.present);
   return words.clause(words.fold(ast));
 }
 
@@ -75,18 +75,21 @@ class Words {
   readonly #entities: ReadonlyMap<string, Entity>;
   readonly #constants: ReadonlyMap<string, Constant>;
   readonly #counts: ReadonlyMap<string, CountTerm>;
+  readonly #present: ReadonlyMap<string, PresenceTerm>;
 
   constructor(
     source: string,
     entity: Entity,
     model: Pick<Model, 'entities' | 'constants'>,
     counts: readonly CountTerm[] = [],
+    present: readonly PresenceTerm[] = [],
   ) {
     this.#source = source;
     this.#entity = entity;
     this.#entities = new Map(model.entities.map((e) => [e.name, e]));
     this.#constants = new Map(model.constants.map((c) => [c.name, c]));
     this.#counts = new Map(counts.map((c) => [c.variable, c]));
+    this.#present = new Map(present.map((p) => [p.variable, p]));
   }
 
   /** The node with boolean constants folded away: `false || x` is `x`, `true && x` is `x`. */
@@ -165,6 +168,12 @@ class Words {
 
   /** A boolean value as a clause: "the employee's active is true". */
   #truth(node: ASTNode, holds: boolean): string {
+    const present = node.op === 'id' ? this.#present.get(node.args as string) : undefined;
+    if (present) {
+      const field = this.#entity.fields.find((f) => f.name === present.field);
+      const name = field ? fieldWords(field.name, field.type) : words(present.field);
+      return `the ${name} ${holds ? 'is given' : 'is empty'}`;
+    }
     const term = this.term(node);
     if (term.kind !== 'bool') return this.#quoted(node);
     return `${term.words} is ${holds ? 'true' : 'false'}`;

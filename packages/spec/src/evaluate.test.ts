@@ -377,3 +377,40 @@ describe("CEL's error-absorbing || and && over empty fields", () => {
     expect(evaluator.evaluate(approvalRule, expense({ amount: 90 }), noLoads, 'rule')).toBe('skipped');
   });
 });
+
+describe('has(field): whether the record gives a value', () => {
+  const spec = EXPENSES.replace(
+    '| receipt or less | Expense    | receipt != "" \\|\\| amount <= LIMIT   | RECEIPT_REQUIRED |',
+    '| receipt or less | Expense    | has(receipt) \\|\\| amount <= LIMIT    | RECEIPT_REQUIRED |',
+  );
+  const model = modelOf(spec);
+  const compiled = compileExpressions(model);
+  const evaluator = compiled.entities.get('Expense');
+  const rule = compiled.rules.get('receipt or less');
+  if (!evaluator || !rule) throw new Error('fixture changed');
+  const expense = (extra: Record<string, RecordValues[string]>): RecordValues => ({
+    id: 'e1',
+    state: 'submitted',
+    amount: 10,
+    receipt: null,
+    approved: null,
+    ...extra,
+  });
+  const noLoads: RecordLoader = () => undefined;
+
+  it('refuses a large amount without a receipt, which a comparison with "" cannot', () => {
+    expect(evaluator.evaluate(rule, expense({ amount: 90 }), noLoads, 'rule')).toBe('fails');
+    expect(evaluator.evaluate(rule, expense({ amount: 90, receipt: 'scan.pdf' }), noLoads, 'rule')).toBe('holds');
+    expect(evaluator.evaluate(rule, expense({ amount: 10 }), noLoads, 'rule')).toBe('holds');
+  });
+
+  it('counts the tested field as mentioned, so an update that empties it runs the rule again', () => {
+    expect(rule.chains).toContainEqual(['receipt']);
+  });
+
+  it('reports has() of a field the entity does not have', () => {
+    const { diagnostics } = checkSpec(spec.replace('has(receipt)', 'has(recipt)'));
+    const errors = diagnostics.filter((d) => d.severity === 'error');
+    expect(errors.map((d) => [d.code, d.expected])).toEqual([['unknown-field', ['receipt']]]);
+  });
+});

@@ -1,7 +1,7 @@
 import { Environment } from '@marcbachmann/cel-js';
 import { celFieldType, constantInstant, entityEnvironment } from './cel-types.ts';
 import { conditionWords } from './condition-words.ts';
-import { type CountTerm, findCounts } from './count-terms.ts';
+import { type CountTerm, findCounts, type PresenceTerm } from './filled-terms.ts';
 import type { Entity, FieldType, Model } from './model.ts';
 import { USER_ENTITY } from './names.ts';
 
@@ -78,8 +78,10 @@ export type RecordCounter = (entity: string, field: string, value: string, state
 /** One compiled expression: its source, the field chains it mentions, and its program. */
 export interface CompiledExpression {
   readonly source: string;
-  /** Its counts of related records, each a variable of the program (see `count-terms.ts`). */
+  /** Its counts of related records, each a variable of the program (see `filled-terms.ts`). */
   readonly counts: readonly CountTerm[];
+  /** Its `has(field)` tests, each a bool variable of the program. */
+  readonly present: readonly PresenceTerm[];
   /** `due`, `book.copies`, `value`: identifier chains whose head is a field (or `value`). */
   readonly chains: readonly (readonly string[])[];
   readonly program: (context: Record<string, unknown>) => unknown;
@@ -140,6 +142,10 @@ export class EntityExpressions {
         if (!count) throw new LoadPending();
         const value = term.target === 'this' ? String(record.id ?? '') : user.id;
         context[term.variable] = BigInt(count(term.entity, term.field, value, term.states));
+      }
+      for (const term of expression.present) {
+        const name = term.field === 'value' ? (expression.field ?? '') : term.field;
+        context[term.variable] = (record[name] ?? null) !== null;
       }
       let empty = false;
       for (const chain of expression.chains) {
@@ -360,11 +366,12 @@ export function compileExpressions(model: Model): CompiledModelExpressions {
   const registeredOf = (entity: Entity) => registeredByEntity.get(entity.name) ?? new Set<string>();
 
   const compile = (entity: Entity, field: string | null, source: string, what: string): CompiledExpression => {
-    const { rewritten, terms } = findCounts(source);
+    const { rewritten, terms, present } = findCounts(source);
     let env = envOf(entity, field);
-    if (terms.length > 0) {
+    if (terms.length > 0 || present.length > 0) {
       env = env.clone();
       for (const term of terms) env.registerVariable(term.variable, 'int');
+      for (const term of present) env.registerVariable(term.variable, 'bool');
     }
     let program: (context: Record<string, unknown>) => unknown;
     try {
@@ -381,7 +388,9 @@ export function compileExpressions(model: Model): CompiledModelExpressions {
     if (machines.has(entity.name)) heads.add('state');
     heads.add('created_by');
     if (field !== null) heads.add('value');
-    return Object.freeze({ source, counts: terms, chains: chainsOf(rewritten, heads), program, field });
+    // A field `has()` tests is mentioned too: an update that empties it runs the rule again.
+    const chains = [...chainsOf(rewritten, heads), ...present.map((p) => [p.field])];
+    return Object.freeze({ source, counts: terms, present, chains, program, field });
   };
 
   const entityExpressions = new Map<string, EntityExpressions>();

@@ -8,8 +8,8 @@ import {
   celSystemFields,
   entityEnvironment,
 } from './cel-types.ts';
-import { findCounts } from './count-terms.ts';
 import type { DiagnosticBag } from './diagnostics.ts';
+import { findCounts } from './filled-terms.ts';
 import type { Constant, Entity, Model, Span } from './model.ts';
 import { USER_ENTITY } from './names.ts';
 import { subSpan } from './spans.ts';
@@ -225,9 +225,30 @@ export class ExpressionChecker {
     const counts = findCounts(source);
     if (!this.#checkCounts(counts, span, entityName, bag, what)) return false;
     let env = this.#env(entity, field, sources);
-    if (counts.terms.length > 0) {
+    for (const term of counts.present) {
+      const allowed = ['id', 'created_at', 'updated_at', 'created_by', ...(field !== null ? ['value'] : [])];
+      const part = {
+        text: term.field,
+        span: subSpan(span, source.indexOf(term.field, term.start + 4), term.field.length),
+      };
+      if (entity.fields.some((f) => f.name === term.field) || allowed.includes(term.field)) continue;
+      bag.report(
+        'unknown-field',
+        part.span,
+        `${what} tests has(${term.field}), but ${entityName} has no field ${term.field}.`,
+        {
+          expected: suggest(
+            term.field,
+            entity.fields.map((f) => f.name),
+          ),
+        },
+      );
+      return false;
+    }
+    if (counts.terms.length > 0 || counts.present.length > 0) {
       env = env.clone();
       for (const term of counts.terms) env.registerVariable(term.variable, 'int');
+      for (const term of counts.present) env.registerVariable(term.variable, 'bool');
     }
     let result: ReturnType<Environment['check']>;
     try {

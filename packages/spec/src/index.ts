@@ -13,7 +13,6 @@ export {
 } from './cel-types.ts';
 export { type CheckResult, checkSpec, MAX_SPEC_BYTES } from './check.ts';
 export { conditionWords } from './condition-words.ts';
-export { type CountTerm, findCounts } from './count-terms.ts';
 export { deriveCalls, effectiveCalls, formatCallsTable } from './derive-calls.ts';
 export { deriveScreens, effectiveScreens, formatScreensTable } from './derive-screens.ts';
 export { DIAGNOSTIC_CODES, type DiagnosticCode } from './diagnostic-codes.ts';
@@ -37,6 +36,7 @@ export {
   type RecordValues,
 } from './evaluate.ts';
 export { explainModel } from './explain.ts';
+export { type CountTerm, findCounts } from './filled-terms.ts';
 export { type InsertablePoint, insertDerived, isInsertable } from './insert-derived.ts';
 export { limitGroupWords } from './limit-words.ts';
 export { MessageCatalogue, type MessageParams } from './message-catalogue.ts';

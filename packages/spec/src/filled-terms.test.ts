@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { checkSpec } from './check.ts';
 import { conditionWords } from './condition-words.ts';
-import { findCounts } from './count-terms.ts';
+import { findCounts } from './filled-terms.ts';
 
 const CONFERENCE = readFileSync(new URL('../../server/test/fixtures/conference.md', import.meta.url), 'utf8');
 
@@ -45,5 +45,24 @@ describe('counts of related records in expressions', () => {
     expect(codes('count(Reviews where reviewer = user) < 3')).toEqual([
       expect.stringMatching(/^unknown-entity: .*"Reviews"/),
     ]);
+  });
+});
+
+describe('has(field) in expressions', () => {
+  it('replaces has(field) by a bool variable of the same length, leaving CEL’s has(a.b) alone', () => {
+    const source = 'has(receipt) || has(book.title) || amount <= 25.0';
+    const { rewritten, present } = findCounts(source);
+    expect(rewritten).toHaveLength(source.length);
+    expect(rewritten.startsWith('_has0_______ || has(book.title)')).toBe(true);
+    expect(present).toEqual([expect.objectContaining({ field: 'receipt', start: 0, length: 12 })]);
+  });
+
+  it('says has(field) in words', () => {
+    const { model } = checkSpec(CONFERENCE);
+    const talk = model.entities.find((e) => e.name === 'Talk');
+    if (!talk) throw new Error('fixture changed');
+    expect(conditionWords('has(abstract) || !has(title)', talk, model)).toBe(
+      'the abstract is given or the title is empty',
+    );
   });
 });

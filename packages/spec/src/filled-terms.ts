@@ -1,9 +1,13 @@
 /**
- * Counts of related records in guards and rules: `count(Review where talk = this)`, optionally
- * `count(Review in state accepted, rejected where talk = this)`, or `… where reviewer = user`.
- * They are not CEL: before an expression is checked or compiled, each count is replaced by an
- * int variable of the same length (so the positions CEL reports stay right), and the runtime
- * fills that variable by counting in the write's transaction.
+ * The parts of guards and rules that are not CEL but are filled in by the runtime:
+ *
+ * - counts of related records: `count(Review where talk = this)`, optionally
+ *   `count(Review in state accepted, rejected where talk = this)`, or `… where reviewer = user`;
+ * - whether a field has a value: `has(receipt)`.
+ *
+ * Before an expression is checked or compiled, each is replaced by a variable of the same length
+ * (so the positions CEL reports stay right): an int the runtime fills by counting in the write's
+ * transaction, or a bool it fills from the record.
  */
 
 /** One count in an expression, as written. */
@@ -22,6 +26,14 @@ export interface CountTerm {
   readonly length: number;
 }
 
+/** A `has(field)` in an expression: true when the record's field has a value. */
+export interface PresenceTerm {
+  readonly variable: string;
+  readonly field: string;
+  readonly start: number;
+  readonly length: number;
+}
+
 /** A `count(` the grammar does not read, at `start`. */
 export interface CountMistake {
   readonly start: number;
@@ -31,6 +43,7 @@ export interface CountMistake {
 const COUNT =
   /\bcount\(\s*([A-Za-z][A-Za-z0-9]*)(?:\s+in\s+states?\s+([A-Za-z0-9_, -]+?))?\s+where\s+([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(this|user)\s*\)/g;
 const COUNT_START = /\bcount\s*\(/g;
+const HAS = /(?<![.\w])has\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*\)/g;
 
 /** String literals blanked (same length), so a count written inside a string is not one. */
 function code(source: string): string {
@@ -41,7 +54,12 @@ function code(source: string): string {
  * The counts of an expression and the expression with each replaced by its variable. A
  * `count(` that does not follow the grammar is a mistake (the checker reports it).
  */
-export function findCounts(source: string): { rewritten: string; terms: CountTerm[]; mistakes: CountMistake[] } {
+export function findCounts(source: string): {
+  rewritten: string;
+  terms: CountTerm[];
+  present: PresenceTerm[];
+  mistakes: CountMistake[];
+} {
   const blanked = code(source);
   const terms: CountTerm[] = [];
   let rewritten = '';
@@ -69,6 +87,20 @@ export function findCounts(source: string): { rewritten: string; terms: CountTer
     last = start + length;
   }
   rewritten += source.slice(last);
+  // `has(field)` on a field of the record; `has(book.title)` is CEL's own macro and stays.
+  const present: PresenceTerm[] = [];
+  let withPresence = '';
+  last = 0;
+  for (const m of code(rewritten).matchAll(HAS)) {
+    const start = m.index ?? 0;
+    const length = m[0].length;
+    const variable = `_has${present.length}`.padEnd(length, '_');
+    if (variable.length > length) continue;
+    present.push({ variable, field: m[1] ?? '', start, length });
+    withPresence += rewritten.slice(last, start) + variable;
+    last = start + length;
+  }
+  rewritten = withPresence + rewritten.slice(last);
   const mistakes: CountMistake[] = [];
   const rewrittenCode = code(rewritten);
   for (const m of rewrittenCode.matchAll(COUNT_START)) {
@@ -76,5 +108,5 @@ export function findCounts(source: string): { rewritten: string; terms: CountTer
     const close = rewrittenCode.indexOf(')', start);
     mistakes.push({ start, length: (close < 0 ? rewrittenCode.length : close + 1) - start });
   }
-  return { rewritten, terms, mistakes };
+  return { rewritten, terms, present, mistakes };
 }
