@@ -12,6 +12,8 @@ import { SYSTEM_ROUTES, type SystemRoute } from './system-routes.ts';
 export interface OpenApiDocument {
   openapi: string;
   info: { title: string; version: string; summary?: string; description?: string };
+  /** Where the API is: the server that sent the document (a relative URL, so it holds behind any proxy). */
+  servers: { url: string; description: string }[];
   tags: { name: string; description?: string }[];
   paths: Record<string, Record<string, Operation>>;
   components: {
@@ -45,12 +47,13 @@ export interface Parameter {
 export interface Operation {
   operationId: string;
   summary: string;
+  description?: string;
   tags: string[];
   parameters?: Parameter[];
   requestBody?: { required: true; content: Record<string, { schema: JsonSchema }> };
   responses: Record<string, Response | { $ref: string }>;
-  /** Any one of these lets the call in. Absent: no credentials are needed (nor looked at, but a bad token). */
-  security?: SecurityRequirement[];
+  /** Any one of these lets the call in; `[]`: no credentials are needed (nor looked at, but a bad token). */
+  security: SecurityRequirement[];
 }
 
 export const OPENAPI_VERSION = '3.1.1';
@@ -152,13 +155,70 @@ export function compileOpenApi(
       ...(product.summary ? { summary: product.summary } : {}),
       ...(product.description ? { description: product.description } : {}),
     },
+    servers: [{ url: '/', description: 'The server that serves this document' }],
     tags: [...entityTags, { name: SYSTEM_TAG, description: 'Calls every Ninepoint app serves.' }],
     paths,
-    components: { schemas: components, responses: responses.components, securitySchemes: SECURITY_SCHEMES },
+    components: {
+      schemas: usedSchemas(components, paths, responses.components),
+      responses: responses.components,
+      securitySchemes: SECURITY_SCHEMES,
+    },
   };
   // The version changes exactly when the API does: a digest of everything but itself.
   document.info.version = `1.0.0+${createHash('sha256').update(JSON.stringify(document)).digest('hex').slice(0, 12)}`;
   return document;
+}
+
+/**
+ * The schemas the paths and responses refer to, directly or through other schemas: an entity
+ * whose calls are declared in point 7 may have no create call, and its create schema would be a
+ * component nobody uses.
+ */
+function usedSchemas(
+  schemas: Record<string, JsonSchema>,
+  paths: OpenApiDocument['paths'],
+  responses: Record<string, Response>,
+): Record<string, JsonSchema> {
+  const prefix = '#/components/schemas/';
+  const used = new Set<string>();
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) {
+      for (const item of value) visit(item);
+    } else if (value !== null && typeof value === 'object') {
+      for (const [key, inner] of Object.entries(value)) {
+        if (key === '$ref' && typeof inner === 'string' && inner.startsWith(prefix)) {
+          const name = inner.slice(prefix.length);
+          if (!used.has(name)) {
+            used.add(name);
+            visit(schemas[name]);
+          }
+        } else visit(inner);
+      }
+    }
+  };
+  visit(paths);
+  visit(responses);
+  return Object.fromEntries(Object.entries(schemas).filter(([name]) => used.has(name)));
+}
+
+/** A call's summary when point 7 gives it no words: what it does, e.g. "Loan: return". */
+function callSummary(action: Route['action']): string {
+  switch (action.kind) {
+    case 'list':
+      return `List ${action.entity} records`;
+    case 'get':
+      return `One ${action.entity}`;
+    case 'create':
+      return `Create a ${action.entity}`;
+    case 'update':
+      return `Change a ${action.entity}`;
+    case 'delete':
+      return `Delete a ${action.entity}`;
+    case 'history':
+      return `The history of a ${action.entity}`;
+    case 'transition':
+      return `${action.entity}: ${action.transition}`;
+  }
 }
 
 const STRING: JsonSchema = { type: 'string' };
@@ -241,7 +301,7 @@ function callOperation(
   ];
   return {
     operationId: route.operationId,
-    summary: route.doc,
+    summary: route.doc.trim() || callSummary(action),
     tags: [action.entity],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(route.body
@@ -309,7 +369,13 @@ const ANY_CALL = ['NOT_SIGNED_IN', 'RATE_LIMITED', 'INTERNAL_ERROR'];
 const POSTED = ['INVALID_PAYLOAD', 'PAYLOAD_TOO_LARGE', 'FORBIDDEN'];
 
 function systemOperation(route: SystemRoute, responses: ProblemResponses): Operation {
-  const base = { operationId: route.operationId, summary: route.summary, tags: [SYSTEM_TAG] };
+  // A system call that says nothing else of credentials needs none: `security: []` says so to tools.
+  const base = {
+    operationId: route.operationId,
+    summary: route.summary,
+    tags: [SYSTEM_TAG],
+    security: [] as SecurityRequirement[],
+  };
   switch (route.operationId) {
     case 'signIn':
       return {
