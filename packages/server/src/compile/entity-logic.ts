@@ -21,6 +21,7 @@ import {
 import { type FieldError, type ProblemCatalogue, ProblemError, type ProblemParams } from '../http/problem.ts';
 import type { ApiRecord, CountQuery, TxReader, Value } from '../store/store.ts';
 import { periodBounds } from './limit-period.ts';
+import type { RowLoader } from './row-access.ts';
 
 /**
  * A write's check with the acting user (see `WriteCheck`, which the HTTP layer makes of it per
@@ -35,8 +36,11 @@ export type LogicCheck = (
   hidden?: HiddenFields,
 ) => void;
 
-/** The fields the reader does not see of a record (see `EntityPermissions.hidden`). */
-export type HiddenFields = (record: ApiRecord) => ReadonlySet<string>;
+/**
+ * The fields the reader does not see of a record (see `EntityPermissions.hiddenOn`); `load` reads
+ * the records an `own via` chain goes through.
+ */
+export type HiddenFields = (record: ApiRecord, load: RowLoader) => ReadonlySet<string>;
 
 const NOTHING_HIDDEN: HiddenFields = () => new Set();
 
@@ -175,7 +179,7 @@ export function compileEntityLogic(
 
     const create: LogicCheck = (next, _current, reader, user, hiddenOf = NOTHING_HIDDEN) => {
       if (creating) guardHolds(creating, next, reader, user);
-      const hidden = hiddenOf(next);
+      const hidden = hiddenOf(next, loaderOf(reader));
       refuse(
         catalogue,
         failures(next, null, reader, creating?.name ?? null, user, hidden),
@@ -183,7 +187,7 @@ export function compileEntityLogic(
       );
     };
     const update: LogicCheck = (next, current, reader, user, hiddenOf = NOTHING_HIDDEN) => {
-      const hidden = hiddenBoth(hiddenOf, next, current);
+      const hidden = hiddenBoth(hiddenOf, next, current, loaderOf(reader));
       refuse(
         catalogue,
         failures(next, current, reader, null, user, hidden),
@@ -201,7 +205,7 @@ export function compileEntityLogic(
         }
         // The payload's fields, but the system fields as they are: `updated_at` is not yet now.
         guardHolds(t, guardRecord(next, current), reader, user);
-        const hidden = hiddenBoth(hiddenOf, next, current);
+        const hidden = hiddenBoth(hiddenOf, next, current, loaderOf(reader));
         refuse(
           catalogue,
           failures(next, current, reader, t.name, user, hidden),
@@ -275,6 +279,11 @@ function sameGroup(a: Group, b: Group): boolean {
  * An expression's `count(Review where talk = this)`, counted in the write's transaction (on
  * PostgreSQL under the same advisory lock as a limit's count of that group).
  */
+/** Reads of the records an `own via` chain goes through, in the write's transaction. */
+function loaderOf(reader: TxReader): RowLoader {
+  return (entity, id) => reader.get(entity, id);
+}
+
 function counterOf(reader: TxReader): RecordCounter {
   return (entity, field, value, states) =>
     reader.count({ entity, equal: [{ column: field, value }], states, within: null, excludeId: null });
@@ -293,9 +302,14 @@ function fieldError(
 }
 
 /** What the reader does not see of the record before or after the write: a refusal names neither. */
-function hiddenBoth(hiddenOf: HiddenFields, next: ApiRecord, current: ApiRecord | null): ReadonlySet<string> {
-  const after = hiddenOf(next);
-  const before = current === null ? after : hiddenOf(current);
+function hiddenBoth(
+  hiddenOf: HiddenFields,
+  next: ApiRecord,
+  current: ApiRecord | null,
+  load: RowLoader,
+): ReadonlySet<string> {
+  const after = hiddenOf(next, load);
+  const before = current === null ? after : hiddenOf(current, load);
   if (before === after || before.size === 0) return after;
   return after.size === 0 ? before : new Set([...after, ...before]);
 }

@@ -7,7 +7,16 @@ import {
   type Transition,
   USER_ENTITY,
 } from '@ninepoint/spec';
-import { coversEveryRecord, EVERY_RECORD, type Grant, type RowPath, rowPath } from './row-access.ts';
+import type { ApiRecord } from '../store/store.ts';
+import {
+  covers,
+  coversEveryRecord,
+  EVERY_RECORD,
+  type Grant,
+  type RowLoader,
+  type RowPath,
+  rowPath,
+} from './row-access.ts';
 
 /** Who makes a call: a signed-in user with their roles, or a signed-out visitor (`userId` null). */
 export interface Actor {
@@ -60,12 +69,19 @@ export interface EntityPermissions {
    * when the actor may not create or update at all: that is refused before fields matter).
    */
   settable(actor: Actor, operation: 'create' | 'update'): ReadonlySet<string> | null;
+  /** Whether some role of point 6 reads only some fields of these records (`read except (x)`). */
+  readonly listsFields: boolean;
   /**
-   * The entity's fields the actor does not see of a record they may read, their own (`owned`) or
-   * not; empty when they see every field. Of a list, `hidden(actor, access === 'own')` is what
-   * is hidden on every record it may hold.
+   * The entity's fields the actor does not see of this record: those no role of theirs whose read
+   * grant covers the record (its `own via` chains, its `while` states) shows. `load` reads the
+   * records a chain goes through (inside a write, its `TxReader`; outside, `settle`).
    */
-  hidden(actor: Actor, owned: boolean): ReadonlySet<string>;
+  hiddenOn(actor: Actor, record: ApiRecord, load: RowLoader): ReadonlySet<string>;
+  /**
+   * The fields some record the actor may list could hide from them: filtering, sorting and
+   * searching by them is refused as for a field that does not exist.
+   */
+  unsearchable(actor: Actor): ReadonlySet<string>;
   /** Whether anybody at all may read this entity, signed out. */
   readonly visitorsMayRead: boolean;
 }
@@ -147,14 +163,39 @@ export function compilePermissions(
       return new Set(lists.flatMap((fields) => fields ?? []));
     };
     const fieldNames = entity.fields.map((f) => f.name);
-    const listsFields = rows.some((row) => row.readFields !== null);
-    const hidden = (actor: Actor, owned: boolean): ReadonlySet<string> => {
+    const listsFields = rolesShown && rows.some((row) => row.readFields !== null);
+    /** The read grant of one role row: its records (own, via) and states (while). */
+    const readGrant = (row: Permission): Grant => ({
+      paths: row.read === 'all' ? null : (pathsOf.get(row)?.read ?? defaultPaths),
+      states: row.inStates.read,
+    });
+    const hiddenOn = (actor: Actor, record: ApiRecord, load: RowLoader): ReadonlySet<string> => {
       // Most entities hide nothing from anybody: their reads pay nothing for this.
-      if (!rolesShown || !listsFields) return NOTHING_HIDDEN;
-      const reading = rowsOf(actor).filter((row) => row.read === 'all' || (row.read === 'own' && owned));
-      if (reading.length === 0 || reading.some((row) => row.readFields === null)) return NOTHING_HIDDEN;
-      const seen = new Set(reading.flatMap((row) => row.readFields ?? []));
+      if (!listsFields) return NOTHING_HIDDEN;
+      // Only the rows whose own grant covers this record show its fields; none: nothing shows.
+      const seen = new Set<string>();
+      for (const row of rowsOf(actor)) {
+        if (row.read === 'none' || !covers([readGrant(row)], record, actor.userId, load)) continue;
+        if (row.readFields === null) return NOTHING_HIDDEN;
+        for (const field of row.readFields) seen.add(field);
+      }
       const unseen = fieldNames.filter((name) => !seen.has(name));
+      return unseen.length === 0 ? NOTHING_HIDDEN : new Set(unseen);
+    };
+    const unsearchable = (actor: Actor): ReadonlySet<string> => {
+      if (!listsFields) return NOTHING_HIDDEN;
+      // A field is seen on every record a list may hold when a grant of every record shows it,
+      // or when every reading row shows it; otherwise filtering, sorting or searching by it
+      // would tell its values on the records that hide it.
+      const reading = rowsOf(actor).filter((row) => row.read !== 'none');
+      const shows = (row: Permission, field: string) => row.readFields === null || row.readFields.includes(field);
+      const unseen = fieldNames.filter((field) => {
+        const everywhere = reading.some((row) => {
+          const grant = readGrant(row);
+          return grant.paths === null && grant.states === null && shows(row, field);
+        });
+        return !everywhere && !reading.every((row) => shows(row, field));
+      });
       return unseen.length === 0 ? NOTHING_HIDDEN : new Set(unseen);
     };
     table.set(entity.name, {
@@ -166,7 +207,9 @@ export function compilePermissions(
       transitionGrants,
       transitionAccess,
       settable,
-      hidden,
+      listsFields,
+      hiddenOn,
+      unsearchable,
       visitorsMayRead: access({ userId: null, roles: [] }, 'read') !== 'none',
     });
   }
@@ -225,7 +268,7 @@ export function accessSummary(
       return settable === null ? null : fields.map((f) => f.name).filter((name) => settable.has(name));
     };
     const read = p.access(actor, 'read');
-    const hidden = read === 'none' ? NOTHING_HIDDEN : p.hidden(actor, read === 'own');
+    const hidden = read === 'none' ? NOTHING_HIDDEN : p.unsearchable(actor);
     const transitions: Record<string, Access> = {};
     for (const t of machines.find((m) => m.entity === entity)?.transitions ?? []) {
       transitions[t.name] = p.transitionAccess(actor, t);

@@ -141,15 +141,17 @@ function listHandler(route: Route, context: EntityContext): Handler {
     const { actor } = request;
     const grants = readGrants(actor, permissions);
     const all = coversEveryRecord(grants);
-    // What is hidden on every record the list may hold: sorting, filtering or searching by it would tell its values.
-    const unsearchable = permissions.hidden(actor, !all);
+    // What some record the list may hold hides: sorting, filtering or searching by it would tell its values.
+    const unsearchable = permissions.unsearchable(actor);
     const query = parseListQuery(request.query as RawQuery, params, settings, unsearchable);
     if (!all) query.owner = { grants, userId: ownerId(actor) };
     const page = await records.list(query);
     const sort = `${query.sort.descending ? '-' : ''}${query.sort.column}`;
     const hidden = hiddenOf(actor, context);
+    const items =
+      hidden === null ? page.records : await Promise.all(page.records.map((r) => visible(r, hidden, context)));
     return reply.send({
-      items: hidden === null ? page.records : page.records.map((r) => visibleRecord(r, hidden)),
+      items,
       next: page.next ? encodeCursor(sort, page.next) : null,
       ...(page.total !== undefined ? { total: page.total } : {}),
     });
@@ -164,7 +166,7 @@ function getHandler(route: Route, context: EntityContext): Handler {
     if (!stored || !(await readable(grants, stored.record, request.actor, context))) throw notFound(context, id);
     return reply
       .header('etag', etagOf(stored.version))
-      .send(visibleRecord(stored.record, hiddenOf(request.actor, context)));
+      .send(await visible(stored.record, hiddenOf(request.actor, context), context));
   };
 }
 
@@ -181,7 +183,7 @@ function historyHandler(route: Route, context: EntityContext): Handler {
       const current = (await context.records.get(id))?.record ?? replayHistory(items);
       if (!(await readable(grants, current, request.actor, context))) throw notFound(context, id);
       if (hidden !== null) {
-        const unseen = hidden(current);
+        const unseen = await settle((load) => hidden(current, load), context.store);
         return reply.send({ items: items.map((entry) => visibleEntry(entry, unseen)) });
       }
     }
@@ -239,7 +241,7 @@ function createHandler(route: Route, context: EntityContext): Handler {
       .code(201)
       .header('location', context.recordPath(String(record.id)))
       .header('etag', etagOf(outcome.stored.version))
-      .send(visibleRecord(outcome.stored.record, hidden));
+      .send(await visible(outcome.stored.record, hidden, context));
   };
 }
 
@@ -282,7 +284,7 @@ function updateHandler(route: Route, context: EntityContext): Handler {
         : (current, next, reader) => {
             allowed(current, next, reader);
             // A field the actor cannot see is refused even unchanged: accepting the stored value would tell it.
-            const unseen = hidden?.(current);
+            const unseen = hidden?.(current, (e, key) => reader.get(e, key));
             const changed = fixed.filter(
               (f) => unseen?.has(f.name) || !sameValue(f, current[f.name] ?? null, next[f.name] ?? null),
             );
@@ -295,7 +297,9 @@ function updateHandler(route: Route, context: EntityContext): Handler {
       withUser(context.logic?.update, actor, hidden),
     );
     if (!outcome.ok) throw refused(outcome.refusal, context, id);
-    return reply.header('etag', etagOf(outcome.stored.version)).send(visibleRecord(outcome.stored.record, hidden));
+    return reply
+      .header('etag', etagOf(outcome.stored.version))
+      .send(await visible(outcome.stored.record, hidden, context));
   };
 }
 
@@ -336,7 +340,9 @@ function transitionHandler(route: Route, context: EntityContext, name: string): 
       withUser(check, actor, hidden),
     );
     if (!outcome.ok) throw refused(outcome.refusal, context, id);
-    return reply.header('etag', etagOf(outcome.stored.version)).send(visibleRecord(outcome.stored.record, hidden));
+    return reply
+      .header('etag', etagOf(outcome.stored.version))
+      .send(await visible(outcome.stored.record, hidden, context));
   };
 }
 
@@ -549,18 +555,14 @@ function withUser(
 }
 
 /** The fields the actor does not see of each record; null when they see them all. */
-/**
- * Whether a record is the actor's own by its own columns (`created_by`, its `User` fields), for
- * what a `read own` role shows of it. A record owned only through an `own via` chain shows what
- * the actor's other roles show: never more than point 6 grants.
- */
-function owns(record: ApiRecord, actor: RequestActor, context: EntityContext): boolean {
-  if (actor.userId === null) return false;
-  return context.permissions.ownerColumns.some((c) => record[c] === actor.userId);
+function hiddenOf(actor: RequestActor, context: EntityContext): HiddenFields | null {
+  return hiddenFieldsOf(context.permissions, actor);
 }
 
-function hiddenOf(actor: RequestActor, context: EntityContext): HiddenFields | null {
-  return hiddenFieldsOf(context.permissions, actor, (record) => owns(record, actor, context));
+/** The record as the actor may see it: without the fields no role of theirs that covers it shows. */
+async function visible(record: ApiRecord, hidden: HiddenFields | null, context: EntityContext): Promise<ApiRecord> {
+  if (hidden === null) return record;
+  return visibleRecord(record, await settle((load) => hidden(record, load), context.store));
 }
 
 function permissionsOf(compiled: CompiledApp, entity: string): EntityPermissions {
