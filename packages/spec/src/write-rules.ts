@@ -106,8 +106,9 @@ export function guardErrorParams(
   entity: Entity,
   transition: Pick<Transition, 'name'>,
   record: RecordValues,
+  hidden: ReadonlySet<string> = NO_FIELDS,
 ): Record<string, string | number | boolean> {
-  return { ...ruleMessageParams(entity, record, null), transition: transition.name };
+  return { ...ruleMessageParams(entity, record, null, hidden), transition: transition.name };
 }
 
 /** The built-in wording of a guard's refusal: the transition, and its condition in words. */

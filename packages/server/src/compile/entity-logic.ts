@@ -165,12 +165,19 @@ export function compileEntityLogic(
       return found;
     };
 
-    const guardHolds = (t: Transition, record: ApiRecord, reader: TxReader, user: CelUser): void => {
+    const guardHolds = (
+      t: Transition,
+      record: ApiRecord,
+      reader: TxReader,
+      user: CelUser,
+      hidden: () => ReadonlySet<string>,
+    ): void => {
       const guard = guards?.get(t.name);
       if (!guard) return;
       const outcome = evaluator.evaluate(guard, record, (e, id) => reader.get(e, id), 'guard', user, counterOf(reader));
       if (outcome === 'holds') return;
-      if (t.error !== null) throw new ProblemError(t.error, guardErrorParams(entity, t, record));
+      // Its message names the record's fields: not those the caller may not see.
+      if (t.error !== null) throw new ProblemError(t.error, guardErrorParams(entity, t, record, hidden()));
       const params = { transition: t.name, entity: entity.name, state: String(record.state ?? '(new)') };
       throw new ProblemError('TRANSITION_NOT_ALLOWED', params, {
         message: guardRefusal(catalogue.messages, guardWords?.get(t.name) ?? guard.source, params),
@@ -178,8 +185,8 @@ export function compileEntityLogic(
     };
 
     const create: LogicCheck = (next, _current, reader, user, hiddenOf = NOTHING_HIDDEN) => {
-      if (creating) guardHolds(creating, next, reader, user);
       const hidden = hiddenOf(next, loaderOf(reader));
+      if (creating) guardHolds(creating, next, reader, user, () => hidden);
       refuse(
         catalogue,
         failures(next, null, reader, creating?.name ?? null, user, hidden),
@@ -204,8 +211,8 @@ export function compileEntityLogic(
           throw new ProblemError('TRANSITION_NOT_ALLOWED', { transition: t.name, entity: entity.name, state });
         }
         // The payload's fields, but the system fields as they are: `updated_at` is not yet now.
-        guardHolds(t, guardRecord(next, current), reader, user);
         const hidden = hiddenBoth(hiddenOf, next, current, loaderOf(reader));
+        guardHolds(t, guardRecord(next, current), reader, user, () => hidden);
         refuse(
           catalogue,
           failures(next, current, reader, t.name, user, hidden),

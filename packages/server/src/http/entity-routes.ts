@@ -143,7 +143,7 @@ function listHandler(route: Route, context: EntityContext): Handler {
     const all = coversEveryRecord(grants);
     // What some record the list may hold hides: sorting, filtering or searching by it would tell its values.
     const unsearchable = permissions.unsearchable(actor);
-    const query = parseListQuery(request.query as RawQuery, params, settings, unsearchable);
+    const query = parseListQuery(request.query as RawQuery, params, settings, unsearchable, actor.userId);
     if (!all) query.owner = { grants, userId: ownerId(actor) };
     const page = await records.list(query);
     const sort = `${query.sort.descending ? '-' : ''}${query.sort.column}`;

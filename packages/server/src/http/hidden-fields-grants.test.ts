@@ -128,3 +128,49 @@ describe.each(TEST_DATABASES)('fields shown through an own via chain, on $name',
     );
   });
 });
+
+describe.each(TEST_DATABASES)('a guard’s own error message, on $name', (db) => {
+  let fresh: FreshDatabase;
+  let server: NinepointServer;
+  const call = callAs(() => server);
+
+  beforeAll(async () => {
+    fresh = await db.fresh();
+    let spec = replaceOnce(BLIND, /^\| transition \|[^]*?\n\n/m, () =>
+      [
+        '| transition | from        | to          | who                 | when       | error     |',
+        '| ---------- | ----------- | ----------- | ------------------- | ---------- | --------- |',
+        '| submit     | (new)       | submitted   |                     |            |           |',
+        '| shortlist  | submitted   | shortlisted | reviewer, organiser | has(score) | LOW_SCORE |',
+        '| accept     | shortlisted | accepted    | organiser           |            |           |',
+        '',
+        '',
+      ].join('\n'),
+    );
+    spec = replaceOnce(
+      spec,
+      /\| SCORE_TOO_HIGH \| 422 .*\|/,
+      (line) =>
+        `${line}\n| LOW_SCORE      | 409    | Score {title} by {speaker} ({bio}) first.                                 |`,
+    );
+    server = await createServer({ model: modelOf(spec), ...fresh.options, logger: false });
+  });
+  afterAll(async () => {
+    await server.close();
+    await fresh.remove();
+  });
+
+  it('leaves the fields the caller may not see out of the message', async () => {
+    const organiser = (await userWithToken(server, ['organiser'])).authorization;
+    const reviewer = (await userWithToken(server, ['reviewer'])).authorization;
+    const speaker = await userWithToken(server, ['speaker']);
+    const made = await call(organiser, 'POST', '/api/talks', { title: 'T1', speaker: speaker.user.id, bio: 'Ada L.' });
+    const refused = await call(reviewer, 'POST', `/api/talks/${made.body.id}/shortlist`);
+    expect(refused.body.code).toBe('LOW_SCORE');
+    expect(refused.text).not.toContain('Ada L.');
+    expect(refused.text).not.toContain(speaker.user.id);
+    expect(refused.body.detail).toContain('Score T1 by');
+    const told = await call(organiser, 'POST', `/api/talks/${made.body.id}/shortlist`);
+    expect(told.body.detail).toBe(`Score T1 by ${speaker.user.id} (Ada L.) first.`);
+  });
+});

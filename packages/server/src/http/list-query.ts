@@ -25,13 +25,16 @@ const NOTHING: ReadonlySet<string> = new Set();
  * fit, is refused with INVALID_PAYLOAD naming the parameter; a name not in the model is never
  * echoed back beyond a short identifier. The `hidden` fields (those point 6 does not let the
  * caller see) are as if the entity had none of that name: sorting or filtering by one is refused
- * word for word as by an unknown field, and `q` does not search them.
+ * word for word as by an unknown field, and `q` does not search them. A filter through references
+ * (`filter[doctor.account]`, a screen's `where doctor.account = me`) takes only the caller's own
+ * id (`me`).
  */
 export function parseListQuery(
   raw: RawQuery,
   params: ListParams,
   settings: Pick<RuntimeSettings, 'PAGE_SIZE' | 'MAX_PAGE_SIZE'>,
   hidden: ReadonlySet<string> = NOTHING,
+  me: string | null = null,
 ): ListQuery {
   const one = (name: string): string | undefined => {
     const value = raw[name];
@@ -65,13 +68,19 @@ export function parseListQuery(
   for (const [name, value] of Object.entries(raw)) {
     if (!name.startsWith('filter[')) continue;
     const field = /^filter\[([^\]]*)\]$/.exec(name)?.[1];
-    const type = field === undefined || hidden.has(field) ? undefined : params.filterable.get(field);
+    const path = field === undefined ? undefined : params.paths.get(field);
+    // A chain through references starts at a field of this entity, which may be hidden too.
+    const type =
+      field === undefined || hidden.has(field) || (path && hidden.has(path.column))
+        ? undefined
+        : params.filterable.get(field);
     if (field === undefined || !type) {
       const named = field !== undefined && plain(field) ? `filter[${field}]` : 'a filter';
       throw invalid(`${named} names no field to filter by`);
     }
     if (Array.isArray(value)) throw invalid(`give filter[${field}] once`);
-    const path = params.paths.get(field);
+    // A chain filter is a screen's `… = me`: any other user's id would tell whose records are whose.
+    if (path && (me === null || value !== me)) throw invalid(`filter[${field}] takes only your own user id`);
     filters.push({ column: field, value: filterValue(field, type, value ?? ''), ...(path ? { path } : {}) });
   }
 
