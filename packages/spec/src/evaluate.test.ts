@@ -414,3 +414,22 @@ describe('has(field): whether the record gives a value', () => {
     expect(errors.map((d) => [d.code, d.expected])).toEqual([['unknown-field', ['receipt']]]);
   });
 });
+
+describe('errors that are not an empty field', () => {
+  const spec = EXPENSES.replace(
+    '| small unless ok | Expense    | !(amount > LIMIT) \\|\\| approved      | RECEIPT_REQUIRED |',
+    '| small unless ok | Expense    | approved \\|\\| 10 / int(amount) >= 1  | RECEIPT_REQUIRED |',
+  );
+  const compiled = compileExpressions(modelOf(spec));
+  const evaluator = compiled.entities.get('Expense');
+  const rule = compiled.rules.get('small unless ok');
+  if (!evaluator || !rule) throw new Error('fixture changed');
+
+  it('fails a rule closed on an error an empty field did not cause', () => {
+    const record: RecordValues = { id: 'e1', state: 'submitted', amount: 0, receipt: null, approved: null };
+    // An empty field on one side, a division by zero on the other: the rule is broken, not skipped.
+    expect(evaluator.evaluate(rule, record, () => undefined, 'rule')).toBe('fails');
+    expect(evaluator.evaluate(rule, { ...record, approved: false }, () => undefined, 'rule')).toBe('fails');
+    expect(evaluator.evaluate(rule, { ...record, amount: 5 }, () => undefined, 'rule')).toBe('holds');
+  });
+});

@@ -156,8 +156,11 @@ export class EntityExpressions {
         result = expression.program(context);
       } catch (error) {
         if (error instanceof LoadPending) throw error;
-        // An error that an empty field may have caused: CEL's `||`/`&&` did not absorb it.
-        return empty && mode === 'rule' ? 'skipped' : 'fails';
+        // An empty field's error that CEL's `||`/`&&` did not absorb: an unbound name or key.
+        // Any other error (a division by zero) fails closed, empty fields or not.
+        const code = (error as { code?: unknown } | null)?.code;
+        const unbound = code === 'unknown_variable' || code === 'no_such_key';
+        return empty && unbound && mode === 'rule' ? 'skipped' : 'fails';
       }
       return result === true ? 'holds' : 'fails';
     } catch (error) {

@@ -191,6 +191,18 @@ describe('whose records are own (via) and in which states (while)', () => {
     ]);
   });
 
+  it('reports an operation granted twice in a cell with other conditions, which would replace the first', () => {
+    expect(
+      codes(`| role   | Book | Loan                                                   |
+| ------ | ---- | ------------------------------------------------------ |
+| staff  | all  | read, update own while out, update                     |
+| member | read | read own via book.created_by, read own via borrower    |`),
+    ).toEqual([
+      expect.stringMatching(/^invalid-permission "update" grants update again/),
+      expect.stringMatching(/^invalid-permission "read own via borrower" grants read again/),
+    ]);
+  });
+
   it('reports via without own, a condition on create, and a state the entity does not have', () => {
     expect(
       codes(`| role   | Book | Loan                                       |

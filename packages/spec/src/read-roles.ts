@@ -87,6 +87,10 @@ export function readRoles(section: Section, scope: Scope): { roles: Role[]; perm
       const cell = row.cells[i];
       const permission = cell ? readPermission(cell, row.role, entity, scope) : null;
       if (permission) permissions.push({ ...permission, span: cell?.span ?? row.span });
+      // A table whose only row is `anyone`, granting nothing, still declares point 6: without
+      // this row nothing would, and every signed-in user could do everything.
+      else if (row.role === ANYONE)
+        permissions.push({ ...noPermission(row.role, entity), span: cell?.span ?? row.span });
     });
   }
   for (const entity of scope.entities.values()) {
@@ -103,6 +107,23 @@ export function readRoles(section: Section, scope: Scope): { roles: Role[]; perm
   }
   checkSettable(permissions, scope);
   return { roles, permissions };
+}
+
+/** A role's grant of nothing on an entity. */
+function noPermission(role: string, entity: string): Omit<Permission, 'span'> {
+  return {
+    role,
+    entity,
+    create: false,
+    read: 'none',
+    update: 'none',
+    delete: 'none',
+    createFields: null,
+    updateFields: null,
+    readFields: null,
+    via: { read: null, update: null, delete: null },
+    inStates: { read: null, update: null, delete: null },
+  };
 }
 
 function readPermission(cell: Cell, role: string, entity: string, scope: Scope): Omit<Permission, 'span'> | null {
@@ -124,6 +145,8 @@ function readPermission(cell: Cell, role: string, entity: string, scope: Scope):
   /** The read items seen so far, and whether one named fields: two reads with fields are ambiguous. */
   let reads = 0;
   let readListed = false;
+  /** The operations an earlier item of the cell granted. */
+  const granted = new Set<RecordOperation>();
   for (const written of splitList(cell, ',', { parentheses: true })) {
     const conditions = itemConditions(written, entity, scope);
     if (!conditions) continue;
@@ -151,7 +174,27 @@ function readPermission(cell: Cell, role: string, entity: string, scope: Scope):
       );
       continue;
     }
+    // One grant per operation: a second item for it with other conditions would silently
+    // replace or widen the first (`read own via a, read own via b`).
+    const clash = operations.find(
+      (operation) =>
+        granted.has(operation) &&
+        (JSON.stringify(permission.via[operation]) !== JSON.stringify(conditions.via) ||
+          JSON.stringify(permission.inStates[operation]) !== JSON.stringify(conditions.states)),
+    );
+    if (clash) {
+      scope.bag.report(
+        'invalid-permission',
+        written.span,
+        `"${written.text}" grants ${clash} again, with other conditions than an earlier item of the cell.`,
+        {
+          hint: `Give ${clash} once per cell: join chains with "or" (own via a or b) and states with "or" (while x or y).`,
+        },
+      );
+      continue;
+    }
     for (const operation of operations) {
+      granted.add(operation);
       permission.via[operation] = conditions.via;
       permission.inStates[operation] = conditions.states;
     }

@@ -52,7 +52,8 @@ export function expressionRule(rule: Rule, expression: CompiledExpression, entit
 /**
  * Whether a write runs a rule: one that applies to a transition only when that transition is
  * taken (on create, the creating transition); on create every other rule; on an update or a
- * transition the rules that mention a changed field (a transition changes `state`). A value checked
+ * transition the rules that mention a changed field (a transition changes `state`), and those that
+ * count related records (`count(Review where talk = this)`), which change without it. A value checked
  * when it was written is not checked again because time passed.
  */
 export function ruleRuns(
@@ -64,6 +65,8 @@ export function ruleRuns(
   const applies = rule.rule.appliesTo.transition;
   if (applies !== null && applies !== transition) return false;
   if (current === null || applies !== null) return true;
+  // A count changes with other records, not with this one's fields: check it on every write.
+  if (rule.expression.counts.length > 0) return true;
   return [...rule.mentions].some((name) => next[name] !== current[name]);
 }
 

@@ -1,6 +1,8 @@
+import { checkSpec } from '@ninepoint/spec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FreshDatabase, TEST_DATABASES } from '../../test/databases.ts';
 import { modelOf } from '../../test/helpers.ts';
+import { userWithToken } from '../../test/users.ts';
 import { createServer, type NinepointServer } from './server.ts';
 
 /** A point 6 whose only row is `anyone`: it declares no role, but grants visitors what it says. */
@@ -80,5 +82,27 @@ describe.each(TEST_DATABASES)('a roles table whose only row is anyone, on $name'
     expect((await server.app.inject({ method: 'GET', url: '/api/notices' })).json()).toMatchObject({
       items: [{ text: 'Choir practice moved to Friday' }],
     });
+  });
+});
+
+describe.each(TEST_DATABASES)('a roles table whose only row is anyone and grants nothing, on $name', (db) => {
+  let fresh: FreshDatabase;
+  let server: NinepointServer;
+
+  beforeAll(async () => {
+    fresh = await db.fresh();
+    const { model } = checkSpec(NOTICE_BOARD.replace('| anyone | create, read |', '| anyone | - |'));
+    server = await createServer({ model, ...fresh.options, logger: false });
+  });
+  afterAll(async () => {
+    await server.close();
+    await fresh.remove();
+  });
+
+  it('lets nobody in: not visitors, not a signed-in user without roles', async () => {
+    const { authorization } = await userWithToken(server, []);
+    expect((await server.app.inject({ method: 'GET', url: '/api/notices' })).statusCode).toBe(401);
+    const listed = await server.app.inject({ method: 'GET', url: '/api/notices', headers: { authorization } });
+    expect(listed.statusCode).toBe(403);
   });
 });
