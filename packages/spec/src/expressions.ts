@@ -83,7 +83,11 @@ export class ExpressionChecker {
         });
         continue;
       }
-      const field = counted.fields.find((f) => f.name === term.field);
+      // `created_by` is the User who created each record: `count(Talk where created_by = user)`.
+      const field =
+        term.field === 'created_by'
+          ? { name: 'created_by', type: { kind: 'reference' as const, entity: USER_ENTITY } }
+          : counted.fields.find((f) => f.name === term.field);
       const wanted = term.target === 'this' ? entityName : USER_ENTITY;
       if (field?.type.kind !== 'reference' || field.type.entity !== wanted) {
         ok = false;
