@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decimalLimit, decimalPlaces, EXACT_DIGITS, isDecimalMultiple } from './decimals.ts';
+import { decimalLimit, decimalMultipleTest, decimalPlaces, EXACT_DIGITS, isDecimalMultiple } from './decimals.ts';
 
 describe('decimal places as written', () => {
   it('counts places on the shortest text of a number', () => {
@@ -10,6 +10,7 @@ describe('decimal places as written', () => {
     expect(decimalPlaces(1200)).toBe(0);
     expect(decimalPlaces(1e21)).toBe(0);
     expect(decimalPlaces(-2.5)).toBe(1);
+    expect(decimalPlaces(1.5e-7)).toBe(8);
   });
 
   it('decides multiples in decimal, where binary division is off', () => {
@@ -19,6 +20,14 @@ describe('decimal places as written', () => {
     expect(isDecimalMultiple(1.6, 0.25)).toBe(false);
     expect(isDecimalMultiple(12345678901.23, 0.01)).toBe(true);
     expect(isDecimalMultiple(5, 0)).toBe(false);
+  });
+
+  it('tests multiples of a power of ten by places, and of any other divisor in decimal', () => {
+    const cents = decimalMultipleTest(0.01);
+    expect([0.3, 1.1, 12345678901.23, 5].map(cents)).toEqual([true, true, true, true]);
+    expect([0.1 + 0.2, 1.005, 1.5e-7].map(cents)).toEqual([false, false, false]);
+    expect([1.5, 1.6].map(decimalMultipleTest(0.25))).toEqual([true, false]);
+    expect([10, 12].map(decimalMultipleTest(5))).toEqual([true, false]);
   });
 
   it('bounds a scale where a double stops holding every decimal', () => {

@@ -26,7 +26,23 @@ function decimalParts(value: number): { digits: bigint; places: number } {
 /** How many decimal places a number has as written in its shortest form: 0.3 → 1, 1e-7 → 7, 1200 → 0. */
 export function decimalPlaces(value: number): number {
   if (!Number.isFinite(value)) return Number.POSITIVE_INFINITY;
-  return decimalParts(value).places;
+  // Every request's decimals pass here: read the text rather than build big integers.
+  const text = String(value);
+  const e = text.indexOf('e');
+  const mantissa = e === -1 ? text : text.slice(0, e);
+  const dot = mantissa.indexOf('.');
+  const fraction = dot === -1 ? 0 : mantissa.length - dot - 1;
+  return Math.max(0, fraction - (e === -1 ? 0 : Number(text.slice(e + 1))));
+}
+
+/**
+ * A test of "is a multiple of `divisor`", made once per divisor: a power of ten (0.01, a scale)
+ * counts places; any other divisor is decided with `isDecimalMultiple`.
+ */
+export function decimalMultipleTest(divisor: number): (value: number) => boolean {
+  const places = decimalPlaces(divisor);
+  if (Number.isFinite(places) && divisor === Number(`1e-${places}`)) return (value) => decimalPlaces(value) <= places;
+  return (value) => isDecimalMultiple(value, divisor);
 }
 
 /**
