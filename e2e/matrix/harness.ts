@@ -381,7 +381,13 @@ export class Matrix {
       const owners: Values = {};
       for (const column of this.userColumns(entity)) owners[column] = await this.bystander();
       const { values } = await this.fieldValues(entity, owners, payload, made);
-      const expected = this.expected('create', this.oracle.verdict('create', entity, actor), null);
+      const verdict = this.oracle.verdict('create', entity, actor);
+      // Its references name new records of other users: one the actor may not read is answered as
+      // a reference to no record (docs/spec-format.md, point 6), before any rule.
+      const unreadable = verdict.allowed ? await this.unreadableReference(actor, entity, values) : null;
+      const expected = unreadable
+        ? { status: 422, code: 'UNKNOWN_REFERENCE', why: `may not read the ${unreadable} it names`, allowed: false }
+        : this.expected('create', verdict, null);
       const answer = await this.call(actor, route.method, route.path, values);
       if (answer.status === 201) made.push({ entity, id: String(answer.body.id) });
       const mismatch = this.compare(actor, route, 'new record', expected, answer);
@@ -394,6 +400,16 @@ export class Matrix {
     } finally {
       await this.remove(made);
     }
+  }
+
+  /** The first reference field of `values` (not to `User`) naming a record the actor may not read; null when none. */
+  async unreadableReference(actor: Caller, entity: string, values: Values): Promise<string | null> {
+    for (const f of this.entity(entity).fields) {
+      if (f.type.kind !== 'reference' || f.type.entity === USER_ENTITY || typeof values[f.name] !== 'string') continue;
+      const target = (await this.server.store.records(f.type.entity).get(String(values[f.name])))?.record;
+      if (target && !this.oracle.verdict('get', f.type.entity, actor, target).allowed) return f.name;
+    }
+    return null;
   }
 
   async checkOnRecord(actor: Caller, entity: string, route: Route, variant: string): Promise<string | null> {

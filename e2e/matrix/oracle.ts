@@ -26,6 +26,8 @@ import { type Access, ANYONE, type Model, type Permission, type Transition, USER
  * - A record the actor may read but not change, delete or move on: FORBIDDEN for a user. For a
  *   visitor the refusal is NOT_SIGNED_IN (401), "Sign in to do this.": signing in is what could
  *   grant it, and 401 is HTTP's answer to a request without credentials (see VISITOR_REFUSAL).
+ * - A create whose reference names a record the actor may not read is UNKNOWN_REFERENCE (422),
+ *   as a reference to a record that does not exist (the harness asks `verdict('get', …)` of it).
  * - Allowed: 200 (201 for a create, 204 for a delete).
  */
 

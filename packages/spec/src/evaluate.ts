@@ -196,7 +196,7 @@ export class EntityExpressions {
       if (creator === null) return true;
       const user = load(USER_ENTITY, String(creator));
       if (!user) return true;
-      context.created_by = celUser(user);
+      context.created_by = celUser(user, rest[0]);
       return false;
     }
     for (let i = 0; ; i++) {
@@ -213,7 +213,7 @@ export class EntityExpressions {
           delete holder[key];
           return true;
         }
-        holder[key] = celUser(user);
+        holder[key] = celUser(user, next);
         return false;
       }
       const target = this.#entities.get(f.type.entity);
@@ -242,8 +242,14 @@ export class EntityExpressions {
   }
 }
 
-/** A loaded user (see `RecordLoader`) as CEL's `User`: roles from JSON text to a list. */
-function celUser(row: RecordValues): CelUser {
+/**
+ * A loaded user (see `RecordLoader`) as CEL's `User`: roles from JSON text to a list. The
+ * browser loads other users from the directory, which shows their id and name only: a chain that
+ * needs a field the row leaves out (`approver.email`, or the whole user) cannot be decided here.
+ */
+function celUser(row: RecordValues, field: string | undefined): CelUser {
+  const needed = field === undefined ? ['id', 'email', 'name', 'roles'] : [field];
+  if (needed.some((name) => row[name] === undefined)) throw new LoadPending();
   let roles: string[] = [];
   try {
     const parsed: unknown = JSON.parse(String(row.roles ?? '[]'));

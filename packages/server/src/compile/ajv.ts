@@ -1,3 +1,4 @@
+import { decimalMultipleTest } from '@ninepoint/spec';
 import { Ajv, type Options } from 'ajv';
 import type { RegExpEngine } from 'ajv/dist/types/index.js';
 import formats from 'ajv-formats';
@@ -8,8 +9,9 @@ import { RE2JS } from 're2js';
  *
  * Fastify's own defaults suit forms, not an API whose schemas are its contract: they coerce types
  * (`"5"` passes as 5), fill in defaults and silently drop unknown properties. Here nothing is
- * coerced or dropped, every error is reported, and fractional `multipleOf` (a decimal's scale)
- * is compared with a tolerance instead of failing on binary rounding (`1.1 / 0.01`).
+ * coerced or dropped, every error is reported, and `multipleOf` (a decimal's scale) is decided
+ * in decimal on the number as written (`decimalMultipleTest`): Ajv's own divides in binary, so with
+ * a tolerance it lets 0.30000000000000004 pass as a multiple of 0.01, and without one it refuses 1.1.
  * Field patterns run on RE2 (linear time), as the checker compiles them, so no request body can
  * make a pattern backtrack for seconds (ReDoS).
  */
@@ -19,12 +21,22 @@ export function createAjv(options: Options = {}): Ajv {
     coerceTypes: false,
     useDefaults: false,
     removeAdditional: false,
-    multipleOfPrecision: 9,
     strict: true,
     code: { regExp: re2 },
     ...options,
   });
   addFormats(ajv);
+  ajv.removeKeyword('multipleOf');
+  ajv.addKeyword({
+    keyword: 'multipleOf',
+    type: 'number',
+    schemaType: 'number',
+    compile: (divisor: number) => {
+      const test = decimalMultipleTest(divisor);
+      return (value: number) => test(value);
+    },
+    errors: false,
+  });
   return ajv;
 }
 

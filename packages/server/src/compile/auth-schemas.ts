@@ -34,3 +34,17 @@ export const USER_SCHEMA: JsonSchema = {
   required: ['id', 'email', 'name', 'roles', 'createdAt'],
   additionalProperties: false,
 };
+
+/**
+ * Another user as the user directory (`GET /api/users`) shows them: id and name, for pickers and
+ * for naming who a record refers to. The caller's own entry is a whole `USER_SCHEMA`.
+ */
+export const DIRECTORY_USER_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    name: { type: 'string' },
+  },
+  required: ['id', 'name'],
+  additionalProperties: false,
+};

@@ -160,6 +160,8 @@ describe('field types', () => {
 
   it('reject values outside each type', () => {
     expect(failures(thing.create, { price: 1.001 })).toEqual(['/price multipleOf']);
+    // 0.1 + 0.2 is 0.30000000000000004: a tolerance would let it pass as two places.
+    expect(failures(thing.create, { price: 0.1 + 0.2 })).toEqual(['/price multipleOf']);
     expect(failures(thing.create, { price: 1000.01 })).toEqual(['/price maximum']);
     expect(failures(thing.create, { active: 'yes' })).toEqual(['/active type']);
     expect(failures(thing.create, { at: '2025-03-01' })).toEqual(['/at format']);
@@ -168,6 +170,16 @@ describe('field types', () => {
     expect(failures(thing.create, { colour: 'blue' })).toEqual(['/colour enum']);
     expect(failures(thing.create, { code: 'A' })).toEqual(['/code minLength']);
     expect(failures(thing.create, { code: 'abc' })).toEqual(['/code pattern']);
+  });
+
+  it('bound decimals with a scale to what JSON carries exactly, and decide their places in decimal', () => {
+    const schema = compileJsonSchemas(modelOf(fieldsSpec('| d | decimal(2) | |'))).get('Thing')?.create ?? {};
+    expect(schema.properties?.d).toMatchObject({ minimum: -9999999999999.99, maximum: 9999999999999.99 });
+    expect(failures(schema, { d: 9999999999999.99 })).toEqual([]);
+    expect(failures(schema, { d: 12345678901.23 })).toEqual([]);
+    // Read from JSON as 90071992547409.9: it could not come back as sent.
+    expect(failures(schema, { d: 90071992547409.91 })).toEqual(['/d maximum']);
+    expect(failures(schema, { d: 1e-7 })).toEqual(['/d multipleOf']);
   });
 
   it('bound integers to what JSON carries exactly', () => {

@@ -1,4 +1,4 @@
-import type { Entity, Field, Model } from '@ninepoint/spec';
+import { decimalLimit, type Entity, type Field, type Model } from '@ninepoint/spec';
 
 /**
  * A JSON Schema (the subset shared by draft-07, which Ajv and Fastify use, and 2020-12, which
@@ -175,9 +175,18 @@ function valueSchema(field: Field): JsonSchema {
       return { type: 'string', enum: [...t.values] };
     case 'integer':
       return { type: 'integer', ...SAFE_INTEGER, ...min, ...max };
-    case 'decimal':
-      // Ajv needs `multipleOfPrecision` for fractional divisors (see compile/ajv.ts).
-      return { type: 'number', ...min, ...max, ...(t.scale !== null ? { multipleOf: 10 ** -t.scale } : {}) };
+    case 'decimal': {
+      if (t.scale === null) return { type: 'number', ...min, ...max };
+      // `multipleOf` is decided in decimal (compile/ajv.ts). Beyond `decimalLimit` a JSON number
+      // is not read as written, so it could not come back as sent: bound it as integers are.
+      const limit = decimalLimit(t.scale);
+      return {
+        type: 'number',
+        minimum: Math.max(field.min?.value ?? -limit, -limit),
+        maximum: Math.min(field.max?.value ?? limit, limit),
+        multipleOf: 10 ** -t.scale,
+      };
+    }
     case 'boolean':
       return { type: 'boolean' };
     case 'date':

@@ -74,6 +74,7 @@ describe('the OpenAPI document', () => {
       'ninepoint.Health',
       'ninepoint.SignIn',
       'ninepoint.User',
+      'ninepoint.DirectoryUser',
     ]);
   });
 

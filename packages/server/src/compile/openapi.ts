@@ -1,7 +1,13 @@
 import { createHash } from 'node:crypto';
 import { type CallAction, type Model, runtimeSettings, type StateMachine } from '@ninepoint/spec';
 import { PROBLEM_MEDIA_TYPE, PROBLEM_SCHEMA, type ProblemCatalogue } from '../http/problem.ts';
-import { SECURE_SESSION_COOKIE, SESSION_COOKIE, SIGN_IN_SCHEMA, USER_SCHEMA } from './auth-schemas.ts';
+import {
+  DIRECTORY_USER_SCHEMA,
+  SECURE_SESSION_COOKIE,
+  SESSION_COOKIE,
+  SIGN_IN_SCHEMA,
+  USER_SCHEMA,
+} from './auth-schemas.ts';
 import type { EntitySchemas, JsonSchema } from './json-schemas.ts';
 import { listQueryParameters } from './list-params.ts';
 import { compilePermissions, type EntityPermissions, VISITOR } from './permissions.ts';
@@ -62,6 +68,7 @@ const PROBLEM = 'ninepoint.Problem';
 const HEALTH = 'ninepoint.Health';
 const SIGN_IN = 'ninepoint.SignIn';
 const USER = 'ninepoint.User';
+const DIRECTORY_USER = 'ninepoint.DirectoryUser';
 const SYSTEM_TAG = 'system';
 const ref = (component: string): JsonSchema => ({ $ref: `#/components/schemas/${component}` });
 
@@ -118,6 +125,7 @@ export function compileOpenApi(
     [HEALTH]: HEALTH_SCHEMA,
     [SIGN_IN]: SIGN_IN_SCHEMA,
     [USER]: USER_SCHEMA,
+    [DIRECTORY_USER]: DIRECTORY_USER_SCHEMA,
   };
   for (const [entity, s] of schemas) {
     components[schemaComponent(entity, 'record')] = s.record;
@@ -442,7 +450,7 @@ function systemOperation(route: SystemRoute, responses: ProblemResponses): Opera
             name: 'q',
             in: 'query',
             required: false,
-            description: 'Text the email or name contains.',
+            description: 'Text the name contains (emails are not searched: they are not shown).',
             schema: { type: 'string', maxLength: 200 },
           },
           {
@@ -455,12 +463,13 @@ function systemOperation(route: SystemRoute, responses: ProblemResponses): Opera
         ],
         responses: {
           '200': {
-            description: 'The users found.',
+            description:
+              'The users found: of each, the id and the name; the whole account (email, roles) only of the caller.',
             content: {
               [JSON_TYPE]: {
                 schema: {
                   type: 'object',
-                  properties: { items: { type: 'array', items: ref(USER) } },
+                  properties: { items: { type: 'array', items: { anyOf: [ref(DIRECTORY_USER), ref(USER)] } } },
                   required: ['items'],
                   additionalProperties: false,
                 },

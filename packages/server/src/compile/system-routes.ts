@@ -50,9 +50,10 @@ export const SYSTEM_ROUTES = [
     path: '/api/users',
     operationId: 'listUsers',
     summary:
-      'Users whose email or name contains q, by name: for picking a value of a field referring to User. ' +
+      'Users whose name contains q, by name: for picking a value of a field referring to User. ' +
       'Open to users who may create or update a record with such a field; with id (repeatable), ' +
-      'any signed-in user may ask for the users records name.',
+      'any signed-in user may ask for the users records name. Shows the id and name of each; ' +
+      'email and roles only of the caller.',
   },
 ] as const;
 

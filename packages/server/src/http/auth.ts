@@ -214,7 +214,7 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
   );
 
   // The people a field referring to `User` may name, for pickers: open to those who may write
-  // such a field, never showing more than a user's account (no password hash, no sessions).
+  // such a field. Of another user it shows the id and the name only (see `directoryEntry`).
   app.get('/api/users', async (request, reply) => {
     if (request.actor.user === null) throw new ProblemError('NOT_SIGNED_IN');
     const query = request.query as Record<string, string | string[] | undefined>;
@@ -225,7 +225,8 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
       const ids = (Array.isArray(query.id) ? query.id : [query.id]).map((id) => id.toLowerCase());
       if (ids.length > 100 || ids.some((id) => !UUID.test(id))) throw invalid('id must be up to 100 user ids');
       if (query.q !== undefined || query.limit !== undefined) throw invalid('id cannot be combined with q or limit');
-      return reply.send({ items: await auth.usersById(ids) });
+      const found = await auth.usersById(ids);
+      return reply.send({ items: found.map((user) => directoryEntry(user, request.actor)) });
     }
     if (!(options.mayPickUsers?.(request.actor) ?? true)) {
       throw new ProblemError(
@@ -247,10 +248,23 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
     ) {
       throw invalid('limit must be a whole number from 1 to 100');
     }
-    return reply.send({ items: await auth.findUsers(q, Number(limitText)) });
+    const found = await auth.findUsers(q, Number(limitText), 'name');
+    return reply.send({ items: found.map((user) => directoryEntry(user, request.actor)) });
   });
 
   return { limiter, signIn };
+}
+
+/** A user as the directory shows them: only the caller's own entry holds their email and roles. */
+export type DirectoryEntry = UserAccount | Pick<UserAccount, 'id' | 'name'>;
+
+/**
+ * What the user directory shows the actor of a user: the whole account when it is their own,
+ * else the id and the name, all a picker or a record's "by" needs. Emails and roles are for
+ * those who manage users, which today is only the command line (`ninepoint users`).
+ */
+export function directoryEntry(user: UserAccount, actor: Actor): DirectoryEntry {
+  return user.id === actor.userId ? user : { id: user.id, name: user.name };
 }
 
 function invalid(detail: string): ProblemError {

@@ -6,6 +6,7 @@ import {
   NO_USER,
   type RuntimeSettings,
   type StateMachine,
+  USER_ENTITY,
 } from '@ninepoint/spec';
 import type { ErrorObject } from 'ajv';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -17,7 +18,16 @@ import type { Route } from '../compile/route-table.ts';
 import { covers, coversEveryRecord, type Grant } from '../compile/row-access.ts';
 import { replayHistory } from '../store/history.ts';
 import { settle } from '../store/settle-reads.ts';
-import type { ApiRecord, EntityRecords, Refusal, Store, TxReader, Value, WriteCheck } from '../store/store.ts';
+import type {
+  ApiRecord,
+  EntityRecords,
+  Refusal,
+  Store,
+  TxReader,
+  Value,
+  WriteCheck,
+  WriteContext,
+} from '../store/store.ts';
 import type { RequestActor } from './auth.ts';
 import { etagOf, ifMatchVersions } from './etag.ts';
 import { FieldErrors } from './field-errors.ts';
@@ -44,6 +54,8 @@ interface EntityContext {
   logic: EntityLogic | undefined;
   /** What point 6 lets each actor do with these records. */
   permissions: EntityPermissions;
+  /** Its fields referring to another entity (not `User`), with what point 6 lets each actor read of that entity. */
+  references: readonly { field: string; entity: string; permissions: EntityPermissions }[];
   catalogue: ProblemCatalogue;
   settings: Readonly<RuntimeSettings>;
   /** The path of one record (`/api/books/:id`) for `Location`; the get call's when there is one. */
@@ -85,6 +97,11 @@ export function registerEntityRoutes(app: FastifyInstance, compiled: CompiledApp
       store,
       logic: compiled.logic.get(name),
       permissions: permissionsOf(compiled, name),
+      references: entity.fields.flatMap((f) =>
+        f.type.kind === 'reference' && f.type.entity !== USER_ENTITY
+          ? [{ field: f.name, entity: f.type.entity, permissions: permissionsOf(compiled, f.type.entity) }]
+          : [],
+      ),
       catalogue,
       settings,
       recordPath: (id) => (get ? get.path.replace(`:${get.params[0] ?? 'id'}`, id) : `${base ?? `/api/${name}`}/${id}`),
@@ -233,7 +250,7 @@ function createHandler(route: Route, context: EntityContext): Handler {
     const hidden = hiddenOf(actor, context);
     const outcome = await records.create(
       record,
-      { at, by: actor.userId },
+      { at, by: actor.userId, unreadableReferences: unreadableReferences(actor, context) },
       withUser(context.logic?.create, actor, hidden),
     );
     if (!outcome.ok) throw refused(outcome.refusal, context, String(record.id));
@@ -293,7 +310,7 @@ function updateHandler(route: Route, context: EntityContext): Handler {
     const outcome = await records.update(
       id,
       values,
-      { at, by: actor.userId, ifVersions, authorize },
+      { at, by: actor.userId, ifVersions, authorize, unreadableReferences: unreadableReferences(actor, context) },
       withUser(context.logic?.update, actor, hidden),
     );
     if (!outcome.ok) throw refused(outcome.refusal, context, id);
@@ -336,7 +353,13 @@ function transitionHandler(route: Route, context: EntityContext, name: string): 
       id,
       { name: transition.name, to: transition.to },
       values,
-      { at, by: actor.userId, ifVersions, authorize: allowed },
+      {
+        at,
+        by: actor.userId,
+        ifVersions,
+        authorize: allowed,
+        unreadableReferences: unreadableReferences(actor, context),
+      },
       withUser(check, actor, hidden),
     );
     if (!outcome.ok) throw refused(outcome.refusal, context, id);
@@ -537,6 +560,31 @@ function writeAllowed(
     if (!covers(granted, current, actor.userId, load) || !covers(granted, stays, actor.userId, load)) {
       throw denied(actor);
     }
+  };
+}
+
+/**
+ * The reference fields of a write naming a record the actor may not read (point 6 of the entity
+ * it refers to: `read own`, `read while`, none at all). The store answers them as UNKNOWN_REFERENCE,
+ * as it does a record that does not exist, before any rule: otherwise which rule fails (a limit
+ * read from the record, a manager compared) would tell what the actor may not read. A reference
+ * to `User` may name any user (pickers); see `GET /api/users` for what is shown of them.
+ * Undefined when the actor may read every record each reference may name.
+ */
+function unreadableReferences(actor: RequestActor, context: EntityContext): WriteContext['unreadableReferences'] {
+  const checked = context.references
+    .map((r) => ({ ...r, grants: r.permissions.grants(actor, 'read') }))
+    .filter((r) => !coversEveryRecord(r.grants));
+  if (checked.length === 0) return undefined;
+  return (values, reader) => {
+    const load = (entity: string, key: string) => reader.get(entity, key);
+    return checked.flatMap(({ field, entity, grants }) => {
+      const id = values[field];
+      if (typeof id !== 'string') return [];
+      // One that does not exist is the store's own existence check's to answer.
+      const target = reader.get(entity, id);
+      return target !== undefined && !covers(grants, target, actor.userId, load) ? [field] : [];
+    });
   };
 }
 

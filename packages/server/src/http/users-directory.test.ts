@@ -4,16 +4,23 @@ import { LENDING_DESK, modelOf } from '../../test/helpers.ts';
 import { userWithToken } from '../../test/users.ts';
 import { createServer, type NinepointServer } from './server.ts';
 
+type Entry = Record<string, unknown>;
+
 describe.each(TEST_DATABASES)('the user directory on $name', (db) => {
   let fresh: FreshDatabase;
   let server: NinepointServer;
   let authorization: string;
+  let staffId: string;
+  let grace: { id: string; name: string };
 
   beforeAll(async () => {
     fresh = await db.fresh();
     server = await createServer({ model: modelOf(LENDING_DESK), ...fresh.options, logger: false });
-    ({ authorization } = await userWithToken(server, ['staff'], 'ada@example.test'));
-    await userWithToken(server, ['member'], 'grace.hopper@example.test');
+    let staff: { id: string };
+    ({ authorization, user: staff } = await userWithToken(server, ['staff'], 'ada@example.test'));
+    staffId = staff.id;
+    const { user } = await userWithToken(server, ['member'], 'grace.hopper@example.test');
+    grace = { id: user.id, name: user.name };
     await userWithToken(server, ['member'], 'linus_t@example.test');
   });
   afterAll(async () => {
@@ -23,20 +30,33 @@ describe.each(TEST_DATABASES)('the user directory on $name', (db) => {
 
   const get = (url: string, headers: Record<string, string> = { authorization }) =>
     server.app.inject({ method: 'GET', url, headers });
+  const items = async (url: string, headers?: Record<string, string>) =>
+    ((await get(url, headers)).json() as { items: Entry[] }).items;
 
-  it('finds users by email or name for reference pickers, showing no password hash', async () => {
+  it('finds users by name for reference pickers, showing only their id and name', async () => {
     const found = await get('/api/users?q=GRACE');
     expect(found.statusCode).toBe(200);
-    const items = (found.json() as { items: Record<string, unknown>[] }).items;
-    expect(items.map((u) => u.email)).toEqual(['grace.hopper@example.test']);
-    expect(Object.keys(items[0] ?? {}).sort()).toEqual(['createdAt', 'email', 'id', 'name', 'roles']);
+    expect((found.json() as { items: Entry[] }).items).toEqual([grace]);
     expect((await get('/api/users?limit=2')).json()).toMatchObject({ items: [{}, {}] });
   });
 
+  it('does not search emails, which it does not show', async () => {
+    // The names are the emails' local parts: only the domain is in no name.
+    expect(await items('/api/users?q=example.test')).toEqual([]);
+  });
+
+  it('shows the caller their own email and roles, and nobody else’s', async () => {
+    const all = await items('/api/users?limit=100');
+    expect(all.length).toBeGreaterThanOrEqual(3);
+    for (const entry of all) {
+      if (entry.id === staffId) expect(entry).toMatchObject({ email: 'ada@example.test', roles: ['staff'] });
+      else expect(Object.keys(entry).sort()).toEqual(['id', 'name']);
+    }
+  });
+
   it('takes _ and % literally in q', async () => {
-    const items = (await get('/api/users?q=_')).json() as { items: { email: string }[] };
-    expect(items.items.map((u) => u.email)).toEqual(['linus_t@example.test']);
-    expect(((await get('/api/users?q=%25')).json() as { items: unknown[] }).items).toEqual([]);
+    expect((await items('/api/users?q=_')).map((u) => u.name)).toEqual(['linus_t']);
+    expect(await items('/api/users?q=%25')).toEqual([]);
   });
 
   it('is only for those who may fill in a User field', async () => {
@@ -47,14 +67,12 @@ describe.each(TEST_DATABASES)('the user directory on $name', (db) => {
     expect(answer.json()).toMatchObject({ code: 'FORBIDDEN' });
   });
 
-  it('answers users by id to any signed-in user, so records can show names', async () => {
+  it('answers users by id to any signed-in user, so records can show names, with no email or roles but their own', async () => {
     const { authorization: member, user } = await userWithToken(server, ['member'], 'reader@example.test');
-    const items = (
-      await get(`/api/users?id=${user.id.toUpperCase()}&id=${user.id}`, { authorization: member })
-    ).json() as {
-      items: { email: string }[];
-    };
-    expect(items.items.map((u) => u.email)).toEqual(['reader@example.test']);
+    const own = await items(`/api/users?id=${user.id.toUpperCase()}&id=${user.id}`, { authorization: member });
+    expect(own).toEqual([expect.objectContaining({ id: user.id, email: 'reader@example.test', roles: ['member'] })]);
+    const others = await items(`/api/users?id=${grace.id}&id=${staffId}`, { authorization: member });
+    expect(others).toEqual([{ id: staffId, name: 'ada' }, grace]);
     expect((await get('/api/users?id=nope', { authorization: member })).statusCode).toBe(400);
   });
 

@@ -159,16 +159,22 @@ export class AuthStore {
   }
 
   /**
-   * Users whose email or name contains `text` (case-insensitively for ASCII), by name: for
-   * reference pickers. At most `limit`.
+   * Users whose name (or email too, `within`) contains `text` (case-insensitively for ASCII), by
+   * name, at most `limit`. Reference pickers search names only: they are not shown emails, and
+   * what a search matches, or how it orders, tells what it matched on.
    */
-  async findUsers(text: string, limit: number): Promise<UserAccount[]> {
+  async findUsers(
+    text: string,
+    limit: number,
+    within: 'name' | 'name or email' = 'name or email',
+  ): Promise<UserAccount[]> {
     const pattern = `%${text.replace(/[\\%_]/g, '\\$&').toLowerCase()}%`;
+    const byEmail = within === 'name or email';
     const rows = await this.#sql.all<UserRow>(
       `SELECT ${USER_COLUMNS} FROM "${USERS_TABLE}"
-       WHERE lower("email") LIKE ? ESCAPE '\\' OR lower("name") LIKE ? ESCAPE '\\'
-       ORDER BY "name", "email" LIMIT ?`,
-      [pattern, pattern, limit],
+       WHERE ${byEmail ? `lower("email") LIKE ? ESCAPE '\\' OR ` : ''}lower("name") LIKE ? ESCAPE '\\'
+       ORDER BY "name", ${byEmail ? '"email"' : '"id"'} LIMIT ?`,
+      byEmail ? [pattern, pattern, limit] : [pattern, limit],
     );
     return rows.map(account);
   }

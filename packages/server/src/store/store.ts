@@ -77,6 +77,14 @@ export interface WriteContext {
   at: string;
   /** The acting user's id; null until sign-in exists, and for signed-out visitors. */
   by: string | null;
+  /**
+   * Which of the reference fields the write sets name a record the actor may not read. They are
+   * refused as `unknown-reference`, exactly as references to records that do not exist, before
+   * any check runs: a rule following them would tell the record's existence and values. Asked
+   * only of references whose records exist (`reader.get` finds them); it may read further (an
+   * `own via` chain), so it must have no effect but its answer.
+   */
+  unreadableReferences?: (values: Record<string, Value>, reader: TxReader) => readonly string[];
 }
 
 /** A write that may be made only if the record is at one of some versions (`If-Match`). */

@@ -1,6 +1,16 @@
 import { useQuery } from '@tanstack/react-query';
 import { api } from './client.ts';
-import type { User } from './session.ts';
+
+/**
+ * A user as the directory (`GET /api/users`) shows them: the id and the name; email and roles
+ * only of the signed-in user themselves.
+ */
+export interface DirectoryUser {
+  id: string;
+  name: string;
+  email?: string;
+  roles?: string[];
+}
 
 /** The most ids one `GET /api/users?id=…` call takes. */
 const MAX_IDS = 100;
@@ -10,13 +20,13 @@ const MAX_IDS = 100;
  * who a record or its history names. Ids are asked for in one call, sorted so that the same set
  * is one cached query; ids past the first hundred stay unnamed.
  */
-export function useUsersById(ids: readonly string[], enabled = true): Map<string, User> {
+export function useUsersById(ids: readonly string[], enabled = true): Map<string, DirectoryUser> {
   const wanted = [...new Set(ids.map((id) => id.toLowerCase()))].sort().slice(0, MAX_IDS);
   const query = useQuery({
     queryKey: ['users', 'by-id', wanted],
     queryFn: async () => {
       const search = wanted.map((id) => `id=${encodeURIComponent(id)}`).join('&');
-      return (await api<{ items: User[] }>('GET', `/api/users?${search}`)).body.items;
+      return (await api<{ items: DirectoryUser[] }>('GET', `/api/users?${search}`)).body.items;
     },
     enabled: enabled && wanted.length > 0,
     staleTime: 5 * 60_000,

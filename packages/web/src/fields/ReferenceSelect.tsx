@@ -83,7 +83,7 @@ function RecordSelect({ model, entity, ...props }: PickerProps & { model: Model;
   );
 }
 
-/** A User, searched by name or email in the user directory. */
+/** A User, searched by name in the user directory (which shows no one's email but one's own). */
 function UserSelect(props: PickerProps) {
   const me = useMe();
   const directory = useUserDirectory();
@@ -103,7 +103,7 @@ function UserSelect(props: PickerProps) {
       search={search}
       onSearchChange={setSearch}
       state={found}
-      placeholder="Search by name or email…"
+      placeholder="Search by name…"
       noMatch="Nobody matches"
     />
   );
@@ -156,7 +156,8 @@ function SearchedSelect({
   );
 }
 
-function userLabel(user: { name: string; email: string }): string {
+function userLabel(user: { name: string; email?: string | undefined }): string {
+  if (!user.email) return user.name;
   return user.name && user.name !== user.email ? `${user.name} (${user.email})` : user.email;
 }
 

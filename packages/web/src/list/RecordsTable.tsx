@@ -2,7 +2,8 @@ import { Anchor, Badge, Box, Skeleton, Table, Text, UnstyledButton, VisuallyHidd
 import type { Entity, Model, StateMachine } from '@ninepoint/spec';
 import type { MouseEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
-import type { Me, User } from '../api/session.ts';
+import type { Me } from '../api/session.ts';
+import type { DirectoryUser } from '../api/users.ts';
 import { type ApiRecord, EMPTY, formatDay, formatValue, recordTitle, stateColor } from '../format.ts';
 import { stateLabel } from '../records/access.ts';
 import { SortIcon } from './icons.tsx';
@@ -51,7 +52,7 @@ export function RecordsTable({
   titleColumn: string | null;
   detailHref: (record: ApiRecord) => string | null;
   titles: Map<string, string>;
-  users: Map<string, User>;
+  users: Map<string, DirectoryUser>;
   /** The first page is on its way: show placeholders. */
   loading: boolean;
   /** Another page is on its way: the rows shown are the previous ones. */
@@ -229,7 +230,7 @@ function Cell({
   record: ApiRecord;
   states: string[];
   titles: Map<string, string>;
-  users: Map<string, User>;
+  users: Map<string, DirectoryUser>;
 }) {
   const value = record[column.name];
   if (value === null || value === undefined || value === '') {

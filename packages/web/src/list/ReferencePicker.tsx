@@ -4,7 +4,8 @@ import { type Model, USER_ENTITY } from '@ninepoint/spec';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api } from '../api/client.ts';
-import type { Me, User } from '../api/session.ts';
+import type { Me } from '../api/session.ts';
+import type { DirectoryUser } from '../api/users.ts';
 import { callOf, entityOf } from '../app/screens.ts';
 import { type ApiRecord, recordTitle, shortId } from '../format.ts';
 import { DebouncedInput } from './inputs.tsx';
@@ -50,8 +51,18 @@ export function ReferencePicker({
     queryFn: async (): Promise<{ value: string; label: string }[]> => {
       const q = searchable && debounced.trim() !== '' ? `&q=${encodeURIComponent(debounced.trim())}` : '';
       if (users) {
-        const found = (await api<{ items: User[] }>('GET', `/api/users?limit=${OPTIONS}${q}`)).body.items;
-        return found.map((u) => ({ value: u.id, label: `${u.name} (${u.email})` }));
+        const found = (await api<{ items: DirectoryUser[] }>('GET', `/api/users?limit=${OPTIONS}${q}`)).body.items;
+        // Others show only their names: two of one name are told apart by their ids' ends.
+        const named = new Map<string, number>();
+        for (const u of found) named.set(u.name, (named.get(u.name) ?? 0) + 1);
+        return found.map((u) => ({
+          value: u.id,
+          label: u.email
+            ? `${u.name} (${u.email})`
+            : (named.get(u.name) ?? 0) > 1
+              ? `${u.name} (…${u.id.slice(-4)})`
+              : u.name,
+        }));
       }
       if (!list || !target) return [];
       const page = (await api<{ items: ApiRecord[] }>('GET', `${list.path}?limit=${OPTIONS}${q}`)).body.items;

@@ -3,8 +3,8 @@ import { type Model, USER_ENTITY } from '@ninepoint/spec';
 import { useQueries } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { api } from '../api/client.ts';
-import type { Me, User } from '../api/session.ts';
-import { useUsersById } from '../api/users.ts';
+import type { Me } from '../api/session.ts';
+import { type DirectoryUser, useUsersById } from '../api/users.ts';
 import { callOf, callUrl, entityOf, refusal, routeTo, screenFor } from '../app/screens.ts';
 import { type ApiRecord, recordTitle, shortId } from '../format.ts';
 
@@ -19,14 +19,14 @@ import { type ApiRecord, recordTitle, shortId } from '../format.ts';
 const MAX_TITLE_FETCHES = 60;
 
 /** The users a page names, by id (`GET /api/users?id=…`), and the signed-in user. */
-export function useUserDirectory(me: Me, ids: readonly string[]): Map<string, User> {
+export function useUserDirectory(me: Me, ids: readonly string[]): Map<string, DirectoryUser> {
   const users = useUsersById(ids, me.user !== null);
   if (me.user) users.set(me.user.id, me.user);
   return users;
 }
 
 /** What a user reference shows: `You` for oneself, a name from the directory, else a short id. */
-export function userLabel(id: string, users: Map<string, User>, me: Me): string {
+export function userLabel(id: string, users: Map<string, DirectoryUser>, me: Me): string {
   if (me.user?.id === id) return `${me.user.name} (you)`;
   return users.get(id)?.name ?? `User ${shortId(id)}`;
 }
@@ -92,7 +92,7 @@ export function ReferenceValue({
   entity: string;
   id: string;
   titles: Map<string, string>;
-  users: Map<string, User>;
+  users: Map<string, DirectoryUser>;
 }) {
   if (entity === USER_ENTITY) {
     const user = users.get(id);

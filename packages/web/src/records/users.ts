@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { ApiError, api } from '../api/client.ts';
-import { type User, useMe } from '../api/session.ts';
-import { useUsersById } from '../api/users.ts';
+import { useMe } from '../api/session.ts';
+import { type DirectoryUser, useUsersById } from '../api/users.ts';
 
 /** The most users the directory answers in one call. */
 const DIRECTORY_LIMIT = 100;
@@ -17,9 +17,9 @@ export function useUserDirectory() {
   const signedIn = Boolean(me.data?.user) && writes;
   return useQuery({
     queryKey: ['users', 'directory'],
-    queryFn: async (): Promise<Map<string, User>> => {
+    queryFn: async (): Promise<Map<string, DirectoryUser>> => {
       try {
-        const { body } = await api<{ items: User[] }>('GET', `/api/users?limit=${DIRECTORY_LIMIT}`);
+        const { body } = await api<{ items: DirectoryUser[] }>('GET', `/api/users?limit=${DIRECTORY_LIMIT}`);
         return new Map(body.items.map((u) => [u.id, u]));
       } catch (error) {
         if (error instanceof ApiError && (error.status === 403 || error.status === 401)) return new Map();
@@ -31,13 +31,13 @@ export function useUserDirectory() {
   });
 }
 
-/** Users matching a search, for a User field's picker. */
+/** Users whose name matches a search, for a User field's picker. */
 export function useUserSearch(text: string, enabled: boolean) {
   return useQuery({
     queryKey: ['users', 'search', text],
     queryFn: async () =>
-      (await api<{ items: User[] }>('GET', `/api/users?limit=20&q=${encodeURIComponent(text.slice(0, 200))}`)).body
-        .items,
+      (await api<{ items: DirectoryUser[] }>('GET', `/api/users?limit=20&q=${encodeURIComponent(text.slice(0, 200))}`))
+        .body.items,
     enabled,
     staleTime: 60_000,
     placeholderData: (previous) => previous,

@@ -59,8 +59,15 @@ describe('the field rules of point 3, checked before sending', () => {
   it('checks decimal places, choices and emails', () => {
     const amount = field(expenses, 'Expense', 'amount');
     expect(checkField(expenses, amount, 12.5, creating)).toBeNull();
-    expect(checkField(expenses, amount, 0.1 + 0.2, creating)).toBeNull();
+    expect(checkField(expenses, amount, 0.3, creating)).toBeNull();
+    expect(checkField(expenses, amount, 4999.99, creating)).toBeNull();
+    // 0.1 + 0.2 is 0.30000000000000004: seventeen places, refused as the server refuses it.
+    expect(checkField(expenses, amount, 0.1 + 0.2, creating)?.message).toBe(
+      'Amount must be a number with at most 2 decimal places.',
+    );
     expect(checkField(expenses, amount, 12.345, creating)?.code).toBe('INVALID_TYPE');
+    const limit = field(expenses, 'Employee', 'single_claim_limit');
+    expect(checkField(expenses, limit, 1.005, creating)?.code).toBe('INVALID_TYPE');
     expect(checkField(expenses, amount, 0, creating)?.message).toBe('Amount must be between 0.01 and 5000.');
     expect(checkField(expenses, field(expenses, 'Expense', 'currency'), 'CHF', creating)?.message).toBe(
       'Currency must be one of EUR, USD, GBP.',

@@ -1,4 +1,4 @@
-import { type Field, type Model, typeWords } from '@ninepoint/spec';
+import { decimalLimit, decimalPlaces, type Field, type Model, typeWords } from '@ninepoint/spec';
 import { label } from '../app/screens.ts';
 import { catalogueOf, type MessageParams } from './catalogue.ts';
 
@@ -78,11 +78,13 @@ export function checkField(
     case 'decimal': {
       if (typeof value !== 'number' || !Number.isFinite(value)) return fail('INVALID_TYPE', { type: typeWords(field) });
       if (t.kind === 'integer' && !Number.isSafeInteger(value)) return fail('INVALID_TYPE', { type: typeWords(field) });
-      if (t.kind === 'decimal' && t.scale !== null && !hasScale(value, t.scale)) {
+      if (t.kind === 'decimal' && t.scale !== null && decimalPlaces(value) > t.scale) {
         return fail('INVALID_TYPE', { type: typeWords(field) });
       }
-      const min = field.min?.value;
-      const max = field.max?.value;
+      // A decimal(N) is bounded where a number stops being held as written, as on the server.
+      const limit = t.kind === 'decimal' && t.scale !== null ? decimalLimit(t.scale) : undefined;
+      const min = limit === undefined ? field.min?.value : Math.max(field.min?.value ?? -limit, -limit);
+      const max = limit === undefined ? field.max?.value : Math.min(field.max?.value ?? limit, limit);
       if ((min !== undefined && value < min) || (max !== undefined && value > max)) {
         return fail('OUT_OF_RANGE', { min: min ?? '-∞', max: max ?? '∞' });
       }
@@ -140,12 +142,6 @@ export function checkFields(
     if (failure) failures[field.name] = failure;
   }
   return failures;
-}
-
-/** At most `scale` decimal places, allowing for binary fractions (0.1 + 0.2). */
-function hasScale(value: number, scale: number): boolean {
-  const scaled = value * 10 ** scale;
-  return Math.abs(scaled - Math.round(scaled)) < 1e-6 * Math.max(1, Math.abs(scaled));
 }
 
 function isRealDate(text: string): boolean {

@@ -31,7 +31,7 @@ function api(records: Record<string, RecordValues>) {
     if (!found) throw new Error('404');
     return found;
   };
-  return { fetch, asked };
+  return { fetch, asked, records };
 }
 
 const library = api({
@@ -84,6 +84,18 @@ describe('the rules of lending-desk.md checked before sending', () => {
       { field: 'borrower', code: 'NOT_A_MEMBER', message: 'Books can only be lent to members with a library card.' },
     ]);
     expect(await problemOf(lending, lend({ borrower: id(99) }))).toBeNull();
+  });
+
+  it('leaves a rule on a borrower’s roles to the server when the directory shows only their id and name', async () => {
+    const directory = api({
+      [BOOK]: { id: BOOK, title: 'Dune', copies: 2 },
+      [VISITOR.id]: userRecord({ id: VISITOR.id, name: VISITOR.name }),
+    });
+    const input = writeInput(lending, lend({ borrower: VISITOR.id }));
+    if (!input) throw new Error('no such entity');
+    const check = await checkBeforeSending(lending, input, directory.fetch);
+    expect(check.problem).toBeNull();
+    expect(check.unchecked).toBeGreaterThan(0);
   });
 
   it('answers a guard that does not hold as the server does, before the rules', async () => {
@@ -228,6 +240,16 @@ describe('the rules of expenses.md checked before sending', () => {
       ['approver', 'WRONG_APPROVER'],
       [null, 'FOREIGN_CURRENCY'],
     ]);
+  });
+
+  it('checks a rule on a user’s id with the directory’s id and name only', async () => {
+    const directory = api({
+      [EMPLOYEE]: people.records[EMPLOYEE] ?? {},
+      [SAM.id]: userRecord({ id: SAM.id, name: SAM.name }),
+      [MANAGER.id]: userRecord({ id: MANAGER.id, name: MANAGER.name }),
+    });
+    const problem = await problemOf(expenses, claim({ approver: SAM.id }), directory.fetch);
+    expect(problem?.errors?.map((e) => [e.field, e.code])).toEqual([['approver', 'WRONG_APPROVER']]);
   });
 
   it('cannot check a rule whose record it may not fetch: the server decides', async () => {

@@ -24,6 +24,7 @@ import {
 import type { QueryClient } from '@tanstack/react-query';
 import { api, type FieldProblem, type Problem } from '../api/client.ts';
 import type { User } from '../api/session.ts';
+import type { DirectoryUser } from '../api/users.ts';
 import { recordKey } from '../records/api.ts';
 import { type ApiRecord, callFor, pathOf } from '../records/calls.ts';
 import { type Catalogue, catalogueOf } from './catalogue.ts';
@@ -245,7 +246,8 @@ export function writeInput(model: Model, write: Write, now = new Date()): WriteI
 /**
  * Fetches what rules reach from the API, fresh (a stale count of copies must not refuse a loan):
  * a record through its entity's get call, a user through `GET /api/users?id=…` (which names every
- * user that exists, so one it leaves out is no user, as on the server).
+ * user that exists, so one it leaves out is no user, as on the server; of others it shows only
+ * the id and the name).
  */
 export function apiFetcher(client: QueryClient, model: Model): RecordFetcher {
   return async (entity, id) => {
@@ -254,7 +256,7 @@ export function apiFetcher(client: QueryClient, model: Model): RecordFetcher {
       const users = await client.fetchQuery({
         queryKey: ['users', 'by-id', [wanted]],
         queryFn: async () =>
-          (await api<{ items: User[] }>('GET', `/api/users?id=${encodeURIComponent(wanted)}`)).body.items,
+          (await api<{ items: DirectoryUser[] }>('GET', `/api/users?id=${encodeURIComponent(wanted)}`)).body.items,
         staleTime: 0,
         retry: false,
       });
@@ -331,9 +333,23 @@ export function recordValues(record: Readonly<Record<string, unknown>>): Record<
   return values;
 }
 
-/** A user as `GET /api/users?id=…` answers it, as a loaded user (roles as JSON text, like the server's users table). */
-export function userRecord(user: { id: string; email: string; name: string; roles: readonly string[] }): RecordValues {
-  return { id: user.id, email: user.email, name: user.name, roles: JSON.stringify(user.roles) };
+/**
+ * A user as `GET /api/users?id=…` answers it, as a loaded user (roles as JSON text, like the
+ * server's users table). Of others the directory shows no email or roles: they are left out, so
+ * what needs them is left to the server (see `evaluate.ts`), never judged on an empty value.
+ */
+export function userRecord(user: {
+  id: string;
+  name: string;
+  email?: string | undefined;
+  roles?: readonly string[] | undefined;
+}): RecordValues {
+  return {
+    id: user.id,
+    name: user.name,
+    ...(user.email !== undefined ? { email: user.email } : {}),
+    ...(user.roles !== undefined ? { roles: JSON.stringify(user.roles) } : {}),
+  };
 }
 
 const expressionRulesOf = new WeakMap<Entity, ExpressionRule[]>();

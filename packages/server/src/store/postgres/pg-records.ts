@@ -114,6 +114,8 @@ export class PgRecords implements EntityRecords {
   readonly #references: readonly { field: string; table: string }[];
   /** Fields referring to `User`: their users live in the runtime's users table. */
   readonly #userReferences: readonly string[];
+  /** Every reference field, in the order a refusal names them. */
+  readonly #referenceOrder: readonly string[];
   /** Unique index names as PostgreSQL reports them, and their column. */
   readonly #unique: ReadonlyMap<string, string>;
   readonly #hasState: boolean;
@@ -140,6 +142,7 @@ export class PgRecords implements EntityRecords {
     this.#references = this.#fieldColumns.flatMap((c) =>
       c.references?.table ? [{ field: c.name, table: c.references.table }] : [],
     );
+    this.#referenceOrder = [...this.#references.map((r) => r.field), ...this.#userReferences];
     this.#unique = new Map([
       [pgName(`${table.name}_pkey`), 'id'],
       ...table.indexes
@@ -342,7 +345,7 @@ export class PgRecords implements EntityRecords {
     context: WriteContext,
     check: WriteCheck | undefined,
   ): Promise<WriteOutcome> {
-    const missing = await this.#missingReferences(client, record);
+    const missing = await this.#unknownReferences(client, record, context);
     if (missing.length > 0) return { ok: false, refusal: { kind: 'unknown-reference', fields: missing } };
     if (check) await this.#runCheck(client, check, this.#pick(record), null);
     await client.query({
@@ -375,7 +378,7 @@ export class PgRecords implements EntityRecords {
     }
     // A transition is written even when no field changes: its history entry is the point.
     if (Object.keys(changes).length === 0 && transition === null) return { ok: true, stored: current, changed: false };
-    const missing = await this.#missingReferences(client, changes);
+    const missing = await this.#unknownReferences(client, changes, context);
     if (missing.length > 0) return { ok: false, refusal: { kind: 'unknown-reference', fields: missing } };
     if (check) await this.#runCheck(client, check, record, current.record);
     const fields = this.#fieldColumns.map((c) => this.#toDb(c, record[c.name] ?? null));
@@ -508,6 +511,32 @@ export class PgRecords implements EntityRecords {
       }
       throw error;
     }
+  }
+
+  /**
+   * The reference fields among `values` naming a record that does not exist or that the actor may
+   * not read (`WriteContext.unreadableReferences`): one answer for both, in the table's order.
+   */
+  async #unknownReferences(
+    client: pg.PoolClient,
+    values: Record<string, Value>,
+    context: WriteContext,
+  ): Promise<string[]> {
+    const missing = await this.#missingReferences(client, values);
+    const find = context.unreadableReferences;
+    if (!find) return missing;
+    let unreadable: readonly string[] = [];
+    await this.#runCheck(
+      client,
+      (next, _current, reader) => {
+        unreadable = find(next, reader);
+      },
+      values,
+      null,
+    );
+    if (unreadable.length === 0) return missing;
+    const unknown = new Set([...missing, ...unreadable]);
+    return this.#referenceOrder.filter((field) => unknown.has(field));
   }
 
   async #missingReferences(client: pg.PoolClient, values: Record<string, Value>): Promise<string[]> {

@@ -127,6 +127,8 @@ export class SqliteRecords implements EntityRecords {
   readonly #references: readonly { field: string; table: string }[];
   /** Fields referring to `User`: their users live in the runtime's users table. */
   readonly #userReferences: readonly string[];
+  /** Every reference field, in the order a refusal names them. */
+  readonly #referenceOrder: readonly string[];
   readonly #unique: readonly string[];
   readonly #hasState: boolean;
   readonly #select: string;
@@ -163,6 +165,7 @@ export class SqliteRecords implements EntityRecords {
     this.#references = this.#fieldColumns.flatMap((c) =>
       c.references?.table ? [{ field: c.name, table: c.references.table }] : [],
     );
+    this.#referenceOrder = [...this.#references.map((r) => r.field), ...this.#userReferences];
     this.#unique = table.indexes.filter((i) => i.unique && i.columns.length === 1).map((i) => i.columns[0] as string);
     this.#hasState = this.#columns.has('state');
 
@@ -354,7 +357,7 @@ export class SqliteRecords implements EntityRecords {
   }
 
   #create(record: ApiRecord, context: WriteContext, check: WriteCheck | undefined): WriteOutcome {
-    const missing = this.#missingReferences(record);
+    const missing = this.#unknownReferences(record, context);
     if (missing.length > 0) return { ok: false, refusal: { kind: 'unknown-reference', fields: missing } };
     check?.(this.#pick(record), null, this.#shared.reader);
     this.#insert.run(...this.#table.columns.map((c) => (c.name === VERSION_COLUMN ? 1 : toDb(record[c.name] ?? null))));
@@ -381,7 +384,7 @@ export class SqliteRecords implements EntityRecords {
     }
     // A transition is written even when no field changes: its history entry is the point.
     if (Object.keys(changes).length === 0 && transition === null) return { ok: true, stored: current, changed: false };
-    const missing = this.#missingReferences(changes);
+    const missing = this.#unknownReferences(changes, context);
     if (missing.length > 0) return { ok: false, refusal: { kind: 'unknown-reference', fields: missing } };
     check?.(record, current.record, this.#shared.reader);
     const fields = this.#fieldColumns.map((c) => toDb(record[c.name] ?? null));
@@ -462,6 +465,18 @@ export class SqliteRecords implements EntityRecords {
       .map((part) => (part.startsWith(prefix) ? part.slice(prefix.length) : ''))
       .find((column) => this.#unique.includes(column));
     return { kind: 'not-unique', field: named ?? this.#unique[0] ?? 'id' };
+  }
+
+  /**
+   * The reference fields among `values` naming a record that does not exist or that the actor may
+   * not read (`WriteContext.unreadableReferences`): one answer for both, in the table's order.
+   */
+  #unknownReferences(values: Record<string, Value>, context: WriteContext): string[] {
+    const missing = this.#missingReferences(values);
+    const unreadable = context.unreadableReferences?.(values, this.#shared.reader) ?? [];
+    if (unreadable.length === 0) return missing;
+    const unknown = new Set([...missing, ...unreadable]);
+    return this.#referenceOrder.filter((field) => unknown.has(field));
   }
 
   #missingReferences(values: Record<string, Value>): string[] {
