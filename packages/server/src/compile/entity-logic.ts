@@ -151,7 +151,7 @@ export function compileEntityLogic(
             (e, id) => reader.get(e, id),
             'rule',
             user,
-            counterOf(reader),
+            counterOf(reader, next),
           );
           if (outcome === 'fails') found.push(fieldError(catalogue, entity, compiled.rule, compiled.at, next, hidden));
         } else {
@@ -174,7 +174,7 @@ export function compileEntityLogic(
     ): void => {
       const guard = guards?.get(t.name);
       if (!guard) return;
-      const outcome = evaluator.evaluate(guard, record, (e, id) => reader.get(e, id), 'guard', user, counterOf(reader));
+      const outcome = evaluator.evaluate(guard, record, (e, id) => reader.get(e, id), 'guard', user, counterOf(reader, record));
       if (outcome === 'holds') return;
       // Its message names the record's fields: not those the caller may not see.
       if (t.error !== null) throw new ProblemError(t.error, guardErrorParams(entity, t, record, hidden()));
@@ -284,16 +284,19 @@ function sameGroup(a: Group, b: Group): boolean {
 
 /**
  * An expression's `count(Review where talk = this)`, counted in the write's transaction (on
- * PostgreSQL under the same advisory lock as a limit's count of that group).
+ * PostgreSQL under the same advisory lock as a limit's count of that group), leaving out the
+ * record being written, as a limit does.
  */
 /** Reads of the records an `own via` chain goes through, in the write's transaction. */
 function loaderOf(reader: TxReader): RowLoader {
   return (entity, id) => reader.get(entity, id);
 }
 
-function counterOf(reader: TxReader): RecordCounter {
+function counterOf(reader: TxReader, record: ApiRecord): RecordCounter {
+  // Never the record itself: on an update it is stored already, on a create not yet.
+  const excludeId = typeof record.id === 'string' ? record.id : null;
   return (entity, field, value, states) =>
-    reader.count({ entity, equal: [{ column: field, value }], states, within: null, excludeId: null });
+    reader.count({ entity, equal: [{ column: field, value }], states, within: null, excludeId });
 }
 
 function fieldError(
