@@ -26,6 +26,7 @@ import {
   createScreen,
   entityOf,
   label,
+  pathLabel,
   pluralLabel,
   refusal,
   routeTo,
@@ -278,7 +279,7 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
                 size="lg"
                 style={{ textTransform: 'none', fontWeight: 500 }}
               >
-                {label(f.field)}: {'me' in f.value ? 'you' : String(f.value.literal)}
+                {pathLabel(f.field)}: {'me' in f.value ? 'you' : String(f.value.literal)}
               </Badge>
             ))}
             {activeFilters.map(([name, value]) => (
@@ -331,7 +332,8 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
                 : screen.filters.length > 0
                   ? `No ${plural} have ${screen.filters
                       .map(
-                        (f) => `${label(f.field).toLowerCase()} ${'me' in f.value ? 'you' : String(f.value.literal)}`,
+                        (f) =>
+                          `${pathLabel(f.field).toLowerCase()} ${'me' in f.value ? 'you' : String(f.value.literal)}`,
                       )
                       .join(' and ')} at the moment.`
                   : createForm

@@ -55,18 +55,28 @@ export interface Move {
 
 /**
  * The transitions the user may take on a record now: from its state, named in `who` for them
- * (or, with an empty `who`, covered by their update access), and served by a call.
+ * (or, with an empty `who`, covered by their update access, `while` included), and served by a call.
  */
 export function movesOf(model: Model, me: Me, entity: string, record: ApiRecord): Move[] {
   const machine = machineOf(model, entity);
   if (!machine || typeof record.state !== 'string') return [];
   const access = accessTo(me, entity);
   const owned = owns(model, entity, record, me);
-  return machine.transitions
-    .filter((t) => !t.creates && t.from.includes(record.state as string))
-    .filter((t) => covers(access.transitions[t.name] ?? 'none', owned))
-    .filter((t) => transitionCall(model, entity, t.name) !== undefined)
-    .map((t) => ({ transition: t, to: t.to }));
+  return (
+    machine.transitions
+      .filter((t) => !t.creates && t.from.includes(record.state as string))
+      // An empty `who` is whoever may update the record: in the states their update grant holds in too.
+      .filter((t) =>
+        covers(
+          access.transitions[t.name] ?? 'none',
+          owned,
+          t.who.length === 0 ? access.updateStates : null,
+          record.state,
+        ),
+      )
+      .filter((t) => transitionCall(model, entity, t.name) !== undefined)
+      .map((t) => ({ transition: t, to: t.to }))
+  );
 }
 
 /** `in_progress` → `In progress`. */
