@@ -84,6 +84,7 @@ describe('the clinic in Chromium', () => {
     await poll(() => columnValues(page, 'Patient')).toEqual(expect.arrayContaining(['Lena Fischer', 'Omar Haddad']));
     expect(await columnValues(page, 'Doctor')).toEqual(['Dr Amara Nwosu', 'Dr Amara Nwosu']);
     expect(asked.length).toBeGreaterThan(0);
+    await page.getByRole('group', { name: 'Filters in effect' }).getByText('Doctor’s account: you').waitFor();
     for (const url of asked) expect(new URL(url).searchParams.get('filter[doctor.account]')).toBe(nwosu.id);
     await expectAccessible(page, "a doctor's appointments");
     await capture(page, 'clinic-doctor-appointments');
