@@ -7,6 +7,7 @@ import {
   INSTALL_TIMEOUT_MS,
   type Json,
   type Person,
+  pick,
   poll,
   printAxeSummary,
   signIn,
@@ -102,10 +103,18 @@ describe('the clinic in Chromium', () => {
     await poll(() => actions.getByRole('button').allTextContents()).toEqual(['Cancel']);
     expect(await actions.getByRole('link', { name: 'Edit' }).count()).toBe(1);
     await expectAccessible(page, 'an appointment the doctor confirmed');
+
+    // Omar cancelled his: nothing is left to do with it, not even notes (`while requested or confirmed`).
+    const omars = booked.get('Amara Nwosu, Omar Haddad').id;
+    await app.api(omar, 'POST', `/api/appointments/${omars}/cancel`);
+    await page.goto(`${app.url}/appointments/${omars}`);
+    await page.locator('dl').getByText('Omar Haddad sees Dr Amara Nwosu').waitFor();
+    expect(await actions.getByRole('button').count()).toBe(0);
+    expect(await actions.getByRole('link').count()).toBe(0);
     app.expectQuiet();
   });
 
-  it('lists a patient their visits; a confirmed one has no Edit or Delete for them, a requested one has both', async (ctx) => {
+  it('lists a patient their visits; a confirmed one has no Edit or Delete for them, one she books through the form has both', async (ctx) => {
     if (!app.chromium) return ctx.skip(app.unavailable);
     const page = await app.page();
     const asked: string[] = [];
@@ -131,19 +140,23 @@ describe('the clinic in Chromium', () => {
     await expectAccessible(page, 'a confirmed visit, seen by its patient');
     await capture(page, 'clinic-patient-confirmed-visit');
 
-    // Dr Nwosu confirmed Lena's other appointment in the test before: it is requested no more.
-    const requested = await app.api(lena, 'POST', '/api/appointments', {
-      doctor: doctors.get('Jonas Berg').id,
-      patient: patients.get('Lena Fischer').id,
-      starts_at: '2030-03-06T10:00:00Z',
-    });
-    await page.goto(`${app.url}/appointments/${requested.id}`);
+    // She books another through the form: the patient she may pick is herself.
+    await page.goto(`${app.url}/appointments/new`);
+    const form = page.getByRole('form');
+    await pick(page, 'Doctor', 'Berg', 'Dr Jonas Berg');
+    await pick(page, 'Patient', 'Lena', 'Lena Fischer');
+    await form.getByLabel('Starts at').fill('2030-03-06T10:00');
+    await form.getByRole('button', { name: /^Create/ }).click();
+    await page.waitForURL(/\/appointments\/[0-9a-f-]{36}$/);
+    const requested = page.url().split('/').pop() ?? '';
     await poll(() => actions.getByRole('button').allTextContents()).toEqual(['Cancel', 'Delete']);
     await actions.getByRole('link', { name: 'Edit' }).click();
+    // `update own via patient.account (notes)`: the notes alone are hers to change.
+    expect(await page.getByRole('form').getByRole('textbox').count()).toBe(1);
     const notes = page.getByRole('textbox', { name: 'Notes' });
     await notes.fill('Bring the X-ray from March.');
     await page.getByRole('button', { name: 'Save changes' }).click();
-    await page.waitForURL(`${app.url}/appointments/${requested.id}`);
+    await page.waitForURL(`${app.url}/appointments/${requested}`);
     await page.locator('dl').getByText('Bring the X-ray from March.').waitFor();
 
     // Another patient's appointment is not found for her, as the server answers.
