@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type App,
+  boardCards,
   capture,
   columnValues,
   expectAccessible,
@@ -18,7 +19,8 @@ import {
  * Ward rounds in Chromium (e2e/fixtures/ward-rounds.md): doctors read every visit but may update
  * only their own, `update own via doctor.account while planned or seen`; `see` has an empty `who`,
  * so it is theirs to take exactly where they may update. A visit is a doctor's own through the
- * Doctor record it names, which the page reads to decide: another doctor's visit offers nothing.
+ * Doctor record it names, which the page reads to decide: another doctor's visit offers nothing,
+ * on its page or its card of the board.
  */
 
 let app: App;
@@ -45,11 +47,20 @@ afterAll(async () => {
 });
 
 describe('ward rounds in Chromium', () => {
-  it('offers a doctor Edit and See on their own visits only, though they read every visit', async (ctx) => {
+  it('offers a doctor Edit and See on their own visits only, on the board and the visit’s page, though they read every visit', async (ctx) => {
     if (!app.chromium) return ctx.skip(app.unavailable);
     const page = await app.page();
     await signIn(page, app, amara, '/visits');
     await poll(() => columnValues(page, 'Patient')).toEqual(expect.arrayContaining(['Lena Fischer', 'Omar Haddad']));
+
+    // The board moves only her own cards.
+    await page.goto(`${app.url}/rounds`);
+    await poll(() => boardCards(page, 'Planned')).toEqual(expect.arrayContaining(['Lena Fischer', 'Omar Haddad']));
+    await page.getByRole('button', { name: 'Move to… (Lena Fischer)' }).waitFor();
+    await settle(page);
+    expect(await page.getByRole('button', { name: 'Move to… (Omar Haddad)' }).count()).toBe(0);
+    await expectAccessible(page, 'the ward’s rounds board');
+    await capture(page, 'ward-rounds-board');
 
     const actions = page.getByRole('group', { name: 'What you can do with this visit' });
     await page.goto(`${app.url}/visits/${visits.get('Lena Fischer').id}`);

@@ -27,8 +27,8 @@ export function accessTo(me: Me, entity: string): EntityAccess {
 export function owns(model: Model, entityName: string, record: ApiRecord, me: Me): boolean {
   const id = me.user?.id;
   if (!id) return false;
-  // Ownership through references (`own via doctor.account`) needs the records on the way, which
-  // `useOwned` reads; without them (a board's cards) the buttons show and the server decides.
+  // Ownership through references (`own via doctor.account`) needs the records on the way:
+  // `useOwned` reads them; here, the buttons show and the server decides.
   if (accessTo(me, entityName).ownedVia) return true;
   if (record.created_by === id) return true;
   const entity = entityNamed(model, entityName);
