@@ -104,6 +104,17 @@ describe('the grant call in Chromium', () => {
     await actions.getByRole('button', { name: 'Submit' }).click();
     await page.getByRole('status').filter({ hasText: 'Submit done: it is now Submitted.' }).waitFor();
     expect(sent).toEqual([`POST /api/applications/${drafts.get(SOIL).id}/submit`]);
+
+    // Withdrawing needs a note: a guard without its own error says its condition in words.
+    await actions.getByRole('button', { name: 'Withdraw' }).click();
+    await poll(() => refused.textContent()).toMatch(/Withdraw/);
+    expect(sent).toHaveLength(1);
+    await app.api(applicant, 'POST', `/api/applications/${drafts.get(BEES).id}/submit`);
+    const withdraw = await answer('POST', `/api/applications/${drafts.get(BEES).id}/withdraw`);
+    expect(withdraw.body.code).toBe('TRANSITION_NOT_ALLOWED');
+    expect(await refused.textContent()).toContain(withdraw.body.detail);
+    expect(withdraw.body.detail).toBe('Withdraw is allowed only when the note is not empty.');
+    await capture(page, 'grant-call-withdraw-without-note');
     app.expectQuiet();
   });
 
