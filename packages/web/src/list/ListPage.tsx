@@ -45,6 +45,7 @@ import {
   exportFields,
   type FilterField,
   filterFields,
+  fixedFields,
   fixedFilters,
   type ListState,
   listColumns,
@@ -99,11 +100,11 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
   const searchable = searchableFields(entity);
   const sortable = useMemo(() => sortableNames(entity, machine), [entity, machine]);
   const fixed = useMemo(() => fixedFilters(screen, entity, machine, me), [screen, entity, machine, me]);
-  const fixedNames = new Set(screen.filters.map((f) => f.field));
+  const fixedNames = fixedFields(model, entity, screen);
   const filters = filterFields(entity, machine).filter((f) => !fixedNames.has(f.name));
   const sizes = useMemo(() => pageSizes(model), [model]);
   const titleOf = titleField(entity);
-  const columns = listColumns(entity, machine, screen, titleOf);
+  const columns = listColumns(entity, machine, screen, titleOf, { model });
   const createForm = createScreen(model, me, entity.name);
   const detail = screenFor(model, entity.name, 'detail', true);
   const detailOpen = detail !== undefined && refusal(detail, me) === null;
