@@ -73,6 +73,15 @@ export function label(name: string): string {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
+/**
+ * A screen filter's field as words: `borrower` → `Borrower`; a chain through references reads
+ * as a possessive, `doctor.account` → `Doctor’s account`.
+ */
+export function pathLabel(path: string): string {
+  const [first = '', ...rest] = path.split('.');
+  return [label(first), ...rest.map((step) => label(step).toLowerCase())].join('’s ');
+}
+
 /** Two-letter route words that are ordinary words, not abbreviations to write in capitals (`/kb` → `KB`). */
 const SHORT_WORDS = new Set([
   'my',

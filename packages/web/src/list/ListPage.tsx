@@ -26,6 +26,7 @@ import {
   createScreen,
   entityOf,
   label,
+  pathLabel,
   pluralLabel,
   refusal,
   routeTo,
@@ -44,6 +45,7 @@ import {
   exportFields,
   type FilterField,
   filterFields,
+  fixedFields,
   fixedFilters,
   type ListState,
   listColumns,
@@ -98,11 +100,11 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
   const searchable = searchableFields(entity);
   const sortable = useMemo(() => sortableNames(entity, machine), [entity, machine]);
   const fixed = useMemo(() => fixedFilters(screen, entity, machine, me), [screen, entity, machine, me]);
-  const fixedNames = new Set(screen.filters.map((f) => f.field));
+  const fixedNames = fixedFields(model, entity, screen);
   const filters = filterFields(entity, machine).filter((f) => !fixedNames.has(f.name));
   const sizes = useMemo(() => pageSizes(model), [model]);
   const titleOf = titleField(entity);
-  const columns = listColumns(entity, machine, screen, titleOf);
+  const columns = listColumns(entity, machine, screen, titleOf, { model });
   const createForm = createScreen(model, me, entity.name);
   const detail = screenFor(model, entity.name, 'detail', true);
   const detailOpen = detail !== undefined && refusal(detail, me) === null;
@@ -278,7 +280,7 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
                 size="lg"
                 style={{ textTransform: 'none', fontWeight: 500 }}
               >
-                {label(f.field)}: {'me' in f.value ? 'you' : String(f.value.literal)}
+                {pathLabel(f.field)}: {'me' in f.value ? 'you' : String(f.value.literal)}
               </Badge>
             ))}
             {activeFilters.map(([name, value]) => (
@@ -331,7 +333,8 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
                 : screen.filters.length > 0
                   ? `No ${plural} have ${screen.filters
                       .map(
-                        (f) => `${label(f.field).toLowerCase()} ${'me' in f.value ? 'you' : String(f.value.literal)}`,
+                        (f) =>
+                          `${pathLabel(f.field).toLowerCase()} ${'me' in f.value ? 'you' : String(f.value.literal)}`,
                       )
                       .join(' and ')} at the moment.`
                   : createForm

@@ -8,6 +8,7 @@ import { csvField, toCsv } from './csv.ts';
 import {
   apiQuery,
   filterFields,
+  fixedFields,
   fixedFilters,
   listColumns,
   machineOf,
@@ -131,6 +132,25 @@ describe('list queries', () => {
   it('leaves out of the columns what the screen’s where fixes, and long text', () => {
     const names = listColumns(loan, machine, screen(lending, '/my/loans'), titleField(loan)).map((c) => c.name);
     expect(names).toEqual(['state', 'book', 'lent_on', 'due', 'renewals', 'created_at']);
+  });
+
+  it('leaves out the reference a chain fixes when its further steps are unique (doctor.account = me)', () => {
+    const clinic = checkSpec(
+      readFileSync(new URL('../../../server/test/fixtures/clinic.md', import.meta.url), 'utf8'),
+    ).model;
+    const appointment = entity(clinic, 'Appointment');
+    const columns = (route: string) =>
+      listColumns(appointment, machineOf(clinic, 'Appointment'), screen(clinic, route), undefined, {
+        model: clinic,
+      }).map((c) => c.name);
+    expect(columns('/my/appointments')).toEqual(['state', 'patient', 'starts_at', 'created_at']);
+    expect(columns('/my/visits')).toEqual(['state', 'doctor', 'starts_at', 'created_at']);
+    // A doctor's name is no one doctor's: the chain fixes nothing but itself.
+    const byName = {
+      ...screen(clinic, '/appointments'),
+      filters: [{ field: 'doctor.name', value: { literal: 'Dr Who' } }],
+    };
+    expect(fixedFields(clinic, appointment, byName as never)).toEqual(new Set(['doctor.name']));
   });
 });
 

@@ -241,9 +241,9 @@ export function listColumns(
   machine: StateMachine | undefined,
   screen: Screen,
   title: Field | undefined,
-  max = 6,
+  { max = 6, model }: { max?: number; model?: Pick<Model, 'entities'> } = {},
 ): ListField[] {
-  const fixed = new Set(screen.filters.map((f) => f.field));
+  const fixed = model ? fixedFields(model, entity, screen) : new Set(screen.filters.map((f) => f.field));
   const columns: ListField[] = [];
   if (title) columns.push({ name: title.name, label: label(title.name), type: title.type, field: title });
   if (machine && !fixed.has('state')) {
@@ -261,6 +261,33 @@ export function listColumns(
   }
   columns.push({ name: 'created_at', label: 'Created', type: { kind: 'datetime' }, field: null });
   return columns;
+}
+
+/**
+ * The fields a screen's `where` gives one value on every row: those it names, and the first step
+ * of a chain whose further steps are unique (`doctor.account = me` with a unique `account`: one
+ * doctor's appointments).
+ */
+export function fixedFields(model: Pick<Model, 'entities'>, entity: Entity, screen: Screen): Set<string> {
+  const fixed = new Set<string>();
+  for (const { field: path } of screen.filters) {
+    const [first = '', ...rest] = path.split('.');
+    fixed.add(path);
+    let at: Entity | undefined = entity;
+    let step = first;
+    let one = true;
+    for (const next of rest) {
+      const field: Field | undefined = at?.fields.find((f) => f.name === step);
+      at =
+        field?.type.kind === 'reference'
+          ? model.entities.find((e) => e.name === (field.type as { entity: string }).entity)
+          : undefined;
+      if (!at?.fields.find((f) => f.name === next)?.unique) one = false;
+      step = next;
+    }
+    if (one) fixed.add(first);
+  }
+  return fixed;
 }
 
 /** Every field of a record, for an export: id, the declared fields, state, and the system fields. */

@@ -32,6 +32,7 @@ import { problemOf } from './api.ts';
 import { type ApiRecord, callFor, entityNamed, machineOf, type Page, pathOf } from './calls.ts';
 import { entityWords } from './labels.ts';
 import { createRoute, detailRoute } from './navigation.ts';
+import { useOwned } from './ownership.ts';
 import { ProblemAlert } from './ProblemAlert.tsx';
 import { summaryFields } from './summary.ts';
 import { useRecordTitle } from './title.ts';
@@ -419,7 +420,8 @@ function BoardCard({
   onMove: (move: Move, title: string) => void;
 }) {
   const title = useRecordTitle(model, entity.name, record);
-  const moves = movesOf(model, me, entity.name, record);
+  const owned = useOwned(model, me, entity.name, record);
+  const moves = movesOf(model, me, entity.name, record, owned.update);
   const to = detailRoute(model, me, entity.name, record.id);
   const fields = summaryFields(entity).filter((f) => record[f.name] !== null && record[f.name] !== undefined);
   const machine = machineOf(model, entity.name);

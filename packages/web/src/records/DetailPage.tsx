@@ -25,12 +25,13 @@ import { Failure, Loading } from '../app/pages.tsx';
 import { label, screenTitle } from '../app/screens.ts';
 import { formatDateTime, formatRelative, sentence } from '../fields/display.ts';
 import { FieldValue, UserName } from '../fields/FieldValue.tsx';
-import { accessTo, covers, type Move, movesOf, owns, stateColor, stateLabel, transitionLabel } from './access.ts';
+import { accessTo, covers, type Move, movesOf, stateColor, stateLabel, transitionLabel } from './access.ts';
 import { problemOf, refreshRecords, useHistory, useRecord } from './api.ts';
 import { type ApiRecord, callFor, entityNamed, machineOf, pathOf } from './calls.ts';
 import { HistoryTimeline } from './History.tsx';
 import { entityLabel, entityWords } from './labels.ts';
 import { editRoute, listScreen } from './navigation.ts';
+import { useOwned } from './ownership.ts';
 import { ProblemAlert } from './ProblemAlert.tsx';
 import { useRecordTitle } from './title.ts';
 import { TransitionDialog, transitionFields, useTakeTransition } from './transitions.tsx';
@@ -72,12 +73,12 @@ function RecordDetail({
   useDocumentTitle(`${title} · ${model.product.name}`);
   const machine = machineOf(model, entity.name);
   const access = accessTo(me, entity.name);
-  const owned = owns(model, entity.name, record, me);
-  const moves = movesOf(model, me, entity.name, record);
-  const edit = covers(access.update, owned, access.updateStates, record.state)
+  const owned = useOwned(model, me, entity.name, record);
+  const moves = movesOf(model, me, entity.name, record, owned.update);
+  const edit = covers(access.update, owned.update, access.updateStates, record.state)
     ? editRoute(model, me, entity.name, record.id)
     : null;
-  const deleteCall = covers(access.delete, owned, access.deleteStates, record.state)
+  const deleteCall = covers(access.delete, owned.delete, access.deleteStates, record.state)
     ? callFor(model, entity.name, 'delete')
     : undefined;
   const back = listScreen(model, me, entity.name);

@@ -27,8 +27,8 @@ export function accessTo(me: Me, entity: string): EntityAccess {
 export function owns(model: Model, entityName: string, record: ApiRecord, me: Me): boolean {
   const id = me.user?.id;
   if (!id) return false;
-  // Ownership through references (`own via doctor.account`) needs records the page does not
-  // have: the record was readable, so the buttons show and the server decides.
+  // Ownership through references (`own via doctor.account`) needs the records on the way:
+  // `useOwned` reads them; here, the buttons show and the server decides.
   if (accessTo(me, entityName).ownedVia) return true;
   if (record.created_by === id) return true;
   const entity = entityNamed(model, entityName);
@@ -55,18 +55,34 @@ export interface Move {
 
 /**
  * The transitions the user may take on a record now: from its state, named in `who` for them
- * (or, with an empty `who`, covered by their update access), and served by a call.
+ * (or, with an empty `who`, covered by their update access, `while` included), and served by a call.
+ * `owned`: whether the record is theirs to update (`useOwned` follows `own via` chains).
  */
-export function movesOf(model: Model, me: Me, entity: string, record: ApiRecord): Move[] {
+export function movesOf(
+  model: Model,
+  me: Me,
+  entity: string,
+  record: ApiRecord,
+  owned = owns(model, entity, record, me),
+): Move[] {
   const machine = machineOf(model, entity);
   if (!machine || typeof record.state !== 'string') return [];
   const access = accessTo(me, entity);
-  const owned = owns(model, entity, record, me);
-  return machine.transitions
-    .filter((t) => !t.creates && t.from.includes(record.state as string))
-    .filter((t) => covers(access.transitions[t.name] ?? 'none', owned))
-    .filter((t) => transitionCall(model, entity, t.name) !== undefined)
-    .map((t) => ({ transition: t, to: t.to }));
+  return (
+    machine.transitions
+      .filter((t) => !t.creates && t.from.includes(record.state as string))
+      // An empty `who` is whoever may update the record: in the states their update grant holds in too.
+      .filter((t) =>
+        covers(
+          access.transitions[t.name] ?? 'none',
+          owned,
+          t.who.length === 0 ? access.updateStates : null,
+          record.state,
+        ),
+      )
+      .filter((t) => transitionCall(model, entity, t.name) !== undefined)
+      .map((t) => ({ transition: t, to: t.to }))
+  );
 }
 
 /** `in_progress` → `In progress`. */
