@@ -1,7 +1,16 @@
 import { createHash } from 'node:crypto';
 import { type CallAction, type Model, runtimeSettings, type StateMachine } from '@ninepoint/spec';
 import { PROBLEM_MEDIA_TYPE, PROBLEM_SCHEMA, type ProblemCatalogue } from '../http/problem.ts';
-import { SECURE_SESSION_COOKIE, SESSION_COOKIE, SIGN_IN_SCHEMA, USER_SCHEMA } from './auth-schemas.ts';
+import {
+  PASSWORD_RESET_ACCEPTED_SCHEMA,
+  PASSWORD_RESET_CONFIRM_SCHEMA,
+  PASSWORD_RESET_DONE_SCHEMA,
+  PASSWORD_RESET_SCHEMA,
+  SECURE_SESSION_COOKIE,
+  SESSION_COOKIE,
+  SIGN_IN_SCHEMA,
+  USER_SCHEMA,
+} from './auth-schemas.ts';
 import type { EntitySchemas, JsonSchema } from './json-schemas.ts';
 import { listQueryParameters } from './list-params.ts';
 import { compilePermissions, type EntityPermissions, VISITOR } from './permissions.ts';
@@ -59,6 +68,8 @@ const PROBLEM = 'ninepoint.Problem';
 const HEALTH = 'ninepoint.Health';
 const SIGN_IN = 'ninepoint.SignIn';
 const USER = 'ninepoint.User';
+const PASSWORD_RESET = 'ninepoint.PasswordReset';
+const PASSWORD_RESET_CONFIRM = 'ninepoint.PasswordResetConfirm';
 const SYSTEM_TAG = 'system';
 const ref = (component: string): JsonSchema => ({ $ref: `#/components/schemas/${component}` });
 
@@ -115,6 +126,8 @@ export function compileOpenApi(
     [HEALTH]: HEALTH_SCHEMA,
     [SIGN_IN]: SIGN_IN_SCHEMA,
     [USER]: USER_SCHEMA,
+    [PASSWORD_RESET]: PASSWORD_RESET_SCHEMA,
+    [PASSWORD_RESET_CONFIRM]: PASSWORD_RESET_CONFIRM_SCHEMA,
   };
   for (const [entity, s] of schemas) {
     components[schemaComponent(entity, 'record')] = s.record;
@@ -325,6 +338,35 @@ function systemOperation(route: SystemRoute, responses: ProblemResponses): Opera
           },
           ...responses.for([...POSTED, 'SIGN_IN_FAILED', 'SIGN_IN_LOCKED', ...ANY_CALL]),
         },
+      };
+    case 'requestPasswordReset':
+      return {
+        ...base,
+        requestBody: { required: true, content: { [JSON_TYPE]: { schema: ref(PASSWORD_RESET) } } },
+        responses: {
+          '202': {
+            description:
+              'Taken: the same answer whether or not an account has the email. If one has, a link to ' +
+              '`/reset-password?token=…` is mailed to it.',
+            content: { [JSON_TYPE]: { schema: PASSWORD_RESET_ACCEPTED_SCHEMA } },
+          },
+          // RATE_LIMITED here also counts requests per email address and per client address.
+          ...responses.for([...POSTED, ...ANY_CALL]),
+        },
+        security: [],
+      };
+    case 'confirmPasswordReset':
+      return {
+        ...base,
+        requestBody: { required: true, content: { [JSON_TYPE]: { schema: ref(PASSWORD_RESET_CONFIRM) } } },
+        responses: {
+          '200': {
+            description: 'The password is set; every session of the user has ended. Sign in with it.',
+            content: { [JSON_TYPE]: { schema: PASSWORD_RESET_DONE_SCHEMA } },
+          },
+          ...responses.for([...POSTED, 'RESET_LINK_INVALID', 'VALIDATION_FAILED', ...ANY_CALL]),
+        },
+        security: [],
       };
     case 'signOut':
       return {

@@ -40,6 +40,21 @@ export const SYSTEM_ROUTES = [
     summary: 'Ends the session of the cookie sent, if any, and clears the cookie',
   },
   {
+    method: 'POST',
+    path: '/api/auth/password-reset',
+    operationId: 'requestPasswordReset',
+    summary:
+      'Mails a link to choose a new password to the account with this email, if there is one. ' +
+      'Answers the same, at once, whether or not there is: the link is made and sent afterwards.',
+  },
+  {
+    method: 'POST',
+    path: '/api/auth/password-reset/confirm',
+    operationId: 'confirmPasswordReset',
+    summary:
+      'Sets a new password with the token of a reset link (once, before it expires) and ends every session of the user',
+  },
+  {
     method: 'GET',
     path: '/api/auth/me',
     operationId: 'getMe',
