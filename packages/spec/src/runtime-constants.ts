@@ -37,7 +37,7 @@ export const RUNTIME_CONSTANTS = {
     default: 60,
     min: 5,
     max: 10_080,
-    meaning: 'a link to reset a password works this long after it was sent',
+    meaning: 'a password reset link works this long after it is sent',
   },
 } as const satisfies Record<string, { default: number; min: number; max: number; meaning: string }>;
 

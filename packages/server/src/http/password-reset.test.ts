@@ -195,7 +195,7 @@ describe.each(TEST_DATABASES)('password reset by email on $name', (db) => {
     expect(again.status).toBe(400);
     expect(again.body.code).toBe('RESET_LINK_INVALID');
     expect(again.body.detail).toBe(
-      'This link to reset a password is not valid: it was used already, or it expired. Ask for a new one.',
+      'This reset link was used already or has expired. Ask for a new one.',
     );
     expect((await signIn(user.email, 'another password, used second')).body.code).toBe('SIGN_IN_FAILED');
     expect((await signIn(user.email, NEW_PASSWORD)).status).toBe(200);
