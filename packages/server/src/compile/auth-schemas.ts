@@ -78,3 +78,6 @@ export const PASSWORD_RESET_DONE_SCHEMA: JsonSchema = {
   required: ['email'],
   additionalProperties: false,
 };
+
+/** How many reset mails may be asked for, per email address and per client address, in one clock hour. */
+export const PASSWORD_RESET_LIMITS = { perEmail: 3, perAddress: 10, windowMs: 3_600_000 } as const;

@@ -6,6 +6,7 @@ import { looksLikeSecret, newSecret, secretHash } from '../auth/secrets.ts';
 import {
   PASSWORD_RESET_ACCEPTED,
   PASSWORD_RESET_CONFIRM_SCHEMA,
+  PASSWORD_RESET_LIMITS,
   PASSWORD_RESET_SCHEMA,
 } from '../compile/auth-schemas.ts';
 import { isDemoEmail } from '../dev-mode.ts';
@@ -24,8 +25,8 @@ export const PASSWORD_RESET_ROUTES = {
   page: '/reset-password',
 } as const;
 
-/** How many reset mails may be asked for, per email address and per client address, in one clock hour. */
-export const PASSWORD_RESET_LIMITS = { perEmail: 3, perAddress: 10, windowMs: 3_600_000 } as const;
+// The limits live with the wire format, which the OpenAPI document describes too.
+export { PASSWORD_RESET_LIMITS };
 
 /** How the app sends mail and where its links point; absent when email is not configured. */
 export interface MailOptions {
