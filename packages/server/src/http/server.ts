@@ -185,7 +185,14 @@ function buildApp(
     trustProxy: trustProxy as boolean | string,
     // Fastify makes a child of its logger for every request, which costs even when it is silent
     // (about a tenth of a get's time): with logging off it gets no logger at all.
-    ...(logger.level === 'silent' ? {} : { loggerInstance: logger as FastifyBaseLogger }),
+    ...(logger.level === 'silent'
+      ? {}
+      : {
+          loggerInstance: logger as FastifyBaseLogger,
+          // A password reset link's page is opened with its secret in the query: never logged.
+          childLoggerFactory: (parent: FastifyBaseLogger, bindings: object, opts: object) =>
+            parent.child(bindings, { ...opts, serializers: { req: requestForLog } }),
+        }),
     bodyLimit: settings.MAX_BODY_BYTES,
     // Slow clients (slowloris) are cut off after REQUEST_TIMEOUT_SECONDS; what Node's parser
     // refuses before Fastify sees a request is answered from the catalogue too.
@@ -292,6 +299,22 @@ function wrap(
       return closing;
     },
   };
+}
+
+/** A request as the log shows it: as Fastify's own serializer does, with secrets in the query hidden. */
+function requestForLog(request: FastifyRequest) {
+  return {
+    method: request.method,
+    url: redactQuerySecrets(request.url),
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  };
+}
+
+/** `/reset-password?token=npr_…` → `/reset-password?token=***`. */
+export function redactQuerySecrets(url: string): string {
+  return url.replace(/([?&]token=)[^&#]*/gi, '$1***');
 }
 
 /** Who may search the user directory: those who may create or update a record with a `User` field. */
