@@ -314,6 +314,9 @@ describe.each(TEST_DATABASES)('password reset by email on $name', (db) => {
       expect(limited.status).toBe(429);
       expect(limited.body.code).toBe('RATE_LIMITED');
       expect(Number(limited.headers['retry-after'])).toBe(50 * 60);
+      expect(limited.body.detail).toBe(
+        'Too many password reset requests for this email address or from your address. Try again in 50 minutes.',
+      );
     }
     for (let i = 0; i < perEmail; i++) await smtp.next(user.email);
     expect(await smtp.arrives(user.email, 300)).toBe(false);

@@ -106,12 +106,13 @@ export function registerPasswordReset(app: FastifyInstance, options: PasswordRes
     if (byAddress > perAddress || byEmail > perEmail) {
       request.log.warn({ key: byAddress > perAddress ? 'address' : 'email' }, 'password reset limited');
       const seconds = Math.max(1, Math.ceil((window + windowMs - at) / 1000));
+      const minutes = Math.ceil(seconds / 60);
       reply.header('retry-after', String(seconds));
       throw new ProblemError(
         'RATE_LIMITED',
         {},
         {
-          detail: `Too many requests to reset a password for this email address or from this address. Try again in ${Math.ceil(seconds / 60)} minutes.`,
+          detail: `Too many password reset requests for this email address or from your address. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
         },
       );
     }
