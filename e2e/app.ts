@@ -137,7 +137,8 @@ function lockHolderAlive(lock: string): boolean {
 /**
  * Serves an example spec (a file under examples/, a path from the repository's root, or 'blank'
  * for the blank spec `ninepoint new` writes) on a free port of 127.0.0.1 over a fresh SQLite database, adds one person per role, and
- * launches Chromium (or records why it cannot, to skip with).
+ * launches Chromium (or records why it cannot, to skip with). With `smtpUrl` the app mails through
+ * that SMTP server (`startSmtpCatcher`), its links pointing to the app.
  */
 export async function startApp(example: string, options: { smtpUrl?: string } = {}): Promise<App> {
   await ensureWebApp();
