@@ -2,6 +2,7 @@ import { Alert, Anchor, Button, Paper, Stack, Text, TextInput, Title } from '@ma
 import { useState } from 'react';
 import { Link, useLocation } from 'react-router';
 import type { ApiError } from '../api/client.ts';
+import { useDevMailer, useDevMode } from '../api/dev.ts';
 import { useRequestPasswordReset } from '../api/session.ts';
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
@@ -18,6 +19,8 @@ export function ForgotPassword() {
   const [sentTo, setSentTo] = useState<string | null>(null);
   const request = useRequestPasswordReset();
   const problem = (request.error as ApiError | null)?.problem;
+  const devMode = useDevMode() === true;
+  const outbox = useDevMailer(devMode && sentTo !== null).data === 'outbox';
 
   if (sentTo !== null) {
     return (
@@ -30,9 +33,16 @@ export function ForgotPassword() {
             If an account has the email address <strong>{sentTo}</strong>, a link to choose a new password is on its way
             to it. The link works once, for a limited time.
           </Text>
-          <Text size="sm" c="dimmed">
-            No mail after a few minutes? Look in the spam folder, or check the address and ask again.
-          </Text>
+          {outbox ? (
+            <Alert color="yellow" title="Development mode">
+              Mails are not sent: the link is printed in the terminal running ninepoint dev, and kept at{' '}
+              <Anchor href="/api/dev/outbox">/api/dev/outbox</Anchor>.
+            </Alert>
+          ) : (
+            <Text size="sm" c="dimmed">
+              No mail after a few minutes? Look in the spam folder, or check the address and ask again.
+            </Text>
+          )}
           <Button
             variant="light"
             onClick={() => {
