@@ -20,7 +20,16 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { addUser, assignableRoles, createApiToken, createServer, type NinepointServer } from '@ninepoint/server';
+import {
+  addUser,
+  assignableRoles,
+  createApiToken,
+  createServer,
+  type MailOptions,
+  mailSettingsFromEnv,
+  type NinepointServer,
+  smtpMailer,
+} from '@ninepoint/server';
 import { blankSpec, checkSpec, type Model } from '@ninepoint/spec';
 import type { AxeResults, Result } from 'axe-core';
 import type { Locator, Page } from 'playwright-core';
@@ -128,9 +137,10 @@ function lockHolderAlive(lock: string): boolean {
 /**
  * Serves an example spec (a file under examples/, a path from the repository's root, or 'blank'
  * for the blank spec `ninepoint new` writes) on a free port of 127.0.0.1 over a fresh SQLite database, adds one person per role, and
- * launches Chromium (or records why it cannot, to skip with).
+ * launches Chromium (or records why it cannot, to skip with). With `smtpUrl` the app mails through
+ * that SMTP server (`startSmtpCatcher`), its links pointing to the app.
  */
-export async function startApp(example: string): Promise<App> {
+export async function startApp(example: string, options: { smtpUrl?: string } = {}): Promise<App> {
   await ensureWebApp();
   const status = await ensureChromium();
   // A name is an example's; a path (with a slash) is from the repository's root.
@@ -140,9 +150,9 @@ export async function startApp(example: string): Promise<App> {
   if (!ok) throw new Error(`${example} has errors: ${JSON.stringify(diagnostics, null, 2)}`);
   const temp = tempDir();
   let server: NinepointServer;
-  let url: string;
+  let url = '';
   try {
-    server = await createServer({ model, dbPath: temp.dbPath, logger: false });
+    server = await createServer({ model, dbPath: temp.dbPath, logger: false, ...mailTo(options.smtpUrl, () => url) });
     url = await server.listen({ port: 0, host: '127.0.0.1' });
   } catch (error) {
     temp.remove();
@@ -223,6 +233,17 @@ export async function startApp(example: string): Promise<App> {
   };
 }
 
+/** With an SMTP server's URL, mail goes through it (as `SMTP_URL` does) with links to the app's own address. */
+function mailTo(smtpUrl: string | undefined, appUrl: () => string): { mail?: MailOptions } {
+  if (smtpUrl === undefined) return {};
+  const { smtp, from } = mailSettingsFromEnv(
+    { SMTP_URL: smtpUrl, MAIL_FROM: 'App <app@example.org>' },
+    { appUrlOptional: true },
+  );
+  if (!smtp || !from) throw new Error(`not SMTP settings: ${smtpUrl}`);
+  return { mail: { mailer: smtpMailer(smtp, from), appUrl } };
+}
+
 /** Names people of the examples have, so screenshots read like a team's app. */
 const NAMES: Record<string, string> = {
   staff: 'Priya Shah',
@@ -236,12 +257,12 @@ const NAMES: Record<string, string> = {
 };
 
 /**
- * Whether a console error is a fault. A refused call (401/403/404/409/422: a wrong password, a
- * rule, a record the user may not see) is logged by Chromium as "Failed to load resource", and
+ * Whether a console error is a fault. A refused call (400/401/403/404/409/422: a used reset link,
+ * a wrong password, a rule, a record the user may not see) is logged by Chromium as "Failed to load resource", and
  * the app shows the refusal itself: that is no fault, every other console error is.
  */
 function unexpectedConsoleError(message: string): boolean {
-  return !/Failed to load resource: the server responded with a status of (40[1349]|422)\b/.test(message);
+  return !/Failed to load resource: the server responded with a status of (40[01349]|422)\b/.test(message);
 }
 
 /**

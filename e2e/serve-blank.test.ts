@@ -37,6 +37,8 @@ describe('ninepoint serve with no spec (the blank spec)', () => {
     const openapi = (await (await fetch(`${url}/api/openapi.json`)).json()) as { paths: Record<string, unknown> };
     expect(Object.keys(openapi.paths).sort()).toEqual([
       '/api/auth/me',
+      '/api/auth/password-reset',
+      '/api/auth/password-reset/confirm',
       '/api/auth/sign-in',
       '/api/auth/sign-out',
       '/api/docs',

@@ -57,6 +57,8 @@ export function serveOptions(ctx: Context, file: string | undefined, options: Se
     host: options.host,
     dbPath: resolve(ctx.io.cwd, options.db),
     databaseUrl: ctx.io.env.DATABASE_URL ?? '',
+    // SMTP_URL or SMTP_HOST…, MAIL_FROM and APP_URL: how the app sends mail.
+    env: ctx.io.env,
     allowDestructive: options.allowDestructive === true,
     print: (line) => ctx.io.stdout.write(`${line}\n`),
     printError: (line) => ctx.io.stderr.write(`${line}\n`),

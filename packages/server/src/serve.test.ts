@@ -1,9 +1,13 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { blankSpec } from '@ninepoint/spec';
+import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { POSTGRES_AVAILABLE, TEST_DATABASES } from '../test/databases.ts';
 import { LENDING_DESK, replaceOnce, tempDir } from '../test/helpers.ts';
+import { resetLink, startSmtpCatcher } from '../test/smtp-catcher.ts';
+import { addUser } from './auth/accounts.ts';
 import { serve } from './serve.ts';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -27,6 +31,7 @@ function setup(source: string) {
     handleSignals: false,
     print: (line: string) => out.push(line),
     printError: (line: string) => err.push(line),
+    env: {} as Record<string, string>,
   };
   return { options, out, err, temp };
 }
@@ -147,4 +152,90 @@ describe('serve', () => {
     expect(result).toEqual({ ok: false, exitCode: 1 });
     expect(err[0]).toMatch(/^Ninepoint: cannot open the database/);
   });
+
+  it('refuses email settings it cannot use with exit code 2, saying which and what to write', async () => {
+    const { options, out, err } = setup(blankSpec());
+    const badPort = await serve({ ...options, env: { SMTP_HOST: 'smtp.example.org', SMTP_PORT: 'abc' } });
+    expect(badPort).toEqual({ ok: false, exitCode: 2 });
+    expect(err).toEqual([
+      'Ninepoint: the email settings cannot be used: SMTP_PORT must be a whole number from 1 to 65535, not "abc".',
+    ]);
+    const noAppUrl = await serve({ ...options, env: { SMTP_URL: 'smtp://smtp.example.org', MAIL_FROM: 'a@b.org' } });
+    expect(noAppUrl).toEqual({ ok: false, exitCode: 2 });
+    expect(err.at(-1)).toMatch(/APP_URL is required with the SMTP settings/);
+    expect(out).toEqual([]);
+  });
+
+  it('says once at start that email is not configured, and answers a reset all the same', async () => {
+    const { options } = setup(blankSpec());
+    const { logger, lines } = capturedLog();
+    const result = await serve({ ...options, logger });
+    if (!result.ok) throw new Error('did not start');
+    cleanups.push(() => result.server.close());
+    for (const email of ['nobody@example.org', 'somebody@example.org']) {
+      const answer = await fetch(`${result.url}/api/auth/password-reset`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email }),
+      });
+      expect(answer.status).toBe(202);
+    }
+    expect(lines().filter((line) => line.includes('email is not configured'))).toHaveLength(1);
+  });
+
+  it('mails reset links through the SMTP server of SMTP_URL, as MAIL_FROM, to pages at APP_URL', async () => {
+    const smtp = await startSmtpCatcher();
+    cleanups.push(() => smtp.close());
+    const { options } = setup(LENDING_DESK);
+    const { logger, lines } = capturedLog();
+    const env = { SMTP_URL: smtp.url, MAIL_FROM: 'Desk <desk@example.org>', APP_URL: 'https://desk.example.org' };
+    const result = await serve({ ...options, env, logger });
+    if (!result.ok) throw new Error('did not start');
+    cleanups.push(() => result.server.close());
+    await addUser(
+      result.server.auth,
+      { email: 'ada@example.org', roles: ['member'], password: 'correct horse battery staple' },
+      ['staff', 'member'],
+    );
+    const answer = await fetch(`${result.url}/api/auth/password-reset`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'ada@example.org' }),
+    });
+    expect(answer.status).toBe(202);
+    const mail = await smtp.next('ada@example.org');
+    expect(mail.from).toBe('Desk <desk@example.org>');
+    expect(resetLink(mail).origin).toBe('https://desk.example.org');
+    expect(lines().some((line) => line.includes('email is not configured'))).toBe(false);
+    // Checked after the start without holding it up.
+    for (let i = 0; i < 100 && !lines().some((line) => line.includes('the SMTP server answers')); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(lines().some((line) => line.includes('the SMTP server answers'))).toBe(true);
+    // Neither the link's secret nor the SMTP password is ever logged, though the page is opened with it.
+    const token = resetLink(mail).searchParams.get('token') ?? '';
+    const link = resetLink(mail);
+    await fetch(`${result.url}${link.pathname}${link.search}`, { headers: { accept: 'text/html' } });
+    const done = await fetch(`${result.url}/api/auth/password-reset/confirm`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token, password: 'a new password for ada' }),
+    });
+    expect(done.status).toBe(200);
+    expect(lines().some((line) => line.includes('/reset-password?token=***'))).toBe(true);
+    expect(lines().join('\n')).not.toContain(token);
+    expect(lines().join('\n')).not.toContain(smtp.password);
+  });
 });
+
+/** A pino logger whose lines are kept. */
+function capturedLog() {
+  const chunks: string[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      chunks.push(String(chunk));
+      done();
+    },
+  });
+  return { logger: pino({ level: 'trace' }, stream), lines: () => chunks.join('').split('\n') };
+}

@@ -3,6 +3,7 @@ import { checkSpec, type Diagnostic, type Model } from '@ninepoint/spec';
 import type { Logger } from 'pino';
 import { MigrationRefusedError } from './compile/migration-plan.ts';
 import { SqlSchemaError } from './compile/sql-schema.ts';
+import type { MailOptions } from './http/password-reset.ts';
 import {
   createServer,
   DEFAULT_HOST,
@@ -12,6 +13,8 @@ import {
   type TrustProxy,
 } from './http/server.ts';
 import { closeOnSignals } from './http/shutdown.ts';
+import { type MailSettings, MailSettingsError, mailSettingsFromEnv } from './mail/mail-settings.ts';
+import { smtpMailer } from './mail/mailer.ts';
 import { DEFAULT_DB_PATH } from './store/open-store.ts';
 import { redact } from './store/postgres/pg-store.ts';
 import type { Store } from './store/store.ts';
@@ -40,6 +43,11 @@ export interface ServeOptions {
   print?: (line: string) => void;
   /** Where the reasons for not starting go (default stderr). */
   printError?: (line: string) => void;
+  /**
+   * Where the email settings are read from (`SMTP_URL` or `SMTP_HOST`…, `MAIL_FROM`, `APP_URL`;
+   * see `mail/mail-settings.ts`). Default `process.env`.
+   */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 export type ServeResult = { ok: true; server: NinepointServer; url: string } | { ok: false; exitCode: 1 | 2 };
@@ -59,6 +67,11 @@ export async function serve(options: ServeOptions): Promise<ServeResult> {
   const read = await readServable(options, printError);
   if (!read.ok) return read;
   const { model, databaseUrl } = read;
+  const settings = readMailSettings(options.env ?? process.env, printError, { appUrlOptional: false });
+  if (settings === null) return { ok: false, exitCode: 2 };
+  const { smtp, from, appUrl } = settings;
+  const mail: MailOptions | undefined =
+    smtp && from && appUrl ? { mailer: smtpMailer(smtp, from), appUrl: () => appUrl } : undefined;
 
   const dbPath = options.dbPath ?? DEFAULT_DB_PATH;
   const logger = options.logger ?? defaultLogger();
@@ -72,6 +85,7 @@ export async function serve(options: ServeOptions): Promise<ServeResult> {
       allowDestructive: options.allowDestructive ?? false,
       devMode: options.devMode ?? false,
       trustProxy: trustProxyFromEnv(process.env.TRUST_PROXY),
+      ...(mail ? { mail } : {}),
     });
   } catch (error) {
     printError(`Ninepoint: ${startFailure(error, databaseUrl ? redact(databaseUrl) : dbPath)}`);
@@ -89,7 +103,39 @@ export async function serve(options: ServeOptions): Promise<ServeResult> {
   }
   if (options.handleSignals ?? true) closeOnSignals(server, logger ? { logger } : {});
   print(`Ninepoint: serving "${model.product.name}" at ${url} (${where(server.store, dbPath)})`);
+  if (mail && smtp) verifyMailServer(mail, smtp.host, logger);
   return { ok: true, server, url };
+}
+
+/** The email settings, or null after printing why they cannot be used (exit code 2). */
+export function readMailSettings(
+  env: Readonly<Record<string, string | undefined>>,
+  printError: (line: string) => void,
+  options: { appUrlOptional: boolean },
+): MailSettings | null {
+  try {
+    return mailSettingsFromEnv(env, options);
+  } catch (error) {
+    if (!(error instanceof MailSettingsError)) throw error;
+    printError(`Ninepoint: the email settings cannot be used: ${error.message}`);
+    return null;
+  }
+}
+
+/** Says in the log whether the SMTP server answers, without holding up the start. */
+export function verifyMailServer(mail: MailOptions, host: string, logger: Logger | false): void {
+  mail.mailer.verify().then(
+    () => {
+      if (logger) logger.info({ host }, 'email: the SMTP server answers');
+    },
+    (error: unknown) => {
+      if (logger)
+        logger.warn(
+          { host, reason: describe(error) },
+          'email: the SMTP server does not answer; mails will fail until it does',
+        );
+    },
+  );
 }
 
 /**

@@ -27,6 +27,7 @@ export const BUILTIN_ERRORS = {
   RATE_LIMITED: { status: 429, message: 'Too many requests. Try again in a minute.' },
   SIGN_IN_FAILED: { status: 401, message: 'The email or password is not right.' },
   SIGN_IN_LOCKED: { status: 429, message: 'Too many failed sign-ins. Try again later.' },
+  RESET_LINK_INVALID: { status: 400, message: 'This reset link was used already or has expired. Ask for a new one.' },
   INTERNAL_ERROR: { status: 500, message: 'Something went wrong on our side. It has been logged.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

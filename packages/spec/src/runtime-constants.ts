@@ -33,6 +33,12 @@ export const RUNTIME_CONSTANTS = {
     max: 10_000,
     meaning: 'failed sign-ins per account or address before a lockout',
   },
+  PASSWORD_RESET_MINUTES: {
+    default: 60,
+    min: 5,
+    max: 10_080,
+    meaning: 'a password reset link works this long after it is sent',
+  },
 } as const satisfies Record<string, { default: number; min: number; max: number; meaning: string }>;
 
 export type RuntimeSettings = { -readonly [K in keyof typeof RUNTIME_CONSTANTS]: number };

@@ -11,7 +11,8 @@ describe('ninepoint dev', () => {
       await dev.waitFor(/GET \/api\/dev\/roles\)\.\n/);
       expect(dev.stdout()).toContain(
         `Ninepoint: serving "Lending desk" at ${dev.url} (SQLite: ${dir}/ninepoint.db)\n` +
-          `Ninepoint: Studio at ${dev.url}/studio; watching ${dir}/spec.md for changes.\n\n` +
+          `Ninepoint: Studio at ${dev.url}/studio; watching ${dir}/spec.md for changes.\n` +
+          `Ninepoint: no SMTP settings: mails are printed here and kept at ${dev.url}/api/dev/outbox, not sent.\n\n` +
           'Ninepoint: DEVELOPMENT MODE. Never use it in production: anyone who reaches it can sign in as any role.\n' +
           '  Demo users, one per role, who sign in without a password:\n' +
           '    staff   staff@demo.ninepoint.test\n' +

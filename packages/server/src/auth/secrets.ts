@@ -1,11 +1,17 @@
 import { createHash, randomBytes } from 'node:crypto';
 
+/** What a secret is for: a session, an API token, or a password reset link. */
+export type SecretKind = 'session' | 'token' | 'reset';
+
+const PREFIX: Record<SecretKind, string> = { session: 'nps', token: 'npt', reset: 'npr' };
+
 /**
- * A new secret for a session or an API token: 256 bits from the CSPRNG, base64url, with a prefix
- * saying what it is (`nps_` session, `npt_` token) so a leaked one is easy to recognise.
+ * A new secret for a session, an API token or a password reset link: 256 bits from the CSPRNG,
+ * base64url, with a prefix saying what it is (`nps_` session, `npt_` token, `npr_` reset) so a
+ * leaked one is easy to recognise.
  */
-export function newSecret(kind: 'session' | 'token'): string {
-  return `${kind === 'session' ? 'nps' : 'npt'}_${randomBytes(32).toString('base64url')}`;
+export function newSecret(kind: SecretKind): string {
+  return `${PREFIX[kind]}_${randomBytes(32).toString('base64url')}`;
 }
 
 /**
@@ -17,6 +23,6 @@ export function secretHash(secret: string): string {
 }
 
 /** Whether text has the shape of a secret of this kind (checked before any lookup). */
-export function looksLikeSecret(kind: 'session' | 'token', text: string): boolean {
-  return new RegExp(`^${kind === 'session' ? 'nps' : 'npt'}_[A-Za-z0-9_-]{43}$`).test(text);
+export function looksLikeSecret(kind: SecretKind, text: string): boolean {
+  return new RegExp(`^${PREFIX[kind]}_[A-Za-z0-9_-]{43}$`).test(text);
 }

@@ -48,3 +48,50 @@ export const DIRECTORY_USER_SCHEMA: JsonSchema = {
   required: ['id', 'name'],
   additionalProperties: false,
 };
+
+/** The body of `POST /api/auth/password-reset`: the email of the account. */
+export const PASSWORD_RESET_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: { email: { type: 'string', minLength: 1, maxLength: 320 } },
+  required: ['email'],
+  additionalProperties: false,
+};
+
+/** The body of `POST /api/auth/password-reset/confirm`: the link's token and the new password. */
+export const PASSWORD_RESET_CONFIRM_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    token: { type: 'string', minLength: 1, maxLength: 200, description: 'The `token` of the link in the mail.' },
+    password: { type: 'string', minLength: 1, maxLength: 1024 },
+  },
+  required: ['token', 'password'],
+  additionalProperties: false,
+};
+
+/**
+ * What `POST /api/auth/password-reset` answers, whether or not an account has the email: the
+ * same status and the very same body.
+ */
+export const PASSWORD_RESET_ACCEPTED = {
+  message:
+    'If an account has this email address, a link to choose a new password has been sent to it. ' +
+    'It works once, for a limited time.',
+} as const;
+
+export const PASSWORD_RESET_ACCEPTED_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: { message: { type: 'string', enum: [PASSWORD_RESET_ACCEPTED.message] } },
+  required: ['message'],
+  additionalProperties: false,
+};
+
+/** What a password reset answers: the email of the account, to sign in with. */
+export const PASSWORD_RESET_DONE_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: { email: { type: 'string' } },
+  required: ['email'],
+  additionalProperties: false,
+};
+
+/** How many reset mails may be asked for, per email address and per client address, in one clock hour. */
+export const PASSWORD_RESET_LIMITS = { perEmail: 3, perAddress: 10, windowMs: 3_600_000 } as const;

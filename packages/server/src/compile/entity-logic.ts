@@ -174,7 +174,14 @@ export function compileEntityLogic(
     ): void => {
       const guard = guards?.get(t.name);
       if (!guard) return;
-      const outcome = evaluator.evaluate(guard, record, (e, id) => reader.get(e, id), 'guard', user, counterOf(reader, record));
+      const outcome = evaluator.evaluate(
+        guard,
+        record,
+        (e, id) => reader.get(e, id),
+        'guard',
+        user,
+        counterOf(reader, record),
+      );
       if (outcome === 'holds') return;
       // Its message names the record's fields: not those the caller may not see.
       if (t.error !== null) throw new ProblemError(t.error, guardErrorParams(entity, t, record, hidden()));

@@ -2,7 +2,15 @@ import { blankSpec } from '@ninepoint/spec';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { blankModel, insertRowBefore, LENDING_DESK, LENDING_DESK_DERIVED, modelOf } from '../../test/helpers.ts';
-import { SIGN_IN_SCHEMA, USER_SCHEMA } from './auth-schemas.ts';
+import { createAjv } from './ajv.ts';
+import {
+  PASSWORD_RESET_ACCEPTED,
+  PASSWORD_RESET_CONFIRM_SCHEMA,
+  PASSWORD_RESET_DONE_SCHEMA,
+  PASSWORD_RESET_SCHEMA,
+  SIGN_IN_SCHEMA,
+  USER_SCHEMA,
+} from './auth-schemas.ts';
 import { compileApp } from './compile-app.ts';
 import type { OpenApiDocument, Operation, Response } from './openapi.ts';
 
@@ -66,6 +74,8 @@ describe('the OpenAPI document', () => {
       '/api/docs',
       '/api/auth/sign-in',
       '/api/auth/sign-out',
+      '/api/auth/password-reset',
+      '/api/auth/password-reset/confirm',
       '/api/auth/me',
       '/api/users',
     ]);
@@ -75,6 +85,8 @@ describe('the OpenAPI document', () => {
       'ninepoint.SignIn',
       'ninepoint.User',
       'ninepoint.DirectoryUser',
+      'ninepoint.PasswordReset',
+      'ninepoint.PasswordResetConfirm',
     ]);
   });
 
@@ -149,6 +161,8 @@ describe('the OpenAPI document', () => {
       'GET /api/docs getApiDocs',
       'POST /api/auth/sign-in signIn',
       'POST /api/auth/sign-out signOut',
+      'POST /api/auth/password-reset requestPasswordReset',
+      'POST /api/auth/password-reset/confirm confirmPasswordReset',
       'GET /api/auth/me getMe',
       'GET /api/users listUsers',
       'GET /api/books listBooks',
@@ -285,6 +299,49 @@ describe('the OpenAPI document', () => {
     });
   });
 
+  it('documents asking for a password reset and following its link: no credentials, their bodies and every refusal', async () => {
+    const { openapi } = compileApp(blankModel());
+    await expectValidOpenApi(openapi);
+    expect(openapi.components.schemas['ninepoint.PasswordReset']).toBe(PASSWORD_RESET_SCHEMA);
+    expect(openapi.components.schemas['ninepoint.PasswordResetConfirm']).toBe(PASSWORD_RESET_CONFIRM_SCHEMA);
+
+    const ask = openapi.paths['/api/auth/password-reset']?.post;
+    expect(ask?.operationId).toBe('requestPasswordReset');
+    expect(ask?.security).toEqual([]);
+    expect(ask?.requestBody?.content['application/json']?.schema).toEqual({
+      $ref: '#/components/schemas/ninepoint.PasswordReset',
+    });
+    const accepted = response(openapi, ask?.responses['202'])?.content?.['application/json']?.schema;
+    expect(createAjv().compile(accepted ?? {})(PASSWORD_RESET_ACCEPTED)).toBe(true);
+    expect(codesOf(openapi, ask)).toEqual({
+      '400': ['INVALID_PAYLOAD'],
+      '401': ['NOT_SIGNED_IN'],
+      '403': ['FORBIDDEN'],
+      '413': ['PAYLOAD_TOO_LARGE'],
+      '429': ['RATE_LIMITED'],
+      '500': ['INTERNAL_ERROR'],
+    });
+
+    const confirm = openapi.paths['/api/auth/password-reset/confirm']?.post;
+    expect(confirm?.operationId).toBe('confirmPasswordReset');
+    expect(confirm?.security).toEqual([]);
+    expect(confirm?.requestBody?.content['application/json']?.schema).toEqual({
+      $ref: '#/components/schemas/ninepoint.PasswordResetConfirm',
+    });
+    expect(response(openapi, confirm?.responses['200'])?.content?.['application/json']?.schema).toBe(
+      PASSWORD_RESET_DONE_SCHEMA,
+    );
+    expect(codesOf(openapi, confirm)).toEqual({
+      '400': ['INVALID_PAYLOAD', 'RESET_LINK_INVALID'],
+      '401': ['NOT_SIGNED_IN'],
+      '403': ['FORBIDDEN'],
+      '413': ['PAYLOAD_TOO_LARGE'],
+      '422': ['VALIDATION_FAILED'],
+      '429': ['RATE_LIMITED'],
+      '500': ['INTERNAL_ERROR'],
+    });
+  });
+
   it('asks a session or a token of each entity call, or nothing where point 6 lets signed-out visitors in', async () => {
     const signedIn = [{ session: [] }, { token: [] }];
     const anybody = [...signedIn, {}];
@@ -343,6 +400,8 @@ describe('the OpenAPI document', () => {
       getApiDocs: [['NOT_SIGNED_IN'], undefined],
       signIn: [['SIGN_IN_FAILED', 'NOT_SIGNED_IN'], ['FORBIDDEN']],
       signOut: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
+      requestPasswordReset: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
+      confirmPasswordReset: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
       getMe: [['NOT_SIGNED_IN'], undefined],
       listUsers: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
       listNotes: [['NOT_SIGNED_IN'], undefined],

@@ -3,6 +3,10 @@ import { type CallAction, type Model, runtimeSettings, type StateMachine } from 
 import { PROBLEM_MEDIA_TYPE, PROBLEM_SCHEMA, type ProblemCatalogue } from '../http/problem.ts';
 import {
   DIRECTORY_USER_SCHEMA,
+  PASSWORD_RESET_ACCEPTED_SCHEMA,
+  PASSWORD_RESET_CONFIRM_SCHEMA,
+  PASSWORD_RESET_DONE_SCHEMA,
+  PASSWORD_RESET_SCHEMA,
   SECURE_SESSION_COOKIE,
   SESSION_COOKIE,
   SIGN_IN_SCHEMA,
@@ -69,6 +73,8 @@ const HEALTH = 'ninepoint.Health';
 const SIGN_IN = 'ninepoint.SignIn';
 const USER = 'ninepoint.User';
 const DIRECTORY_USER = 'ninepoint.DirectoryUser';
+const PASSWORD_RESET = 'ninepoint.PasswordReset';
+const PASSWORD_RESET_CONFIRM = 'ninepoint.PasswordResetConfirm';
 const SYSTEM_TAG = 'system';
 const ref = (component: string): JsonSchema => ({ $ref: `#/components/schemas/${component}` });
 
@@ -126,6 +132,8 @@ export function compileOpenApi(
     [SIGN_IN]: SIGN_IN_SCHEMA,
     [USER]: USER_SCHEMA,
     [DIRECTORY_USER]: DIRECTORY_USER_SCHEMA,
+    [PASSWORD_RESET]: PASSWORD_RESET_SCHEMA,
+    [PASSWORD_RESET_CONFIRM]: PASSWORD_RESET_CONFIRM_SCHEMA,
   };
   for (const [entity, s] of schemas) {
     components[schemaComponent(entity, 'record')] = s.record;
@@ -399,6 +407,35 @@ function systemOperation(route: SystemRoute, responses: ProblemResponses): Opera
           },
           ...responses.for([...POSTED, 'SIGN_IN_FAILED', 'SIGN_IN_LOCKED', ...ANY_CALL]),
         },
+      };
+    case 'requestPasswordReset':
+      return {
+        ...base,
+        requestBody: { required: true, content: { [JSON_TYPE]: { schema: ref(PASSWORD_RESET) } } },
+        responses: {
+          '202': {
+            description:
+              'Taken: the same answer whether or not an account has the email. If one has, a link to ' +
+              '`/reset-password?token=…` is mailed to it.',
+            content: { [JSON_TYPE]: { schema: PASSWORD_RESET_ACCEPTED_SCHEMA } },
+          },
+          // RATE_LIMITED here also counts requests per email address and per client address.
+          ...responses.for([...POSTED, ...ANY_CALL]),
+        },
+        security: [],
+      };
+    case 'confirmPasswordReset':
+      return {
+        ...base,
+        requestBody: { required: true, content: { [JSON_TYPE]: { schema: ref(PASSWORD_RESET_CONFIRM) } } },
+        responses: {
+          '200': {
+            description: 'The password is set; every session of the user has ended. Sign in with it.',
+            content: { [JSON_TYPE]: { schema: PASSWORD_RESET_DONE_SCHEMA } },
+          },
+          ...responses.for([...POSTED, 'RESET_LINK_INVALID', 'VALIDATION_FAILED', ...ANY_CALL]),
+        },
+        security: [],
       };
     case 'signOut':
       return {

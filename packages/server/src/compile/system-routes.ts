@@ -1,3 +1,5 @@
+import { PASSWORD_RESET_LIMITS } from './auth-schemas.ts';
+
 /**
  * The calls every app serves besides the spec's own: they exist even for the blank spec, and a
  * spec call with the same method and path is shadowed by them.
@@ -38,6 +40,22 @@ export const SYSTEM_ROUTES = [
     path: '/api/auth/sign-out',
     operationId: 'signOut',
     summary: 'Ends the session of the cookie sent, if any, and clears the cookie',
+  },
+  {
+    method: 'POST',
+    path: '/api/auth/password-reset',
+    operationId: 'requestPasswordReset',
+    summary:
+      'Mails a link to choose a new password to the account with this email, if there is one. ' +
+      'Answers the same, at once, whether or not there is: the link is made and sent afterwards. ' +
+      `At most ${PASSWORD_RESET_LIMITS.perEmail} requests per email address and ${PASSWORD_RESET_LIMITS.perAddress} per client address an hour (RATE_LIMITED).`,
+  },
+  {
+    method: 'POST',
+    path: '/api/auth/password-reset/confirm',
+    operationId: 'confirmPasswordReset',
+    summary:
+      'Sets a new password with the token of a reset link (once, before it expires) and ends every session of the user',
   },
   {
     method: 'GET',

@@ -15,6 +15,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TEST_DATABASES } from '../../test/databases.ts';
 import { LENDING_DESK, replaceOnce } from '../../test/helpers.ts';
 import { problemOf, rawExchange } from '../../test/raw-http.ts';
+import { addUser } from '../auth/accounts.ts';
 import { type DevServer, serveDev } from './dev-server.ts';
 
 /** The lending desk's Book with one more field. */
@@ -43,6 +44,7 @@ describe.each(TEST_DATABASES)('ninepoint dev on $name', (db) => {
   let dev: DevServer;
   let remove: () => Promise<void>;
   const errors: string[] = [];
+  const printed: string[] = [];
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ninepoint-dev-'));
@@ -51,14 +53,16 @@ describe.each(TEST_DATABASES)('ninepoint dev on $name', (db) => {
     const fresh = await db.fresh();
     remove = fresh.remove;
     errors.length = 0;
+    printed.length = 0;
     const result = await serveDev({
       specPath,
       ...fresh.options,
       port: 0,
       logger: false,
       handleSignals: false,
-      print: quiet,
+      print: (line) => printed.push(line),
       printError: (line) => errors.push(line),
+      env: {},
     });
     if (!result.ok) throw new Error(`dev did not start: ${errors.join('\n')}`);
     dev = result.server;
@@ -174,6 +178,43 @@ describe.each(TEST_DATABASES)('ninepoint dev on $name', (db) => {
     ]);
     controller.abort();
     await reading;
+  });
+
+  it('keeps mails in an outbox without SMTP settings: printed with their link, at GET /api/dev/outbox, across saves', async () => {
+    expect(printed.at(-1)).toBe(
+      `Ninepoint: no SMTP settings: mails are printed here and kept at ${dev.url}/api/dev/outbox, not sent.`,
+    );
+    const email = 'ada@example.org';
+    await addUser(dev.current().auth, { email, roles: ['member'], password: 'correct horse battery staple' }, [
+      'staff',
+      'member',
+    ]);
+    const asked = await fetch(`${dev.url}/api/auth/password-reset`, {
+      method: 'POST',
+      headers: { origin: dev.url, 'content-type': 'application/json' },
+      body: JSON.stringify({ email }),
+    });
+    expect(asked.status).toBe(202);
+    type Outbox = { mailer: string; mails: { to: string; subject: string; text: string; from: string }[] };
+    const outbox = async () => (await (await fetch(`${dev.url}/api/dev/outbox`)).json()) as Outbox;
+    await eventually(async () => (await outbox()).mails.length === 1, 'the mail is in the outbox');
+    const [mail] = (await outbox()).mails;
+    expect(mail).toMatchObject({ to: email, subject: 'Reset your password for Lending desk' });
+    const link = /\S+\/reset-password\?token=\S+/.exec(mail?.text ?? '')?.[0] ?? '';
+    expect(link.startsWith(`${dev.url}/reset-password?token=npr_`)).toBe(true);
+    expect(printed.join('\n')).toContain(`Ninepoint: mail to ${email}`);
+    expect(printed.join('\n')).toContain(link);
+
+    // The outbox belongs to the dev server: a save that replaces the app keeps it.
+    writeFileSync(specPath, WITH_PAGES);
+    expect((await dev.reload()).outcome).toBe('applied');
+    expect((await outbox()).mails).toHaveLength(1);
+    const done = await fetch(`${dev.url}/api/auth/password-reset/confirm`, {
+      method: 'POST',
+      headers: { origin: dev.url, 'content-type': 'application/json' },
+      body: JSON.stringify({ token: new URL(link).searchParams.get('token'), password: 'a new password for ada' }),
+    });
+    expect(done.status).toBe(200);
   });
 
   it('answers the Studio: the file, its status, and saving only from its own pages', async () => {

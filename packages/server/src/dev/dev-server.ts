@@ -6,19 +6,24 @@ import { behaviourKey, checkSpec, type Diagnostic, type StudioStatus } from '@ni
 import { changesSchema, formatMigrationPlan, MigrationRefusedError } from '../compile/migration-plan.ts';
 import { isLocalHostname } from '../dev-mode.ts';
 import { clientErrorHandler, requestTimeouts } from '../http/client-errors.ts';
+import type { MailOptions } from '../http/password-reset.ts';
 import { createServer, DEFAULT_HOST, DEFAULT_PORT, defaultLogger, type NinepointServer } from '../http/server.ts';
 import { closeOnSignals } from '../http/shutdown.ts';
+import { type Mailer, Outbox, smtpMailer } from '../mail/mailer.ts';
 import {
   formatDiagnostic,
   listenFailure,
+  readMailSettings,
   readServable,
   type ServeOptions,
   startFailure,
   trustProxyFromEnv,
+  verifyMailServer,
   where,
 } from '../serve.ts';
 import { DEFAULT_DB_PATH } from '../store/open-store.ts';
 import { redact } from '../store/postgres/pg-store.ts';
+import { OUTBOX_ROUTE, registerOutboxRoutes } from './outbox-routes.ts';
 import { SPEC_EVENTS_PATH, SpecEvents } from './spec-events.ts';
 import { registerStudioRoutes, STUDIO_ROUTES, type Studio } from './studio-routes.ts';
 
@@ -70,6 +75,16 @@ export async function serveDev(options: ServeOptions): Promise<DevServeResult> {
   const allowDestructive = options.allowDestructive ?? false;
   const specPath = options.specPath;
   const database = databaseUrl ? redact(databaseUrl) : dbPath;
+  const mailSettings = readMailSettings(options.env ?? process.env, printError, { appUrlOptional: true });
+  if (mailSettings === null) return { ok: false, exitCode: 2 };
+  // Without SMTP settings mails go to an outbox the developer reads (the terminal, GET /api/dev/outbox);
+  // it belongs to the dev server, so it outlives each app a save replaces.
+  const { smtp, from } = mailSettings;
+  const outbox = smtp && from ? null : new Outbox({ from, print });
+  const mailer: Mailer = smtp && from ? smtpMailer(smtp, from) : (outbox as Outbox);
+  /** Set once the dev server listens: links point here unless APP_URL says otherwise. */
+  let listeningAt = '';
+  const mail: MailOptions = { mailer, appUrl: () => mailSettings.appUrl ?? listeningAt };
 
   let lastSeen = read.source;
   let servedKey = behaviourKey(read.model);
@@ -82,7 +97,10 @@ export async function serveDev(options: ServeOptions): Promise<DevServeResult> {
     save: (source) => enqueue(() => writeAndApply(source)),
   };
   const extend = {
-    register: (app: NinepointServer['app']) => registerStudioRoutes(app, studio),
+    register: (app: NinepointServer['app']) => {
+      registerStudioRoutes(app, studio);
+      registerOutboxRoutes(app, mailer, outbox);
+    },
     pages: [STUDIO_ROUTES.page],
   };
   const open = (model: NinepointServer['compiled']['model']) =>
@@ -95,6 +113,7 @@ export async function serveDev(options: ServeOptions): Promise<DevServeResult> {
       devMode: true,
       trustProxy: trustProxyFromEnv(process.env.TRUST_PROXY),
       extend,
+      mail,
     });
 
   let first: NinepointServer;
@@ -339,6 +358,7 @@ export async function serveDev(options: ServeOptions): Promise<DevServeResult> {
   const address = http.address();
   const bound = typeof address === 'object' && address ? address.port : port;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
+  listeningAt = url;
 
   const stopWatching = watchSpec(specPath, () => {
     void enqueue(async () => {
@@ -379,6 +399,9 @@ export async function serveDev(options: ServeOptions): Promise<DevServeResult> {
   if (options.handleSignals ?? true) closeOnSignals(server, logger ? { logger } : {});
   print(`Ninepoint: serving "${read.model.product.name}" at ${url} (${where(first.store, dbPath)})`);
   print(`Ninepoint: Studio at ${url}${STUDIO_ROUTES.page}; watching ${specPath} for changes.`);
+  if (outbox) {
+    print(`Ninepoint: no SMTP settings: mails are printed here and kept at ${url}${OUTBOX_ROUTE}, not sent.`);
+  } else if (smtp) verifyMailServer(mail, smtp.host, logger);
   return { ok: true, server, url };
 }
 

@@ -136,7 +136,7 @@ describe.each(TEST_DATABASES)('a guard’s own error message, on $name', (db) =>
 
   beforeAll(async () => {
     fresh = await db.fresh();
-    let spec = replaceOnce(BLIND, /^\| transition \|[^]*?\n\n/m, () =>
+    let spec = replaceOnce(BLIND, /^\| transition \|[\s\S]*?\n\n/m, () =>
       [
         '| transition | from        | to          | who                 | when       | error     |',
         '| ---------- | ----------- | ----------- | ------------------- | ---------- | --------- |',

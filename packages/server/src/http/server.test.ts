@@ -82,6 +82,8 @@ describe('the blank spec over HTTP', () => {
       '/api/docs',
       '/api/auth/sign-in',
       '/api/auth/sign-out',
+      '/api/auth/password-reset',
+      '/api/auth/password-reset/confirm',
       '/api/auth/me',
       '/api/users',
     ]);
@@ -241,6 +243,8 @@ describe('a spec with entities over HTTP', () => {
         '/api/docs',
         '/api/auth/sign-in',
         '/api/auth/sign-out',
+        '/api/auth/password-reset',
+        '/api/auth/password-reset/confirm',
         '/api/auth/me',
         '/api/users',
         '/api/books',

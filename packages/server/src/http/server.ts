@@ -16,6 +16,7 @@ import { registerEntityRoutes } from './entity-routes.ts';
 import { classifyError } from './error-handler.ts';
 import { registerJsonBody } from './json-body.ts';
 import { lingerBeforeClose } from './linger.ts';
+import { type MailOptions, registerPasswordReset } from './password-reset.ts';
 import { PROBLEM_CONTENT_TYPE, type ProblemExtras, type ProblemParams } from './problem.ts';
 import { REQUEST_ID_HEADER, requestId } from './request-id.ts';
 import { registerWebApp } from './web-app.ts';
@@ -50,6 +51,12 @@ export interface ServerOptions extends StoreOptions {
    * Studio's (`dev/studio-routes.ts`). Pages named in `pages` are served the web app.
    */
   extend?: { register: (app: FastifyInstance) => void; pages: readonly string[] };
+  /**
+   * How the app sends mail (password reset links) and the address its links point to. Without it
+   * mail is not sent: asking for a reset answers the same, and the start says once that email is
+   * not configured.
+   */
+  mail?: MailOptions;
 }
 
 /** Fastify's `trustProxy`: all, none, addresses/CIDRs, or a function of the address and its hop. */
@@ -116,6 +123,11 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
         'development mode: demo users can sign in without a password; never use it in production',
       );
     }
+    if (!options.mail) {
+      logger.warn(
+        'email is not configured: password reset links are not sent (set SMTP_URL, MAIL_FROM and APP_URL; see docs/sign-in.md)',
+      );
+    }
     if ((await auth.countUsers()) === 0) {
       logger.warn('no users yet: add one with `ninepoint users add <email> <spec.md> --role <role>`');
     }
@@ -127,6 +139,7 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
       devMode,
       trustProxy: options.trustProxy ?? false,
       extend: options.extend,
+      mail: options.mail ?? null,
     });
     return wrap(app, compiled, store, auth, plan);
   } catch (error) {
@@ -145,7 +158,14 @@ function buildApp(
     devMode,
     trustProxy,
     extend,
-  }: { now: (() => number) | undefined; devMode: boolean; trustProxy: TrustProxy; extend: ServerOptions['extend'] },
+    mail,
+  }: {
+    now: (() => number) | undefined;
+    devMode: boolean;
+    trustProxy: TrustProxy;
+    extend: ServerOptions['extend'];
+    mail: MailOptions | null;
+  },
 ): FastifyInstance {
   const { catalogue, settings } = compiled;
   const sendProblem = (
@@ -165,7 +185,14 @@ function buildApp(
     trustProxy: trustProxy as boolean | string,
     // Fastify makes a child of its logger for every request, which costs even when it is silent
     // (about a tenth of a get's time): with logging off it gets no logger at all.
-    ...(logger.level === 'silent' ? {} : { loggerInstance: logger as FastifyBaseLogger }),
+    ...(logger.level === 'silent'
+      ? {}
+      : {
+          loggerInstance: logger as FastifyBaseLogger,
+          // A password reset link's page is opened with its secret in the query: never logged.
+          childLoggerFactory: (parent: FastifyBaseLogger, bindings: object, opts: object) =>
+            parent.child(bindings, { ...opts, serializers: { req: requestForLog } }),
+        }),
     bodyLimit: settings.MAX_BODY_BYTES,
     // Slow clients (slowloris) are cut off after REQUEST_TIMEOUT_SECONDS; what Node's parser
     // refuses before Fastify sees a request is answered from the catalogue too.
@@ -211,6 +238,14 @@ function buildApp(
     now,
     mayPickUsers: userPickers(compiled),
     accessOf: (actor) => accessSummary(compiled.permissions, compiled.model, actor),
+  });
+  registerPasswordReset(app, {
+    auth,
+    settings,
+    catalogue,
+    productName: compiled.model.product.name,
+    mail,
+    now: now ?? Date.now,
   });
   registerEntityRoutes(app, compiled, store);
   if (devMode) registerDevRoutes(app, { auth, model: compiled.model, signIn });
@@ -264,6 +299,22 @@ function wrap(
       return closing;
     },
   };
+}
+
+/** A request as the log shows it: as Fastify's own serializer does, with secrets in the query hidden. */
+function requestForLog(request: FastifyRequest) {
+  return {
+    method: request.method,
+    url: redactQuerySecrets(request.url),
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  };
+}
+
+/** `/reset-password?token=npr_…` → `/reset-password?token=***`. */
+export function redactQuerySecrets(url: string): string {
+  return url.replace(/([?&]token=)[^&#]*/gi, '$1***');
 }
 
 /** Who may search the user directory: those who may create or update a record with a `User` field. */

@@ -32,9 +32,17 @@ function serve() {
 }
 
 describe('serving the web app', () => {
-  it('answers every screen route, / and /sign-in with the page, under a strict CSP', async () => {
+  it('answers every screen route, /, /sign-in, /forgot-password and /reset-password with the page, under a strict CSP', async () => {
     const app = serve();
-    for (const path of ['/', '/sign-in', '/books', '/my/loans', '/loans']) {
+    for (const path of [
+      '/',
+      '/sign-in',
+      '/forgot-password',
+      '/reset-password?token=npr_x',
+      '/books',
+      '/my/loans',
+      '/loans',
+    ]) {
       const answer = await app.inject({ method: 'GET', url: path });
       expect(answer.statusCode, path).toBe(200);
       expect(answer.headers['content-type']).toBe('text/html; charset=utf-8');

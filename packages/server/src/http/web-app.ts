@@ -77,6 +77,9 @@ function readBuild(dist: string): Map<string, File> {
   return files;
 }
 
+/** The web app's pages for signing in, asking for a password reset link and following one. */
+export const ACCOUNT_PAGES = ['/sign-in', '/forgot-password', '/reset-password'] as const;
+
 /** `/books/:id/edit` → a pattern matching `/books/<anything but a slash>/edit`. */
 function routePattern(route: string): RegExp {
   const parts = route
@@ -87,7 +90,7 @@ function routePattern(route: string): RegExp {
 
 /**
  * Serves the built web app: its hashed assets (cached for good), and its page for every route
- * it is given (the screens', and the Studio's under `ninepoint dev`), the sign-in page and `/`. A browser asking for any other page gets the page too, with
+ * it is given (the screens', and the Studio's under `ninepoint dev`), `ACCOUNT_PAGES` and `/`. A browser asking for any other page gets the page too, with
  * status 404, so the app shows its own "not found"; other clients get the catalogue's UNKNOWN_CALL
  * (`onUnknown`). Without a build, nothing is registered and `isPage` is always false.
  */
@@ -98,7 +101,7 @@ export function registerWebApp(
 ): { isPage: (request: FastifyRequest) => boolean; sendPage: (reply: FastifyReply, status: number) => FastifyReply } {
   const files = dist ? readBuild(dist) : new Map<string, File>();
   const page = files.get('/index.html');
-  const routes = [...pageRoutes.map(routePattern), routePattern('/sign-in'), routePattern('/')];
+  const routes = [...pageRoutes.map(routePattern), ...ACCOUNT_PAGES.map(routePattern), routePattern('/')];
   const sendPage = (reply: FastifyReply, status: number) => {
     if (!page) throw new Error('The web app is not built.');
     return reply
@@ -121,7 +124,7 @@ export function registerWebApp(
     });
   }
   // A screen route under /api would shadow the API; the checker's route rules should prevent it.
-  const pages = ['/', '/sign-in', ...pageRoutes].filter((r) => !r.startsWith('/api'));
+  const pages = ['/', ...ACCOUNT_PAGES, ...pageRoutes].filter((r) => !r.startsWith('/api'));
   for (const route of new Set(pages)) {
     app.get(route, (request, reply) => {
       if (request.headers['if-none-match'] === page.etag) return reply.code(304).send();

@@ -32,11 +32,12 @@ export const USERS_TABLE = '_ninepoint_users';
 export const SESSIONS_TABLE = '_ninepoint_sessions';
 export const TOKENS_TABLE = '_ninepoint_tokens';
 export const RATE_TABLE = '_ninepoint_rate_limits';
+export const PASSWORD_RESETS_TABLE = '_ninepoint_password_resets';
 
 /**
  * The runtime's own tables, the same on both databases (types both accept: TEXT and BIGINT; times
- * as epoch milliseconds). Sessions and tokens keep only the SHA-256 of their secret. Deleting a
- * user deletes their sessions and tokens with them.
+ * as epoch milliseconds). Sessions, tokens and password reset links keep only the SHA-256 of their
+ * secret. Deleting a user deletes their sessions, tokens and reset links with them.
  */
 export const AUTH_DDL: readonly string[] = [
   `CREATE TABLE IF NOT EXISTS "${USERS_TABLE}" (
@@ -71,6 +72,14 @@ export const AUTH_DDL: readonly string[] = [
   "hits" BIGINT NOT NULL,
   PRIMARY KEY ("key", "window_start")
 )`,
+  `CREATE TABLE IF NOT EXISTS "${PASSWORD_RESETS_TABLE}" (
+  "token_hash" TEXT PRIMARY KEY,
+  "user_id" TEXT NOT NULL REFERENCES "${USERS_TABLE}" ("id") ON DELETE CASCADE,
+  "created_at" BIGINT NOT NULL,
+  "expires_at" BIGINT NOT NULL,
+  "used_at" BIGINT
+)`,
+  `CREATE INDEX IF NOT EXISTS "${PASSWORD_RESETS_TABLE}_user_idx" ON "${PASSWORD_RESETS_TABLE}" ("user_id")`,
 ];
 
 /**
@@ -203,13 +212,24 @@ export class AuthStore {
     return changed > 0;
   }
 
-  /** Sets a new password hash and ends every session of the user. */
+  /** Sets a new password hash and ends every session and password reset link of the user. */
   async setPassword(email: string, passwordHash: string): Promise<boolean> {
     const user = await this.userByEmail(email);
     if (!user) return false;
-    await this.#sql.run(`UPDATE "${USERS_TABLE}" SET "password_hash" = ? WHERE "id" = ?`, [passwordHash, user.id]);
-    await this.endSessionsOf(user.id);
+    await this.setPasswordOf(user.id, passwordHash);
     return true;
+  }
+
+  /** `setPassword` by the user's id; false when there is no such user. */
+  async setPasswordOf(userId: string, passwordHash: string): Promise<boolean> {
+    const changed = await this.#sql.run(`UPDATE "${USERS_TABLE}" SET "password_hash" = ? WHERE "id" = ?`, [
+      passwordHash,
+      userId,
+    ]);
+    // Whoever knew the old password, or holds a link asked for before, is out.
+    await this.endSessionsOf(userId);
+    await this.#sql.run(`DELETE FROM "${PASSWORD_RESETS_TABLE}" WHERE "user_id" = ?`, [userId]);
+    return changed > 0;
   }
 
   /** Removes a user with their sessions and tokens; false when there is no such user. */
@@ -219,6 +239,7 @@ export class AuthStore {
     // Deleted explicitly as well as by cascade: SQLite enforces ON DELETE only with foreign_keys on.
     await this.endSessionsOf(user.id);
     await this.#sql.run(`DELETE FROM "${TOKENS_TABLE}" WHERE "user_id" = ?`, [user.id]);
+    await this.#sql.run(`DELETE FROM "${PASSWORD_RESETS_TABLE}" WHERE "user_id" = ?`, [user.id]);
     await this.#sql.run(`DELETE FROM "${USERS_TABLE}" WHERE "id" = ?`, [user.id]);
     return true;
   }
@@ -336,6 +357,45 @@ export class AuthStore {
       [now, id],
     );
     return changed > 0;
+  }
+
+  // Password reset links ---------------------------------------------------------------------
+
+  /** Keeps a new reset link's hash; the link itself is only in the mail. */
+  async createPasswordReset(reset: { hash: string; userId: string; now: number; expiresAt: number }): Promise<void> {
+    await this.#sql.run(
+      `INSERT INTO "${PASSWORD_RESETS_TABLE}" ("token_hash", "user_id", "created_at", "expires_at") VALUES (?, ?, ?, ?)`,
+      [reset.hash, reset.userId, reset.now, reset.expiresAt],
+    );
+  }
+
+  /** The user of a reset link that is unused and unexpired at `now`, without using it. */
+  async passwordResetUser(hash: string, now: number): Promise<UserAccount | undefined> {
+    const row = await first<{ user_id: string }>(
+      this.#sql,
+      `SELECT "user_id" FROM "${PASSWORD_RESETS_TABLE}" WHERE "token_hash" = ? AND "used_at" IS NULL AND "expires_at" > ?`,
+      [hash, now],
+    );
+    return row ? this.user(row.user_id) : undefined;
+  }
+
+  /**
+   * Marks a reset link used, if it is unused and unexpired at `now`, in one statement: of two
+   * requests with the same link, one gets the user's id and the other nothing.
+   */
+  async usePasswordReset(hash: string, now: number): Promise<string | undefined> {
+    const row = await first<{ user_id: string }>(
+      this.#sql,
+      `UPDATE "${PASSWORD_RESETS_TABLE}" SET "used_at" = ?
+       WHERE "token_hash" = ? AND "used_at" IS NULL AND "expires_at" > ? RETURNING "user_id"`,
+      [now, hash, now],
+    );
+    return row?.user_id;
+  }
+
+  /** Deletes the reset links that expired before `now` (used ones too: they answer as unknown ones do). */
+  async prunePasswordResets(now: number): Promise<number> {
+    return this.#sql.run(`DELETE FROM "${PASSWORD_RESETS_TABLE}" WHERE "expires_at" <= ?`, [now]);
   }
 
   // Rate limits ------------------------------------------------------------------------------

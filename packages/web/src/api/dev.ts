@@ -30,6 +30,7 @@ export const DEV_CALLS = {
   events: '/api/dev/events',
   roles: '/api/dev/roles',
   signInAs: '/api/dev/sign-in-as',
+  outbox: '/api/dev/outbox',
 } as const;
 
 let probe: Promise<boolean> | null = null;
@@ -88,6 +89,16 @@ export function useSignInAs() {
     mutationFn: (role: string) => api<{ user: User }>('POST', DEV_CALLS.signInAs, { body: { role } }),
     // Everything the app shows depends on who is signed in.
     onSuccess: () => client.invalidateQueries(),
+  });
+}
+
+/** How `ninepoint dev` sends mail: `outbox` keeps it (terminal and `GET /api/dev/outbox`), `smtp` sends it. */
+export function useDevMailer(enabled: boolean) {
+  return useQuery({
+    queryKey: ['dev', 'outbox'],
+    queryFn: async () => (await api<{ mailer: 'smtp' | 'outbox' }>('GET', DEV_CALLS.outbox)).body.mailer,
+    enabled,
+    retry: false,
   });
 }
 

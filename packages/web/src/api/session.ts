@@ -69,3 +69,21 @@ export function useSignOut() {
     },
   });
 }
+
+/** `POST /api/auth/password-reset`: mails a link to choose a new password, if an account has the email. */
+export function useRequestPasswordReset() {
+  return useMutation({
+    mutationFn: (email: string) => api<{ message: string }>('POST', '/api/auth/password-reset', { body: { email } }),
+  });
+}
+
+/** `POST /api/auth/password-reset/confirm`: sets the password of the link's account; answers its email. */
+export function useConfirmPasswordReset() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { token: string; password: string }) =>
+      api<{ email: string }>('POST', '/api/auth/password-reset/confirm', { body: input }),
+    // Every session of the account has ended, this browser's too if it had one.
+    onSuccess: () => client.invalidateQueries({ queryKey: ['me'] }),
+  });
+}

@@ -6,7 +6,9 @@ import { useModel } from '../api/session.ts';
 // The Studio (`ninepoint dev`): a full-width tool page of its own, outside the app's shell.
 import { StudioRoute } from '../studio/StudioRoute.tsx';
 import { ModelContext } from './context.ts';
+import { ForgotPassword } from './ForgotPassword.tsx';
 import { Failure, Loading, NotFound } from './pages.tsx';
+import { ResetPassword } from './ResetPassword.tsx';
 import { ScreenView } from './ScreenView.tsx';
 import { Shell } from './Shell.tsx';
 import { SignIn } from './SignIn.tsx';
@@ -38,6 +40,8 @@ function Routed({ model }: { model: Model }) {
               element: <ScreenView key={screen.route} model={model} screen={screen} />,
             })),
             { path: '/sign-in', element: <SignIn /> },
+            { path: '/forgot-password', element: <ForgotPassword /> },
+            { path: '/reset-password', element: <ResetPassword /> },
             { path: '*', element: <NotFound /> },
           ],
         },

@@ -237,18 +237,20 @@ function initials(name: string): string {
   return (words.length > 1 ? `${words[0]?.[0] ?? ''}${words[1]?.[0] ?? ''}` : name.slice(0, 2)).toUpperCase();
 }
 
+/** The pages of signing in and resetting a password, by path: not screens of the spec. */
+const ACCOUNT_PAGE_TITLES: Readonly<Record<string, string>> = {
+  '/sign-in': 'Sign in',
+  '/forgot-password': 'Forgot your password',
+  '/reset-password': 'Choose a new password',
+};
+
 /** `Books · Lending desk`: the tab and screen readers name the page shown. */
 function useDocumentTitle(model: Model, pathname: string) {
   useEffect(() => {
     const screen = screenAt(model, pathname);
     const page =
-      pathname === '/sign-in'
-        ? 'Sign in'
-        : screen === undefined
-          ? 'Page not found'
-          : screen.kind === 'home'
-            ? null
-            : screenTitle(screen, model);
+      ACCOUNT_PAGE_TITLES[pathname] ??
+      (screen === undefined ? 'Page not found' : screen.kind === 'home' ? null : screenTitle(screen, model));
     document.title = page ? `${page} · ${model.product.name}` : model.product.name;
   }, [model, pathname]);
 }

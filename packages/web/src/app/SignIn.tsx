@@ -1,13 +1,19 @@
-import { Alert, Button, Paper, PasswordInput, Stack, TextInput, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Group, Paper, PasswordInput, Stack, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
-import { useNavigate, useSearchParams } from 'react-router';
+import { Link, useLocation, useNavigate, useSearchParams } from 'react-router';
 import type { ApiError } from '../api/client.ts';
 import { useSignIn } from '../api/session.ts';
 import { DevSignIn } from '../studio/DevSignIn.tsx';
 
-/** Sign-in with email and password; on success, back to where the user was going. */
+/**
+ * Sign-in with email and password; on success, back to where the user was going. After a
+ * password reset (`ResetPassword`) it says so, with the account's email filled in.
+ */
 export function SignIn() {
-  const [email, setEmail] = useState('');
+  const location = useLocation();
+  const state = location.state as { passwordReset?: unknown; email?: unknown } | null;
+  const afterReset = state?.passwordReset === true;
+  const [email, setEmail] = useState(typeof state?.email === 'string' ? state.email : '');
   const [password, setPassword] = useState('');
   const signIn = useSignIn();
   const navigate = useNavigate();
@@ -28,6 +34,11 @@ export function SignIn() {
           <Title order={1} size="h3">
             Sign in
           </Title>
+          {afterReset && !problem && (
+            <Alert color="green" role="status">
+              Your password is changed, and your account was signed out everywhere. Sign in with the new password.
+            </Alert>
+          )}
           {problem && (
             <Alert color="red" role="alert">
               {problem.detail}
@@ -51,6 +62,11 @@ export function SignIn() {
           <Button type="submit" loading={signIn.isPending}>
             Sign in
           </Button>
+          <Group justify="flex-end">
+            <Anchor component={Link} to="/forgot-password" state={{ email }} size="sm">
+              Forgot your password?
+            </Anchor>
+          </Group>
         </Stack>
       </form>
       <DevSignIn onSignedIn={() => navigate(target, { replace: true })} />
