@@ -12,6 +12,7 @@ import {
   type User,
   Walk,
   walkLockout,
+  walkPasswordReset,
   walkRateLimit,
   walkSession,
 } from './walk.ts';
@@ -556,6 +557,7 @@ describe.each(TEST_DATABASES)('the helpdesk example over HTTP on $name', (db) =>
 
   it('locks sign-in after SIGN_IN_ATTEMPTS_PER_15_MINUTES failures (SIGN_IN_LOCKED)', async () => {
     await walkLockout(walk, await newRequester('forgetful'));
+    await walkPasswordReset(walk);
   });
 
   it('walked every derived call to a success and answered every catalogued code', () => {

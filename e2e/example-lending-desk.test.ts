@@ -11,6 +11,7 @@ import {
   type User,
   Walk,
   walkLockout,
+  walkPasswordReset,
   walkRateLimit,
   walkSession,
 } from './walk.ts';
@@ -532,6 +533,7 @@ describe.each(TEST_DATABASES)('the lending desk example over HTTP on $name', (db
 
   it('locks sign-in after SIGN_IN_ATTEMPTS_PER_15_MINUTES failures (SIGN_IN_LOCKED)', async () => {
     await walkLockout(walk, await member('forgetful'));
+    await walkPasswordReset(walk);
   });
 
   it('walked every declared call to a success and answered every catalogued code', () => {

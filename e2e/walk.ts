@@ -426,6 +426,20 @@ export async function walkLockout(walk: Walk, user: User): Promise<void> {
 }
 
 /**
+ * A password reset link that no mail carried (RESET_LINK_INVALID), and the request for one that
+ * answers the same for any address. The whole flow, with its mail, is `e2e/app-password-reset`.
+ */
+export async function walkPasswordReset(walk: Walk): Promise<void> {
+  const asked = await walk.call('POST', '/api/auth/password-reset', { email: 'nobody@example.test' });
+  expect(asked.status).toBe(202);
+  const used = await walk.call('POST', '/api/auth/password-reset/confirm', {
+    token: 'npr_not-a-link-anybody-was-sent',
+    password: 'a long enough new password',
+  });
+  walk.expectProblem(used, 'RESET_LINK_INVALID');
+}
+
+/**
  * Calls `path` as `client` until RATE_LIMITED: at most RATE_LIMIT_PER_MINUTE calls succeed in a
  * minute (twice that if the minute turns over meanwhile). Use a user who makes no other call.
  */
