@@ -10,9 +10,13 @@ let child: ChildProcess;
 let url = '';
 
 beforeAll(async () => {
-  child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--db', join(dir, 'blank.db')], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  child = spawn(
+    process.execPath,
+    [bin, 'serve', '--port', '0', '--db', join(dir, 'blank.db'), '--log-format', 'pretty'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout?.on('data', (chunk: Buffer) => {

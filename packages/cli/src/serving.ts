@@ -1,8 +1,19 @@
 import { resolve } from 'node:path';
-import { type ServeOptions, type ServeResult, serve } from '@ninepoint/server';
+import {
+  createLogger,
+  defaultLogFormat,
+  LOG_FORMATS,
+  type LogFormat,
+  LogLevelError,
+  parseLogLevel,
+  type ServeOptions,
+  type ServeResult,
+  serve,
+} from '@ninepoint/server';
 import { blankSpec } from '@ninepoint/spec';
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import type { Context } from './context.ts';
+import { wantsColor } from './io.ts';
 import { UsageError } from './usage-error.ts';
 
 /** The SQLite file of `serve`, `dev`, `migrate`, `users` and `tokens` when `--db` is not given. */
@@ -14,6 +25,7 @@ export interface ServingOptions {
   host: string;
   db: string;
   allowDestructive?: boolean;
+  logFormat?: LogFormat;
 }
 
 /** Adds the options `serve` and `dev` share, with the same defaults. */
@@ -25,6 +37,12 @@ export function servingOptions(command: Command): Command {
     .option(
       '--allow-destructive',
       'migrate even when that hides or invalidates stored data (removed fields and entities keep their data)',
+    )
+    .addOption(
+      new Option(
+        '--log-format <format>',
+        'pretty: one readable line per request; json: one JSON object a line (default: pretty on a terminal, else json)',
+      ).choices(LOG_FORMATS),
     );
 }
 
@@ -50,6 +68,21 @@ export function serveOptions(ctx: Context, file: string | undefined, options: Se
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new UsageError(`--port must be a whole number from 0 to 65535, not "${options.port}".`);
   }
+  let level: ReturnType<typeof parseLogLevel>;
+  try {
+    level = parseLogLevel(ctx.io.env.LOG_LEVEL);
+  } catch (error) {
+    if (error instanceof LogLevelError) throw new UsageError(error.message);
+    throw error;
+  }
+  const logFormat = options.logFormat ?? defaultLogFormat(ctx.io.stdout);
+  const logger = createLogger({
+    level,
+    format: logFormat,
+    color: wantsColor(ctx.io.stdout, ctx.io.env),
+    // Pretty lines go where the command prints, so they stay in order with its own lines.
+    ...(logFormat === 'pretty' ? { write: (text: string) => ctx.io.stdout.write(text) } : {}),
+  });
   return {
     specPath: file ? resolve(ctx.io.cwd, file) : '(blank spec)',
     ...(file ? {} : { source: blankSpec() }),
@@ -58,6 +91,8 @@ export function serveOptions(ctx: Context, file: string | undefined, options: Se
     dbPath: resolve(ctx.io.cwd, options.db),
     databaseUrl: ctx.io.env.DATABASE_URL ?? '',
     allowDestructive: options.allowDestructive === true,
+    logger,
+    logFormat,
     print: (line) => ctx.io.stdout.write(`${line}\n`),
     printError: (line) => ctx.io.stderr.write(`${line}\n`),
   };

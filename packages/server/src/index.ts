@@ -74,6 +74,18 @@ export { registerEntityRoutes } from './http/entity-routes.ts';
 export { etagOf, ifMatchVersions } from './http/etag.ts';
 export { encodeCursor, parseListQuery } from './http/list-query.ts';
 export {
+  createLogger,
+  defaultLogFormat,
+  formatLogLine,
+  LOG_FORMATS,
+  LOG_LEVELS,
+  type LogFormat,
+  type LoggerOptions,
+  type LogLevel,
+  LogLevelError,
+  parseLogLevel,
+} from './http/logging.ts';
+export {
   type FieldError,
   PROBLEM_CONTENT_TYPE,
   PROBLEM_MEDIA_TYPE,
@@ -85,7 +97,7 @@ export {
 } from './http/problem.ts';
 export { createServer, DEFAULT_HOST, DEFAULT_PORT, type NinepointServer, type ServerOptions } from './http/server.ts';
 export { closeOnSignals, type ShutdownOptions } from './http/shutdown.ts';
-export { formatDiagnostic, type ServeOptions, type ServeResult, serve } from './serve.ts';
+export { formatDiagnostic, type Say, type ServeOptions, type ServeResult, serve } from './serve.ts';
 export { AuthStore, type TokenInfo, type UserAccount } from './store/auth-store.ts';
 export { DEFAULT_DB_PATH, openStore, type StoreOptions } from './store/open-store.ts';
 export { SqliteRecords } from './store/sqlite/sqlite-records.ts';

@@ -16,6 +16,14 @@ import { registerEntityRoutes } from './entity-routes.ts';
 import { classifyError } from './error-handler.ts';
 import { registerJsonBody } from './json-body.ts';
 import { lingerBeforeClose } from './linger.ts';
+import {
+  createLogger,
+  defaultLogFormat,
+  type LogFormat,
+  noteRefusal,
+  OneLinePerRequest,
+  parseLogLevel,
+} from './logging.ts';
 import { PROBLEM_CONTENT_TYPE, type ProblemExtras, type ProblemParams } from './problem.ts';
 import { REQUEST_ID_HEADER, requestId } from './request-id.ts';
 import { registerWebApp } from './web-app.ts';
@@ -23,7 +31,7 @@ import { registerWebApp } from './web-app.ts';
 export interface ServerOptions extends StoreOptions {
   /** A checked model without errors. */
   model: Model;
-  /** A pino logger, or false for none. Default: JSON lines on stdout at `LOG_LEVEL` (info). */
+  /** A pino logger, or false for none. Default: `defaultLogger()`. */
   logger?: Logger | false;
   /**
    * Apply migration steps that could hide or invalidate stored data (a removed field's values, rows
@@ -73,12 +81,12 @@ export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 3000;
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
-/** A logger for a server: JSON lines on stdout, credentials redacted should a header ever be logged. */
-export function defaultLogger(): Logger {
-  return pino({
-    level: process.env.LOG_LEVEL ?? 'info',
-    redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
-  });
+/**
+ * A logger for a server at `LOG_LEVEL` (default info; another value throws `LogLevelError`):
+ * pretty lines on a terminal, JSON lines otherwise, unless `format` says which.
+ */
+export function defaultLogger(format: LogFormat = defaultLogFormat()): Logger {
+  return createLogger({ level: parseLogLevel(process.env.LOG_LEVEL), format });
 }
 
 /**
@@ -109,16 +117,9 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
     const auth = new AuthStore(store.sql);
     await auth.setUp();
     const devMode = options.devMode ?? false;
-    if (devMode) {
-      const demo = await ensureDemoUsers(auth, compiled.model);
-      logger.warn(
-        { demoUsers: demo.map((u) => u.email) },
-        'development mode: demo users can sign in without a password; never use it in production',
-      );
-    }
-    if ((await auth.countUsers()) === 0) {
-      logger.warn('no users yet: add one with `ninepoint users add <email> <spec.md> --role <role>`');
-    }
+    // What to do next (add a user; dev mode's demo users) is said once by the command that
+    // started the server (`ninepoint serve`, `ninepoint dev`), not at every app `dev` builds.
+    if (devMode) await ensureDemoUsers(auth, compiled.model);
     for (const call of compiled.routeTable.shadowed) {
       logger.warn({ method: call.method, path: call.path }, 'a system call takes precedence over this spec call');
     }
@@ -156,6 +157,7 @@ function buildApp(
     extras: ProblemExtras = {},
   ) => {
     const instance = request.url.split('?', 1)[0] ?? '/';
+    noteRefusal(request, code);
     const body = catalogue.problem(code, params, { instance, requestId: request.id }, extras);
     return reply.code(body.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
   };
@@ -165,7 +167,9 @@ function buildApp(
     trustProxy: trustProxy as boolean | string,
     // Fastify makes a child of its logger for every request, which costs even when it is silent
     // (about a tenth of a get's time): with logging off it gets no logger at all.
-    ...(logger.level === 'silent' ? {} : { loggerInstance: logger as FastifyBaseLogger }),
+    ...(logger.level === 'silent'
+      ? {}
+      : { loggerInstance: logger as FastifyBaseLogger, logController: new OneLinePerRequest() }),
     bodyLimit: settings.MAX_BODY_BYTES,
     // Slow clients (slowloris) are cut off after REQUEST_TIMEOUT_SECONDS; what Node's parser
     // refuses before Fastify sees a request is answered from the catalogue too.
@@ -230,8 +234,8 @@ function buildApp(
 
   app.setErrorHandler((error, request, reply) => {
     const classified = classifyError(error, settings);
+    // A refusal's code is on the request's one log line; an internal error gets its own, with the stack.
     if (classified.internal) request.log.error({ err: error }, 'internal error');
-    else request.log.info({ code: classified.code }, 'request refused');
     if (!request.raw.complete) lingerBeforeClose(request.raw.socket);
     return sendProblem(request, reply, classified.code, classified.params, classified.extras);
   });
@@ -253,7 +257,16 @@ function wrap(
     auth,
     migration,
     async listen({ port = DEFAULT_PORT, host = DEFAULT_HOST } = {}) {
-      await app.listen({ port, host });
+      // Fastify logs "Server listening at …" on its own; `serve` says where it listens once,
+      // with the spec and the database, so Fastify's line is held back.
+      const level = app.log.level;
+      const hold = level === 'info' || level === 'debug' || level === 'trace';
+      if (hold) app.log.level = 'warn';
+      try {
+        await app.listen({ port, host });
+      } finally {
+        if (hold) app.log.level = level;
+      }
       const address = app.server.address();
       const bound = typeof address === 'object' && address ? address.port : port;
       const shown = host.includes(':') ? `[${host}]` : host;
