@@ -132,6 +132,21 @@ describe('ninepoint serve', () => {
     );
   });
 
+  it('names the environment it reads in its help', async () => {
+    const help = await runIn(tempDir(), ['serve', '--help']);
+    expect(help.code).toBe(0);
+    for (const name of ['DATABASE_URL', 'TRUST_PROXY', 'LOG_LEVEL', 'PORT', 'HOST']) {
+      expect(help.stdout).toMatch(new RegExp(`^  (PORT, )?${name}\\b`, 'm'));
+    }
+    expect(help.stdout).toContain('--log-format <format>');
+  });
+
+  it('exits 2 for a PORT that is not a port, saying it came from PORT', async () => {
+    const result = await runIn(tempDir({ 'spec.md': blankSpec() }), ['serve', 'spec.md'], { env: { PORT: '3000x' } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('error: PORT must be a whole number from 0 to 65535, not "3000x".\n');
+  });
+
   it('exits 2 for a port that is not a port, before starting', async () => {
     const result = await runIn(tempDir({ 'spec.md': blankSpec() }), ['serve', 'spec.md', '--port', 'http']);
     expect(result.code).toBe(2);
