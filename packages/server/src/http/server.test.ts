@@ -234,6 +234,22 @@ describe('the blank spec over HTTP', () => {
     const response = await fetch(`${url}/api/nothing`);
     expect(response.headers.get('x-content-type-options')).toBe('nosniff');
   });
+
+  it('sends a Referrer-Policy on every answer, and no HSTS over plain HTTP', async () => {
+    for (const [path, headers] of [
+      ['/api/health', {}],
+      ['/api/nothing', {}],
+      ['/api/openapi.json', {}],
+      ['/', { accept: 'text/html' }],
+      ['/no-such-page', { accept: 'text/html' }],
+    ] as const) {
+      const response = await fetch(`${url}${path}`, { headers });
+      expect(response.headers.get('referrer-policy'), path).toBe('strict-origin-when-cross-origin');
+      expect(response.headers.get('strict-transport-security'), path).toBeNull();
+    }
+    // The API reference page keeps its own, stricter policy (api-docs.ts).
+    expect((await fetch(`${url}/api/docs`)).headers.get('referrer-policy')).toBe('no-referrer');
+  });
 });
 
 describe('a spec with entities over HTTP', () => {

@@ -26,6 +26,7 @@ import {
 } from './logging.ts';
 import { PROBLEM_CONTENT_TYPE, type ProblemExtras, type ProblemParams } from './problem.ts';
 import { REQUEST_ID_HEADER, requestId } from './request-id.ts';
+import { HSTS, REFERRER_POLICY } from './security-headers.ts';
 import { registerWebApp } from './web-app.ts';
 
 export interface ServerOptions extends StoreOptions {
@@ -194,6 +195,9 @@ function buildApp(
   app.addHook('onRequest', (request, reply, done) => {
     reply.header(REQUEST_ID_HEADER, request.id);
     reply.header('x-content-type-options', 'nosniff');
+    reply.header('referrer-policy', REFERRER_POLICY);
+    // HTTPS as Secure cookies see it (auth.ts): a TLS socket, or a trusted proxy's X-Forwarded-Proto.
+    if (request.protocol === 'https') reply.header('strict-transport-security', HSTS);
     done();
   });
   app.addHook('onClose', async () => {
