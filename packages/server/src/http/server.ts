@@ -227,10 +227,11 @@ function buildApp(
   // Any other path answers UNKNOWN_CALL (transition calls too, until they are served). Fastify
   // reads a body before resolving the call, so a malformed or oversized body answers
   // INVALID_PAYLOAD or PAYLOAD_TOO_LARGE even on a path that does not exist.
-  const webApp = registerWebApp(app, [
-    ...effectiveScreens(compiled.model).map((screen) => screen.route),
-    ...(extend?.pages ?? []),
-  ]);
+  const webApp = registerWebApp(
+    app,
+    [...effectiveScreens(compiled.model).map((screen) => screen.route), ...(extend?.pages ?? [])],
+    { devMode },
+  );
   app.setNotFoundHandler((request, reply) =>
     // A browser asking for a page the app does not have sees the app's own "not found" page.
     webApp.isPage(request) ? webApp.sendPage(reply, 404) : sendProblem(request, reply, 'UNKNOWN_CALL'),

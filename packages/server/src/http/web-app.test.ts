@@ -4,7 +4,7 @@ import { effectiveScreens } from '@ninepoint/spec';
 import Fastify from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LENDING_DESK, modelOf, tempDir } from '../../test/helpers.ts';
-import { registerWebApp, WEB_APP_CSP } from './web-app.ts';
+import { DEV_MODE_META, registerWebApp, WEB_APP_CSP } from './web-app.ts';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -12,18 +12,18 @@ afterEach(() => {
 });
 
 /** A server with a fake build of the web app: a page and one hashed asset. */
-function serve() {
+function serve(devMode = false) {
   const temp = tempDir();
   cleanups.push(temp.remove);
   const dist = join(temp.dir, 'dist');
   mkdirSync(join(dist, 'assets'), { recursive: true });
-  writeFileSync(join(dist, 'index.html'), '<!doctype html><div id="root"></div>');
+  writeFileSync(join(dist, 'index.html'), '<!doctype html><head><title>x</title></head><div id="root"></div>');
   writeFileSync(join(dist, 'assets', 'index-abc123.js'), 'console.log(1)');
   const app = Fastify();
   const web = registerWebApp(
     app,
     effectiveScreens(modelOf(LENDING_DESK)).map((screen) => screen.route),
-    dist,
+    { dist, devMode },
   );
   app.setNotFoundHandler((request, reply) =>
     web.isPage(request) ? web.sendPage(reply, 404) : reply.code(404).send({ code: 'UNKNOWN_CALL' }),
@@ -71,12 +71,33 @@ describe('serving the web app', () => {
     expect(api.json()).toEqual({ code: 'UNKNOWN_CALL' });
   });
 
+  it('marks the page under ninepoint dev, so the app needs no dev-only call to know it, and only there', async () => {
+    const served = await serve().inject({ method: 'GET', url: '/' });
+    expect(served.body).toBe('<!doctype html><head><title>x</title></head><div id="root"></div>');
+    const dev = serve(true);
+    const page = await dev.inject({ method: 'GET', url: '/' });
+    expect(page.body).toBe(
+      `<!doctype html><head><title>x</title><meta name="${DEV_MODE_META}" content="on" /></head><div id="root"></div>`,
+    );
+    expect(page.headers.etag).not.toBe(served.headers.etag);
+    const again = await dev.inject({
+      method: 'GET',
+      url: '/',
+      headers: { 'if-none-match': String(page.headers.etag) },
+    });
+    expect(again.statusCode).toBe(304);
+    const notFound = await dev.inject({ method: 'GET', url: '/no/such/page', headers: { accept: 'text/html' } });
+    expect(notFound.body).toContain(DEV_MODE_META);
+  });
+
   it('registers nothing when the app is not built', async () => {
     const app = Fastify();
     const web = registerWebApp(
       app,
       effectiveScreens(modelOf(LENDING_DESK)).map((screen) => screen.route),
-      null,
+      {
+        dist: null,
+      },
     );
     const answer = await app.inject({ method: 'GET', url: '/', headers: { accept: 'text/html' } });
     expect(answer.statusCode).toBe(404);

@@ -86,6 +86,20 @@ function routePattern(route: string): RegExp {
 }
 
 /**
+ * The page's mark of development mode, `<meta name="ninepoint-dev-mode" content="on">`: the web app
+ * reads it (packages/web/src/api/dev.ts) rather than asking a dev-only call that `serve` would
+ * answer 404 on every page.
+ */
+export const DEV_MODE_META = 'ninepoint-dev-mode';
+
+export interface WebAppOptions {
+  /** The build's folder; null when there is none. Default: `webAppDirectory()`. */
+  dist?: string | null;
+  /** Marks the page as served by `ninepoint dev` (`DEV_MODE_META`). Default false. */
+  devMode?: boolean;
+}
+
+/**
  * Serves the built web app: its hashed assets (cached for good), and its page for every route
  * it is given (the screens', and the Studio's under `ninepoint dev`), the sign-in page and `/`. A browser asking for any other page gets the page too, with
  * status 404, so the app shows its own "not found"; other clients get the catalogue's UNKNOWN_CALL
@@ -94,10 +108,12 @@ function routePattern(route: string): RegExp {
 export function registerWebApp(
   app: FastifyInstance,
   pageRoutes: readonly string[],
-  dist: string | null = webAppDirectory(),
+  options: WebAppOptions = {},
 ): { isPage: (request: FastifyRequest) => boolean; sendPage: (reply: FastifyReply, status: number) => FastifyReply } {
+  const dist = options.dist === undefined ? webAppDirectory() : options.dist;
   const files = dist ? readBuild(dist) : new Map<string, File>();
-  const page = files.get('/index.html');
+  const built = files.get('/index.html');
+  const page = built && options.devMode ? markedDevMode(built) : built;
   const routes = [...pageRoutes.map(routePattern), routePattern('/sign-in'), routePattern('/')];
   const sendPage = (reply: FastifyReply, status: number) => {
     if (!page) throw new Error('The web app is not built.');
@@ -135,4 +151,13 @@ export function registerWebApp(
     return (request.headers.accept ?? '').includes('text/html') || routes.some((r) => r.test(path));
   };
   return { isPage, sendPage };
+}
+
+/** The page with `DEV_MODE_META` in its head (a meta tag: the CSP allows no inline script). */
+function markedDevMode(page: File): File {
+  const html = page.body.toString('utf8');
+  const meta = `<meta name="${DEV_MODE_META}" content="on" />`;
+  const at = html.indexOf('</head>');
+  const body = Buffer.from(at === -1 ? `${meta}${html}` : `${html.slice(0, at)}${meta}${html.slice(at)}`);
+  return { body, type: page.type, etag: `"${createHash('sha256').update(body).digest('hex').slice(0, 16)}"` };
 }
