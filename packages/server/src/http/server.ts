@@ -12,6 +12,7 @@ import type { Store } from '../store/store.ts';
 import { registerApiDocs } from './api-docs.ts';
 import { registerAuth } from './auth.ts';
 import { clientErrorHandler, requestTimeouts } from './client-errors.ts';
+import { registerCompression } from './compression.ts';
 import { registerEntityRoutes } from './entity-routes.ts';
 import { classifyError } from './error-handler.ts';
 import { registerJsonBody } from './json-body.ts';
@@ -190,6 +191,7 @@ function buildApp(
   const ajv = createAjv();
   app.setValidatorCompiler(({ schema }) => ajv.compile(schema));
   registerJsonBody(app);
+  registerCompression(app);
 
   // A callback hook, not an async one: it runs on every call, and an async hook costs a promise.
   app.addHook('onRequest', (request, reply, done) => {

@@ -19,6 +19,9 @@ function serve(devMode = false) {
   mkdirSync(join(dist, 'assets'), { recursive: true });
   writeFileSync(join(dist, 'index.html'), '<!doctype html><head><title>x</title></head><div id="root"></div>');
   writeFileSync(join(dist, 'assets', 'index-abc123.js'), 'console.log(1)');
+  // As scripts/build-web.mjs precompresses a file (here with made-up bodies, to tell them apart).
+  writeFileSync(join(dist, 'assets', 'index-abc123.js.br'), 'BROTLI');
+  writeFileSync(join(dist, 'assets', 'index-abc123.js.gz'), 'GZIP');
   const app = Fastify();
   const web = registerWebApp(
     app,
@@ -69,6 +72,40 @@ describe('serving the web app', () => {
     expect(client.json()).toEqual({ code: 'UNKNOWN_CALL' });
     const api = await app.inject({ method: 'GET', url: '/api/nothing', headers: { accept: 'text/html' } });
     expect(api.json()).toEqual({ code: 'UNKNOWN_CALL' });
+  });
+
+  it('sends a file’s precompressed form the browser accepts, with Vary, and never the .br or .gz file alone', async () => {
+    const app = serve();
+    const get = (accept?: string) =>
+      app.inject({
+        method: 'GET',
+        url: '/assets/index-abc123.js',
+        headers: accept ? { 'accept-encoding': accept } : {},
+      });
+    const br = await get('gzip, deflate, br');
+    expect([br.headers['content-encoding'], br.body, br.headers.vary]).toEqual(['br', 'BROTLI', 'accept-encoding']);
+    expect(br.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    const gz = await get('gzip');
+    expect([gz.headers['content-encoding'], gz.body]).toEqual(['gzip', 'GZIP']);
+    const plain = await get();
+    expect([plain.headers['content-encoding'], plain.body, plain.headers.vary]).toEqual([
+      undefined,
+      'console.log(1)',
+      'accept-encoding',
+    ]);
+    expect(br.headers.etag).toBe(plain.headers.etag);
+    const unchanged = await app.inject({
+      method: 'GET',
+      url: '/assets/index-abc123.js',
+      headers: { 'if-none-match': String(plain.headers.etag), 'accept-encoding': 'br' },
+    });
+    expect([unchanged.statusCode, unchanged.headers.vary]).toEqual([304, 'accept-encoding']);
+    for (const path of ['/assets/index-abc123.js.br', '/assets/index-abc123.js.gz']) {
+      expect((await app.inject({ method: 'GET', url: path })).statusCode, path).toBe(404);
+    }
+    // A file the build did not compress goes as it is, with no Vary.
+    const page = await app.inject({ method: 'GET', url: '/', headers: { 'accept-encoding': 'br' } });
+    expect([page.headers['content-encoding'], page.headers.vary]).toEqual([undefined, undefined]);
   });
 
   it('marks the page under ninepoint dev, so the app needs no dev-only call to know it, and only there', async () => {
