@@ -57,6 +57,8 @@ describe('the blank spec in Chromium', () => {
     await expectAccessible(page, 'the blank home page');
     await capture(page, 'blank-home');
     app.expectQuiet();
+    // The production app asks nothing of dev-only calls (it once probed /api/dev/studio on every page).
+    app.expectNothingNotFound();
   });
 
   it('signs in a person without a role, who sees the same one screen, then signs out', async (ctx) => {

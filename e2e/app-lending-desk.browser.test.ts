@@ -118,6 +118,7 @@ describe('the lending desk in Chromium', () => {
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await expect(page.getByRole('alert').textContent()).resolves.toMatch(/email or password/i);
     app.expectQuiet();
+    app.expectNothingNotFound();
   });
 
   it('lends a book through the form: refused at the due date by a rule, then fixed', async (ctx) => {
@@ -369,5 +370,6 @@ describe('the lending desk in Chromium', () => {
     expect(await accountMenu(page, staff).count()).toBe(0);
     expect(await navigationLinks(page)).toEqual(['Home', 'Books']);
     app.expectQuiet();
+    app.expectNothingNotFound();
   });
 });

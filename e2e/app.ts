@@ -81,6 +81,11 @@ export interface App {
   page(): Promise<Page>;
   /** Every page of this app had no uncaught error and no console error, and asked nothing of another host. */
   expectQuiet(): void;
+  /**
+   * No request of the latest page (`page()`) was answered 404: it asked for no call the server
+   * does not have (such as a dev-only one under `serve`). Not for a test that opens a missing page or record.
+   */
+  expectNothingNotFound(): void;
   /** Adds one more person with a role, or none (as `ninepoint users add` does). */
   addPerson(role: string | null, name: string): Promise<Person>;
   /** Calls the API as a person (with their token): the seeding of records a test starts from. */
@@ -208,6 +213,11 @@ export async function startApp(example: string, options: { smtpUrl?: string } = 
         const elsewhere = watch.requests.filter((r) => !r.startsWith(`${url}/`) && !r.startsWith('data:'));
         expect(elsewhere, `requests to anywhere but ${url} from ${what}`).toEqual([]);
       }
+    },
+    expectNothingNotFound() {
+      const latest = watches.at(-1);
+      if (!latest) throw new Error('expectNothingNotFound: no page was opened');
+      expect(latest.watch.notFound, `requests answered 404 in ${latest.what}`).toEqual([]);
     },
     async api(person, method, path, body) {
       const response = await fetch(`${url}${path}`, {

@@ -195,6 +195,8 @@ export interface PageWatch {
   readonly offsite: string[];
   /** Every URL the page requested. */
   readonly requests: string[];
+  /** `METHOD url` of every request answered 404. */
+  readonly notFound: string[];
 }
 
 /**
@@ -202,13 +204,16 @@ export interface PageWatch {
  * whose origin is not `origin` (data: and blob: URLs stay in the page and are allowed).
  */
 export async function watchPage(page: Page, origin: string): Promise<PageWatch> {
-  const watch: PageWatch = { consoleErrors: [], pageErrors: [], offsite: [], requests: [] };
+  const watch: PageWatch = { consoleErrors: [], pageErrors: [], offsite: [], requests: [], notFound: [] };
   const local = (url: string) => url.startsWith('data:') || url.startsWith('blob:') || new URL(url).origin === origin;
   page.on('console', (message) => {
     if (message.type() === 'error') watch.consoleErrors.push(`${message.text()} (${message.location().url})`);
   });
   page.on('pageerror', (error) => watch.pageErrors.push(error.message));
   page.on('request', (request) => watch.requests.push(request.url()));
+  page.on('response', (response) => {
+    if (response.status() === 404) watch.notFound.push(`${response.request().method()} ${response.url()}`);
+  });
   await page.route(
     (url) => !local(url.href),
     (route) => {

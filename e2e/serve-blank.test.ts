@@ -1,7 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { get as httpGet, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const bin = new URL('../packages/cli/bin/ninepoint.js', import.meta.url).pathname;
@@ -10,9 +12,13 @@ let child: ChildProcess;
 let url = '';
 
 beforeAll(async () => {
-  child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--db', join(dir, 'blank.db')], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  child = spawn(
+    process.execPath,
+    [bin, 'serve', '--port', '0', '--db', join(dir, 'blank.db'), '--log-format', 'pretty'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout?.on('data', (chunk: Buffer) => {
@@ -68,9 +74,37 @@ describe('ninepoint serve with no spec (the blank spec)', () => {
     }
   });
 
+  it('sends the built app brotli- or gzip-compressed as the browser accepts, the same bytes once decoded', async () => {
+    const home = await rawGet('/', 'identity');
+    const script = /src="(\/assets\/index-[^"]+\.js)"/.exec(home.body.toString())?.[1];
+    expect(script).toBeDefined();
+    for (const path of ['/', script ?? '']) {
+      const plain = await rawGet(path, 'identity');
+      const br = await rawGet(path, 'gzip, deflate, br');
+      const gz = await rawGet(path, 'gzip');
+      expect([br.headers['content-encoding'], gz.headers['content-encoding']], path).toEqual(['br', 'gzip']);
+      expect(br.headers.vary).toBe('accept-encoding');
+      expect(brotliDecompressSync(br.body).equals(plain.body), path).toBe(true);
+      expect(gunzipSync(gz.body).equals(plain.body), path).toBe(true);
+      expect(br.body.length).toBeLessThan(plain.body.length);
+    }
+  });
+
   it('shuts down cleanly on SIGTERM', async () => {
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
   });
 });
+
+/** A GET as bytes on the wire (fetch would decode them), with the Accept-Encoding given. */
+function rawGet(path: string, acceptEncoding: string): Promise<{ headers: IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    httpGet(`${url}${path}`, { headers: { 'accept-encoding': acceptEncoding } }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ headers: response.headers, body: Buffer.concat(chunks) }));
+      response.on('error', reject);
+    }).on('error', reject);
+  });
+}

@@ -22,7 +22,7 @@ const SPEC = replaceOnce(
 
 /** Starts `ninepoint serve` in a process of its own on the database, and answers its URL. */
 function startServer(specPath: string, databaseUrl: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [bin, 'serve', specPath, '--port', '0'], {
+  const child = spawn(process.execPath, [bin, 'serve', specPath, '--port', '0', '--log-format', 'pretty'], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
   });

@@ -2,9 +2,10 @@
 // sources: run by `npm install` (postinstall), `npm start` and `npm test`, so a fresh clone serves
 // the app without a separate build step. `--force` builds whatever the state.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, extname, join, resolve } from 'node:path';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
 const web = 'packages/web';
 const built = join(web, 'dist', 'index.html');
@@ -30,6 +31,32 @@ function newest(path) {
   return latest;
 }
 
+/** Files worth compressing: text. Images and fonts here are compressed already. */
+const COMPRESSIBLE = new Set(['.js', '.css', '.html', '.svg', '.json', '.txt', '.ico']);
+
+/**
+ * Writes `<file>.br` (brotli, best) and `<file>.gz` (gzip -9) beside each text file of the build,
+ * when smaller; the server sends them to browsers that accept them (packages/server web-app.ts).
+ */
+function precompress(dir) {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) {
+      precompress(path);
+      continue;
+    }
+    if (!COMPRESSIBLE.has(extname(name))) continue;
+    const body = readFileSync(path);
+    const br = brotliCompressSync(body, {
+      params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
+    });
+    const gz = gzipSync(body, { level: 9 });
+    if (br.length < body.length) writeFileSync(`${path}.br`, br);
+    if (gz.length < body.length) writeFileSync(`${path}.gz`, gz);
+  }
+}
+
+const dist = join(web, 'dist');
 const force = process.argv.includes('--force');
 const sources = Math.max(
   newest(join(web, 'src')),
@@ -37,7 +64,11 @@ const sources = Math.max(
   newest(join(web, 'vite.config.ts')),
   newest('packages/spec/src'),
 );
-if (!force && existsSync(built) && statSync(built).mtimeMs >= sources) process.exit(0);
+if (!force && existsSync(built) && statSync(built).mtimeMs >= sources) {
+  // A build made before builds were precompressed: compress it, no need to build again.
+  if (!existsSync(`${built}.gz`)) precompress(dist);
+  process.exit(0);
+}
 
 console.log('Ninepoint: building the web app (packages/web)…');
 // Vite's own script, found as Node resolves it from the web package: no npx, which may refuse to
@@ -54,3 +85,4 @@ if (status !== 0) {
   console.error('Ninepoint: the web app did not build; the API still works. Run `npm run build` to see why.');
   process.exit(status ?? 1);
 }
+precompress(dist);

@@ -125,7 +125,8 @@ export class ServeProcess {
  */
 export function startServe(options: StartOptions): Promise<ServeProcess> {
   const { database } = options;
-  const args = [BIN, 'serve', options.specPath, '--port', '0', '--host', '127.0.0.1'];
+  // Pretty: the start-up line is read as a person reads it (piped stdout would log JSON).
+  const args = [BIN, 'serve', options.specPath, '--port', '0', '--host', '127.0.0.1', '--log-format', 'pretty'];
   const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'warn', ...options.env };
   if (database.kind === 'sqlite') {
     args.push('--db', database.dbPath);

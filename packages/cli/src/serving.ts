@@ -1,8 +1,21 @@
 import { resolve } from 'node:path';
-import { type ServeOptions, type ServeResult, serve } from '@ninepoint/server';
+import {
+  createLogger,
+  DEFAULT_HOST,
+  DEFAULT_PORT,
+  defaultLogFormat,
+  LOG_FORMATS,
+  type LogFormat,
+  LogLevelError,
+  parseLogLevel,
+  type ServeOptions,
+  type ServeResult,
+  serve,
+} from '@ninepoint/server';
 import { blankSpec } from '@ninepoint/spec';
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import type { Context } from './context.ts';
+import { wantsColor } from './io.ts';
 import { UsageError } from './usage-error.ts';
 
 /** The SQLite file of `serve`, `dev`, `migrate`, `users` and `tokens` when `--db` is not given. */
@@ -10,22 +23,66 @@ export const DEFAULT_DB = 'ninepoint.db';
 
 /** The options `serve` and `dev` share. */
 export interface ServingOptions {
-  port: string;
-  host: string;
+  /** Absent: PORT, else 3000. */
+  port?: string;
+  /** Absent: HOST, else 127.0.0.1. */
+  host?: string;
   db: string;
   allowDestructive?: boolean;
+  logFormat?: LogFormat;
 }
 
-/** Adds the options `serve` and `dev` share, with the same defaults. */
+/** The environment `serve` and `dev` read, for their help. */
+export const SERVING_ENV_HELP = `
+Environment:
+  DATABASE_URL  postgres://user:password@host:5432/database: serve from PostgreSQL
+                instead of the SQLite file (--db is then ignored)
+  PORT, HOST    where to listen when --port or --host is not given
+  TRUST_PROXY   behind a reverse proxy that terminates HTTPS: true, a hop count
+                (1) or the proxy's addresses/CIDRs; its X-Forwarded-* headers are
+                then believed (client address, https: Secure cookies, HSTS)
+  LOG_LEVEL     fatal, error, warn, info (default), debug, trace or silent
+  NO_COLOR      no colours, even on a terminal`;
+
+/** Adds the options `serve` and `dev` share, with the same defaults, and the environment to the help. */
 export function servingOptions(command: Command): Command {
   return command
-    .option('--port <port>', 'port to listen on (0 picks a free one)', '3000')
-    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--port <port>', 'port to listen on; 0 picks a free one (default: PORT, else 3000)')
+    .option('--host <host>', 'address to listen on (default: HOST, else 127.0.0.1)')
     .option('--db <file>', 'SQLite database file (created if missing)', DEFAULT_DB)
     .option(
       '--allow-destructive',
       'migrate even when that hides or invalidates stored data (removed fields and entities keep their data)',
-    );
+    )
+    .addOption(
+      new Option(
+        '--log-format <format>',
+        'pretty: one readable line per request; json: one JSON object a line (default: pretty on a terminal, else json)',
+      ).choices(LOG_FORMATS),
+    )
+    .addHelpText('after', SERVING_ENV_HELP);
+}
+
+/**
+ * Where to listen: `--port` and `--host`, else the PORT and HOST environment variables (as
+ * container platforms set them), else 127.0.0.1:3000. A port that is not a port is a usage error
+ * naming where it came from.
+ */
+export function listenAddress(
+  ctx: Context,
+  options: Pick<ServingOptions, 'port' | 'host'>,
+): { port: number; host: string } {
+  const fromEnv = (name: string) => {
+    const value = ctx.io.env[name]?.trim();
+    return value ? value : undefined;
+  };
+  const given = options.port ?? fromEnv('PORT');
+  const port = given === undefined ? DEFAULT_PORT : Number(given);
+  if (!/^\d+$/.test(given ?? '0') || !Number.isInteger(port) || port > 65535) {
+    const source = options.port === undefined ? 'PORT' : '--port';
+    throw new UsageError(`${source} must be a whole number from 0 to 65535, not "${given}".`);
+  }
+  return { port, host: options.host ?? fromEnv('HOST') ?? DEFAULT_HOST };
 }
 
 /**
@@ -46,20 +103,34 @@ export async function startServing(
 
 /** The server package's options for the command's arguments; a bad `--port` is a usage error. */
 export function serveOptions(ctx: Context, file: string | undefined, options: ServingOptions): ServeOptions {
-  const port = Number(options.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new UsageError(`--port must be a whole number from 0 to 65535, not "${options.port}".`);
+  const { port, host } = listenAddress(ctx, options);
+  let level: ReturnType<typeof parseLogLevel>;
+  try {
+    level = parseLogLevel(ctx.io.env.LOG_LEVEL);
+  } catch (error) {
+    if (error instanceof LogLevelError) throw new UsageError(error.message);
+    throw error;
   }
+  const logFormat = options.logFormat ?? defaultLogFormat(ctx.io.stdout);
+  const logger = createLogger({
+    level,
+    format: logFormat,
+    color: wantsColor(ctx.io.stdout, ctx.io.env),
+    // Pretty lines go where the command prints, so they stay in order with its own lines.
+    ...(logFormat === 'pretty' ? { write: (text: string) => ctx.io.stdout.write(text) } : {}),
+  });
   return {
     specPath: file ? resolve(ctx.io.cwd, file) : '(blank spec)',
     ...(file ? {} : { source: blankSpec() }),
     port,
-    host: options.host,
+    host,
     dbPath: resolve(ctx.io.cwd, options.db),
     databaseUrl: ctx.io.env.DATABASE_URL ?? '',
     // SMTP_URL or SMTP_HOST…, MAIL_FROM and APP_URL: how the app sends mail.
     env: ctx.io.env,
     allowDestructive: options.allowDestructive === true,
+    logger,
+    logFormat,
     print: (line) => ctx.io.stdout.write(`${line}\n`),
     printError: (line) => ctx.io.stderr.write(`${line}\n`),
   };

@@ -87,8 +87,10 @@ export function terminal(...answers: (string | null)[]): Input & { prompts: stri
 export interface RunningBin {
   /** The URL it serves at, from its start-up line. */
   url: string;
-  /** Its stdout so far, without the JSON log lines. */
+  /** Its stdout so far, without JSON log lines (pretty unless `--log-format` is given). */
   stdout(): string;
+  /** Its whole stdout so far. */
+  raw(): string;
   /** Resolves once stdout (without log lines) matches. */
   waitFor(pattern: RegExp): Promise<void>;
   /** SIGTERM, then its exit code. */
@@ -107,7 +109,9 @@ process.once('exit', () => {
 export async function startBin(cwd: string, args: string[], env: Record<string, string> = {}): Promise<RunningBin> {
   const bin = fileURLToPath(new URL('../bin/ninepoint.js', import.meta.url));
   const { DATABASE_URL: _unset, ...inherited } = process.env;
-  const child = spawn(process.execPath, [bin, ...args], {
+  // Piped stdout logs JSON by default; these tests read the lines a person would.
+  const format = args.includes('--log-format') ? [] : ['--log-format', 'pretty'];
+  const child = spawn(process.execPath, [bin, ...args, ...format], {
     cwd,
     env: { ...inherited, NO_COLOR: '1', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -144,11 +148,22 @@ export async function startBin(cwd: string, args: string[], env: Record<string, 
   child.stderr?.on('data', (chunk: Buffer) => {
     err += chunk.toString();
   });
-  await waitFor(/serving "[^"]*" at http:\/\/\S+:\d+/);
-  const url = /serving "[^"]*" at (http:\/\/\S+:\d+)/.exec(text())?.[1] ?? '';
+  // The start-up line, printed or (with --log-format json) inside a JSON record.
+  const started = /serving \\?"[^"]*" at (http:\/\/[^\s"]+:\d+)/;
+  await new Promise<void>((resolve, reject) => {
+    const check = () => {
+      if (!started.test(out)) return;
+      child.stdout?.off('data', check);
+      resolve();
+    };
+    child.stdout?.on('data', check);
+    void exited.then((code) => reject(new Error(`ninepoint exited with ${code}:\n${out}\n${err}`)));
+  });
+  const url = started.exec(out)?.[1] ?? '';
   return {
     url,
     stdout: text,
+    raw: () => out,
     waitFor,
     async stop() {
       child.kill('SIGTERM');

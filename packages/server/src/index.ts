@@ -73,6 +73,18 @@ export {
 export { registerEntityRoutes } from './http/entity-routes.ts';
 export { etagOf, ifMatchVersions } from './http/etag.ts';
 export { encodeCursor, parseListQuery } from './http/list-query.ts';
+export {
+  createLogger,
+  defaultLogFormat,
+  formatLogLine,
+  LOG_FORMATS,
+  LOG_LEVELS,
+  type LogFormat,
+  type LoggerOptions,
+  type LogLevel,
+  LogLevelError,
+  parseLogLevel,
+} from './http/logging.ts';
 export { type MailOptions, PASSWORD_RESET_LIMITS, PASSWORD_RESET_ROUTES } from './http/password-reset.ts';
 export {
   type FieldError,
@@ -88,7 +100,7 @@ export { createServer, DEFAULT_HOST, DEFAULT_PORT, type NinepointServer, type Se
 export { closeOnSignals, type ShutdownOptions } from './http/shutdown.ts';
 export { type MailSettings, MailSettingsError, mailSettingsFromEnv, type SmtpSettings } from './mail/mail-settings.ts';
 export { type KeptMail, type Mail, type Mailer, Outbox, smtpMailer } from './mail/mailer.ts';
-export { formatDiagnostic, type ServeOptions, type ServeResult, serve } from './serve.ts';
+export { formatDiagnostic, type Say, type ServeOptions, type ServeResult, serve } from './serve.ts';
 export { AuthStore, type TokenInfo, type UserAccount } from './store/auth-store.ts';
 export { DEFAULT_DB_PATH, openStore, type StoreOptions } from './store/open-store.ts';
 export { SqliteRecords } from './store/sqlite/sqlite-records.ts';

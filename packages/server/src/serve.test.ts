@@ -8,6 +8,7 @@ import { POSTGRES_AVAILABLE, TEST_DATABASES } from '../test/databases.ts';
 import { LENDING_DESK, replaceOnce, tempDir } from '../test/helpers.ts';
 import { resetLink, startSmtpCatcher } from '../test/smtp-catcher.ts';
 import { addUser } from './auth/accounts.ts';
+import { createLogger } from './http/logging.ts';
 import { serve } from './serve.ts';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -48,6 +49,42 @@ describe('serve', () => {
     expect(existsSync(temp.dbPath)).toBe(true);
     const health = await fetch(`${result.url}/api/health`);
     expect(await health.json()).toEqual({ status: 'ok', spec: 'Blank', database: 'sqlite' });
+  });
+
+  it('logs where it serves as a record, not a printed line, among JSON logs', async () => {
+    const { options, out, err, temp } = setup(blankSpec('Blank'));
+    const records: Record<string, unknown>[] = [];
+    const logger = createLogger({ format: 'json', write: (line) => void records.push(JSON.parse(line)) });
+    const result = await serve({ ...options, logger, logFormat: 'json' });
+    if (!result.ok) throw new Error(err.join('\n'));
+    cleanups.push(() => result.server.close());
+    expect(out).toEqual([]);
+    expect(records).toEqual([
+      expect.objectContaining({
+        level: 30,
+        msg: `serving "Blank" at ${result.url} (SQLite: ${temp.dbPath})`,
+        url: result.url,
+        spec: 'Blank',
+        database: `SQLite: ${temp.dbPath}`,
+      }),
+    ]);
+  });
+
+  it('refuses a LOG_LEVEL that is not a level with exit code 2, before reading the spec', async () => {
+    const { options, err } = setup(blankSpec());
+    const { logger: _none, ...withoutLogger } = options;
+    const saved = process.env.LOG_LEVEL;
+    process.env.LOG_LEVEL = 'verbose';
+    try {
+      const result = await serve(withoutLogger);
+      expect(result).toEqual({ ok: false, exitCode: 2 });
+      expect(err).toEqual([
+        'Ninepoint: LOG_LEVEL must be fatal, error, warn, info, debug, trace or silent, not "verbose".',
+      ]);
+    } finally {
+      if (saved === undefined) delete process.env.LOG_LEVEL;
+      else process.env.LOG_LEVEL = saved;
+    }
   });
 
   it('refuses a spec with errors, listing them', async () => {

@@ -3,6 +3,7 @@ import { checkSpec, type Diagnostic, type Model } from '@ninepoint/spec';
 import type { Logger } from 'pino';
 import { MigrationRefusedError } from './compile/migration-plan.ts';
 import { SqlSchemaError } from './compile/sql-schema.ts';
+import { defaultLogFormat, type LogFormat, LogLevelError } from './http/logging.ts';
 import type { MailOptions } from './http/password-reset.ts';
 import {
   createServer,
@@ -32,7 +33,13 @@ export interface ServeOptions {
   dbPath?: string;
   /** Default: the `DATABASE_URL` environment variable. */
   databaseUrl?: string;
+  /** Default: `defaultLogger(logFormat)`, at `LOG_LEVEL`. */
   logger?: Logger | false;
+  /**
+   * How start-up lines are said: printed for a person (`pretty`) or, with a logger, logged as
+   * records among the JSON lines (`json`). Default: pretty when stdout is a terminal.
+   */
+  logFormat?: LogFormat;
   /** Apply migration steps that could hide or invalidate stored data (`--allow-destructive`). Default false. */
   allowDestructive?: boolean;
   /** Development mode (`ninepoint dev`): demo users and dev sign-in, see `ServerOptions.devMode`. Default false. */
@@ -50,7 +57,13 @@ export interface ServeOptions {
   env?: Readonly<Record<string, string | undefined>>;
 }
 
-export type ServeResult = { ok: true; server: NinepointServer; url: string } | { ok: false; exitCode: 1 | 2 };
+/**
+ * Says something once at start-up (where it serves, what to do next): a `Ninepoint: …` line for a
+ * person, or a log record with `fields` among JSON logs.
+ */
+export type Say = (text: string, fields?: Record<string, unknown>, level?: 'info' | 'warn') => void;
+
+export type ServeResult = { ok: true; server: NinepointServer; url: string; say: Say } | { ok: false; exitCode: 1 | 2 };
 
 /**
  * `ninepoint serve`: reads and checks the spec, and serves it when it has no errors. It never
@@ -64,6 +77,9 @@ export type ServeResult = { ok: true; server: NinepointServer; url: string } | {
 export async function serve(options: ServeOptions): Promise<ServeResult> {
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
   const printError = options.printError ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const format = options.logFormat ?? defaultLogFormat();
+  const logger = loggerOf(options, format, printError);
+  if (logger === null) return { ok: false, exitCode: 2 };
   const read = await readServable(options, printError);
   if (!read.ok) return read;
   const { model, databaseUrl } = read;
@@ -74,7 +90,6 @@ export async function serve(options: ServeOptions): Promise<ServeResult> {
     smtp && from && appUrl ? { mailer: smtpMailer(smtp, from), appUrl: () => appUrl } : undefined;
 
   const dbPath = options.dbPath ?? DEFAULT_DB_PATH;
-  const logger = options.logger ?? defaultLogger();
   let server: NinepointServer;
   try {
     server = await createServer({
@@ -102,9 +117,40 @@ export async function serve(options: ServeOptions): Promise<ServeResult> {
     return { ok: false, exitCode: 1 };
   }
   if (options.handleSignals ?? true) closeOnSignals(server, logger ? { logger } : {});
-  print(`Ninepoint: serving "${model.product.name}" at ${url} (${where(server.store, dbPath)})`);
+  const say: Say = (text, fields = {}, level = 'info') => {
+    if (format === 'json' && logger) logger[level](fields, text);
+    else print(`Ninepoint: ${text}`);
+  };
+  const database = where(server.store, dbPath);
+  say(`serving "${model.product.name}" at ${url} (${database})`, { url, spec: model.product.name, database });
   if (mail && smtp) verifyMailServer(mail, smtp.host, logger);
-  return { ok: true, server, url };
+  else {
+    say(
+      'email is not configured: password reset links are not sent (set SMTP_URL, MAIL_FROM and APP_URL; see docs/sign-in.md)',
+      {},
+      'warn',
+    );
+  }
+  return { ok: true, server, url, say };
+}
+
+/**
+ * The logger `serve` and `dev` use: the one given, or one at `LOG_LEVEL`; null (having said why)
+ * when `LOG_LEVEL` is not a level.
+ */
+export function loggerOf(
+  options: Pick<ServeOptions, 'logger'>,
+  format: LogFormat,
+  printError: (line: string) => void,
+): Logger | false | null {
+  if (options.logger !== undefined) return options.logger;
+  try {
+    return defaultLogger(format);
+  } catch (error) {
+    if (!(error instanceof LogLevelError)) throw error;
+    printError(`Ninepoint: ${error.message}`);
+    return null;
+  }
 }
 
 /** The email settings, or null after printing why they cannot be used (exit code 2). */

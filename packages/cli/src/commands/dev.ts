@@ -1,7 +1,7 @@
 import { assignableRoles, DEV_ROUTES, type DevServer, demoEmail, STUDIO_ROUTES, serveDev } from '@ninepoint/server';
 import type { Command } from 'commander';
 import type { Context } from '../context.ts';
-import { type ServingOptions, serveOptions, servingOptions } from '../serving.ts';
+import { listenAddress, type ServingOptions, serveOptions, servingOptions } from '../serving.ts';
 import { UsageError } from '../usage-error.ts';
 import { addUserCommand } from './users.ts';
 
@@ -73,10 +73,9 @@ function devBanner(ctx: Context, file: string, options: ServingOptions, roles: r
       `  add a user with: ${addUserCommand(file, options.db, roles, ctx)}`,
     );
   }
-  if (!isLoopback(options.host)) {
-    lines.push(
-      `  Warning: listening on ${options.host}, so other machines may reach it; --host 127.0.0.1 keeps it local.`,
-    );
+  const { host } = listenAddress(ctx, options);
+  if (!isLoopback(host)) {
+    lines.push(`  Warning: listening on ${host}, so other machines may reach it; --host 127.0.0.1 keeps it local.`);
   }
   return `${lines.join('\n')}\n\n`;
 }

@@ -64,6 +64,89 @@ describe('ninepoint serve', () => {
     }
   });
 
+  it('logs one readable line per request with --log-format pretty, and says where it serves once', async () => {
+    const dir = tempDir({ 'spec.md': LENDING_DESK });
+    const served = await startBin(dir, ['serve', 'spec.md', '--port', '0'], { LOG_LEVEL: 'info' });
+    try {
+      const health = await fetch(`${served.url}/api/health`);
+      const id = health.headers.get('x-request-id') ?? '';
+      await served.waitFor(new RegExp(`GET /api/health 200 \\d+\\.\\d ms ${id}\\n`));
+      await fetch(`${served.url}/api/books/404`);
+      await served.waitFor(/GET \/api\/books\/404 40[14] [A-Z_]+ \d+\.\d ms /);
+      expect(served.stdout()).toMatch(/^\d\d:\d\d:\d\d GET \/api\/health 200 /m);
+      expect(served.stdout().split(served.url).length - 1).toBe(1);
+      expect(served.raw()).not.toContain('{');
+    } finally {
+      await served.stop();
+    }
+  });
+
+  it('logs JSON lines only with --log-format json, the start-up lines as records', async () => {
+    const dir = tempDir({ 'spec.md': LENDING_DESK });
+    const served = await startBin(dir, ['serve', 'spec.md', '--port', '0', '--log-format', 'json'], {
+      LOG_LEVEL: 'info',
+    });
+    try {
+      const health = await fetch(`${served.url}/api/health`);
+      const id = health.headers.get('x-request-id');
+      const records = async () => {
+        for (;;) {
+          // Complete lines only: the last may still be being written.
+          const lines = served.raw().split('\n').slice(0, -1);
+          const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+          if (parsed.some((r) => r.reqId === id)) return parsed;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      };
+      const parsed = await records();
+      expect(parsed.find((r) => r.reqId === id)).toMatchObject({
+        level: 30,
+        msg: 'request completed',
+        req: { method: 'GET', url: '/api/health' },
+        res: { statusCode: 200 },
+      });
+      expect(parsed.filter((r) => String(r.msg).includes(served.url))).toEqual([
+        expect.objectContaining({
+          level: 30,
+          url: served.url,
+          spec: 'Lending desk',
+          msg: expect.stringMatching(/^serving /),
+        }),
+      ]);
+      expect(parsed.find((r) => String(r.msg).startsWith('no users yet'))).toMatchObject({
+        level: 40,
+        command: 'npx ninepoint users add <email> --role <staff|member> spec.md',
+      });
+    } finally {
+      await served.stop();
+    }
+  });
+
+  it('exits 2 for a LOG_LEVEL that is not a level, naming the levels', async () => {
+    const result = await runIn(tempDir({ 'spec.md': blankSpec() }), ['serve', 'spec.md', '--port', '0'], {
+      env: { LOG_LEVEL: 'verbose' },
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      'error: LOG_LEVEL must be fatal, error, warn, info, debug, trace or silent, not "verbose".\n',
+    );
+  });
+
+  it('names the environment it reads in its help', async () => {
+    const help = await runIn(tempDir(), ['serve', '--help']);
+    expect(help.code).toBe(0);
+    for (const name of ['DATABASE_URL', 'TRUST_PROXY', 'LOG_LEVEL', 'PORT', 'HOST']) {
+      expect(help.stdout).toMatch(new RegExp(`^  (PORT, )?${name}\\b`, 'm'));
+    }
+    expect(help.stdout).toContain('--log-format <format>');
+  });
+
+  it('exits 2 for a PORT that is not a port, saying it came from PORT', async () => {
+    const result = await runIn(tempDir({ 'spec.md': blankSpec() }), ['serve', 'spec.md'], { env: { PORT: '3000x' } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('error: PORT must be a whole number from 0 to 65535, not "3000x".\n');
+  });
+
   it('exits 2 for a port that is not a port, before starting', async () => {
     const result = await runIn(tempDir({ 'spec.md': blankSpec() }), ['serve', 'spec.md', '--port', 'http']);
     expect(result.code).toBe(2);

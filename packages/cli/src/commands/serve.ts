@@ -20,11 +20,13 @@ export function registerServe(program: Command, ctx: Context, version: string): 
       const result = await startServing(ctx, file, options);
       if (!result.ok || (await hasUsers(result.server))) return;
       const roles = assignableRoles(result.server.compiled.model);
-      ctx.io.stdout.write(
+      const command = addUserCommand(file ?? 'spec.md', options.db, roles, ctx);
+      result.say(
         file
-          ? `Ninepoint: no users yet; add the first with: ${addUserCommand(file, options.db, roles, ctx)}\n`
-          : 'Ninepoint: no users yet; to add one, write a spec (npx ninepoint new spec.md), then: ' +
-              `${addUserCommand('spec.md', options.db, roles, ctx)}\n`,
+          ? `no users yet; add the first with: ${command}`
+          : `no users yet; to add one, write a spec (npx ninepoint new spec.md), then: ${command}`,
+        { command },
+        'warn',
       );
     });
 }

@@ -6,13 +6,15 @@ import { behaviourKey, checkSpec, type Diagnostic, type StudioStatus } from '@ni
 import { changesSchema, formatMigrationPlan, MigrationRefusedError } from '../compile/migration-plan.ts';
 import { isLocalHostname } from '../dev-mode.ts';
 import { clientErrorHandler, requestTimeouts } from '../http/client-errors.ts';
+import { defaultLogFormat } from '../http/logging.ts';
 import type { MailOptions } from '../http/password-reset.ts';
-import { createServer, DEFAULT_HOST, DEFAULT_PORT, defaultLogger, type NinepointServer } from '../http/server.ts';
+import { createServer, DEFAULT_HOST, DEFAULT_PORT, type NinepointServer } from '../http/server.ts';
 import { closeOnSignals } from '../http/shutdown.ts';
 import { type Mailer, Outbox, smtpMailer } from '../mail/mailer.ts';
 import {
   formatDiagnostic,
   listenFailure,
+  loggerOf,
   readMailSettings,
   readServable,
   type ServeOptions,
@@ -67,11 +69,12 @@ interface Generation {
 export async function serveDev(options: ServeOptions): Promise<DevServeResult> {
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
   const printError = options.printError ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const logger = loggerOf(options, options.logFormat ?? defaultLogFormat(), printError);
+  if (logger === null) return { ok: false, exitCode: 2 };
   const read = await readServable(options, printError);
   if (!read.ok) return read;
   const { databaseUrl } = read;
   const dbPath = options.dbPath ?? DEFAULT_DB_PATH;
-  const logger = options.logger ?? defaultLogger();
   const allowDestructive = options.allowDestructive ?? false;
   const specPath = options.specPath;
   const database = databaseUrl ? redact(databaseUrl) : dbPath;

@@ -605,13 +605,32 @@ describe.each(TEST_DATABASES)('on $name', (db) => {
         expect((await signIn(user.email)).status).toBe(200);
       });
 
-      it('lifts a lockout once two 15-minute windows pass without failures', async () => {
+      it('lifts a lockout once two 15-minute windows pass without failures, as its Retry-After says', async () => {
         const { user } = await userWithToken(server);
         for (let i = 0; i < ATTEMPTS; i++) await signIn(user.email, `guess ${i}`);
-        expect((await signIn(user.email)).body.code).toBe('SIGN_IN_LOCKED');
+        const lifts = (Math.floor(clock.now / SIGN_IN_WINDOW) + 2) * SIGN_IN_WINDOW;
+        const locked = await signIn(user.email);
+        expect(locked.body.code).toBe('SIGN_IN_LOCKED');
+        expect(locked.headers['retry-after']).toBe(String(Math.ceil((lifts - clock.now) / 1000)));
         clock.now += SIGN_IN_WINDOW;
+        const still = await signIn(user.email);
+        expect(still.body.code).toBe('SIGN_IN_LOCKED');
+        expect(still.headers['retry-after']).toBe(String(Math.ceil((lifts - clock.now) / 1000)));
+        clock.now = lifts - 1000;
         expect((await signIn(user.email)).body.code).toBe('SIGN_IN_LOCKED');
-        clock.now += SIGN_IN_WINDOW;
+        clock.now = lifts;
+        expect((await signIn(user.email)).status).toBe(200);
+      });
+
+      it('says in Retry-After when a lockout made by the last window’s failures ends: at the end of this one', async () => {
+        const { user } = await userWithToken(server);
+        for (let i = 0; i < ATTEMPTS; i++) await signIn(user.email, `guess ${i}`);
+        // Into the next window: its own count is empty, the last one's failures still lock.
+        clock.now = (Math.floor(clock.now / SIGN_IN_WINDOW) + 1) * SIGN_IN_WINDOW + 5 * MINUTE;
+        const locked = await signIn(user.email);
+        expect(locked.body.code).toBe('SIGN_IN_LOCKED');
+        expect(locked.headers['retry-after']).toBe(String(10 * 60));
+        clock.now += 10 * MINUTE;
         expect((await signIn(user.email)).status).toBe(200);
       });
 

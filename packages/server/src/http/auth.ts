@@ -181,13 +181,21 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
       for (const key of keys) await auth.hit(key, window, -1);
     };
     let locked: string | undefined;
+    let lockedUntil = 0;
     for (const key of keys) {
-      const failed = (await auth.hit(key, window)) + (await auth.hits(key, window - SIGN_IN_WINDOW));
-      if (failed > attempts) locked ??= key;
+      const now = await auth.hit(key, window);
+      if (now + (await auth.hits(key, window - SIGN_IN_WINDOW)) > attempts) {
+        locked ??= key;
+        // Once released, this window holds now - 1 failures; an attempt in the next window counts
+        // them with itself, so the lockout lasts one more window when they alone reach the limit.
+        const until = window + (now - 1 < attempts ? 1 : 2) * SIGN_IN_WINDOW;
+        lockedUntil = Math.max(lockedUntil, until);
+      }
     }
     if (locked !== undefined) {
       await release();
       request.log.warn({ key: locked.startsWith('sign-in:account') ? 'account' : 'address' }, 'sign-in locked');
+      reply.header('retry-after', String(Math.max(1, Math.ceil((lockedUntil - at) / 1000))));
       throw new ProblemError('SIGN_IN_LOCKED');
     }
     const found = await auth.userForSignIn(email);

@@ -22,6 +22,7 @@ describe('connections the HTTP parser refuses', () => {
     );
     expect(text).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
     expect(text).toContain('Content-Type: application/problem+json; charset=utf-8');
+    expect(text).toContain('Referrer-Policy: strict-origin-when-cross-origin\r\n');
     expect(problemOf(text)).toMatchObject({
       code: 'INVALID_PAYLOAD',
       status: 400,

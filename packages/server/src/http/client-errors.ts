@@ -5,6 +5,7 @@ import type { RuntimeSettings } from '@ninepoint/spec';
 import type { Logger } from 'pino';
 import { PROBLEM_CONTENT_TYPE, type ProblemCatalogue } from './problem.ts';
 import { REQUEST_ID_HEADER } from './request-id.ts';
+import { REFERRER_POLICY } from './security-headers.ts';
 
 /**
  * How often Node looks for requests past their time (its default is 30 s, which would let a
@@ -69,7 +70,7 @@ export function clientErrorHandler(
       socket.write(
         `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Bad Request'}\r\n` +
           `Content-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-          `${REQUEST_ID_HEADER}: ${requestId}\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
+          `${REQUEST_ID_HEADER}: ${requestId}\r\nX-Content-Type-Options: nosniff\r\nReferrer-Policy: ${REFERRER_POLICY}\r\nConnection: close\r\n\r\n${body}`,
       );
     }
     socket.destroy();

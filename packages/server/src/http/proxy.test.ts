@@ -51,6 +51,22 @@ describe('behind a reverse proxy', () => {
     expect(cookie).toMatch(/; Secure/);
   });
 
+  it('tells browsers to keep to HTTPS (HSTS) exactly when the trusted proxy says the request came over HTTPS', async () => {
+    const trusted = await start(true);
+    const get = (server: NinepointServer, proto?: string) =>
+      server.app.inject({
+        method: 'GET',
+        url: '/api/health',
+        headers: { host: 'app.example', ...(proto ? { 'x-forwarded-proto': proto } : {}) },
+      });
+    expect((await get(trusted, 'https')).headers['strict-transport-security']).toBe('max-age=31536000');
+    expect((await get(trusted, 'http')).headers['strict-transport-security']).toBeUndefined();
+    expect((await get(trusted)).headers['strict-transport-security']).toBeUndefined();
+    // An untrusted client cannot claim HTTPS.
+    const untrusted = await start();
+    expect((await get(untrusted, 'https')).headers['strict-transport-security']).toBeUndefined();
+  });
+
   it('trusts no forwarded header by default: the origin check refuses what it cannot verify', async () => {
     const server = await start();
     const { user } = await userWithToken(server, ['staff']);

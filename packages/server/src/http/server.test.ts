@@ -188,8 +188,16 @@ describe('the blank spec over HTTP', () => {
     // An id that could forge a log line or header is replaced.
     const forged = await fetch(`${url}/api/health`, { headers: { 'x-request-id': 'a b"}\t{' } });
     expect(forged.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
-    expect(lines.some((l) => l.reqId === idA && l.msg === 'request completed')).toBe(true);
-    expect(lines.some((l) => l.reqId === 'edge-1234' && l.msg === 'incoming request')).toBe(true);
+    // One line per request, written when it is answered.
+    expect(lines.filter((l) => l.reqId === idA)).toEqual([
+      expect.objectContaining({
+        msg: 'request completed',
+        req: expect.objectContaining({ method: 'GET', url: '/api/health' }),
+        res: { statusCode: 200 },
+        responseTime: expect.any(Number),
+      }),
+    ]);
+    expect(lines.filter((l) => l.reqId === 'edge-1234').map((l) => l.msg)).toEqual(['request completed']);
   });
 
   it('answers any other method and path with UNKNOWN_CALL, and any body with a catalogued 4xx', async () => {
@@ -227,6 +235,22 @@ describe('the blank spec over HTTP', () => {
   it('tells browsers not to sniff content types', async () => {
     const response = await fetch(`${url}/api/nothing`);
     expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+
+  it('sends a Referrer-Policy on every answer, and no HSTS over plain HTTP', async () => {
+    for (const [path, headers] of [
+      ['/api/health', {}],
+      ['/api/nothing', {}],
+      ['/api/openapi.json', {}],
+      ['/', { accept: 'text/html' }],
+      ['/no-such-page', { accept: 'text/html' }],
+    ] as const) {
+      const response = await fetch(`${url}${path}`, { headers });
+      expect(response.headers.get('referrer-policy'), path).toBe('strict-origin-when-cross-origin');
+      expect(response.headers.get('strict-transport-security'), path).toBeNull();
+    }
+    // The API reference page keeps its own, stricter policy (api-docs.ts).
+    expect((await fetch(`${url}/api/docs`)).headers.get('referrer-policy')).toBe('no-referrer');
   });
 });
 

@@ -12,19 +12,29 @@ import type { Store } from '../store/store.ts';
 import { registerApiDocs } from './api-docs.ts';
 import { registerAuth } from './auth.ts';
 import { clientErrorHandler, requestTimeouts } from './client-errors.ts';
+import { registerCompression } from './compression.ts';
 import { registerEntityRoutes } from './entity-routes.ts';
 import { classifyError } from './error-handler.ts';
 import { registerJsonBody } from './json-body.ts';
 import { lingerBeforeClose } from './linger.ts';
+import {
+  createLogger,
+  defaultLogFormat,
+  type LogFormat,
+  noteRefusal,
+  OneLinePerRequest,
+  parseLogLevel,
+} from './logging.ts';
 import { type MailOptions, registerPasswordReset } from './password-reset.ts';
 import { PROBLEM_CONTENT_TYPE, type ProblemExtras, type ProblemParams } from './problem.ts';
 import { REQUEST_ID_HEADER, requestId } from './request-id.ts';
+import { HSTS, REFERRER_POLICY } from './security-headers.ts';
 import { registerWebApp } from './web-app.ts';
 
 export interface ServerOptions extends StoreOptions {
   /** A checked model without errors. */
   model: Model;
-  /** A pino logger, or false for none. Default: JSON lines on stdout at `LOG_LEVEL` (info). */
+  /** A pino logger, or false for none. Default: `defaultLogger()`. */
   logger?: Logger | false;
   /**
    * Apply migration steps that could hide or invalidate stored data (a removed field's values, rows
@@ -80,12 +90,12 @@ export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 3000;
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
-/** A logger for a server: JSON lines on stdout, credentials redacted should a header ever be logged. */
-export function defaultLogger(): Logger {
-  return pino({
-    level: process.env.LOG_LEVEL ?? 'info',
-    redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
-  });
+/**
+ * A logger for a server at `LOG_LEVEL` (default info; another value throws `LogLevelError`):
+ * pretty lines on a terminal, JSON lines otherwise, unless `format` says which.
+ */
+export function defaultLogger(format: LogFormat = defaultLogFormat()): Logger {
+  return createLogger({ level: parseLogLevel(process.env.LOG_LEVEL), format });
 }
 
 /**
@@ -116,21 +126,10 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
     const auth = new AuthStore(store.sql);
     await auth.setUp();
     const devMode = options.devMode ?? false;
-    if (devMode) {
-      const demo = await ensureDemoUsers(auth, compiled.model);
-      logger.warn(
-        { demoUsers: demo.map((u) => u.email) },
-        'development mode: demo users can sign in without a password; never use it in production',
-      );
-    }
-    if (!options.mail) {
-      logger.warn(
-        'email is not configured: password reset links are not sent (set SMTP_URL, MAIL_FROM and APP_URL; see docs/sign-in.md)',
-      );
-    }
-    if ((await auth.countUsers()) === 0) {
-      logger.warn('no users yet: add one with `ninepoint users add <email> <spec.md> --role <role>`');
-    }
+    // What to do next (add a user; dev mode's demo users; email not configured) is said once by
+    // the command that started the server (`ninepoint serve`, `ninepoint dev`), not at every app
+    // `dev` builds.
+    if (devMode) await ensureDemoUsers(auth, compiled.model);
     for (const call of compiled.routeTable.shadowed) {
       logger.warn({ method: call.method, path: call.path }, 'a system call takes precedence over this spec call');
     }
@@ -176,6 +175,7 @@ function buildApp(
     extras: ProblemExtras = {},
   ) => {
     const instance = request.url.split('?', 1)[0] ?? '/';
+    noteRefusal(request, code);
     const body = catalogue.problem(code, params, { instance, requestId: request.id }, extras);
     return reply.code(body.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
   };
@@ -187,12 +187,7 @@ function buildApp(
     // (about a tenth of a get's time): with logging off it gets no logger at all.
     ...(logger.level === 'silent'
       ? {}
-      : {
-          loggerInstance: logger as FastifyBaseLogger,
-          // A password reset link's page is opened with its secret in the query: never logged.
-          childLoggerFactory: (parent: FastifyBaseLogger, bindings: object, opts: object) =>
-            parent.child(bindings, { ...opts, serializers: { req: requestForLog } }),
-        }),
+      : { loggerInstance: logger as FastifyBaseLogger, logController: new OneLinePerRequest() }),
     bodyLimit: settings.MAX_BODY_BYTES,
     // Slow clients (slowloris) are cut off after REQUEST_TIMEOUT_SECONDS; what Node's parser
     // refuses before Fastify sees a request is answered from the catalogue too.
@@ -212,11 +207,15 @@ function buildApp(
   const ajv = createAjv();
   app.setValidatorCompiler(({ schema }) => ajv.compile(schema));
   registerJsonBody(app);
+  registerCompression(app);
 
   // A callback hook, not an async one: it runs on every call, and an async hook costs a promise.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header(REQUEST_ID_HEADER, request.id);
     reply.header('x-content-type-options', 'nosniff');
+    reply.header('referrer-policy', REFERRER_POLICY);
+    // HTTPS as Secure cookies see it (auth.ts): a TLS socket, or a trusted proxy's X-Forwarded-Proto.
+    if (request.protocol === 'https') reply.header('strict-transport-security', HSTS);
     done();
   });
   app.addHook('onClose', async () => {
@@ -254,10 +253,11 @@ function buildApp(
   // Any other path answers UNKNOWN_CALL (transition calls too, until they are served). Fastify
   // reads a body before resolving the call, so a malformed or oversized body answers
   // INVALID_PAYLOAD or PAYLOAD_TOO_LARGE even on a path that does not exist.
-  const webApp = registerWebApp(app, [
-    ...effectiveScreens(compiled.model).map((screen) => screen.route),
-    ...(extend?.pages ?? []),
-  ]);
+  const webApp = registerWebApp(
+    app,
+    [...effectiveScreens(compiled.model).map((screen) => screen.route), ...(extend?.pages ?? [])],
+    { devMode },
+  );
   app.setNotFoundHandler((request, reply) =>
     // A browser asking for a page the app does not have sees the app's own "not found" page.
     webApp.isPage(request) ? webApp.sendPage(reply, 404) : sendProblem(request, reply, 'UNKNOWN_CALL'),
@@ -265,8 +265,8 @@ function buildApp(
 
   app.setErrorHandler((error, request, reply) => {
     const classified = classifyError(error, settings);
+    // A refusal's code is on the request's one log line; an internal error gets its own, with the stack.
     if (classified.internal) request.log.error({ err: error }, 'internal error');
-    else request.log.info({ code: classified.code }, 'request refused');
     if (!request.raw.complete) lingerBeforeClose(request.raw.socket);
     return sendProblem(request, reply, classified.code, classified.params, classified.extras);
   });
@@ -288,7 +288,16 @@ function wrap(
     auth,
     migration,
     async listen({ port = DEFAULT_PORT, host = DEFAULT_HOST } = {}) {
-      await app.listen({ port, host });
+      // Fastify logs "Server listening at …" on its own; `serve` says where it listens once,
+      // with the spec and the database, so Fastify's line is held back.
+      const level = app.log.level;
+      const hold = level === 'info' || level === 'debug' || level === 'trace';
+      if (hold) app.log.level = 'warn';
+      try {
+        await app.listen({ port, host });
+      } finally {
+        if (hold) app.log.level = level;
+      }
       const address = app.server.address();
       const bound = typeof address === 'object' && address ? address.port : port;
       const shown = host.includes(':') ? `[${host}]` : host;
@@ -302,20 +311,6 @@ function wrap(
 }
 
 /** A request as the log shows it: as Fastify's own serializer does, with secrets in the query hidden. */
-function requestForLog(request: FastifyRequest) {
-  return {
-    method: request.method,
-    url: redactQuerySecrets(request.url),
-    host: request.host,
-    remoteAddress: request.ip,
-    remotePort: request.socket?.remotePort,
-  };
-}
-
-/** `/reset-password?token=npr_…` → `/reset-password?token=***`. */
-export function redactQuerySecrets(url: string): string {
-  return url.replace(/([?&]token=)[^&#]*/gi, '$1***');
-}
 
 /** Who may search the user directory: those who may create or update a record with a `User` field. */
 function userPickers(compiled: CompiledApp): (actor: Actor) => boolean {

@@ -4,7 +4,7 @@ import { effectiveScreens } from '@ninepoint/spec';
 import Fastify from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LENDING_DESK, modelOf, tempDir } from '../../test/helpers.ts';
-import { registerWebApp, WEB_APP_CSP } from './web-app.ts';
+import { DEV_MODE_META, registerWebApp, WEB_APP_CSP } from './web-app.ts';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -12,18 +12,21 @@ afterEach(() => {
 });
 
 /** A server with a fake build of the web app: a page and one hashed asset. */
-function serve() {
+function serve(devMode = false) {
   const temp = tempDir();
   cleanups.push(temp.remove);
   const dist = join(temp.dir, 'dist');
   mkdirSync(join(dist, 'assets'), { recursive: true });
-  writeFileSync(join(dist, 'index.html'), '<!doctype html><div id="root"></div>');
+  writeFileSync(join(dist, 'index.html'), '<!doctype html><head><title>x</title></head><div id="root"></div>');
   writeFileSync(join(dist, 'assets', 'index-abc123.js'), 'console.log(1)');
+  // As scripts/build-web.mjs precompresses a file (here with made-up bodies, to tell them apart).
+  writeFileSync(join(dist, 'assets', 'index-abc123.js.br'), 'BROTLI');
+  writeFileSync(join(dist, 'assets', 'index-abc123.js.gz'), 'GZIP');
   const app = Fastify();
   const web = registerWebApp(
     app,
     effectiveScreens(modelOf(LENDING_DESK)).map((screen) => screen.route),
-    dist,
+    { dist, devMode },
   );
   app.setNotFoundHandler((request, reply) =>
     web.isPage(request) ? web.sendPage(reply, 404) : reply.code(404).send({ code: 'UNKNOWN_CALL' }),
@@ -79,12 +82,67 @@ describe('serving the web app', () => {
     expect(api.json()).toEqual({ code: 'UNKNOWN_CALL' });
   });
 
+  it('sends a file’s precompressed form the browser accepts, with Vary, and never the .br or .gz file alone', async () => {
+    const app = serve();
+    const get = (accept?: string) =>
+      app.inject({
+        method: 'GET',
+        url: '/assets/index-abc123.js',
+        headers: accept ? { 'accept-encoding': accept } : {},
+      });
+    const br = await get('gzip, deflate, br');
+    expect([br.headers['content-encoding'], br.body, br.headers.vary]).toEqual(['br', 'BROTLI', 'accept-encoding']);
+    expect(br.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    const gz = await get('gzip');
+    expect([gz.headers['content-encoding'], gz.body]).toEqual(['gzip', 'GZIP']);
+    const plain = await get();
+    expect([plain.headers['content-encoding'], plain.body, plain.headers.vary]).toEqual([
+      undefined,
+      'console.log(1)',
+      'accept-encoding',
+    ]);
+    expect(br.headers.etag).toBe(plain.headers.etag);
+    const unchanged = await app.inject({
+      method: 'GET',
+      url: '/assets/index-abc123.js',
+      headers: { 'if-none-match': String(plain.headers.etag), 'accept-encoding': 'br' },
+    });
+    expect([unchanged.statusCode, unchanged.headers.vary]).toEqual([304, 'accept-encoding']);
+    for (const path of ['/assets/index-abc123.js.br', '/assets/index-abc123.js.gz']) {
+      expect((await app.inject({ method: 'GET', url: path })).statusCode, path).toBe(404);
+    }
+    // A file the build did not compress goes as it is, with no Vary.
+    const page = await app.inject({ method: 'GET', url: '/', headers: { 'accept-encoding': 'br' } });
+    expect([page.headers['content-encoding'], page.headers.vary]).toEqual([undefined, undefined]);
+  });
+
+  it('marks the page under ninepoint dev, so the app needs no dev-only call to know it, and only there', async () => {
+    const served = await serve().inject({ method: 'GET', url: '/' });
+    expect(served.body).toBe('<!doctype html><head><title>x</title></head><div id="root"></div>');
+    const dev = serve(true);
+    const page = await dev.inject({ method: 'GET', url: '/' });
+    expect(page.body).toBe(
+      `<!doctype html><head><title>x</title><meta name="${DEV_MODE_META}" content="on" /></head><div id="root"></div>`,
+    );
+    expect(page.headers.etag).not.toBe(served.headers.etag);
+    const again = await dev.inject({
+      method: 'GET',
+      url: '/',
+      headers: { 'if-none-match': String(page.headers.etag) },
+    });
+    expect(again.statusCode).toBe(304);
+    const notFound = await dev.inject({ method: 'GET', url: '/no/such/page', headers: { accept: 'text/html' } });
+    expect(notFound.body).toContain(DEV_MODE_META);
+  });
+
   it('registers nothing when the app is not built', async () => {
     const app = Fastify();
     const web = registerWebApp(
       app,
       effectiveScreens(modelOf(LENDING_DESK)).map((screen) => screen.route),
-      null,
+      {
+        dist: null,
+      },
     );
     const answer = await app.inject({ method: 'GET', url: '/', headers: { accept: 'text/html' } });
     expect(answer.statusCode).toBe(404);

@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { preferredCoding } from './compression.ts';
 
 /**
  * The web app's page may run scripts from its own origin only and talk only to it. Mantine sets
@@ -35,6 +36,9 @@ interface File {
   body: Buffer;
   type: string;
   etag: string;
+  /** The build's precompressed forms (`<file>.br`, `<file>.gz`), when it wrote them. */
+  br?: Buffer;
+  gz?: Buffer;
 }
 
 /** Where `npm run build -w packages/web` puts the app; null when it has not been built. */
@@ -61,10 +65,12 @@ function readBuild(dist: string): Map<string, File> {
   const known = builds.get(dist);
   if (known?.builtAt === builtAt) return known.files;
   const files = new Map<string, File>();
+  const compressed = new Map<string, Buffer>();
   const walk = (dir: string, prefix: string) => {
     for (const name of readdirSync(dir)) {
       const path = join(dir, name);
       if (statSync(path).isDirectory()) walk(path, `${prefix}${name}/`);
+      else if (name.endsWith('.br') || name.endsWith('.gz')) compressed.set(`/${prefix}${name}`, readFileSync(path));
       else {
         const body = readFileSync(path);
         const etag = `"${createHash('sha256').update(body).digest('hex').slice(0, 16)}"`;
@@ -73,6 +79,12 @@ function readBuild(dist: string): Map<string, File> {
     }
   };
   walk(dist, '');
+  for (const [path, file] of files) {
+    const br = compressed.get(`${path}.br`);
+    const gz = compressed.get(`${path}.gz`);
+    if (br) file.br = br;
+    if (gz) file.gz = gz;
+  }
   builds.set(dist, { builtAt, files });
   return files;
 }
@@ -89,6 +101,20 @@ function routePattern(route: string): RegExp {
 }
 
 /**
+ * The page's mark of development mode, `<meta name="ninepoint-dev-mode" content="on">`: the web app
+ * reads it (packages/web/src/api/dev.ts) rather than asking a dev-only call that `serve` would
+ * answer 404 on every page.
+ */
+export const DEV_MODE_META = 'ninepoint-dev-mode';
+
+export interface WebAppOptions {
+  /** The build's folder; null when there is none. Default: `webAppDirectory()`. */
+  dist?: string | null;
+  /** Marks the page as served by `ninepoint dev` (`DEV_MODE_META`). Default false. */
+  devMode?: boolean;
+}
+
+/**
  * Serves the built web app: its hashed assets (cached for good), and its page for every route
  * it is given (the screens', and the Studio's under `ninepoint dev`), `ACCOUNT_PAGES` and `/`. A browser asking for any other page gets the page too, with
  * status 404, so the app shows its own "not found"; other clients get the catalogue's UNKNOWN_CALL
@@ -97,30 +123,32 @@ function routePattern(route: string): RegExp {
 export function registerWebApp(
   app: FastifyInstance,
   pageRoutes: readonly string[],
-  dist: string | null = webAppDirectory(),
+  options: WebAppOptions = {},
 ): { isPage: (request: FastifyRequest) => boolean; sendPage: (reply: FastifyReply, status: number) => FastifyReply } {
+  const dist = options.dist === undefined ? webAppDirectory() : options.dist;
   const files = dist ? readBuild(dist) : new Map<string, File>();
-  const page = files.get('/index.html');
+  const built = files.get('/index.html');
+  const page = built && options.devMode ? markedDevMode(built) : built;
   const routes = [...pageRoutes.map(routePattern), ...ACCOUNT_PAGES.map(routePattern), routePattern('/')];
   const sendPage = (reply: FastifyReply, status: number) => {
     if (!page) throw new Error('The web app is not built.');
-    return reply
-      .code(status)
-      .type(page.type)
-      .header('cache-control', 'no-cache')
-      .header('content-security-policy', WEB_APP_CSP)
-      .header('etag', page.etag)
-      .send(page.body);
+    return sendFile(
+      reply.code(status).header('cache-control', 'no-cache').header('content-security-policy', WEB_APP_CSP),
+      page,
+    );
   };
   if (!page) return { isPage: () => false, sendPage };
 
   for (const [path, file] of files) {
     if (path === '/index.html') continue;
     app.get(path, (request, reply) => {
-      if (request.headers['if-none-match'] === file.etag) return reply.code(304).send();
+      if (request.headers['if-none-match'] === file.etag) {
+        if (file.br || file.gz) reply.header('vary', 'accept-encoding');
+        return reply.code(304).send();
+      }
       // Vite names assets by their content: a changed file has a new name.
       const cache = path.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache';
-      return reply.type(file.type).header('cache-control', cache).header('etag', file.etag).send(file.body);
+      return sendFile(reply.header('cache-control', cache), file);
     });
   }
   // A screen route under /api would shadow the API; the checker's route rules should prevent it.
@@ -138,4 +166,28 @@ export function registerWebApp(
     return (request.headers.accept ?? '').includes('text/html') || routes.some((r) => r.test(path));
   };
   return { isPage, sendPage };
+}
+
+/** The page with `DEV_MODE_META` in its head (a meta tag: the CSP allows no inline script). */
+function markedDevMode(page: File): File {
+  const html = page.body.toString('utf8');
+  const meta = `<meta name="${DEV_MODE_META}" content="on" />`;
+  const at = html.indexOf('</head>');
+  const body = Buffer.from(at === -1 ? `${meta}${html}` : `${html.slice(0, at)}${meta}${html.slice(at)}`);
+  return { body, type: page.type, etag: `"${createHash('sha256').update(body).digest('hex').slice(0, 16)}"` };
+}
+
+/**
+ * Sends a file of the build in the best form the browser accepts: brotli, gzip, or as it is.
+ * `Vary: Accept-Encoding` tells caches the answer depends on it. The ETag is the file's, whatever
+ * its coding (as nginx's gzip_static does); the app's writes never send a build file's ETag back.
+ */
+function sendFile(reply: FastifyReply, file: File): FastifyReply {
+  reply.type(file.type).header('etag', file.etag);
+  if (!file.br && !file.gz) return reply.send(file.body);
+  reply.header('vary', 'accept-encoding');
+  const coding = preferredCoding(reply.request.headers['accept-encoding'], file);
+  if (coding === 'br' && file.br) return reply.header('content-encoding', 'br').send(file.br);
+  if (coding === 'gzip' && file.gz) return reply.header('content-encoding', 'gzip').send(file.gz);
+  return reply.send(file.body);
 }

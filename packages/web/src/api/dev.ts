@@ -9,7 +9,7 @@ export type { StudioStatus };
 /**
  * The calls `ninepoint dev` adds for the browser: the Studio's spec file, saving it, the stream
  * of apply outcomes, and sign-in as a role's demo user. `ninepoint serve` answers none of them
- * (404), so the app asks once per page load whether it runs in dev mode and then stays quiet.
+ * (404), so the app calls them only when the page says it runs in dev mode (`DEV_MODE_META`).
  */
 
 /** `GET /api/dev/studio`: the spec file the dev server watches. */
@@ -33,11 +33,30 @@ export const DEV_CALLS = {
   outbox: '/api/dev/outbox',
 } as const;
 
+/**
+ * `ninepoint dev` marks the page it serves with `<meta name="ninepoint-dev-mode" content="on">`
+ * (the server's `DEV_MODE_META`); `serve` does not, so its pages never call a dev-only path.
+ */
+const DEV_MODE_META = 'ninepoint-dev-mode';
+
+/**
+ * What the page says: true or false; null only on Vite's own dev server (`vite dev`), whose page
+ * the Ninepoint server never saw, so the mode is asked of the API behind its proxy.
+ */
+const MARKED: boolean | null = markedDevMode();
+
+function markedDevMode(): boolean | null {
+  const meta =
+    typeof document === 'undefined' ? null : document.querySelector<HTMLMetaElement>(`meta[name="${DEV_MODE_META}"]`);
+  if (meta) return meta.content === 'on';
+  return import.meta.env.DEV ? null : false;
+}
+
 let probe: Promise<boolean> | null = null;
 
 /**
- * Whether the server runs in dev mode, asked once per page load: a refetch (signing in
- * invalidates every query) answers from this promise, so `serve` sees one 404 and no more.
+ * Under `vite dev` only: whether the server behind the proxy runs in dev mode, asked once per
+ * page load (a refetch, as after signing in, answers from this promise).
  */
 function probeDevMode(): Promise<boolean> {
   probe ??= fetch(DEV_CALLS.studio, { credentials: 'same-origin', headers: { accept: 'application/json' } }).then(
@@ -50,10 +69,15 @@ function probeDevMode(): Promise<boolean> {
   return probe;
 }
 
-/** True under `ninepoint dev`, false under `serve`; undefined while the one probe is under way. */
+/** True under `ninepoint dev`, false under `serve`; undefined under `vite dev` while its probe is under way. */
 export function useDevMode(): boolean | undefined {
-  const query = useQuery({ queryKey: ['dev', 'mode'], queryFn: probeDevMode, staleTime: Number.POSITIVE_INFINITY });
-  return query.data;
+  const query = useQuery({
+    queryKey: ['dev', 'mode'],
+    queryFn: probeDevMode,
+    staleTime: Number.POSITIVE_INFINITY,
+    enabled: MARKED === null,
+  });
+  return MARKED ?? query.data;
 }
 
 /** The spec file as the dev server last read it; refetched whenever the server reports an attempt. */

@@ -10,7 +10,7 @@ const NOTICE_MS = 8000;
  * Under `ninepoint dev`, keeps every open page of the app in step with the spec file: when the
  * server applies a new version, every query is fetched again (the model too, so new fields,
  * screens and transition buttons appear without a reload) and a short notice says what changed.
- * Under `serve` it asks nothing beyond the one dev-mode probe.
+ * Under `serve` it asks nothing: the page says it is not in dev mode.
  */
 export function DevLoop() {
   const dev = useDevMode() === true;

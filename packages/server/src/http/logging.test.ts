@@ -1,0 +1,145 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { blankModel, tempDir } from '../../test/helpers.ts';
+import { createLogger, defaultLogFormat, formatLogLine, LogLevelError, parseLogLevel } from './logging.ts';
+import { createServer, type NinepointServer } from './server.ts';
+
+describe('LOG_LEVEL', () => {
+  it('accepts pino’s levels in any case, and info when unset or empty', () => {
+    expect(parseLogLevel(undefined)).toBe('info');
+    expect(parseLogLevel('')).toBe('info');
+    expect(parseLogLevel('warn')).toBe('warn');
+    expect(parseLogLevel(' DEBUG ')).toBe('debug');
+    expect(parseLogLevel('silent')).toBe('silent');
+  });
+
+  it('refuses another word, naming the levels it may be', () => {
+    expect(() => parseLogLevel('verbose')).toThrow(LogLevelError);
+    expect(() => parseLogLevel('verbose')).toThrow(
+      'LOG_LEVEL must be fatal, error, warn, info, debug, trace or silent, not "verbose".',
+    );
+  });
+});
+
+describe('the log format', () => {
+  it('is pretty on a terminal and JSON otherwise', () => {
+    expect(defaultLogFormat({ isTTY: true })).toBe('pretty');
+    expect(defaultLogFormat({ isTTY: false })).toBe('json');
+    expect(defaultLogFormat({})).toBe('json');
+  });
+});
+
+describe('pretty log lines', () => {
+  const at = new Date(2026, 0, 2, 9, 5, 7).getTime();
+
+  it('says a request in one line: time, method, path, status, duration, request id', () => {
+    const line = JSON.stringify({
+      level: 30,
+      time: at,
+      reqId: 'r-1',
+      req: { method: 'GET', url: '/api/books?limit=2', host: 'x', remoteAddress: '127.0.0.1' },
+      res: { statusCode: 200 },
+      responseTime: 3.0625,
+      msg: 'request completed',
+    });
+    expect(formatLogLine(line)).toBe('09:05:07 GET /api/books?limit=2 200 3.1 ms r-1\n');
+  });
+
+  it('gives a refused request its problem code', () => {
+    const line = JSON.stringify({
+      level: 30,
+      time: at,
+      reqId: 'r-2',
+      req: { method: 'POST', url: '/api/auth/sign-in' },
+      res: { statusCode: 429 },
+      responseTime: 12,
+      code: 'SIGN_IN_LOCKED',
+      msg: 'request completed',
+    });
+    expect(formatLogLine(line)).toBe('09:05:07 POST /api/auth/sign-in 429 SIGN_IN_LOCKED 12.0 ms r-2\n');
+  });
+
+  it('says other records with their level and fields, and an error’s stack indented below', () => {
+    expect(formatLogLine(JSON.stringify({ level: 40, time: at, table: 'books', rows: 3, msg: 'column hidden' }))).toBe(
+      '09:05:07 WARN column hidden table=books rows=3\n',
+    );
+    const error = JSON.stringify({
+      level: 50,
+      time: at,
+      reqId: 'r-3',
+      err: { type: 'Error', message: 'boom', stack: 'Error: boom\n    at handler (x.ts:1:1)' },
+      msg: 'internal error',
+    });
+    expect(formatLogLine(error)).toBe(
+      '09:05:07 ERROR internal error r-3\n    Error: boom\n        at handler (x.ts:1:1)\n',
+    );
+  });
+
+  it('colours the status and level only when asked, and never passes on terminal escapes from a message', () => {
+    const request = JSON.stringify({
+      level: 30,
+      time: at,
+      req: { method: 'GET', url: '/x' },
+      res: { statusCode: 503 },
+      responseTime: 1,
+    });
+    expect(formatLogLine(request, true)).toContain('\u001b[31m503\u001b[0m');
+    expect(formatLogLine(request, false)).not.toContain('\u001b');
+    expect(formatLogLine(JSON.stringify({ level: 30, time: at, msg: 'a\u001b[2Jb' }))).toBe('09:05:07 INFO a?[2Jb\n');
+  });
+
+  it('passes a line that is not JSON through unchanged', () => {
+    expect(formatLogLine('plain words\n')).toBe('plain words\n');
+  });
+
+  it('is what a pretty logger writes', () => {
+    const out: string[] = [];
+    const logger = createLogger({ format: 'pretty', write: (text) => out.push(text) });
+    logger.warn({ kind: 'x' }, 'careful');
+    logger.debug('not at info');
+    expect(out).toEqual([expect.stringMatching(/^\d\d:\d\d:\d\d WARN careful kind=x\n$/)]);
+  });
+});
+
+describe('request logging', () => {
+  let server: NinepointServer;
+  let remove: () => void;
+  const lines: Record<string, unknown>[] = [];
+
+  beforeAll(async () => {
+    const temp = tempDir();
+    remove = temp.remove;
+    const logger = createLogger({ format: 'json', write: (text) => void lines.push(JSON.parse(text)) });
+    server = await createServer({ model: blankModel(), dbPath: temp.dbPath, logger });
+  });
+  afterAll(async () => {
+    await server.close();
+    remove();
+  });
+
+  it('writes one JSON line per request, with the refusal’s problem code and no separate refusal line', async () => {
+    const ok = await server.app.inject({ method: 'GET', url: '/api/health' });
+    const refused = await server.app.inject({ method: 'DELETE', url: '/api/nothing-here' });
+    const mine = (id: unknown) => lines.filter((l) => l.reqId === id);
+    expect(mine(ok.headers['x-request-id'])).toEqual([
+      expect.objectContaining({
+        level: 30,
+        msg: 'request completed',
+        req: expect.objectContaining({ method: 'GET', url: '/api/health' }),
+        res: { statusCode: 200 },
+        responseTime: expect.any(Number),
+      }),
+    ]);
+    expect(mine(refused.headers['x-request-id'])).toEqual([
+      expect.objectContaining({ res: { statusCode: 404 }, code: 'UNKNOWN_CALL', msg: 'request completed' }),
+    ]);
+  });
+
+  it('never logs a request’s cookie or authorization header', async () => {
+    await server.app.inject({
+      method: 'GET',
+      url: '/api/auth/me',
+      headers: { cookie: 'np_session=nps_secret', authorization: 'Bearer npt_secret' },
+    });
+    expect(JSON.stringify(lines)).not.toContain('secret');
+  });
+});

@@ -1,0 +1,198 @@
+import { LogController } from 'fastify';
+import { type Logger, pino } from 'pino';
+
+/** pino's levels, most to least severe, and `silent` (nothing). */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** `pretty`: one readable line per request, for a person at a terminal; `json`: one JSON object a line, for a collector. */
+export const LOG_FORMATS = ['pretty', 'json'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+/** A `LOG_LEVEL` that is not one of `LOG_LEVELS`; its message says which are. */
+export class LogLevelError extends Error {
+  constructor(value: string) {
+    super(`LOG_LEVEL must be ${LOG_LEVELS.slice(0, -1).join(', ')} or silent, not "${value}".`);
+    this.name = 'LogLevelError';
+  }
+}
+
+/** `LOG_LEVEL` as a level: unset or empty is `info`, any case is accepted; anything else throws `LogLevelError`. */
+export function parseLogLevel(value: string | undefined): LogLevel {
+  const text = value?.trim().toLowerCase() ?? '';
+  if (text === '') return 'info';
+  const level = LOG_LEVELS.find((l) => l === text);
+  if (!level) throw new LogLevelError(value ?? '');
+  return level;
+}
+
+/** Pretty on a terminal, JSON otherwise (a pipe, a file, a container's log collector). */
+export function defaultLogFormat(stdout: { isTTY?: boolean } = process.stdout): LogFormat {
+  return stdout.isTTY === true ? 'pretty' : 'json';
+}
+
+export interface LoggerOptions {
+  level?: LogLevel;
+  format?: LogFormat;
+  /**
+   * Where lines go. Default: stdout, through pino's asynchronous destination for JSON (buffered,
+   * flushed on exit) and `process.stdout` for pretty lines, so they keep their order with what
+   * the command prints there.
+   */
+  write?: (text: string) => void;
+  /** ANSI colours in pretty lines (a terminal that wants them). Default false. */
+  color?: boolean;
+}
+
+const REDACT = ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'];
+
+/**
+ * A server's logger: JSON lines or pretty lines on stdout, credentials redacted should a header
+ * ever be logged. Pretty lines are formatted in this process by `formatLogLine` (no worker thread,
+ * unlike pino-pretty's transport).
+ *
+ * @example
+ * const logger = createLogger({ level: parseLogLevel(process.env.LOG_LEVEL), format: defaultLogFormat() });
+ */
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const level = options.level ?? 'info';
+  if ((options.format ?? 'json') === 'json') {
+    const write = options.write;
+    return pino(
+      { level, redact: REDACT },
+      write ? { write: (line: string) => write(line) } : pino.destination({ dest: 1, sync: false }),
+    );
+  }
+  const out = options.write ?? ((text: string) => void process.stdout.write(text));
+  const color = options.color ?? false;
+  // pid and hostname say nothing to the person watching one process.
+  return pino({ level, redact: REDACT, base: null }, { write: (line: string) => out(formatLogLine(line, color)) });
+}
+
+/**
+ * Fastify's request logging as one line per request, written when the answer is complete:
+ * method, path, status, duration and request id (`reqId`), and the problem code of a refusal.
+ * Fastify's own logs two (incoming, completed).
+ */
+export class OneLinePerRequest extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(
+    error: Error | null | undefined,
+    request: Parameters<LogController['requestCompleted']>[1],
+    reply: Parameters<LogController['requestCompleted']>[2],
+  ): void {
+    const code = (request as RefusedRequest)[REFUSED_CODE];
+    const line = {
+      // A password reset page is opened with its secret in the query: never logged.
+      req: { method: request.method, url: redactQuerySecrets(request.url), remoteAddress: request.ip },
+      res: reply,
+      responseTime: reply.elapsedTime,
+      ...(code === undefined ? {} : { code }),
+    };
+    if (error) reply.log.error({ ...line, err: error }, 'request errored');
+    else reply.log.info(line, 'request completed');
+  }
+}
+
+/** `/reset-password?token=npr_…` → `/reset-password?token=***`. */
+export function redactQuerySecrets(url: string): string {
+  return url.replace(/([?&]token=)[^&#]*/gi, '$1***');
+}
+
+const REFUSED_CODE = Symbol('ninepoint.refusedCode');
+interface RefusedRequest {
+  [REFUSED_CODE]?: string;
+}
+
+/** Notes the problem code a request was refused with, for its log line. */
+export function noteRefusal(request: object, code: string): void {
+  (request as RefusedRequest)[REFUSED_CODE] = code;
+}
+
+const LEVEL_NAMES: Record<number, string> = {
+  10: 'TRACE',
+  20: 'DEBUG',
+  30: 'INFO',
+  40: 'WARN',
+  50: 'ERROR',
+  60: 'FATAL',
+};
+/** Fields every record has, or that a pretty line shows in its own place. */
+const SHOWN = new Set([
+  'level',
+  'time',
+  'pid',
+  'hostname',
+  'msg',
+  'reqId',
+  'req',
+  'res',
+  'responseTime',
+  'err',
+  'code',
+]);
+
+const paint = (on: boolean, ansi: string, text: string) => (on ? `\u001b[${ansi}m${text}\u001b[0m` : text);
+// A message or value could hold terminal escapes (a URL is checked by Node's parser, a message is not).
+const printable = (text: string) => text.replace(/\p{Cc}/gu, '?');
+
+/**
+ * One pino JSON line as a person reads it: `12:04:31 GET /api/books 200 3.1 ms <request id>` for
+ * a request, `12:04:31 WARN message key=value` for anything else, an error's stack indented below.
+ * A line that is not JSON passes through unchanged.
+ */
+export function formatLogLine(json: string, color = false): string {
+  let record: Record<string, unknown>;
+  try {
+    record = JSON.parse(json) as Record<string, unknown>;
+  } catch {
+    return json;
+  }
+  const time = paint(color, '2', clock(record.time));
+  const level = typeof record.level === 'number' ? record.level : 30;
+  const reqId = typeof record.reqId === 'string' ? paint(color, '2', record.reqId) : '';
+  const req = record.req as { method?: unknown; url?: unknown } | undefined;
+  const res = record.res as { statusCode?: unknown } | undefined;
+  let head: string;
+  if (req && res && typeof record.responseTime === 'number') {
+    const status = Number(res.statusCode);
+    const statusText = paint(color, status >= 500 ? '31' : status >= 400 ? '33' : '32', String(status));
+    const code = typeof record.code === 'string' ? ` ${record.code}` : '';
+    head = [
+      time,
+      printable(`${String(req.method)} ${String(req.url)}`),
+      `${statusText}${code}`,
+      `${record.responseTime.toFixed(1)} ms`,
+      reqId,
+    ]
+      .filter((part) => part !== '')
+      .join(' ');
+  } else {
+    const name = LEVEL_NAMES[level] ?? String(level);
+    const levelText = paint(color, level >= 50 ? '31' : level >= 40 ? '33' : '36', name);
+    const extras = Object.entries(record)
+      .filter(([key]) => !SHOWN.has(key))
+      .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`);
+    if (typeof record.code === 'string') extras.unshift(`code=${record.code}`);
+    head = [time, levelText, printable([String(record.msg ?? ''), ...extras].join(' ')), reqId]
+      .filter((part) => part !== '')
+      .join(' ');
+  }
+  const err = record.err as { stack?: unknown; message?: unknown } | undefined;
+  const detail = err ? String(err.stack ?? err.message ?? '') : '';
+  const below = detail
+    ? `\n${detail
+        .split('\n')
+        .map((line) => `    ${printable(line)}`)
+        .join('\n')}`
+    : '';
+  return `${head}${below}\n`;
+}
+
+/** Local wall-clock time, `HH:MM:SS`: a terminal is read by someone in its time zone. */
+function clock(time: unknown): string {
+  const date = new Date(typeof time === 'number' ? time : Date.now());
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
+}
