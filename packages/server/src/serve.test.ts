@@ -37,6 +37,10 @@ function setup(source: string) {
   return { options, out, err, temp };
 }
 
+/** What `serve` says once at start without SMTP settings. */
+const NO_EMAIL =
+  'email is not configured: password reset links are not sent (set SMTP_URL, MAIL_FROM and APP_URL; see docs/sign-in.md)';
+
 describe('serve', () => {
   it('serves the blank spec and says where', async () => {
     const { options, out, err, temp } = setup(blankSpec('Blank'));
@@ -44,7 +48,10 @@ describe('serve', () => {
     if (!result.ok) throw new Error(err.join('\n'));
     cleanups.push(() => result.server.close());
     expect(result.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(out).toEqual([`Ninepoint: serving "Blank" at ${result.url} (SQLite: ${temp.dbPath})`]);
+    expect(out).toEqual([
+      `Ninepoint: serving "Blank" at ${result.url} (SQLite: ${temp.dbPath})`,
+      `Ninepoint: ${NO_EMAIL}`,
+    ]);
     expect(err).toEqual([]);
     expect(existsSync(temp.dbPath)).toBe(true);
     const health = await fetch(`${result.url}/api/health`);
@@ -67,6 +74,7 @@ describe('serve', () => {
         spec: 'Blank',
         database: `SQLite: ${temp.dbPath}`,
       }),
+      expect.objectContaining({ level: 40, msg: NO_EMAIL }),
     ]);
   });
 

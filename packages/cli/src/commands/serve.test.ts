@@ -10,6 +10,7 @@ describe('ninepoint serve', () => {
     await first.waitFor(/no users yet/);
     expect(first.stdout()).toContain(
       `Ninepoint: serving "Lending desk" at ${first.url} (SQLite: ${dir}/data/app.db)\n` +
+        'Ninepoint: email is not configured: password reset links are not sent (set SMTP_URL, MAIL_FROM and APP_URL; see docs/sign-in.md)\n' +
         'Ninepoint: no users yet; add the first with: ' +
         'npx ninepoint users add <email> --role <staff|member> --db data/app.db spec.md\n',
     );
