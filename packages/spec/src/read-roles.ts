@@ -127,19 +127,7 @@ function noPermission(role: string, entity: string): Omit<Permission, 'span'> {
 }
 
 function readPermission(cell: Cell, role: string, entity: string, scope: Scope): Omit<Permission, 'span'> | null {
-  const permission: Omit<Permission, 'span'> = {
-    role,
-    entity,
-    create: false,
-    read: 'none',
-    update: 'none',
-    delete: 'none',
-    createFields: null,
-    updateFields: null,
-    readFields: null,
-    via: { read: null, update: null, delete: null },
-    inStates: { read: null, update: null, delete: null },
-  };
+  const permission = noPermission(role, entity);
   const text = plain(cell.text);
   if (text === '' || /^(-|—|–|none|no)$/i.test(text)) return null;
   /** The read items seen so far, and whether one named fields: two reads with fields are ambiguous. */

@@ -17,7 +17,7 @@ import type { EntityPermissions } from '../compile/permissions.ts';
 import type { Route } from '../compile/route-table.ts';
 import { covers, coversEveryRecord, type Grant } from '../compile/row-access.ts';
 import { replayHistory } from '../store/history.ts';
-import { settle } from '../store/settle-reads.ts';
+import { type SettledReads, settle } from '../store/settle-reads.ts';
 import type {
   ApiRecord,
   EntityRecords,
@@ -165,8 +165,7 @@ function listHandler(route: Route, context: EntityContext): Handler {
     const page = await records.list(query);
     const sort = `${query.sort.descending ? '-' : ''}${query.sort.column}`;
     const hidden = hiddenOf(actor, context);
-    const items =
-      hidden === null ? page.records : await Promise.all(page.records.map((r) => visible(r, hidden, context)));
+    const items = hidden === null ? page.records : await visibleAll(page.records, hidden, context);
     return reply.send({
       items,
       next: page.next ? encodeCursor(sort, page.next) : null,
@@ -180,10 +179,11 @@ function getHandler(route: Route, context: EntityContext): Handler {
     const grants = readGrants(request.actor, context.permissions);
     const id = recordId(request, route, context);
     const stored = await context.records.get(id);
-    if (!stored || !(await readable(grants, stored.record, request.actor, context))) throw notFound(context, id);
+    const reads: SettledReads = new Map();
+    if (!stored || !(await readable(grants, stored.record, request.actor, context, reads))) throw notFound(context, id);
     return reply
       .header('etag', etagOf(stored.version))
-      .send(await visible(stored.record, hiddenOf(request.actor, context), context));
+      .send(await visible(stored.record, hiddenOf(request.actor, context), context, reads));
   };
 }
 
@@ -198,9 +198,10 @@ function historyHandler(route: Route, context: EntityContext): Handler {
     if (!coversEveryRecord(grants) || hidden !== null) {
       // The record as it is, or as it was last when deleted: its history holds every change.
       const current = (await context.records.get(id))?.record ?? replayHistory(items);
-      if (!(await readable(grants, current, request.actor, context))) throw notFound(context, id);
+      const reads: SettledReads = new Map();
+      if (!(await readable(grants, current, request.actor, context, reads))) throw notFound(context, id);
       if (hidden !== null) {
-        const unseen = await settle((load) => hidden(current, load), context.store);
+        const unseen = await settle((load) => hidden(current, load), context.store, reads);
         return reply.send({ items: items.map((entry) => visibleEntry(entry, unseen)) });
       }
     }
@@ -533,9 +534,10 @@ async function readable(
   record: ApiRecord,
   actor: RequestActor,
   context: EntityContext,
+  reads?: SettledReads,
 ): Promise<boolean> {
   if (coversEveryRecord(grants)) return true;
-  return settle((load) => covers(grants, record, actor.userId, load), context.store);
+  return settle((load) => covers(grants, record, actor.userId, load), context.store, reads);
 }
 
 /**
@@ -608,9 +610,22 @@ function hiddenOf(actor: RequestActor, context: EntityContext): HiddenFields | n
 }
 
 /** The record as the actor may see it: without the fields no role of theirs that covers it shows. */
-async function visible(record: ApiRecord, hidden: HiddenFields | null, context: EntityContext): Promise<ApiRecord> {
+async function visible(
+  record: ApiRecord,
+  hidden: HiddenFields | null,
+  context: EntityContext,
+  reads?: SettledReads,
+): Promise<ApiRecord> {
   if (hidden === null) return record;
-  return visibleRecord(record, await settle((load) => hidden(record, load), context.store));
+  return visibleRecord(record, await settle((load) => hidden(record, load), context.store, reads));
+}
+
+/** A page's records as the actor may see them, reading each record a chain goes through once. */
+async function visibleAll(records: ApiRecord[], hidden: HiddenFields, context: EntityContext): Promise<ApiRecord[]> {
+  const reads: SettledReads = new Map();
+  const shown: ApiRecord[] = [];
+  for (const record of records) shown.push(await visible(record, hidden, context, reads));
+  return shown;
 }
 
 function permissionsOf(compiled: CompiledApp, entity: string): EntityPermissions {
