@@ -139,7 +139,7 @@ export function compileEntityLogic(
       reader: TxReader,
       transition: string | null,
       user: CelUser,
-      hidden: ReadonlySet<string>,
+      hidden: () => ReadonlySet<string>,
     ): FieldError[] => {
       const found: FieldError[] = [];
       for (const compiled of rules) {
@@ -192,20 +192,16 @@ export function compileEntityLogic(
     };
 
     const create: LogicCheck = (next, _current, reader, user, hiddenOf = NOTHING_HIDDEN) => {
-      const hidden = hiddenOf(next, loaderOf(reader));
-      if (creating) guardHolds(creating, next, reader, user, () => hidden);
-      refuse(
-        catalogue,
-        failures(next, null, reader, creating?.name ?? null, user, hidden),
-        ruleMessageParams(entity, next, null, hidden),
+      const hidden = once(() => hiddenOf(next, loaderOf(reader)));
+      if (creating) guardHolds(creating, next, reader, user, hidden);
+      refuse(catalogue, failures(next, null, reader, creating?.name ?? null, user, hidden), () =>
+        ruleMessageParams(entity, next, null, hidden()),
       );
     };
     const update: LogicCheck = (next, current, reader, user, hiddenOf = NOTHING_HIDDEN) => {
-      const hidden = hiddenBoth(hiddenOf, next, current, loaderOf(reader));
-      refuse(
-        catalogue,
-        failures(next, current, reader, null, user, hidden),
-        ruleMessageParams(entity, next, null, hidden),
+      const hidden = once(() => hiddenBoth(hiddenOf, next, current, loaderOf(reader)));
+      refuse(catalogue, failures(next, current, reader, null, user, hidden), () =>
+        ruleMessageParams(entity, next, null, hidden()),
       );
     };
     const transitions = new Map<string, LogicCheck>();
@@ -218,12 +214,10 @@ export function compileEntityLogic(
           throw new ProblemError('TRANSITION_NOT_ALLOWED', { transition: t.name, entity: entity.name, state });
         }
         // The payload's fields, but the system fields as they are: `updated_at` is not yet now.
-        const hidden = hiddenBoth(hiddenOf, next, current, loaderOf(reader));
-        guardHolds(t, guardRecord(next, current), reader, user, () => hidden);
-        refuse(
-          catalogue,
-          failures(next, current, reader, t.name, user, hidden),
-          ruleMessageParams(entity, next, null, hidden),
+        const hidden = once(() => hiddenBoth(hiddenOf, next, current, loaderOf(reader)));
+        guardHolds(t, guardRecord(next, current), reader, user, hidden);
+        refuse(catalogue, failures(next, current, reader, t.name, user, hidden), () =>
+          ruleMessageParams(entity, next, null, hidden()),
         );
       });
     }
@@ -312,9 +306,9 @@ function fieldError(
   rule: Rule,
   field: string | null,
   record: ApiRecord,
-  hidden: ReadonlySet<string>,
+  hidden: () => ReadonlySet<string>,
 ): FieldError {
-  const params = ruleMessageParams(entity, record, field, hidden);
+  const params = ruleMessageParams(entity, record, field, hidden());
   return { field, code: rule.error, message: catalogue.message(rule.error, params) };
 }
 
@@ -332,14 +326,26 @@ function hiddenBoth(
 }
 
 /** Throws the answer to the failures, if any (see `EntityLogic`). */
-function refuse(catalogue: ProblemCatalogue, failures: readonly FieldError[], params: ProblemParams): void {
+function refuse(catalogue: ProblemCatalogue, failures: readonly FieldError[], params: () => ProblemParams): void {
   if (failures.length === 0) return;
   const only = sharedRefusalCode(
     failures.map((f) => f.code),
     (code) => catalogue.status(code),
   );
-  if (only !== null) throw new ProblemError(only, params, { errors: failures });
+  if (only !== null) throw new ProblemError(only, params(), { errors: failures });
   throw new ProblemError('VALIDATION_FAILED', {}, { errors: failures });
+}
+
+/**
+ * A value worked out when first asked for, then kept: what a refusal may not show is read only
+ * when something is refused, not on every write.
+ */
+function once<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => {
+    made ??= { value: make() };
+    return made.value;
+  };
 }
 
 /** The machine's transition by name, for the HTTP layer. */
