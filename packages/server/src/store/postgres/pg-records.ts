@@ -428,8 +428,8 @@ export class PgRecords implements EntityRecords {
     const { rows } = await client.query<Row>({ ...this.#getForUpdate, values: [id] });
     const row = rows[0];
     if (!row) return { ok: false, refusal: { kind: 'not-found' } };
-    if (check)
-      await this.#runCheck(client, (_n, c, reader) => check(c ?? _n, reader), this.#record(row), this.#record(row));
+    const stored = this.#record(row);
+    if (check) await this.#runCheck(client, (_next, _current, reader) => check(stored, reader), stored, stored);
     if (context.ifVersions !== null && !context.ifVersions.includes(Number(row[VERSION_COLUMN]))) {
       return { ok: false, refusal: { kind: 'stale' } };
     }
@@ -440,7 +440,7 @@ export class PgRecords implements EntityRecords {
       }
     }
     await client.query({ ...this.#delete, values: [id] });
-    const before = lastValues(this.#fieldColumns, this.#hasState, this.#record(row));
+    const before = lastValues(this.#fieldColumns, this.#hasState, stored);
     await this.#history(client, id, context, 'delete', null, null, null, {}, before);
     return { ok: true };
   }
