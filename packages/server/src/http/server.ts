@@ -15,6 +15,7 @@ import { clientErrorHandler, requestTimeouts } from './client-errors.ts';
 import { registerCompression } from './compression.ts';
 import { registerEntityRoutes } from './entity-routes.ts';
 import { classifyError } from './error-handler.ts';
+import { closeGracefully } from './graceful-close.ts';
 import { registerJsonBody } from './json-body.ts';
 import { lingerBeforeClose } from './linger.ts';
 import {
@@ -67,6 +68,8 @@ export interface ServerOptions extends StoreOptions {
    * not configured.
    */
   mail?: MailOptions;
+  /** How long `close` waits for requests under way before cutting them. Default `CLOSE_GRACE_MS` (8 s). */
+  closeGraceMs?: number;
 }
 
 /** Fastify's `trustProxy`: all, none, addresses/CIDRs, or a function of the address and its hop. */
@@ -140,7 +143,7 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
       extend: options.extend,
       mail: options.mail ?? null,
     });
-    return wrap(app, compiled, store, auth, plan);
+    return wrap(app, compiled, store, auth, plan, options.closeGraceMs);
   } catch (error) {
     await store.close();
     throw error;
@@ -279,6 +282,7 @@ function wrap(
   store: Store,
   auth: AuthStore,
   migration: MigrationPlan,
+  closeGraceMs: number | undefined,
 ): NinepointServer {
   let closing: Promise<void> | null = null;
   return {
@@ -304,7 +308,7 @@ function wrap(
       return `http://${shown}:${bound}`;
     },
     close() {
-      closing ??= app.close().then(() => store.close());
+      closing ??= closeGracefully(app, closeGraceMs).then(() => store.close());
       return closing;
     },
   };
