@@ -80,7 +80,7 @@ describe('ninepoint backup and restore', () => {
       `Backed up "Lending desk" (SQLite: ${join(dir, 'data/app.db')}) to ${dir}/backups/desk.db:\n`,
     );
     expect(backup.stdout).toMatch(
-      /^ {2}\d+ KB, \d+ tables, \d+ records, 1 users; spec last applied .*; integrity checked\.$/m,
+      /^ {2}\d+ KB, \d+ tables, \d+ records, 1 user; spec last applied .*; integrity checked\.$/m,
     );
     expect(backup.stdout).toContain('Restore it with: npx ninepoint restore backups/desk.db --db data/app.db\n');
 

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { BackupError, backupSqlite, type DatabaseSummary } from '@ninepoint/server';
 import type { Command } from 'commander';
 import type { Context } from '../context.ts';
+import { plural } from '../report-text.ts';
 import { DEFAULT_DB } from '../serving.ts';
 import { shellWord } from '../shell-word.ts';
 import { formatColumns, formatTime } from '../text-table.ts';
@@ -80,7 +81,7 @@ export function formatSummary(summary: DatabaseSummary): string {
     .map((line) => (line ? `  ${line}` : line))
     .join('\n');
   return (
-    `  ${formatBytes(summary.bytes)}, ${summary.tables} tables, ${records} records, ${summary.users} users; ` +
+    `  ${formatBytes(summary.bytes)}, ${plural(summary.tables, 'table')}, ${plural(records, 'record')}, ${plural(summary.users, 'user')}; ` +
     `spec last applied ${formatTime(summary.appliedAt)}; integrity checked.\n${table}`
   );
 }
