@@ -6,9 +6,15 @@ import { describe, expect, it } from 'vitest';
 import { LENDING_DESK } from '../../../server/test/helpers.ts';
 import { piped, runIn, startBin, tempDir } from '../test-support.ts';
 
-/** A folder with the lending desk as spec.md, its database at data/app.db, and an API token of a staff member. */
+/** The lending desk, with a rate limit the writers below stay under however fast they go. */
+const DESK = LENDING_DESK.replace(
+  '| MAX_LOANS  |',
+  '| RATE_LIMIT_PER_MINUTE | 1000000 | calls per user per minute |\n| MAX_LOANS  |',
+);
+
+/** A folder with the desk as spec.md, its database at data/app.db, and an API token of a staff member. */
 async function deskWithToken(): Promise<{ dir: string; token: string }> {
-  const dir = tempDir({ 'spec.md': LENDING_DESK });
+  const dir = tempDir({ 'spec.md': DESK });
   const db = ['--db', 'data/app.db'];
   const added = await runIn(
     dir,
@@ -131,7 +137,7 @@ describe('ninepoint backup and restore', () => {
   it('restores nothing from a damaged file, a file that is not a Ninepoint database, or one the spec does not fit', async () => {
     const { dir, token } = await deskWithToken();
     const server = await createServer({
-      model: checkSpec(LENDING_DESK).model,
+      model: checkSpec(DESK).model,
       dbPath: join(dir, 'data/app.db'),
       logger: false,
     });
@@ -167,7 +173,7 @@ describe('ninepoint backup and restore', () => {
     }
 
     // The spec without Book's isbn: serve would refuse to hide the backup's ISBNs.
-    writeFileSync(join(dir, 'narrower.md'), LENDING_DESK.replace(/\| isbn .*\n/, ''));
+    writeFileSync(join(dir, 'narrower.md'), DESK.replace(/\| isbn .*\n/, ''));
     const unfit = await runIn(dir, ['restore', 'good.db', 'narrower.md', '--db', 'restored.db']);
     expect(unfit.code).toBe(1);
     expect(unfit.stderr).toContain('serve would refuse to open this backup with narrower.md');
