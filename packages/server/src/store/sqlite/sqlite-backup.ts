@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Model } from '@ninepoint/spec';
 import Database from 'better-sqlite3';
@@ -85,6 +85,7 @@ export async function backupSqlite(
     // A backup replaced with --force must not keep a stale log of the file it replaces.
     for (const suffix of ['-wal', '-shm']) rmSync(`${destination}${suffix}`, { force: true });
     renameSync(partial, destination);
+    syncFolder(dirname(destination));
   } catch (error) {
     rmSync(partial, { force: true });
     throw error;
@@ -265,6 +266,17 @@ function summarize(db: Database.Database, path: string): DatabaseSummary {
     records: tables.map((t) => ({ entity: t.entity, table: t.name, count: count(t.name) })),
     users: count(USERS_TABLE),
   };
+}
+
+/** Makes a rename in `folder` durable: a nightly backup must not vanish with a power cut after it. */
+function syncFolder(folder: string): void {
+  if (process.platform === 'win32') return; // Windows cannot open a folder to sync it.
+  const fd = openSync(folder, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function messageOf(error: unknown): string {
