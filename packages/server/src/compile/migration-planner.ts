@@ -28,7 +28,7 @@ import {
   type StepSafety,
 } from './migration-contract.ts';
 import { plural } from './migration-report.ts';
-import type { SqlColumn, SqlIndex, SqlSchema, SqlTable } from './sql-schema.ts';
+import type { SqlColumn, SqlIndex, SqlTable } from './sql-schema.ts';
 
 /**
  * Diffs the spec against what the database was last migrated to, reading the rows each step
