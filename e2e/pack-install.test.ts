@@ -9,14 +9,17 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 
 /**
  * The environment a user's shell would give npm: without the npm_* variables `npm test` sets for
- * the repo (npm_config_local_prefix would make npm install into the repo, not the empty folder).
+ * the repo (npm_config_local_prefix would make npm install into the repo, not the empty folder),
+ * the test runner's, and DATABASE_URL (the app is served on SQLite here).
  */
 function userEnv(): NodeJS.ProcessEnv {
   const kept = new Set(['npm_config_cache', 'npm_config_registry', 'npm_config_userconfig']);
+  const dropped = (key: string) =>
+    (key.startsWith('npm_') && !kept.has(key)) ||
+    key.startsWith('vitest') ||
+    ['node_env', 'database_url'].includes(key);
   return Object.fromEntries(
-    Object.entries({ ...process.env, NO_COLOR: '1' }).filter(
-      ([key]) => !key.toLowerCase().startsWith('npm_') || kept.has(key.toLowerCase()),
-    ),
+    Object.entries({ ...process.env, NO_COLOR: '1' }).filter(([key]) => !dropped(key.toLowerCase())),
   );
 }
 
