@@ -128,6 +128,12 @@ describe('the npm tarballs installed into an empty folder', () => {
     const asset = await fetch(`${server.url}${script}`);
     expect(asset.status).toBe(200);
     expect(asset.headers.get('content-type')).toContain('javascript');
+
+    // The API reference page's own script is a .js file beside the server's sources: shipped too.
+    const docs = await (await fetch(`${server.url}/api/docs`)).text();
+    const initializer = /src="(docs\/assets\/initializer\.js[^"]*)"/.exec(docs)?.[1];
+    expect(initializer).toBeDefined();
+    expect((await fetch(`${server.url}/api/${initializer}`)).status).toBe(200);
     await stop(server.child);
   });
 
