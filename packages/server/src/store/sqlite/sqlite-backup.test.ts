@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LENDING_DESK, modelOf, tempDir } from '../../../test/helpers.ts';
-import { blockingSteps } from '../../compile/migration-plan.ts';
+import { blockingSteps } from '../../compile/migration-contract.ts';
 import { compileSqlSchema } from '../../compile/sql-schema.ts';
 import { BackupError, backupSqlite, inspectSqliteBackup, restoreSqlite } from './sqlite-backup.ts';
 import { SqliteStore } from './sqlite-store.ts';

@@ -2,7 +2,8 @@ import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSy
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Model } from '@ninepoint/spec';
 import Database from 'better-sqlite3';
-import { type MigrationPlan, planMigration } from '../../compile/migration-plan.ts';
+import type { MigrationPlan } from '../../compile/migration-contract.ts';
+import { planMigration } from '../../compile/migration-planner.ts';
 import { SCHEMA_TABLE, type SqlSchema } from '../../compile/sql-schema.ts';
 import { USERS_TABLE } from '../auth-store.ts';
 import { quoteIdentifier as q } from './sqlite-ddl.ts';
