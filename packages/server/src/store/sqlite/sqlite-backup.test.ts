@@ -79,6 +79,9 @@ describe('backupSqlite', () => {
     );
     expect(readFileSync(destination, 'utf8')).toBe('precious');
     expect(await refusal(backupSqlite(desk.dbPath, desk.dbPath, { overwrite: true }))).toMatch(/another file/);
+    expect(await refusal(backupSqlite(desk.dbPath, desk.dir, { overwrite: true }))).toBe(
+      `${desk.dir} is a folder; name the backup file in it, e.g. ${join(desk.dir, 'ninepoint.db')}.`,
+    );
     desk.insert.run('b-late', 'Late', '9780000000999');
     const summary = await backupSqlite(desk.dbPath, destination, { overwrite: true });
     expect(summary.records[0]?.count).toBe(2);

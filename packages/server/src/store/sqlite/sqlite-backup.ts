@@ -58,6 +58,11 @@ export async function backupSqlite(
   if (resolve(source) === resolve(destination)) {
     throw new BackupError('The backup must go to another file than the database itself.');
   }
+  if (existsSync(destination) && statSync(destination).isDirectory()) {
+    throw new BackupError(
+      `${destination} is a folder; name the backup file in it, e.g. ${join(destination, 'ninepoint.db')}.`,
+    );
+  }
   if (existsSync(destination) && options.overwrite !== true) {
     throw new BackupError(`${destination} exists already; choose another name, or pass --force to replace it.`);
   }
