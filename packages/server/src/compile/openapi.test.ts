@@ -203,6 +203,8 @@ describe('the OpenAPI document', () => {
       'query filter[book]',
       'query filter[borrower]',
       'query filter[due]',
+      'query filter[due][from]',
+      'query filter[due][to]',
     ]);
     expect(list?.parameters?.find((p) => p.name === 'limit')?.schema).toEqual({
       type: 'integer',
@@ -212,6 +214,17 @@ describe('the OpenAPI document', () => {
     });
     expect(list?.parameters?.find((p) => p.name === 'sort')?.schema.enum).toContain('-due');
     expect(list?.parameters?.find((p) => p.name === 'filter[due]')?.schema).toEqual({ type: 'string', format: 'date' });
+    expect(list?.parameters?.find((p) => p.name === 'filter[due][from]')?.schema).toEqual({
+      type: 'string',
+      format: 'date',
+    });
+    // Several states at once: the parameter repeats.
+    expect(list?.parameters?.find((p) => p.name === 'filter[state]')?.schema).toMatchObject({
+      type: 'array',
+      items: { type: 'string', enum: ['out', 'overdue', 'returned'] },
+    });
+    // Text fields are searched by `contains`.
+    expect(openapi.paths['/api/books']?.get?.parameters?.map((p) => p.name)).toContain('filter[title][contains]');
     // Books have text fields, so they can be searched.
     expect(openapi.paths['/api/books']?.get?.parameters?.map((p) => p.name)).toContain('q');
     expect(Object.keys(list?.responses ?? {})).toContain('400');
