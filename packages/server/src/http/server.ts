@@ -8,6 +8,7 @@ import { type Actor, accessSummary } from '../compile/permissions.ts';
 import { ensureDemoUsers, registerDevRoutes } from '../dev-mode.ts';
 import { AuthStore } from '../store/auth-store.ts';
 import { openStore, type StoreOptions } from '../store/open-store.ts';
+import { SavedViewsStore } from '../store/saved-views-store.ts';
 import type { Store } from '../store/store.ts';
 import { registerApiDocs } from './api-docs.ts';
 import { registerAuth } from './auth.ts';
@@ -28,6 +29,7 @@ import {
 import { type MailOptions, registerPasswordReset } from './password-reset.ts';
 import { PROBLEM_CONTENT_TYPE, type ProblemExtras, type ProblemParams } from './problem.ts';
 import { REQUEST_ID_HEADER, requestId } from './request-id.ts';
+import { registerSavedViews } from './saved-views.ts';
 import { HSTS, REFERRER_POLICY } from './security-headers.ts';
 import { registerWebApp } from './web-app.ts';
 
@@ -125,6 +127,8 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
     }
     const auth = new AuthStore(store.sql);
     await auth.setUp();
+    const views = new SavedViewsStore(store.sql);
+    await views.setUp();
     const devMode = options.devMode ?? false;
     // What to do next (add a user; dev mode's demo users; email not configured) is said once by
     // the command that started the server (`ninepoint serve`, `ninepoint dev`), not at every app
@@ -134,6 +138,7 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
       logger.warn({ method: call.method, path: call.path }, 'a system call takes precedence over this spec call');
     }
     const app = buildApp(compiled, store, logger, auth, {
+      views,
       now: options.now,
       devMode,
       trustProxy: options.trustProxy ?? false,
@@ -153,12 +158,14 @@ function buildApp(
   logger: Logger,
   auth: AuthStore,
   {
+    views,
     now,
     devMode,
     trustProxy,
     extend,
     mail,
   }: {
+    views: SavedViewsStore;
     now: (() => number) | undefined;
     devMode: boolean;
     trustProxy: TrustProxy;
@@ -247,6 +254,7 @@ function buildApp(
     now: now ?? Date.now,
   });
   registerEntityRoutes(app, compiled, store);
+  registerSavedViews(app, { views, screens: effectiveScreens(compiled.model), ...(now ? { now } : {}) });
   if (devMode) registerDevRoutes(app, { auth, model: compiled.model, signIn });
   extend?.register(app);
 
