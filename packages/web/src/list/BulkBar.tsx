@@ -1,4 +1,4 @@
-import { Badge, Button, Group, Loader, Modal, NativeSelect, Paper, Stack, Table, Text, Title } from '@mantine/core';
+import { Badge, Button, Group, Loader, Modal, NativeSelect, Paper, Stack, Text, Title } from '@mantine/core';
 import type { Entity, Model, StateMachine, Transition } from '@ninepoint/spec';
 import { useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
@@ -173,37 +173,27 @@ export function BulkBar({
               Dismiss
             </Button>
           </Group>
-          <Table verticalSpacing={4} aria-labelledby={reportId}>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th scope="col">Record</Table.Th>
-                <Table.Th scope="col">Outcome</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {report.rows.map((row) => (
-                <Table.Tr key={row.id}>
-                  <Table.Td>
-                    <Text size="sm">{row.title}</Text>
-                  </Table.Td>
-                  <Table.Td>
-                    {row.ok ? (
-                      <Badge color="green" variant="light" style={{ textTransform: 'none' }}>
-                        Done
-                      </Badge>
-                    ) : (
-                      <Group gap={6} wrap="nowrap" align="flex-start">
-                        <Badge color="red" variant="light" style={{ textTransform: 'none', flexShrink: 0 }}>
-                          Refused
-                        </Badge>
-                        <Text size="sm">{row.message}</Text>
-                      </Group>
-                    )}
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
+          <Stack gap={6} component="ul" style={{ listStyle: 'none', padding: 0, margin: 0 }}>
+            {report.rows.map((row) => (
+              <Group key={row.id} component="li" gap="sm" wrap="nowrap" align="flex-start">
+                {row.ok ? (
+                  <Badge color="green" variant="light" style={{ textTransform: 'none', flexShrink: 0 }}>
+                    Done
+                  </Badge>
+                ) : (
+                  <Badge color="red" variant="light" style={{ textTransform: 'none', flexShrink: 0 }}>
+                    Refused
+                  </Badge>
+                )}
+                <Text size="sm">
+                  <Text span fw={600} size="sm">
+                    {row.title}
+                  </Text>
+                  {row.ok ? '' : `: ${row.message}`}
+                </Text>
+              </Group>
+            ))}
+          </Stack>
         </Paper>
       )}
 

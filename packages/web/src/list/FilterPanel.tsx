@@ -1,5 +1,6 @@
-import { Checkbox, Fieldset, Group, NativeSelect, SimpleGrid, TextInput } from '@mantine/core';
+import { Checkbox, Fieldset, Group, NativeSelect, SimpleGrid, Stack, TextInput } from '@mantine/core';
 import type { Model } from '@ninepoint/spec';
+import { useEffect, useState } from 'react';
 import type { Me } from '../api/session.ts';
 import { stateLabel } from '../records/access.ts';
 import { DebouncedInput } from './inputs.tsx';
@@ -59,18 +60,13 @@ function FilterInput({
   switch (field.kind) {
     case 'choice':
       return (
-        <Checkbox.Group
+        <TickedGroup
           label={field.label}
+          options={field.values.map((v) => ({ value: v, label: field.name === 'state' ? stateLabel(v) : v }))}
           value={filter.values ?? []}
-          // The choice's own order, whatever order the boxes were ticked in.
-          onChange={(ticked) => onChange({ values: field.values.filter((v) => ticked.includes(v)) })}
-        >
-          <Group gap="xs" mt={6}>
-            {field.values.map((v) => (
-              <Checkbox key={v} value={v} label={field.name === 'state' ? stateLabel(v) : v} size="sm" />
-            ))}
-          </Group>
-        </Checkbox.Group>
+          onChange={(values) => onChange({ values })}
+          inline
+        />
       );
     case 'boolean':
       return (
@@ -112,6 +108,51 @@ function FilterInput({
         />
       );
   }
+}
+
+/**
+ * Checkboxes for several values, in the options' order. Ticks show at once: the address they are
+ * kept in changes a moment later (a router transition), and a box must not untick meanwhile.
+ */
+export function TickedGroup({
+  label,
+  options,
+  value,
+  onChange,
+  inline = false,
+  keepOne = false,
+}: {
+  label: string;
+  options: { value: string; label: string }[];
+  value: string[];
+  onChange: (values: string[]) => void;
+  inline?: boolean;
+  /** Refuse to untick the last box (columns: at least one stays). */
+  keepOne?: boolean;
+}) {
+  const [ticked, setTicked] = useState(value);
+  const key = value.join('\u0000');
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the value from outside wins when it changes, as after the back button.
+  useEffect(() => setTicked(value), [key]);
+  const Layout = inline ? Group : Stack;
+  return (
+    <Checkbox.Group
+      label={label}
+      value={ticked}
+      onChange={(next) => {
+        if (keepOne && next.length === 0) return;
+        const ordered = options.map((o) => o.value).filter((v) => next.includes(v));
+        setTicked(ordered);
+        onChange(ordered);
+      }}
+    >
+      <Layout gap={inline ? 'xs' : 6} mt={6}>
+        {options.map((o) => (
+          <Checkbox key={o.value} value={o.value} label={o.label} size="sm" />
+        ))}
+      </Layout>
+    </Checkbox.Group>
+  );
 }
 
 /** From and to, both ends included; either may be left empty. */

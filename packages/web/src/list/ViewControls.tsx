@@ -1,10 +1,11 @@
-import { Anchor, Button, Checkbox, CloseButton, Group, Popover, Stack, Text, TextInput } from '@mantine/core';
+import { Anchor, Button, CloseButton, Group, Popover, Stack, Text, TextInput } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router';
 import { api } from '../api/client.ts';
 import { problemOf } from '../records/api.ts';
 import { ProblemAlert } from '../records/ProblemAlert.tsx';
+import { TickedGroup } from './FilterPanel.tsx';
 import type { ListField } from './query.ts';
 
 /**
@@ -27,19 +28,13 @@ export function ColumnsButton({
       </Popover.Target>
       <Popover.Dropdown>
         <Stack gap="xs">
-          <Checkbox.Group
+          <TickedGroup
             label="Columns shown"
+            options={choices.map((c) => ({ value: c.name, label: c.label }))}
             value={shown}
-            onChange={(ticked) => {
-              if (ticked.length > 0) onChange(choices.map((c) => c.name).filter((n) => ticked.includes(n)));
-            }}
-          >
-            <Stack gap={6} mt={6}>
-              {choices.map((c) => (
-                <Checkbox key={c.name} value={c.name} label={c.label} size="sm" />
-              ))}
-            </Stack>
-          </Checkbox.Group>
+            onChange={onChange}
+            keepOne
+          />
           <Button size="compact-sm" variant="subtle" onClick={() => onChange(null)}>
             Reset columns
           </Button>
