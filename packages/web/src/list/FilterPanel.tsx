@@ -219,11 +219,25 @@ function RangeInput({
     );
   };
   return (
-    <Fieldset legend={field.label} variant="unstyled" p={0}>
-      <Group gap="xs" grow wrap="nowrap" align="flex-start">
-        {input('from')}
-        {input('to')}
-      </Group>
+    <Fieldset
+      legend={field.label}
+      variant="unstyled"
+      p={0}
+      // As the other filters' labels read.
+      styles={{ legend: { fontSize: 'var(--mantine-font-size-sm)', fontWeight: 500, marginBottom: 2 } }}
+    >
+      {field.kind === 'datetime' ? (
+        // A moment's input is wide: from above to.
+        <Stack gap={4}>
+          {input('from')}
+          {input('to')}
+        </Stack>
+      ) : (
+        <Group gap="xs" grow wrap="nowrap" align="flex-start">
+          {input('from')}
+          {input('to')}
+        </Group>
+      )}
     </Fieldset>
   );
 }
