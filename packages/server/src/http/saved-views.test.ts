@@ -3,6 +3,7 @@ import { type FreshDatabase, TEST_DATABASES } from '../../test/databases.ts';
 import { LENDING_DESK, modelOf } from '../../test/helpers.ts';
 import { callAs, userWithToken } from '../../test/users.ts';
 import { SAVED_VIEW_LIMITS } from '../compile/saved-views-api.ts';
+import { SAVED_VIEWS_TABLE } from '../store/saved-views-store.ts';
 import { createServer, type NinepointServer } from './server.ts';
 
 type Json = Record<string, unknown>;
@@ -78,6 +79,25 @@ describe.each(TEST_DATABASES)('saved list views on $name', (db) => {
     expect(await names(ada)).not.toContain('Mine: sort=title');
     expect((await call(ada, 'DELETE', `/api/views/${saved.body.id}`)).status).toBe(404);
     expect((await call(ada, 'DELETE', '/api/views/not-an-id')).status).toBe(404);
+  });
+
+  it('deletes a user’s views with the user', async () => {
+    const dora = await userWithToken(server, ['staff']);
+    expect(
+      (await call(dora.authorization, 'POST', '/api/views', { screen: '/books', name: 'x', query: '' })).status,
+    ).toBe(201);
+    const count = async () =>
+      Number(
+        (
+          await server.store.sql.all<{ n: number | string }>(
+            `SELECT count(*) AS "n" FROM "${SAVED_VIEWS_TABLE}" WHERE "user_id" = ?`,
+            [dora.user.id],
+          )
+        )[0]?.n,
+      );
+    expect(await count()).toBe(1);
+    expect(await server.auth.removeUser(dora.user.email)).toBe(true);
+    expect(await count()).toBe(0);
   });
 
   it('keeps views for signed-in users of list screens only, within bounds', async () => {
