@@ -1,5 +1,9 @@
+import { readFileSync } from 'node:fs';
+import { checkSpec } from '@ninepoint/spec';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../api/client.ts';
+import type { Me } from '../api/session.ts';
+import { bulkTransitions } from './BulkBar.tsx';
 import { runBulk, selectionCsv } from './bulk.ts';
 
 const records = Array.from({ length: 9 }, (_, i) => ({ id: `r${i}`, title: `T${i}` }));
@@ -63,5 +67,24 @@ describe('bulk actions', () => {
     expect(new TextDecoder('utf-8', { ignoreBOM: true }).decode(await blob.arrayBuffer())).toBe(
       "\uFEFFid,title\r\na,'=cmd\r\nb,\r\n",
     );
+  });
+});
+
+describe('bulk transitions', () => {
+  const { model } = checkSpec(readFileSync(new URL('../../../../examples/helpdesk.md', import.meta.url), 'utf8'));
+  const machine = model.machines.find((m) => m.entity === 'Ticket');
+  const access = (transitions: Record<string, 'all' | 'own' | 'none'>): Me => ({
+    user: { id: 'u', email: 'u@example.test', name: 'U', roles: ['lead'] },
+    access: { Ticket: { transitions } as never },
+  });
+
+  it('offers the transitions the user is granted, that have a call, and need nothing typed in', () => {
+    const names = (me: Me) => bulkTransitions(model, me, 'Ticket', machine).map((t) => t.name);
+    // `open` creates: it has no call of its own.
+    expect(names(access({ open: 'all', close: 'all', withdraw: 'own', assign: 'none' }))).toEqual([
+      'close',
+      'withdraw',
+    ]);
+    expect(names(access({}))).toEqual([]);
   });
 });
