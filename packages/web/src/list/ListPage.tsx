@@ -345,7 +345,8 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
         me={me}
         entity={entity}
         machine={machine}
-        selected={[...selected.values()]}
+        // As the page shows them now: a bulk transition changed their state, an export must say so.
+        selected={[...selected.values()].map((r) => records.find((shown) => shown.id === r.id) ?? r)}
         fields={exportFields(entity, machine)}
         filename={`${path.split('/').pop() ?? 'records'}-selected-${new Date().toISOString().slice(0, 10)}.csv`}
         onClear={() => pick((records) => records.clear())}
