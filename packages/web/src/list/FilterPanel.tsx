@@ -224,7 +224,13 @@ function RangeInput({
       variant="unstyled"
       p={0}
       // As the other filters' labels read.
-      styles={{ legend: { fontSize: 'var(--mantine-font-size-sm)', fontWeight: 500, marginBottom: 2 } }}
+      styles={{
+        legend: {
+          fontSize: 'var(--mantine-font-size-sm)',
+          fontWeight: 'var(--mantine-font-weight-medium)',
+          marginBottom: 2,
+        },
+      }}
     >
       {field.kind === 'datetime' ? (
         // A moment's input is wide: from above to.
