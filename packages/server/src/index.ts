@@ -108,6 +108,7 @@ export {
   backupSqlite,
   type DatabaseSummary,
   inspectSqliteBackup,
+  type Restored,
   restoreSqlite,
 } from './store/sqlite/sqlite-backup.ts';
 export { SqliteRecords } from './store/sqlite/sqlite-records.ts';

@@ -131,7 +131,15 @@ describe('ninepoint backup and restore', () => {
     const onto = await runIn(dir, ['restore', 'kept.db', 'spec.md', '--db', 'data/app.db']);
     expect(onto.code).toBe(1);
     expect(onto.stderr).toContain(`error: ${dir}/data/app.db exists already; restoring replaces everything in it.`);
-    expect((await runIn(dir, ['restore', 'kept.db', 'spec.md', '--db', 'data/app.db', '--force'])).code).toBe(0);
+    const forced = await runIn(dir, ['restore', 'kept.db', 'spec.md', '--db', 'data/app.db', '--force']);
+    expect(forced.code).toBe(0);
+    const replaced = /The database it replaced is kept as (\S+); delete it when you no longer need it\.\n/.exec(
+      forced.stdout,
+    )?.[1];
+    expect(replaced).toMatch(
+      new RegExp(`^${dir}/data/app\\.db\\.replaced-\\d{4}-\\d\\d-\\d\\dT\\d\\d-\\d\\d-\\d\\dZ$`),
+    );
+    expect(existsSync(replaced ?? '')).toBe(true);
   });
 
   it('restores nothing from a damaged file, a file that is not a Ninepoint database, or one the spec does not fit', async () => {

@@ -5,9 +5,9 @@ import {
   blockingSteps,
   changesSchema,
   compileSqlSchema,
-  type DatabaseSummary,
   formatMigrationPlan,
   inspectSqliteBackup,
+  type Restored,
   restoreSqlite,
 } from '@ninepoint/server';
 import type { Command } from 'commander';
@@ -23,8 +23,9 @@ const RESTORE_HELP = `
 The backup is checked first, and nothing is changed if it fails: it must be an SQLite file that
 passes PRAGMA integrity_check and holds a Ninepoint database. With a spec, serve must also be able
 to open it with that spec (a migration that could lose data is refused; see ninepoint migrate).
-Restoring replaces everything in the database, so an existing one is replaced only with --force,
-and never while an app has it open: stop the app, restore, start it again.
+Restoring replaces the whole database, so an existing one is replaced only with --force, and
+never while an app has it open: stop the app, restore, start it again. The database it replaces
+is moved aside, with its -wal file, as <db>.replaced-<UTC time>, never deleted.
 
 With DATABASE_URL set the data is in PostgreSQL: restore it with pg_restore (docs/deploy.md).
 
@@ -47,7 +48,7 @@ export function registerRestore(program: Command, ctx: Context, version: string)
     .argument('<backup-file>', 'a file written by ninepoint backup')
     .argument('[spec.md]', 'the spec the app will serve: the backup must fit it')
     .option('--db <file>', 'SQLite database file to restore to, as given to serve', DEFAULT_DB)
-    .option('--force', 'replace the database if it exists (everything in it is replaced)')
+    .option('--force', 'replace the database if it exists (it is kept as <db>.replaced-<time>)')
     .option('--check', 'only check the backup; change nothing')
     .version(version)
     .addHelpText('after', RESTORE_HELP)
@@ -96,7 +97,7 @@ export function registerRestore(program: Command, ctx: Context, version: string)
         ctx.io.stdout.write('Nothing was changed (--check).\n');
         return;
       }
-      let restored: DatabaseSummary;
+      let restored: Restored;
       try {
         restored = await restoreSqlite(backup, target, { overwrite: options.force === true });
       } catch (error) {
@@ -104,10 +105,12 @@ export function registerRestore(program: Command, ctx: Context, version: string)
         refuse(error.message);
         return;
       }
-      const records = restored.records.reduce((sum, r) => sum + r.count, 0);
+      const { summary: after, replaced } = restored;
+      const records = after.records.reduce((sum, r) => sum + r.count, 0);
       const serve = `npx ninepoint serve ${specFile === undefined ? '<spec.md>' : shellWord(specFile)}`;
       ctx.io.stdout.write(
-        `Restored it to SQLite: ${target} (${plural(records, 'record')}, ${plural(restored.users, 'user')}).\n` +
+        `Restored it to SQLite: ${target} (${plural(records, 'record')}, ${plural(after.users, 'user')}).\n` +
+          (replaced ? `The database it replaced is kept as ${replaced}; delete it when you no longer need it.\n` : '') +
           `Start the app with: ${serve}${options.db === DEFAULT_DB ? '' : ` --db ${shellWord(options.db)}`}\n`,
       );
     });

@@ -1,4 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -8,6 +10,7 @@ import { compileSqlSchema } from '../../compile/sql-schema.ts';
 import { BackupError, backupSqlite, inspectSqliteBackup, restoreSqlite } from './sqlite-backup.ts';
 import { SqliteStore } from './sqlite-store.ts';
 
+const require = createRequire(import.meta.url);
 const cleanups: (() => void)[] = [];
 afterEach(() => {
   for (const cleanup of cleanups.splice(0)) cleanup();
@@ -141,16 +144,33 @@ describe('restoreSqlite', () => {
     await backupSqlite(desk.dbPath, backup);
 
     const fresh = join(desk.dir, 'restored', 'app.db');
-    expect((await restoreSqlite(backup, fresh)).records[0]?.count).toBe(5);
+    expect(await restoreSqlite(backup, fresh)).toMatchObject({
+      summary: { records: [{ count: 5 }, {}] },
+      replaced: null,
+    });
 
-    desk.insert.run('b-after', 'After the backup', '9780000000998');
     expect(await refusal(restoreSqlite(backup, desk.dbPath))).toMatch(/exists already; .*Pass --force/);
     expect(await refusal(restoreSqlite(backup, desk.dbPath, { overwrite: true }))).toBe(
       `${desk.dbPath} is in use (is the app still running?); stop it, then restore.`,
     );
-    await desk.store.close();
-    // The replaced database had a row in its log that the backup has not: the log must not survive.
-    expect((await restoreSqlite(backup, desk.dbPath, { overwrite: true })).records[0]?.count).toBe(5);
+    desk.store.db.close();
+    // A server that crashed after writing a row the backup lacks: the row is only in the -wal file.
+    const crash = spawnSync(process.execPath, [
+      '-e',
+      `const db = new (require(${JSON.stringify(require.resolve('better-sqlite3'))}))(${JSON.stringify(desk.dbPath)});
+       db.pragma('wal_autocheckpoint = 0');
+       db.prepare("INSERT INTO books (id, created_at, updated_at, title, isbn) VALUES ('b-after', 'x', 'x', 'After', '9780000000998')").run();
+       process.kill(process.pid, 'SIGKILL');`,
+    ]);
+    expect(crash.signal).toBe('SIGKILL');
+    expect(existsSync(`${desk.dbPath}-wal`)).toBe(true);
+    const now = new Date('2026-05-01T09:30:15.123Z');
+    const restored = await restoreSqlite(backup, desk.dbPath, { overwrite: true, now });
+    const replaced = `${desk.dbPath}.replaced-2026-05-01T09-30-15Z`;
+    expect(restored).toMatchObject({ summary: { records: [{ count: 5 }, {}] }, replaced });
+    expect(existsSync(`${desk.dbPath}-wal`)).toBe(false);
+
+    // The restored database is the backup: the replaced database's log did not leak into it.
     const reopened = SqliteStore.open(desk.dbPath);
     try {
       await reopened.applySchema(schema, model);
@@ -158,6 +178,13 @@ describe('restoreSqlite', () => {
       expect(reopened.db.pragma('integrity_check', { simple: true })).toBe('ok');
     } finally {
       await reopened.close();
+    }
+    // The replaced database is kept whole, its log with it.
+    const kept = new Database(replaced, { readonly: true });
+    try {
+      expect(kept.prepare("SELECT count(*) AS n FROM books WHERE id = 'b-after'").get()).toEqual({ n: 1 });
+    } finally {
+      kept.close();
     }
   });
 });

@@ -133,38 +133,65 @@ export async function inspectSqliteBackup(
   }
 }
 
+/** What `restoreSqlite` did: the restored database, and where the one it replaced was put. */
+export interface Restored {
+  summary: DatabaseSummary;
+  /** The database that was at the target, moved aside with its log; null when there was none. */
+  replaced: string | null;
+}
+
 /**
- * Replaces the database at `target` (created when missing) with the backup at `backup`, through
- * SQLite's backup API: the target's own write-ahead log is accounted for, and an interrupted
- * restore leaves the old database whole. Refuses (`BackupError`) a target that exists unless
- * `overwrite`, and a target a running server has open. Check the backup first with
+ * Restores the backup at `backup` as the database at `target`: copied with SQLite's backup API
+ * into a new file beside the target, which then takes the target's name. A database already there
+ * is moved aside with its write-ahead log, as `<target>.replaced-<UTC time>`, not deleted, so
+ * restoring the wrong backup loses nothing. Refuses (`BackupError`) a target that exists unless
+ * `overwrite`, and one a running server has open. Check the backup first with
  * `inspectSqliteBackup`.
  */
 export async function restoreSqlite(
   backup: string,
   target: string,
-  options: { overwrite?: boolean } = {},
-): Promise<DatabaseSummary> {
+  options: { overwrite?: boolean; now?: Date } = {},
+): Promise<Restored> {
   if (resolve(backup) === resolve(target)) {
     throw new BackupError('The backup and the database to restore it to are the same file.');
   }
-  if (existsSync(target)) {
+  const exists = existsSync(target);
+  if (exists) {
     if (options.overwrite !== true) {
       throw new BackupError(
-        `${target} exists already; restoring replaces everything in it. Pass --force to replace it (back it up first).`,
+        `${target} exists already; restoring replaces everything in it. Pass --force to replace it (it is kept beside it).`,
       );
     }
     requireNotInUse(target);
-  } else {
-    mkdirSync(dirname(target), { recursive: true });
   }
+  mkdirSync(dirname(target), { recursive: true });
+  const partial = join(dirname(target), `.${basename(target)}.restoring-${process.pid}`);
+  rmSync(partial, { force: true });
   const db = openExisting(backup, 'backup', { readonly: true });
   try {
-    await copyDatabase(db, target);
+    await copyDatabase(db, partial);
+  } catch (error) {
+    rmSync(partial, { force: true });
+    throw error;
   } finally {
     db.close();
   }
-  return summarizeFile(target);
+  let replaced: string | null = null;
+  if (exists) {
+    const stamp = (options.now ?? new Date())
+      .toISOString()
+      .replace(/\.\d+Z$/, 'Z')
+      .replaceAll(':', '-');
+    replaced = `${target}.replaced-${stamp}`;
+    // The log goes with its database (SQLite finds it by name); the shared-memory index is rebuilt.
+    renameSync(target, replaced);
+    if (existsSync(`${target}-wal`)) renameSync(`${target}-wal`, `${replaced}-wal`);
+    rmSync(`${target}-shm`, { force: true });
+  }
+  renameSync(partial, target);
+  syncFolder(dirname(target));
+  return { summary: summarizeFile(target), replaced };
 }
 
 /**
