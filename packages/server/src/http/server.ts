@@ -4,7 +4,8 @@ import { type Logger, pino } from 'pino';
 import { createAjv } from '../compile/ajv.ts';
 import { type CompiledApp, compileApp } from '../compile/compile-app.ts';
 import { changesSchema, type MigrationPlan } from '../compile/migration-plan.ts';
-import { type Actor, accessSummary } from '../compile/permissions.ts';
+import { managesPeople } from '../compile/people.ts';
+import { type Actor, accessSummary, assignableRoles } from '../compile/permissions.ts';
 import { ensureDemoUsers, registerDevRoutes } from '../dev-mode.ts';
 import { AuthStore } from '../store/auth-store.ts';
 import { openStore, type StoreOptions } from '../store/open-store.ts';
@@ -29,6 +30,7 @@ import { type MailOptions, registerPasswordReset } from './password-reset.ts';
 import { PROBLEM_CONTENT_TYPE, type ProblemExtras, type ProblemParams } from './problem.ts';
 import { REQUEST_ID_HEADER, requestId } from './request-id.ts';
 import { HSTS, REFERRER_POLICY } from './security-headers.ts';
+import { registerUserAdmin } from './user-admin.ts';
 import { registerWebApp } from './web-app.ts';
 
 export interface ServerOptions extends StoreOptions {
@@ -236,7 +238,15 @@ function buildApp(
     settings,
     now,
     mayPickUsers: userPickers(compiled),
+    managesPeople: (actor) => actor.userId !== null && managesPeople(compiled.model, actor.roles),
     accessOf: (actor) => accessSummary(compiled.permissions, compiled.model, actor),
+  });
+  registerUserAdmin(app, {
+    auth,
+    catalogue,
+    knownRoles: assignableRoles(compiled.model),
+    manages: (roles) => managesPeople(compiled.model, roles),
+    now: now ?? Date.now,
   });
   registerPasswordReset(app, {
     auth,
