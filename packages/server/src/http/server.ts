@@ -4,7 +4,6 @@ import { type Logger, pino } from 'pino';
 import { createAjv } from '../compile/ajv.ts';
 import { type CompiledApp, compileApp } from '../compile/compile-app.ts';
 import { changesSchema, type MigrationPlan } from '../compile/migration-plan.ts';
-import { managesPeople } from '../compile/people.ts';
 import { type Actor, accessSummary, assignableRoles } from '../compile/permissions.ts';
 import { ensureDemoUsers, registerDevRoutes } from '../dev-mode.ts';
 import { AuthStore } from '../store/auth-store.ts';
@@ -238,7 +237,7 @@ function buildApp(
     settings,
     now,
     mayPickUsers: userPickers(compiled),
-    managesPeople: (actor) => actor.userId !== null && managesPeople(compiled.model, actor.roles),
+    managesPeople: (actor) => actor.userId !== null && peopleAccess(compiled.model, actor.roles).manage,
     accessOf: (actor) => accessSummary(compiled.permissions, compiled.model, actor),
     peopleOf: (actor) => peopleAccess(compiled.model, actor.roles),
     signUp: signUpRoles(compiled.model),
@@ -247,7 +246,7 @@ function buildApp(
     auth,
     catalogue,
     knownRoles: assignableRoles(compiled.model),
-    manages: (roles) => managesPeople(compiled.model, roles),
+    manages: (roles) => peopleAccess(compiled.model, roles).manage,
     now: now ?? Date.now,
   });
   registerPasswordReset(app, {
