@@ -208,7 +208,9 @@ export class AuthStore {
     const row = await first<UserRow>(this.#sql, `SELECT ${USER_COLUMNS} FROM "${USERS_TABLE}" WHERE "email" = ?`, [
       normalizeEmail(email),
     ]);
-    return row ? { user: account(row), passwordHash: row.password_hash, active: row.deactivated_at === null } : undefined;
+    return row
+      ? { user: account(row), passwordHash: row.password_hash, active: row.deactivated_at === null }
+      : undefined;
   }
 
   /** A user, active or deactivated. */
@@ -298,6 +300,14 @@ export class AuthStore {
       [pattern, pattern],
     );
     return { items: rows.map(managed), total: Number(count?.n ?? 0) };
+  }
+
+  /** Every account with its status, by email: for `ninepoint users list`. */
+  async accounts(): Promise<ManagedAccount[]> {
+    const rows = await this.#sql.all<Omit<UserRow, 'password_hash'>>(
+      `SELECT ${ACCOUNT_COLUMNS} FROM "${USERS_TABLE}" ORDER BY "email"`,
+    );
+    return rows.map(managed);
   }
 
   /** Every active account: whom `LAST_MANAGER` counts. */
