@@ -155,7 +155,7 @@ describe.each(TEST_DATABASES)('the Users screen on $name, in Chromium', (db) => 
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page
       .getByRole('alert')
-      .getByText('This account is deactivated. Ask whoever manages people in this app to reactivate it.')
+      .getByText('This account is deactivated. Ask an administrator to reactivate it.')
       .waitFor();
 
     // Reactivated, they sign in again.
