@@ -86,6 +86,8 @@ describe('the blank spec over HTTP', () => {
       '/api/auth/password-reset/confirm',
       '/api/auth/me',
       '/api/users',
+      '/api/users/{id}',
+      '/api/users/{id}/history',
     ]);
     expect(document).toEqual(server.compiled.openapi);
   });
@@ -271,6 +273,8 @@ describe('a spec with entities over HTTP', () => {
         '/api/auth/password-reset/confirm',
         '/api/auth/me',
         '/api/users',
+        '/api/users/{id}',
+        '/api/users/{id}/history',
         '/api/books',
         '/api/loans/{id}/return',
       ]);
