@@ -8,6 +8,7 @@ export {
   createApiToken,
   recordAccountEvent,
 } from './auth/accounts.ts';
+export { type OidcSettings, OidcSettingsError, oidcSettingsFromEnv } from './auth/oidc-settings.ts';
 export { type AccountsDatabase, openAccounts } from './auth/open-accounts.ts';
 export { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, passwordProblem } from './auth/passwords.ts';
 export { createAjv } from './compile/ajv.ts';
@@ -25,20 +26,18 @@ export {
   type AppliedState,
   blockingSteps,
   changesSchema,
-  type FormatOptions,
-  formatMigrationPlan,
   type MigrationPlan,
   type MigrationProbe,
-  MigrationRefusedError,
   type MigrationStep,
   type MigrationStepKind,
   type PlanInput,
   type ProbedColumn,
   type ProbedRow,
-  planMigration,
   type SchemaChange,
   type StepSafety,
-} from './compile/migration-plan.ts';
+} from './compile/migration-contract.ts';
+export { planMigration } from './compile/migration-planner.ts';
+export { type FormatOptions, formatMigrationPlan, MigrationRefusedError } from './compile/migration-report.ts';
 export {
   compileOpenApi,
   HEALTH_SCHEMA,
