@@ -21,17 +21,11 @@ import { ANYONE, type Model } from '@ninepoint/spec';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import type { ApiError } from '../api/client.ts';
-import {
-  ACCOUNTS_PER_PAGE,
-  type Account,
-  type AccountEvent,
-  useAccountHistory,
-  useAccounts,
-  useChangeAccount,
-} from '../api/people.ts';
+import { ACCOUNTS_PER_PAGE, type Account, useAccountHistory, useAccounts, useChangeAccount } from '../api/people.ts';
 import type { Me } from '../api/session.ts';
 import { Failure, Loading } from '../app/pages.tsx';
 import { formatDateTime, formatRelative } from '../fields/display.ts';
+import { eventTitle } from './events.ts';
 
 /** The path of the Users screen, which every app has for those whose roles manage people. */
 export const USERS_PATH = '/users';
@@ -357,27 +351,4 @@ function HistoryDrawer({ account, onClose }: { account: Account | null; onClose:
       )}
     </Drawer>
   );
-}
-
-const list = (roles: readonly string[] | undefined) => (roles && roles.length > 0 ? roles.join(', ') : 'no roles');
-
-/** What happened, in a sentence: "Roles changed from member to editor". */
-export function eventTitle(event: AccountEvent): string {
-  switch (event.kind) {
-    case 'created': {
-      const how =
-        event.how === 'sign-up' ? 'Signed up' : event.how === 'invitation' ? 'Joined by invitation' : 'Account added';
-      return `${how}, with ${list(event.roles)}`;
-    }
-    case 'roles-changed':
-      return `Roles changed from ${list(event.from)} to ${list(event.to)}`;
-    case 'deactivated':
-      return 'Deactivated';
-    case 'reactivated':
-      return 'Reactivated';
-    case 'password-reset':
-      return event.how === 'email' ? 'Password reset by email' : 'Password set at the terminal';
-    default:
-      return event.kind;
-  }
 }
