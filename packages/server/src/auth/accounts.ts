@@ -120,7 +120,12 @@ export async function changeAccount(
     throw new AccountError('You cannot deactivate your own account.', 'CANNOT_DEACTIVATE_SELF');
   }
   const rolesAfter = roles ?? before.roles;
-  if (context.by !== null && before.active && context.manages(before.roles) && !(active && context.manages(rolesAfter))) {
+  if (
+    context.by !== null &&
+    before.active &&
+    context.manages(before.roles) &&
+    !(active && context.manages(rolesAfter))
+  ) {
     const others = (await auth.activeUsers()).filter((u) => u.id !== userId && context.manages(u.roles));
     if (others.length === 0) {
       throw new AccountError(

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { AccountError, type AccountChange, changeAccount } from '../auth/accounts.ts';
+import { type AccountChange, AccountError, changeAccount } from '../auth/accounts.ts';
 import { ACCOUNT_CHANGE_SCHEMA } from '../compile/auth-schemas.ts';
 import type { Actor } from '../compile/permissions.ts';
 import type { AccountHistoryEntry, AuthStore, ManagedAccount } from '../store/auth-store.ts';
@@ -120,7 +120,10 @@ function whole(text: string | string[] | undefined, fallback: number, min: numbe
 async function historyAnswer(auth: AuthStore, entries: AccountHistoryEntry[]): Promise<AccountHistoryAnswer[]> {
   const ids = [...new Set(entries.map((e) => e.by).filter((by): by is string => by !== null))];
   const names = new Map((await auth.usersById(ids)).map((u) => [u.id, u.name]));
-  return entries.map((entry) => ({ ...entry, by: entry.by === null ? null : { id: entry.by, name: names.get(entry.by) ?? entry.by } }));
+  return entries.map((entry) => ({
+    ...entry,
+    by: entry.by === null ? null : { id: entry.by, name: names.get(entry.by) ?? entry.by },
+  }));
 }
 
 function accountProblem(error: unknown, id: string, options: UserAdminOptions): unknown {
@@ -133,7 +136,11 @@ function accountProblem(error: unknown, id: string, options: UserAdminOptions): 
       return new ProblemError(
         'VALIDATION_FAILED',
         {},
-        { errors: [{ field: 'roles', code: 'INVALID_CHOICE', message: options.catalogue.message('INVALID_CHOICE', params) }] },
+        {
+          errors: [
+            { field: 'roles', code: 'INVALID_CHOICE', message: options.catalogue.message('INVALID_CHOICE', params) },
+          ],
+        },
       );
     }
     case 'CANNOT_DEACTIVATE_SELF':
