@@ -10,6 +10,19 @@ type Json = any;
 
 const ORIGIN = 'http://localhost:80';
 
+/** A spec without roles: every signed-in user may do everything, people included. */
+const NO_ROLES = `# Specification: Open notes
+
+## 1. What the product does and for whom
+Notes anyone signed in keeps.
+
+## 3. Entities and their fields
+### Note
+| field | type | rules |
+|---|---|---|
+| text | text | required |
+`;
+
 describe.each(TEST_DATABASES)('user administration on $name', (db) => {
   let fresh: FreshDatabase;
   let server: NinepointServer;
@@ -212,6 +225,57 @@ describe.each(TEST_DATABASES)('user administration on $name', (db) => {
       expect(demote.body.code).toBe('LAST_MANAGER');
     } finally {
       await club.close();
+      await own.remove();
+    }
+  });
+
+  it('lets one of two managers demoting each other at the same moment through, never both', async () => {
+    const own = await db.fresh();
+    const club = await createServer({ model: modelOf(CLUB), ...own.options, logger: false });
+    try {
+      const first = await userWithToken(club, ['secretary']);
+      const second = await userWithToken(club, ['secretary']);
+      const demote = (as: { authorization: string }, id: string) =>
+        club.app.inject({
+          method: 'PATCH',
+          url: `/api/users/${id}`,
+          headers: { authorization: as.authorization, 'content-type': 'application/json' },
+          payload: JSON.stringify({ roles: ['member'] }),
+        });
+      const answers = await Promise.all([demote(first, second.user.id), demote(second, first.user.id)]);
+      expect(answers.map((a) => a.statusCode).sort()).toEqual([200, 409]);
+      const managers = (await club.auth.activeUsers()).filter((u) => u.roles.includes('secretary'));
+      expect(managers).toHaveLength(1);
+    } finally {
+      await club.close();
+      await own.remove();
+    }
+  });
+
+  it('with no roles in point 6, lets every signed-in user manage people, but not deactivate themselves', async () => {
+    const own = await db.fresh();
+    const open = await createServer({ model: modelOf(NO_ROLES), ...own.options, logger: false });
+    try {
+      const ann = await userWithToken(open, []);
+      const bob = await userWithToken(open, []);
+      const as = (who: { authorization: string }, method: string, url: string, body?: unknown) =>
+        open.app.inject({
+          method: method as 'GET',
+          url,
+          headers: { authorization: who.authorization, 'content-type': 'application/json' },
+          ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+        });
+      const list = (await as(ann, 'GET', '/api/users')).json() as Json;
+      expect(list.total).toBe(2);
+      expect(list.items.map((u: Json) => u.email).sort()).toEqual([ann.user.email, bob.user.email].sort());
+      expect((await as(ann, 'PATCH', `/api/users/${bob.user.id}`, { active: false })).statusCode).toBe(200);
+      expect((await as(ann, 'PATCH', `/api/users/${ann.user.id}`, { active: false })).json()).toMatchObject({
+        code: 'CANNOT_DEACTIVATE_SELF',
+      });
+      const roles = await as(ann, 'PATCH', `/api/users/${ann.user.id}`, { roles: ['admin'] });
+      expect(roles.statusCode).toBe(422);
+    } finally {
+      await open.close();
       await own.remove();
     }
   });
