@@ -87,6 +87,7 @@ describe.each(TEST_DATABASES)('the Users screen on $name, in Chromium', (db) => 
     await page.keyboard.press('Tab');
     await page.getByRole('listbox', { name: 'Roles' }).waitFor({ state: 'hidden' });
     await expectAccessible(page, 'the roles dialog');
+    await capture(page, `users-roles-${db.name}`);
     await dialog.getByRole('button', { name: 'Save roles' }).click();
     await dialog.waitFor({ state: 'detached' });
     await row.getByText('editor', { exact: true }).waitFor();
@@ -98,6 +99,7 @@ describe.each(TEST_DATABASES)('the Users screen on $name, in Chromium', (db) => 
     await drawer.getByText(/^Account added, with member$/).waitFor();
     expect(await drawer.getByText(secretary.name).count()).toBe(1);
     await expectAccessible(page, 'the history drawer');
+    await capture(page, `users-history-${db.name}`);
     await page.keyboard.press('Escape');
 
     // The member's own session, on its next page, has the drafts.
