@@ -54,6 +54,8 @@ describe('ninepoint serve with no spec (the blank spec)', () => {
       '/api/users',
       '/api/users/{id}',
       '/api/users/{id}/history',
+      '/api/views',
+      '/api/views/{id}',
     ]);
     const docs = await fetch(`${url}/api/docs`);
     expect(docs.headers.get('content-type')).toBe('text/html; charset=utf-8');

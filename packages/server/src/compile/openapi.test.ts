@@ -80,6 +80,8 @@ describe('the OpenAPI document', () => {
       '/api/users',
       '/api/users/{id}',
       '/api/users/{id}/history',
+      '/api/views',
+      '/api/views/{id}',
     ]);
     expect(Object.keys(openapi.components.schemas)).toEqual([
       'ninepoint.Problem',
@@ -92,6 +94,8 @@ describe('the OpenAPI document', () => {
       'ninepoint.AccountEvent',
       'ninepoint.PasswordReset',
       'ninepoint.PasswordResetConfirm',
+      'ninepoint.SavedView',
+      'ninepoint.SaveView',
     ]);
   });
 
@@ -172,6 +176,9 @@ describe('the OpenAPI document', () => {
       'GET /api/users listUsers',
       'PATCH /api/users/{id} changeUser',
       'GET /api/users/{id}/history getUserHistory',
+      'GET /api/views listViews',
+      'POST /api/views saveView',
+      'DELETE /api/views/{id} deleteView',
       'GET /api/books listBooks',
       'POST /api/books createBook',
       'GET /api/books/{id} getBook',
@@ -210,6 +217,8 @@ describe('the OpenAPI document', () => {
       'query filter[book]',
       'query filter[borrower]',
       'query filter[due]',
+      'query filter[due][from]',
+      'query filter[due][to]',
     ]);
     expect(list?.parameters?.find((p) => p.name === 'limit')?.schema).toEqual({
       type: 'integer',
@@ -219,6 +228,17 @@ describe('the OpenAPI document', () => {
     });
     expect(list?.parameters?.find((p) => p.name === 'sort')?.schema.enum).toContain('-due');
     expect(list?.parameters?.find((p) => p.name === 'filter[due]')?.schema).toEqual({ type: 'string', format: 'date' });
+    expect(list?.parameters?.find((p) => p.name === 'filter[due][from]')?.schema).toEqual({
+      type: 'string',
+      format: 'date',
+    });
+    // Several states at once: the parameter repeats.
+    expect(list?.parameters?.find((p) => p.name === 'filter[state]')?.schema).toMatchObject({
+      type: 'array',
+      items: { type: 'string', enum: ['out', 'overdue', 'returned'] },
+    });
+    // Text fields are searched by `contains`.
+    expect(openapi.paths['/api/books']?.get?.parameters?.map((p) => p.name)).toContain('filter[title][contains]');
     // Books have text fields, so they can be searched.
     expect(openapi.paths['/api/books']?.get?.parameters?.map((p) => p.name)).toContain('q');
     expect(Object.keys(list?.responses ?? {})).toContain('400');
@@ -416,6 +436,9 @@ describe('the OpenAPI document', () => {
       listUsers: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
       changeUser: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
       getUserHistory: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
+      listViews: [['NOT_SIGNED_IN'], undefined],
+      saveView: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
+      deleteView: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
       listNotes: [['NOT_SIGNED_IN'], undefined],
       createNote: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
       getNote: [['NOT_SIGNED_IN'], undefined],

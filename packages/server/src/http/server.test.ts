@@ -88,6 +88,8 @@ describe('the blank spec over HTTP', () => {
       '/api/users',
       '/api/users/{id}',
       '/api/users/{id}/history',
+      '/api/views',
+      '/api/views/{id}',
     ]);
     expect(document).toEqual(server.compiled.openapi);
   });
@@ -275,6 +277,8 @@ describe('a spec with entities over HTTP', () => {
         '/api/users',
         '/api/users/{id}',
         '/api/users/{id}/history',
+        '/api/views',
+        '/api/views/{id}',
         '/api/books',
         '/api/loans/{id}/return',
       ]);

@@ -10,6 +10,7 @@ import { ensureDemoUsers, registerDevRoutes } from '../dev-mode.ts';
 import { AuthStore } from '../store/auth-store.ts';
 import { OidcStore } from '../store/oidc-store.ts';
 import { openStore, type StoreOptions } from '../store/open-store.ts';
+import { SavedViewsStore } from '../store/saved-views-store.ts';
 import type { Store } from '../store/store.ts';
 import { registerApiDocs } from './api-docs.ts';
 import { registerAuth } from './auth.ts';
@@ -31,6 +32,7 @@ import { OIDC_START_PATH, registerOidc } from './oidc.ts';
 import { type MailOptions, registerPasswordReset } from './password-reset.ts';
 import { PROBLEM_CONTENT_TYPE, type ProblemExtras, type ProblemParams } from './problem.ts';
 import { REQUEST_ID_HEADER, requestId } from './request-id.ts';
+import { registerSavedViews } from './saved-views.ts';
 import { HSTS, REFERRER_POLICY } from './security-headers.ts';
 import { registerUserAdmin } from './user-admin.ts';
 import { registerWebApp } from './web-app.ts';
@@ -133,6 +135,8 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
     await auth.setUp();
     const oidc = options.oidc ? { settings: options.oidc, logins: new OidcStore(store.sql) } : null;
     await oidc?.logins.setUp();
+    const views = new SavedViewsStore(store.sql);
+    await views.setUp();
     const devMode = options.devMode ?? false;
     // What to do next (add a user; dev mode's demo users; email not configured) is said once by
     // the command that started the server (`ninepoint serve`, `ninepoint dev`), not at every app
@@ -142,6 +146,7 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
       logger.warn({ method: call.method, path: call.path }, 'a system call takes precedence over this spec call');
     }
     const app = buildApp(compiled, store, logger, auth, {
+      views,
       now: options.now,
       devMode,
       trustProxy: options.trustProxy ?? false,
@@ -162,6 +167,7 @@ function buildApp(
   logger: Logger,
   auth: AuthStore,
   {
+    views,
     now,
     devMode,
     trustProxy,
@@ -169,6 +175,7 @@ function buildApp(
     mail,
     oidc,
   }: {
+    views: SavedViewsStore;
     now: (() => number) | undefined;
     devMode: boolean;
     trustProxy: TrustProxy;
@@ -270,6 +277,7 @@ function buildApp(
   });
   if (oidc !== null) registerOidc(app, { ...oidc, auth, model: compiled.model, signIn, now: now ?? Date.now });
   registerEntityRoutes(app, compiled, store);
+  registerSavedViews(app, { views, screens: effectiveScreens(compiled.model), ...(now ? { now } : {}) });
   if (devMode) registerDevRoutes(app, { auth, model: compiled.model, signIn });
   extend?.register(app);
 

@@ -243,7 +243,10 @@ describe.each(TEST_DATABASES)('user administration on $name', (db) => {
           payload: JSON.stringify({ roles: ['member'] }),
         });
       const answers = await Promise.all([demote(first, second.user.id), demote(second, first.user.id)]);
-      expect(answers.map((a) => a.statusCode).sort()).toEqual([200, 409]);
+      // The other is refused: LAST_MANAGER, or FORBIDDEN when its caller was demoted before it began.
+      const statuses = answers.map((a) => a.statusCode).sort();
+      expect(statuses[0]).toBe(200);
+      expect([403, 409]).toContain(statuses[1]);
       const managers = (await club.auth.activeUsers()).filter((u) => u.roles.includes('secretary'));
       expect(managers).toHaveLength(1);
     } finally {
