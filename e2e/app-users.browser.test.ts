@@ -11,6 +11,7 @@ import {
   type Person,
   poll,
   printAxeSummary,
+  settle,
   signIn,
   startApp,
 } from './app.ts';
@@ -144,6 +145,15 @@ describe.each(TEST_DATABASES)('the Users screen on $name, in Chromium', (db) => 
     await own.getByText('(you)').waitFor();
     expect(await own.getByRole('button', { name: /^Deactivate/ }).count()).toBe(0);
     await expectAccessible(page, 'the Users screen on a phone');
+    // The history fills a phone's screen, and nothing runs off its side.
+    await card.getByRole('button', { name: `History of Leo Leaving (${leaving.email})` }).click();
+    const drawer = page.getByRole('dialog', { name: 'History of Leo Leaving' });
+    await drawer.getByText('Deactivated', { exact: true }).waitFor();
+    await settle(page);
+    const box = await drawer.boundingBox();
+    expect(box).toMatchObject({ x: 0, width: PHONE.width });
+    await page.keyboard.press('Escape');
+    await drawer.waitFor({ state: 'hidden' });
     await capture(page, `users-phone-${db.name}`);
 
     // Their session has ended: the next page is a visitor's, and signing in is refused.
