@@ -52,6 +52,8 @@ describe('ninepoint serve with no spec (the blank spec)', () => {
       '/api/openapi.json',
       '/api/spec',
       '/api/users',
+      '/api/users/{id}',
+      '/api/users/{id}/history',
       '/api/views',
       '/api/views/{id}',
     ]);

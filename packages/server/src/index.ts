@@ -1,4 +1,13 @@
-export { AccountError, addUser, checkEmail, checkRoles, createApiToken } from './auth/accounts.ts';
+export {
+  type AccountChange,
+  AccountError,
+  addUser,
+  changeAccount,
+  checkEmail,
+  checkRoles,
+  createApiToken,
+  recordAccountEvent,
+} from './auth/accounts.ts';
 export { type OidcSettings, OidcSettingsError, oidcSettingsFromEnv } from './auth/oidc-settings.ts';
 export { type AccountsDatabase, openAccounts } from './auth/open-accounts.ts';
 export { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, passwordProblem } from './auth/passwords.ts';
@@ -100,7 +109,14 @@ export { closeOnSignals, type ShutdownOptions } from './http/shutdown.ts';
 export { type MailSettings, MailSettingsError, mailSettingsFromEnv, type SmtpSettings } from './mail/mail-settings.ts';
 export { type KeptMail, type Mail, type Mailer, Outbox, smtpMailer } from './mail/mailer.ts';
 export { formatDiagnostic, type Say, type ServeOptions, type ServeResult, serve } from './serve.ts';
-export { AuthStore, type TokenInfo, type UserAccount } from './store/auth-store.ts';
+export {
+  type AccountEvent,
+  type AccountHistoryEntry,
+  AuthStore,
+  type ManagedAccount,
+  type TokenInfo,
+  type UserAccount,
+} from './store/auth-store.ts';
 export { DEFAULT_DB_PATH, openStore, type StoreOptions } from './store/open-store.ts';
 export {
   BackupError,

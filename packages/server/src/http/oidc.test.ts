@@ -3,6 +3,7 @@ import { type FreshDatabase, TEST_DATABASES } from '../../test/databases.ts';
 import { modelOf } from '../../test/helpers.ts';
 import { startTestProvider, type TestProvider } from '../../test/oidc-provider.ts';
 import { userWithToken } from '../../test/users.ts';
+import { changeAccount } from '../auth/accounts.ts';
 import { oidcSettingsFromEnv } from '../auth/oidc-settings.ts';
 import { createServer, type NinepointServer } from './server.ts';
 
@@ -115,6 +116,26 @@ describe.each(TEST_DATABASES)('sign-in with an OpenID Connect provider, on $name
     const unverified = await signInWithProvider('mallory');
     expect(unverified.finished.headers.location).toBe('/sign-in?sso=unverified');
     expect(await me(unverified.finished)).toBeNull();
+  });
+
+  it('refuses a deactivated account, linked or found by its email, and keeps a sign-up in the history', async () => {
+    const { user } = await userWithToken(server, ['member'], 'dee@club.example');
+    await changeAccount(server.auth, user.id, { active: false }, { by: null, knownRoles: [], manages: () => true });
+    provider.accounts.set('dee', { email: 'dee@club.example', email_verified: true, name: 'Dee' });
+    const byEmail = await signInWithProvider('dee');
+    expect(byEmail.finished.headers.location).toBe('/sign-in?sso=deactivated');
+    expect(await me(byEmail.finished)).toBeNull();
+    // Now linked: refused the same way.
+    const linked = await signInWithProvider('dee');
+    expect(linked.finished.headers.location).toBe('/sign-in?sso=deactivated');
+    await changeAccount(server.auth, user.id, { active: true }, { by: null, knownRoles: [], manages: () => true });
+    expect(await me((await signInWithProvider('dee')).finished)).toMatchObject({ email: 'dee@club.example' });
+
+    provider.accounts.set('sid', { email: 'sid@club.example', email_verified: true, name: 'Sid' });
+    await signInWithProvider('sid');
+    const made = await server.auth.userByEmail('sid@club.example');
+    const history = await server.auth.accountHistory(made?.id ?? '');
+    expect(history).toMatchObject([{ kind: 'created', how: 'sign-up', roles: ['member'], by: made?.id }]);
   });
 
   it('finishes a sign-in once: the same callback again is refused', async () => {

@@ -1,6 +1,7 @@
 import { type Model, signUpRoles } from '@ninepoint/spec';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import * as client from 'openid-client';
+import { recordAccountEvent } from '../auth/accounts.ts';
 import { OIDC_CALLBACK_PATH, type OidcSettings } from '../auth/oidc-settings.ts';
 import { looksLikeSecret, newSecret, secretHash } from '../auth/secrets.ts';
 import { type AuthStore, normalizeEmail, type UserAccount } from '../store/auth-store.ts';
@@ -20,7 +21,14 @@ const NO_PASSWORD = 'none: signs in with single sign-on';
  * Why a sign-in with the provider did not sign anyone in, as the sign-in page is told
  * (`/sign-in?sso=<reason>`); the page says what to do.
  */
-export type OidcRefusal = 'cancelled' | 'expired' | 'failed' | 'unavailable' | 'unverified' | 'no-account';
+export type OidcRefusal =
+  | 'cancelled'
+  | 'expired'
+  | 'failed'
+  | 'unavailable'
+  | 'unverified'
+  | 'no-account'
+  | 'deactivated';
 
 export interface OidcOptions {
   settings: OidcSettings;
@@ -155,16 +163,20 @@ async function accountFor(
   claims: { sub: string; email?: unknown; email_verified?: unknown; name?: unknown },
   issuer: string,
   { auth, logins, model, now }: Pick<OidcOptions, 'auth' | 'logins' | 'model' | 'now'>,
-): Promise<UserAccount | 'unverified' | 'no-account'> {
+): Promise<UserAccount | 'unverified' | 'no-account' | 'deactivated'> {
   const linked = await logins.linkedUser(issuer, claims.sub);
-  const user = linked === undefined ? undefined : await auth.user(linked);
-  if (user) return user;
+  const found = linked === undefined ? undefined : await auth.managedUser(linked);
+  if (found) {
+    // A deactivated account is told so, as a password sign-in with the right password is.
+    const { active, deactivatedAt: _since, ...user } = found;
+    return active ? user : 'deactivated';
+  }
   if (typeof claims.email !== 'string' || claims.email_verified !== true) return 'unverified';
   const email = normalizeEmail(claims.email);
-  const existing = await auth.userByEmail(email);
+  const existing = await auth.userForSignIn(email);
   if (existing) {
-    await logins.link(issuer, claims.sub, existing.id, now());
-    return existing;
+    await logins.link(issuer, claims.sub, existing.user.id, now());
+    return existing.active ? existing.user : 'deactivated';
   }
   const domain = email.slice(email.lastIndexOf('@') + 1);
   const open = signUpRoles(model);
@@ -181,6 +193,15 @@ async function accountFor(
     passwordHash: NO_PASSWORD,
     createdAt: new Date(now()).toISOString(),
   });
+  if (created) {
+    await recordAccountEvent(
+      auth,
+      created.id,
+      { kind: 'created', how: 'sign-up', roles: created.roles },
+      created.id,
+      now(),
+    );
+  }
   // Another tab may have made the account a moment ago: sign in as it.
   const account = created ?? (await auth.userByEmail(email));
   if (!account) return 'no-account';

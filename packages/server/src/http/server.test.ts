@@ -86,6 +86,8 @@ describe('the blank spec over HTTP', () => {
       '/api/auth/password-reset/confirm',
       '/api/auth/me',
       '/api/users',
+      '/api/users/{id}',
+      '/api/users/{id}/history',
       '/api/views',
       '/api/views/{id}',
     ]);
@@ -273,6 +275,8 @@ describe('a spec with entities over HTTP', () => {
         '/api/auth/password-reset/confirm',
         '/api/auth/me',
         '/api/users',
+        '/api/users/{id}',
+        '/api/users/{id}/history',
         '/api/views',
         '/api/views/{id}',
         '/api/books',

@@ -5,7 +5,7 @@ import type { OidcSettings } from '../auth/oidc-settings.ts';
 import { createAjv } from '../compile/ajv.ts';
 import { type CompiledApp, compileApp } from '../compile/compile-app.ts';
 import { changesSchema, type MigrationPlan } from '../compile/migration-contract.ts';
-import { type Actor, accessSummary } from '../compile/permissions.ts';
+import { type Actor, accessSummary, assignableRoles } from '../compile/permissions.ts';
 import { ensureDemoUsers, registerDevRoutes } from '../dev-mode.ts';
 import { AuthStore } from '../store/auth-store.ts';
 import { OidcStore } from '../store/oidc-store.ts';
@@ -35,6 +35,7 @@ import { PROBLEM_CONTENT_TYPE, type ProblemExtras, type ProblemParams } from './
 import { REQUEST_ID_HEADER, requestId } from './request-id.ts';
 import { registerSavedViews } from './saved-views.ts';
 import { HSTS, REFERRER_POLICY } from './security-headers.ts';
+import { registerUserAdmin } from './user-admin.ts';
 import { registerWebApp } from './web-app.ts';
 
 export interface ServerOptions extends StoreOptions {
@@ -256,10 +257,18 @@ function buildApp(
     settings,
     now,
     mayPickUsers: userPickers(compiled),
+    managesPeople: (actor) => actor.userId !== null && peopleAccess(compiled.model, actor.roles).manage,
     accessOf: (actor) => accessSummary(compiled.permissions, compiled.model, actor),
     peopleOf: (actor) => peopleAccess(compiled.model, actor.roles),
     signUp: signUpRoles(compiled.model),
     singleSignOn: oidc === null ? null : { name: oidc.settings.name, start: OIDC_START_PATH },
+  });
+  registerUserAdmin(app, {
+    auth,
+    catalogue,
+    knownRoles: assignableRoles(compiled.model),
+    manages: (roles) => peopleAccess(compiled.model, roles).manage,
+    now: now ?? Date.now,
   });
   registerPasswordReset(app, {
     auth,

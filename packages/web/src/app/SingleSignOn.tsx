@@ -10,6 +10,7 @@ const REFUSALS: Record<string, string> = {
     'The single sign-on provider cannot be reached right now. Try again later, or sign in with your password.',
   unverified: 'Your single sign-on provider has not confirmed your email address, so it cannot sign you in here.',
   'no-account': 'There is no account for your email address here. Ask someone who manages this app for an invitation.',
+  deactivated: 'This account is deactivated. Ask an administrator to reactivate it.',
 };
 
 /** Why the last single sign-on did not sign anyone in, as an alert; nothing without one. */
