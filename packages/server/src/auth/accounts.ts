@@ -36,6 +36,32 @@ export async function addUser(
   return user;
 }
 
+/** How an account came to be, for whoever records it (history of accounts). */
+export type AccountOrigin =
+  | { via: 'sign-up' }
+  | { via: 'invitation'; invitationId: string; invitedBy: string };
+
+/**
+ * Creates the account of someone who joined by themselves: a confirmed sign-up or an accepted
+ * invitation. Every account made through the web app is made here, with a password already
+ * hashed (argon2id) when it was chosen. Undefined when the email has an account already.
+ */
+export async function createJoinedAccount(
+  auth: AuthStore,
+  input: { email: string; name: string; roles: readonly string[]; passwordHash: string },
+  _origin: AccountOrigin,
+): Promise<UserAccount | undefined> {
+  const email = checkEmail(input.email);
+  return auth.addUser({
+    id: uuidv7(Date.now()),
+    email,
+    name: input.name.trim() || email.split('@')[0] || email,
+    roles: [...new Set(input.roles)],
+    passwordHash: input.passwordHash,
+    createdAt: new Date().toISOString(),
+  });
+}
+
 /** The email as it is stored (trimmed, lowercase); throws `AccountError` when it is not an email address. */
 export function checkEmail(email: string): string {
   const normalized = normalizeEmail(email);

@@ -26,6 +26,7 @@ import {
   parseLogLevel,
 } from './logging.ts';
 import { type MailOptions, registerPasswordReset } from './password-reset.ts';
+import { registerPeopleJoining } from './people-joining.ts';
 import { PROBLEM_CONTENT_TYPE, type ProblemExtras, type ProblemParams } from './problem.ts';
 import { REQUEST_ID_HEADER, requestId } from './request-id.ts';
 import { HSTS, REFERRER_POLICY } from './security-headers.ts';
@@ -246,6 +247,7 @@ function buildApp(
     mail,
     now: now ?? Date.now,
   });
+  registerPeopleJoining(app, { compiled, auth, sql: store.sql, signIn, mail, now: now ?? Date.now });
   registerEntityRoutes(app, compiled, store);
   if (devMode) registerDevRoutes(app, { auth, model: compiled.model, signIn });
   extend?.register(app);
@@ -309,8 +311,6 @@ function wrap(
     },
   };
 }
-
-/** A request as the log shows it: as Fastify's own serializer does, with secrets in the query hidden. */
 
 /** Who may search the user directory: those who may create or update a record with a `User` field. */
 function userPickers(compiled: CompiledApp): (actor: Actor) => boolean {

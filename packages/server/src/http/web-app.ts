@@ -89,8 +89,16 @@ function readBuild(dist: string): Map<string, File> {
   return files;
 }
 
-/** The web app's pages for signing in, asking for a password reset link and following one. */
-export const ACCOUNT_PAGES = ['/sign-in', '/forgot-password', '/reset-password'] as const;
+/** The web app's pages for signing in, resetting a password, signing up, accepting an invitation and inviting. */
+export const ACCOUNT_PAGES = [
+  '/sign-in',
+  '/forgot-password',
+  '/reset-password',
+  '/sign-up',
+  '/verify-email',
+  '/accept-invitation',
+  '/invite',
+] as const;
 
 /** `/books/:id/edit` → a pattern matching `/books/<anything but a slash>/edit`. */
 function routePattern(route: string): RegExp {

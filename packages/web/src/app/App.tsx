@@ -5,14 +5,18 @@ import { createBrowserRouter, RouterProvider } from 'react-router';
 import { useModel } from '../api/session.ts';
 // The Studio (`ninepoint dev`): a full-width tool page of its own, outside the app's shell.
 import { StudioRoute } from '../studio/StudioRoute.tsx';
+import { AcceptInvitation } from './AcceptInvitation.tsx';
 import { ModelContext } from './context.ts';
 import { ForgotPassword } from './ForgotPassword.tsx';
+import { Invite } from './Invite.tsx';
 import { Failure, Loading, NotFound } from './pages.tsx';
 import { ResetPassword } from './ResetPassword.tsx';
 import { ScreenView } from './ScreenView.tsx';
 import { Shell } from './Shell.tsx';
 import { SignIn } from './SignIn.tsx';
+import { SignUp } from './SignUp.tsx';
 import { screensOf } from './screens.ts';
+import { VerifyEmail } from './VerifyEmail.tsx';
 
 /** Loads the model, then routes every screen of point 2 (or the derived ones). */
 export function App() {
@@ -42,6 +46,10 @@ function Routed({ model }: { model: Model }) {
             { path: '/sign-in', element: <SignIn /> },
             { path: '/forgot-password', element: <ForgotPassword /> },
             { path: '/reset-password', element: <ResetPassword /> },
+            { path: '/sign-up', element: <SignUp /> },
+            { path: '/verify-email', element: <VerifyEmail /> },
+            { path: '/accept-invitation', element: <AcceptInvitation /> },
+            { path: '/invite', element: <Invite /> },
             { path: '*', element: <NotFound /> },
           ],
         },

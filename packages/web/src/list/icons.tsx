@@ -127,3 +127,11 @@ export const StudioIcon = ({ size }: IconProps) => (
     <path d="M13 7l4 4" />
   </Icon>
 );
+
+export const InviteIcon = ({ size }: IconProps) => (
+  <Icon size={size}>
+    <circle cx="9" cy="8" r="4" />
+    <path d="M3 20c0-3.3 2.7-6 6-6s6 2.7 6 6" />
+    <path d="M19 8v6M16 11h6" />
+  </Icon>
+);
