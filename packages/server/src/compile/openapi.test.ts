@@ -278,7 +278,7 @@ describe('the OpenAPI document', () => {
     expect(meSchema).toMatchObject({
       ...userAnswer,
       properties: { user: { anyOf: [{ $ref: '#/components/schemas/ninepoint.User' }, { type: 'null' }] } },
-      required: ['user', 'access'],
+      required: ['user', 'access', 'people', 'signUp'],
     });
     expect(meSchema?.properties?.access).toMatchObject({ type: 'object', additionalProperties: { type: 'object' } });
     expect(codesOf(openapi, me)).toEqual({

@@ -574,8 +574,39 @@ function systemOperation(route: SystemRoute, responses: ProblemResponses): Opera
                   properties: {
                     user: { anyOf: [ref(USER), { type: 'null' }] },
                     access: ACCESS_SCHEMA,
+                    people: {
+                      description:
+                        "What the user may do with people's accounts (point 6's people column); null when signed out.",
+                      anyOf: [
+                        {
+                          type: 'object',
+                          properties: {
+                            mayInvite: { type: 'boolean' },
+                            inviteRoles: { type: 'array', items: { type: 'string' } },
+                            manage: { type: 'boolean' },
+                          },
+                          required: ['mayInvite', 'inviteRoles', 'manage'],
+                          additionalProperties: false,
+                        },
+                        { type: 'null' },
+                      ],
+                    },
+                    signUp: {
+                      description:
+                        "The roles people may sign up to themselves (point 6's joins column), with the email domains each accepts (none: any).",
+                      type: 'array',
+                      items: {
+                        type: 'object',
+                        properties: {
+                          role: { type: 'string' },
+                          domains: { type: 'array', items: { type: 'string' } },
+                        },
+                        required: ['role', 'domains'],
+                        additionalProperties: false,
+                      },
+                    },
                   },
-                  required: ['user', 'access'],
+                  required: ['user', 'access', 'people', 'signUp'],
                 },
               },
             },

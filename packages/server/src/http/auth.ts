@@ -1,5 +1,5 @@
 import cookie from '@fastify/cookie';
-import type { RuntimeSettings } from '@ninepoint/spec';
+import type { PeopleAccess, RuntimeSettings } from '@ninepoint/spec';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { verifyPassword } from '../auth/passwords.ts';
 import { RateLimiter } from '../auth/rate-limiter.ts';
@@ -45,6 +45,10 @@ export interface AuthOptions {
   settings: Readonly<RuntimeSettings>;
   /** What the actor may do per entity, answered by `GET /api/auth/me` for the web app. */
   accessOf?: (actor: Actor) => Record<string, AccessSummary>;
+  /** What a signed-in actor may do with people's accounts (point 6's `people` column). */
+  peopleOf?: (actor: Actor) => PeopleAccess;
+  /** The roles people may sign up to themselves (point 6's `joins` column). */
+  signUp?: readonly { role: string; domains: string[] }[];
   /** Whether an actor may search the user directory (`GET /api/users`); default: any signed-in user. */
   mayPickUsers?: (actor: Actor) => boolean;
   /** For tests: the clock. */
@@ -218,7 +222,12 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
   });
 
   app.get('/api/auth/me', async (request, reply) =>
-    reply.send({ user: request.actor.user, access: options.accessOf?.(request.actor) ?? {} }),
+    reply.send({
+      user: request.actor.user,
+      access: options.accessOf?.(request.actor) ?? {},
+      people: request.actor.user === null ? null : (options.peopleOf?.(request.actor) ?? null),
+      signUp: options.signUp ?? [],
+    }),
   );
 
   // The people a field referring to `User` may name, for pickers: open to those who may write

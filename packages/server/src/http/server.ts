@@ -1,4 +1,4 @@
-import { effectiveScreens, type Model, USER_ENTITY } from '@ninepoint/spec';
+import { effectiveScreens, type Model, peopleAccess, signUpRoles, USER_ENTITY } from '@ninepoint/spec';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { type Logger, pino } from 'pino';
 import { createAjv } from '../compile/ajv.ts';
@@ -238,6 +238,8 @@ function buildApp(
     now,
     mayPickUsers: userPickers(compiled),
     accessOf: (actor) => accessSummary(compiled.permissions, compiled.model, actor),
+    peopleOf: (actor) => peopleAccess(compiled.model, actor.roles),
+    signUp: signUpRoles(compiled.model),
   });
   registerPasswordReset(app, {
     auth,

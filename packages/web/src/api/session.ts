@@ -30,9 +30,20 @@ export interface User {
   roles: string[];
 }
 
+/** What the signed-in user may do with people's accounts (point 6's `people` column). */
+export interface PeopleAccess {
+  mayInvite: boolean;
+  inviteRoles: string[];
+  manage: boolean;
+}
+
 export interface Me {
   user: User | null;
   access: Record<string, EntityAccess>;
+  /** Null when signed out. */
+  people: PeopleAccess | null;
+  /** The roles people may sign up to themselves, with the email domains each accepts (none: any). */
+  signUp: { role: string; domains: string[] }[];
 }
 
 /** The checked model of the spec being served (`GET /api/spec`); it never changes while the app runs. */

@@ -38,7 +38,12 @@ const screen = (model: Model, route: string) => {
   return found;
 };
 const ME = '01900000-0000-7000-8000-000000000001';
-const me: Me = { user: { id: ME, email: 'ada@example.test', name: 'Ada', roles: ['staff'] }, access: {} };
+const me: Me = {
+  user: { id: ME, email: 'ada@example.test', name: 'Ada', roles: ['staff'] },
+  access: {},
+  people: null,
+  signUp: [],
+};
 
 describe('CSV', () => {
   it('quotes commas, quotes, line breaks and edge spaces, and doubles quotes', () => {
