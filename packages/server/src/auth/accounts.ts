@@ -37,9 +37,7 @@ export async function addUser(
 }
 
 /** How an account came to be, for whoever records it (history of accounts). */
-export type AccountOrigin =
-  | { via: 'sign-up' }
-  | { via: 'invitation'; invitationId: string; invitedBy: string };
+export type AccountOrigin = { via: 'sign-up' } | { via: 'invitation'; invitationId: string; invitedBy: string };
 
 /**
  * Creates the account of someone who joined by themselves: a confirmed sign-up or an accepted

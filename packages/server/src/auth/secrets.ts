@@ -3,7 +3,13 @@ import { createHash, randomBytes } from 'node:crypto';
 /** What a secret is for: a session, an API token, or a link (password reset, email confirmation, invitation). */
 export type SecretKind = 'session' | 'token' | 'reset' | 'verify' | 'invitation';
 
-const PREFIX: Record<SecretKind, string> = { session: 'nps', token: 'npt', reset: 'npr', verify: 'npv', invitation: 'npi' };
+const PREFIX: Record<SecretKind, string> = {
+  session: 'nps',
+  token: 'npt',
+  reset: 'npr',
+  verify: 'npv',
+  invitation: 'npi',
+};
 
 /**
  * A new secret for a session, an API token or a link: 256 bits from the CSPRNG,

@@ -474,7 +474,9 @@ function systemOperation(route: SystemRoute, responses: ProblemResponses): Opera
         ...base,
         requestBody: {
           required: true,
-          content: { [JSON_TYPE]: { schema: ref(route.operationId === 'verifyEmail' ? VERIFY_EMAIL : ACCEPT_INVITATION) } },
+          content: {
+            [JSON_TYPE]: { schema: ref(route.operationId === 'verifyEmail' ? VERIFY_EMAIL : ACCEPT_INVITATION) },
+          },
         },
         responses: {
           '200': {
@@ -484,7 +486,12 @@ function systemOperation(route: SystemRoute, responses: ProblemResponses): Opera
             ),
             content: {
               [JSON_TYPE]: {
-                schema: { type: 'object', properties: { user: ref(USER) }, required: ['user'], additionalProperties: false },
+                schema: {
+                  type: 'object',
+                  properties: { user: ref(USER) },
+                  required: ['user'],
+                  additionalProperties: false,
+                },
               },
             },
           },

@@ -92,7 +92,8 @@ export const SYSTEM_ROUTES = [
     method: 'DELETE',
     path: '/api/invitations/{id}',
     operationId: 'revokeInvitation',
-    summary: 'Revokes a pending invitation the caller sent (any, for a user who manages people): its link stops working',
+    summary:
+      'Revokes a pending invitation the caller sent (any, for a user who manages people): its link stops working',
   },
   {
     method: 'POST',

@@ -7,7 +7,9 @@ import { ProblemError } from './problem.ts';
  * so that neither the answer nor its timing depends on it. Closing the app waits for what is
  * under way; a failure is logged as `failed`, the person having had their answer already.
  */
-export function afterAnswer(app: FastifyInstance): (log: FastifyBaseLogger, failed: string, work: () => Promise<void>) => void {
+export function afterAnswer(
+  app: FastifyInstance,
+): (log: FastifyBaseLogger, failed: string, work: () => Promise<void>) => void {
   const pending = new Set<Promise<void>>();
   app.addHook('onClose', async () => {
     await Promise.all(pending);
@@ -46,7 +48,11 @@ export async function limitPerHour(
     const seconds = Math.max(1, Math.ceil((window + windowMs - at) / 1000));
     const minutes = Math.ceil(seconds / 60);
     reply.header('retry-after', String(seconds));
-    throw new ProblemError('RATE_LIMITED', {}, { detail: `${detail} Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.` });
+    throw new ProblemError(
+      'RATE_LIMITED',
+      {},
+      { detail: `${detail} Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.` },
+    );
   }
   await auth.pruneRates(window - windowMs, prefix);
 }

@@ -111,7 +111,11 @@ export function registerInvitations(app: FastifyInstance, options: InvitationOpt
       throw error;
     }
     if (mail === null) {
-      throw new ProblemError('FORBIDDEN', {}, { detail: 'Email is not configured on this server: nobody could receive an invitation.' });
+      throw new ProblemError(
+        'FORBIDDEN',
+        {},
+        { detail: 'Email is not configured on this server: nobody could receive an invitation.' },
+      );
     }
     const at = now();
     await limitPerHour(
@@ -166,7 +170,11 @@ export function registerInvitations(app: FastifyInstance, options: InvitationOpt
 
   app.post(INVITATION_ROUTES.accept, { schema: { body: ACCEPT_INVITATION_SCHEMA } }, async (request, reply) => {
     if (request.headers.origin !== undefined && !sameOrigin(request)) {
-      throw new ProblemError('FORBIDDEN', {}, { detail: 'Accepting an invitation must come from this app’s own pages.' });
+      throw new ProblemError(
+        'FORBIDDEN',
+        {},
+        { detail: 'Accepting an invitation must come from this app’s own pages.' },
+      );
     }
     const { token, name, password } = request.body as { token: string; name: string; password: string };
     const hash = looksLikeSecret('invitation', token) ? secretHash(token) : null;

@@ -102,8 +102,9 @@ describe.each(TEST_DATABASES)('people joining on $name', (db) => {
       text: response.body,
     };
   };
+  /** Signs up as a patient unless the body names another role (two roles are open: one must be named). */
   const signUp = (body: Json, ip?: string) =>
-    call('POST', '/api/auth/sign-up', { origin: ORIGIN, body, ...(ip ? { ip } : {}) });
+    call('POST', '/api/auth/sign-up', { origin: ORIGIN, body: { role: 'patient', ...body }, ...(ip ? { ip } : {}) });
   const verify = (token: string) => call('POST', '/api/auth/verify-email', { origin: ORIGIN, body: { token } });
   const accept = (token: string, name = 'Dr. Invitee', password = PASSWORD) =>
     call('POST', '/api/invitations/accept', { origin: ORIGIN, body: { token, name, password } });
@@ -186,7 +187,12 @@ describe.each(TEST_DATABASES)('people joining on $name', (db) => {
     });
 
     it('refuses an email outside the domains of the role with SIGN_UP_DOMAIN naming them', async () => {
-      const refused = await signUp({ email: freshEmail('example.test'), name: 'Sam', password: PASSWORD, role: 'staff' });
+      const refused = await signUp({
+        email: freshEmail('example.test'),
+        name: 'Sam',
+        password: PASSWORD,
+        role: 'staff',
+      });
       expect(refused.status).toBe(422);
       expect(refused.body.code).toBe('SIGN_UP_DOMAIN');
       expect(refused.body.detail).toBe('This role is open to email addresses at clinic.example only.');
@@ -204,8 +210,13 @@ describe.each(TEST_DATABASES)('people joining on $name', (db) => {
         expect(refused.body.code).toBe('FORBIDDEN');
         expect(refused.body.detail).toBe(`Nobody may sign up as ${role}. Sign up as patient, staff.`);
       }
-      const unnamed = await signUp({ email: freshEmail(), name: 'Eve', password: PASSWORD });
-      expect(unnamed.status).toBe(202); // patient: the one role open to any address
+      const unnamed = await call('POST', '/api/auth/sign-up', {
+        origin: ORIGIN,
+        body: { email: freshEmail(), name: 'Eve', password: PASSWORD },
+      });
+      expect(unnamed.status).toBe(400);
+      expect(unnamed.body.code).toBe('INVALID_PAYLOAD');
+      expect(unnamed.body.detail).toBe('The request is not valid: role is required: one of patient, staff.');
     });
 
     it('refuses a short password with TOO_SHORT at password, before anything is mailed', async () => {
@@ -241,7 +252,8 @@ describe.each(TEST_DATABASES)('people joining on $name', (db) => {
     it('limits sign-ups to 3 per email an hour, counted alike for emails with and without an account', async () => {
       const { user } = await userWithToken(server, ['patient']);
       for (const email of [user.email, freshEmail()]) {
-        for (let i = 0; i < 3; i++) expect((await signUp({ email, name: 'Again', password: PASSWORD })).status).toBe(202);
+        for (let i = 0; i < 3; i++)
+          expect((await signUp({ email, name: 'Again', password: PASSWORD })).status).toBe(202);
         const limited = await signUp({ email, name: 'Again', password: PASSWORD });
         expect(limited.status).toBe(429);
         expect(limited.body.code).toBe('RATE_LIMITED');

@@ -153,7 +153,11 @@ export function registerSignUp(app: FastifyInstance, options: SignUpOptions): vo
 function chosenRole(roles: readonly SignUpRole[], asked: string | undefined): SignUpRole {
   const open = roles.map((r) => r.role).join(', ');
   if (roles.length === 0) {
-    throw new ProblemError('FORBIDDEN', {}, { detail: 'Nobody may sign up to this app: an account comes by invitation.' });
+    throw new ProblemError(
+      'FORBIDDEN',
+      {},
+      { detail: 'Nobody may sign up to this app: an account comes by invitation.' },
+    );
   }
   if (asked === undefined) {
     const [only] = roles;
@@ -181,7 +185,8 @@ export function verifyMail(
   productName: string,
   hours: number,
 ): { to: string; subject: string; text: string } {
-  const lifetime = hours % 24 === 0 ? `${hours / 24} day${hours === 24 ? '' : 's'}` : `${hours} hour${hours === 1 ? '' : 's'}`;
+  const lifetime =
+    hours % 24 === 0 ? `${hours / 24} day${hours === 24 ? '' : 's'}` : `${hours} hour${hours === 1 ? '' : 's'}`;
   return {
     to: input.email,
     subject: `Confirm your email for ${productName}`,

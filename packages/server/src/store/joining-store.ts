@@ -164,11 +164,10 @@ export class JoiningStore {
 
   /** The invitation of a link, if it is pending at `now`, without using it. */
   async invitationByToken(hash: string, now: number): Promise<Invitation | undefined> {
-    const row = await first<InvitationRow>(
-      this.#sql,
-      `${INVITATION_SELECT} WHERE i."token_hash" = ? AND ${PENDING}`,
-      [hash, now],
-    );
+    const row = await first<InvitationRow>(this.#sql, `${INVITATION_SELECT} WHERE i."token_hash" = ? AND ${PENDING}`, [
+      hash,
+      now,
+    ]);
     return row ? invitation(row) : undefined;
   }
 

@@ -66,8 +66,8 @@ export function AcceptInvitation() {
             Accept the invitation
           </Title>
           <Text size="sm">
-            Choose the name others will see and a password of at least {MIN_PASSWORD_LENGTH} characters: your account
-            is made, and you are signed in.
+            Choose the name others will see and a password of at least {MIN_PASSWORD_LENGTH} characters: your account is
+            made, and you are signed in.
           </Text>
           {problem && !serverPassword && (
             <Alert color="red" role="alert">

@@ -165,9 +165,7 @@ export function SignUp() {
             autoComplete="email"
             required
             value={email}
-            description={
-              role && role.domains.length > 0 ? `An address at ${role.domains.join(' or ')}.` : undefined
-            }
+            description={role && role.domains.length > 0 ? `An address at ${role.domains.join(' or ')}.` : undefined}
             error={emailError}
             aria-invalid={emailError !== undefined}
             onChange={(e) => {

@@ -13,5 +13,8 @@ export const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
 /** `ada@Example.org` → `example.org`. */
 export function domainOf(email: string): string {
-  return email.trim().slice(email.trim().lastIndexOf('@') + 1).toLowerCase();
+  return email
+    .trim()
+    .slice(email.trim().lastIndexOf('@') + 1)
+    .toLowerCase();
 }
