@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DATABASES } from '../../test/databases.ts';
-import { modelOf } from '../../test/helpers.ts';
+import { blankModel, modelOf, tempDir } from '../../test/helpers.ts';
 import { linkTo, type SmtpCatcher, startSmtpCatcher } from '../../test/smtp-catcher.ts';
 import { TEST_PASSWORD, userWithToken } from '../../test/users.ts';
 import { SIGN_UP_ACCEPTED } from '../compile/auth-schemas.ts';
@@ -420,5 +421,70 @@ describe.each(TEST_DATABASES)('people joining on $name', (db) => {
       expect((await accept(token, 'Taker', 'a takeover password!')).body.code).toBe('INVITATION_INVALID');
       expect((await server.auth.userByEmail(email))?.roles).toEqual(['patient']);
     });
+  });
+});
+
+describe('the links of joining in the log', () => {
+  it('shows a confirmation or invitation link opened as token=***, never its secret', async () => {
+    const lines: string[] = [];
+    const temp = tempDir();
+    const server = await createServer({
+      model: modelOf(SPEC),
+      dbPath: temp.dbPath,
+      logger: pino({ level: 'info' }, { write: (line: string) => lines.push(line) }),
+    });
+    try {
+      const verify = `npv_${'v'.repeat(43)}`;
+      const invitation = `npi_${'i'.repeat(43)}`;
+      await server.app.inject({ method: 'GET', url: `/verify-email?token=${verify}` });
+      await server.app.inject({ method: 'GET', url: `/accept-invitation?token=${invitation}` });
+      const log = lines.join('');
+      expect(log).toContain('/verify-email?token=***');
+      expect(log).toContain('/accept-invitation?token=***');
+      expect(log).not.toContain(verify);
+      expect(log).not.toContain(invitation);
+    } finally {
+      await server.close();
+      temp.remove();
+    }
+  });
+});
+
+describe('joining an app whose point 6 declares no roles', () => {
+  it('lets any signed-in user invite, with no roles to give, and nobody sign up', async () => {
+    const temp = tempDir();
+    const settings = mailSettingsFromEnv({ SMTP_URL: smtp.url, MAIL_FROM: 'App <app@example.org>', APP_URL });
+    if (!settings.smtp || !settings.from) throw new Error('the SMTP settings did not parse');
+    const server = await createServer({
+      model: blankModel(),
+      dbPath: temp.dbPath,
+      logger: false,
+      mail: { mailer: smtpMailer(settings.smtp, settings.from), appUrl: () => APP_URL },
+    });
+    const inject = async (method: string, url: string, body: unknown, authorization?: string) => {
+      const answer = await server.app.inject({
+        method: method as 'POST',
+        url,
+        headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) },
+        payload: JSON.stringify(body),
+      });
+      return { status: answer.statusCode, body: answer.json() as Json };
+    };
+    try {
+      const { authorization } = await userWithToken(server, []);
+      const signUp = await inject('POST', '/api/auth/sign-up', { email: freshEmail(), name: 'X', password: PASSWORD });
+      expect(signUp.status).toBe(403);
+      expect(signUp.body.detail).toBe('Nobody may sign up to this app: an account comes by invitation.');
+
+      const email = freshEmail();
+      expect((await inject('POST', '/api/invitations', { email, roles: [] }, authorization)).status).toBe(201);
+      const token = linkTo(await smtp.next(email), '/accept-invitation').searchParams.get('token');
+      const done = await inject('POST', '/api/invitations/accept', { token, name: 'No Role', password: PASSWORD });
+      expect(done.status).toBe(200);
+      expect(done.body.user).toMatchObject({ email, name: 'No Role', roles: [] });
+    } finally {
+      await server.close();
+      temp.remove();
+    }
   });
 });
