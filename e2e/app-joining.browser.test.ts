@@ -4,6 +4,7 @@ import { linkTo, type SmtpCatcher, startSmtpCatcher } from '../packages/server/t
 import {
   type App,
   accountMenu,
+  capture,
   expectAccessible,
   fieldError,
   INSTALL_TIMEOUT_MS,
@@ -80,6 +81,7 @@ describe.each(DATABASES)('joining in Chromium on %s', (database) => {
     await page.getByRole('button', { name: 'Create the account' }).click();
     await poll(() => fieldError(email)).toContain('Use an address at clinic.example.');
     await expectAccessible(page, 'the sign-up page with an error at the email');
+    await capture(page, `sign-up-${database}`);
 
     await page.getByRole('radio', { name: 'patient' }).check();
     await page.getByRole('button', { name: 'Create the account' }).click();
@@ -138,6 +140,7 @@ describe.each(DATABASES)('joining in Chromium on %s', (database) => {
     const table = page.getByRole('table', { name: 'Pending invitations' });
     await table.getByRole('cell', { name: invitee.email, exact: true }).waitFor();
     await expectAccessible(page, 'the invite page with a pending invitation');
+    await capture(page, `invite-${database}`);
 
     // A second invitation, revoked: its row goes, and its link stops working.
     const revoked = `revoked.${database}@example.org`;
