@@ -61,7 +61,7 @@ export interface InvitationOptions {
  * - `GET /api/invitations`: the pending ones the caller sent, or every one for a `manage` user.
  * - `DELETE /api/invitations/:id`: revokes one of those; others answer NOT_FOUND.
  * - `POST /api/invitations/accept`: uses the link once, creates the account with the invitation's
- *   roles (`createJoinedAccount`) and signs it in.
+ *   roles (`createJoinedAccount`) and signs it in, if its sender may still invite into them.
  */
 export function registerInvitations(app: FastifyInstance, options: InvitationOptions): void {
   const { auth, joining, settings, catalogue, mail, now } = options;
@@ -181,6 +181,13 @@ export function registerInvitations(app: FastifyInstance, options: InvitationOpt
     const invitation = hash === null ? undefined : await joining.invitationByToken(hash, now());
     // An email that has an account was mailed no link; one made since is not taken over either.
     if (hash === null || !invitation || (await auth.userByEmail(invitation.email))) {
+      throw new ProblemError('INVITATION_INVALID');
+    }
+    // An invitation gives no more than its sender may still give: one whose roles changed since
+    // (or who is gone) has invited nobody.
+    const sender = await auth.user(invitation.invitedBy.id);
+    const grant = sender ? options.peopleAccess(sender.roles) : null;
+    if (!grant || !invitation.roles.every((r) => grant.inviteRoles.includes(r) || !options.knownRoles.includes(r))) {
       throw new ProblemError('INVITATION_INVALID');
     }
     if (name.trim() === '') throw new ProblemError('INVALID_PAYLOAD', { detail: 'name must not be blank' });

@@ -398,6 +398,17 @@ describe.each(TEST_DATABASES)('people joining on $name', (db) => {
       expect(await server.auth.userByEmail(byStaff.body.email as string)).toBeUndefined();
     });
 
+    it('refuses an invitation whose sender may no longer invite into its roles', async () => {
+      const doctor = await userWithToken(server, ['doctor']);
+      const email = freshEmail();
+      expect((await invite(doctor.authorization, email, ['patient'])).status).toBe(201);
+      const token = tokenOf(linkTo(await smtp.next(email), '/accept-invitation'));
+      await server.auth.setRoles(doctor.user.email, ['patient']);
+      expect((await accept(token)).body.code).toBe('INVITATION_INVALID');
+      await server.auth.setRoles(doctor.user.email, ['doctor']);
+      expect((await accept(token)).status).toBe(200);
+    });
+
     it('refuses an invitation INVITATION_DAYS after it was sent, and one whose email got an account meanwhile', async () => {
       const staff = await userWithToken(server, ['staff']);
       const started = clock.now;
