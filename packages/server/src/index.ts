@@ -16,20 +16,18 @@ export {
   type AppliedState,
   blockingSteps,
   changesSchema,
-  type FormatOptions,
-  formatMigrationPlan,
   type MigrationPlan,
   type MigrationProbe,
-  MigrationRefusedError,
   type MigrationStep,
   type MigrationStepKind,
   type PlanInput,
   type ProbedColumn,
   type ProbedRow,
-  planMigration,
   type SchemaChange,
   type StepSafety,
-} from './compile/migration-plan.ts';
+} from './compile/migration-contract.ts';
+export { planMigration } from './compile/migration-planner.ts';
+export { type FormatOptions, formatMigrationPlan, MigrationRefusedError } from './compile/migration-report.ts';
 export {
   compileOpenApi,
   HEALTH_SCHEMA,

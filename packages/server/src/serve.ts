@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { checkSpec, type Diagnostic, type Model } from '@ninepoint/spec';
 import type { Logger } from 'pino';
-import { MigrationRefusedError } from './compile/migration-plan.ts';
+import { MigrationRefusedError } from './compile/migration-report.ts';
 import { SqlSchemaError } from './compile/sql-schema.ts';
 import { defaultLogFormat, type LogFormat, LogLevelError } from './http/logging.ts';
 import type { MailOptions } from './http/password-reset.ts';

@@ -3,7 +3,8 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import type { Socket } from 'node:net';
 import { basename, dirname, join } from 'node:path';
 import { behaviourKey, checkSpec, type Diagnostic, type StudioStatus } from '@ninepoint/spec';
-import { changesSchema, formatMigrationPlan, MigrationRefusedError } from '../compile/migration-plan.ts';
+import { changesSchema } from '../compile/migration-contract.ts';
+import { formatMigrationPlan, MigrationRefusedError } from '../compile/migration-report.ts';
 import { isLocalHostname } from '../dev-mode.ts';
 import { clientErrorHandler, requestTimeouts } from '../http/client-errors.ts';
 import { defaultLogFormat } from '../http/logging.ts';

@@ -1,5 +1,5 @@
 import { LoadPending, type Model } from '@ninepoint/spec';
-import type { MigrationPlan } from '../compile/migration-plan.ts';
+import type { MigrationPlan } from '../compile/migration-contract.ts';
 import type { RowPath, RowScope } from '../compile/row-access.ts';
 import type { SqlSchema } from '../compile/sql-schema.ts';
 import type { SqlRunner } from './sql-runner.ts';
@@ -13,7 +13,7 @@ export interface Store {
   /** Where the data is, for messages and logs: a file path, never a password. */
   readonly location: string;
   /**
-   * Migrates the database to the schema (see `compile/migration-plan.ts` and docs/migrations.md):
+   * Migrates the database to the schema (see `compile/migration-planner.ts` and docs/migrations.md):
    *
    * 1. In one write transaction (SQLite: `BEGIN IMMEDIATE`; PostgreSQL: a transaction holding a
    *    lock that keeps a second server from migrating at the same time), read the newest
