@@ -53,6 +53,7 @@ describe('ninepoint serve with no spec (the blank spec)', () => {
       '/api/health',
       '/api/invitations',
       '/api/invitations/accept',
+      '/api/invitations/lookup',
       '/api/invitations/{id}',
       '/api/openapi.json',
       '/api/spec',

@@ -172,6 +172,29 @@ export const ACCEPT_INVITATION_SCHEMA: JsonSchema = {
   additionalProperties: false,
 };
 
+/** The body of `POST /api/invitations/lookup`: the token of the link in the mail. */
+export const INVITATION_LOOKUP_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    token: { type: 'string', minLength: 1, maxLength: 200, description: 'The `token` of the link in the mail.' },
+  },
+  required: ['token'],
+  additionalProperties: false,
+};
+
+/** What the invitee's page shows before they accept: for whom, as what, from whom, until when. */
+export const INVITATION_LOOKED_UP_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    email: { type: 'string', description: 'The email the account will have, to sign in with.' },
+    roles: { type: 'array', items: { type: 'string' } },
+    invitedBy: { type: 'string', description: 'The name of who sent it.' },
+    expiresAt: { type: 'string', format: 'date-time' },
+  },
+  required: ['email', 'roles', 'invitedBy', 'expiresAt'],
+  additionalProperties: false,
+};
+
 /** A pending invitation, as `GET /api/invitations` lists it: never its link. */
 export const INVITATION_SCHEMA: JsonSchema = {
   type: 'object',

@@ -81,6 +81,7 @@ describe('the OpenAPI document', () => {
       '/api/invitations',
       '/api/invitations/{id}',
       '/api/invitations/accept',
+      '/api/invitations/lookup',
       '/api/auth/me',
       '/api/users',
     ]);
@@ -97,6 +98,7 @@ describe('the OpenAPI document', () => {
       'ninepoint.Invite',
       'ninepoint.Invitation',
       'ninepoint.AcceptInvitation',
+      'ninepoint.InvitationLookup',
     ]);
   });
 
@@ -179,6 +181,7 @@ describe('the OpenAPI document', () => {
       'GET /api/invitations listInvitations',
       'DELETE /api/invitations/{id} revokeInvitation',
       'POST /api/invitations/accept acceptInvitation',
+      'POST /api/invitations/lookup lookUpInvitation',
       'GET /api/auth/me getMe',
       'GET /api/users listUsers',
       'GET /api/books listBooks',
@@ -424,6 +427,7 @@ describe('the OpenAPI document', () => {
       listInvitations: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
       revokeInvitation: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
       acceptInvitation: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
+      lookUpInvitation: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
       getMe: [['NOT_SIGNED_IN'], undefined],
       listUsers: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
       listNotes: [['NOT_SIGNED_IN'], undefined],

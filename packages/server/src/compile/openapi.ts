@@ -4,6 +4,8 @@ import { PROBLEM_MEDIA_TYPE, PROBLEM_SCHEMA, type ProblemCatalogue } from '../ht
 import {
   ACCEPT_INVITATION_SCHEMA,
   DIRECTORY_USER_SCHEMA,
+  INVITATION_LOOKED_UP_SCHEMA,
+  INVITATION_LOOKUP_SCHEMA,
   INVITATION_SCHEMA,
   INVITE_SCHEMA,
   PASSWORD_RESET_ACCEPTED_SCHEMA,
@@ -86,6 +88,7 @@ const VERIFY_EMAIL = 'ninepoint.VerifyEmail';
 const INVITE = 'ninepoint.Invite';
 const INVITATION = 'ninepoint.Invitation';
 const ACCEPT_INVITATION = 'ninepoint.AcceptInvitation';
+const INVITATION_LOOKUP = 'ninepoint.InvitationLookup';
 const SYSTEM_TAG = 'system';
 const ref = (component: string): JsonSchema => ({ $ref: `#/components/schemas/${component}` });
 
@@ -150,6 +153,7 @@ export function compileOpenApi(
     [INVITE]: INVITE_SCHEMA,
     [INVITATION]: INVITATION_SCHEMA,
     [ACCEPT_INVITATION]: ACCEPT_INVITATION_SCHEMA,
+    [INVITATION_LOOKUP]: INVITATION_LOOKUP_SCHEMA,
   };
   for (const [entity, s] of schemas) {
     components[schemaComponent(entity, 'record')] = s.record;
@@ -516,6 +520,18 @@ function systemOperation(route: SystemRoute, responses: ProblemResponses): Opera
           ...responses.for([...POSTED, ...ANY_CALL]),
         },
         security: SIGNED_IN,
+      };
+    case 'lookUpInvitation':
+      return {
+        ...base,
+        requestBody: { required: true, content: { [JSON_TYPE]: { schema: ref(INVITATION_LOOKUP) } } },
+        responses: {
+          '200': {
+            description: 'The invitation, which may still be accepted.',
+            content: { [JSON_TYPE]: { schema: INVITATION_LOOKED_UP_SCHEMA } },
+          },
+          ...responses.for([...POSTED, 'INVITATION_INVALID', ...ANY_CALL]),
+        },
       };
     case 'listInvitations':
       return {

@@ -104,6 +104,14 @@ export const SYSTEM_ROUTES = [
       'the name and password given, and signs it in',
   },
   {
+    method: 'POST',
+    path: '/api/invitations/lookup',
+    operationId: 'lookUpInvitation',
+    summary:
+      'What an invitation is (the email, roles and sender), with the token of its mail, without using it: ' +
+      'for the page its link opens',
+  },
+  {
     method: 'GET',
     path: '/api/auth/me',
     operationId: 'getMe',

@@ -3,7 +3,12 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AccountError, checkEmail, createJoinedAccount } from '../auth/accounts.ts';
 import { hashPassword, MIN_PASSWORD_LENGTH, passwordProblem } from '../auth/passwords.ts';
 import { looksLikeSecret, newSecret, secretHash } from '../auth/secrets.ts';
-import { ACCEPT_INVITATION_SCHEMA, INVITATION_LIMITS, INVITE_SCHEMA } from '../compile/auth-schemas.ts';
+import {
+  ACCEPT_INVITATION_SCHEMA,
+  INVITATION_LIMITS,
+  INVITATION_LOOKUP_SCHEMA,
+  INVITE_SCHEMA,
+} from '../compile/auth-schemas.ts';
 import { isDemoEmail } from '../dev-mode.ts';
 import type { AuthStore, UserAccount } from '../store/auth-store.ts';
 import type { JoiningStore } from '../store/joining-store.ts';
@@ -21,6 +26,8 @@ export const INVITATION_ROUTES = {
   invitation: '/api/invitations/:id',
   /** `POST { token, name, password }`: creates the invitee's account and signs it in. */
   accept: '/api/invitations/accept',
+  /** `POST { token }`: what the invitation is, for its page, without using it. */
+  lookup: '/api/invitations/lookup',
   /** The web app's page a link opens: `/accept-invitation?token=npi_…`. */
   page: '/accept-invitation',
 } as const;
@@ -168,6 +175,35 @@ export function registerInvitations(app: FastifyInstance, options: InvitationOpt
     return reply.code(204).send();
   });
 
+  /**
+   * The pending invitation of a link, if it may still be accepted: its email has no account (one
+   * that had was mailed no link; one made since is not taken over either), and its sender may
+   * still invite into its roles (an invitation gives no more than its sender may still give).
+   */
+  const usable = async (token: string) => {
+    const hash = looksLikeSecret('invitation', token) ? secretHash(token) : null;
+    const invitation = hash === null ? undefined : await joining.invitationByToken(hash, now());
+    if (hash === null || !invitation || (await auth.userByEmail(invitation.email))) {
+      throw new ProblemError('INVITATION_INVALID');
+    }
+    const sender = await auth.user(invitation.invitedBy.id);
+    const grant = sender ? options.peopleAccess(sender.roles) : null;
+    if (!grant || !invitation.roles.every((r) => grant.inviteRoles.includes(r) || !options.knownRoles.includes(r))) {
+      throw new ProblemError('INVITATION_INVALID');
+    }
+    return { hash, invitation };
+  };
+
+  app.post(INVITATION_ROUTES.lookup, { schema: { body: INVITATION_LOOKUP_SCHEMA } }, async (request, reply) => {
+    const { invitation } = await usable((request.body as { token: string }).token);
+    return reply.send({
+      email: invitation.email,
+      roles: invitation.roles.filter((r) => options.knownRoles.includes(r)),
+      invitedBy: invitation.invitedBy.name,
+      expiresAt: invitation.expiresAt,
+    });
+  });
+
   app.post(INVITATION_ROUTES.accept, { schema: { body: ACCEPT_INVITATION_SCHEMA } }, async (request, reply) => {
     if (request.headers.origin !== undefined && !sameOrigin(request)) {
       throw new ProblemError(
@@ -177,19 +213,7 @@ export function registerInvitations(app: FastifyInstance, options: InvitationOpt
       );
     }
     const { token, name, password } = request.body as { token: string; name: string; password: string };
-    const hash = looksLikeSecret('invitation', token) ? secretHash(token) : null;
-    const invitation = hash === null ? undefined : await joining.invitationByToken(hash, now());
-    // An email that has an account was mailed no link; one made since is not taken over either.
-    if (hash === null || !invitation || (await auth.userByEmail(invitation.email))) {
-      throw new ProblemError('INVITATION_INVALID');
-    }
-    // An invitation gives no more than its sender may still give: one whose roles changed since
-    // (or who is gone) has invited nobody.
-    const sender = await auth.user(invitation.invitedBy.id);
-    const grant = sender ? options.peopleAccess(sender.roles) : null;
-    if (!grant || !invitation.roles.every((r) => grant.inviteRoles.includes(r) || !options.knownRoles.includes(r))) {
-      throw new ProblemError('INVITATION_INVALID');
-    }
+    const { hash, invitation } = await usable(token);
     if (name.trim() === '') throw new ProblemError('INVALID_PAYLOAD', { detail: 'name must not be blank' });
     if (passwordProblem(password) !== null) {
       const params = { field: 'password', min: MIN_PASSWORD_LENGTH };

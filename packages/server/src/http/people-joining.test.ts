@@ -302,6 +302,17 @@ describe.each(TEST_DATABASES)('people joining on $name', (db) => {
 
       const listed = await call('GET', '/api/invitations', { authorization: doctor.authorization });
       expect(listed.body.items).toEqual([made.body]);
+      // The page the link opens shows what the invitation is, without using it.
+      const lookUp = () => call('POST', '/api/invitations/lookup', { origin: ORIGIN, body: { token } });
+      expect((await lookUp()).body).toEqual({
+        email,
+        roles: ['patient'],
+        invitedBy: doctor.user.name,
+        expiresAt: made.body.expiresAt,
+      });
+      expect((await call('POST', '/api/invitations/lookup', { body: { token: `${token}x` } })).body.code).toBe(
+        'INVITATION_INVALID',
+      );
 
       const short = await accept(token, 'Pat', 'short');
       expect(short.body.code).toBe('VALIDATION_FAILED');
@@ -314,6 +325,7 @@ describe.each(TEST_DATABASES)('people joining on $name', (db) => {
       const again = await accept(token, 'Someone Else', 'another long password');
       expect(again.status).toBe(400);
       expect(again.body.code).toBe('INVITATION_INVALID');
+      expect((await lookUp()).body.code).toBe('INVITATION_INVALID');
       // Accepted: no longer pending.
       expect((await call('GET', '/api/invitations', { authorization: doctor.authorization })).body.items).toEqual([]);
     });

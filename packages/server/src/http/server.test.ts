@@ -89,6 +89,7 @@ describe('the blank spec over HTTP', () => {
       '/api/invitations',
       '/api/invitations/{id}',
       '/api/invitations/accept',
+      '/api/invitations/lookup',
       '/api/auth/me',
       '/api/users',
     ]);
@@ -279,6 +280,7 @@ describe('a spec with entities over HTTP', () => {
         '/api/invitations',
         '/api/invitations/{id}',
         '/api/invitations/accept',
+        '/api/invitations/lookup',
         '/api/auth/me',
         '/api/users',
         '/api/books',

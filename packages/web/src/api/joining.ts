@@ -39,6 +39,24 @@ export function useAcceptInvitation() {
   });
 }
 
+/** What an invitation is, for the page its link opens; refused (INVITATION_INVALID) when it may not be accepted. */
+export function useInvitationLookup(token: string) {
+  return useQuery({
+    queryKey: ['invitation-lookup', token],
+    queryFn: async () =>
+      (
+        await api<{ email: string; roles: string[]; invitedBy: string; expiresAt: string }>(
+          'POST',
+          '/api/invitations/lookup',
+          { body: { token } },
+        )
+      ).body,
+    enabled: token !== '',
+    retry: false,
+    staleTime: Number.POSITIVE_INFINITY,
+  });
+}
+
 /** The pending invitations the user sent (every one, for a user who manages people). */
 export function useInvitations(enabled: boolean) {
   return useQuery({

@@ -2,7 +2,9 @@ import { Alert, Anchor, Button, Paper, PasswordInput, Stack, Text, TextInput, Ti
 import { useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import type { ApiError } from '../api/client.ts';
-import { useAcceptInvitation } from '../api/joining.ts';
+import { useAcceptInvitation, useInvitationLookup } from '../api/joining.ts';
+import { useModel } from '../api/session.ts';
+import { Loading } from './pages.tsx';
 import { MIN_PASSWORD_LENGTH, newPasswordError } from './passwords.ts';
 
 type Errors = { name?: string; password?: string; again?: string };
@@ -19,9 +21,12 @@ export function AcceptInvitation() {
   const [again, setAgain] = useState('');
   const [errors, setErrors] = useState<Errors>({});
   const accept = useAcceptInvitation();
+  const lookup = useInvitationLookup(token);
+  const product = useModel().data?.product.name ?? 'the app';
   const navigate = useNavigate();
-  const problem = (accept.error as ApiError | null)?.problem;
+  const problem = ((accept.error ?? lookup.error) as ApiError | null)?.problem;
 
+  if (token !== '' && lookup.isPending) return <Loading what="Opening the invitation" />;
   if (token === '' || problem?.code === 'INVITATION_INVALID') {
     return (
       <Paper maw={460} mx="auto" mt="xl" p="xl" withBorder>
@@ -65,6 +70,13 @@ export function AcceptInvitation() {
           <Title order={1} size="h3">
             Accept the invitation
           </Title>
+          {lookup.data && (
+            <Text>
+              {lookup.data.invitedBy} invites you to {product}
+              {lookup.data.roles.length > 0 ? ` as ${lookup.data.roles.join(' and ')}` : ''}. You will sign in with{' '}
+              <strong>{lookup.data.email}</strong>.
+            </Text>
+          )}
           <Text size="sm">
             Choose the name others will see and a password of at least {MIN_PASSWORD_LENGTH} characters: your account is
             made, and you are signed in.
