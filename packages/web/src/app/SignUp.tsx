@@ -34,6 +34,23 @@ export function SignUp() {
   const role = roles.length === 1 ? roles[0] : roles.find((r) => r.role === picked);
   const problem = (signUp.error as ApiError | null)?.problem;
 
+  const signedIn = me.data?.user;
+  if (signedIn && sentTo === null) {
+    return (
+      <Paper maw={460} mx="auto" mt="xl" p="xl" withBorder>
+        <Stack>
+          <Title order={1} size="h3">
+            Create an account
+          </Title>
+          <Text>You are signed in as {signedIn.name}. To create another account, sign out first.</Text>
+          <Anchor component={Link} to="/" size="sm">
+            Go to the home page
+          </Anchor>
+        </Stack>
+      </Paper>
+    );
+  }
+
   if (roles.length === 0) {
     return (
       <Paper maw={460} mx="auto" mt="xl" p="xl" withBorder>
