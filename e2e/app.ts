@@ -1,7 +1,7 @@
 /**
  * The web app end to end: a real `ninepoint serve` server (createServer + listen on a free port of
- * 127.0.0.1, over a temp SQLite database or a fresh PostgreSQL schema) with the built React app, driven by Debian's Chromium
- * through playwright-core (see browser.ts). Each example's suite (`app-*.browser.test.ts`) starts
+ * 127.0.0.1, over a temp SQLite database or a fresh PostgreSQL schema) with the built React app,
+ * driven by Debian's Chromium through playwright-core (see browser.ts). Each example's suite (`app-*.browser.test.ts`) starts
  * one server and one browser, adds one user per role with a password, seeds records through the
  * API, and then does in the browser what a person would: sign in through the sign-in page, open
  * screens from the navigation, fill in forms, take transitions, sign out. Pages are found by role
