@@ -215,5 +215,5 @@ export const INVITATION_SCHEMA: JsonSchema = {
   additionalProperties: false,
 };
 
-/** How many invitations one user may send in one clock hour. */
-export const INVITATION_LIMITS = { perUser: 50, windowMs: 3_600_000 } as const;
+/** How many invitations one user may send, and one email address receive, in one clock hour. */
+export const INVITATION_LIMITS = { perUser: 50, perEmail: 3, windowMs: 3_600_000 } as const;

@@ -80,7 +80,7 @@ export const SYSTEM_ROUTES = [
     summary:
       'Invites an email into roles the caller’s point-6 `people` grant allows: mails a link to accept. ' +
       'Answers the same whether or not the email has an account (its owner is mailed that it has, with no link). ' +
-      `At most ${INVITATION_LIMITS.perUser} an hour per user (RATE_LIMITED).`,
+      `At most ${INVITATION_LIMITS.perUser} an hour per user and ${INVITATION_LIMITS.perEmail} per email address (RATE_LIMITED).`,
   },
   {
     method: 'GET',

@@ -130,9 +130,13 @@ export function registerInvitations(app: FastifyInstance, options: InvitationOpt
       request,
       reply,
       at,
-      [{ key: `invite:user:${user.id}`, limit: INVITATION_LIMITS.perUser }],
+      [
+        { key: `invite:user:${user.id}`, limit: INVITATION_LIMITS.perUser },
+        // Counted for every email alike, with an account or not: a refusal says nothing about one.
+        { key: `invite:email:${email}`, limit: INVITATION_LIMITS.perEmail },
+      ],
       'invite:',
-      'Too many invitations from your account.',
+      'Too many invitations from your account, or to this email address.',
     );
     await joining.pruneInvitations(at);
     const secret = newSecret('invitation');

@@ -410,6 +410,21 @@ describe.each(TEST_DATABASES)('people joining on $name', (db) => {
       expect(await server.auth.userByEmail(byStaff.body.email as string)).toBeUndefined();
     });
 
+    it('limits invitations to one email address to 3 an hour, whoever sends them', async () => {
+      const staff = await userWithToken(server, ['staff']);
+      const admin = await userWithToken(server, ['admin']);
+      const email = freshEmail();
+      for (const by of [staff, admin, staff])
+        expect((await invite(by.authorization, email, ['patient'])).status).toBe(201);
+      const limited = await invite(admin.authorization, email, ['patient']);
+      expect(limited.status).toBe(429);
+      expect(limited.body.code).toBe('RATE_LIMITED');
+      expect(limited.body.detail).toBe(
+        'Too many invitations from your account, or to this email address. Try again in 50 minutes.',
+      );
+      expect((await invite(admin.authorization, freshEmail(), ['patient'])).status).toBe(201);
+    });
+
     it('refuses an invitation whose sender may no longer invite into its roles', async () => {
       const doctor = await userWithToken(server, ['doctor']);
       const email = freshEmail();
