@@ -44,7 +44,8 @@ export async function limitPerHour(
     if ((await auth.hit(key, window)) > limit) over ??= key;
   }
   if (over !== undefined) {
-    request.log.warn({ key: over.split(':').slice(0, 2).join(':') }, 'limited');
+    // Which kind of key, never the key: it holds an email or an address.
+    request.log.warn({ key: over.split(':')[1] }, `${prefix.slice(0, -1)} limited`);
     const seconds = Math.max(1, Math.ceil((window + windowMs - at) / 1000));
     const minutes = Math.ceil(seconds / 60);
     reply.header('retry-after', String(seconds));
