@@ -1,4 +1,5 @@
 export { AccountError, addUser, checkEmail, checkRoles, createApiToken } from './auth/accounts.ts';
+export { type OidcSettings, OidcSettingsError, oidcSettingsFromEnv } from './auth/oidc-settings.ts';
 export { type AccountsDatabase, openAccounts } from './auth/open-accounts.ts';
 export { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, passwordProblem } from './auth/passwords.ts';
 export { createAjv } from './compile/ajv.ts';

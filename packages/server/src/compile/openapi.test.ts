@@ -297,7 +297,7 @@ describe('the OpenAPI document', () => {
     expect(meSchema).toMatchObject({
       ...userAnswer,
       properties: { user: { anyOf: [{ $ref: '#/components/schemas/ninepoint.User' }, { type: 'null' }] } },
-      required: ['user', 'access', 'people', 'signUp'],
+      required: ['user', 'access', 'people', 'signUp', 'singleSignOn'],
     });
     expect(meSchema?.properties?.access).toMatchObject({ type: 'object', additionalProperties: { type: 'object' } });
     expect(codesOf(openapi, me)).toEqual({

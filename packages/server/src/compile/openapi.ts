@@ -614,6 +614,19 @@ function systemOperation(route: SystemRoute, responses: ProblemResponses): Opera
                         { type: 'null' },
                       ],
                     },
+                    singleSignOn: {
+                      description:
+                        'Sign-in with an OpenID Connect provider, when the server is configured for one: what its button says, and the path that starts it (a browser navigation).',
+                      anyOf: [
+                        {
+                          type: 'object',
+                          properties: { name: { type: 'string' }, start: { type: 'string' } },
+                          required: ['name', 'start'],
+                          additionalProperties: false,
+                        },
+                        { type: 'null' },
+                      ],
+                    },
                     signUp: {
                       description:
                         "The roles people may sign up to themselves (point 6's joins column), with the email domains each accepts (none: any).",
@@ -629,7 +642,7 @@ function systemOperation(route: SystemRoute, responses: ProblemResponses): Opera
                       },
                     },
                   },
-                  required: ['user', 'access', 'people', 'signUp'],
+                  required: ['user', 'access', 'people', 'signUp', 'singleSignOn'],
                 },
               },
             },

@@ -17,6 +17,7 @@ import {
   listenFailure,
   loggerOf,
   readMailSettings,
+  readOidcSettings,
   readServable,
   type ServeOptions,
   startFailure,
@@ -81,6 +82,8 @@ export async function serveDev(options: ServeOptions): Promise<DevServeResult> {
   const database = databaseUrl ? redact(databaseUrl) : dbPath;
   const mailSettings = readMailSettings(options.env ?? process.env, printError, { appUrlOptional: true });
   if (mailSettings === null) return { ok: false, exitCode: 2 };
+  const oidc = readOidcSettings(options.env ?? process.env, mailSettings.appUrl, printError);
+  if (oidc === undefined) return { ok: false, exitCode: 2 };
   // Without SMTP settings mails go to an outbox the developer reads (the terminal, GET /api/dev/outbox);
   // it belongs to the dev server, so it outlives each app a save replaces.
   const { smtp, from } = mailSettings;
@@ -118,6 +121,7 @@ export async function serveDev(options: ServeOptions): Promise<DevServeResult> {
       trustProxy: trustProxyFromEnv(process.env.TRUST_PROXY),
       extend,
       mail,
+      oidc,
     });
 
   let first: NinepointServer;

@@ -49,6 +49,8 @@ export interface AuthOptions {
   peopleOf?: (actor: Actor) => PeopleAccess;
   /** The roles people may sign up to themselves (point 6's `joins` column). */
   signUp?: readonly { role: string; domains: string[] }[];
+  /** Sign-in with an OpenID Connect provider: what its button says and where it starts. */
+  singleSignOn?: { name: string; start: string } | null;
   /** Whether an actor may search the user directory (`GET /api/users`); default: any signed-in user. */
   mayPickUsers?: (actor: Actor) => boolean;
   /** For tests: the clock. */
@@ -227,6 +229,7 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
       access: options.accessOf?.(request.actor) ?? {},
       people: request.actor.user === null ? null : (options.peopleOf?.(request.actor) ?? null),
       signUp: options.signUp ?? [],
+      singleSignOn: options.singleSignOn ?? null,
     }),
   );
 

@@ -1,12 +1,14 @@
 import { effectiveScreens, type Model, peopleAccess, signUpRoles, USER_ENTITY } from '@ninepoint/spec';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { type Logger, pino } from 'pino';
+import type { OidcSettings } from '../auth/oidc-settings.ts';
 import { createAjv } from '../compile/ajv.ts';
 import { type CompiledApp, compileApp } from '../compile/compile-app.ts';
 import { changesSchema, type MigrationPlan } from '../compile/migration-contract.ts';
 import { type Actor, accessSummary } from '../compile/permissions.ts';
 import { ensureDemoUsers, registerDevRoutes } from '../dev-mode.ts';
 import { AuthStore } from '../store/auth-store.ts';
+import { OidcStore } from '../store/oidc-store.ts';
 import { openStore, type StoreOptions } from '../store/open-store.ts';
 import type { Store } from '../store/store.ts';
 import { registerApiDocs } from './api-docs.ts';
@@ -25,6 +27,7 @@ import {
   OneLinePerRequest,
   parseLogLevel,
 } from './logging.ts';
+import { OIDC_START_PATH, registerOidc } from './oidc.ts';
 import { type MailOptions, registerPasswordReset } from './password-reset.ts';
 import { registerPeopleJoining } from './people-joining.ts';
 import { PROBLEM_CONTENT_TYPE, type ProblemExtras, type ProblemParams } from './problem.ts';
@@ -68,6 +71,8 @@ export interface ServerOptions extends StoreOptions {
    * not configured.
    */
   mail?: MailOptions;
+  /** Sign-in with an OpenID Connect provider (`OIDC_ISSUER`…, see auth/oidc-settings.ts); none by default. */
+  oidc?: OidcSettings | null;
 }
 
 /** Fastify's `trustProxy`: all, none, addresses/CIDRs, or a function of the address and its hop. */
@@ -126,6 +131,8 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
     }
     const auth = new AuthStore(store.sql);
     await auth.setUp();
+    const oidc = options.oidc ? { settings: options.oidc, logins: new OidcStore(store.sql) } : null;
+    await oidc?.logins.setUp();
     const devMode = options.devMode ?? false;
     // What to do next (add a user; dev mode's demo users; email not configured) is said once by
     // the command that started the server (`ninepoint serve`, `ninepoint dev`), not at every app
@@ -140,6 +147,7 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
       trustProxy: options.trustProxy ?? false,
       extend: options.extend,
       mail: options.mail ?? null,
+      oidc,
     });
     return wrap(app, compiled, store, auth, plan);
   } catch (error) {
@@ -159,12 +167,14 @@ function buildApp(
     trustProxy,
     extend,
     mail,
+    oidc,
   }: {
     now: (() => number) | undefined;
     devMode: boolean;
     trustProxy: TrustProxy;
     extend: ServerOptions['extend'];
     mail: MailOptions | null;
+    oidc: { settings: OidcSettings; logins: OidcStore } | null;
   },
 ): FastifyInstance {
   const { catalogue, settings } = compiled;
@@ -240,6 +250,7 @@ function buildApp(
     accessOf: (actor) => accessSummary(compiled.permissions, compiled.model, actor),
     peopleOf: (actor) => peopleAccess(compiled.model, actor.roles),
     signUp: signUpRoles(compiled.model),
+    singleSignOn: oidc === null ? null : { name: oidc.settings.name, start: OIDC_START_PATH },
   });
   registerPasswordReset(app, {
     auth,
@@ -250,6 +261,7 @@ function buildApp(
     now: now ?? Date.now,
   });
   registerPeopleJoining(app, { compiled, auth, sql: store.sql, signIn, mail, now: now ?? Date.now });
+  if (oidc !== null) registerOidc(app, { ...oidc, auth, model: compiled.model, signIn, now: now ?? Date.now });
   registerEntityRoutes(app, compiled, store);
   if (devMode) registerDevRoutes(app, { auth, model: compiled.model, signIn });
   extend?.register(app);

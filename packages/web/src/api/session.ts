@@ -44,6 +44,8 @@ export interface Me {
   people: PeopleAccess | null;
   /** The roles people may sign up to themselves, with the email domains each accepts (none: any). */
   signUp: { role: string; domains: string[] }[];
+  /** Sign-in with an OpenID Connect provider, when the server has one: its button's words and where it starts. */
+  singleSignOn: { name: string; start: string } | null;
 }
 
 /** The checked model of the spec being served (`GET /api/spec`); it never changes while the app runs. */

@@ -43,6 +43,7 @@ const me: Me = {
   access: {},
   people: null,
   signUp: [],
+  singleSignOn: null,
 };
 
 describe('CSV', () => {

@@ -67,6 +67,7 @@ const employee: Me = {
   user: { id: ANA, email: 'ana@example.test', name: 'Ana', roles: ['employee'] },
   people: { mayInvite: false, inviteRoles: [], manage: false },
   signUp: [],
+  singleSignOn: null,
   access: {
     Claim: {
       create: true,

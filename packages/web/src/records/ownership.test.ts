@@ -15,6 +15,7 @@ const person = (id: string, roles: string[]): Me => ({
   access: {},
   people: null,
   signUp: [],
+  singleSignOn: null,
 });
 
 const doctors: Record<string, { account: string }> = {
