@@ -37,26 +37,31 @@ export async function addUser(
 }
 
 /** How an account came to be, for whoever records it (history of accounts). */
-export type AccountOrigin = { via: 'sign-up' } | { via: 'invitation'; invitationId: string; invitedBy: string };
+export type AccountOrigin =
+  | { via: 'sign-up' }
+  | { via: 'invitation'; invitationId: string; invitedBy: string }
+  | { via: 'single-sign-on'; issuer: string };
 
 /**
- * Creates the account of someone who joined by themselves: a confirmed sign-up or an accepted
- * invitation. Every account made through the web app is made here, with a password already
- * hashed (argon2id) when it was chosen. Undefined when the email has an account already.
+ * Creates the account of someone who joined by themselves: a confirmed sign-up, an accepted
+ * invitation, or a first single sign-on. Every account made through the app (not the terminal)
+ * is made here, with a password already hashed (argon2id) when it was chosen. Undefined when the
+ * email has an account already.
  */
 export async function createJoinedAccount(
   auth: AuthStore,
   input: { email: string; name: string; roles: readonly string[]; passwordHash: string },
   _origin: AccountOrigin,
+  now: number = Date.now(),
 ): Promise<UserAccount | undefined> {
   const email = checkEmail(input.email);
   return auth.addUser({
-    id: uuidv7(Date.now()),
+    id: uuidv7(now),
     email,
     name: input.name.trim() || email.split('@')[0] || email,
     roles: [...new Set(input.roles)],
     passwordHash: input.passwordHash,
-    createdAt: new Date().toISOString(),
+    createdAt: new Date(now).toISOString(),
   });
 }
 
