@@ -58,6 +58,8 @@ describe('ninepoint serve with no spec (the blank spec)', () => {
       '/api/openapi.json',
       '/api/spec',
       '/api/users',
+      '/api/views',
+      '/api/views/{id}',
     ]);
     const docs = await fetch(`${url}/api/docs`);
     expect(docs.headers.get('content-type')).toBe('text/html; charset=utf-8');

@@ -102,6 +102,15 @@ export { type KeptMail, type Mail, type Mailer, Outbox, smtpMailer } from './mai
 export { formatDiagnostic, type Say, type ServeOptions, type ServeResult, serve } from './serve.ts';
 export { AuthStore, type TokenInfo, type UserAccount } from './store/auth-store.ts';
 export { DEFAULT_DB_PATH, openStore, type StoreOptions } from './store/open-store.ts';
+export {
+  BackupError,
+  type BackupInspection,
+  backupSqlite,
+  type DatabaseSummary,
+  inspectSqliteBackup,
+  type Restored,
+  restoreSqlite,
+} from './store/sqlite/sqlite-backup.ts';
 export { SqliteRecords } from './store/sqlite/sqlite-records.ts';
 export { SqliteStore, type SqliteStoreOptions } from './store/sqlite/sqlite-store.ts';
 export type {

@@ -84,6 +84,8 @@ describe('the OpenAPI document', () => {
       '/api/invitations/lookup',
       '/api/auth/me',
       '/api/users',
+      '/api/views',
+      '/api/views/{id}',
     ]);
     expect(Object.keys(openapi.components.schemas)).toEqual([
       'ninepoint.Problem',
@@ -99,6 +101,8 @@ describe('the OpenAPI document', () => {
       'ninepoint.Invitation',
       'ninepoint.AcceptInvitation',
       'ninepoint.InvitationLookup',
+      'ninepoint.SavedView',
+      'ninepoint.SaveView',
     ]);
   });
 
@@ -184,6 +188,9 @@ describe('the OpenAPI document', () => {
       'POST /api/invitations/lookup lookUpInvitation',
       'GET /api/auth/me getMe',
       'GET /api/users listUsers',
+      'GET /api/views listViews',
+      'POST /api/views saveView',
+      'DELETE /api/views/{id} deleteView',
       'GET /api/books listBooks',
       'POST /api/books createBook',
       'GET /api/books/{id} getBook',
@@ -222,6 +229,8 @@ describe('the OpenAPI document', () => {
       'query filter[book]',
       'query filter[borrower]',
       'query filter[due]',
+      'query filter[due][from]',
+      'query filter[due][to]',
     ]);
     expect(list?.parameters?.find((p) => p.name === 'limit')?.schema).toEqual({
       type: 'integer',
@@ -231,6 +240,17 @@ describe('the OpenAPI document', () => {
     });
     expect(list?.parameters?.find((p) => p.name === 'sort')?.schema.enum).toContain('-due');
     expect(list?.parameters?.find((p) => p.name === 'filter[due]')?.schema).toEqual({ type: 'string', format: 'date' });
+    expect(list?.parameters?.find((p) => p.name === 'filter[due][from]')?.schema).toEqual({
+      type: 'string',
+      format: 'date',
+    });
+    // Several states at once: the parameter repeats.
+    expect(list?.parameters?.find((p) => p.name === 'filter[state]')?.schema).toMatchObject({
+      type: 'array',
+      items: { type: 'string', enum: ['out', 'overdue', 'returned'] },
+    });
+    // Text fields are searched by `contains`.
+    expect(openapi.paths['/api/books']?.get?.parameters?.map((p) => p.name)).toContain('filter[title][contains]');
     // Books have text fields, so they can be searched.
     expect(openapi.paths['/api/books']?.get?.parameters?.map((p) => p.name)).toContain('q');
     expect(Object.keys(list?.responses ?? {})).toContain('400');
@@ -430,6 +450,9 @@ describe('the OpenAPI document', () => {
       lookUpInvitation: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
       getMe: [['NOT_SIGNED_IN'], undefined],
       listUsers: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
+      listViews: [['NOT_SIGNED_IN'], undefined],
+      saveView: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
+      deleteView: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
       listNotes: [['NOT_SIGNED_IN'], undefined],
       createNote: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
       getNote: [['NOT_SIGNED_IN'], undefined],

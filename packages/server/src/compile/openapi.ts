@@ -24,6 +24,7 @@ import type { EntitySchemas, JsonSchema } from './json-schemas.ts';
 import { listQueryParameters } from './list-params.ts';
 import { compilePermissions, type EntityPermissions, VISITOR } from './permissions.ts';
 import { type Route, schemaComponent } from './route-table.ts';
+import { SAVE_VIEW, SAVE_VIEW_SCHEMA, SAVED_VIEW, SAVED_VIEW_ROUTES, SAVED_VIEW_SCHEMA } from './saved-views-api.ts';
 import { SYSTEM_ROUTES, type SystemRoute } from './system-routes.ts';
 
 /** The parts of an OpenAPI 3.1 document Ninepoint writes. */
@@ -154,6 +155,8 @@ export function compileOpenApi(
     [INVITATION]: INVITATION_SCHEMA,
     [ACCEPT_INVITATION]: ACCEPT_INVITATION_SCHEMA,
     [INVITATION_LOOKUP]: INVITATION_LOOKUP_SCHEMA,
+    [SAVED_VIEW]: SAVED_VIEW_SCHEMA,
+    [SAVE_VIEW]: SAVE_VIEW_SCHEMA,
   };
   for (const [entity, s] of schemas) {
     components[schemaComponent(entity, 'record')] = s.record;
@@ -174,6 +177,7 @@ export function compileOpenApi(
     (paths[path] as Record<string, Operation>)[method.toLowerCase()] = operation;
   };
   for (const system of SYSTEM_ROUTES) add(system.path, system.method, systemOperation(system, responses));
+  for (const view of SAVED_VIEW_ROUTES) add(view.path, view.method, savedViewOperation(view, responses));
   for (const route of routes) {
     const { entity } = route.action;
     const machine = model.machines.find((m) => m.entity === entity);
@@ -713,6 +717,65 @@ function systemOperation(route: SystemRoute, responses: ProblemResponses): Opera
       ...responses.for(ANY_CALL),
     },
   };
+}
+
+/** A call of saved list views (`http/saved-views.ts`): signed-in callers only, each their own views. */
+function savedViewOperation(route: (typeof SAVED_VIEW_ROUTES)[number], responses: ProblemResponses): Operation {
+  const base = {
+    operationId: route.operationId,
+    summary: route.summary,
+    tags: [SYSTEM_TAG],
+    security: SIGNED_IN,
+  };
+  const problems = responses.for([...route.problems, ...ANY_CALL]);
+  const view = { [JSON_TYPE]: { schema: ref(SAVED_VIEW) } };
+  switch (route.operationId) {
+    case 'listViews':
+      return {
+        ...base,
+        parameters: [
+          {
+            name: 'screen',
+            in: 'query',
+            required: true,
+            description: 'The route of a list screen, e.g. `/books`.',
+            schema: { type: 'string' },
+          },
+        ],
+        responses: {
+          '200': {
+            description: 'The caller’s views of the screen, by name.',
+            content: {
+              [JSON_TYPE]: {
+                schema: {
+                  type: 'object',
+                  properties: { items: { type: 'array', items: ref(SAVED_VIEW) } },
+                  required: ['items'],
+                  additionalProperties: false,
+                },
+              },
+            },
+          },
+          ...problems,
+        },
+      };
+    case 'saveView':
+      return {
+        ...base,
+        requestBody: { required: true, content: { [JSON_TYPE]: { schema: ref(SAVE_VIEW) } } },
+        responses: {
+          '200': { description: 'A view of that name was replaced.', content: view },
+          '201': { description: 'The view is saved.', content: view },
+          ...problems,
+        },
+      };
+    case 'deleteView':
+      return {
+        ...base,
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
+        responses: { '204': { description: 'The view is deleted.' }, ...problems },
+      };
+  }
 }
 
 /**

@@ -92,6 +92,8 @@ describe('the blank spec over HTTP', () => {
       '/api/invitations/lookup',
       '/api/auth/me',
       '/api/users',
+      '/api/views',
+      '/api/views/{id}',
     ]);
     expect(document).toEqual(server.compiled.openapi);
   });
@@ -283,6 +285,8 @@ describe('a spec with entities over HTTP', () => {
         '/api/invitations/lookup',
         '/api/auth/me',
         '/api/users',
+        '/api/views',
+        '/api/views/{id}',
         '/api/books',
         '/api/loans/{id}/return',
       ]);

@@ -10,6 +10,7 @@ import { ensureDemoUsers, registerDevRoutes } from '../dev-mode.ts';
 import { AuthStore } from '../store/auth-store.ts';
 import { OidcStore } from '../store/oidc-store.ts';
 import { openStore, type StoreOptions } from '../store/open-store.ts';
+import { SavedViewsStore } from '../store/saved-views-store.ts';
 import type { Store } from '../store/store.ts';
 import { registerApiDocs } from './api-docs.ts';
 import { registerAuth } from './auth.ts';
@@ -17,6 +18,7 @@ import { clientErrorHandler, requestTimeouts } from './client-errors.ts';
 import { registerCompression } from './compression.ts';
 import { registerEntityRoutes } from './entity-routes.ts';
 import { classifyError } from './error-handler.ts';
+import { closeGracefully } from './graceful-close.ts';
 import { registerJsonBody } from './json-body.ts';
 import { lingerBeforeClose } from './linger.ts';
 import {
@@ -32,6 +34,7 @@ import { type MailOptions, registerPasswordReset } from './password-reset.ts';
 import { registerPeopleJoining } from './people-joining.ts';
 import { PROBLEM_CONTENT_TYPE, type ProblemExtras, type ProblemParams } from './problem.ts';
 import { REQUEST_ID_HEADER, requestId } from './request-id.ts';
+import { registerSavedViews } from './saved-views.ts';
 import { HSTS, REFERRER_POLICY } from './security-headers.ts';
 import { registerWebApp } from './web-app.ts';
 
@@ -73,6 +76,8 @@ export interface ServerOptions extends StoreOptions {
   mail?: MailOptions;
   /** Sign-in with an OpenID Connect provider (`OIDC_ISSUER`…, see auth/oidc-settings.ts); none by default. */
   oidc?: OidcSettings | null;
+  /** How long `close` waits for requests under way before cutting them. Default `CLOSE_GRACE_MS` (8 s). */
+  closeGraceMs?: number;
 }
 
 /** Fastify's `trustProxy`: all, none, addresses/CIDRs, or a function of the address and its hop. */
@@ -133,6 +138,8 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
     await auth.setUp();
     const oidc = options.oidc ? { settings: options.oidc, logins: new OidcStore(store.sql) } : null;
     await oidc?.logins.setUp();
+    const views = new SavedViewsStore(store.sql);
+    await views.setUp();
     const devMode = options.devMode ?? false;
     // What to do next (add a user; dev mode's demo users; email not configured) is said once by
     // the command that started the server (`ninepoint serve`, `ninepoint dev`), not at every app
@@ -142,6 +149,7 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
       logger.warn({ method: call.method, path: call.path }, 'a system call takes precedence over this spec call');
     }
     const app = buildApp(compiled, store, logger, auth, {
+      views,
       now: options.now,
       devMode,
       trustProxy: options.trustProxy ?? false,
@@ -149,7 +157,7 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
       mail: options.mail ?? null,
       oidc,
     });
-    return wrap(app, compiled, store, auth, plan);
+    return wrap(app, compiled, store, auth, plan, options.closeGraceMs);
   } catch (error) {
     await store.close();
     throw error;
@@ -162,6 +170,7 @@ function buildApp(
   logger: Logger,
   auth: AuthStore,
   {
+    views,
     now,
     devMode,
     trustProxy,
@@ -169,6 +178,7 @@ function buildApp(
     mail,
     oidc,
   }: {
+    views: SavedViewsStore;
     now: (() => number) | undefined;
     devMode: boolean;
     trustProxy: TrustProxy;
@@ -263,6 +273,7 @@ function buildApp(
   registerPeopleJoining(app, { compiled, auth, sql: store.sql, signIn, mail, now: now ?? Date.now });
   if (oidc !== null) registerOidc(app, { ...oidc, auth, model: compiled.model, signIn, now: now ?? Date.now });
   registerEntityRoutes(app, compiled, store);
+  registerSavedViews(app, { views, screens: effectiveScreens(compiled.model), ...(now ? { now } : {}) });
   if (devMode) registerDevRoutes(app, { auth, model: compiled.model, signIn });
   extend?.register(app);
 
@@ -295,6 +306,7 @@ function wrap(
   store: Store,
   auth: AuthStore,
   migration: MigrationPlan,
+  closeGraceMs: number | undefined,
 ): NinepointServer {
   let closing: Promise<void> | null = null;
   return {
@@ -320,7 +332,7 @@ function wrap(
       return `http://${shown}:${bound}`;
     },
     close() {
-      closing ??= app.close().then(() => store.close());
+      closing ??= closeGracefully(app, closeGraceMs).then(() => store.close());
       return closing;
     },
   };
