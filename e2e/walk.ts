@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { addUser, createApiToken, createServer, type NinepointServer, PROBLEM_TYPE_PREFIX } from '@ninepoint/server';
+import {
+  addUser,
+  changeAccount,
+  createApiToken,
+  createServer,
+  type NinepointServer,
+  PROBLEM_TYPE_PREFIX,
+} from '@ninepoint/server';
 import { checkSpec, type ErrorCode, errorCatalogue, type Model } from '@ninepoint/spec';
 import { expect, vi } from 'vitest';
 import type { FreshDatabase, TestDatabase } from '../packages/server/test/databases.ts';
@@ -169,6 +176,17 @@ export class Walk {
     const account = await addUser(this.#server.auth, { email, name, roles, password }, known);
     const { secret } = await createApiToken(this.#server.auth, email, 'e2e walk');
     return { id: account.id, email, password, roles, token: secret };
+  }
+
+  /** Deactivates `user`'s account at the server's terminal (`ninepoint users deactivate`). */
+  async deactivate(user: User): Promise<void> {
+    const known = this.model.roles.map((r) => r.name).filter((r) => r !== 'anyone');
+    await changeAccount(
+      this.#server.auth,
+      user.id,
+      { active: false },
+      { by: null, knownRoles: known, manages: () => false },
+    );
   }
 
   /** A client calling as `user`, or as a signed-out visitor for null. */
@@ -423,6 +441,17 @@ export async function walkLockout(walk: Walk, user: User): Promise<void> {
   if (!answer) throw new Error('no sign-in was tried');
   walk.expectProblem(answer, 'SIGN_IN_LOCKED');
   walk.expectProblem(await signIn(walk, user.email, user.password), 'SIGN_IN_LOCKED');
+}
+
+/**
+ * A deactivated account (ACCOUNT_DEACTIVATED): its token stops working, and signing in with the
+ * right password is refused as deactivated. Who may deactivate whom is `http/user-admin.test.ts`.
+ */
+export async function walkDeactivation(walk: Walk, user: User, path: string): Promise<void> {
+  expect((await walk.as(user).get(path)).status).toBe(200);
+  await walk.deactivate(user);
+  walk.expectProblem(await walk.as(user).get(path), 'NOT_SIGNED_IN');
+  walk.expectProblem(await signIn(walk, user.email, user.password), 'ACCOUNT_DEACTIVATED');
 }
 
 /**
