@@ -169,6 +169,12 @@ describe.each(DATABASES)('the API benchmark on %s', (database) => {
       expect(o.generated.rps).toBeGreaterThan(0);
       expect(o.baseline.rps).toBeGreaterThan(0);
       expect(o.ratio).toBeGreaterThan(0);
+      // The default configuration, request logs on: one line per answer (and the few answered
+      // after a run stopped counting).
+      expect(o.served?.measurement.rps).toBeGreaterThan(0);
+      expect(o.served?.loggingRatio).toBeGreaterThan(0);
+      expect(o.served?.linesPerRequest).toBeGreaterThanOrEqual(0.95);
+      expect(o.served?.linesPerRequest).toBeLessThan(2);
     }
     expect(report.series).toHaveLength(2);
     const markdown = formatApiReport(report, 'npm test');
@@ -176,6 +182,12 @@ describe.each(DATABASES)('the API benchmark on %s', (database) => {
     expect(markdown).toContain(`| ${label} | \`POST /api/orders\` (insert + history row) | 300 |`);
     expect(markdown).toMatch(
       new RegExp(`Target on ${label}: generated ≥ 0\\.7× the hand-written throughput on each call — (met|NOT met)`),
+    );
+    expect(markdown).toContain('| database | call | served req/s |');
+    expect(markdown).toMatch(
+      new RegExp(
+        `Request logs on ${label}: the default \`serve\` within 10% of logging off on each call — (met|NOT met)`,
+      ),
     );
     expect(verdictOf(report).listGrowth).toEqual([]);
     if (database === 'sqlite') {
