@@ -32,7 +32,7 @@ import { JSON_SERVER_VERSION, jsonServerRequest, startJsonServer, writeJsonServe
 import { createSchema, postgresUnavailable, postgresUrlOf } from './postgres.ts';
 import { benchStartup, type StartupResult } from './startup.ts';
 
-export type ServerKind = 'generated' | 'served' | 'baseline' | 'bare';
+export type ServerKind = 'generated' | 'served' | 'durable' | 'baseline' | 'bare';
 export type Operation = 'get' | 'list' | 'list-deep' | 'create';
 export type Database = 'sqlite' | 'postgres';
 export const DATABASES: readonly Database[] = ['sqlite', 'postgres'];
@@ -77,6 +77,11 @@ export interface ApiBenchOptions {
    */
   served: boolean;
   /**
+   * Also measure create on SQLite with `synchronous=FULL` (every commit synced to disk before it
+   * is answered) next to the default `NORMAL`, at the main table size.
+   */
+  durable: boolean;
+  /**
    * json-server's table for the reads, and for create (at most `rows`). Each of its calls costs
    * time in proportion to what it holds, a create most (it serialises and rewrites its whole
    * database): on `rows` orders a call at `-c connections` would wait longer than a run lasts.
@@ -104,6 +109,7 @@ export const DEFAULT_API_OPTIONS: ApiBenchOptions = {
   requirePostgres: process.env.CI === 'true',
   jsonServer: true,
   served: true,
+  durable: true,
   jsonServerRows: 10_000,
   jsonServerCreateRows: 1_000,
   startupRuns: 5,
@@ -141,6 +147,7 @@ export function apiOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): ApiBenc
     requirePostgres: env.CI === 'true',
     jsonServer: env.BENCH_JSON_SERVER !== '0',
     served: env.BENCH_SERVED !== '0',
+    durable: env.BENCH_DURABLE !== '0',
     jsonServerRows: Math.round(number('BENCH_JSON_SERVER_ROWS', DEFAULT_API_OPTIONS.jsonServerRows)),
     jsonServerCreateRows: Math.round(number('BENCH_JSON_SERVER_CREATE_ROWS', DEFAULT_API_OPTIONS.jsonServerCreateRows)),
     startupRuns: Math.round(number('BENCH_STARTUP_RUNS', DEFAULT_API_OPTIONS.startupRuns, true)),
@@ -187,6 +194,7 @@ export function benchEnvOf(env: NodeJS.ProcessEnv = process.env): string {
     'BENCH_DATABASES',
     'BENCH_JSON_SERVER',
     'BENCH_SERVED',
+    'BENCH_DURABLE',
     'BENCH_JSON_SERVER_ROWS',
     'BENCH_JSON_SERVER_CREATE_ROWS',
     'BENCH_STARTUP_RUNS',
@@ -224,6 +232,8 @@ export interface OperationResult {
   ratio: number;
   /** The default configuration (request logs on, as `ninepoint serve` runs); null when not measured. */
   served: ServedResult | null;
+  /** Create on SQLite at `synchronous=FULL`; null for the other calls and when not measured. */
+  durable: DurableResult | null;
   /** hand-written ÷ generated CPU time per request (the same sense: below 1, the generated costs more). */
   cpuRatio: number | null;
 }
@@ -237,6 +247,13 @@ export interface ServedResult {
   loggingRatio: number;
   /** Lines its log file gained during the call's runs ÷ the answers it gave: one line per request. */
   linesPerRequest: number;
+}
+
+/** The generated server's create with `--sqlite-synchronous full`, in the same rounds (logging off, like `generated`). */
+export interface DurableResult {
+  measurement: Measurement;
+  /** FULL ÷ NORMAL (the generated server) throughput, the median of the rounds' ratios. */
+  ratio: number;
 }
 
 /** json-server on one call, in the same rounds as the generated server (on SQLite, when it is measured). */
@@ -314,6 +331,8 @@ export const seedKey = (database: Database, rows: number): string => `${database
 export const TARGET_RATIO = 0.7;
 /** Request logs on (the default `serve`) may cost this share of the throughput with them off, at most. */
 export const LOGGING_COST = 0.1;
+/** Create at `synchronous=FULL` should keep this share of NORMAL's throughput (issue 19), else group commit. */
+export const DURABLE_TARGET = 0.8;
 /** What the default `serve` must reach against the hand-written server, per call (issue 19). */
 export const SERVED_TARGETS: Partial<Record<Operation, number>> = { get: 0.8, list: 0.85, create: 0.85 };
 /** Below this share `npm run bench` fails: a regression. */
@@ -760,7 +779,7 @@ function pinSelf(): void {
 
 /** A server taking part in a call's rounds, with the request it gets and its runs. */
 interface Participant {
-  name: 'generated' | 'served' | 'baseline' | 'json-server';
+  name: 'generated' | 'served' | 'durable' | 'baseline' | 'json-server';
   server: LoadedServer;
   request: autocannon.Request;
   runs: Measurement[];
@@ -905,12 +924,14 @@ export async function benchApi(options: ApiBenchOptions = DEFAULT_API_OPTIONS): 
       });
       const logFile = join(dir, `served-${database}-${rows}.log`);
       const withServed = options.served && main;
+      const withDurable = options.durable && main && database === 'sqlite' && operations.includes('create');
       const starting = [
         started(startServer('generated', seeded.location, serverOptions('generated'))),
         started(startServer('baseline', seeded.location, serverOptions('baseline'))),
         ...(withServed
           ? [started(startServer('served', seeded.location, { ...serverOptions('served'), logFile }))]
           : []),
+        ...(withDurable ? [started(startServer('durable', seeded.location, serverOptions('durable')))] : []),
         ...peerFiles.map((file) => started(startJsonServer(file, { pin: pinned }))),
       ];
       // All settled before any failure is thrown, so that every server that did start is stopped.
@@ -921,6 +942,7 @@ export async function benchApi(options: ApiBenchOptions = DEFAULT_API_OPTIONS): 
         ...LoadedServer[],
       ];
       const served = withServed ? others.shift() : undefined;
+      const durable = withDurable ? others.shift() : undefined;
       const peerServers = others;
       const peers = new Map<'read' | 'create', { server: LoadedServer; rows: number }>();
       for (const [i, [use, peerRows]] of peerNeeds.entries()) {
@@ -935,6 +957,9 @@ export async function benchApi(options: ApiBenchOptions = DEFAULT_API_OPTIONS): 
         ];
         if (served)
           participants.push({ name: 'served', server: served, request: requestFor(operation, seeded), runs: [] });
+        if (durable && operation === 'create') {
+          participants.push({ name: 'durable', server: durable, request: requestFor(operation, seeded), runs: [] });
+        }
         const linesBefore = served ? await logLines(logFile) : 0;
         const peer = peers.get(operation === 'create' ? 'create' : 'read');
         if (peer) {
@@ -969,6 +994,7 @@ export async function benchApi(options: ApiBenchOptions = DEFAULT_API_OPTIONS): 
         const base = byName('baseline') as Participant;
         const json = byName('json-server');
         const logged = byName('served');
+        const synced = byName('durable');
         const g = merge(gen.runs);
         const b = merge(base.runs);
         const ratio = roundRatio(gen.runs, base.runs);
@@ -992,10 +1018,16 @@ export async function benchApi(options: ApiBenchOptions = DEFAULT_API_OPTIONS): 
           ratio,
           cpuRatio,
           served: servedResult,
+          durable: synced ? { measurement: merge(synced.runs), ratio: roundRatio(synced.runs, gen.runs) } : null,
         };
         log(
           `${DATABASE_LABELS[database]}, ${rows.toLocaleString('en')} rows, ${operation}: generated ${Math.round(g.rps)} req/s, hand-written ${Math.round(b.rps)} req/s (${result.ratio.toFixed(2)}×; CPU per request ${g.cpuUs?.toFixed(0)} vs ${b.cpuUs?.toFixed(0)} µs)`,
         );
+        if (result.durable) {
+          log(
+            `  synchronous=FULL: ${Math.round(result.durable.measurement.rps)} req/s (${result.durable.ratio.toFixed(2)}× NORMAL; CPU per request ${result.durable.measurement.cpuUs?.toFixed(0)} µs)`,
+          );
+        }
         if (servedResult) {
           const m = servedResult.measurement;
           log(
@@ -1275,6 +1307,16 @@ export function formatApiReport(report: ApiBenchReport, command: string): string
     out.push(
       '',
       'A log line per answer is a little above 1: the requests under way when a run ends are answered and logged after autocannon stops counting.',
+      '',
+    );
+  }
+  for (const o of report.operations) {
+    if (o.durable === null) continue;
+    const d = o.durable.measurement;
+    out.push(
+      `Durability on ${DATABASE_LABELS[o.database]}: ${OPERATION_LABELS[o.operation]} with \`--sqlite-synchronous full\` (every commit synced to disk before it is answered; logging off, like the generated column) ` +
+        `${int(d.rps)} req/s, p50 ${ms(d.p50)} ms, p99 ${ms(d.p99)} ms, CPU ${cpu(d)} µs/req: **${o.durable.ratio.toFixed(2)}×** the default \`synchronous=NORMAL\` (${int(o.generated.rps)} req/s) in the same rounds` +
+        ` — ${o.durable.ratio >= DURABLE_TARGET ? 'at least' : 'below'} the ${DURABLE_TARGET}× below which group commit would be worth its complexity (docs/reliability.md).`,
       '',
     );
   }
