@@ -131,14 +131,30 @@ class LazyChildLogger implements FastifyBaseLogger {
   set level(level: string) {
     this.#logger.level = level;
   }
-  fatal: FastifyBaseLogger['fatal'] = (...args: Parameters<FastifyBaseLogger['fatal']>) => this.#logger.fatal(...args);
-  error: FastifyBaseLogger['error'] = (...args: Parameters<FastifyBaseLogger['error']>) => this.#logger.error(...args);
-  warn: FastifyBaseLogger['warn'] = (...args: Parameters<FastifyBaseLogger['warn']>) => this.#logger.warn(...args);
-  info: FastifyBaseLogger['info'] = (...args: Parameters<FastifyBaseLogger['info']>) => this.#logger.info(...args);
-  debug: FastifyBaseLogger['debug'] = (...args: Parameters<FastifyBaseLogger['debug']>) => this.#logger.debug(...args);
-  trace: FastifyBaseLogger['trace'] = (...args: Parameters<FastifyBaseLogger['trace']>) => this.#logger.trace(...args);
-  silent: FastifyBaseLogger['silent'] = (...args: Parameters<FastifyBaseLogger['silent']>) =>
-    this.#logger.silent(...args);
+  // Methods on the prototype: a request's logger costs one small object, not a closure per level.
+  fatal(...args: unknown[]): void {
+    this.#log('fatal', args);
+  }
+  error(...args: unknown[]): void {
+    this.#log('error', args);
+  }
+  warn(...args: unknown[]): void {
+    this.#log('warn', args);
+  }
+  info(...args: unknown[]): void {
+    this.#log('info', args);
+  }
+  debug(...args: unknown[]): void {
+    this.#log('debug', args);
+  }
+  trace(...args: unknown[]): void {
+    this.#log('trace', args);
+  }
+  silent(): void {}
+  #log(level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace', args: unknown[]): void {
+    const logger = this.#logger;
+    (logger[level] as (...args: unknown[]) => void).apply(logger, args);
+  }
   child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
     return this.#logger.child(bindings, options);
   }
