@@ -47,11 +47,21 @@ describe('ninepoint serve with no spec (the blank spec)', () => {
       '/api/auth/password-reset/confirm',
       '/api/auth/sign-in',
       '/api/auth/sign-out',
+      '/api/auth/sign-up',
+      '/api/auth/verify-email',
       '/api/docs',
       '/api/health',
+      '/api/invitations',
+      '/api/invitations/accept',
+      '/api/invitations/lookup',
+      '/api/invitations/{id}',
       '/api/openapi.json',
       '/api/spec',
       '/api/users',
+      '/api/users/{id}',
+      '/api/users/{id}/history',
+      '/api/views',
+      '/api/views/{id}',
     ]);
     const docs = await fetch(`${url}/api/docs`);
     expect(docs.headers.get('content-type')).toBe('text/html; charset=utf-8');

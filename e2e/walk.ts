@@ -440,6 +440,21 @@ export async function walkPasswordReset(walk: Walk): Promise<void> {
 }
 
 /**
+ * A sign-up confirmation link and an invitation link that no mail carried (VERIFY_LINK_INVALID,
+ * INVITATION_INVALID). The whole flows, with their mails, are `e2e/app-joining`.
+ */
+export async function walkJoiningLinks(walk: Walk): Promise<void> {
+  const verified = await walk.call('POST', '/api/auth/verify-email', { token: 'npv_not-a-link-anybody-was-sent' });
+  walk.expectProblem(verified, 'VERIFY_LINK_INVALID');
+  const accepted = await walk.call('POST', '/api/invitations/accept', {
+    token: 'npi_not-a-link-anybody-was-sent',
+    name: 'Nobody',
+    password: 'a long enough new password',
+  });
+  walk.expectProblem(accepted, 'INVITATION_INVALID');
+}
+
+/**
  * Calls `path` as `client` until RATE_LIMITED: at most RATE_LIMIT_PER_MINUTE calls succeed in a
  * minute (twice that if the minute turns over meanwhile). Use a user who makes no other call.
  */

@@ -1,6 +1,6 @@
 import type { RuntimeSettings } from '@ninepoint/spec';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
-import { AccountError, checkEmail } from '../auth/accounts.ts';
+import { AccountError, checkEmail, recordAccountEvent } from '../auth/accounts.ts';
 import { hashPassword, MIN_PASSWORD_LENGTH, passwordProblem } from '../auth/passwords.ts';
 import { looksLikeSecret, newSecret, secretHash } from '../auth/secrets.ts';
 import {
@@ -12,6 +12,7 @@ import {
 import { isDemoEmail } from '../dev-mode.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import type { AuthStore, UserAccount } from '../store/auth-store.ts';
+import { afterAnswer, limitPerHour } from './after-answer.ts';
 import { sameOrigin } from './auth.ts';
 import { type ProblemCatalogue, ProblemError } from './problem.ts';
 
@@ -64,11 +65,8 @@ export interface PasswordResetOptions {
 export function registerPasswordReset(app: FastifyInstance, options: PasswordResetOptions): void {
   const { auth, settings, catalogue, mail, now } = options;
   const lifetimeMs = settings.PASSWORD_RESET_MINUTES * 60_000;
-  /** Links being made and mailed after their answer: closing the app waits for them. */
-  const pending = new Set<Promise<void>>();
-  app.addHook('onClose', async () => {
-    await Promise.all(pending);
-  });
+  // Links are made and mailed after their answer; closing the app waits for them.
+  const later = afterAnswer(app);
 
   const sendLink = async (email: string, log: FastifyBaseLogger) => {
     const at = now();
@@ -76,9 +74,10 @@ export function registerPasswordReset(app: FastifyInstance, options: PasswordRes
     if (mail === null) return; // Said once at start: email is not configured.
     // Demo users of dev mode sign in only through sign-in-as: a password set by mail would let
     // them in under `serve` on the same database.
-    const user = isDemoEmail(email) ? undefined : await auth.userByEmail(email);
+    // A deactivated account gets nothing either: the answer was the same 202.
+    const user = isDemoEmail(email) ? undefined : await auth.activeUserByEmail(email);
     if (!user) {
-      log.info('password reset asked for an email no account has');
+      log.info('password reset asked for an email no active account has');
       return;
     }
     const secret = newSecret('reset');
@@ -97,33 +96,21 @@ export function registerPasswordReset(app: FastifyInstance, options: PasswordRes
         throw new ProblemError('INVALID_PAYLOAD', { detail: 'email must be an email address' });
       throw error;
     }
-    const { perEmail, perAddress, windowMs } = PASSWORD_RESET_LIMITS;
-    const at = now();
-    const window = Math.floor(at / windowMs) * windowMs;
     // Counted for every email alike, known or not: a refusal says nothing about an account.
-    const byAddress = await auth.hit(`reset:address:${request.ip}`, window);
-    const byEmail = await auth.hit(`reset:email:${email}`, window);
-    if (byAddress > perAddress || byEmail > perEmail) {
-      request.log.warn({ key: byAddress > perAddress ? 'address' : 'email' }, 'password reset limited');
-      const seconds = Math.max(1, Math.ceil((window + windowMs - at) / 1000));
-      const minutes = Math.ceil(seconds / 60);
-      reply.header('retry-after', String(seconds));
-      throw new ProblemError(
-        'RATE_LIMITED',
-        {},
-        {
-          detail: `Too many password reset requests for this email address or from your address. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
-        },
-      );
-    }
-    await auth.pruneRates(window - windowMs, 'reset:');
+    await limitPerHour(
+      auth,
+      request,
+      reply,
+      now(),
+      [
+        { key: `reset:address:${request.ip}`, limit: PASSWORD_RESET_LIMITS.perAddress },
+        { key: `reset:email:${email}`, limit: PASSWORD_RESET_LIMITS.perEmail },
+      ],
+      'reset:',
+      'Too many password reset requests for this email address or from your address.',
+    );
     // After the answer has gone: the account is looked up, and the link made and mailed, only then.
-    const log = request.log;
-    const job: Promise<void> = new Promise((resolve) => setImmediate(resolve))
-      .then(() => sendLink(email, log))
-      .catch((error: unknown) => log.error({ err: error }, 'sending a password reset link failed'))
-      .finally(() => pending.delete(job));
-    pending.add(job);
+    later(request.log, 'sending a password reset link failed', () => sendLink(email, request.log));
     return reply.code(202).send(PASSWORD_RESET_ACCEPTED);
   });
 
@@ -148,6 +135,7 @@ export function registerPasswordReset(app: FastifyInstance, options: PasswordRes
       // Used in one statement: of two requests with the same link, only one sets a password.
       if ((await auth.usePasswordReset(hash, now())) !== user.id) throw new ProblemError('RESET_LINK_INVALID');
       await auth.setPasswordOf(user.id, passwordHash);
+      await recordAccountEvent(auth, user.id, { kind: 'password-reset', how: 'email' }, user.id, now());
       request.log.info({ user: user.id }, 'password reset: sessions ended');
       return reply.send({ email: user.email });
     },

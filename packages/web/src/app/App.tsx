@@ -4,15 +4,21 @@ import { useEffect, useMemo, useRef } from 'react';
 import { createBrowserRouter, RouterProvider } from 'react-router';
 import { useModel } from '../api/session.ts';
 // The Studio (`ninepoint dev`): a full-width tool page of its own, outside the app's shell.
+import { USERS_PATH } from '../people/UsersPage.tsx';
+import { UsersRoute } from '../people/UsersRoute.tsx';
 import { StudioRoute } from '../studio/StudioRoute.tsx';
+import { AcceptInvitation } from './AcceptInvitation.tsx';
 import { ModelContext } from './context.ts';
 import { ForgotPassword } from './ForgotPassword.tsx';
+import { Invite } from './Invite.tsx';
 import { Failure, Loading, NotFound } from './pages.tsx';
 import { ResetPassword } from './ResetPassword.tsx';
 import { ScreenView } from './ScreenView.tsx';
 import { Shell } from './Shell.tsx';
 import { SignIn } from './SignIn.tsx';
+import { SignUp } from './SignUp.tsx';
 import { screensOf } from './screens.ts';
+import { VerifyEmail } from './VerifyEmail.tsx';
 
 /** Loads the model, then routes every screen of point 2 (or the derived ones). */
 export function App() {
@@ -42,6 +48,14 @@ function Routed({ model }: { model: Model }) {
             { path: '/sign-in', element: <SignIn /> },
             { path: '/forgot-password', element: <ForgotPassword /> },
             { path: '/reset-password', element: <ResetPassword /> },
+            // A screen of the spec at /users keeps its route; the Users screen is then not reachable.
+            ...(screensOf(model).some((s) => s.route === USERS_PATH)
+              ? []
+              : [{ path: USERS_PATH, element: <UsersRoute model={model} /> }]),
+            { path: '/sign-up', element: <SignUp /> },
+            { path: '/verify-email', element: <VerifyEmail /> },
+            { path: '/accept-invitation', element: <AcceptInvitation /> },
+            { path: '/invite', element: <Invite /> },
             { path: '*', element: <NotFound /> },
           ],
         },

@@ -21,7 +21,8 @@ import { useEffect, useState } from 'react';
 import { Link, Outlet, useLocation, useNavigate } from 'react-router';
 import { useDevMode } from '../api/dev.ts';
 import { type Me, useMe, useSignOut } from '../api/session.ts';
-import { BoardIcon, HomeIcon, ListIcon, SignOutIcon, StudioIcon } from '../list/icons.tsx';
+import { BoardIcon, HomeIcon, InviteIcon, ListIcon, PeopleIcon, SignOutIcon, StudioIcon } from '../list/icons.tsx';
+import { USERS_PATH } from '../people/UsersPage.tsx';
 import { navigation, refusal, screenAt, screenDoc, screensOf, screenTitle, screenTitles } from './screens.ts';
 
 const MAIN_ID = 'main-content';
@@ -102,8 +103,34 @@ export function Shell({ model }: { model: Model }) {
                 styles={{ description: { whiteSpace: 'normal', opacity: 1 } }}
               />
             ))}
+            {me.data?.people?.manage && !links.some((s) => s.route === USERS_PATH) && (
+              <NavLink
+                component={Link}
+                to={USERS_PATH}
+                label="Users"
+                description="Everyone's accounts and roles"
+                leftSection={<PeopleIcon size={18} />}
+                active={location.pathname === USERS_PATH}
+                aria-current={location.pathname === USERS_PATH ? 'page' : undefined}
+                onClick={close}
+                styles={{ description: { whiteSpace: 'normal', opacity: 1 } }}
+              />
+            )}
           </Stack>
         </AppShell.Section>
+        {(me.data?.people?.mayInvite ?? false) && (
+          <AppShell.Section pt="sm" style={{ borderTop: '1px solid var(--mantine-color-gray-3)' }}>
+            <NavLink
+              component={Link}
+              to="/invite"
+              label="Invite people"
+              leftSection={<InviteIcon size={18} />}
+              active={location.pathname === '/invite'}
+              aria-current={location.pathname === '/invite' ? 'page' : undefined}
+              onClick={close}
+            />
+          </AppShell.Section>
+        )}
         {dev && (
           <AppShell.Section pt="sm" style={{ borderTop: '1px solid var(--mantine-color-gray-3)' }}>
             <NavLink
@@ -237,11 +264,16 @@ function initials(name: string): string {
   return (words.length > 1 ? `${words[0]?.[0] ?? ''}${words[1]?.[0] ?? ''}` : name.slice(0, 2)).toUpperCase();
 }
 
-/** The pages of signing in and resetting a password, by path: not screens of the spec. */
+/** The pages of signing in, resetting a password and joining, by path: not screens of the spec. */
 const ACCOUNT_PAGE_TITLES: Readonly<Record<string, string>> = {
   '/sign-in': 'Sign in',
   '/forgot-password': 'Forgot your password',
   '/reset-password': 'Choose a new password',
+  [USERS_PATH]: 'Users',
+  '/sign-up': 'Create an account',
+  '/verify-email': 'Confirm your email',
+  '/accept-invitation': 'Accept the invitation',
+  '/invite': 'Invite people',
 };
 
 /** `Books · Lending desk`: the tab and screen readers name the page shown. */

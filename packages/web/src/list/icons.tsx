@@ -127,3 +127,22 @@ export const StudioIcon = ({ size }: IconProps) => (
     <path d="M13 7l4 4" />
   </Icon>
 );
+
+/** Two people: the Users screen, where accounts and roles are managed. */
+export const PeopleIcon = ({ size }: IconProps) => (
+  <Icon size={size}>
+    <circle cx="9" cy="8" r="3.5" />
+    <path d="M2.5 20c0-3.6 2.9-6.5 6.5-6.5s6.5 2.9 6.5 6.5" />
+    <path d="M15.5 4.8a3.5 3.5 0 0 1 0 6.4" />
+    <path d="M18 13.9c2 .9 3.5 3.1 3.5 6.1" />
+  </Icon>
+);
+
+/** A person with a plus: inviting someone to the app. */
+export const InviteIcon = ({ size }: IconProps) => (
+  <Icon size={size}>
+    <circle cx="9" cy="8" r="4" />
+    <path d="M3 20c0-3.3 2.7-6 6-6s6 2.7 6 6" />
+    <path d="M19 8v6M16 11h6" />
+  </Icon>
+);
