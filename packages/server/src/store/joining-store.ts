@@ -88,14 +88,7 @@ export class JoiningStore {
     await this.#sql.run(
       `INSERT INTO "${SIGN_UPS_TABLE}" ("token_hash", "email", "name", "role", "created_at", "expires_at")
        VALUES (?, ?, ?, ?, ?, ?)`,
-      [
-        signUp.hash,
-        normalizeEmail(signUp.email),
-        signUp.name,
-        signUp.role,
-        signUp.now,
-        signUp.expiresAt,
-      ],
+      [signUp.hash, normalizeEmail(signUp.email), signUp.name, signUp.role, signUp.now, signUp.expiresAt],
     );
   }
 
