@@ -153,9 +153,11 @@ describe('the clinic in Chromium', () => {
     const requested = page.url().split('/').pop() ?? '';
     await poll(() => actions.getByRole('button').allTextContents()).toEqual(['Cancel', 'Delete']);
     await actions.getByRole('link', { name: 'Edit' }).click();
-    // `update own via patient.account (notes)`: the notes alone are hers to change.
-    expect(await page.getByRole('form').getByRole('textbox').count()).toBe(1);
+    // `update own via patient.account (notes)`: the notes alone are hers to change (counted once
+    // the form is there).
     const notes = page.getByRole('textbox', { name: 'Notes' });
+    await notes.waitFor();
+    expect(await page.getByRole('form').getByRole('textbox').count()).toBe(1);
     await notes.fill('Bring the X-ray from March.');
     await page.getByRole('button', { name: 'Save changes' }).click();
     await page.waitForURL(`${app.url}/appointments/${requested}`);
