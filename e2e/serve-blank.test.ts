@@ -48,6 +48,7 @@ describe('ninepoint serve with no spec (the blank spec)', () => {
       '/api/auth/sign-in',
       '/api/auth/sign-out',
       '/api/docs',
+      '/api/events',
       '/api/health',
       '/api/openapi.json',
       '/api/spec',

@@ -78,6 +78,7 @@ describe('the OpenAPI document', () => {
       '/api/auth/password-reset/confirm',
       '/api/auth/me',
       '/api/users',
+      '/api/events',
     ]);
     expect(Object.keys(openapi.components.schemas)).toEqual([
       'ninepoint.Problem',
@@ -165,6 +166,7 @@ describe('the OpenAPI document', () => {
       'POST /api/auth/password-reset/confirm confirmPasswordReset',
       'GET /api/auth/me getMe',
       'GET /api/users listUsers',
+      'GET /api/events streamEvents',
       'GET /api/books listBooks',
       'POST /api/books createBook',
       'GET /api/books/{id} getBook',
@@ -404,6 +406,7 @@ describe('the OpenAPI document', () => {
       confirmPasswordReset: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
       getMe: [['NOT_SIGNED_IN'], undefined],
       listUsers: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
+      streamEvents: [['NOT_SIGNED_IN'], undefined],
       listNotes: [['NOT_SIGNED_IN'], undefined],
       createNote: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
       getNote: [['NOT_SIGNED_IN'], undefined],

@@ -517,6 +517,20 @@ function systemOperation(route: SystemRoute, responses: ProblemResponses): Opera
         },
         security: SIGNED_IN,
       };
+    case 'streamEvents':
+      return {
+        ...base,
+        responses: {
+          '200': {
+            description:
+              'The stream. Each event: `event: change` and `data: {"entity":"Ticket","id":"…","kind":"create|update|transition|delete","at":"…"}`.',
+            content: { 'text/event-stream': { schema: STRING } },
+          },
+          '204': { description: 'The server is shutting down: connect again (to another server).' },
+          ...responses.for(ANY_CALL),
+        },
+        security: SIGNED_IN,
+      };
     default:
       break;
   }

@@ -16,6 +16,7 @@ import type { JsonSchema } from '../compile/json-schemas.ts';
 import type { EntityPermissions } from '../compile/permissions.ts';
 import type { Route } from '../compile/route-table.ts';
 import { covers, coversEveryRecord, type Grant } from '../compile/row-access.ts';
+import type { LocalChange } from '../live/live-events.ts';
 import { replayHistory } from '../store/history.ts';
 import { type SettledReads, settle } from '../store/settle-reads.ts';
 import type {
@@ -60,7 +61,12 @@ interface EntityContext {
   settings: Readonly<RuntimeSettings>;
   /** The path of one record (`/api/books/:id`) for `Location`; the get call's when there is one. */
   recordPath: (id: string) => string;
+  /** Told of each write once it has committed (live updates); not of a write that changed nothing. */
+  committed: Committed;
 }
+
+/** A committed write: the record after it, or before it for a delete. */
+export type Committed = (change: LocalChange) => void;
 
 /**
  * Serves the calls of the route table: list, get, create, update, delete, history and transitions.
@@ -79,7 +85,12 @@ interface EntityContext {
  *   searched by it (`read-fields.ts`). An update that sends such a field is refused whatever its
  *   value, so that it cannot be used to guess the value.
  */
-export function registerEntityRoutes(app: FastifyInstance, compiled: CompiledApp, store: Store): void {
+export function registerEntityRoutes(
+  app: FastifyInstance,
+  compiled: CompiledApp,
+  store: Store,
+  committed: Committed = () => {},
+): void {
   const { model, routeTable, catalogue, settings } = compiled;
   const contexts = new Map<string, EntityContext>();
   const contextOf = (name: string): EntityContext => {
@@ -105,6 +116,7 @@ export function registerEntityRoutes(app: FastifyInstance, compiled: CompiledApp
       catalogue,
       settings,
       recordPath: (id) => (get ? get.path.replace(`:${get.params[0] ?? 'id'}`, id) : `${base ?? `/api/${name}`}/${id}`),
+      committed,
     };
     contexts.set(name, context);
     return context;
@@ -255,6 +267,13 @@ function createHandler(route: Route, context: EntityContext): Handler {
       withUser(context.logic?.create, actor, hidden),
     );
     if (!outcome.ok) throw refused(outcome.refusal, context, String(record.id));
+    context.committed({
+      entity: entity.name,
+      id: String(record.id),
+      kind: 'create',
+      at,
+      record: outcome.stored.record,
+    });
     return reply
       .code(201)
       .header('location', context.recordPath(String(record.id)))
@@ -315,6 +334,8 @@ function updateHandler(route: Route, context: EntityContext): Handler {
       withUser(context.logic?.update, actor, hidden),
     );
     if (!outcome.ok) throw refused(outcome.refusal, context, id);
+    if (outcome.changed)
+      context.committed({ entity: entity.name, id, kind: 'update', at, record: outcome.stored.record });
     return reply
       .header('etag', etagOf(outcome.stored.version))
       .send(await visible(outcome.stored.record, hidden, context));
@@ -364,6 +385,7 @@ function transitionHandler(route: Route, context: EntityContext, name: string): 
       withUser(check, actor, hidden),
     );
     if (!outcome.ok) throw refused(outcome.refusal, context, id);
+    context.committed({ entity: entity.name, id, kind: 'transition', at, record: outcome.stored.record });
     return reply
       .header('etag', etagOf(outcome.stored.version))
       .send(await visible(outcome.stored.record, hidden, context));
@@ -377,12 +399,15 @@ function deleteHandler(route: Route, context: EntityContext): Handler {
     const id = recordId(request, route, context);
     const ifVersions = ifMatchVersions(request.headers['if-match']);
     const allowed = writeAllowed(read, context.permissions.grants(actor, 'delete'), actor, context, id);
-    const outcome = await context.records.delete(
-      id,
-      { at: new Date().toISOString(), by: actor.userId, ifVersions },
-      (current, reader) => allowed(current, current, reader),
-    );
+    const at = new Date().toISOString();
+    // The record as the delete found it: who may read it is told of the delete.
+    const found: { record?: ApiRecord } = {};
+    const outcome = await context.records.delete(id, { at, by: actor.userId, ifVersions }, (current, reader) => {
+      allowed(current, current, reader);
+      found.record = current;
+    });
     if (!outcome.ok) throw refused(outcome.refusal, context, id);
+    if (found.record) context.committed({ entity: context.entity.name, id, kind: 'delete', at, record: found.record });
     return reply.code(204).send();
   };
 }

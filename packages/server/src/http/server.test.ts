@@ -86,6 +86,7 @@ describe('the blank spec over HTTP', () => {
       '/api/auth/password-reset/confirm',
       '/api/auth/me',
       '/api/users',
+      '/api/events',
     ]);
     expect(document).toEqual(server.compiled.openapi);
   });
@@ -271,6 +272,7 @@ describe('a spec with entities over HTTP', () => {
         '/api/auth/password-reset/confirm',
         '/api/auth/me',
         '/api/users',
+        '/api/events',
         '/api/books',
         '/api/loans/{id}/return',
       ]);

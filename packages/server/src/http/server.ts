@@ -6,8 +6,11 @@ import { type CompiledApp, compileApp } from '../compile/compile-app.ts';
 import { changesSchema, type MigrationPlan } from '../compile/migration-plan.ts';
 import { type Actor, accessSummary } from '../compile/permissions.ts';
 import { ensureDemoUsers, registerDevRoutes } from '../dev-mode.ts';
+import { type ChangeFeed, LocalFeed, PgFeed } from '../live/change-feed.ts';
+import { type LiveOptions, registerLiveEvents } from '../live/live-events.ts';
 import { AuthStore } from '../store/auth-store.ts';
 import { openStore, type StoreOptions } from '../store/open-store.ts';
+import { PgStore } from '../store/postgres/pg-store.ts';
 import type { Store } from '../store/store.ts';
 import { registerApiDocs } from './api-docs.ts';
 import { registerAuth } from './auth.ts';
@@ -67,6 +70,8 @@ export interface ServerOptions extends StoreOptions {
    * not configured.
    */
   mail?: MailOptions;
+  /** Live updates (`GET /api/events`): for tests, a shorter heartbeat or another bound per user. */
+  live?: Pick<LiveOptions, 'heartbeatMs' | 'maxStreamsPerUser'>;
 }
 
 /** Fastify's `trustProxy`: all, none, addresses/CIDRs, or a function of the address and its hop. */
@@ -133,12 +138,23 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
     for (const call of compiled.routeTable.shadowed) {
       logger.warn({ method: call.method, path: call.path }, 'a system call takes precedence over this spec call');
     }
-    const app = buildApp(compiled, store, logger, auth, {
+    // Several servers may share a PostgreSQL database: changes reach the others through it.
+    const feed =
+      store instanceof PgStore && options.databaseUrl
+        ? new PgFeed({
+            url: options.databaseUrl,
+            notify: (channel, payload) => store.pool.query('SELECT pg_notify($1, $2)', [channel, payload]),
+            logger,
+          })
+        : new LocalFeed();
+    if (feed instanceof PgFeed) await feed.ready;
+    const app = buildApp(compiled, store, logger, auth, feed, {
       now: options.now,
       devMode,
       trustProxy: options.trustProxy ?? false,
       extend: options.extend,
       mail: options.mail ?? null,
+      live: options.live ?? {},
     });
     return wrap(app, compiled, store, auth, plan);
   } catch (error) {
@@ -152,18 +168,21 @@ function buildApp(
   store: Store,
   logger: Logger,
   auth: AuthStore,
+  feed: ChangeFeed,
   {
     now,
     devMode,
     trustProxy,
     extend,
     mail,
+    live,
   }: {
     now: (() => number) | undefined;
     devMode: boolean;
     trustProxy: TrustProxy;
     extend: ServerOptions['extend'];
     mail: MailOptions | null;
+    live: NonNullable<ServerOptions['live']>;
   },
 ): FastifyInstance {
   const { catalogue, settings } = compiled;
@@ -246,7 +265,16 @@ function buildApp(
     mail,
     now: now ?? Date.now,
   });
-  registerEntityRoutes(app, compiled, store);
+  const committed = registerLiveEvents(app, {
+    store,
+    auth,
+    feed,
+    permissions: compiled.permissions,
+    settings,
+    now,
+    ...live,
+  });
+  registerEntityRoutes(app, compiled, store, committed);
   if (devMode) registerDevRoutes(app, { auth, model: compiled.model, signIn });
   extend?.register(app);
 
