@@ -87,6 +87,8 @@ export interface NinepointServer {
   readonly migration: MigrationPlan;
   /** Starts listening; resolves to the URL it listens at. Default: 127.0.0.1, port 3000. */
   listen(options?: { port?: number; host?: string }): Promise<string>;
+  /** Ends the live update streams (`GET /api/events`): a replaced dev app's pages reconnect to the new one. */
+  endStreams(): void;
   /** Stops taking requests, lets those under way finish, then closes the database. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -148,7 +150,7 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
           })
         : new LocalFeed();
     if (feed instanceof PgFeed) await feed.ready;
-    const app = buildApp(compiled, store, logger, auth, feed, {
+    const { app, endStreams } = buildApp(compiled, store, logger, auth, feed, {
       now: options.now,
       devMode,
       trustProxy: options.trustProxy ?? false,
@@ -156,7 +158,7 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
       mail: options.mail ?? null,
       live: options.live ?? {},
     });
-    return wrap(app, compiled, store, auth, plan);
+    return wrap(app, compiled, store, auth, plan, endStreams);
   } catch (error) {
     await store.close();
     throw error;
@@ -175,7 +177,7 @@ function buildApp(
     trustProxy,
     extend,
     mail,
-    live,
+    live: liveOptions,
   }: {
     now: (() => number) | undefined;
     devMode: boolean;
@@ -184,7 +186,7 @@ function buildApp(
     mail: MailOptions | null;
     live: NonNullable<ServerOptions['live']>;
   },
-): FastifyInstance {
+): { app: FastifyInstance; endStreams: () => void } {
   const { catalogue, settings } = compiled;
   const sendProblem = (
     request: FastifyRequest,
@@ -265,16 +267,16 @@ function buildApp(
     mail,
     now: now ?? Date.now,
   });
-  const committed = registerLiveEvents(app, {
+  const live = registerLiveEvents(app, {
     store,
     auth,
     feed,
     permissions: compiled.permissions,
     settings,
     now,
-    ...live,
+    ...liveOptions,
   });
-  registerEntityRoutes(app, compiled, store, committed);
+  registerEntityRoutes(app, compiled, store, (change) => live.committed(change));
   if (devMode) registerDevRoutes(app, { auth, model: compiled.model, signIn });
   extend?.register(app);
 
@@ -298,7 +300,7 @@ function buildApp(
     if (!request.raw.complete) lingerBeforeClose(request.raw.socket);
     return sendProblem(request, reply, classified.code, classified.params, classified.extras);
   });
-  return app;
+  return { app, endStreams: () => live.endStreams() };
 }
 
 function wrap(
@@ -307,6 +309,7 @@ function wrap(
   store: Store,
   auth: AuthStore,
   migration: MigrationPlan,
+  endStreams: () => void,
 ): NinepointServer {
   let closing: Promise<void> | null = null;
   return {
@@ -315,6 +318,7 @@ function wrap(
     store,
     auth,
     migration,
+    endStreams,
     async listen({ port = DEFAULT_PORT, host = DEFAULT_HOST } = {}) {
       // Fastify logs "Server listening at …" on its own; `serve` says where it listens once,
       // with the spec and the database, so Fastify's line is held back.

@@ -38,6 +38,13 @@ export interface LocalChange extends Change {
   record: ApiRecord;
 }
 
+export interface LiveEvents {
+  /** Tells the streams (and the other servers) of a committed change. */
+  committed(change: LocalChange): void;
+  /** Ends every open stream; browsers reconnect (to the app that serves then). */
+  endStreams(): void;
+}
+
 /** One open stream: whose it is and how they proved it, so it ends with their session. */
 interface Stream {
   actor: Actor;
@@ -56,9 +63,9 @@ interface Stream {
  *
  * Streams end when the session or token that opened them ends (sign-out here at once; expiry,
  * sign-out elsewhere or revocation at the next heartbeat) and when the server closes.
- * Returns what the entity routes call after a write has committed.
+ * Returns what the entity routes call after a write has committed, and a way to end every stream.
  */
-export function registerLiveEvents(app: FastifyInstance, options: LiveOptions): (change: LocalChange) => void {
+export function registerLiveEvents(app: FastifyInstance, options: LiveOptions): LiveEvents {
   const { store, auth, feed, permissions, settings } = options;
   const now = options.now ?? Date.now;
   const maxPerUser = options.maxStreamsPerUser ?? MAX_STREAMS_PER_USER;
@@ -204,11 +211,16 @@ export function registerLiveEvents(app: FastifyInstance, options: LiveOptions): 
     await feed.close();
   });
 
-  return (change) => {
-    const { record, ...told } = change;
-    // The feed hands this very object to the listener above, which finds the record by it.
-    records.set(told, record);
-    feed.publish(told);
+  return {
+    committed(change) {
+      const { record, ...told } = change;
+      // The feed hands this very object to the listener above, which finds the record by it.
+      records.set(told, record);
+      feed.publish(told);
+    },
+    endStreams() {
+      for (const stream of streams) end(stream);
+    },
   };
 }
 

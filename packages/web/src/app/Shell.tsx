@@ -20,6 +20,7 @@ import type { Model, Screen } from '@ninepoint/spec';
 import { useEffect, useState } from 'react';
 import { Link, Outlet, useLocation, useNavigate } from 'react-router';
 import { useDevMode } from '../api/dev.ts';
+import { useLiveUpdates } from '../api/live.ts';
 import { type Me, useMe, useSignOut } from '../api/session.ts';
 import { BoardIcon, HomeIcon, ListIcon, SignOutIcon, StudioIcon } from '../list/icons.tsx';
 import { navigation, refusal, screenAt, screenDoc, screensOf, screenTitle, screenTitles } from './screens.ts';
@@ -36,6 +37,7 @@ export function Shell({ model }: { model: Model }) {
   const titles = screenTitles(links, model);
   const user = me.data?.user ?? null;
   const dev = useDevMode() === true;
+  useLiveUpdates(model, user?.id ?? null);
   // Screens a visitor would see once signed in: worth a hint in the navigation.
   const hidden =
     me.data && !user
