@@ -181,6 +181,8 @@ describe('the OpenAPI document', () => {
       'GET /api/loans/{id}/history getLoanHistory',
       'POST /api/loans/{id}/return returnLoan',
       'POST /api/loans/{id}/mark-overdue markOverdueLoan',
+      'GET /api/books/summary summarizeBooks',
+      'GET /api/loans/summary summarizeLoans',
     ]);
     expect(openapi.paths['/api/books/{id}']?.patch?.requestBody?.content['application/json']?.schema).toEqual({
       $ref: '#/components/schemas/Book.update',
@@ -374,6 +376,8 @@ describe('the OpenAPI document', () => {
       getLoanHistory: signedIn,
       returnLoan: signedIn,
       markOverdueLoan: signedIn,
+      summarizeBooks: anybody,
+      summarizeLoans: signedIn,
     });
   });
 
@@ -413,7 +417,18 @@ describe('the OpenAPI document', () => {
       updateNote: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
       deleteNote: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
       getNoteHistory: [['NOT_SIGNED_IN'], undefined],
+      summarizeNotes: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
     });
+  });
+
+  it('serves a summary beside a declared list only for what a dashboard counts', () => {
+    const paths = (source: string) => Object.keys(compileApp(modelOf(source)).openapi.paths);
+    expect(paths(LENDING_DESK).filter((p) => p.endsWith('/summary'))).toEqual([]);
+    const withDashboard = LENDING_DESK.replace(
+      '| /my/loans  | list   | Loan where borrower = me | member        |',
+      '| /my/loans  | list   | Loan where borrower = me | member        |\n| /overview | dashboard | Book: count, sum of copies | staff |',
+    );
+    expect(paths(withDashboard).filter((p) => p.endsWith('/summary'))).toEqual(['/api/books/summary']);
   });
 
   it('changes its version exactly when the API changes', () => {

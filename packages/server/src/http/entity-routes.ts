@@ -16,6 +16,7 @@ import type { JsonSchema } from '../compile/json-schemas.ts';
 import type { EntityPermissions } from '../compile/permissions.ts';
 import type { Route } from '../compile/route-table.ts';
 import { covers, coversEveryRecord, type Grant } from '../compile/row-access.ts';
+import { groupableFields, summableFields, summaryRoutes } from '../compile/summary-routes.ts';
 import type { LocalChange } from '../live/live-events.ts';
 import { replayHistory } from '../store/history.ts';
 import { type SettledReads, settle } from '../store/settle-reads.ts';
@@ -158,6 +159,69 @@ export function registerEntityRoutes(
         break;
     }
   }
+  // Dashboards' figures: beside each list, unless the spec's own calls take that path.
+  for (const { entity, path } of summaryRoutes(routeTable.routes, model)) {
+    app.route({ method: 'GET', url: path, handler: summaryHandler(contextOf(entity)) });
+  }
+}
+
+/** The most fields one summary may total. */
+const MAX_SUMS = 10;
+
+/**
+ * Counts (and totals number fields of) the records the actor may read, in the database: in all, or
+ * per value of the state, a choice or a boolean field (`?by=state&sum=amount`). Fields the actor
+ * may not read on every record they may list cannot be grouped or summed: INVALID_PAYLOAD, as for
+ * a field that does not exist.
+ */
+function summaryHandler(context: EntityContext): Handler {
+  const { entity, machine, permissions, records } = context;
+  return async (request, reply) => {
+    const { actor } = request;
+    const grants = readGrants(actor, permissions);
+    const hidden = permissions.unsearchable(actor);
+    const query = request.query as Record<string, string | string[] | undefined>;
+    const unknown = Object.keys(query).find((k) => k !== 'by' && k !== 'sum');
+    if (unknown !== undefined) throw invalidSummary(`the parameters are by and sum, not ${unknown}`);
+    const groupable = groupableFields(entity, machine).filter((name) => !hidden.has(name));
+    const summable = new Set(summableFields(entity).filter((name) => !hidden.has(name)));
+    const numbers = entity.fields.filter((f) => summable.has(f.name));
+    const by = query.by ?? null;
+    if (by !== null && (typeof by !== 'string' || !groupable.includes(by))) {
+      throw invalidSummary(`by must be one of ${groupable.join(', ') || '(none)'}`);
+    }
+    const sums = query.sum === undefined ? [] : Array.isArray(query.sum) ? query.sum : [query.sum];
+    const fields = sums.map((name) => numbers.find((f) => f.name === name));
+    if (fields.some((f) => f === undefined) || new Set(sums).size !== sums.length || sums.length > MAX_SUMS) {
+      throw invalidSummary(
+        `sum takes up to ${MAX_SUMS} different number fields of ${entity.name}: ${numbers.map((f) => f.name).join(', ') || '(none)'}`,
+      );
+    }
+    const summary = await records.summary({
+      filters: [],
+      owner: coversEveryRecord(grants) ? null : { grants, userId: ownerId(actor) },
+      by,
+      sums,
+    });
+    // Decimal sums are made in floating point on SQLite: rounded to the field's places, as stored.
+    const round = (totals: Record<string, number>) => {
+      for (const field of fields) {
+        if (field?.type.kind !== 'decimal') continue;
+        const value = totals[field.name] ?? 0;
+        totals[field.name] = Number(value.toFixed(field.type.scale ?? 9));
+      }
+      return totals;
+    };
+    return reply.send({
+      count: summary.count,
+      sums: round(summary.sums),
+      ...(summary.groups ? { groups: summary.groups.map((g) => ({ ...g, sums: round(g.sums) })) } : {}),
+    });
+  };
+}
+
+function invalidSummary(detail: string): ProblemError {
+  return new ProblemError('INVALID_PAYLOAD', { detail });
 }
 
 type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
