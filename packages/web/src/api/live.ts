@@ -19,8 +19,8 @@ const BATCH_MS = 150;
 const RETRY_MS = 30_000;
 
 /**
- * Whether a cached query shows something the changes touched: the entity's lists and boards, the
- * options and titles of pickers naming it, and each changed record with its history.
+ * Whether a cached query shows something the changes touched: the entity's lists, boards and
+ * dashboard figures, the options and titles of pickers naming it, and each changed record with its history.
  */
 export function touchedBy(model: Model, changes: readonly LiveChange[]): (query: Pick<Query, 'queryKey'>) => boolean {
   const entities = new Set(changes.map((c) => c.entity));
@@ -36,6 +36,7 @@ export function touchedBy(model: Model, changes: readonly LiveChange[]): (query:
       case 'list':
         return lists.has(String(first));
       case 'board':
+      case 'summary':
       case 'options':
       case 'reference-options':
       case 'owned':

@@ -22,7 +22,7 @@ import { Link, Outlet, useLocation, useNavigate } from 'react-router';
 import { useDevMode } from '../api/dev.ts';
 import { useLiveUpdates } from '../api/live.ts';
 import { type Me, useMe, useSignOut } from '../api/session.ts';
-import { BoardIcon, HomeIcon, ListIcon, SignOutIcon, StudioIcon } from '../list/icons.tsx';
+import { BoardIcon, ChartIcon, HomeIcon, ListIcon, SignOutIcon, StudioIcon } from '../list/icons.tsx';
 import { navigation, refusal, screenAt, screenDoc, screensOf, screenTitle, screenTitles } from './screens.ts';
 
 const MAIN_ID = 'main-content';
@@ -222,6 +222,7 @@ function UserMenu({ user }: { user: NonNullable<Me['user']> }) {
 function KindIcon({ screen }: { screen: Screen }) {
   if (screen.kind === 'home') return <HomeIcon size={18} />;
   if (screen.kind === 'board') return <BoardIcon size={18} />;
+  if (screen.kind === 'dashboard') return <ChartIcon size={18} />;
   return <ListIcon size={18} />;
 }
 

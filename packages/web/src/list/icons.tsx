@@ -127,3 +127,9 @@ export const StudioIcon = ({ size }: IconProps) => (
     <path d="M13 7l4 4" />
   </Icon>
 );
+
+export const ChartIcon = ({ size }: IconProps) => (
+  <Icon size={size}>
+    <path d="M4 20V10M10 20V4M16 20v-7M22 20H2" />
+  </Icon>
+);
