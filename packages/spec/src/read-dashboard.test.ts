@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { checkSpec } from './check.ts';
 import { dashboardText, formatScreensTable } from './derive-screens.ts';
+import { explainModel } from './explain.ts';
 
 const base = readFileSync(new URL('../test/fixtures/docs-base.md', import.meta.url), 'utf8');
 
@@ -38,6 +39,9 @@ describe('a dashboard screen', () => {
     ]);
     expect(dashboardText(screen?.tiles ?? [])).toBe(
       'Book: count, count by genre, sum of copies by rare, sum of price by genre; Loan: count by state',
+    );
+    expect(explainModel(model)).toContain(
+      '/overview: dashboard of Book: count, count by genre, sum of copies by rare, sum of price by genre; Loan: count by state, open to staff',
     );
     const again = checkSpec(withScreens(formatScreensTable(model.screens).split('\n')[2] ?? ''));
     expect(again.diagnostics).toEqual([]);
