@@ -18,6 +18,8 @@ export const LIVE_EVENTS_PATH = '/api/events';
 export const HEARTBEAT_MS = 25_000;
 /** Open streams one user may have (tabs, devices); one more is refused with RATE_LIMITED. */
 export const MAX_STREAMS_PER_USER = 8;
+/** What a stream may hold unread before it is cut off. */
+const MAX_BUFFERED_BYTES = 256 * 1024;
 /** How long a browser waits before reconnecting a dropped stream (the stream's `retry:`). */
 const RECONNECT_MS = 3_000;
 
@@ -116,8 +118,15 @@ export function registerLiveEvents(app: FastifyInstance, options: LiveOptions): 
         const seen = record;
         if (!(await settle((load) => covers(grants, seen, actor.userId, load), store, reads))) continue;
       }
-      for (const stream of group) stream.out.write(data);
+      for (const stream of group) send(stream, data);
     }
+  };
+
+  // A client that stops reading would make its stream's buffer grow without end: it is cut off
+  // (its browser reconnects and refetches, as after any drop).
+  const send = (stream: Stream, data: string) => {
+    if (stream.out.writableLength > MAX_BUFFERED_BYTES) end(stream);
+    else stream.out.write(data);
   };
 
   const end = (stream: Stream) => {
@@ -127,7 +136,7 @@ export function registerLiveEvents(app: FastifyInstance, options: LiveOptions): 
 
   // Every heartbeat: a comment on each stream, and each credential checked once, however many streams use it.
   const heartbeat = setInterval(() => {
-    for (const stream of streams) stream.out.write(': keep-alive\n\n');
+    for (const stream of streams) send(stream, ': keep-alive\n\n');
     void recheck().catch((error: unknown) => app.log.warn({ err: error }, 'could not check live streams’ sessions'));
   }, options.heartbeatMs ?? HEARTBEAT_MS);
   heartbeat.unref();

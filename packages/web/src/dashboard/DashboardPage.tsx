@@ -7,7 +7,7 @@ import { useId } from 'react';
 import { api } from '../api/client.ts';
 import type { ScreenProps } from '../app/context.ts';
 import { Failure } from '../app/pages.tsx';
-import { screenDoc, screenTitle } from '../app/screens.ts';
+import { label, screenDoc, screenTitle } from '../app/screens.ts';
 import { formatNumber } from '../format.ts';
 import { stateColor } from '../records/access.ts';
 import { groupLabel, type ShownTile, type Summary, shownTiles } from './tiles.ts';
@@ -75,6 +75,7 @@ function TileCard({ shown, model }: { shown: ShownTile; model: Model }) {
         <Grouped
           summary={query.data}
           title={shown.title}
+          groupName={label(tile.by)}
           valueName={tile.measure === 'sum' ? 'Total' : 'Count'}
           figureOf={figureOf}
           format={format}
@@ -96,6 +97,7 @@ function TileCard({ shown, model }: { shown: ShownTile; model: Model }) {
 function Grouped({
   summary,
   title,
+  groupName,
   valueName,
   figureOf,
   format,
@@ -104,6 +106,7 @@ function Grouped({
 }: {
   summary: Summary;
   title: string;
+  groupName: string;
   valueName: string;
   figureOf: (row: { count: number; sums: Record<string, number> }) => number;
   format: (value: number) => string;
@@ -153,7 +156,7 @@ function Grouped({
         <VisuallyHidden component="caption">{title}</VisuallyHidden>
         <Table.Thead>
           <Table.Tr>
-            <Table.Th scope="col">{valueName === 'Count' ? 'Value' : 'Group'}</Table.Th>
+            <Table.Th scope="col">{groupName}</Table.Th>
             <Table.Th scope="col" ta="right">
               {valueName}
             </Table.Th>
