@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FreshDatabase, TEST_DATABASES } from '../../test/databases.ts';
+import { type FreshDatabase, TEST_DATABASES, TEST_POSTGRES_URL } from '../../test/databases.ts';
 import { modelOf } from '../../test/helpers.ts';
 import { callAs, TEST_PASSWORD, userWithToken } from '../../test/users.ts';
 import { createServer, type NinepointServer } from '../http/server.ts';
+import { channelFor } from './change-feed.ts';
 
 /** Doctors read the appointments made with them (`own via doctor.account`); the admin reads all. */
 const CLINIC = readFileSync(new URL('../../test/fixtures/clinic.md', import.meta.url), 'utf8');
@@ -239,6 +241,49 @@ describe.each(TEST_DATABASES.filter((db) => db.name === 'postgres'))('live updat
         await events.cancel();
       }
     } finally {
+      for (const server of servers) await server.close();
+      await fresh.remove();
+    }
+  });
+  it('listens again when its connection is lost, and goes on hearing the other server', async () => {
+    const fresh = await db.fresh();
+    const servers: NinepointServer[] = [];
+    const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+    await admin.connect();
+    try {
+      for (let i = 0; i < 2; i++) {
+        servers.push(await createServer({ model: modelOf(CLINIC), ...fresh.options, logger: false }));
+      }
+      const [a, b] = servers as [NinepointServer, NinepointServer];
+      const schema = /search_path=(\w+)/.exec(decodeURIComponent(fresh.env.DATABASE_URL ?? ''))?.[1] ?? '';
+      const listening = async () =>
+        (
+          await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE query = $1', [
+            `LISTEN "${channelFor(schema)}"`,
+          ])
+        ).rows.map((r) => r.pid);
+      const before = await listening();
+      expect(before).toHaveLength(2);
+      // Cut every listening connection: each server must notice and listen again.
+      for (const pid of before) await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+      for (;;) {
+        const now = await listening();
+        if (now.length === 2 && now.every((pid) => !before.includes(pid))) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const callA = callAs(() => a);
+      const baseB = await b.listen({ port: 0 });
+      const { user, authorization } = await userWithToken(a, ['admin']);
+      const events = await openEvents(baseB, { authorization });
+      try {
+        const doctor = await callA(authorization, 'POST', '/api/doctors', { name: 'Doctor D', account: user.id });
+        expect(doctor.status).toBe(201);
+        expect(await events.change()).toMatchObject({ entity: 'Doctor', id: doctor.body.id, kind: 'create' });
+      } finally {
+        await events.cancel();
+      }
+    } finally {
+      await admin.end();
       for (const server of servers) await server.close();
       await fresh.remove();
     }
