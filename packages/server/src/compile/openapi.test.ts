@@ -417,7 +417,7 @@ describe('the OpenAPI document', () => {
       updateNote: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
       deleteNote: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
       getNoteHistory: [['NOT_SIGNED_IN'], undefined],
-      summarizeNotes: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
+      summarizeNotes: [['NOT_SIGNED_IN'], undefined],
     });
   });
 

@@ -314,7 +314,8 @@ function summaryOperation(
           },
         },
       },
-      ...responses.for(['INVALID_PAYLOAD', 'FORBIDDEN', ...ANY_CALL]),
+      // A list's refusals, and a field that cannot be grouped or summed.
+      ...responses.for([...new Set(['INVALID_PAYLOAD', ...summary.list.errors])]),
     },
     security,
   };
