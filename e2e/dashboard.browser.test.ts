@@ -92,6 +92,12 @@ describe('the Overview dashboard in Chromium', () => {
       category: 'network',
     });
     await poll(() => tableOf(page, 'Tickets by state')).toEqual(['New: 4']);
+
+    // On a phone the figures stack, and nothing is wider than the screen.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await poll(() => page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await capture(page, 'helpdesk-overview-dashboard-phone');
+    await page.setViewportSize({ width: 1280, height: 900 });
     app.expectQuiet();
   });
 
