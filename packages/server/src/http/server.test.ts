@@ -86,7 +86,11 @@ describe('the blank spec over HTTP', () => {
       '/api/auth/password-reset/confirm',
       '/api/auth/me',
       '/api/users',
+      '/api/users/{id}',
+      '/api/users/{id}/history',
       '/api/events',
+      '/api/views',
+      '/api/views/{id}',
     ]);
     expect(document).toEqual(server.compiled.openapi);
   });
@@ -272,7 +276,11 @@ describe('a spec with entities over HTTP', () => {
         '/api/auth/password-reset/confirm',
         '/api/auth/me',
         '/api/users',
+        '/api/users/{id}',
+        '/api/users/{id}/history',
         '/api/events',
+        '/api/views',
+        '/api/views/{id}',
         '/api/books',
         '/api/loans/{id}/return',
       ]);

@@ -42,6 +42,7 @@ Tickets.
 `;
 
 const model: Model = checkSpec(SPEC).model;
+const NOBODY: Me = { user: null, access: {}, people: null, signUp: [], singleSignOn: null };
 const tiles = model.screens[0]?.tiles ?? [];
 const access = (read: EntityAccess['read']): EntityAccess => ({
   create: false,
@@ -56,7 +57,7 @@ const access = (read: EntityAccess['read']): EntityAccess => ({
 
 describe('the tiles of a dashboard', () => {
   it('are those of entities the user may read, each with its summary call and a title in words', () => {
-    const me: Me = { user: null, access: { Ticket: access('own'), Note: access('none') } };
+    const me: Me = { ...NOBODY, access: { Ticket: access('own'), Note: access('none') } };
     expect(shownTiles(model, me, tiles)).toEqual([
       { tile: tiles[0], url: '/api/tickets/summary?by=state', title: 'Tickets by state' },
       { tile: tiles[1], url: '/api/tickets/summary?by=category&sum=time_spent', title: 'Time spent by category' },
@@ -64,7 +65,7 @@ describe('the tiles of a dashboard', () => {
   });
 
   it('leave out a figure over a field the user does not see', () => {
-    const me: Me = { user: null, access: { Ticket: access('all'), Note: access('all') } };
+    const me: Me = { ...NOBODY, access: { Ticket: access('all'), Note: access('all') } };
     const seen: Model = {
       ...model,
       entities: model.entities.map((e) =>
