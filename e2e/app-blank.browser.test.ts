@@ -65,8 +65,9 @@ describe('the blank spec in Chromium', () => {
     if (!app.chromium) return ctx.skip(app.unavailable);
     const page = await app.page();
     await signIn(page, app, someone);
-    // With no roles in point 6, every signed-in user manages people: the Users screen is theirs.
-    expect(await navigationLinks(page)).toEqual(['Home', 'Users']);
+    // With no roles in point 6, every signed-in user manages people (there are no roles to give):
+    // the Users screen and inviting are theirs.
+    expect(await navigationLinks(page)).toEqual(['Home', 'Users', 'Invite people']);
     await page.getByRole('main').getByText('New product has no visible behaviour yet.').waitFor();
     await expectAccessible(page, 'the blank home page, signed in');
 

@@ -1,7 +1,7 @@
 /**
  * The web app end to end: a real `ninepoint serve` server (createServer + listen on a free port of
- * 127.0.0.1, over a temp SQLite database) with the built React app, driven by Debian's Chromium
- * through playwright-core (see browser.ts). Each example's suite (`app-*.browser.test.ts`) starts
+ * 127.0.0.1, over a temp SQLite database or a fresh PostgreSQL schema) with the built React app,
+ * driven by Debian's Chromium through playwright-core (see browser.ts). Each example's suite (`app-*.browser.test.ts`) starts
  * one server and one browser, adds one user per role with a password, seeds records through the
  * API, and then does in the browser what a person would: sign in through the sign-in page, open
  * screens from the navigation, fill in forms, take transitions, sign out. Pages are found by role
@@ -34,8 +34,7 @@ import { blankSpec, checkSpec, type Model } from '@ninepoint/spec';
 import type { AxeResults, Result } from 'axe-core';
 import type { Locator, Page, Request } from 'playwright-core';
 import { expect } from 'vitest';
-import type { TestDatabase } from '../packages/server/test/databases.ts';
-import { tempDir } from '../packages/server/test/helpers.ts';
+import { type FreshDatabase, TEST_DATABASES, type TestDatabase } from '../packages/server/test/databases.ts';
 import { type Chromium, ensureChromium, launchChromium, type PageWatch, screenshot, watchPage } from './browser.ts';
 
 export { INSTALL_TIMEOUT_MS } from './browser.ts';
@@ -145,12 +144,12 @@ function lockHolderAlive(lock: string): boolean {
  * for the blank spec `ninepoint new` writes) on a free port of 127.0.0.1 over a fresh SQLite database, adds one person per role, and
  * launches Chromium (or records why it cannot, to skip with). With `smtpUrl` the app mails through
  * that SMTP server (`startSmtpCatcher`), its links pointing to the app. With `database` (one of
- * `TEST_DATABASES`) it runs on a fresh database of that kind instead: PostgreSQL at
+ * `TEST_DATABASES`, or its name) it runs on a fresh database of that kind instead: PostgreSQL at
  * `TEST_DATABASE_URL`, in a schema of its own that closing drops.
  */
 export async function startApp(
   example: string,
-  options: { smtpUrl?: string; database?: TestDatabase } = {},
+  options: { smtpUrl?: string; database?: TestDatabase | 'sqlite' | 'postgres' } = {},
 ): Promise<App> {
   await ensureWebApp();
   const status = await ensureChromium();
@@ -159,7 +158,10 @@ export async function startApp(
   const source = example === 'blank' ? blankSpec() : readFileSync(new URL(file, import.meta.url), 'utf8');
   const { model, ok, diagnostics } = checkSpec(source);
   if (!ok) throw new Error(`${example} has errors: ${JSON.stringify(diagnostics, null, 2)}`);
-  const temp = options.database ? await options.database.fresh() : sqliteFile();
+  const temp =
+    typeof options.database === 'object'
+      ? await options.database.fresh()
+      : await freshDatabase(options.database ?? 'sqlite');
   let server: NinepointServer;
   let url = '';
   try {
@@ -249,10 +251,12 @@ export async function startApp(
   };
 }
 
-/** A temp SQLite file, as `TestDatabase.fresh` answers one. */
-function sqliteFile(): { options: { dbPath: string }; remove: () => Promise<void> } {
-  const temp = tempDir();
-  return { options: { dbPath: temp.dbPath }, remove: async () => temp.remove() };
+/** A fresh database of that kind; PostgreSQL must answer at `TEST_DATABASE_URL`. */
+async function freshDatabase(kind: 'sqlite' | 'postgres'): Promise<FreshDatabase> {
+  const database = TEST_DATABASES.find((d) => d.name === kind);
+  if (!database)
+    throw new Error(`No ${kind} database for the e2e run: PostgreSQL does not answer at TEST_DATABASE_URL.`);
+  return database.fresh();
 }
 
 /** With an SMTP server's URL, mail goes through it (as `SMTP_URL` does) with links to the app's own address. */

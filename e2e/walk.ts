@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { addUser, createApiToken, createServer, type NinepointServer, PROBLEM_TYPE_PREFIX } from '@ninepoint/server';
+import {
+  addUser,
+  changeAccount,
+  createApiToken,
+  createServer,
+  type NinepointServer,
+  PROBLEM_TYPE_PREFIX,
+} from '@ninepoint/server';
 import { checkSpec, type ErrorCode, errorCatalogue, type Model } from '@ninepoint/spec';
 import { expect, vi } from 'vitest';
 import type { FreshDatabase, TestDatabase } from '../packages/server/test/databases.ts';
@@ -169,6 +176,17 @@ export class Walk {
     const account = await addUser(this.#server.auth, { email, name, roles, password }, known);
     const { secret } = await createApiToken(this.#server.auth, email, 'e2e walk');
     return { id: account.id, email, password, roles, token: secret };
+  }
+
+  /** Deactivates `user`'s account at the server's terminal (`ninepoint users deactivate`). */
+  async deactivate(user: User): Promise<void> {
+    const known = this.model.roles.map((r) => r.name).filter((r) => r !== 'anyone');
+    await changeAccount(
+      this.#server.auth,
+      user.id,
+      { active: false },
+      { by: null, knownRoles: known, manages: () => false },
+    );
   }
 
   /** A client calling as `user`, or as a signed-out visitor for null. */
@@ -426,6 +444,17 @@ export async function walkLockout(walk: Walk, user: User): Promise<void> {
 }
 
 /**
+ * A deactivated account (ACCOUNT_DEACTIVATED): its token stops working, and signing in with the
+ * right password is refused as deactivated. Who may deactivate whom is `http/user-admin.test.ts`.
+ */
+export async function walkDeactivation(walk: Walk, user: User, path: string): Promise<void> {
+  expect((await walk.as(user).get(path)).status).toBe(200);
+  await walk.deactivate(user);
+  walk.expectProblem(await walk.as(user).get(path), 'NOT_SIGNED_IN');
+  walk.expectProblem(await signIn(walk, user.email, user.password), 'ACCOUNT_DEACTIVATED');
+}
+
+/**
  * A password reset link that no mail carried (RESET_LINK_INVALID), and the request for one that
  * answers the same for any address. The whole flow, with its mail, is `e2e/app-password-reset`.
  */
@@ -437,6 +466,21 @@ export async function walkPasswordReset(walk: Walk): Promise<void> {
     password: 'a long enough new password',
   });
   walk.expectProblem(used, 'RESET_LINK_INVALID');
+}
+
+/**
+ * A sign-up confirmation link and an invitation link that no mail carried (VERIFY_LINK_INVALID,
+ * INVITATION_INVALID). The whole flows, with their mails, are `e2e/app-joining`.
+ */
+export async function walkJoiningLinks(walk: Walk): Promise<void> {
+  const verified = await walk.call('POST', '/api/auth/verify-email', { token: 'npv_not-a-link-anybody-was-sent' });
+  walk.expectProblem(verified, 'VERIFY_LINK_INVALID');
+  const accepted = await walk.call('POST', '/api/invitations/accept', {
+    token: 'npi_not-a-link-anybody-was-sent',
+    name: 'Nobody',
+    password: 'a long enough new password',
+  });
+  walk.expectProblem(accepted, 'INVITATION_INVALID');
 }
 
 /**

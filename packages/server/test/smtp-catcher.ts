@@ -112,8 +112,13 @@ export async function startSmtpCatcher(): Promise<SmtpCatcher> {
 
 /** The password reset link of a mail. */
 export function resetLink(mail: CaughtMail): URL {
-  const match = /https?:\/\/\S+\/reset-password\?token=\S+/.exec(mail.text);
-  if (!match) throw new Error(`The mail has no reset link:\n${mail.text}`);
+  return linkTo(mail, '/reset-password');
+}
+
+/** The link of a mail to a page of the app (`/verify-email`, `/accept-invitation`), with its token. */
+export function linkTo(mail: CaughtMail, page: string): URL {
+  const match = new RegExp(`https?://\\S+${page}\\?token=\\S+`).exec(mail.text);
+  if (!match) throw new Error(`The mail has no ${page} link:\n${mail.text}`);
   return new URL(match[0]);
 }
 

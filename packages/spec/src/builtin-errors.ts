@@ -31,6 +31,15 @@ export const BUILTIN_ERRORS = {
   ACCOUNT_DEACTIVATED: { status: 403, message: 'This account is deactivated. Ask an administrator to reactivate it.' },
   CANNOT_DEACTIVATE_SELF: { status: 409, message: 'You cannot deactivate your own account.' },
   LAST_MANAGER: { status: 409, message: 'At least one active account must keep a role that manages people.' },
+  SIGN_UP_DOMAIN: { status: 422, message: 'This role is open to email addresses at {values} only.' },
+  VERIFY_LINK_INVALID: {
+    status: 400,
+    message: 'This confirmation link was used already or has expired. Sign up again to get a new one.',
+  },
+  INVITATION_INVALID: {
+    status: 400,
+    message: 'This invitation was used already, revoked or has expired. Ask for a new one.',
+  },
   INTERNAL_ERROR: { status: 500, message: 'Something went wrong on our side. It has been logged.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

@@ -39,6 +39,13 @@ export const RUNTIME_CONSTANTS = {
     max: 10_080,
     meaning: 'a password reset link works this long after it is sent',
   },
+  EMAIL_VERIFICATION_HOURS: {
+    default: 24,
+    min: 1,
+    max: 720,
+    meaning: 'a sign-up’s email confirmation link works this long after it is sent',
+  },
+  INVITATION_DAYS: { default: 7, min: 1, max: 90, meaning: 'an invitation’s link works this long after it is sent' },
 } as const satisfies Record<string, { default: number; min: number; max: number; meaning: string }>;
 
 export type RuntimeSettings = { -readonly [K in keyof typeof RUNTIME_CONSTANTS]: number };

@@ -154,6 +154,41 @@ function sameRoles(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((role) => b.includes(role));
 }
 
+/** How an account came to be, for whoever records it (history of accounts). */
+export type AccountOrigin =
+  | { via: 'sign-up' }
+  | { via: 'invitation'; invitationId: string; invitedBy: string }
+  | { via: 'single-sign-on'; issuer: string };
+
+/**
+ * Creates the account of someone who joined by themselves: a confirmed sign-up, an accepted
+ * invitation, or a first single sign-on. Every account made through the app (not the terminal)
+ * is made here, with a password already hashed (argon2id) when it was chosen. Undefined when the
+ * email has an account already.
+ */
+export async function createJoinedAccount(
+  auth: AuthStore,
+  input: { email: string; name: string; roles: readonly string[]; passwordHash: string },
+  origin: AccountOrigin,
+  now: number = Date.now(),
+): Promise<UserAccount | undefined> {
+  const email = checkEmail(input.email);
+  const created = await auth.addUser({
+    id: uuidv7(now),
+    email,
+    name: input.name.trim() || email.split('@')[0] || email,
+    roles: [...new Set(input.roles)],
+    passwordHash: input.passwordHash,
+    createdAt: new Date(now).toISOString(),
+  });
+  if (created) {
+    // An invitee's account is made by whoever invited them; the others make their own.
+    const by = origin.via === 'invitation' ? origin.invitedBy : created.id;
+    await recordAccountEvent(auth, created.id, { kind: 'created', how: origin.via, roles: created.roles }, by, now);
+  }
+  return created;
+}
+
 /** The email as it is stored (trimmed, lowercase); throws `AccountError` when it is not an email address. */
 export function checkEmail(email: string): string {
   const normalized = normalizeEmail(email);

@@ -1,14 +1,24 @@
 import { createHash, randomBytes } from 'node:crypto';
 
-/** What a secret is for: a session, an API token, a password reset link, or a sign-in under way at an OpenID provider. */
-export type SecretKind = 'session' | 'token' | 'reset' | 'oidc';
+/**
+ * What a secret is for: a session, an API token, a link (password reset, email confirmation,
+ * invitation), or a sign-in under way at an OpenID provider.
+ */
+export type SecretKind = 'session' | 'token' | 'reset' | 'verify' | 'invitation' | 'oidc';
 
-const PREFIX: Record<SecretKind, string> = { session: 'nps', token: 'npt', reset: 'npr', oidc: 'npo' };
+const PREFIX: Record<SecretKind, string> = {
+  session: 'nps',
+  token: 'npt',
+  reset: 'npr',
+  verify: 'npv',
+  invitation: 'npi',
+  oidc: 'npo',
+};
 
 /**
- * A new secret for a session, an API token or a password reset link: 256 bits from the CSPRNG,
- * base64url, with a prefix saying what it is (`nps_` session, `npt_` token, `npr_` reset) so a
- * leaked one is easy to recognise.
+ * A new secret for a session, an API token, a link or an OpenID sign-in: 256 bits from the CSPRNG,
+ * base64url, with a prefix saying what it is (`nps_` session, `npt_` token, `npr_` reset, `npv_`
+ * email confirmation, `npi_` invitation, `npo_` OpenID sign-in) so a leaked one is easy to recognise.
  */
 export function newSecret(kind: SecretKind): string {
   return `${PREFIX[kind]}_${randomBytes(32).toString('base64url')}`;

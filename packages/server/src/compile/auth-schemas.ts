@@ -99,7 +99,7 @@ export const ACCOUNT_EVENT_SCHEMA: JsonSchema = {
     },
     how: {
       type: 'string',
-      enum: ['terminal', 'sign-up', 'invitation', 'email'],
+      enum: ['terminal', 'sign-up', 'invitation', 'single-sign-on', 'email'],
       description: 'created: how the account was made; password-reset: by a mailed link or at the terminal.',
     },
     roles: { type: 'array', items: { type: 'string' }, description: 'created: the roles it was given.' },
@@ -156,3 +156,125 @@ export const PASSWORD_RESET_DONE_SCHEMA: JsonSchema = {
 
 /** How many reset mails may be asked for, per email address and per client address, in one clock hour. */
 export const PASSWORD_RESET_LIMITS = { perEmail: 3, perAddress: 10, windowMs: 3_600_000 } as const;
+
+/** The body of `POST /api/auth/sign-up`: who joins, with which role (optional when only one is open). */
+export const SIGN_UP_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    email: { type: 'string', minLength: 1, maxLength: 320 },
+    name: { type: 'string', minLength: 1, maxLength: 200, description: 'The name others see.' },
+    password: { type: 'string', minLength: 1, maxLength: 1024 },
+    role: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 100,
+      description: 'A role of point 6 whose `joins` is `sign up`; optional when only one is.',
+    },
+  },
+  required: ['email', 'name', 'password'],
+  additionalProperties: false,
+};
+
+/**
+ * What `POST /api/auth/sign-up` answers, whether or not the email has an account already: the
+ * same status and the very same body.
+ */
+export const SIGN_UP_ACCEPTED = {
+  message:
+    'Check your email: a link to confirm the address and finish signing up has been sent to it. ' +
+    'It works once, for a limited time.',
+} as const;
+
+export const SIGN_UP_ACCEPTED_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: { message: { type: 'string', enum: [SIGN_UP_ACCEPTED.message] } },
+  required: ['message'],
+  additionalProperties: false,
+};
+
+/** The body of `POST /api/auth/verify-email`: the token of the link in the sign-up mail. */
+export const VERIFY_EMAIL_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    token: { type: 'string', minLength: 1, maxLength: 200, description: 'The `token` of the link in the mail.' },
+  },
+  required: ['token'],
+  additionalProperties: false,
+};
+
+/** How many sign-ups may be asked for, per email address and per client address, in one clock hour. */
+export const SIGN_UP_LIMITS = { perEmail: 3, perAddress: 10, windowMs: 3_600_000 } as const;
+
+/** The body of `POST /api/invitations`. */
+export const INVITE_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    email: { type: 'string', minLength: 1, maxLength: 320 },
+    roles: {
+      type: 'array',
+      items: { type: 'string', minLength: 1, maxLength: 100 },
+      maxItems: 50,
+      description: 'The roles the account will have: those the caller’s `people` grant allows.',
+    },
+  },
+  required: ['email', 'roles'],
+  additionalProperties: false,
+};
+
+/** The body of `POST /api/invitations/accept`: the link's token, and the invitee's name and password. */
+export const ACCEPT_INVITATION_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    token: { type: 'string', minLength: 1, maxLength: 200, description: 'The `token` of the link in the mail.' },
+    name: { type: 'string', minLength: 1, maxLength: 200 },
+    password: { type: 'string', minLength: 1, maxLength: 1024 },
+  },
+  required: ['token', 'name', 'password'],
+  additionalProperties: false,
+};
+
+/** The body of `POST /api/invitations/lookup`: the token of the link in the mail. */
+export const INVITATION_LOOKUP_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    token: { type: 'string', minLength: 1, maxLength: 200, description: 'The `token` of the link in the mail.' },
+  },
+  required: ['token'],
+  additionalProperties: false,
+};
+
+/** What the invitee's page shows before they accept: for whom, as what, from whom, until when. */
+export const INVITATION_LOOKED_UP_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    email: { type: 'string', description: 'The email the account will have, to sign in with.' },
+    roles: { type: 'array', items: { type: 'string' } },
+    invitedBy: { type: 'string', description: 'The name of who sent it.' },
+    expiresAt: { type: 'string', format: 'date-time' },
+  },
+  required: ['email', 'roles', 'invitedBy', 'expiresAt'],
+  additionalProperties: false,
+};
+
+/** A pending invitation, as `GET /api/invitations` lists it: never its link. */
+export const INVITATION_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    email: { type: 'string' },
+    roles: { type: 'array', items: { type: 'string' } },
+    invitedBy: {
+      type: 'object',
+      properties: { id: { type: 'string', format: 'uuid' }, name: { type: 'string' } },
+      required: ['id', 'name'],
+      additionalProperties: false,
+    },
+    createdAt: { type: 'string', format: 'date-time' },
+    expiresAt: { type: 'string', format: 'date-time' },
+  },
+  required: ['id', 'email', 'roles', 'invitedBy', 'createdAt', 'expiresAt'],
+  additionalProperties: false,
+};
+
+/** How many invitations one user may send, and one email address receive, in one clock hour. */
+export const INVITATION_LIMITS = { perUser: 50, perEmail: 3, windowMs: 3_600_000 } as const;

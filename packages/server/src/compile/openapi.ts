@@ -2,9 +2,14 @@ import { createHash } from 'node:crypto';
 import { type CallAction, type Entity, type Model, runtimeSettings, type StateMachine } from '@ninepoint/spec';
 import { PROBLEM_MEDIA_TYPE, PROBLEM_SCHEMA, type ProblemCatalogue } from '../http/problem.ts';
 import {
+  ACCEPT_INVITATION_SCHEMA,
   ACCOUNT_CHANGE_SCHEMA,
   ACCOUNT_EVENT_SCHEMA,
   DIRECTORY_USER_SCHEMA,
+  INVITATION_LOOKED_UP_SCHEMA,
+  INVITATION_LOOKUP_SCHEMA,
+  INVITATION_SCHEMA,
+  INVITE_SCHEMA,
   MANAGED_USER_SCHEMA,
   PASSWORD_RESET_ACCEPTED_SCHEMA,
   PASSWORD_RESET_CONFIRM_SCHEMA,
@@ -13,7 +18,10 @@ import {
   SECURE_SESSION_COOKIE,
   SESSION_COOKIE,
   SIGN_IN_SCHEMA,
+  SIGN_UP_ACCEPTED_SCHEMA,
+  SIGN_UP_SCHEMA,
   USER_SCHEMA,
+  VERIFY_EMAIL_SCHEMA,
 } from './auth-schemas.ts';
 import type { EntitySchemas, JsonSchema } from './json-schemas.ts';
 import { listQueryParameters } from './list-params.ts';
@@ -83,6 +91,12 @@ const ACCOUNT_CHANGE = 'ninepoint.AccountChange';
 const ACCOUNT_EVENT = 'ninepoint.AccountEvent';
 const PASSWORD_RESET = 'ninepoint.PasswordReset';
 const PASSWORD_RESET_CONFIRM = 'ninepoint.PasswordResetConfirm';
+const SIGN_UP = 'ninepoint.SignUp';
+const VERIFY_EMAIL = 'ninepoint.VerifyEmail';
+const INVITE = 'ninepoint.Invite';
+const INVITATION = 'ninepoint.Invitation';
+const ACCEPT_INVITATION = 'ninepoint.AcceptInvitation';
+const INVITATION_LOOKUP = 'ninepoint.InvitationLookup';
 const SYSTEM_TAG = 'system';
 const ref = (component: string): JsonSchema => ({ $ref: `#/components/schemas/${component}` });
 
@@ -157,6 +171,12 @@ export function compileOpenApi(
     [ACCOUNT_EVENT]: ACCOUNT_EVENT_SCHEMA,
     [PASSWORD_RESET]: PASSWORD_RESET_SCHEMA,
     [PASSWORD_RESET_CONFIRM]: PASSWORD_RESET_CONFIRM_SCHEMA,
+    [SIGN_UP]: SIGN_UP_SCHEMA,
+    [VERIFY_EMAIL]: VERIFY_EMAIL_SCHEMA,
+    [INVITE]: INVITE_SCHEMA,
+    [INVITATION]: INVITATION_SCHEMA,
+    [ACCEPT_INVITATION]: ACCEPT_INVITATION_SCHEMA,
+    [INVITATION_LOOKUP]: INVITATION_LOOKUP_SCHEMA,
     [SAVED_VIEW]: SAVED_VIEW_SCHEMA,
     [SAVE_VIEW]: SAVE_VIEW_SCHEMA,
   };
@@ -544,6 +564,121 @@ function systemOperation(route: SystemRoute, responses: ProblemResponses): Opera
           ...responses.for([...POSTED, 'RESET_LINK_INVALID', 'VALIDATION_FAILED', ...ANY_CALL]),
         },
         security: [],
+      };
+    case 'signUp':
+      return {
+        ...base,
+        requestBody: { required: true, content: { [JSON_TYPE]: { schema: ref(SIGN_UP) } } },
+        responses: {
+          '202': {
+            description:
+              'Taken: the same answer whether or not the email has an account. A new email is mailed a link to ' +
+              '`/verify-email?token=…`; an email with an account is mailed that it has one.',
+            content: { [JSON_TYPE]: { schema: SIGN_UP_ACCEPTED_SCHEMA } },
+          },
+          // FORBIDDEN also answers a role nobody may sign up to; RATE_LIMITED counts per email and address.
+          ...responses.for([...POSTED, 'SIGN_UP_DOMAIN', 'VALIDATION_FAILED', ...ANY_CALL]),
+        },
+      };
+    case 'verifyEmail':
+    case 'acceptInvitation':
+      return {
+        ...base,
+        requestBody: {
+          required: true,
+          content: {
+            [JSON_TYPE]: { schema: ref(route.operationId === 'verifyEmail' ? VERIFY_EMAIL : ACCEPT_INVITATION) },
+          },
+        },
+        responses: {
+          '200': {
+            description: 'The account is made: signed in as it, with a new session cookie.',
+            headers: SET_COOKIE(
+              `The session cookie, HttpOnly and SameSite=Lax (\`${SECURE_SESSION_COOKIE}\`, Secure, over HTTPS).`,
+            ),
+            content: {
+              [JSON_TYPE]: {
+                schema: {
+                  type: 'object',
+                  properties: { user: ref(USER) },
+                  required: ['user'],
+                  additionalProperties: false,
+                },
+              },
+            },
+          },
+          ...responses.for(
+            route.operationId === 'verifyEmail'
+              ? [...POSTED, 'VERIFY_LINK_INVALID', ...ANY_CALL]
+              : [...POSTED, 'INVITATION_INVALID', 'VALIDATION_FAILED', ...ANY_CALL],
+          ),
+        },
+      };
+    case 'createInvitation':
+      return {
+        ...base,
+        requestBody: { required: true, content: { [JSON_TYPE]: { schema: ref(INVITE) } } },
+        responses: {
+          '201': {
+            description:
+              'Invited: the same answer whether or not the email has an account. A new email is mailed a link to ' +
+              '`/accept-invitation?token=…`; an email with an account is mailed that it has one, with no link.',
+            content: { [JSON_TYPE]: { schema: ref(INVITATION) } },
+          },
+          ...responses.for([...POSTED, ...ANY_CALL]),
+        },
+        security: SIGNED_IN,
+      };
+    case 'lookUpInvitation':
+      return {
+        ...base,
+        requestBody: { required: true, content: { [JSON_TYPE]: { schema: ref(INVITATION_LOOKUP) } } },
+        responses: {
+          '200': {
+            description: 'The invitation, which may still be accepted.',
+            content: { [JSON_TYPE]: { schema: INVITATION_LOOKED_UP_SCHEMA } },
+          },
+          ...responses.for([...POSTED, 'INVITATION_INVALID', ...ANY_CALL]),
+        },
+      };
+    case 'listInvitations':
+      return {
+        ...base,
+        responses: {
+          '200': {
+            description: 'The pending invitations: neither accepted, revoked nor expired.',
+            content: {
+              [JSON_TYPE]: {
+                schema: {
+                  type: 'object',
+                  properties: { items: { type: 'array', items: ref(INVITATION) } },
+                  required: ['items'],
+                  additionalProperties: false,
+                },
+              },
+            },
+          },
+          ...responses.for(['FORBIDDEN', ...ANY_CALL]),
+        },
+        security: SIGNED_IN,
+      };
+    case 'revokeInvitation':
+      return {
+        ...base,
+        parameters: [
+          {
+            name: 'id',
+            in: 'path',
+            required: true,
+            description: 'The invitation’s id.',
+            schema: { type: 'string', format: 'uuid' },
+          },
+        ],
+        responses: {
+          '204': { description: 'Revoked: its link no longer works.' },
+          ...responses.for(['FORBIDDEN', 'NOT_FOUND', ...ANY_CALL]),
+        },
+        security: SIGNED_IN,
       };
     case 'signOut':
       return {

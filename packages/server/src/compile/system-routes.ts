@@ -1,4 +1,4 @@
-import { PASSWORD_RESET_LIMITS } from './auth-schemas.ts';
+import { INVITATION_LIMITS, PASSWORD_RESET_LIMITS, SIGN_UP_LIMITS } from './auth-schemas.ts';
 
 /**
  * The calls every app serves besides the spec's own: they exist even for the blank spec, and a
@@ -56,6 +56,60 @@ export const SYSTEM_ROUTES = [
     operationId: 'confirmPasswordReset',
     summary:
       'Sets a new password with the token of a reset link (once, before it expires) and ends every session of the user',
+  },
+  {
+    method: 'POST',
+    path: '/api/auth/sign-up',
+    operationId: 'signUp',
+    summary:
+      'Signs up to a role whose point-6 `joins` is `sign up`: mails a link to confirm the email, which creates the account. ' +
+      'Answers the same, at once, whether or not the email has an account (its owner is mailed that it has). ' +
+      `At most ${SIGN_UP_LIMITS.perEmail} requests per email address and ${SIGN_UP_LIMITS.perAddress} per client address an hour (RATE_LIMITED).`,
+  },
+  {
+    method: 'POST',
+    path: '/api/auth/verify-email',
+    operationId: 'verifyEmail',
+    summary:
+      'Confirms a sign-up with the token of its mail (once, before it expires): creates the account and signs it in',
+  },
+  {
+    method: 'POST',
+    path: '/api/invitations',
+    operationId: 'createInvitation',
+    summary:
+      'Invites an email into roles the caller’s point-6 `people` grant allows: mails a link to accept. ' +
+      'Answers the same whether or not the email has an account (its owner is mailed that it has, with no link). ' +
+      `At most ${INVITATION_LIMITS.perUser} an hour per user and ${INVITATION_LIMITS.perEmail} per email address (RATE_LIMITED).`,
+  },
+  {
+    method: 'GET',
+    path: '/api/invitations',
+    operationId: 'listInvitations',
+    summary: 'The pending invitations the caller sent (all of them for a user who manages people), newest first',
+  },
+  {
+    method: 'DELETE',
+    path: '/api/invitations/{id}',
+    operationId: 'revokeInvitation',
+    summary:
+      'Revokes a pending invitation the caller sent (any, for a user who manages people): its link stops working',
+  },
+  {
+    method: 'POST',
+    path: '/api/invitations/accept',
+    operationId: 'acceptInvitation',
+    summary:
+      'Accepts an invitation with the token of its mail (once, before it expires): creates the account with its roles, ' +
+      'the name and password given, and signs it in',
+  },
+  {
+    method: 'POST',
+    path: '/api/invitations/lookup',
+    operationId: 'lookUpInvitation',
+    summary:
+      'What an invitation is (the email, roles and sender), with the token of its mail, without using it: ' +
+      'for the page its link opens',
   },
   {
     method: 'GET',

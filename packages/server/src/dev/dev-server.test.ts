@@ -217,6 +217,48 @@ describe.each(TEST_DATABASES)('ninepoint dev on $name', (db) => {
     expect(done.status).toBe(200);
   });
 
+  it('lets people sign up as soon as a save opens a role to it, the link in the outbox', async () => {
+    const open = LENDING_DESK.replace(
+      '| role   | Book                         | Loan                 |',
+      '| role   | Book                         | Loan                 | joins   |',
+    )
+      .replace(
+        '| ------ | ---------------------------- | -------------------- |',
+        '| ------ | ---------------------------- | -------------------- | ------- |',
+      )
+      .replace(
+        '| staff  | create, read, update, delete | create, read, update |',
+        '| staff  | create, read, update, delete | create, read, update | -       |',
+      )
+      .replace(
+        '| member | read                         | read own             |',
+        '| member | read                         | read own             | sign up |',
+      );
+    writeFileSync(specPath, open);
+    expect((await dev.reload()).outcome).toBe('applied');
+    const me = (await (await fetch(`${dev.url}/api/auth/me`)).json()) as { signUp: unknown };
+    expect(me.signUp).toEqual([{ role: 'member', domains: [] }]);
+    const email = 'grace@example.org';
+    const asked = await fetch(`${dev.url}/api/auth/sign-up`, {
+      method: 'POST',
+      headers: { origin: dev.url, 'content-type': 'application/json' },
+      body: JSON.stringify({ email, name: 'Grace', password: 'a long enough password' }),
+    });
+    expect(asked.status).toBe(202);
+    type Outbox = { mails: { to: string; subject: string; text: string }[] };
+    const outbox = async () => (await (await fetch(`${dev.url}/api/dev/outbox`)).json()) as Outbox;
+    await eventually(async () => (await outbox()).mails.length === 1, 'the mail is in the outbox');
+    const link = /\S+\/verify-email\?token=\S+/.exec((await outbox()).mails[0]?.text ?? '')?.[0] ?? '';
+    expect(link.startsWith(`${dev.url}/verify-email?token=npv_`)).toBe(true);
+    const done = await fetch(`${dev.url}/api/auth/verify-email`, {
+      method: 'POST',
+      headers: { origin: dev.url, 'content-type': 'application/json' },
+      body: JSON.stringify({ token: new URL(link).searchParams.get('token') }),
+    });
+    expect(done.status).toBe(200);
+    expect(((await done.json()) as { user: { roles: string[] } }).user.roles).toEqual(['member']);
+  });
+
   it('answers the Studio: the file, its status, and saving only from its own pages', async () => {
     const studio = (await (await fetch(`${dev.url}/api/dev/studio`)).json()) as { path: string; source: string };
     expect(studio).toMatchObject({ path: specPath, source: LENDING_DESK });

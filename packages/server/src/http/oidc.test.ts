@@ -118,7 +118,7 @@ describe.each(TEST_DATABASES)('sign-in with an OpenID Connect provider, on $name
     expect(await me(unverified.finished)).toBeNull();
   });
 
-  it('refuses a deactivated account, linked or found by its email, and keeps a sign-up in the history', async () => {
+  it('refuses a deactivated account, linked or found by its email, and keeps an account it made in the history', async () => {
     const { user } = await userWithToken(server, ['member'], 'dee@club.example');
     await changeAccount(server.auth, user.id, { active: false }, { by: null, knownRoles: [], manages: () => true });
     provider.accounts.set('dee', { email: 'dee@club.example', email_verified: true, name: 'Dee' });
@@ -135,7 +135,7 @@ describe.each(TEST_DATABASES)('sign-in with an OpenID Connect provider, on $name
     await signInWithProvider('sid');
     const made = await server.auth.userByEmail('sid@club.example');
     const history = await server.auth.accountHistory(made?.id ?? '');
-    expect(history).toMatchObject([{ kind: 'created', how: 'sign-up', roles: ['member'], by: made?.id }]);
+    expect(history).toMatchObject([{ kind: 'created', how: 'single-sign-on', roles: ['member'], by: made?.id }]);
   });
 
   it('finishes a sign-in once: the same callback again is refused', async () => {

@@ -1,13 +1,12 @@
 import { type Model, signUpRoles } from '@ninepoint/spec';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import * as client from 'openid-client';
-import { recordAccountEvent } from '../auth/accounts.ts';
+import { createJoinedAccount } from '../auth/accounts.ts';
 import { OIDC_CALLBACK_PATH, type OidcSettings } from '../auth/oidc-settings.ts';
 import { looksLikeSecret, newSecret, secretHash } from '../auth/secrets.ts';
 import { type AuthStore, normalizeEmail, type UserAccount } from '../store/auth-store.ts';
 import type { OidcStore } from '../store/oidc-store.ts';
 import type { SignIn } from './auth.ts';
-import { uuidv7 } from './values.ts';
 
 export const OIDC_START_PATH = '/api/auth/oidc/start';
 const COOKIE = 'np_oidc';
@@ -182,26 +181,13 @@ async function accountFor(
   const open = signUpRoles(model);
   const role = open.find((r) => r.domains.includes(domain))?.role ?? open.find((r) => r.domains.length === 0)?.role;
   if (role === undefined) return 'no-account';
-  const created = await auth.addUser({
-    id: uuidv7(now()),
-    email,
-    name:
-      typeof claims.name === 'string' && claims.name.trim() !== ''
-        ? claims.name.trim().slice(0, 200)
-        : (email.split('@')[0] ?? email),
-    roles: [role],
-    passwordHash: NO_PASSWORD,
-    createdAt: new Date(now()).toISOString(),
-  });
-  if (created) {
-    await recordAccountEvent(
-      auth,
-      created.id,
-      { kind: 'created', how: 'sign-up', roles: created.roles },
-      created.id,
-      now(),
-    );
-  }
+  const name = typeof claims.name === 'string' ? claims.name.trim().slice(0, 200) : '';
+  const created = await createJoinedAccount(
+    auth,
+    { email, name, roles: [role], passwordHash: NO_PASSWORD },
+    { via: 'single-sign-on', issuer },
+    now(),
+  );
   // Another tab may have made the account a moment ago: sign in as it.
   const account = created ?? (await auth.userByEmail(email));
   if (!account) return 'no-account';

@@ -12,6 +12,7 @@ import {
 import { isDemoEmail } from '../dev-mode.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import type { AuthStore, UserAccount } from '../store/auth-store.ts';
+import { afterAnswer, limitPerHour } from './after-answer.ts';
 import { sameOrigin } from './auth.ts';
 import { type ProblemCatalogue, ProblemError } from './problem.ts';
 
@@ -64,11 +65,8 @@ export interface PasswordResetOptions {
 export function registerPasswordReset(app: FastifyInstance, options: PasswordResetOptions): void {
   const { auth, settings, catalogue, mail, now } = options;
   const lifetimeMs = settings.PASSWORD_RESET_MINUTES * 60_000;
-  /** Links being made and mailed after their answer: closing the app waits for them. */
-  const pending = new Set<Promise<void>>();
-  app.addHook('onClose', async () => {
-    await Promise.all(pending);
-  });
+  // Links are made and mailed after their answer; closing the app waits for them.
+  const later = afterAnswer(app);
 
   const sendLink = async (email: string, log: FastifyBaseLogger) => {
     const at = now();
@@ -98,33 +96,21 @@ export function registerPasswordReset(app: FastifyInstance, options: PasswordRes
         throw new ProblemError('INVALID_PAYLOAD', { detail: 'email must be an email address' });
       throw error;
     }
-    const { perEmail, perAddress, windowMs } = PASSWORD_RESET_LIMITS;
-    const at = now();
-    const window = Math.floor(at / windowMs) * windowMs;
     // Counted for every email alike, known or not: a refusal says nothing about an account.
-    const byAddress = await auth.hit(`reset:address:${request.ip}`, window);
-    const byEmail = await auth.hit(`reset:email:${email}`, window);
-    if (byAddress > perAddress || byEmail > perEmail) {
-      request.log.warn({ key: byAddress > perAddress ? 'address' : 'email' }, 'password reset limited');
-      const seconds = Math.max(1, Math.ceil((window + windowMs - at) / 1000));
-      const minutes = Math.ceil(seconds / 60);
-      reply.header('retry-after', String(seconds));
-      throw new ProblemError(
-        'RATE_LIMITED',
-        {},
-        {
-          detail: `Too many password reset requests for this email address or from your address. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
-        },
-      );
-    }
-    await auth.pruneRates(window - windowMs, 'reset:');
+    await limitPerHour(
+      auth,
+      request,
+      reply,
+      now(),
+      [
+        { key: `reset:address:${request.ip}`, limit: PASSWORD_RESET_LIMITS.perAddress },
+        { key: `reset:email:${email}`, limit: PASSWORD_RESET_LIMITS.perEmail },
+      ],
+      'reset:',
+      'Too many password reset requests for this email address or from your address.',
+    );
     // After the answer has gone: the account is looked up, and the link made and mailed, only then.
-    const log = request.log;
-    const job: Promise<void> = new Promise((resolve) => setImmediate(resolve))
-      .then(() => sendLink(email, log))
-      .catch((error: unknown) => log.error({ err: error }, 'sending a password reset link failed'))
-      .finally(() => pending.delete(job));
-    pending.add(job);
+    later(request.log, 'sending a password reset link failed', () => sendLink(email, request.log));
     return reply.code(202).send(PASSWORD_RESET_ACCEPTED);
   });
 

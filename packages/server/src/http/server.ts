@@ -34,6 +34,7 @@ import {
 } from './logging.ts';
 import { OIDC_START_PATH, registerOidc } from './oidc.ts';
 import { type MailOptions, registerPasswordReset } from './password-reset.ts';
+import { registerPeopleJoining } from './people-joining.ts';
 import { PROBLEM_CONTENT_TYPE, type ProblemExtras, type ProblemParams } from './problem.ts';
 import { REQUEST_ID_HEADER, requestId } from './request-id.ts';
 import { registerSavedViews } from './saved-views.ts';
@@ -299,6 +300,7 @@ function buildApp(
     mail,
     now: now ?? Date.now,
   });
+  registerPeopleJoining(app, { compiled, auth, sql: store.sql, signIn, mail, now: now ?? Date.now });
   if (oidc !== null) registerOidc(app, { ...oidc, auth, model: compiled.model, signIn, now: now ?? Date.now });
   const live = registerLiveEvents(app, {
     store,
@@ -376,8 +378,6 @@ function wrap(
     },
   };
 }
-
-/** A request as the log shows it: as Fastify's own serializer does, with secrets in the query hidden. */
 
 /** Who may search the user directory: those who may create or update a record with a `User` field. */
 function userPickers(compiled: CompiledApp): (actor: Actor) => boolean {

@@ -90,10 +90,19 @@ function readBuild(dist: string): Map<string, File> {
 }
 
 /**
- * The web app's pages for signing in, asking for a password reset link and following one, and the
- * Users screen of those who manage people.
+ * The web app's pages for signing in, resetting a password, signing up, accepting an invitation,
+ * inviting, and the Users screen of those who manage people.
  */
-export const ACCOUNT_PAGES = ['/sign-in', '/forgot-password', '/reset-password', '/users'] as const;
+export const ACCOUNT_PAGES = [
+  '/sign-in',
+  '/forgot-password',
+  '/reset-password',
+  '/sign-up',
+  '/verify-email',
+  '/accept-invitation',
+  '/invite',
+  '/users',
+] as const;
 
 /** `/books/:id/edit` → a pattern matching `/books/<anything but a slash>/edit`. */
 function routePattern(route: string): RegExp {

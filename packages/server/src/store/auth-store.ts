@@ -44,7 +44,7 @@ export interface ManagedAccount extends UserAccount {
 
 /** What happened to an account, as its history keeps it (`recordAccountEvent` in auth/accounts.ts). */
 export type AccountEvent =
-  | { kind: 'created'; how: 'terminal' | 'sign-up' | 'invitation'; roles: string[] }
+  | { kind: 'created'; how: 'terminal' | 'sign-up' | 'invitation' | 'single-sign-on'; roles: string[] }
   | { kind: 'roles-changed'; from: string[]; to: string[] }
   | { kind: 'deactivated' }
   | { kind: 'reactivated' }

@@ -27,7 +27,7 @@ export interface AccountEvent {
   kind: 'created' | 'roles-changed' | 'deactivated' | 'reactivated' | 'password-reset';
   /** Who did it; null at the server's terminal. */
   by: { id: string; name: string } | null;
-  how?: 'terminal' | 'sign-up' | 'invitation' | 'email';
+  how?: 'terminal' | 'sign-up' | 'invitation' | 'single-sign-on' | 'email';
   roles?: string[];
   from?: string[];
   to?: string[];

@@ -7,14 +7,18 @@ import { useModel } from '../api/session.ts';
 import { USERS_PATH } from '../people/UsersPage.tsx';
 import { UsersRoute } from '../people/UsersRoute.tsx';
 import { StudioRoute } from '../studio/StudioRoute.tsx';
+import { AcceptInvitation } from './AcceptInvitation.tsx';
 import { ModelContext } from './context.ts';
 import { ForgotPassword } from './ForgotPassword.tsx';
+import { Invite } from './Invite.tsx';
 import { Failure, Loading, NotFound } from './pages.tsx';
 import { ResetPassword } from './ResetPassword.tsx';
 import { ScreenView } from './ScreenView.tsx';
 import { Shell } from './Shell.tsx';
 import { SignIn } from './SignIn.tsx';
+import { SignUp } from './SignUp.tsx';
 import { screensOf } from './screens.ts';
+import { VerifyEmail } from './VerifyEmail.tsx';
 
 /** Loads the model, then routes every screen of point 2 (or the derived ones). */
 export function App() {
@@ -48,6 +52,10 @@ function Routed({ model }: { model: Model }) {
             ...(screensOf(model).some((s) => s.route === USERS_PATH)
               ? []
               : [{ path: USERS_PATH, element: <UsersRoute model={model} /> }]),
+            { path: '/sign-up', element: <SignUp /> },
+            { path: '/verify-email', element: <VerifyEmail /> },
+            { path: '/accept-invitation', element: <AcceptInvitation /> },
+            { path: '/invite', element: <Invite /> },
             { path: '*', element: <NotFound /> },
           ],
         },

@@ -3,10 +3,7 @@ import { useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import type { ApiError } from '../api/client.ts';
 import { useConfirmPasswordReset } from '../api/session.ts';
-
-/** The server's password policy (`auth/passwords.ts`), checked here first so errors show at the field. */
-const MIN_PASSWORD_LENGTH = 10;
-const MAX_PASSWORD_LENGTH = 1024;
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords.ts';
 
 /**
  * The page a reset link opens (`/reset-password?token=…`): a new password, typed twice, then

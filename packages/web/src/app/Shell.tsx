@@ -22,7 +22,16 @@ import { Link, Outlet, useLocation, useNavigate } from 'react-router';
 import { useDevMode } from '../api/dev.ts';
 import { useLiveUpdates } from '../api/live.ts';
 import { type Me, useMe, useSignOut } from '../api/session.ts';
-import { BoardIcon, ChartIcon, HomeIcon, ListIcon, PeopleIcon, SignOutIcon, StudioIcon } from '../list/icons.tsx';
+import {
+  BoardIcon,
+  ChartIcon,
+  HomeIcon,
+  InviteIcon,
+  ListIcon,
+  PeopleIcon,
+  SignOutIcon,
+  StudioIcon,
+} from '../list/icons.tsx';
 import { USERS_PATH } from '../people/UsersPage.tsx';
 import { navigation, refusal, screenAt, screenDoc, screensOf, screenTitle, screenTitles } from './screens.ts';
 
@@ -120,6 +129,19 @@ export function Shell({ model }: { model: Model }) {
             )}
           </Stack>
         </AppShell.Section>
+        {(me.data?.people?.mayInvite ?? false) && (
+          <AppShell.Section pt="sm" style={{ borderTop: '1px solid var(--mantine-color-gray-3)' }}>
+            <NavLink
+              component={Link}
+              to="/invite"
+              label="Invite people"
+              leftSection={<InviteIcon size={18} />}
+              active={location.pathname === '/invite'}
+              aria-current={location.pathname === '/invite' ? 'page' : undefined}
+              onClick={close}
+            />
+          </AppShell.Section>
+        )}
         {dev && (
           <AppShell.Section pt="sm" style={{ borderTop: '1px solid var(--mantine-color-gray-3)' }}>
             <NavLink
@@ -254,12 +276,16 @@ function initials(name: string): string {
   return (words.length > 1 ? `${words[0]?.[0] ?? ''}${words[1]?.[0] ?? ''}` : name.slice(0, 2)).toUpperCase();
 }
 
-/** The pages of signing in and resetting a password, by path: not screens of the spec. */
+/** The pages of signing in, resetting a password and joining, by path: not screens of the spec. */
 const ACCOUNT_PAGE_TITLES: Readonly<Record<string, string>> = {
   '/sign-in': 'Sign in',
   '/forgot-password': 'Forgot your password',
   '/reset-password': 'Choose a new password',
   [USERS_PATH]: 'Users',
+  '/sign-up': 'Create an account',
+  '/verify-email': 'Confirm your email',
+  '/accept-invitation': 'Accept the invitation',
+  '/invite': 'Invite people',
 };
 
 /** `Books · Lending desk`: the tab and screen readers name the page shown. */

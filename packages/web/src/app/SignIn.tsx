@@ -2,7 +2,7 @@ import { Alert, Anchor, Button, Group, Paper, PasswordInput, Stack, TextInput, T
 import { useState } from 'react';
 import { Link, useLocation, useNavigate, useSearchParams } from 'react-router';
 import type { ApiError } from '../api/client.ts';
-import { useSignIn } from '../api/session.ts';
+import { useMe, useSignIn } from '../api/session.ts';
 import { DevSignIn } from '../studio/DevSignIn.tsx';
 import { SingleSignOn, SingleSignOnRefusal } from './SingleSignOn.tsx';
 
@@ -23,6 +23,7 @@ export function SignIn() {
   // Only a path of this app: never an open redirect.
   const target = next?.startsWith('/') && !next.startsWith('//') ? next : '/';
   const problem = (signIn.error as ApiError | null)?.problem;
+  const mayJoin = (useMe().data?.signUp ?? []).length > 0;
   return (
     <Paper maw={420} mx="auto" mt="xl" p="xl" withBorder>
       <form
@@ -64,7 +65,12 @@ export function SignIn() {
           <Button type="submit" loading={signIn.isPending}>
             Sign in
           </Button>
-          <Group justify="flex-end">
+          <Group justify={mayJoin ? 'space-between' : 'flex-end'}>
+            {mayJoin && (
+              <Anchor component={Link} to="/sign-up" size="sm">
+                Create an account
+              </Anchor>
+            )}
             <Anchor component={Link} to="/forgot-password" state={{ email }} size="sm">
               Forgot your password?
             </Anchor>

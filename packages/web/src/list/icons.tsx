@@ -143,3 +143,12 @@ export const PeopleIcon = ({ size }: IconProps) => (
     <path d="M18 13.9c2 .9 3.5 3.1 3.5 6.1" />
   </Icon>
 );
+
+/** A person with a plus: inviting someone to the app. */
+export const InviteIcon = ({ size }: IconProps) => (
+  <Icon size={size}>
+    <circle cx="9" cy="8" r="4" />
+    <path d="M3 20c0-3.3 2.7-6 6-6s6 2.7 6 6" />
+    <path d="M19 8v6M16 11h6" />
+  </Icon>
+);

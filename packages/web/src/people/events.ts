@@ -7,7 +7,13 @@ export function eventTitle(event: AccountEvent): string {
   switch (event.kind) {
     case 'created': {
       const how =
-        event.how === 'sign-up' ? 'Signed up' : event.how === 'invitation' ? 'Joined by invitation' : 'Account added';
+        event.how === 'sign-up'
+          ? 'Signed up'
+          : event.how === 'invitation'
+            ? 'Joined by invitation'
+            : event.how === 'single-sign-on'
+              ? 'Joined by single sign-on'
+              : 'Account added';
       return `${how}, with ${list(event.roles)}`;
     }
     case 'roles-changed':
