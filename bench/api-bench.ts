@@ -8,7 +8,17 @@
 // not ours to pin: they run on either CPU.
 import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  createReadStream,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -22,7 +32,7 @@ import { JSON_SERVER_VERSION, jsonServerRequest, startJsonServer, writeJsonServe
 import { createSchema, postgresUnavailable, postgresUrlOf } from './postgres.ts';
 import { benchStartup, type StartupResult } from './startup.ts';
 
-export type ServerKind = 'generated' | 'baseline' | 'bare';
+export type ServerKind = 'generated' | 'served' | 'durable' | 'baseline' | 'bare';
 export type Operation = 'get' | 'list' | 'list-deep' | 'create';
 export type Database = 'sqlite' | 'postgres';
 export const DATABASES: readonly Database[] = ['sqlite', 'postgres'];
@@ -62,6 +72,16 @@ export interface ApiBenchOptions {
   /** Also measure json-server on the same orders (next to SQLite's main table size, not for the series). */
   jsonServer: boolean;
   /**
+   * Also measure the generated server as `ninepoint serve` runs it, request logs on (one JSON line
+   * per request to a file), at the main table size: the default configuration.
+   */
+  served: boolean;
+  /**
+   * Also measure create on SQLite with `synchronous=FULL` (every commit synced to disk before it
+   * is answered) next to the default `NORMAL`, at the main table size.
+   */
+  durable: boolean;
+  /**
    * json-server's table for the reads, and for create (at most `rows`). Each of its calls costs
    * time in proportion to what it holds, a create most (it serialises and rewrites its whole
    * database): on `rows` orders a call at `-c connections` would wait longer than a run lasts.
@@ -88,6 +108,8 @@ export const DEFAULT_API_OPTIONS: ApiBenchOptions = {
   postgresUrl: postgresUrlOf(),
   requirePostgres: process.env.CI === 'true',
   jsonServer: true,
+  served: true,
+  durable: true,
   jsonServerRows: 10_000,
   jsonServerCreateRows: 1_000,
   startupRuns: 5,
@@ -124,6 +146,8 @@ export function apiOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): ApiBenc
     postgresUrl: postgresUrlOf(env),
     requirePostgres: env.CI === 'true',
     jsonServer: env.BENCH_JSON_SERVER !== '0',
+    served: env.BENCH_SERVED !== '0',
+    durable: env.BENCH_DURABLE !== '0',
     jsonServerRows: Math.round(number('BENCH_JSON_SERVER_ROWS', DEFAULT_API_OPTIONS.jsonServerRows)),
     jsonServerCreateRows: Math.round(number('BENCH_JSON_SERVER_CREATE_ROWS', DEFAULT_API_OPTIONS.jsonServerCreateRows)),
     startupRuns: Math.round(number('BENCH_STARTUP_RUNS', DEFAULT_API_OPTIONS.startupRuns, true)),
@@ -169,6 +193,8 @@ export function benchEnvOf(env: NodeJS.ProcessEnv = process.env): string {
     'BENCH_OPERATIONS',
     'BENCH_DATABASES',
     'BENCH_JSON_SERVER',
+    'BENCH_SERVED',
+    'BENCH_DURABLE',
     'BENCH_JSON_SERVER_ROWS',
     'BENCH_JSON_SERVER_CREATE_ROWS',
     'BENCH_STARTUP_RUNS',
@@ -204,8 +230,30 @@ export interface OperationResult {
   baseline: Measurement;
   /** generated ÷ hand-written throughput. */
   ratio: number;
+  /** The default configuration (request logs on, as `ninepoint serve` runs); null when not measured. */
+  served: ServedResult | null;
+  /** Create on SQLite at `synchronous=FULL`; null for the other calls and when not measured. */
+  durable: DurableResult | null;
   /** hand-written ÷ generated CPU time per request (the same sense: below 1, the generated costs more). */
   cpuRatio: number | null;
+}
+
+/** The generated server with `ninepoint serve`'s request logging, in the same rounds as the other two. */
+export interface ServedResult {
+  measurement: Measurement;
+  /** served ÷ hand-written throughput, the median of the rounds' ratios. */
+  ratio: number;
+  /** served ÷ generated (logging off) throughput, the median of the rounds' ratios: what logging costs. */
+  loggingRatio: number;
+  /** Lines its log file gained during the call's runs ÷ the answers it gave: one line per request. */
+  linesPerRequest: number;
+}
+
+/** The generated server's create with `--sqlite-synchronous full`, in the same rounds (logging off, like `generated`). */
+export interface DurableResult {
+  measurement: Measurement;
+  /** FULL ÷ NORMAL (the generated server) throughput, the median of the rounds' ratios. */
+  ratio: number;
 }
 
 /** json-server on one call, in the same rounds as the generated server (on SQLite, when it is measured). */
@@ -281,6 +329,12 @@ export const seedKey = (database: Database, rows: number): string => `${database
 
 /** What a generated server must reach, as a share of the hand-written one's throughput. */
 export const TARGET_RATIO = 0.7;
+/** Request logs on (the default `serve`) may cost this share of the throughput with them off, at most. */
+export const LOGGING_COST = 0.1;
+/** Create at `synchronous=FULL` should keep this share of NORMAL's throughput (issue 19), else group commit. */
+export const DURABLE_TARGET = 0.8;
+/** What the default `serve` must reach against the hand-written server, per call (issue 19). */
+export const SERVED_TARGETS: Partial<Record<Operation, number>> = { get: 0.8, list: 0.85, create: 0.85 };
 /** Below this share `npm run bench` fails: a regression. */
 export const GUARD_RATIO = 0.5;
 /** The deepest list latency may be this many times the shallowest and still count as flat. */
@@ -499,12 +553,17 @@ export function canPin(): boolean {
   return os.cpus().length >= 2 && spawnSync('taskset', ['-V'], { stdio: 'ignore' }).status === 0;
 }
 
-/** Starts one server (api-server.ts) on a SQLite file or a PostgreSQL URL in its own process, optionally pinned to CPU 0. */
+/**
+ * Starts one server (api-server.ts) on a SQLite file or a PostgreSQL URL in its own process,
+ * optionally pinned to CPU 0. A `served` server's stdout, its request log, goes to `logFile`
+ * (appended), as a service manager or container runtime would keep it.
+ */
 export async function startServer(
   kind: ServerKind,
   database: string,
-  options: { pin: boolean; cpuProfDir?: string; profileName?: string },
+  options: { pin: boolean; cpuProfDir?: string; profileName?: string; logFile?: string },
 ): Promise<RunningServer> {
+  if (kind === 'served' && options.logFile === undefined) throw new Error('a served server needs a logFile');
   const node = [
     ...(options.cpuProfDir
       ? [
@@ -517,13 +576,16 @@ export async function startServer(
     kind,
     database,
   ];
+  const log = options.logFile === undefined ? null : openSync(options.logFile, 'a');
   // The server also stops when this process goes away (its stdin ends).
   const { child, exited, stop } = spawnNode(node, {
     pin: options.pin,
     graceMs: 30_000,
-    stdio: ['pipe', 'pipe', 'inherit'],
+    stdio: log === null ? ['pipe', 'pipe', 'inherit'] : ['pipe', log, 'inherit', 'pipe'],
   });
-  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  if (log !== null) closeSync(log);
+  const announced = log === null ? child.stdout : child.stdio[3];
+  const lines = createInterface({ input: announced as NodeJS.ReadableStream });
   const first = new Promise<string>((resolve, reject) => {
     lines.once('line', resolve);
     void exited.then((code) => reject(new Error(`the ${kind} server exited (${code}) before it listened`)));
@@ -717,10 +779,12 @@ function pinSelf(): void {
 
 /** A server taking part in a call's rounds, with the request it gets and its runs. */
 interface Participant {
-  name: 'generated' | 'baseline' | 'json-server';
+  name: 'generated' | 'served' | 'durable' | 'baseline' | 'json-server';
   server: LoadedServer;
   request: autocannon.Request;
   runs: Measurement[];
+  /** Answers of its warm-up run. */
+  warm?: number;
 }
 
 /** Runs the whole benchmark. */
@@ -858,25 +922,45 @@ export async function benchApi(options: ApiBenchOptions = DEFAULT_API_OPTIONS): 
         writeJsonServerDb(join(folder, 'db.json'), peerRows, CUSTOMERS);
         return join(folder, 'db.json');
       });
+      const logFile = join(dir, `served-${database}-${rows}.log`);
+      const withServed = options.served && main;
+      const withDurable = options.durable && main && database === 'sqlite' && operations.includes('create');
       const starting = [
         started(startServer('generated', seeded.location, serverOptions('generated'))),
         started(startServer('baseline', seeded.location, serverOptions('baseline'))),
+        ...(withServed
+          ? [started(startServer('served', seeded.location, { ...serverOptions('served'), logFile }))]
+          : []),
+        ...(withDurable ? [started(startServer('durable', seeded.location, serverOptions('durable')))] : []),
         ...peerFiles.map((file) => started(startJsonServer(file, { pin: pinned }))),
-      ] as const;
+      ];
       // All settled before any failure is thrown, so that every server that did start is stopped.
       await Promise.allSettled(starting);
-      const [generated, baseline, ...peerServers] = await Promise.all(starting);
+      const [generated, baseline, ...others] = (await Promise.all(starting)) as [
+        RunningServer,
+        RunningServer,
+        ...LoadedServer[],
+      ];
+      const served = withServed ? others.shift() : undefined;
+      const durable = withDurable ? others.shift() : undefined;
+      const peerServers = others;
       const peers = new Map<'read' | 'create', { server: LoadedServer; rows: number }>();
       for (const [i, [use, peerRows]] of peerNeeds.entries()) {
         const server = peerServers[i];
         if (server) peers.set(use, { server, rows: peerRows });
       }
-      const served = { generated: 0, baseline: 0 };
+      const answered = { generated: 0, baseline: 0 };
       for (const operation of operations) {
         const participants: Participant[] = [
           { name: 'generated', server: generated, request: requestFor(operation, seeded), runs: [] },
           { name: 'baseline', server: baseline, request: requestFor(operation, seeded), runs: [] },
         ];
+        if (served)
+          participants.push({ name: 'served', server: served, request: requestFor(operation, seeded), runs: [] });
+        if (durable && operation === 'create') {
+          participants.push({ name: 'durable', server: durable, request: requestFor(operation, seeded), runs: [] });
+        }
+        const linesBefore = served ? await logLines(logFile) : 0;
         const peer = peers.get(operation === 'create' ? 'create' : 'read');
         if (peer) {
           const shipBy = shipByDate();
@@ -891,7 +975,8 @@ export async function benchApi(options: ApiBenchOptions = DEFAULT_API_OPTIONS): 
           for (const p of participants) {
             const warm = await load(p.server, p.request, options.warmupSeconds, options.connections);
             if (p.name === 'json-server') await settle(p.server.pid);
-            if (p.name !== 'json-server') served[p.name] += warm.requests;
+            p.warm = warm.requests;
+            if (p.name === 'generated' || p.name === 'baseline') answered[p.name] += warm.requests;
           }
         }
         for (let round = 0; round < options.rounds; round++) {
@@ -901,18 +986,54 @@ export async function benchApi(options: ApiBenchOptions = DEFAULT_API_OPTIONS): 
             const measured = await load(p.server, p.request, options.seconds, options.connections);
             if (p.name === 'json-server') await settle(p.server.pid);
             p.runs.push(measured);
-            if (p.name !== 'json-server') served[p.name] += measured.requests;
+            if (p.name === 'generated' || p.name === 'baseline') answered[p.name] += measured.requests;
           }
         }
-        const [gen, base, json] = participants as [Participant, Participant, Participant | undefined];
+        const byName = (name: Participant['name']) => participants.find((p) => p.name === name);
+        const gen = byName('generated') as Participant;
+        const base = byName('baseline') as Participant;
+        const json = byName('json-server');
+        const logged = byName('served');
+        const synced = byName('durable');
         const g = merge(gen.runs);
         const b = merge(base.runs);
         const ratio = roundRatio(gen.runs, base.runs);
         const cpuRatio = g.cpuUs !== null && b.cpuUs !== null ? b.cpuUs / g.cpuUs : null;
-        const result: OperationResult = { database, operation, rows, generated: g, baseline: b, ratio, cpuRatio };
+        let servedResult: ServedResult | null = null;
+        if (logged) {
+          const requests = logged.runs.reduce((n, r) => n + r.requests, 0) + (logged.warm ?? 0);
+          servedResult = {
+            measurement: merge(logged.runs),
+            ratio: roundRatio(logged.runs, base.runs),
+            loggingRatio: roundRatio(logged.runs, gen.runs),
+            linesPerRequest: requests > 0 ? ((await logLines(logFile)) - linesBefore) / requests : 0,
+          };
+        }
+        const result: OperationResult = {
+          database,
+          operation,
+          rows,
+          generated: g,
+          baseline: b,
+          ratio,
+          cpuRatio,
+          served: servedResult,
+          durable: synced ? { measurement: merge(synced.runs), ratio: roundRatio(synced.runs, gen.runs) } : null,
+        };
         log(
           `${DATABASE_LABELS[database]}, ${rows.toLocaleString('en')} rows, ${operation}: generated ${Math.round(g.rps)} req/s, hand-written ${Math.round(b.rps)} req/s (${result.ratio.toFixed(2)}×; CPU per request ${g.cpuUs?.toFixed(0)} vs ${b.cpuUs?.toFixed(0)} µs)`,
         );
+        if (result.durable) {
+          log(
+            `  synchronous=FULL: ${Math.round(result.durable.measurement.rps)} req/s (${result.durable.ratio.toFixed(2)}× NORMAL; CPU per request ${result.durable.measurement.cpuUs?.toFixed(0)} µs)`,
+          );
+        }
+        if (servedResult) {
+          const m = servedResult.measurement;
+          log(
+            `  served (request logs on): ${Math.round(m.rps)} req/s (${servedResult.ratio.toFixed(2)}× hand-written, ${servedResult.loggingRatio.toFixed(2)}× logging off; CPU per request ${m.cpuUs?.toFixed(0)} µs; ${servedResult.linesPerRequest.toFixed(2)} log lines per request)`,
+          );
+        }
         if (main) report.operations.push(result);
         if ((operation === 'list' || operation === 'list-deep') && options.seriesRows.includes(rows)) {
           report.series.push(result);
@@ -961,7 +1082,7 @@ export async function benchApi(options: ApiBenchOptions = DEFAULT_API_OPTIONS): 
       if (options.cpuProfDir) {
         for (const kind of ['generated', 'baseline'] as const) {
           const profile = join(options.cpuProfDir, `${kind}-${database}-${rows}.cpuprofile`);
-          log(`${profile}: ${served[kind]} answers (node bench/cpu-profile.ts ${profile} ${served[kind]})`);
+          log(`${profile}: ${answered[kind]} answers (node bench/cpu-profile.ts ${profile} ${answered[kind]})`);
         }
       }
     } finally {
@@ -1010,6 +1131,21 @@ async function probeJsonServer(dir: string, rows: number, pin: boolean): Promise
     await server.stop();
     rmSync(folder, { recursive: true, force: true });
   }
+}
+
+/** The lines of a log file (0 when there is none yet). */
+async function logLines(file: string): Promise<number> {
+  // The server writes its log asynchronously: what it answered last may not be written yet.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  let lines = 0;
+  try {
+    for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) {
+      for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) lines++;
+    }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  return lines;
 }
 
 /**
@@ -1150,6 +1286,40 @@ export function formatApiReport(report: ApiBenchReport, command: string): string
     }
     out.push('');
   }
+  const served = report.operations.filter((o) => o.served !== null);
+  if (served.length > 0) {
+    out.push(
+      'The default configuration: the generated server as `ninepoint serve` runs it when its output is not a terminal, request logs on ' +
+        '(one JSON line per request through pino’s asynchronous destination, into a file), taking turns with the two above:',
+      '',
+      '| database | call | served req/s | p50 ms | p99 ms | CPU µs/req | served ÷ hand-written req/s | served ÷ logging off req/s | CPU per request, logging off ÷ on | log lines per answer |',
+      '|---|---|---|---|---|---|---|---|---|---|',
+    );
+    for (const o of served) {
+      const s = o.served as ServedResult;
+      const m = s.measurement;
+      const cpuShare =
+        m.cpuUs !== null && o.generated.cpuUs !== null ? `${(o.generated.cpuUs / m.cpuUs).toFixed(2)}×` : '–';
+      out.push(
+        `| ${DATABASE_LABELS[o.database]} | ${OPERATION_LABELS[o.operation]} | ${int(m.rps)} | ${ms(m.p50)} | ${ms(m.p99)} | ${cpu(m)} | **${s.ratio.toFixed(2)}×** | **${s.loggingRatio.toFixed(2)}×** | ${cpuShare} | ${s.linesPerRequest.toFixed(2)} |`,
+      );
+    }
+    out.push(
+      '',
+      'A log line per answer is a little above 1: the requests under way when a run ends are answered and logged after autocannon stops counting.',
+      '',
+    );
+  }
+  for (const o of report.operations) {
+    if (o.durable === null) continue;
+    const d = o.durable.measurement;
+    out.push(
+      `Durability on ${DATABASE_LABELS[o.database]}: ${OPERATION_LABELS[o.operation]} with \`--sqlite-synchronous full\` (every commit synced to disk before it is answered; logging off, like the generated column) ` +
+        `${int(d.rps)} req/s, p50 ${ms(d.p50)} ms, p99 ${ms(d.p99)} ms, CPU ${cpu(d)} µs/req: **${o.durable.ratio.toFixed(2)}×** the default \`synchronous=NORMAL\` (${int(o.generated.rps)} req/s) in the same rounds` +
+        ` — ${o.durable.ratio >= DURABLE_TARGET ? 'at least' : 'below'} the ${DURABLE_TARGET}× issue 19 asks of it${o.durable.ratio >= DURABLE_TARGET ? '' : ': group commit would close the gap (docs/reliability.md)'}.`,
+      '',
+    );
+  }
   if (report.ceiling) {
     const fastest = Math.max(0, ...report.operations.map((o) => Math.max(o.generated.rps, o.baseline.rps)));
     const limited = fastest > 0.7 * report.ceiling.rps;
@@ -1261,6 +1431,27 @@ export function formatApiReport(report: ApiBenchReport, command: string): string
     out.push(
       `Target on ${DATABASE_LABELS[database]}: generated ≥ ${TARGET_RATIO}× the hand-written throughput on each call — ${below.length === 0 ? 'met' : `NOT met (${below.map((o) => o.operation).join(', ')})`} (${ratios}).`,
     );
+  }
+  for (const database of databases) {
+    const results = report.operations.filter((o) => o.database === database && o.served !== null);
+    if (results.length === 0) continue;
+    const costly = results.filter((o) => (o.served as ServedResult).loggingRatio < 1 - LOGGING_COST);
+    const logging = results
+      .map((o) => `${o.operation} ${(o.served as ServedResult).loggingRatio.toFixed(2)}×`)
+      .join(', ');
+    out.push(
+      `Request logs on ${DATABASE_LABELS[database]}: the default \`serve\` within ${LOGGING_COST * 100}% of logging off on each call — ${costly.length === 0 ? 'met' : `NOT met (${costly.map((o) => o.operation).join(', ')})`} (${logging}).`,
+    );
+    const targeted = results.filter((o) => SERVED_TARGETS[o.operation] !== undefined);
+    const short = targeted.filter((o) => (o.served as ServedResult).ratio < (SERVED_TARGETS[o.operation] ?? 0));
+    const goals = targeted
+      .map((o) => `${o.operation} ${(o.served as ServedResult).ratio.toFixed(2)}× (≥ ${SERVED_TARGETS[o.operation]}×)`)
+      .join(', ');
+    if (targeted.length > 0) {
+      out.push(
+        `The default \`serve\` on ${DATABASE_LABELS[database]} against the hand-written server — ${short.length === 0 ? 'met' : `NOT met (${short.map((o) => o.operation).join(', ')})`}: ${goals}.`,
+      );
+    }
   }
   for (const growth of verdict.listGrowth) {
     const sizes = report.series.filter((s) => s.database === growth.database).map((s) => s.rows);

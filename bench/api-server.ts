@@ -1,12 +1,16 @@
 // One server of the API benchmark, in its own process: `node bench/api-server.ts <kind> <database>`
-// with kind `generated` (Ninepoint's createServer on api-bench.spec.md), `baseline` (the
+// with kind `generated` (Ninepoint's createServer on api-bench.spec.md, logging off), `served` (the
+// same with the logger `ninepoint serve` makes when its output is not a terminal: one JSON line per
+// request on stdout, which the benchmark sends to a file), `durable` (logging off, SQLite with
+// `synchronous=FULL`: `--sqlite-synchronous full`), `baseline` (the
 // hand-written api-baseline.ts, or api-baseline-pg.ts when the database is a PostgreSQL URL) or
 // `bare` (node:http answering a fixed small JSON: the ceiling of what the load generator can
-// measure). The database is a SQLite file or a `postgres://` URL. Prints `{"url": …}` on stdout once listening; closes on
-// SIGTERM, SIGINT or when stdin ends (the benchmark went away).
-import { readFileSync } from 'node:fs';
+// measure). The database is a SQLite file or a `postgres://` URL. Prints `{"url": …}` on stdout
+// (on fd 3 for `served`, whose stdout is its log) once listening; closes on SIGTERM, SIGINT or
+// when stdin ends (the benchmark went away).
+import { readFileSync, writeSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
-import { createServer } from '@ninepoint/server';
+import { createLogger, createServer, parseLogLevel } from '@ninepoint/server';
 import { checkSpec } from '@ninepoint/spec';
 import { createBaseline } from './api-baseline.ts';
 import { createPgBaseline } from './api-baseline-pg.ts';
@@ -14,21 +18,23 @@ import { createPgBaseline } from './api-baseline-pg.ts';
 const API_SPEC_PATH = new URL('./api-bench.spec.md', import.meta.url);
 
 const [kind, database] = process.argv.slice(2);
-if (!database || !['generated', 'baseline', 'bare'].includes(kind ?? '')) {
-  console.error('usage: node bench/api-server.ts generated|baseline|bare <db file | postgres:// URL>');
+if (!database || !['generated', 'served', 'durable', 'baseline', 'bare'].includes(kind ?? '')) {
+  console.error('usage: node bench/api-server.ts generated|served|durable|baseline|bare <db file | postgres:// URL>');
   process.exit(2);
 }
 const postgres = /^postgres(ql)?:\/\//.test(database);
 
 let close: () => Promise<void>;
 let url: string;
-if (kind === 'generated') {
+if (kind === 'generated' || kind === 'served' || kind === 'durable') {
   const { model, ok, diagnostics } = checkSpec(readFileSync(API_SPEC_PATH, 'utf8'));
   if (!ok) throw new Error(`api-bench.spec.md has errors: ${diagnostics[0]?.message}`);
   const server = await createServer({
     model,
     ...(postgres ? { databaseUrl: database } : { dbPath: database }),
-    logger: false,
+    ...(kind === 'durable' ? { sqlite: { synchronous: 'full' as const } } : {}),
+    // What `ninepoint serve` logs with when stdout is not a terminal (a container, a service).
+    logger: kind === 'served' ? createLogger({ level: parseLogLevel(process.env.LOG_LEVEL), format: 'json' }) : false,
   });
   url = await server.listen({ port: 0 });
   close = () => server.close();
@@ -65,4 +71,4 @@ process.on('SIGTERM', stop);
 process.on('SIGINT', stop);
 process.stdin.on('end', stop);
 process.stdin.resume();
-process.stdout.write(`${JSON.stringify({ url, pid: process.pid })}\n`);
+writeSync(kind === 'served' ? 3 : 1, `${JSON.stringify({ url, pid: process.pid })}\n`);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_DATABASES } from '../packages/server/test/databases.ts';
 import { resetLink, type SmtpCatcher, startSmtpCatcher } from '../packages/server/test/smtp-catcher.ts';
 import {
   type App,
@@ -13,28 +14,28 @@ import {
 } from './app.ts';
 
 /**
- * Forgot password, end to end: the lending desk served with a real SMTP server (the catcher,
+ * Forgot password, end to end, on SQLite and PostgreSQL: the lending desk served with a real SMTP server (the catcher,
  * through nodemailer as `SMTP_URL` configures it), and a member who clicks "Forgot your
  * password?", reads the mail, opens its link, sets a new password and signs in with it.
  */
 
 const NEW_PASSWORD = 'a new password from the reset link';
 
-let smtp: SmtpCatcher;
-let app: App;
+describe.each(TEST_DATABASES)('password reset in Chromium, on $name', (db) => {
+  let smtp: SmtpCatcher;
+  let app: App;
 
-beforeAll(async () => {
-  smtp = await startSmtpCatcher();
-  app = await startApp('lending-desk.md', { smtpUrl: smtp.url });
-}, INSTALL_TIMEOUT_MS);
+  beforeAll(async () => {
+    smtp = await startSmtpCatcher();
+    app = await startApp('lending-desk.md', { smtpUrl: smtp.url, database: db });
+  }, INSTALL_TIMEOUT_MS);
 
-afterAll(async () => {
-  if (app?.chromium) printAxeSummary('password reset');
-  await app?.close();
-  await smtp?.close();
-});
+  afterAll(async () => {
+    if (app?.chromium) printAxeSummary(`password reset on ${db.name}`);
+    await app?.close();
+    await smtp?.close();
+  });
 
-describe('password reset in Chromium', () => {
   it('mails a link from "Forgot your password?" that sets a new password, then signs in with it', async (ctx) => {
     if (!app.chromium) return ctx.skip(app.unavailable);
     const member = app.users.member;

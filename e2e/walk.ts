@@ -473,7 +473,10 @@ export async function walkPasswordReset(walk: Walk): Promise<void> {
  * INVITATION_INVALID). The whole flows, with their mails, are `e2e/app-joining`.
  */
 export async function walkJoiningLinks(walk: Walk): Promise<void> {
-  const verified = await walk.call('POST', '/api/auth/verify-email', { token: 'npv_not-a-link-anybody-was-sent' });
+  const verified = await walk.call('POST', '/api/auth/verify-email', {
+    token: 'npv_not-a-link-anybody-was-sent',
+    password: 'a long enough new password',
+  });
   walk.expectProblem(verified, 'VERIFY_LINK_INVALID');
   const accepted = await walk.call('POST', '/api/invitations/accept', {
     token: 'npi_not-a-link-anybody-was-sent',

@@ -10,6 +10,8 @@ import {
   parseLogLevel,
   type ServeOptions,
   type ServeResult,
+  SYNCHRONOUS_MODES,
+  type Synchronous,
   serve,
 } from '@ninepoint/server';
 import { blankSpec } from '@ninepoint/spec';
@@ -30,6 +32,8 @@ export interface ServingOptions {
   db: string;
   allowDestructive?: boolean;
   logFormat?: LogFormat;
+  /** Absent: SQLITE_SYNCHRONOUS, else normal. */
+  sqliteSynchronous?: Synchronous;
 }
 
 /** The environment `serve` and `dev` read, for their help. */
@@ -46,6 +50,9 @@ Environment:
                 the address its links point to (docs/sign-in.md)
   OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET, OIDC_NAME
                 sign-in with an OpenID Connect provider (needs APP_URL)
+  SQLITE_SYNCHRONOUS
+                normal (default) or full: with full every write reaches the disk
+                before it is answered (see --sqlite-synchronous)
   LOG_LEVEL     fatal, error, warn, info (default), debug, trace or silent
   NO_COLOR      no colours, even on a terminal`;
 
@@ -64,6 +71,12 @@ export function servingOptions(command: Command): Command {
         '--log-format <format>',
         'pretty: one readable line per request; json: one JSON object a line (default: pretty on a terminal, else json)',
       ).choices(LOG_FORMATS),
+    )
+    .addOption(
+      new Option(
+        '--sqlite-synchronous <mode>',
+        'normal: a killed process loses nothing, a power loss may lose the last writes; full: nothing acknowledged is lost, writes are slower (default: SQLITE_SYNCHRONOUS, else normal)',
+      ).choices(SYNCHRONOUS_MODES),
     )
     .addHelpText('after', SERVING_ENV_HELP);
 }
@@ -88,6 +101,19 @@ export function listenAddress(
     throw new UsageError(`${source} must be a whole number from 0 to 65535, not "${given}".`);
   }
   return { port, host: options.host ?? fromEnv('HOST') ?? DEFAULT_HOST };
+}
+
+/** `--sqlite-synchronous`, else SQLITE_SYNCHRONOUS (any case), else undefined (normal); another value is a usage error. */
+export function sqliteSynchronous(
+  ctx: Context,
+  options: Pick<ServingOptions, 'sqliteSynchronous'>,
+): Synchronous | undefined {
+  if (options.sqliteSynchronous) return options.sqliteSynchronous;
+  const given = ctx.io.env.SQLITE_SYNCHRONOUS?.trim() ?? '';
+  if (given === '') return undefined;
+  const mode = SYNCHRONOUS_MODES.find((m) => m === given.toLowerCase());
+  if (!mode) throw new UsageError(`SQLITE_SYNCHRONOUS must be normal or full, not "${given}".`);
+  return mode;
 }
 
 /**
@@ -116,6 +142,7 @@ export function serveOptions(ctx: Context, file: string | undefined, options: Se
     if (error instanceof LogLevelError) throw new UsageError(error.message);
     throw error;
   }
+  const synchronous = sqliteSynchronous(ctx, options);
   const logFormat = options.logFormat ?? defaultLogFormat(ctx.io.stdout);
   const logger = createLogger({
     level,
@@ -134,6 +161,7 @@ export function serveOptions(ctx: Context, file: string | undefined, options: Se
     // SMTP_URL or SMTP_HOST…, MAIL_FROM and APP_URL: how the app sends mail; OIDC_…: single sign-on.
     env: ctx.io.env,
     allowDestructive: options.allowDestructive === true,
+    ...(synchronous ? { sqliteSynchronous: synchronous } : {}),
     logger,
     logFormat,
     print: (line) => ctx.io.stdout.write(`${line}\n`),

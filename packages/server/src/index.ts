@@ -147,4 +147,4 @@ export type {
   WriteContext,
   WriteOutcome,
 } from './store/store.ts';
-export { UnsupportedDatabaseError } from './store/store.ts';
+export { SYNCHRONOUS_MODES, type Synchronous, UnsupportedDatabaseError } from './store/store.ts';

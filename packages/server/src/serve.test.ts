@@ -10,6 +10,7 @@ import { resetLink, startSmtpCatcher } from '../test/smtp-catcher.ts';
 import { addUser } from './auth/accounts.ts';
 import { createLogger } from './http/logging.ts';
 import { serve } from './serve.ts';
+import type { SqliteStore } from './store/sqlite/sqlite-store.ts';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -284,3 +285,20 @@ function capturedLog() {
   });
   return { logger: pino({ level: 'trace' }, stream), lines: () => chunks.join('').split('\n') };
 }
+
+describe('serve on SQLite', () => {
+  it('syncs every commit to disk with sqliteSynchronous full, and only at checkpoints by default', async () => {
+    for (const [mode, pragma] of [
+      [undefined, 1],
+      ['full', 2],
+    ] as const) {
+      const { options } = setup(LENDING_DESK);
+      const result = await serve({ ...options, ...(mode ? { sqliteSynchronous: mode } : {}) });
+      if (!result.ok) throw new Error('serve did not start');
+      cleanups.push(() => result.server.close());
+      const { db } = result.server.store as SqliteStore;
+      expect(db.pragma('synchronous', { simple: true })).toBe(pragma);
+      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    }
+  });
+});

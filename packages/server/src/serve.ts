@@ -19,7 +19,7 @@ import { type MailSettings, MailSettingsError, mailSettingsFromEnv } from './mai
 import { smtpMailer } from './mail/mailer.ts';
 import { DEFAULT_DB_PATH } from './store/open-store.ts';
 import { redact } from './store/postgres/pg-store.ts';
-import type { Store } from './store/store.ts';
+import type { Store, Synchronous } from './store/store.ts';
 
 export interface ServeOptions {
   /** The spec file; also names the spec in messages when `source` is given. */
@@ -41,6 +41,12 @@ export interface ServeOptions {
    * records among the JSON lines (`json`). Default: pretty when stdout is a terminal.
    */
   logFormat?: LogFormat;
+  /**
+   * SQLite only: `full` has every commit reach the disk before its request is answered, so a power
+   * loss cannot take back a write that was acknowledged (`--sqlite-synchronous`,
+   * `SQLITE_SYNCHRONOUS`; docs/reliability.md). Default `normal`.
+   */
+  sqliteSynchronous?: Synchronous;
   /** Apply migration steps that could hide or invalidate stored data (`--allow-destructive`). Default false. */
   allowDestructive?: boolean;
   /** Development mode (`ninepoint dev`): demo users and dev sign-in, see `ServerOptions.devMode`. Default false. */
@@ -103,6 +109,7 @@ export async function serve(options: ServeOptions): Promise<ServeResult> {
       allowDestructive: options.allowDestructive ?? false,
       devMode: options.devMode ?? false,
       trustProxy: trustProxyFromEnv(process.env.TRUST_PROXY),
+      ...(options.sqliteSynchronous ? { sqlite: { synchronous: options.sqliteSynchronous } } : {}),
       ...(mail ? { mail } : {}),
       oidc,
     });

@@ -1,6 +1,8 @@
 import { blankSpec } from '@ninepoint/spec';
 import { describe, expect, it } from 'vitest';
 import { LENDING_DESK } from '../../../server/test/helpers.ts';
+import type { Context } from '../context.ts';
+import { serveOptions } from '../serving.ts';
 import { piped, runIn, startBin, tempDir } from '../test-support.ts';
 
 describe('ninepoint serve', () => {
@@ -152,5 +154,34 @@ describe('ninepoint serve', () => {
     const result = await runIn(tempDir({ 'spec.md': blankSpec() }), ['serve', 'spec.md', '--port', 'http']);
     expect(result.code).toBe(2);
     expect(result.stderr).toBe('error: --port must be a whole number from 0 to 65535, not "http".\n');
+  });
+});
+
+describe('the SQLite synchronous setting of serve and dev', () => {
+  const ctx = (env: Record<string, string> = {}): Context => ({
+    io: { stdout: { write: () => {} }, stderr: { write: () => {} }, cwd: '/', env },
+    exitCode: 0,
+  });
+
+  it('is --sqlite-synchronous, else SQLITE_SYNCHRONOUS in any case, else the default (normal)', () => {
+    expect(serveOptions(ctx(), undefined, { db: 'x.db' }).sqliteSynchronous).toBeUndefined();
+    expect(serveOptions(ctx({ SQLITE_SYNCHRONOUS: ' FULL ' }), undefined, { db: 'x.db' }).sqliteSynchronous).toBe(
+      'full',
+    );
+    const both = serveOptions(ctx({ SQLITE_SYNCHRONOUS: 'full' }), undefined, {
+      db: 'x.db',
+      sqliteSynchronous: 'normal',
+    });
+    expect(both.sqliteSynchronous).toBe('normal');
+  });
+
+  it('refuses another SQLITE_SYNCHRONOUS or --sqlite-synchronous, saying which values it takes', async () => {
+    const dir = tempDir();
+    const fromEnv = await runIn(dir, ['serve', '--port', '0'], { env: { SQLITE_SYNCHRONOUS: 'extra' } });
+    expect(fromEnv.code).toBe(2);
+    expect(fromEnv.stderr).toContain('SQLITE_SYNCHRONOUS must be normal or full, not "extra".');
+    const fromOption = await runIn(dir, ['serve', '--port', '0', '--sqlite-synchronous', 'off']);
+    expect(fromOption.code).toBe(2);
+    expect(fromOption.stderr).toContain("option '--sqlite-synchronous <mode>' argument 'off' is invalid");
   });
 });

@@ -163,7 +163,6 @@ export const SIGN_UP_SCHEMA: JsonSchema = {
   properties: {
     email: { type: 'string', minLength: 1, maxLength: 320 },
     name: { type: 'string', minLength: 1, maxLength: 200, description: 'The name others see.' },
-    password: { type: 'string', minLength: 1, maxLength: 1024 },
     role: {
       type: 'string',
       minLength: 1,
@@ -171,7 +170,7 @@ export const SIGN_UP_SCHEMA: JsonSchema = {
       description: 'A role of point 6 whose `joins` is `sign up`; optional when only one is.',
     },
   },
-  required: ['email', 'name', 'password'],
+  required: ['email', 'name'],
   additionalProperties: false,
 };
 
@@ -197,8 +196,15 @@ export const VERIFY_EMAIL_SCHEMA: JsonSchema = {
   type: 'object',
   properties: {
     token: { type: 'string', minLength: 1, maxLength: 200, description: 'The `token` of the link in the mail.' },
+    password: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 1024,
+      description:
+        'The password of the new account, chosen here by whoever holds the mail: never at sign-up, where anyone could type any address.',
+    },
   },
-  required: ['token'],
+  required: ['token', 'password'],
   additionalProperties: false,
 };
 

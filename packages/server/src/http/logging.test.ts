@@ -1,3 +1,6 @@
+import { spawnSync } from 'node:child_process';
+import { hostname } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blankModel, tempDir } from '../../test/helpers.ts';
 import { createLogger, defaultLogFormat, formatLogLine, LogLevelError, parseLogLevel } from './logging.ts';
@@ -134,6 +137,36 @@ describe('request logging', () => {
     ]);
   });
 
+  it('writes the request line as pino would, with the process, the client’s address and a secret query redacted', async () => {
+    const answer = await server.app.inject({ method: 'GET', url: '/reset-password?token=npr_secret&x=1' });
+    const [line] = lines.filter((l) => l.reqId === answer.headers['x-request-id']);
+    expect(line).toEqual({
+      level: 30,
+      time: expect.any(Number),
+      pid: process.pid,
+      hostname: hostname(),
+      reqId: answer.headers['x-request-id'],
+      req: { method: 'GET', url: '/reset-password?token=***&x=1', remoteAddress: '127.0.0.1' },
+      res: { statusCode: answer.statusCode },
+      responseTime: expect.any(Number),
+      msg: 'request completed',
+    });
+  });
+
+  it('gives what a request logs itself its request id', async () => {
+    const answer = await server.app.inject({
+      method: 'POST',
+      url: '/api/auth/sign-in',
+      payload: { email: 'nobody@example.org', password: 'not a password at all' },
+    });
+    expect(answer.statusCode).toBe(401);
+    const mine = lines.filter((l) => l.reqId === answer.headers['x-request-id']);
+    expect(mine.map((l) => [l.level, l.msg])).toEqual([
+      [40, 'sign-in failed'],
+      [30, 'request completed'],
+    ]);
+  });
+
   it('never logs a request’s cookie or authorization header', async () => {
     await server.app.inject({
       method: 'GET',
@@ -141,5 +174,61 @@ describe('request logging', () => {
       headers: { cookie: 'np_session=nps_secret', authorization: 'Bearer npt_secret' },
     });
     expect(JSON.stringify(lines)).not.toContain('secret');
+  });
+});
+
+describe('the JSON log of a process that ends', () => {
+  const child = fileURLToPath(new URL('../../test/log-child.ts', import.meta.url));
+  const run = (args: string[]) =>
+    spawnSync(process.execPath, [child, ...args], { encoding: 'utf8', timeout: 60_000, maxBuffer: 64 * 1024 * 1024 });
+
+  it('holds every line written just before process.exit (the asynchronous destination is flushed)', () => {
+    const { status, stdout } = run(['burst', '20000']);
+    expect(status).toBe(0);
+    const numbers = stdout
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { n: number }).n);
+    expect(numbers).toHaveLength(20000);
+    expect(numbers.at(-1)).toBe(20000);
+  });
+
+  it('of `serve` stopped by SIGTERM holds one line per request answered, then the shutdown', () => {
+    const temp = tempDir();
+    try {
+      const { status, stdout } = run(['serve', temp.dbPath, '300']);
+      expect(status).toBe(0);
+      const records = stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { msg: string; req?: { url: string }; res?: { statusCode: number } });
+      const requests = records.filter((r) => r.msg === 'request completed');
+      expect(requests).toHaveLength(300);
+      expect(requests.every((r) => r.req?.url === '/api/health' && r.res?.statusCode === 200)).toBe(true);
+      expect(records.at(-1)?.msg).toBe('shutting down');
+    } finally {
+      temp.remove();
+    }
+  });
+});
+
+describe('request logging above info', () => {
+  it('writes no request line at LOG_LEVEL=warn, and still what a request warns of', async () => {
+    const temp = tempDir();
+    const lines: Record<string, unknown>[] = [];
+    const logger = createLogger({ level: 'warn', format: 'json', write: (text) => void lines.push(JSON.parse(text)) });
+    const server = await createServer({ model: blankModel(), dbPath: temp.dbPath, logger });
+    try {
+      await server.app.inject({ method: 'GET', url: '/api/health' });
+      const refused = await server.app.inject({
+        method: 'POST',
+        url: '/api/auth/sign-in',
+        payload: { email: 'nobody@example.org', password: 'not a password at all' },
+      });
+      expect(lines.map((l) => [l.msg, l.reqId])).toEqual([['sign-in failed', refused.headers['x-request-id']]]);
+    } finally {
+      await server.close();
+      temp.remove();
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { effectiveScreens, type Model, peopleAccess, signUpRoles, USER_ENTITY } from '@ninepoint/spec';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { type Logger, pino } from 'pino';
 import type { OidcSettings } from '../auth/oidc-settings.ts';
 import { createAjv } from '../compile/ajv.ts';
@@ -29,8 +29,8 @@ import {
   defaultLogFormat,
   type LogFormat,
   noteRefusal,
-  OneLinePerRequest,
   parseLogLevel,
+  requestLogging,
 } from './logging.ts';
 import { OIDC_START_PATH, registerOidc } from './oidc.ts';
 import { type MailOptions, registerPasswordReset } from './password-reset.ts';
@@ -228,9 +228,7 @@ function buildApp(
     trustProxy: trustProxy as boolean | string,
     // Fastify makes a child of its logger for every request, which costs even when it is silent
     // (about a tenth of a get's time): with logging off it gets no logger at all.
-    ...(logger.level === 'silent'
-      ? {}
-      : { loggerInstance: logger as FastifyBaseLogger, logController: new OneLinePerRequest() }),
+    ...(logger.level === 'silent' ? {} : requestLogging(logger)),
     bodyLimit: settings.MAX_BODY_BYTES,
     // Slow clients (slowloris) are cut off after REQUEST_TIMEOUT_SECONDS; what Node's parser
     // refuses before Fastify sees a request is answered from the catalogue too.

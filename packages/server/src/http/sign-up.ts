@@ -14,9 +14,9 @@ import { type ProblemCatalogue, ProblemError } from './problem.ts';
 
 /** The calls and the page of self sign-up. */
 export const SIGN_UP_ROUTES = {
-  /** `POST { email, name, password, role? }`: mails a link to confirm the email. */
+  /** `POST { email, name, role? }`: mails a link to confirm the email. */
   signUp: '/api/auth/sign-up',
-  /** `POST { token }`: creates the account of the link's sign-up and signs it in. */
+  /** `POST { token, password }`: creates the account of the link's sign-up, with that password, and signs it in. */
   verify: '/api/auth/verify-email',
   /** The web app's page a link opens: `/verify-email?token=npv_…`. */
   page: '/verify-email',
@@ -46,24 +46,26 @@ export interface SignUpOptions {
  * Self sign-up with email verification, for the roles point 6 opens to it:
  *
  * - `POST /api/auth/sign-up` checks what can be checked without knowing whether the email has an
- *   account (the role, the email's domain, the password policy), counts the call against hourly
- *   limits per email and per client address, and answers 202 with the same body either way.
- *   Afterwards, a new email gets a link (`npv_…`, 256 bits, only its SHA-256 stored with the
- *   sign-up and the argon2id hash of its password); an email that has an account gets a mail
- *   saying so instead. Nothing else is made: no account exists until the link is followed.
+ *   account (the role, the email's domain), counts the call against hourly limits per email and
+ *   per client address, and answers 202 with the same body either way. Afterwards, a new email
+ *   gets a link (`npv_…`, 256 bits, only its SHA-256 stored with the sign-up); an email that has
+ *   an account gets a mail saying so instead. Nothing else is made: no account exists until the
+ *   link is followed.
  * - `POST /api/auth/verify-email` uses the link once, before `EMAIL_VERIFICATION_HOURS` have
- *   passed, creates the account (`createJoinedAccount`) and signs it in.
+ *   passed, with the password the person chooses there, creates the account
+ *   (`createJoinedAccount`) and signs it in. The password is chosen by whoever holds the mail, not
+ *   by whoever typed the address: otherwise someone could sign up another person's address with a
+ *   password of their own and, once its owner confirms it, sign in to the owner's account.
  */
 export function registerSignUp(app: FastifyInstance, options: SignUpOptions): void {
   const { auth, joining, settings, catalogue, roles, mail, now } = options;
   const lifetimeMs = settings.EMAIL_VERIFICATION_HOURS * 3_600_000;
   const later = afterAnswer(app);
 
-  const send = async (input: { email: string; name: string; role: string; password: string }) => {
+  const send = async (input: { email: string; name: string; role: string }) => {
     const at = now();
     await joining.pruneSignUps(at);
     if (mail === null) return; // Said once at start: email is not configured.
-    const passwordHash = await hashPassword(input.password);
     // Demo users of dev mode sign in only through sign-in-as; their addresses get no mail.
     if (isDemoEmail(input.email)) return;
     const existing = await auth.userByEmail(input.email);
@@ -77,7 +79,6 @@ export function registerSignUp(app: FastifyInstance, options: SignUpOptions): vo
       email: input.email,
       name: input.name,
       role: input.role,
-      passwordHash,
       now: at,
       expiresAt: at + lifetimeMs,
     });
@@ -87,7 +88,7 @@ export function registerSignUp(app: FastifyInstance, options: SignUpOptions): vo
 
   app.post(SIGN_UP_ROUTES.signUp, { schema: { body: SIGN_UP_SCHEMA } }, async (request, reply) => {
     refuseOtherSites(request);
-    const body = request.body as { email: string; name: string; password: string; role?: string };
+    const body = request.body as { email: string; name: string; role?: string };
     const role = chosenRole(roles, body.role);
     let email: string;
     try {
@@ -103,14 +104,6 @@ export function registerSignUp(app: FastifyInstance, options: SignUpOptions): vo
     }
     const name = body.name.trim();
     if (name === '') throw new ProblemError('INVALID_PAYLOAD', { detail: 'name must not be blank' });
-    if (passwordProblem(body.password) !== null) {
-      const params = { field: 'password', min: MIN_PASSWORD_LENGTH };
-      throw new ProblemError(
-        'VALIDATION_FAILED',
-        {},
-        { errors: [{ field: 'password', code: 'TOO_SHORT', message: catalogue.message('TOO_SHORT', params) }] },
-      );
-    }
     // Counted for every email alike, with an account or not: a refusal says nothing about one.
     await limitPerHour(
       auth,
@@ -124,20 +117,29 @@ export function registerSignUp(app: FastifyInstance, options: SignUpOptions): vo
       'sign-up:',
       'Too many sign-ups for this email address or from your address.',
     );
-    const input = { email, name, role: role.role, password: body.password };
+    const input = { email, name, role: role.role };
     later(request.log, 'sending a sign-up mail failed', () => send(input));
     return reply.code(202).send(SIGN_UP_ACCEPTED);
   });
 
   app.post(SIGN_UP_ROUTES.verify, { schema: { body: VERIFY_EMAIL_SCHEMA } }, async (request, reply) => {
     refuseOtherSites(request);
-    const { token } = request.body as { token: string };
+    const { token, password } = request.body as { token: string; password: string };
+    // The password is checked before the link is used: a short one leaves the link working.
+    if (passwordProblem(password) !== null) {
+      const params = { field: 'password', min: MIN_PASSWORD_LENGTH };
+      throw new ProblemError(
+        'VALIDATION_FAILED',
+        {},
+        { errors: [{ field: 'password', code: 'TOO_SHORT', message: catalogue.message('TOO_SHORT', params) }] },
+      );
+    }
     const signUp = looksLikeSecret('verify', token) ? await joining.useSignUp(secretHash(token), now()) : undefined;
     // A role closed to sign-up since the mail was sent is not given.
     if (!signUp || !roles.some((r) => r.role === signUp.role)) throw new ProblemError('VERIFY_LINK_INVALID');
     const user = await createJoinedAccount(
       auth,
-      { email: signUp.email, name: signUp.name, roles: [signUp.role], passwordHash: signUp.passwordHash },
+      { email: signUp.email, name: signUp.name, roles: [signUp.role], passwordHash: await hashPassword(password) },
       { via: 'sign-up' },
     );
     await joining.endSignUpsOf(signUp.email);
@@ -193,7 +195,7 @@ export function verifyMail(
     text: [
       `Hello ${input.name},`,
       '',
-      `Someone signed up to ${productName} with this email address. To confirm it and finish signing up, open this link within ${lifetime}:`,
+      `Someone signed up to ${productName} with this email address. To confirm it, choose your password and finish signing up, open this link within ${lifetime}:`,
       '',
       link,
       '',

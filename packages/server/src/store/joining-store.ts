@@ -8,7 +8,7 @@ export const INVITATIONS_TABLE = '_ninepoint_invitations';
  * Pending sign-ups and invitations, each in a table of its own (the users table is left as it is:
  * an account exists only once its email is proven). Both keep only the SHA-256 of their link's
  * secret, when it expires and when it was used; times are epoch milliseconds, as in `AUTH_DDL`.
- * A sign-up holds the argon2id hash of the password chosen, never the password.
+ * A sign-up holds no password: it is chosen when the link is followed.
  */
 export const JOINING_DDL: readonly string[] = [
   `CREATE TABLE IF NOT EXISTS "${SIGN_UPS_TABLE}" (
@@ -16,7 +16,6 @@ export const JOINING_DDL: readonly string[] = [
   "email" TEXT NOT NULL,
   "name" TEXT NOT NULL,
   "role" TEXT NOT NULL,
-  "password_hash" TEXT NOT NULL,
   "created_at" BIGINT NOT NULL,
   "expires_at" BIGINT NOT NULL,
   "used_at" BIGINT
@@ -41,7 +40,6 @@ export interface PendingSignUp {
   email: string;
   name: string;
   role: string;
-  passwordHash: string;
 }
 
 /** An invitation as its sender and the people who manage accounts see it. */
@@ -88,17 +86,9 @@ export class JoiningStore {
   /** Keeps a sign-up until its link is followed; the link itself is only in the mail. */
   async createSignUp(signUp: PendingSignUp & { hash: string; now: number; expiresAt: number }): Promise<void> {
     await this.#sql.run(
-      `INSERT INTO "${SIGN_UPS_TABLE}" ("token_hash", "email", "name", "role", "password_hash", "created_at", "expires_at")
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
-      [
-        signUp.hash,
-        normalizeEmail(signUp.email),
-        signUp.name,
-        signUp.role,
-        signUp.passwordHash,
-        signUp.now,
-        signUp.expiresAt,
-      ],
+      `INSERT INTO "${SIGN_UPS_TABLE}" ("token_hash", "email", "name", "role", "created_at", "expires_at")
+       VALUES (?, ?, ?, ?, ?, ?)`,
+      [signUp.hash, normalizeEmail(signUp.email), signUp.name, signUp.role, signUp.now, signUp.expiresAt],
     );
   }
 
@@ -107,14 +97,14 @@ export class JoiningStore {
    * requests with the same link, one gets the sign-up and the other nothing.
    */
   async useSignUp(hash: string, now: number): Promise<PendingSignUp | undefined> {
-    const row = await first<{ email: string; name: string; role: string; password_hash: string }>(
+    const row = await first<{ email: string; name: string; role: string }>(
       this.#sql,
       `UPDATE "${SIGN_UPS_TABLE}" SET "used_at" = ?
        WHERE "token_hash" = ? AND "used_at" IS NULL AND "expires_at" > ?
-       RETURNING "email", "name", "role", "password_hash"`,
+       RETURNING "email", "name", "role"`,
       [now, hash, now],
     );
-    return row ? { email: row.email, name: row.name, role: row.role, passwordHash: row.password_hash } : undefined;
+    return row ? { email: row.email, name: row.name, role: row.role } : undefined;
   }
 
   /** Ends every sign-up of an email: its account exists now, by this link or another. */

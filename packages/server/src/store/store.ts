@@ -301,7 +301,9 @@ export interface EntityRecords {
 }
 
 /** SQLite's durability choice: see `store/sqlite/sqlite-store.ts`. */
-export type Synchronous = 'normal' | 'full';
+/** SQLite's `synchronous` setting as Ninepoint offers it (docs/reliability.md). */
+export const SYNCHRONOUS_MODES = ['normal', 'full'] as const;
+export type Synchronous = (typeof SYNCHRONOUS_MODES)[number];
 
 /** Thrown for a database Ninepoint cannot use (yet): the message says what to do instead. */
 export class UnsupportedDatabaseError extends Error {

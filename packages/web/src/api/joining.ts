@@ -15,16 +15,17 @@ export interface Invitation {
 /** `POST /api/auth/sign-up`: mails a link to confirm the email; the same answer whether or not it has an account. */
 export function useSignUp() {
   return useMutation({
-    mutationFn: (input: { email: string; name: string; password: string; role?: string }) =>
+    mutationFn: (input: { email: string; name: string; role?: string }) =>
       api<{ message: string }>('POST', '/api/auth/sign-up', { body: input }),
   });
 }
 
-/** `POST /api/auth/verify-email`: creates the account of the link's sign-up and signs it in. */
+/** `POST /api/auth/verify-email`: creates the account of the link's sign-up, with the password chosen there, and signs it in. */
 export function useVerifyEmail() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (token: string) => api<{ user: User }>('POST', '/api/auth/verify-email', { body: { token } }),
+    mutationFn: (input: { token: string; password: string }) =>
+      api<{ user: User }>('POST', '/api/auth/verify-email', { body: input }),
     onSuccess: () => client.invalidateQueries(),
   });
 }

@@ -1,4 +1,4 @@
-import { Alert, Anchor, Button, Paper, PasswordInput, Radio, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Paper, Radio, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import type { ApiError } from '../api/client.ts';
@@ -6,9 +6,9 @@ import { useDevMailer, useDevMode } from '../api/dev.ts';
 import { useSignUp } from '../api/joining.ts';
 import { useMe } from '../api/session.ts';
 import { Loading } from './pages.tsx';
-import { domainOf, EMAIL, newPasswordError } from './passwords.ts';
+import { domainOf, EMAIL } from './passwords.ts';
 
-type Errors = { name?: string; email?: string; password?: string; again?: string; role?: string };
+type Errors = { name?: string; email?: string; role?: string };
 
 /**
  * "Create an account" for the roles point 6 opens to sign-up (`signUp` of `GET /api/auth/me`): a
@@ -21,8 +21,6 @@ export function SignUp() {
   const roles = me.data?.signUp ?? [];
   const [name, setName] = useState('');
   const [email, setEmail] = useState('');
-  const [password, setPassword] = useState('');
-  const [again, setAgain] = useState('');
   const [picked, setPicked] = useState<string | null>(null);
   const [errors, setErrors] = useState<Errors>({});
   const [sentTo, setSentTo] = useState<string | null>(null);
@@ -75,8 +73,8 @@ export function SignUp() {
             Check your email
           </Title>
           <Text role="status">
-            We sent a link to <strong>{sentTo}</strong>. Open it to confirm the address: your account is made then, and
-            you are signed in. The link works once, for a limited time.
+            We sent a link to <strong>{sentTo}</strong>. Open it to confirm the address and choose your password: your
+            account is made then, and you are signed in. The link works once, for a limited time.
           </Text>
           {outbox ? (
             <Alert color="yellow" title="Development mode">
@@ -96,12 +94,10 @@ export function SignUp() {
     );
   }
 
-  const serverPassword = problem?.errors?.find((e) => e.field === 'password')?.message;
   const emailError =
     errors.email ??
     (problem?.code === 'SIGN_UP_DOMAIN' || problem?.code === 'INVALID_PAYLOAD' ? problem.detail : undefined);
-  const passwordError = errors.password ?? serverPassword;
-  const fieldProblem = problem && (emailError === problem.detail || serverPassword !== undefined);
+  const fieldProblem = problem && emailError === problem.detail;
 
   const submit = () => {
     const found: Errors = {};
@@ -113,12 +109,10 @@ export function SignUp() {
       found.email = `Use an address at ${role.domains.join(' or ')}.`;
     }
     if (!role) found.role = 'Choose how you join.';
-    found.password = newPasswordError(password);
-    if (!found.password && again !== password) found.again = 'Type the same password again.';
     setErrors(found);
     if (Object.values(found).some((e) => e !== undefined) || !role) return;
     signUp.mutate(
-      { email: trimmed, name: name.trim(), password, ...(roles.length > 1 ? { role: role.role } : {}) },
+      { email: trimmed, name: name.trim(), ...(roles.length > 1 ? { role: role.role } : {}) },
       { onSuccess: () => setSentTo(trimmed) },
     );
   };
@@ -189,31 +183,6 @@ export function SignUp() {
               setEmail(e.currentTarget.value);
               setErrors((current) => ({ ...current, email: undefined }));
               if (signUp.error) signUp.reset();
-            }}
-          />
-          <PasswordInput
-            label="Password"
-            description="At least 10 characters."
-            autoComplete="new-password"
-            required
-            value={password}
-            error={passwordError}
-            aria-invalid={passwordError !== undefined}
-            onChange={(e) => {
-              setPassword(e.currentTarget.value);
-              setErrors((current) => ({ ...current, password: undefined }));
-            }}
-          />
-          <PasswordInput
-            label="Password again"
-            autoComplete="new-password"
-            required
-            value={again}
-            error={errors.again}
-            aria-invalid={errors.again !== undefined}
-            onChange={(e) => {
-              setAgain(e.currentTarget.value);
-              setErrors((current) => ({ ...current, again: undefined }));
             }}
           />
           <Button type="submit" loading={signUp.isPending}>

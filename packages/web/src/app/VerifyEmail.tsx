@@ -1,10 +1,13 @@
-import { Alert, Anchor, Button, Paper, Stack, Text, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Paper, PasswordInput, Stack, Text, Title } from '@mantine/core';
+import { useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import type { ApiError } from '../api/client.ts';
 import { useVerifyEmail } from '../api/joining.ts';
+import { MIN_PASSWORD_LENGTH, newPasswordError } from './passwords.ts';
 
 /**
- * The page a sign-up's link opens (`/verify-email?token=…`). Confirming takes a click, not the
+ * The page a sign-up's link opens (`/verify-email?token=…`): the holder of the mail chooses the
+ * password here (never whoever typed the address at sign-up). Confirming takes a click, not the
  * opening of the page: mail scanners that open links must not make accounts. Confirmed, the
  * person is signed in and taken to the app's home.
  */
@@ -14,6 +17,11 @@ export function VerifyEmail() {
   const verify = useVerifyEmail();
   const navigate = useNavigate();
   const problem = (verify.error as ApiError | null)?.problem;
+  const [password, setPassword] = useState('');
+  const [again, setAgain] = useState('');
+  const [errors, setErrors] = useState<{ password?: string; again?: string }>({});
+  const serverPassword = problem?.errors?.find((e) => e.field === 'password')?.message;
+  const passwordError = errors.password ?? serverPassword;
 
   if (token === '' || problem?.code === 'VERIFY_LINK_INVALID') {
     return (
@@ -38,23 +46,59 @@ export function VerifyEmail() {
 
   return (
     <Paper maw={460} mx="auto" mt="xl" p="xl" withBorder>
-      <Stack>
-        <Title order={1} size="h3">
-          Confirm your email
-        </Title>
-        <Text>Confirm the address to finish signing up: your account is made, and you are signed in.</Text>
-        {problem && (
-          <Alert color="red" role="alert">
-            {problem.detail}
-          </Alert>
-        )}
-        <Button
-          loading={verify.isPending}
-          onClick={() => verify.mutate(token, { onSuccess: () => navigate('/', { replace: true }) })}
-        >
-          Confirm and sign in
-        </Button>
-      </Stack>
+      <form
+        noValidate
+        onSubmit={(event) => {
+          event.preventDefault();
+          const found = { password: newPasswordError(password), again: undefined as string | undefined };
+          if (!found.password && again !== password) found.again = 'Type the same password again.';
+          setErrors(found);
+          if (found.password || found.again) return;
+          verify.mutate({ token, password }, { onSuccess: () => navigate('/', { replace: true }) });
+        }}
+      >
+        <Stack>
+          <Title order={1} size="h3">
+            Confirm your email
+          </Title>
+          <Text>
+            Choose a password of at least {MIN_PASSWORD_LENGTH} characters to finish signing up: your account is made,
+            and you are signed in.
+          </Text>
+          {problem && serverPassword === undefined && (
+            <Alert color="red" role="alert">
+              {problem.detail}
+            </Alert>
+          )}
+          <PasswordInput
+            label="Password"
+            autoComplete="new-password"
+            required
+            value={password}
+            error={passwordError}
+            aria-invalid={passwordError !== undefined}
+            onChange={(e) => {
+              setPassword(e.currentTarget.value);
+              setErrors((current) => ({ ...current, password: undefined }));
+            }}
+          />
+          <PasswordInput
+            label="Password again"
+            autoComplete="new-password"
+            required
+            value={again}
+            error={errors.again}
+            aria-invalid={errors.again !== undefined}
+            onChange={(e) => {
+              setAgain(e.currentTarget.value);
+              setErrors((current) => ({ ...current, again: undefined }));
+            }}
+          />
+          <Button type="submit" loading={verify.isPending}>
+            Confirm and sign in
+          </Button>
+        </Stack>
+      </form>
     </Paper>
   );
 }
