@@ -300,7 +300,7 @@ describe('the IT helpdesk in Chromium', () => {
     if (!app.chromium) return ctx.skip(app.unavailable);
     const page = await app.page();
     await signIn(page, app, lead);
-    expect(await navigationLinks(page)).toEqual(['Home', 'Tickets', 'Queue', 'Urgent', 'KB']);
+    expect(await navigationLinks(page)).toEqual(['Home', 'Tickets', 'Queue', 'Urgent', 'Overview', 'KB']);
     await page
       .getByRole('navigation', { name: 'Main' })
       .getByRole('link', { name: /^Queue/ })

@@ -32,7 +32,7 @@ import {
 } from '@ninepoint/server';
 import { blankSpec, checkSpec, type Model } from '@ninepoint/spec';
 import type { AxeResults, Result } from 'axe-core';
-import type { Locator, Page } from 'playwright-core';
+import type { Locator, Page, Request } from 'playwright-core';
 import { expect } from 'vitest';
 import { type FreshDatabase, TEST_DATABASES, type TestDatabase } from '../packages/server/test/databases.ts';
 import { type Chromium, ensureChromium, launchChromium, type PageWatch, screenshot, watchPage } from './browser.ts';
@@ -373,12 +373,15 @@ function trackRequests(page: Page): void {
     state.open = Math.max(0, state.open - 1);
     state.changed = Date.now();
   };
-  page.on('request', () => {
+  // The live update stream (`/api/events`) stays open while the page is: it is no loading.
+  const counted = (request: Request) => request.resourceType() !== 'eventsource';
+  page.on('request', (request) => {
+    if (!counted(request)) return;
     state.open++;
     state.changed = Date.now();
   });
-  page.on('requestfinished', done);
-  page.on('requestfailed', done);
+  page.on('requestfinished', (request) => counted(request) && done());
+  page.on('requestfailed', (request) => counted(request) && done());
 }
 
 /**

@@ -50,6 +50,7 @@ describe('ninepoint serve with no spec (the blank spec)', () => {
       '/api/auth/sign-up',
       '/api/auth/verify-email',
       '/api/docs',
+      '/api/events',
       '/api/health',
       '/api/invitations',
       '/api/invitations/accept',

@@ -1,4 +1,4 @@
-import type { Model, Screen } from './model.ts';
+import type { DashboardTile, Model, Screen } from './model.ts';
 import { collectionName } from './names.ts';
 
 /** Screens for a model whose point 2 is not shown: a home screen, then list, detail and forms per entity. */
@@ -36,10 +36,24 @@ export function effectiveScreens(model: Model): Screen[] {
 export function formatScreensTable(screens: readonly Screen[]): string {
   const rows = screens.map((s) => {
     const filters = s.filters.map((f) => `${f.field} = ${'me' in f.value ? 'me' : String(f.value.literal)}`);
-    const shows = s.entity
-      ? [s.entity, ...(filters.length > 0 ? [`where ${filters.join(' and ')}`] : [])].join(' ')
-      : '';
+    const shows = s.tiles
+      ? dashboardText(s.tiles)
+      : s.entity
+        ? [s.entity, ...(filters.length > 0 ? [`where ${filters.join(' and ')}`] : [])].join(' ')
+        : '';
     return `| ${s.route} | ${s.kind} | ${shows} | ${s.who.join(', ')} |`;
   });
   return ['| route | screen | shows | who |', '|---|---|---|---|', ...rows].join('\n');
+}
+
+/** A dashboard's tiles as point 2 writes them: `Ticket: count by state, sum of time_spent; Article: count`. */
+export function dashboardText(tiles: readonly DashboardTile[]): string {
+  const groups: { entity: string; figures: string[] }[] = [];
+  for (const tile of tiles) {
+    const figure = `${tile.measure === 'sum' ? `sum of ${tile.field}` : 'count'}${tile.by ? ` by ${tile.by}` : ''}`;
+    const last = groups.at(-1);
+    if (last?.entity === tile.entity) last.figures.push(figure);
+    else groups.push({ entity: tile.entity, figures: [figure] });
+  }
+  return groups.map((g) => `${g.entity}: ${g.figures.join(', ')}`).join('; ');
 }

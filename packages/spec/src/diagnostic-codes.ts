@@ -57,7 +57,14 @@ export const DIAGNOSTIC_CODES = {
   'invalid-limit': { severity: 'error', summary: 'A cross-record limit does not follow its grammar.' },
   'invalid-target': { severity: 'error', summary: "A rule's `applies to` cell is not understood." },
   // Screens
-  'invalid-screen': { severity: 'error', summary: 'A screen kind is not home, list, detail, form or board.' },
+  'invalid-screen': {
+    severity: 'error',
+    summary: 'A screen kind is not home, list, detail, form, board or dashboard.',
+  },
+  'invalid-dashboard': {
+    severity: 'error',
+    summary: "A dashboard's figures are not understood, or count or sum a field they cannot.",
+  },
   'invalid-route': { severity: 'error', summary: 'A route is malformed or does not fit its screen kind.' },
   'invalid-filter': { severity: 'error', summary: "A screen's `where` filter is not understood." },
   'invalid-count': {

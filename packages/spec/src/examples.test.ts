@@ -50,7 +50,9 @@ describe('the example specs', () => {
     expect(fields.some((f) => f.max?.constant)).toBe(true);
     expect(fields.some((f) => f.maxLength)).toBe(true);
     const screens = models.flatMap((m) => m.screens);
-    expect(new Set(screens.map((s) => s.kind))).toEqual(new Set(['home', 'list', 'detail', 'form', 'board']));
+    expect(new Set(screens.map((s) => s.kind))).toEqual(
+      new Set(['home', 'list', 'detail', 'form', 'board', 'dashboard']),
+    );
     expect(screens.some((s) => s.filters.some((f) => 'me' in f.value))).toBe(true);
     expect(
       screens.some((s) => s.who.includes('anyone')) ||

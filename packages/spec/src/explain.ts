@@ -1,3 +1,4 @@
+import { dashboardText } from './derive-screens.ts';
 import { limitGroupWords } from './limit-words.ts';
 import type {
   Access,
@@ -98,8 +99,9 @@ function explainProduct(model: Model): string[] {
 }
 
 function explainScreen(screen: Screen): string[] {
-  const what =
-    screen.kind === 'home' || screen.entity === null
+  const what = screen.tiles
+    ? `dashboard of ${dashboardText(screen.tiles)}`
+    : screen.kind === 'home' || screen.entity === null
       ? 'home'
       : `${screen.kind} of ${screen.entity}${screen.filters.map(explainFilter).join('')}`;
   return withDoc(`${screen.route}: ${what}, ${explainAudience(screen.who)}`, screen.doc);

@@ -65,7 +65,21 @@ export interface Product {
 // ---------------------------------------------------------------------------------------------
 // 2. Screens and routes
 
-export type ScreenKind = 'home' | 'list' | 'detail' | 'form' | 'board';
+export type ScreenKind = 'home' | 'list' | 'detail' | 'form' | 'board' | 'dashboard';
+
+/**
+ * One figure of a dashboard (`Ticket: count by state, sum of time_spent by category`): how many
+ * records of an entity there are, or the sum of one of their number fields, in all or per value
+ * of a field. Only records the user may read are counted.
+ */
+export interface DashboardTile {
+  entity: string;
+  measure: 'count' | 'sum';
+  /** The summed field (integer or decimal); null for a count. */
+  field: string | null;
+  /** Per value of `state`, a choice field or a boolean field; null for one figure. */
+  by: string | null;
+}
 
 /** `where field = value` on a list or board screen. */
 export interface ScreenFilter {
@@ -79,9 +93,11 @@ export interface Screen {
   /** `:name` parameters of the route, in order. */
   params: string[];
   kind: ScreenKind;
-  /** The entity shown, or null for `home`. */
+  /** The entity shown, or null for `home` and `dashboard` (whose tiles name theirs). */
   entity: string | null;
   filters: ScreenFilter[];
+  /** A dashboard's figures, in order; absent for other kinds. */
+  tiles?: DashboardTile[];
   /** Roles that may open the screen; `anyone` includes signed-out visitors; empty means every signed-in user. */
   who: string[];
   doc: string;

@@ -1,4 +1,4 @@
-import type { FieldType, Screen, ScreenFilter, ScreenKind } from './model.ts';
+import type { DashboardTile, Entity, FieldType, Screen, ScreenFilter, ScreenKind } from './model.ts';
 import type { Section } from './parse-sections.ts';
 import { type Cell, cellPart, splitList } from './parse-tables.ts';
 import { allTables, cellOf, docOf, NameSet, pathParams, requiredCell, rowsOf } from './read-helpers.ts';
@@ -12,7 +12,7 @@ const COLUMNS = [
   { key: 'shows', names: ['shows', 'entity', 'what', 'show'] },
   { key: 'who', names: ['who', 'roles', 'for'] },
 ];
-const KINDS: readonly ScreenKind[] = ['home', 'list', 'detail', 'form', 'board'];
+const KINDS: readonly ScreenKind[] = ['home', 'list', 'detail', 'form', 'board', 'dashboard'];
 const ROUTE = /^\/([a-z0-9][a-z0-9-]*|:[A-Za-z_][A-Za-z0-9_]*)?(\/([a-z0-9][a-z0-9-]*|:[A-Za-z_][A-Za-z0-9_]*))*$/;
 
 /** Point 2: screens with their route, kind, what they show (with an optional `where` filter) and who may open them. */
@@ -70,8 +70,20 @@ export function readScreens(section: Section, scope: Scope): Screen[] {
         );
       }
     } else if (shows.text === '') {
-      bag.report('empty-cell', shows.span, `The ${kind} screen ${route.text} must say which entity it shows.`);
+      bag.report('empty-cell', shows.span, `The ${kind} screen ${route.text} must say which entity it shows.`, {
+        hint: kind === 'dashboard' ? 'Write e.g. "Ticket: count by state, sum of time_spent by category".' : undefined,
+      });
       continue;
+    } else if (kind === 'dashboard') {
+      if (params.length > 0) {
+        bag.report('invalid-route', route.span, `Dashboard ${route.text} shows figures of many records: no :param.`, {
+          hint: 'Give it a route of its own, e.g. /overview.',
+        });
+        continue;
+      }
+      const tiles = readDashboard(shows, scope, route.text);
+      if (!tiles) continue;
+      screen.tiles = tiles;
     } else if (!readShows(shows, screen, scope)) continue;
     screen.who = splitList(cellOf(row, 'who'))
       .filter((r) => scope.role(r, `Screen ${route.text}`))
@@ -79,6 +91,153 @@ export function readScreens(section: Section, scope: Scope): Screen[] {
     screens.push(screen);
   }
   return screens;
+}
+
+/** `count`, `count by state`, `sum of amount`, `sum of amount by category` (`per` reads as `by`). */
+const TILE = /^(count|sum(?:\s+of)?\s+([A-Za-z_][A-Za-z0-9_]*))(?:\s+(?:by|per)\s+([A-Za-z_][A-Za-z0-9_]*))?$/i;
+const TILE_HINT = 'Write e.g. "Ticket: count by state, sum of time_spent by category; Article: count by category".';
+
+/** The parts of a cell between separators, each with its own span, trimmed; empty parts dropped. */
+function partsOf(cell: Cell, separator: string): Cell[] {
+  const parts: Cell[] = [];
+  let at = 0;
+  for (const raw of cell.text.split(separator)) {
+    const start = at + (raw.length - raw.trimStart().length);
+    const text = raw.trim();
+    if (text !== '') parts.push(cellPart(cell, start, text.length));
+    at += raw.length + separator.length;
+  }
+  return parts;
+}
+
+/**
+ * A dashboard's `shows`: groups separated by `;`, each an entity with its figures after a colon,
+ * separated by commas. An entity alone counts its records per state, or in all when it has none.
+ */
+function readDashboard(cell: Cell, scope: Scope, route: string): DashboardTile[] | null {
+  const tiles: DashboardTile[] = [];
+  let ok = true;
+  for (const group of partsOf(cell, ';')) {
+    const colon = group.text.indexOf(':');
+    const nameCell = colon < 0 ? group : cellPart(group, 0, colon);
+    const name = nameCell.text.trim();
+    if (!/^[A-Za-z][A-Za-z0-9]*$/.test(name)) {
+      scope.bag.report('invalid-dashboard', group.span, `"${group.text}" is not understood.`, { hint: TILE_HINT });
+      ok = false;
+      continue;
+    }
+    const entity = scope.entity(cellPart(group, 0, name.length), `Dashboard ${route}`);
+    if (!entity) {
+      ok = false;
+      continue;
+    }
+    const machine = scope.machines.has(entity.name);
+    if (colon < 0) {
+      tiles.push({ entity: entity.name, measure: 'count', field: null, by: machine ? 'state' : null });
+      continue;
+    }
+    const figures = partsOf(cellPart(group, colon + 1, group.text.length - colon - 1), ',');
+    if (figures.length === 0) {
+      scope.bag.report('invalid-dashboard', group.span, `Dashboard ${route} names ${entity.name} without figures.`, {
+        hint: TILE_HINT,
+      });
+      ok = false;
+    }
+    for (const figure of figures) {
+      const tile = readTile(figure, entity, machine, scope, route);
+      if (tile) tiles.push(tile);
+      else ok = false;
+    }
+  }
+  return ok && tiles.length > 0 ? tiles : null;
+}
+
+function readTile(cell: Cell, entity: Entity, machine: boolean, scope: Scope, route: string): DashboardTile | null {
+  const m = TILE.exec(cell.text);
+  if (!m) {
+    scope.bag.report('invalid-dashboard', cell.span, `Figure "${cell.text}" of dashboard ${route} is not understood.`, {
+      hint: 'A figure is count, count by a field, sum of a number field, or sum of it by a field.',
+    });
+    return null;
+  }
+  const what = `Dashboard ${route}`;
+  const [, , summed, by] = m;
+  const tile: DashboardTile = {
+    entity: entity.name,
+    measure: summed ? 'sum' : 'count',
+    field: summed ?? null,
+    by: by ?? null,
+  };
+  let ok = true;
+  if (summed) {
+    const at = cell.text.indexOf(summed, 3);
+    const fieldCell = cellPart(cell, at, summed.length);
+    const numbers = entity.fields.filter((f) => f.type.kind === 'integer' || f.type.kind === 'decimal');
+    const field = entity.fields.find((f) => f.name === summed);
+    if (!field) {
+      scope.bag.report(
+        'unknown-field',
+        fieldCell.span,
+        `${what} names field "${summed}", which ${entity.name} does not have.`,
+        {
+          expected: suggest(
+            summed,
+            numbers.map((f) => f.name),
+          ),
+          hint:
+            numbers.length > 0
+              ? `The number fields of ${entity.name}: ${numbers.map((f) => f.name).join(', ')}.`
+              : `${entity.name} has no number field to sum; count its records instead.`,
+        },
+      );
+      ok = false;
+    } else {
+      const type = field.type;
+      if (type.kind !== 'integer' && type.kind !== 'decimal') {
+        scope.bag.report(
+          'invalid-dashboard',
+          fieldCell.span,
+          `${what} sums ${entity.name}.${summed}, which is not a number.`,
+          {
+            hint:
+              numbers.length > 0
+                ? `Sum a number field of ${entity.name}: ${numbers.map((f) => f.name).join(', ')}; or count by ${summed}.`
+                : `${entity.name} has no number field to sum; count its records instead.`,
+          },
+        );
+        ok = false;
+      }
+    }
+  }
+  if (by) {
+    const byCell = cellPart(cell, cell.text.lastIndexOf(by), by.length);
+    const groupable = entity.fields.filter((f) => f.type.kind === 'choice' || f.type.kind === 'boolean');
+    const choices = [...(machine ? ['state'] : []), ...groupable.map((f) => f.name)];
+    const hint =
+      choices.length > 0
+        ? `Figures go per state, a choice or a yes/no field: ${choices.join(', ')}.`
+        : `${entity.name} has no states, choice or yes/no fields to go by.`;
+    if (by === 'state' && !machine) {
+      scope.bag.report('invalid-dashboard', byCell.span, `${what} goes by state, but ${entity.name} has no states.`, {
+        hint,
+      });
+      ok = false;
+    } else if (by !== 'state') {
+      if (!scope.field(entity, byCell, what, machine ? ['state'] : [])) ok = false;
+      else if (!groupable.some((f) => f.name === by)) {
+        scope.bag.report(
+          'invalid-dashboard',
+          byCell.span,
+          `${what} goes by ${entity.name}.${by}, which has too many values to chart.`,
+          {
+            hint,
+          },
+        );
+        ok = false;
+      }
+    }
+  }
+  return ok ? tile : null;
 }
 
 function readShows(cell: Cell, screen: Screen, scope: Scope): boolean {

@@ -86,6 +86,7 @@ describe('the OpenAPI document', () => {
       '/api/users',
       '/api/users/{id}',
       '/api/users/{id}/history',
+      '/api/events',
       '/api/views',
       '/api/views/{id}',
     ]);
@@ -195,6 +196,7 @@ describe('the OpenAPI document', () => {
       'GET /api/users listUsers',
       'PATCH /api/users/{id} changeUser',
       'GET /api/users/{id}/history getUserHistory',
+      'GET /api/events streamEvents',
       'GET /api/views listViews',
       'POST /api/views saveView',
       'DELETE /api/views/{id} deleteView',
@@ -212,6 +214,8 @@ describe('the OpenAPI document', () => {
       'GET /api/loans/{id}/history getLoanHistory',
       'POST /api/loans/{id}/return returnLoan',
       'POST /api/loans/{id}/mark-overdue markOverdueLoan',
+      'GET /api/books/summary summarizeBooks',
+      'GET /api/loans/summary summarizeLoans',
     ]);
     expect(openapi.paths['/api/books/{id}']?.patch?.requestBody?.content['application/json']?.schema).toEqual({
       $ref: '#/components/schemas/Book.update',
@@ -418,6 +422,8 @@ describe('the OpenAPI document', () => {
       getLoanHistory: signedIn,
       returnLoan: signedIn,
       markOverdueLoan: signedIn,
+      summarizeBooks: anybody,
+      summarizeLoans: signedIn,
     });
   });
 
@@ -465,13 +471,25 @@ describe('the OpenAPI document', () => {
       listViews: [['NOT_SIGNED_IN'], undefined],
       saveView: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
       deleteView: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
+      streamEvents: [['NOT_SIGNED_IN'], undefined],
       listNotes: [['NOT_SIGNED_IN'], undefined],
       createNote: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
       getNote: [['NOT_SIGNED_IN'], undefined],
       updateNote: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
       deleteNote: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
       getNoteHistory: [['NOT_SIGNED_IN'], undefined],
+      summarizeNotes: [['NOT_SIGNED_IN'], undefined],
     });
+  });
+
+  it('serves a summary beside a declared list only for what a dashboard counts', () => {
+    const paths = (source: string) => Object.keys(compileApp(modelOf(source)).openapi.paths);
+    expect(paths(LENDING_DESK).filter((p) => p.endsWith('/summary'))).toEqual([]);
+    const withDashboard = LENDING_DESK.replace(
+      '| /my/loans  | list   | Loan where borrower = me | member        |',
+      '| /my/loans  | list   | Loan where borrower = me | member        |\n| /overview | dashboard | Book: count, sum of copies | staff |',
+    );
+    expect(paths(withDashboard).filter((p) => p.endsWith('/summary'))).toEqual(['/api/books/summary']);
   });
 
   it('changes its version exactly when the API changes', () => {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type CallAction, type Model, runtimeSettings, type StateMachine } from '@ninepoint/spec';
+import { type CallAction, type Entity, type Model, runtimeSettings, type StateMachine } from '@ninepoint/spec';
 import { PROBLEM_MEDIA_TYPE, PROBLEM_SCHEMA, type ProblemCatalogue } from '../http/problem.ts';
 import {
   ACCEPT_INVITATION_SCHEMA,
@@ -28,6 +28,7 @@ import { listQueryParameters } from './list-params.ts';
 import { compilePermissions, type EntityPermissions, VISITOR } from './permissions.ts';
 import { type Route, schemaComponent } from './route-table.ts';
 import { SAVE_VIEW, SAVE_VIEW_SCHEMA, SAVED_VIEW, SAVED_VIEW_ROUTES, SAVED_VIEW_SCHEMA } from './saved-views-api.ts';
+import { groupableFields, type SummaryRoute, summableFields, summaryRoutes } from './summary-routes.ts';
 import { SYSTEM_ROUTES, type SystemRoute } from './system-routes.ts';
 
 /** The parts of an OpenAPI 3.1 document Ninepoint writes. */
@@ -150,7 +151,10 @@ const ANYBODY: SecurityRequirement[] = [...SIGNED_IN, {}];
  * (point 6, compiled) says which calls signed-out visitors may make.
  */
 export function compileOpenApi(
-  model: Pick<Model, 'product' | 'entities' | 'constants' | 'machines' | 'permissions' | 'roles'>,
+  model: Pick<
+    Model,
+    'product' | 'entities' | 'constants' | 'machines' | 'permissions' | 'roles' | 'points' | 'screens'
+  >,
   routes: readonly Route[],
   schemas: ReadonlyMap<string, EntitySchemas>,
   catalogue: ProblemCatalogue,
@@ -203,6 +207,13 @@ export function compileOpenApi(
     const machine = model.machines.find((m) => m.entity === entity);
     const security = visitorsMay(route.action, permissions.get(entity), machine) ? ANYBODY : SIGNED_IN;
     add(route.openapiPath, route.method, callOperation(route, responses, settings, security));
+  }
+  for (const summary of summaryRoutes(routes, model)) {
+    const entity = model.entities.find((e) => e.name === summary.entity);
+    if (!entity) continue;
+    const machine = model.machines.find((m) => m.entity === summary.entity);
+    const security = visitorsMay(summary.list.action, permissions.get(summary.entity), machine) ? ANYBODY : SIGNED_IN;
+    add(summary.openapiPath, 'GET', summaryOperation(summary, entity, machine, responses, security));
   }
 
   const { product } = model;
@@ -279,6 +290,79 @@ function callSummary(action: Route['action']): string {
     case 'transition':
       return `${action.entity}: ${action.transition}`;
   }
+}
+
+/** `GET …/summary`: the figures of a dashboard (see `http/entity-routes.ts`). */
+function summaryOperation(
+  summary: SummaryRoute,
+  entity: Entity,
+  machine: StateMachine | undefined,
+  responses: ProblemResponses,
+  security: SecurityRequirement[],
+): Operation {
+  const groupable = groupableFields(entity, machine);
+  const summable = summableFields(entity);
+  const sums: JsonSchema = { type: 'object', additionalProperties: { type: 'number' } };
+  const groupValue: JsonSchema = { anyOf: [{ type: 'string' }, { type: 'boolean' }, { type: 'null' }] };
+  return {
+    operationId: summary.operationId,
+    summary: `Count ${entity.name} records and total their numbers`,
+    description:
+      'Counts the records the caller may read (and totals number fields), in all or per value of `by`; ' +
+      'for dashboards. A field the caller may not read on every record they may list cannot be grouped or summed.',
+    tags: [entity.name],
+    parameters: [
+      {
+        name: 'by',
+        in: 'query',
+        required: false,
+        description: 'Count (and total) per value of this field: one group per value, largest first.',
+        schema: groupable.length > 0 ? { type: 'string', enum: groupable } : { type: 'string', maxLength: 0 },
+      },
+      {
+        name: 'sum',
+        in: 'query',
+        required: false,
+        // Repeated (`sum=a&sum=b`): a query array's default style, form with explode.
+        description: 'Number fields to total (repeatable, at most 10).',
+        schema: {
+          type: 'array',
+          items: summable.length > 0 ? { type: 'string', enum: summable } : STRING,
+          maxItems: 10,
+        },
+      },
+    ],
+    responses: {
+      '200': {
+        description: 'The count and totals, and with `by` the same per group.',
+        content: {
+          [JSON_TYPE]: {
+            schema: {
+              type: 'object',
+              properties: {
+                count: { type: 'integer', minimum: 0 },
+                sums,
+                groups: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: { value: groupValue, count: { type: 'integer', minimum: 0 }, sums },
+                    required: ['value', 'count', 'sums'],
+                    additionalProperties: false,
+                  },
+                },
+              },
+              required: ['count', 'sums'],
+              additionalProperties: false,
+            },
+          },
+        },
+      },
+      // A list's refusals, and a field that cannot be grouped or summed.
+      ...responses.for([...new Set(['INVALID_PAYLOAD', ...summary.list.errors])]),
+    },
+    security,
+  };
 }
 
 const STRING: JsonSchema = { type: 'string' };
@@ -787,6 +871,20 @@ function systemOperation(route: SystemRoute, responses: ProblemResponses): Opera
             },
           },
           ...responses.for(['FORBIDDEN', 'NOT_FOUND', ...ANY_CALL]),
+        },
+        security: SIGNED_IN,
+      };
+    case 'streamEvents':
+      return {
+        ...base,
+        responses: {
+          '200': {
+            description:
+              'The stream. Each event: `event: change` and `data: {"entity":"Ticket","id":"…","kind":"create|update|transition|delete","at":"…"}`.',
+            content: { 'text/event-stream': { schema: STRING } },
+          },
+          '204': { description: 'The server is shutting down: connect again (to another server).' },
+          ...responses.for(ANY_CALL),
         },
         security: SIGNED_IN,
       };

@@ -144,6 +144,16 @@ export const SYSTEM_ROUTES = [
       "An account's history, oldest first: how it was made, role changes, deactivation, reactivation and " +
       'password resets, each with who did it and when. For those whose roles manage people.',
   },
+  {
+    method: 'GET',
+    path: '/api/events',
+    operationId: 'streamEvents',
+    summary:
+      'Live updates: a server-sent event stream (text/event-stream) on which each committed create, ' +
+      'update, transition or delete of a record the signed-in user may read arrives as an event ' +
+      '`change` with data {entity, id, kind, at}, never field values. Comments every 25 seconds keep ' +
+      'it open; it ends when the session or token ends and when the server closes. At most 8 per user (RATE_LIMITED).',
+  },
 ] as const;
 
 export type SystemRoute = (typeof SYSTEM_ROUTES)[number];

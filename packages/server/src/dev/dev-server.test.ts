@@ -318,6 +318,28 @@ describe.each(TEST_DATABASES)('ninepoint dev on $name', (db) => {
     expect(seen).toContain('close');
   });
 
+  it('ends the live update streams of a replaced app, so that it closes and pages reconnect to the new one', async () => {
+    const old = dev.current();
+    let closed = false;
+    const close = old.store.close.bind(old.store);
+    old.store.close = async () => {
+      closed = true;
+      await close();
+    };
+    const cookie = await signInAs('staff');
+    const events = await fetch(`${dev.url}/api/events`, { headers: { cookie } });
+    expect(events.status).toBe(200);
+    const reader = events.body?.getReader();
+    await reader?.read();
+    expect(await dev.save(WITH_PAGES)).toMatchObject({ outcome: 'applied', version: 2 });
+    let done = false;
+    while (!done) done = (await reader?.read())?.done ?? true;
+    await eventually(() => closed, 'the replaced app closes');
+    const again = await fetch(`${dev.url}/api/events`, { headers: { cookie } });
+    expect(again.status).toBe(200);
+    await again.body?.cancel();
+  });
+
   it('applies no save that arrives while it closes', async () => {
     const before = dev.current();
     const closing = dev.close();

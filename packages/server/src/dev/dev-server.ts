@@ -212,6 +212,8 @@ export async function serveDev(options: ServeOptions): Promise<DevServeResult> {
   const retire = (generation: Generation) => {
     generation.retired = true;
     retired.add(generation);
+    // Its pages' live update streams would keep it open for good: they reconnect to the new app.
+    generation.server.endStreams();
     if (generation.inFlight === 0) closeGeneration(generation);
   };
 

@@ -17,7 +17,8 @@ const GZIP = { level: 6 };
  * Compresses JSON answers of `COMPRESS_MIN_BYTES` or more with brotli or gzip, as the client
  * accepts, on zlib's thread pool (the event loop is not held up). Smaller answers, such as a
  * record by id, leave the hook at its first length check. Answers already coded (the web app's
- * precompressed files) and streams are left alone.
+ * precompressed files), streams and other types are left alone: server-sent events
+ * (`text/event-stream`, a stream) are never held back to fill a compressor's blocks.
  */
 export function registerCompression(app: FastifyInstance): void {
   // A callback hook: an async one costs a promise on every answer.

@@ -16,6 +16,8 @@ import type { JsonSchema } from '../compile/json-schemas.ts';
 import type { EntityPermissions } from '../compile/permissions.ts';
 import type { Route } from '../compile/route-table.ts';
 import { covers, coversEveryRecord, type Grant } from '../compile/row-access.ts';
+import { groupableFields, summableFields, summaryRoutes } from '../compile/summary-routes.ts';
+import type { LocalChange } from '../live/live-events.ts';
 import { replayHistory } from '../store/history.ts';
 import { type SettledReads, settle } from '../store/settle-reads.ts';
 import type {
@@ -60,7 +62,12 @@ interface EntityContext {
   settings: Readonly<RuntimeSettings>;
   /** The path of one record (`/api/books/:id`) for `Location`; the get call's when there is one. */
   recordPath: (id: string) => string;
+  /** Told of each write once it has committed (live updates); not of a write that changed nothing. */
+  committed: Committed;
 }
+
+/** A committed write: the record after it, or before it for a delete. */
+export type Committed = (change: LocalChange) => void;
 
 /**
  * Serves the calls of the route table: list, get, create, update, delete, history and transitions.
@@ -79,7 +86,12 @@ interface EntityContext {
  *   searched by it (`read-fields.ts`). An update that sends such a field is refused whatever its
  *   value, so that it cannot be used to guess the value.
  */
-export function registerEntityRoutes(app: FastifyInstance, compiled: CompiledApp, store: Store): void {
+export function registerEntityRoutes(
+  app: FastifyInstance,
+  compiled: CompiledApp,
+  store: Store,
+  committed: Committed = () => {},
+): void {
   const { model, routeTable, catalogue, settings } = compiled;
   const contexts = new Map<string, EntityContext>();
   const contextOf = (name: string): EntityContext => {
@@ -105,6 +117,7 @@ export function registerEntityRoutes(app: FastifyInstance, compiled: CompiledApp
       catalogue,
       settings,
       recordPath: (id) => (get ? get.path.replace(`:${get.params[0] ?? 'id'}`, id) : `${base ?? `/api/${name}`}/${id}`),
+      committed,
     };
     contexts.set(name, context);
     return context;
@@ -146,6 +159,69 @@ export function registerEntityRoutes(app: FastifyInstance, compiled: CompiledApp
         break;
     }
   }
+  // Dashboards' figures: beside each list, unless the spec's own calls take that path.
+  for (const { entity, path } of summaryRoutes(routeTable.routes, model)) {
+    app.route({ method: 'GET', url: path, handler: summaryHandler(contextOf(entity)) });
+  }
+}
+
+/** The most fields one summary may total. */
+const MAX_SUMS = 10;
+
+/**
+ * Counts (and totals number fields of) the records the actor may read, in the database: in all, or
+ * per value of the state, a choice or a boolean field (`?by=state&sum=amount`). Fields the actor
+ * may not read on every record they may list cannot be grouped or summed: INVALID_PAYLOAD, as for
+ * a field that does not exist.
+ */
+function summaryHandler(context: EntityContext): Handler {
+  const { entity, machine, permissions, records } = context;
+  return async (request, reply) => {
+    const { actor } = request;
+    const grants = readGrants(actor, permissions);
+    const hidden = permissions.unsearchable(actor);
+    const query = request.query as Record<string, string | string[] | undefined>;
+    const unknown = Object.keys(query).find((k) => k !== 'by' && k !== 'sum');
+    if (unknown !== undefined) throw invalidSummary(`the parameters are by and sum, not ${unknown}`);
+    const groupable = groupableFields(entity, machine).filter((name) => !hidden.has(name));
+    const summable = new Set(summableFields(entity).filter((name) => !hidden.has(name)));
+    const numbers = entity.fields.filter((f) => summable.has(f.name));
+    const by = query.by ?? null;
+    if (by !== null && (typeof by !== 'string' || !groupable.includes(by))) {
+      throw invalidSummary(`by must be one of ${groupable.join(', ') || '(none)'}`);
+    }
+    const sums = query.sum === undefined ? [] : Array.isArray(query.sum) ? query.sum : [query.sum];
+    const fields = sums.map((name) => numbers.find((f) => f.name === name));
+    if (fields.some((f) => f === undefined) || new Set(sums).size !== sums.length || sums.length > MAX_SUMS) {
+      throw invalidSummary(
+        `sum takes up to ${MAX_SUMS} different number fields of ${entity.name}: ${numbers.map((f) => f.name).join(', ') || '(none)'}`,
+      );
+    }
+    const summary = await records.summary({
+      filters: [],
+      owner: coversEveryRecord(grants) ? null : { grants, userId: ownerId(actor) },
+      by,
+      sums,
+    });
+    // Decimal sums are made in floating point on SQLite: rounded to the field's places, as stored.
+    const round = (totals: Record<string, number>) => {
+      for (const field of fields) {
+        if (field?.type.kind !== 'decimal') continue;
+        const value = totals[field.name] ?? 0;
+        totals[field.name] = Number(value.toFixed(field.type.scale ?? 9));
+      }
+      return totals;
+    };
+    return reply.send({
+      count: summary.count,
+      sums: round(summary.sums),
+      ...(summary.groups ? { groups: summary.groups.map((g) => ({ ...g, sums: round(g.sums) })) } : {}),
+    });
+  };
+}
+
+function invalidSummary(detail: string): ProblemError {
+  return new ProblemError('INVALID_PAYLOAD', { detail });
 }
 
 type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
@@ -255,6 +331,13 @@ function createHandler(route: Route, context: EntityContext): Handler {
       withUser(context.logic?.create, actor, hidden),
     );
     if (!outcome.ok) throw refused(outcome.refusal, context, String(record.id));
+    context.committed({
+      entity: entity.name,
+      id: String(record.id),
+      kind: 'create',
+      at,
+      record: outcome.stored.record,
+    });
     return reply
       .code(201)
       .header('location', context.recordPath(String(record.id)))
@@ -315,6 +398,8 @@ function updateHandler(route: Route, context: EntityContext): Handler {
       withUser(context.logic?.update, actor, hidden),
     );
     if (!outcome.ok) throw refused(outcome.refusal, context, id);
+    if (outcome.changed)
+      context.committed({ entity: entity.name, id, kind: 'update', at, record: outcome.stored.record });
     return reply
       .header('etag', etagOf(outcome.stored.version))
       .send(await visible(outcome.stored.record, hidden, context));
@@ -364,6 +449,7 @@ function transitionHandler(route: Route, context: EntityContext, name: string): 
       withUser(check, actor, hidden),
     );
     if (!outcome.ok) throw refused(outcome.refusal, context, id);
+    context.committed({ entity: entity.name, id, kind: 'transition', at, record: outcome.stored.record });
     return reply
       .header('etag', etagOf(outcome.stored.version))
       .send(await visible(outcome.stored.record, hidden, context));
@@ -377,12 +463,15 @@ function deleteHandler(route: Route, context: EntityContext): Handler {
     const id = recordId(request, route, context);
     const ifVersions = ifMatchVersions(request.headers['if-match']);
     const allowed = writeAllowed(read, context.permissions.grants(actor, 'delete'), actor, context, id);
-    const outcome = await context.records.delete(
-      id,
-      { at: new Date().toISOString(), by: actor.userId, ifVersions },
-      (current, reader) => allowed(current, current, reader),
-    );
+    const at = new Date().toISOString();
+    // The record as the delete found it: who may read it is told of the delete.
+    const found: { record?: ApiRecord } = {};
+    const outcome = await context.records.delete(id, { at, by: actor.userId, ifVersions }, (current, reader) => {
+      allowed(current, current, reader);
+      found.record = current;
+    });
     if (!outcome.ok) throw refused(outcome.refusal, context, id);
+    if (found.record) context.committed({ entity: context.entity.name, id, kind: 'delete', at, record: found.record });
     return reply.code(204).send();
   };
 }

@@ -94,6 +94,7 @@ describe('the blank spec over HTTP', () => {
       '/api/users',
       '/api/users/{id}',
       '/api/users/{id}/history',
+      '/api/events',
       '/api/views',
       '/api/views/{id}',
     ]);
@@ -289,6 +290,7 @@ describe('a spec with entities over HTTP', () => {
         '/api/users',
         '/api/users/{id}',
         '/api/users/{id}/history',
+        '/api/events',
         '/api/views',
         '/api/views/{id}',
         '/api/books',

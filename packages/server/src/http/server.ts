@@ -7,9 +7,12 @@ import { type CompiledApp, compileApp } from '../compile/compile-app.ts';
 import { changesSchema, type MigrationPlan } from '../compile/migration-contract.ts';
 import { type Actor, accessSummary, assignableRoles } from '../compile/permissions.ts';
 import { ensureDemoUsers, registerDevRoutes } from '../dev-mode.ts';
+import { type ChangeFeed, LocalFeed, PgFeed } from '../live/change-feed.ts';
+import { type LiveOptions, registerLiveEvents } from '../live/live-events.ts';
 import { AuthStore } from '../store/auth-store.ts';
 import { OidcStore } from '../store/oidc-store.ts';
 import { openStore, type StoreOptions } from '../store/open-store.ts';
+import { PgStore } from '../store/postgres/pg-store.ts';
 import { SavedViewsStore } from '../store/saved-views-store.ts';
 import type { Store } from '../store/store.ts';
 import { registerApiDocs } from './api-docs.ts';
@@ -75,6 +78,8 @@ export interface ServerOptions extends StoreOptions {
    * not configured.
    */
   mail?: MailOptions;
+  /** Live updates (`GET /api/events`): for tests, a shorter heartbeat or another bound per user. */
+  live?: Pick<LiveOptions, 'heartbeatMs' | 'maxStreamsPerUser'>;
   /** Sign-in with an OpenID Connect provider (`OIDC_ISSUER`…, see auth/oidc-settings.ts); none by default. */
   oidc?: OidcSettings | null;
   /** How long `close` waits for requests under way before cutting them. Default `CLOSE_GRACE_MS` (8 s). */
@@ -94,6 +99,8 @@ export interface NinepointServer {
   readonly migration: MigrationPlan;
   /** Starts listening; resolves to the URL it listens at. Default: 127.0.0.1, port 3000. */
   listen(options?: { port?: number; host?: string }): Promise<string>;
+  /** Ends the live update streams (`GET /api/events`): a replaced dev app's pages reconnect to the new one. */
+  endStreams(): void;
   /** Stops taking requests, lets those under way finish, then closes the database. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -149,7 +156,17 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
     for (const call of compiled.routeTable.shadowed) {
       logger.warn({ method: call.method, path: call.path }, 'a system call takes precedence over this spec call');
     }
-    const app = buildApp(compiled, store, logger, auth, {
+    // Several servers may share a PostgreSQL database: changes reach the others through it.
+    const feed =
+      store instanceof PgStore && options.databaseUrl
+        ? new PgFeed({
+            url: options.databaseUrl,
+            notify: (channel, payload) => store.pool.query('SELECT pg_notify($1, $2)', [channel, payload]),
+            logger,
+          })
+        : new LocalFeed();
+    if (feed instanceof PgFeed) await feed.ready;
+    const { app, endStreams } = buildApp(compiled, store, logger, auth, feed, {
       views,
       now: options.now,
       devMode,
@@ -157,8 +174,9 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
       extend: options.extend,
       mail: options.mail ?? null,
       oidc,
+      live: options.live ?? {},
     });
-    return wrap(app, compiled, store, auth, plan, options.closeGraceMs);
+    return wrap(app, compiled, store, auth, plan, options.closeGraceMs, endStreams);
   } catch (error) {
     await store.close();
     throw error;
@@ -170,6 +188,7 @@ function buildApp(
   store: Store,
   logger: Logger,
   auth: AuthStore,
+  feed: ChangeFeed,
   {
     views,
     now,
@@ -178,6 +197,7 @@ function buildApp(
     extend,
     mail,
     oidc,
+    live: liveOptions,
   }: {
     views: SavedViewsStore;
     now: (() => number) | undefined;
@@ -186,8 +206,9 @@ function buildApp(
     extend: ServerOptions['extend'];
     mail: MailOptions | null;
     oidc: { settings: OidcSettings; logins: OidcStore } | null;
+    live: NonNullable<ServerOptions['live']>;
   },
-): FastifyInstance {
+): { app: FastifyInstance; endStreams: () => void } {
   const { catalogue, settings } = compiled;
   const sendProblem = (
     request: FastifyRequest,
@@ -279,7 +300,16 @@ function buildApp(
   });
   registerPeopleJoining(app, { compiled, auth, sql: store.sql, signIn, mail, now: now ?? Date.now });
   if (oidc !== null) registerOidc(app, { ...oidc, auth, model: compiled.model, signIn, now: now ?? Date.now });
-  registerEntityRoutes(app, compiled, store);
+  const live = registerLiveEvents(app, {
+    store,
+    auth,
+    feed,
+    permissions: compiled.permissions,
+    settings,
+    now,
+    ...liveOptions,
+  });
+  registerEntityRoutes(app, compiled, store, (change) => live.committed(change));
   registerSavedViews(app, { views, screens: effectiveScreens(compiled.model), ...(now ? { now } : {}) });
   if (devMode) registerDevRoutes(app, { auth, model: compiled.model, signIn });
   extend?.register(app);
@@ -304,7 +334,7 @@ function buildApp(
     if (!request.raw.complete) lingerBeforeClose(request.raw.socket);
     return sendProblem(request, reply, classified.code, classified.params, classified.extras);
   });
-  return app;
+  return { app, endStreams: () => live.endStreams() };
 }
 
 function wrap(
@@ -314,6 +344,7 @@ function wrap(
   auth: AuthStore,
   migration: MigrationPlan,
   closeGraceMs: number | undefined,
+  endStreams: () => void,
 ): NinepointServer {
   let closing: Promise<void> | null = null;
   return {
@@ -322,6 +353,7 @@ function wrap(
     store,
     auth,
     migration,
+    endStreams,
     async listen({ port = DEFAULT_PORT, host = DEFAULT_HOST } = {}) {
       // Fastify logs "Server listening at …" on its own; `serve` says where it listens once,
       // with the spec and the database, so Fastify's line is held back.

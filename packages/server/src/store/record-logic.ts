@@ -1,6 +1,16 @@
 import type { RowPath } from '../compile/row-access.ts';
 import type { SqlColumn } from '../compile/sql-schema.ts';
-import type { ApiRecord, CountQuery, ListQuery, Position, TransitionWrite, Value } from './store.ts';
+import type {
+  ApiRecord,
+  CountQuery,
+  ListQuery,
+  Position,
+  Summary,
+  SummaryGroup,
+  SummaryQuery,
+  TransitionWrite,
+  Value,
+} from './store.ts';
 
 /**
  * What both stores compute the same way around their SQL: the changes a write makes, the record it
@@ -206,4 +216,50 @@ export function countConditions(
   }
   if (query.excludeId !== null) where.push(`"id" <> ${d.bind(query.excludeId)}`);
   return where;
+}
+
+/**
+ * A summary's SQL: one row per group (or one row), with `n` the count and `s0`, `s1`… the sums in
+ * the order of `query.sums`, under the same filter and owner conditions as a list.
+ */
+export function summarySql(
+  table: string,
+  query: SummaryQuery,
+  columnOf: (name: string) => SqlColumn,
+  d: ConditionDialect,
+): string {
+  const where = listConditions({ filters: query.filters, search: null, owner: query.owner }, columnOf, d);
+  const sums = query.sums.map((name, i) => `sum(${d.quote(columnOf(name).name)}) AS "s${i}"`);
+  const by = query.by === null ? null : d.quote(columnOf(query.by).name);
+  const select = [...(by ? [`${by} AS "g"`] : []), 'count(*) AS "n"', ...sums].join(', ');
+  const whereSql = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
+  return `SELECT ${select} FROM ${d.quote(table)}${whereSql}${by ? ` GROUP BY ${by}` : ''}`;
+}
+
+/**
+ * A summary from `summarySql`'s rows: numbers as numbers (drivers answer big counts and NUMERIC
+ * sums as text), groups largest first, totals over the groups. `value` turns a stored group value
+ * into the API's (SQLite's 0 and 1 into booleans).
+ */
+export function summaryOf(
+  query: SummaryQuery,
+  rows: readonly Record<string, unknown>[],
+  value: (stored: unknown) => Value,
+): Summary {
+  const sumsOf = (row: Record<string, unknown>) =>
+    Object.fromEntries(query.sums.map((name, i) => [name, Number(row[`s${i}`] ?? 0)]));
+  if (query.by === null) {
+    const row = rows[0] ?? {};
+    return { count: Number(row.n ?? 0), sums: sumsOf(row), groups: null };
+  }
+  const groups: SummaryGroup[] = rows.map((row) => ({
+    value: value(row.g ?? null),
+    count: Number(row.n),
+    sums: sumsOf(row),
+  }));
+  groups.sort((a, b) => b.count - a.count || String(a.value ?? '').localeCompare(String(b.value ?? '')));
+  const sums = Object.fromEntries(
+    query.sums.map((name) => [name, groups.reduce((t, g) => t + (g.sums[name] ?? 0), 0)]),
+  );
+  return { count: groups.reduce((t, g) => t + g.count, 0), sums, groups };
 }

@@ -143,6 +143,34 @@ export interface ListQuery {
   count: boolean;
 }
 
+/**
+ * The count and sums of the records a list with these filters and owner would hold (a dashboard's
+ * figures), in all and, with `by`, per value of one column. Column names are the model's.
+ */
+export interface SummaryQuery {
+  filters: ListQuery['filters'];
+  owner: RowScope | null;
+  /** Group per value of this column (the state, a choice or a boolean field), or null. */
+  by: string | null;
+  /** Number columns to total (integer or decimal). */
+  sums: readonly string[];
+}
+
+/** One group of a summary: a value of the `by` column (null: records without one), and its figures. */
+export interface SummaryGroup {
+  value: Value;
+  count: number;
+  /** By summed column; 0 when no record of the group has a value. */
+  sums: Record<string, number>;
+}
+
+export interface Summary {
+  count: number;
+  sums: Record<string, number>;
+  /** Largest count first, then by value; null without `by`. */
+  groups: SummaryGroup[] | null;
+}
+
 /** A place in a sort order: the sort column's stored value, and the id. */
 export interface Position {
   value: string | number | null;
@@ -266,6 +294,8 @@ export interface EntityRecords {
   /** Deletes a record; `check` sees it first, inside the transaction, and refuses by throwing. */
   delete(id: string, context: ConditionalWrite, check?: DeleteCheck): Promise<DeleteOutcome>;
   list(query: ListQuery): Promise<ListPage>;
+  /** Counts and sums in the database, over the rows `query` covers (`summarySql`). */
+  summary(query: SummaryQuery): Promise<Summary>;
   /** The record's history, oldest first; kept after the record is deleted. */
   history(id: string): Promise<HistoryEntry[]>;
 }

@@ -2,6 +2,7 @@ import type { Model, Screen } from '@ninepoint/spec';
 import { useMe } from '../api/session.ts';
 import { visibleModel } from '../records/visible-model.ts';
 import { Board } from '../screens/Board.tsx';
+import { Dashboard } from '../screens/Dashboard.tsx';
 import { Detail } from '../screens/Detail.tsx';
 import { Form } from '../screens/Form.tsx';
 import { Home } from '../screens/Home.tsx';
@@ -29,5 +30,7 @@ export function ScreenView({ model, screen }: { model: Model; screen: Screen }) 
       return <Form {...props} />;
     case 'board':
       return <Board {...props} />;
+    case 'dashboard':
+      return <Dashboard {...props} />;
   }
 }

@@ -20,8 +20,18 @@ import type { Model, Screen } from '@ninepoint/spec';
 import { useEffect, useState } from 'react';
 import { Link, Outlet, useLocation, useNavigate } from 'react-router';
 import { useDevMode } from '../api/dev.ts';
+import { useLiveUpdates } from '../api/live.ts';
 import { type Me, useMe, useSignOut } from '../api/session.ts';
-import { BoardIcon, HomeIcon, InviteIcon, ListIcon, PeopleIcon, SignOutIcon, StudioIcon } from '../list/icons.tsx';
+import {
+  BoardIcon,
+  ChartIcon,
+  HomeIcon,
+  InviteIcon,
+  ListIcon,
+  PeopleIcon,
+  SignOutIcon,
+  StudioIcon,
+} from '../list/icons.tsx';
 import { USERS_PATH } from '../people/UsersPage.tsx';
 import { navigation, refusal, screenAt, screenDoc, screensOf, screenTitle, screenTitles } from './screens.ts';
 
@@ -37,6 +47,7 @@ export function Shell({ model }: { model: Model }) {
   const titles = screenTitles(links, model);
   const user = me.data?.user ?? null;
   const dev = useDevMode() === true;
+  useLiveUpdates(model, user?.id ?? null);
   // Screens a visitor would see once signed in: worth a hint in the navigation.
   const hidden =
     me.data && !user
@@ -247,6 +258,7 @@ function UserMenu({ user }: { user: NonNullable<Me['user']> }) {
 function KindIcon({ screen }: { screen: Screen }) {
   if (screen.kind === 'home') return <HomeIcon size={18} />;
   if (screen.kind === 'board') return <BoardIcon size={18} />;
+  if (screen.kind === 'dashboard') return <ChartIcon size={18} />;
   return <ListIcon size={18} />;
 }
 

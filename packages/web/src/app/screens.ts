@@ -144,6 +144,8 @@ export function screenTitle(screen: Screen, model: Model): string {
       return entity;
     case 'form':
       return screen.params.length > 0 ? `Edit ${entity.toLowerCase()}` : `New ${entity.toLowerCase()}`;
+    case 'dashboard':
+      return routeWords(screen.route) || 'Dashboard';
   }
 }
 

@@ -14,7 +14,7 @@ import {
   screensOf,
   screenTitles,
 } from '../app/screens.ts';
-import { BoardIcon, ListIcon, PlusIcon, SearchIcon } from '../list/icons.tsx';
+import { BoardIcon, ChartIcon, ListIcon, PlusIcon, SearchIcon } from '../list/icons.tsx';
 import { searchableFields } from '../list/query.ts';
 
 /** "What you can do next": the screens the user may open and the records they may create. */
@@ -95,7 +95,7 @@ function ScreenCard({ screen, title }: { screen: Screen; title: string }) {
     >
       <Group gap="sm" wrap="nowrap" align="flex-start">
         <ThemeIcon variant="light" radius="md" size={36} aria-hidden="true">
-          {screen.kind === 'board' ? <BoardIcon /> : <ListIcon />}
+          {screen.kind === 'board' ? <BoardIcon /> : screen.kind === 'dashboard' ? <ChartIcon /> : <ListIcon />}
         </ThemeIcon>
         <Box miw={0}>
           <Group gap={6} wrap="nowrap">
@@ -108,7 +108,10 @@ function ScreenCard({ screen, title }: { screen: Screen; title: string }) {
           </Group>
           <Text size="sm" c="dimmed" lineClamp={2}>
             {doc ||
-              (screen.entity ? `${screen.kind === 'board' ? 'By state: ' : ''}${pluralLabel(screen.entity)}` : '')}
+              (screen.entity ? `${screen.kind === 'board' ? 'By state: ' : ''}${pluralLabel(screen.entity)}` : '') ||
+              (screen.tiles
+                ? `Figures: ${[...new Set(screen.tiles.map((t) => pluralLabel(t.entity)))].join(', ')}`
+                : '')}
           </Text>
         </Box>
       </Group>

@@ -128,6 +128,12 @@ export const StudioIcon = ({ size }: IconProps) => (
   </Icon>
 );
 
+export const ChartIcon = ({ size }: IconProps) => (
+  <Icon size={size}>
+    <path d="M4 20V10M10 20V4M16 20v-7M22 20H2" />
+  </Icon>
+);
+
 /** Two people: the Users screen, where accounts and roles are managed. */
 export const PeopleIcon = ({ size }: IconProps) => (
   <Icon size={size}>

@@ -11,6 +11,8 @@ import {
   lastValues,
   listConditions,
   plannedWrite,
+  summaryOf,
+  summarySql,
 } from '../record-logic.ts';
 import type {
   ApiRecord,
@@ -25,6 +27,8 @@ import type {
   PendingRead,
   Position,
   StoredRecord,
+  Summary,
+  SummaryQuery,
   TransitionWrite,
   TxReader,
   Value,
@@ -285,6 +289,21 @@ export class PgRecords implements EntityRecords {
       result.total = Number(counted.rows[0]?.n ?? 0);
     }
     return result;
+  }
+
+  async summary(query: SummaryQuery): Promise<Summary> {
+    const params: unknown[] = [];
+    const sql = summarySql(this.#table.name, query, (name) => this.#column(name), {
+      quote: q,
+      bind: (value) => {
+        params.push(value);
+        return `$${params.length}`;
+      },
+      toDb: (column, value) => this.#toDb(column, value),
+      like: 'ILIKE',
+    });
+    const { rows } = await this.#shared.pool.query<Record<string, unknown>>({ ...named(sql), values: params });
+    return summaryOf(query, rows, (v) => v as Value);
   }
 
   /** The SQL of a list query (its last parameter is the limit), for tests that look at how PostgreSQL plans it. */

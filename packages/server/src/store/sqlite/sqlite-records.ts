@@ -8,7 +8,15 @@ import {
   VERSION_COLUMN,
 } from '../../compile/sql-schema.ts';
 import { valuesBefore } from '../history.ts';
-import { countConditions, keysetCondition, lastValues, listConditions, plannedWrite } from '../record-logic.ts';
+import {
+  countConditions,
+  keysetCondition,
+  lastValues,
+  listConditions,
+  plannedWrite,
+  summaryOf,
+  summarySql,
+} from '../record-logic.ts';
 import type {
   ApiRecord,
   ConditionalWrite,
@@ -21,6 +29,8 @@ import type {
   ListQuery,
   Refusal,
   StoredRecord,
+  Summary,
+  SummaryQuery,
   TransitionWrite,
   TxReader,
   Value,
@@ -313,6 +323,22 @@ export class SqliteRecords implements EntityRecords {
       result.total = Number(this.#shared.cache.get(plan.countSql).get(...plan.countParams)?.n ?? 0);
     }
     return result;
+  }
+
+  async summary(query: SummaryQuery): Promise<Summary> {
+    const params: DbValue[] = [];
+    const sql = summarySql(this.#table.name, query, (name) => this.#column(name), {
+      quote: q,
+      bind: (value) => {
+        params.push(value as DbValue);
+        return '?';
+      },
+      toDb: (_column, value) => toDb(value),
+      like: 'LIKE',
+    });
+    const boolean = query.by !== null && this.#column(query.by).type === 'boolean';
+    const rows = this.#shared.cache.get(sql).all(...params) as Record<string, unknown>[];
+    return summaryOf(query, rows, (v) => (boolean && v !== null ? v !== 0 : (v as Value)));
   }
 
   /** The SQL of a list query (its last parameter is the limit), for tests that look at how SQLite plans it. */

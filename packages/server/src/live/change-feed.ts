@@ -1,0 +1,184 @@
+import { createHash, randomUUID } from 'node:crypto';
+import pg from 'pg';
+import type { Logger } from 'pino';
+
+/** What happened to a record, as live updates tell it: never a field's value. */
+export type ChangeKind = 'create' | 'update' | 'transition' | 'delete';
+
+/** A committed change of one record, as `GET /api/events` sends it. */
+export interface Change {
+  entity: string;
+  id: string;
+  kind: ChangeKind;
+  /** ISO 8601 in UTC: when the write was made. */
+  at: string;
+}
+
+const KINDS: ReadonlySet<string> = new Set<ChangeKind>(['create', 'update', 'transition', 'delete']);
+
+/**
+ * Where committed changes travel between the app servers of one database. Changes published here
+ * reach this server's own listeners at once; a feed on PostgreSQL also carries them to the other
+ * servers (LISTEN/NOTIFY), whose listeners get them as `remote`.
+ */
+export interface ChangeFeed {
+  publish(change: Change): void;
+  /** Calls `listener` for every change, this server's own (`remote` false) and others'. */
+  subscribe(listener: (change: Change, remote: boolean) => void): () => void;
+  close(): Promise<void>;
+}
+
+/** A feed within one process: SQLite, whose database one server serves. */
+export class LocalFeed implements ChangeFeed {
+  protected readonly listeners = new Set<(change: Change, remote: boolean) => void>();
+
+  publish(change: Change): void {
+    this.deliver(change, false);
+  }
+
+  subscribe(listener: (change: Change, remote: boolean) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  protected deliver(change: Change, remote: boolean): void {
+    for (const listener of this.listeners) listener(change, remote);
+  }
+
+  async close(): Promise<void> {
+    this.listeners.clear();
+  }
+}
+
+/** The longest wait between attempts to listen again after the connection was lost. */
+const MAX_RETRY_MS = 30_000;
+const FIRST_RETRY_MS = 250;
+
+export interface PgFeedOptions {
+  /** The database URL; the listening connection is opened with it, outside the pool. */
+  url: string;
+  /** Sends a notification (the store's pool: `SELECT pg_notify($1, $2)`). */
+  notify: (channel: string, payload: string) => Promise<unknown>;
+  logger?: Logger;
+}
+
+/**
+ * A feed across the app servers of one PostgreSQL database. Each server listens on one dedicated
+ * connection (made again, with growing waits, when it is lost) on a channel named for the schema
+ * the app lives in, so apps sharing a database do not hear each other. A notification carries only
+ * the entity, the id, the kind, the time and which server sent it (to skip its own, which reached
+ * its listeners at once).
+ */
+export class PgFeed extends LocalFeed {
+  readonly #options: PgFeedOptions;
+  readonly #origin = randomUUID();
+  #channel = '';
+  #client: pg.Client | null = null;
+  #closed = false;
+  #retryMs = FIRST_RETRY_MS;
+  #retry: NodeJS.Timeout | null = null;
+  /** Resolves once listening has started (or failed its first time). */
+  readonly ready: Promise<void>;
+
+  constructor(options: PgFeedOptions) {
+    super();
+    this.#options = options;
+    this.ready = this.#listen();
+  }
+
+  /** The channel this app's servers share; known once `ready` resolves. */
+  get channel(): string {
+    return this.#channel;
+  }
+
+  override publish(change: Change): void {
+    super.publish(change);
+    if (this.#channel === '') return;
+    const payload = JSON.stringify({ e: change.entity, i: change.id, k: change.kind, a: change.at, o: this.#origin });
+    this.#options.notify(this.#channel, payload).catch((error: unknown) => {
+      this.#options.logger?.warn({ err: error }, 'could not tell the other servers of a change');
+    });
+  }
+
+  async #listen(): Promise<void> {
+    if (this.#closed) return;
+    const client = new pg.Client({ connectionString: this.#options.url });
+    client.on('error', () => this.#lost(client));
+    client.on('end', () => this.#lost(client));
+    try {
+      await client.connect();
+      const schema = (await client.query<{ schema: string }>('SELECT current_schema() AS schema')).rows[0]?.schema;
+      this.#channel = channelFor(schema ?? 'public');
+      client.on('notification', (message) => {
+        if (message.channel === this.#channel) this.#received(message.payload);
+      });
+      await client.query(`LISTEN ${pg.escapeIdentifier(this.#channel)}`);
+      if (this.#closed) {
+        await client.end();
+        return;
+      }
+      this.#client = client;
+      this.#retryMs = FIRST_RETRY_MS;
+    } catch (error) {
+      this.#options.logger?.warn({ err: error }, 'could not listen for other servers’ changes; trying again');
+      client.removeAllListeners('end');
+      await client.end().catch(() => {});
+      this.#again();
+    }
+  }
+
+  #lost(client: pg.Client): void {
+    if (this.#client !== client) return;
+    this.#client = null;
+    if (this.#closed) return;
+    this.#options.logger?.warn('lost the connection that hears other servers’ changes; listening again');
+    client.end().catch(() => {});
+    this.#again();
+  }
+
+  #again(): void {
+    if (this.#closed || this.#retry !== null) return;
+    const wait = this.#retryMs;
+    this.#retryMs = Math.min(this.#retryMs * 2, MAX_RETRY_MS);
+    this.#retry = setTimeout(() => {
+      this.#retry = null;
+      void this.#listen();
+    }, wait);
+    this.#retry.unref();
+  }
+
+  #received(payload: string | undefined): void {
+    const change = parsePayload(payload, this.#origin);
+    if (change) this.deliver(change, true);
+  }
+
+  override async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#retry !== null) clearTimeout(this.#retry);
+    const client = this.#client;
+    this.#client = null;
+    await super.close();
+    await client?.end().catch(() => {});
+  }
+}
+
+/** A channel name for a schema; PostgreSQL identifiers hold 63 bytes. */
+export function channelFor(schema: string): string {
+  const name = `ninepoint_changes_${schema}`;
+  return Buffer.byteLength(name) <= 63
+    ? name
+    : `ninepoint_changes_${createHash('sha256').update(schema).digest('hex').slice(0, 32)}`;
+}
+
+/** A notification's change, unless it is malformed or this server's own. */
+export function parsePayload(payload: string | undefined, origin: string): Change | null {
+  if (!payload) return null;
+  try {
+    const { e, i, k, a, o } = JSON.parse(payload) as Record<string, unknown>;
+    if (o === origin) return null;
+    if (typeof e !== 'string' || typeof i !== 'string' || typeof k !== 'string' || !KINDS.has(k)) return null;
+    return { entity: e, id: i, kind: k as ChangeKind, at: typeof a === 'string' ? a : new Date().toISOString() };
+  } catch {
+    return null;
+  }
+}
