@@ -14,6 +14,7 @@ import {
   Title,
   VisuallyHidden,
 } from '@mantine/core';
+import { useMediaQuery } from '@mantine/hooks';
 import type { Entity } from '@ninepoint/spec';
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useMemo, useState } from 'react';
@@ -59,6 +60,7 @@ import {
   sortableNames,
   writeListState,
 } from './query.ts';
+import { RecordCards } from './RecordCards.tsx';
 import { RecordsTable } from './RecordsTable.tsx';
 import { type ReferenceKey, useRecordTitles, userLabel, useUserDirectory } from './references.tsx';
 
@@ -110,6 +112,9 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
   const detailOpen = detail !== undefined && refusal(detail, me) === null;
 
   const [params, setParams] = useSearchParams();
+  // A phone's width shows cards: a table's columns do not fit it.
+  const phone = useMediaQuery('(max-width: 36em)', false, { getInitialValueInEffect: false });
+  const Records = phone ? RecordCards : RecordsTable;
   const readOptions = { sortable, filters, fixed, sizes };
   const state = readListState(params, readOptions);
   // From the address as it is now, not as it was at the last render: two quick clicks must both count.
@@ -357,7 +362,7 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
           </EmptyState>
         </Paper>
       ) : (
-        <RecordsTable
+        <Records
           model={model}
           me={me}
           entity={entity}

@@ -75,7 +75,14 @@ export function RecordsTable({
       role="region"
       aria-label={caption}
       tabIndex={0}
-      style={{ overflowX: 'auto', borderRadius: 12, border: '1px solid var(--mantine-color-default-border)' }}
+      // Relative: the visually hidden words of the headers (absolutely placed) scroll with the table
+      // instead of widening the page.
+      style={{
+        position: 'relative',
+        overflowX: 'auto',
+        borderRadius: 12,
+        border: '1px solid var(--mantine-color-default-border)',
+      }}
     >
       <Table
         striped={false}
@@ -215,7 +222,8 @@ function isNumeric(column: ListField): boolean {
   return column.type.kind === 'integer' || column.type.kind === 'decimal';
 }
 
-function Cell({
+/** One value of a record as a list shows it: a state or choice as a badge, a reference by name. */
+export function Cell({
   model,
   me,
   column,

@@ -29,6 +29,7 @@ import { sentence } from '../fields/display.ts';
 import { FieldValue } from '../fields/FieldValue.tsx';
 import { type Move, movesOf, stateColor, stateLabel, transitionLabel } from './access.ts';
 import { problemOf } from './api.ts';
+import { BoardScroller } from './BoardScroller.tsx';
 import { type ApiRecord, callFor, entityNamed, machineOf, type Page, pathOf } from './calls.ts';
 import { entityWords } from './labels.ts';
 import { createRoute, detailRoute } from './navigation.ts';
@@ -166,10 +167,7 @@ export function BoardPage({ model, me, screen }: ScreenProps) {
       <VisuallyHidden role="status" aria-live="polite">
         {announcement}
       </VisuallyHidden>
-      <Box
-        style={{ display: 'flex', gap: 'var(--mantine-spacing-md)', overflowX: 'auto', alignItems: 'stretch' }}
-        pb="md"
-      >
+      <BoardScroller names={states.map((s) => stateLabel(s.name))}>
         {states.map((state) => (
           <Column
             key={state.name}
@@ -190,7 +188,7 @@ export function BoardPage({ model, me, screen }: ScreenProps) {
             onMove={(record, recordTitle, move) => go({ record, title: recordTitle, move })}
           />
         ))}
-      </Box>
+      </BoardScroller>
       {choosing && (
         <Modal opened onClose={() => setChoosing(null)} title={`Move ${choosing.title}`} centered>
           <Stack gap="xs">
@@ -309,8 +307,10 @@ function Column({
       bg={over ? 'var(--mantine-primary-color-light)' : 'var(--mantine-color-gray-0)'}
       withBorder
       style={{
-        flex: '1 0 220px',
+        // On a phone a column takes most of the screen, the next one peeking in at its edge.
+        flex: '1 0 min(220px, 78vw)',
         maxWidth: 360,
+        scrollSnapAlign: 'start',
         minHeight: 240,
         borderStyle: accepts ? 'dashed' : undefined,
         borderColor: accepts ? 'var(--mantine-primary-color-filled)' : undefined,
@@ -457,7 +457,7 @@ function BoardCard({
         {fields.length > 0 && (
           <Stack gap={2}>
             {fields.map((f) => (
-              <Text key={f.name} size="xs" c="dimmed" lineClamp={1}>
+              <Text key={f.name} size="xs" c="dimmed" style={{ overflowWrap: 'anywhere' }}>
                 {label(f.name)}:{' '}
                 <Text span size="xs" c="var(--mantine-color-text)">
                   <FieldValue model={model} field={f} value={record[f.name]} />

@@ -202,7 +202,7 @@ function RecordDetail({
               {entity.fields.map((field) => (
                 <DataList.Item key={field.name}>
                   <DataList.ItemLabel>{label(field.name)}</DataList.ItemLabel>
-                  <DataList.ItemValue>
+                  <DataList.ItemValue style={{ overflowWrap: 'anywhere', minWidth: 0 }}>
                     <FieldValue model={model} field={field} value={record[field.name]} />
                   </DataList.ItemValue>
                 </DataList.Item>
