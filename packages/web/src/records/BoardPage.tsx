@@ -37,7 +37,14 @@ import { useOwned } from './ownership.ts';
 import { ProblemAlert } from './ProblemAlert.tsx';
 import { summaryFields } from './summary.ts';
 import { useRecordTitle } from './title.ts';
-import { TransitionDialog, transitionFields, useTakeTransition } from './transitions.tsx';
+import {
+  ConfirmFinalStep,
+  isFinalStep,
+  TransitionDialog,
+  transitionFields,
+  useMoveRefusals,
+  useTakeTransition,
+} from './transitions.tsx';
 
 /** Cards fetched per column at a time. */
 const COLUMN_PAGE = 20;
@@ -95,6 +102,7 @@ export function BoardPage({ model, me, screen }: ScreenProps) {
   const [dragging, setDragging] = useState<Dragging | null>(null);
   const [choosing, setChoosing] = useState<{ record: ApiRecord; title: string; moves: Move[] } | null>(null);
   const [dialog, setDialog] = useState<Pending | null>(null);
+  const [confirming, setConfirming] = useState<Pending | null>(null);
   const [refusal, setRefusal] = useState<{ error: ApiError; title: string; move: Move } | null>(null);
   const [announcement, setAnnouncement] = useState('');
   const [busy, setBusy] = useState<string | null>(null);
@@ -114,10 +122,14 @@ export function BoardPage({ model, me, screen }: ScreenProps) {
   const states = machine.states.filter((s) => filters.states === null || filters.states.includes(s.name));
   const create = createRoute(model, me, entity.name);
 
-  const go = (pending: Pending) => {
+  const go = (pending: Pending, confirmed = false) => {
     setRefusal(null);
     if (transitionFields(model, entity.name, pending.move.transition).length > 0) {
       setDialog(pending);
+      return;
+    }
+    if (!confirmed && isFinalStep(model, entity.name, pending.move.transition)) {
+      setConfirming(pending);
       return;
     }
     setBusy(pending.record.id);
@@ -208,6 +220,17 @@ export function BoardPage({ model, me, screen }: ScreenProps) {
             ))}
           </Stack>
         </Modal>
+      )}
+      {confirming && (
+        <ConfirmFinalStep
+          model={model}
+          entity={entity.name}
+          record={confirming.record}
+          transition={confirming.move.transition}
+          title={confirming.title}
+          onConfirm={() => go(confirming, true)}
+          onClose={() => setConfirming(null)}
+        />
       )}
       {dialog && (
         <TransitionDialog
@@ -424,7 +447,6 @@ function BoardCard({
   const moves = movesOf(model, me, entity.name, record, owned.update);
   const to = detailRoute(model, me, entity.name, record.id);
   const fields = summaryFields(entity).filter((f) => record[f.name] !== null && record[f.name] !== undefined);
-  const machine = machineOf(model, entity.name);
   return (
     <Card
       withBorder
@@ -477,30 +499,72 @@ function BoardCard({
                 </Button>
               </Menu.Target>
               <Menu.Dropdown>
-                <Menu.Label>Now {stateLabel(String(record.state))}</Menu.Label>
-                {moves.map((move) => (
-                  <Menu.Item
-                    key={move.transition.name}
-                    onClick={() => onMove(move, title)}
-                    leftSection={
-                      <Box
-                        w={8}
-                        h={8}
-                        style={{ borderRadius: 4 }}
-                        bg={`var(--mantine-color-${stateColor(machine, move.to)}-6)`}
-                      />
-                    }
-                  >
-                    {move.to === record.state
-                      ? `${transitionLabel(move.transition)} (stays ${stateLabel(move.to)})`
-                      : `${stateLabel(move.to)} — ${transitionLabel(move.transition)}`}
-                  </Menu.Item>
-                ))}
+                <MoveItems
+                  model={model}
+                  entity={entity.name}
+                  record={record}
+                  moves={moves}
+                  onMove={(move) => onMove(move, title)}
+                />
               </Menu.Dropdown>
             </Menu>
           </Group>
         )}
       </Stack>
     </Card>
+  );
+}
+
+/**
+ * A card's moves in its open menu: a move the browser can tell would be refused (its guard does
+ * not hold) is shown disabled with the reason under it, before anyone picks it.
+ */
+function MoveItems({
+  model,
+  entity,
+  record,
+  moves,
+  onMove,
+}: {
+  model: Model;
+  entity: string;
+  record: ApiRecord;
+  moves: Move[];
+  onMove: (move: Move) => void;
+}) {
+  const machine = machineOf(model, entity);
+  const refusals = useMoveRefusals(model, entity, record, moves);
+  return (
+    <>
+      <Menu.Label>Now {stateLabel(String(record.state))}</Menu.Label>
+      {moves.map((move) => {
+        const reason = refusals.get(move.transition.name);
+        return (
+          <Menu.Item
+            key={move.transition.name}
+            onClick={() => onMove(move)}
+            disabled={reason !== undefined}
+            maw={320}
+            leftSection={
+              <Box
+                w={8}
+                h={8}
+                style={{ borderRadius: 4 }}
+                bg={`var(--mantine-color-${stateColor(machine, move.to)}-6)`}
+              />
+            }
+          >
+            {move.to === record.state
+              ? `${transitionLabel(move.transition)} (stays ${stateLabel(move.to)})`
+              : `${stateLabel(move.to)} — ${transitionLabel(move.transition)}`}
+            {reason !== undefined && (
+              <Text size="xs" c="dimmed" style={{ whiteSpace: 'normal' }}>
+                Not possible now: {reason}
+              </Text>
+            )}
+          </Menu.Item>
+        );
+      })}
+    </>
   );
 }
