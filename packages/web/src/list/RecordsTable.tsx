@@ -4,6 +4,7 @@ import type { MouseEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import type { Me } from '../api/session.ts';
 import type { DirectoryUser } from '../api/users.ts';
+import { choiceLabel } from '../app/screens.ts';
 import { type ApiRecord, EMPTY, formatDay, formatValue, recordTitle, stateColor } from '../format.ts';
 import { stateLabel } from '../records/access.ts';
 import { SortIcon } from './icons.tsx';
@@ -271,7 +272,7 @@ export function Cell({
     case 'choice':
       return (
         <Badge variant="outline" color="gray" radius="sm" style={{ textTransform: 'none' }}>
-          {String(value)}
+          {choiceLabel(String(value))}
         </Badge>
       );
     case 'url': {

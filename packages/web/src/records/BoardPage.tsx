@@ -24,7 +24,7 @@ import { type ApiError, api } from '../api/client.ts';
 import type { Me } from '../api/session.ts';
 import type { ScreenProps } from '../app/context.ts';
 import { Failure } from '../app/pages.tsx';
-import { label, screenTitle } from '../app/screens.ts';
+import { fieldLabel, screenTitle } from '../app/screens.ts';
 import { sentence } from '../fields/display.ts';
 import { FieldValue } from '../fields/FieldValue.tsx';
 import { type Move, movesOf, stateColor, stateLabel, transitionLabel } from './access.ts';
@@ -480,7 +480,7 @@ function BoardCard({
           <Stack gap={2}>
             {fields.map((f) => (
               <Text key={f.name} size="xs" c="dimmed" style={{ overflowWrap: 'anywhere' }}>
-                {label(f.name)}:{' '}
+                {fieldLabel(f)}:{' '}
                 <Text span size="xs" c="var(--mantine-color-text)">
                   <FieldValue model={model} field={f} value={record[f.name]} />
                 </Text>

@@ -22,7 +22,7 @@ import { type Answer, type ApiError, api } from '../api/client.ts';
 import type { Me } from '../api/session.ts';
 import type { ScreenProps } from '../app/context.ts';
 import { Failure, Loading } from '../app/pages.tsx';
-import { label, screenTitle } from '../app/screens.ts';
+import { fieldLabel, screenTitle } from '../app/screens.ts';
 import { formatDateTime, formatRelative, sentence } from '../fields/display.ts';
 import { FieldValue, UserName } from '../fields/FieldValue.tsx';
 import { accessTo, covers, type Move, movesOf, stateColor, stateLabel, transitionLabel } from './access.ts';
@@ -227,7 +227,7 @@ function RecordDetail({
             <DataList withDivider labelWidth={170}>
               {entity.fields.map((field) => (
                 <DataList.Item key={field.name}>
-                  <DataList.ItemLabel>{label(field.name)}</DataList.ItemLabel>
+                  <DataList.ItemLabel>{fieldLabel(field)}</DataList.ItemLabel>
                   <DataList.ItemValue style={{ overflowWrap: 'anywhere', minWidth: 0 }}>
                     <FieldValue model={model} field={field} value={record[field.name]} />
                   </DataList.ItemValue>
