@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type App,
@@ -15,7 +16,8 @@ import {
 /**
  * Transitions in the IT helpdesk as a person meets them: one whose guard does not hold shows
  * disabled with the guard's words before anyone clicks it (on the detail page and in a board
- * card's menu), and one into a final state asks first, naming what it does.
+ * card's menu), and one into a final state asks first, naming what it does. And the list's CSV
+ * export, which names people rather than giving their ids.
  */
 
 let app: App;
@@ -101,6 +103,27 @@ describe('transitions in Chromium', () => {
     await dialog.getByRole('button', { name: 'Close', exact: true }).click();
     await page.getByRole('status').filter({ hasText: 'Close done: it is now Closed.' }).waitFor();
     expect((await app.api(lead, 'GET', `/api/tickets/${resolved.id}`)).state).toBe('closed');
+    app.expectQuiet();
+  });
+
+  it('exports the tickets as CSV with people by name, not by id', async (ctx) => {
+    if (!app.chromium) return ctx.skip(app.unavailable);
+    const page = await app.page();
+    await signIn(page, app, lead, '/tickets');
+    await page.getByRole('heading', { name: 'Tickets', level: 1 }).waitFor();
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Export CSV' }).click(),
+    ]);
+    const csv = readFileSync(await download.path(), 'utf8').replace(/^\uFEFF/, '');
+    const [header = '', ...rows] = csv.trim().split('\r\n');
+    const columns = header.split(',');
+    const at = (name: string) => columns.indexOf(name);
+    const keyboard = rows.map((row) => row.split(',')).find((cells) => cells[at('title')] === resolved.title);
+    expect(keyboard?.[at('reporter')]).toBe(agent.name);
+    expect(keyboard?.[at('assignee')]).toBe(agent.name);
+    expect(keyboard?.[at('created_by')]).toBe(agent.name);
+    expect(csv).not.toContain(agent.id);
     app.expectQuiet();
   });
 });

@@ -37,6 +37,7 @@ import {
 } from '../app/screens.ts';
 import { type ApiRecord, formatNumber, titleField } from '../format.ts';
 import { ExportButton } from './ExportButton.tsx';
+import { referenceNames } from './export.ts';
 import { FilterPanel } from './FilterPanel.tsx';
 import { ChevronLeftIcon, ChevronRightIcon, FilterIcon, PlusIcon, SearchIcon } from './icons.tsx';
 import { DebouncedInput } from './inputs.tsx';
@@ -216,6 +217,7 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
             options={{
               path,
               fields: exportFields(entity, machine),
+              names: referenceNames(model, me, entity),
               query: (next) =>
                 apiQuery(state, fixed, { limit: maxPageSize(model), cursor: next }, searchable.length > 0),
               ...(fixed.local.length > 0 ? { keep: (r: ApiRecord) => passesLocal(r, fixed.local) } : {}),
