@@ -146,7 +146,7 @@ describe('expenses in Chromium', () => {
     await pick(page, 'Approver', 'Ben', /^Ben Müller/);
     await form.getByRole('textbox', { name: 'Description' }).fill(LUNCH);
     await form.getByRole('combobox', { name: 'Category', exact: true }).click();
-    await page.getByRole('listbox', { name: 'Category' }).getByRole('option', { name: 'meals' }).click();
+    await page.getByRole('listbox', { name: 'Category' }).getByRole('option', { name: 'Meals' }).click();
     const amount = form.getByRole('textbox', { name: 'Amount' });
     await amount.fill('900');
     expect(await form.getByRole('combobox', { name: 'Currency' }).inputValue()).toBe('EUR');

@@ -145,8 +145,8 @@ describe('the IT helpdesk in Chromium', () => {
     }
     await form.getByRole('textbox', { name: 'Title' }).fill('Laptop fan is very loud');
     await form.getByRole('textbox', { name: 'Description' }).fill('The fan runs at full speed all day, even idle.');
-    await choose(page, 'Category', 'hardware');
-    await choose(page, 'Priority', 'urgent');
+    await choose(page, 'Category', 'Hardware');
+    await choose(page, 'Priority', 'Urgent');
     const started = form.getByRole('textbox', { name: 'Started at' });
     await started.fill(localDateTime(26));
     await form.getByRole('button', { name: 'Create ticket' }).click();
@@ -161,7 +161,7 @@ describe('the IT helpdesk in Chromium', () => {
     await expect(form.getByRole('alert').textContent()).resolves.toMatch(/check the form/i);
     await expectAccessible(page, 'the new ticket form with two refusals');
 
-    await choose(page, 'Priority', 'normal');
+    await choose(page, 'Priority', 'Normal');
     await started.fill(localDateTime(-2));
     await form.getByRole('button', { name: 'Create ticket' }).click();
     await page.waitForURL(/\/tickets\/[0-9a-f-]{36}$/);

@@ -116,10 +116,9 @@ describe('transitions in Chromium', () => {
       page.getByRole('button', { name: 'Export CSV' }).click(),
     ]);
     const csv = readFileSync(await download.path(), 'utf8').replace(/^\uFEFF/, '');
-    const [header = '', ...rows] = csv.trim().split('\r\n');
-    const columns = header.split(',');
+    const [columns = [], ...rows] = parseCsv(csv);
     const at = (name: string) => columns.indexOf(name);
-    const keyboard = rows.map((row) => row.split(',')).find((cells) => cells[at('title')] === resolved.title);
+    const keyboard = rows.find((cells) => cells[at('title')] === resolved.title);
     expect(keyboard?.[at('reporter')]).toBe(agent.name);
     expect(keyboard?.[at('assignee')]).toBe(agent.name);
     expect(keyboard?.[at('created_by')]).toBe(agent.name);
@@ -127,3 +126,33 @@ describe('transitions in Chromium', () => {
     app.expectQuiet();
   });
 });
+
+/** The rows of a CSV file as RFC 4180 writes it (quoted fields may hold commas, quotes and line breaks). */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else field += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') {
+      row.push(field);
+      field = '';
+    } else if (c === '\r' && text[i + 1] === '\n') {
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = '';
+      i++;
+    } else field += c;
+  }
+  if (field !== '' || row.length > 0) rows.push([...row, field]);
+  return rows;
+}

@@ -100,7 +100,10 @@ export function useMoveRefusals(shown: Model, entity: string, record: ApiRecord,
       for (const move of checked) {
         const write = { kind: 'transition' as const, transition: move.transition.name, current: record };
         const refusal = await refusalBeforeSending(client, model, { ...write, entity, body: {}, user });
-        if (refusal) found.push([move.transition.name, formatMessage(refusal.message)]);
+        if (!refusal) continue;
+        // A rule's refusal lists what failed under a general title: its own words say why.
+        const said = refusal.problem.errors?.map((e) => e.message).join(' ') || refusal.message;
+        found.push([move.transition.name, formatMessage(said)]);
       }
       return found;
     },
