@@ -178,7 +178,9 @@ const EXAMPLES: Example[] = [
 ];
 
 /** What the page shows wider than the screen, and which badges are cut short. */
-async function layoutFaults(page: Page): Promise<{ overflow: string | null; cutBadges: string[] }> {
+async function layoutFaults(
+  page: Page,
+): Promise<{ overflow: string | null; cutBadges: string[]; wideTables: string[] }> {
   return page.evaluate(() => {
     const root = document.documentElement;
     let overflow: string | null = null;
@@ -196,10 +198,17 @@ async function layoutFaults(page: Page): Promise<{ overflow: string | null; cutB
         .map((e) => `${e.tagName.toLowerCase()}.${[...e.classList].join('.')} "${(e.textContent ?? '').slice(0, 40)}"`);
       overflow = `${root.scrollWidth} px wide in ${window.innerWidth}: ${wide.slice(0, 5).join(', ')}`;
     }
+    // A list's table scrolls inside its frame rather than widen the page; on a desktop it fits.
+    const wideTables =
+      window.innerWidth >= 1024
+        ? [...document.querySelectorAll<HTMLElement>('[role="region"]:has(> table)')]
+            .filter((frame) => frame.scrollWidth > frame.clientWidth)
+            .map((frame) => `a table ${frame.scrollWidth} px wide in a frame of ${frame.clientWidth}`)
+        : [];
     const cutBadges = [...document.querySelectorAll<HTMLElement>('.mantine-Badge-label')]
       .filter((label) => label.scrollWidth > label.clientWidth)
       .map((label) => `${label.textContent} (${label.scrollWidth} > ${label.clientWidth})`);
-    return { overflow, cutBadges };
+    return { overflow, cutBadges, wideTables };
   });
 }
 
@@ -236,10 +245,11 @@ for (const example of EXAMPLES) {
             await page.goto(`${app.url}${route}`);
             await page.getByRole('heading', { level: 1 }).first().waitFor();
             await settle(page);
-            const { overflow, cutBadges } = await layoutFaults(page);
+            const { overflow, cutBadges, wideTables } = await layoutFaults(page);
             const where = `${route} as ${role || 'a visitor'} at ${size.width}x${size.height}`;
             if (overflow) faults.push(`${where}: ${overflow}`);
             for (const badge of cutBadges) faults.push(`${where}: badge cut short: ${badge}`);
+            for (const table of wideTables) faults.push(`${where}: ${table}`);
             const shot = route === '/' ? 'home' : route.replace(/^\//, '').replace(/[0-9a-f-]{36}/, 'record');
             await capture(page, `layout-${name}-${role || 'visitor'}-${shot}-${size.name}`);
           }

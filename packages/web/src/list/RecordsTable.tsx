@@ -89,8 +89,8 @@ export function RecordsTable({
         striped={false}
         highlightOnHover
         verticalSpacing="sm"
-        horizontalSpacing="md"
-        miw={Math.max(600, columns.length * 110 + (titleColumn ? 130 : 0))}
+        horizontalSpacing="xs"
+        miw={Math.max(600, columns.length * 96 + (titleColumn ? 100 : 0))}
         aria-busy={loading || busy}
         style={{ opacity: busy ? 0.6 : 1, transition: 'opacity 120ms' }}
       >
@@ -107,9 +107,9 @@ export function RecordsTable({
                   scope="col"
                   aria-sort={direction === 'none' ? undefined : direction}
                   style={{
-                    whiteSpace: 'nowrap',
+                    // A long header ("Single claim limit") wraps rather than widen its column past its values.
                     textAlign: numeric ? 'right' : undefined,
-                    minWidth: column.name === titleColumn ? 240 : undefined,
+                    minWidth: column.name === titleColumn ? 160 : undefined,
                   }}
                 >
                   {sortable.has(column.name) ? (
@@ -176,6 +176,8 @@ export function RecordsTable({
                           textAlign: isNumeric(column) ? 'right' : undefined,
                           verticalAlign: 'top',
                           whiteSpace: noWrap(column) ? 'nowrap' : undefined,
+                          // A long address or word breaks rather than pushing the table wider than the page.
+                          overflowWrap: noWrap(column) ? undefined : 'anywhere',
                         }}
                       >
                         {column.name === titleColumn && href ? (
