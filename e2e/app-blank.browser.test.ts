@@ -65,7 +65,8 @@ describe('the blank spec in Chromium', () => {
     if (!app.chromium) return ctx.skip(app.unavailable);
     const page = await app.page();
     await signIn(page, app, someone);
-    expect(await navigationLinks(page)).toEqual(['Home']);
+    // With no roles in point 6, every signed-in user manages people: the Users screen is theirs.
+    expect(await navigationLinks(page)).toEqual(['Home', 'Users']);
     await page.getByRole('main').getByText('New product has no visible behaviour yet.').waitFor();
     await expectAccessible(page, 'the blank home page, signed in');
 

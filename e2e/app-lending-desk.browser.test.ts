@@ -274,11 +274,11 @@ describe('the lending desk in Chromium', () => {
     await poll(() => titlesShown(page)).toHaveLength(BOOKS.length);
 
     await page.getByRole('button', { name: 'Filters' }).click();
-    await page.getByRole('textbox', { name: 'Copies' }).fill('0');
-    await page.getByRole('textbox', { name: 'Copies' }).press('Enter');
+    await page.getByRole('textbox', { name: 'Copies to' }).fill('0');
+    await page.getByRole('textbox', { name: 'Copies to' }).press('Enter');
     await poll(() => titlesShown(page)).toEqual(['Clockwork Orange']);
-    expect(new URL(page.url()).searchParams.get('filter[copies]')).toBe('0');
-    await page.getByRole('group', { name: 'Filters in effect' }).getByText('Copies: 0').waitFor();
+    expect(new URL(page.url()).searchParams.get('filter[copies][to]')).toBe('0');
+    await page.getByRole('group', { name: 'Filters in effect' }).getByText('Copies: up to 0').waitFor();
     await expectAccessible(page, 'the catalogue with its filters open');
 
     // The address holds the list: opened as it is, in another tab, it shows the same list.

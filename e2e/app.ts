@@ -34,6 +34,7 @@ import { blankSpec, checkSpec, type Model } from '@ninepoint/spec';
 import type { AxeResults, Result } from 'axe-core';
 import type { Locator, Page } from 'playwright-core';
 import { expect } from 'vitest';
+import type { TestDatabase } from '../packages/server/test/databases.ts';
 import { tempDir } from '../packages/server/test/helpers.ts';
 import { type Chromium, ensureChromium, launchChromium, type PageWatch, screenshot, watchPage } from './browser.ts';
 
@@ -143,9 +144,14 @@ function lockHolderAlive(lock: string): boolean {
  * Serves an example spec (a file under examples/, a path from the repository's root, or 'blank'
  * for the blank spec `ninepoint new` writes) on a free port of 127.0.0.1 over a fresh SQLite database, adds one person per role, and
  * launches Chromium (or records why it cannot, to skip with). With `smtpUrl` the app mails through
- * that SMTP server (`startSmtpCatcher`), its links pointing to the app.
+ * that SMTP server (`startSmtpCatcher`), its links pointing to the app. With `database` (one of
+ * `TEST_DATABASES`) it runs on a fresh database of that kind instead: PostgreSQL at
+ * `TEST_DATABASE_URL`, in a schema of its own that closing drops.
  */
-export async function startApp(example: string, options: { smtpUrl?: string } = {}): Promise<App> {
+export async function startApp(
+  example: string,
+  options: { smtpUrl?: string; database?: TestDatabase } = {},
+): Promise<App> {
   await ensureWebApp();
   const status = await ensureChromium();
   // A name is an example's; a path (with a slash) is from the repository's root.
@@ -153,14 +159,14 @@ export async function startApp(example: string, options: { smtpUrl?: string } = 
   const source = example === 'blank' ? blankSpec() : readFileSync(new URL(file, import.meta.url), 'utf8');
   const { model, ok, diagnostics } = checkSpec(source);
   if (!ok) throw new Error(`${example} has errors: ${JSON.stringify(diagnostics, null, 2)}`);
-  const temp = tempDir();
+  const temp = options.database ? await options.database.fresh() : sqliteFile();
   let server: NinepointServer;
   let url = '';
   try {
-    server = await createServer({ model, dbPath: temp.dbPath, logger: false, ...mailTo(options.smtpUrl, () => url) });
+    server = await createServer({ model, ...temp.options, logger: false, ...mailTo(options.smtpUrl, () => url) });
     url = await server.listen({ port: 0, host: '127.0.0.1' });
   } catch (error) {
-    temp.remove();
+    await temp.remove();
     throw error;
   }
   const known = assignableRoles(model);
@@ -183,7 +189,7 @@ export async function startApp(example: string, options: { smtpUrl?: string } = 
     else unavailable = status.reason;
   } catch (error) {
     await server.close();
-    temp.remove();
+    await temp.remove();
     throw error;
   }
 
@@ -237,10 +243,16 @@ export async function startApp(example: string, options: { smtpUrl?: string } = 
         await chromium?.close();
       } finally {
         await server.close();
-        temp.remove();
+        await temp.remove();
       }
     },
   };
+}
+
+/** A temp SQLite file, as `TestDatabase.fresh` answers one. */
+function sqliteFile(): { options: { dbPath: string }; remove: () => Promise<void> } {
+  const temp = tempDir();
+  return { options: { dbPath: temp.dbPath }, remove: async () => temp.remove() };
 }
 
 /** With an SMTP server's URL, mail goes through it (as `SMTP_URL` does) with links to the app's own address. */

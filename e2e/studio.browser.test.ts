@@ -135,7 +135,7 @@ const editor = (page: Page) => page.getByRole('textbox', { name: 'Spec source, M
 
 /**
  * Puts the editor's cursor at a 1-based line and column with the keyboard, as a person would:
- * to the top, down line by line, then along the line (the editor does not wrap lines).
+ * to the top, down line by line, then along the line (with line wrapping switched off).
  */
 async function cursorTo(page: Page, line: number, column: number): Promise<void> {
   await editor(page).focus();
@@ -192,6 +192,14 @@ describe('the Studio under ninepoint dev', () => {
     await page.getByText('No problems', { exact: true }).waitFor();
     await editor(page).getByText('# Specification: Lending desk').waitFor();
 
+    // Wide table rows wrap, so the editor never scrolls sideways; the switch turns wrapping off
+    // (this test moves by lines with the arrow keys, which follow wrapped lines otherwise).
+    const scroller = page.locator('.cm-scroller');
+    const sideways = () => scroller.evaluate((el) => el.scrollWidth > el.clientWidth + 1);
+    expect(await sideways()).toBe(false);
+    await page.getByRole('switch', { name: 'Wrap lines' }).click();
+    await poll(sideways);
+
     // A mistake, typed: Loan.book names "Bok". The checker runs in the browser as you type.
     const typo = position(SPEC, 'Book      |', '| book           |');
     await cursorTo(page, typo.line, typo.column + 2);
@@ -242,8 +250,26 @@ describe('the Studio under ninepoint dev', () => {
     await states.scrollIntoViewIfNeeded();
     await leaveEditor(page);
     await capture(page, 'studio-diagrams');
+
+    // A diagram zooms past the pane (then scrolls) and opens full screen.
+    const drawnWidth = () => states.locator('svg').evaluate((svg) => svg.getBoundingClientRect().width);
+    const fitted = await drawnWidth();
+    await page.getByRole('button', { name: 'Zoom into Loan states' }).first().click();
+    await page.getByRole('button', { name: 'Zoom into Loan states' }).first().click();
+    await poll(async () => (await drawnWidth()) > fitted * 1.2);
+    await page.locator('figure', { has: states }).getByRole('button', { name: 'Full screen' }).click();
+    const full = page.getByRole('dialog', { name: 'Loan states' });
+    await full.getByRole('img', { name: 'State diagram: Loan states' }).locator('svg').waitFor();
+    await page.keyboard.press('Escape');
+    await full.waitFor({ state: 'hidden' });
+
     await page.getByRole('tab', { name: 'Permissions' }).click();
     await page.getByRole('row', { name: /Loan report lost staff/ }).waitFor();
+    // The matrix is a grid of marks; each cell is named in words for assistive technology.
+    const loanRow = page.getByRole('row', { name: /^Loan\b/ }).first();
+    await loanRow.getByRole('group', { name: /read/ }).first().waitFor();
+    expect(await loanRow.locator('[data-level="all"]').count()).toBeGreaterThan(0);
+    await capture(page, 'studio-permissions');
     await page.getByRole('tab', { name: 'Problems' }).click();
 
     const applied = await save(page, 'applied');

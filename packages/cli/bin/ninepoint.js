@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The `ninepoint` command. Plain JavaScript, no static imports and no top-level await, so that an
-// old Node parses it and prints how to upgrade instead of a syntax error.
+// old Node parses it and prints how to upgrade instead of a syntax error. In the repo it runs the
+// TypeScript sources; installed from npm (no src/ there) it runs the built JavaScript in dist/.
 const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
 
 if (major < 22 || (major === 22 && minor < 12)) {
@@ -10,6 +11,8 @@ if (major < 22 || (major === 22 && minor < 12)) {
       '  npm install -g --force node@24\n',
   );
   process.exit(2);
+} else if (!process.getBuiltinModule('node:fs').existsSync(new URL('../src/main.ts', import.meta.url))) {
+  import('../dist/main.js');
 } else if (process.features.typescript) {
   import('../src/main.ts');
 } else {

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { registerBackup } from './commands/backup.ts';
 import { registerCalls } from './commands/calls.ts';
 import { registerCheck } from './commands/check.ts';
 import { registerDev } from './commands/dev.ts';
@@ -7,6 +8,7 @@ import { registerExplain } from './commands/explain.ts';
 import { registerMigrate } from './commands/migrate.ts';
 import { registerNew } from './commands/new.ts';
 import { registerOpenApi } from './commands/openapi.ts';
+import { registerRestore } from './commands/restore.ts';
 import { registerServe } from './commands/serve.ts';
 import { registerTokens } from './commands/tokens.ts';
 import { registerUsers } from './commands/users.ts';
@@ -17,8 +19,9 @@ import { VERSION } from './version.ts';
 const EXIT_CODES_HELP = `
 Exit codes:
   0  done; the spec has no errors (warnings allowed)
-  1  the spec has errors, or a migration or a users or tokens command was
-     refused (an unknown role, a weak password, no such user)
+  1  the spec has errors, or a migration, a users or tokens command, a
+     backup or a restore was refused (an unknown role, a weak password, no
+     such user, a file that exists, a damaged backup)
   2  the command could not run: an unknown command or option, or a file
      that cannot be read or written`;
 
@@ -51,5 +54,7 @@ export function createProgram(ctx: Context): Command {
   registerOpenApi(program, ctx, VERSION);
   registerUsers(program, ctx, VERSION);
   registerTokens(program, ctx, VERSION);
+  registerBackup(program, ctx, VERSION);
+  registerRestore(program, ctx, VERSION);
   return program;
 }

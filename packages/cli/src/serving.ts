@@ -41,6 +41,11 @@ Environment:
   TRUST_PROXY   behind a reverse proxy that terminates HTTPS: true, a hop count
                 (1) or the proxy's addresses/CIDRs; its X-Forwarded-* headers are
                 then believed (client address, https: Secure cookies, HSTS)
+  SMTP_URL, MAIL_FROM, APP_URL
+                how the app sends mail (password reset, sign-up, invitations) and
+                the address its links point to (docs/sign-in.md)
+  OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET, OIDC_NAME
+                sign-in with an OpenID Connect provider (needs APP_URL)
   LOG_LEVEL     fatal, error, warn, info (default), debug, trace or silent
   NO_COLOR      no colours, even on a terminal`;
 
@@ -126,7 +131,7 @@ export function serveOptions(ctx: Context, file: string | undefined, options: Se
     host,
     dbPath: resolve(ctx.io.cwd, options.db),
     databaseUrl: ctx.io.env.DATABASE_URL ?? '',
-    // SMTP_URL or SMTP_HOST…, MAIL_FROM and APP_URL: how the app sends mail.
+    // SMTP_URL or SMTP_HOST…, MAIL_FROM and APP_URL: how the app sends mail; OIDC_…: single sign-on.
     env: ctx.io.env,
     allowDestructive: options.allowDestructive === true,
     logger,

@@ -1,4 +1,14 @@
-export { AccountError, addUser, checkEmail, checkRoles, createApiToken } from './auth/accounts.ts';
+export {
+  type AccountChange,
+  AccountError,
+  addUser,
+  changeAccount,
+  checkEmail,
+  checkRoles,
+  createApiToken,
+  recordAccountEvent,
+} from './auth/accounts.ts';
+export { type OidcSettings, OidcSettingsError, oidcSettingsFromEnv } from './auth/oidc-settings.ts';
 export { type AccountsDatabase, openAccounts } from './auth/open-accounts.ts';
 export { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, passwordProblem } from './auth/passwords.ts';
 export { createAjv } from './compile/ajv.ts';
@@ -16,20 +26,18 @@ export {
   type AppliedState,
   blockingSteps,
   changesSchema,
-  type FormatOptions,
-  formatMigrationPlan,
   type MigrationPlan,
   type MigrationProbe,
-  MigrationRefusedError,
   type MigrationStep,
   type MigrationStepKind,
   type PlanInput,
   type ProbedColumn,
   type ProbedRow,
-  planMigration,
   type SchemaChange,
   type StepSafety,
-} from './compile/migration-plan.ts';
+} from './compile/migration-contract.ts';
+export { planMigration } from './compile/migration-planner.ts';
+export { type FormatOptions, formatMigrationPlan, MigrationRefusedError } from './compile/migration-report.ts';
 export {
   compileOpenApi,
   HEALTH_SCHEMA,
@@ -101,8 +109,24 @@ export { closeOnSignals, type ShutdownOptions } from './http/shutdown.ts';
 export { type MailSettings, MailSettingsError, mailSettingsFromEnv, type SmtpSettings } from './mail/mail-settings.ts';
 export { type KeptMail, type Mail, type Mailer, Outbox, smtpMailer } from './mail/mailer.ts';
 export { formatDiagnostic, type Say, type ServeOptions, type ServeResult, serve } from './serve.ts';
-export { AuthStore, type TokenInfo, type UserAccount } from './store/auth-store.ts';
+export {
+  type AccountEvent,
+  type AccountHistoryEntry,
+  AuthStore,
+  type ManagedAccount,
+  type TokenInfo,
+  type UserAccount,
+} from './store/auth-store.ts';
 export { DEFAULT_DB_PATH, openStore, type StoreOptions } from './store/open-store.ts';
+export {
+  BackupError,
+  type BackupInspection,
+  backupSqlite,
+  type DatabaseSummary,
+  inspectSqliteBackup,
+  type Restored,
+  restoreSqlite,
+} from './store/sqlite/sqlite-backup.ts';
 export { SqliteRecords } from './store/sqlite/sqlite-records.ts';
 export { SqliteStore, type SqliteStoreOptions } from './store/sqlite/sqlite-store.ts';
 export type {

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { checkSpec, type Diagnostic, type Model } from '@ninepoint/spec';
 import type { Logger } from 'pino';
-import { MigrationRefusedError } from './compile/migration-plan.ts';
+import { type OidcSettings, OidcSettingsError, oidcSettingsFromEnv } from './auth/oidc-settings.ts';
+import { MigrationRefusedError } from './compile/migration-report.ts';
 import { SqlSchemaError } from './compile/sql-schema.ts';
 import { defaultLogFormat, type LogFormat, LogLevelError } from './http/logging.ts';
 import type { MailOptions } from './http/password-reset.ts';
@@ -86,6 +87,8 @@ export async function serve(options: ServeOptions): Promise<ServeResult> {
   const settings = readMailSettings(options.env ?? process.env, printError, { appUrlOptional: false });
   if (settings === null) return { ok: false, exitCode: 2 };
   const { smtp, from, appUrl } = settings;
+  const oidc = readOidcSettings(options.env ?? process.env, appUrl, printError);
+  if (oidc === undefined) return { ok: false, exitCode: 2 };
   const mail: MailOptions | undefined =
     smtp && from && appUrl ? { mailer: smtpMailer(smtp, from), appUrl: () => appUrl } : undefined;
 
@@ -101,6 +104,7 @@ export async function serve(options: ServeOptions): Promise<ServeResult> {
       devMode: options.devMode ?? false,
       trustProxy: trustProxyFromEnv(process.env.TRUST_PROXY),
       ...(mail ? { mail } : {}),
+      oidc,
     });
   } catch (error) {
     printError(`Ninepoint: ${startFailure(error, databaseUrl ? redact(databaseUrl) : dbPath)}`);
@@ -165,6 +169,21 @@ export function readMailSettings(
     if (!(error instanceof MailSettingsError)) throw error;
     printError(`Ninepoint: the email settings cannot be used: ${error.message}`);
     return null;
+  }
+}
+
+/** The OpenID Connect settings (null: none), or undefined after printing why they cannot be used (exit code 2). */
+export function readOidcSettings(
+  env: Readonly<Record<string, string | undefined>>,
+  appUrl: string | null,
+  printError: (line: string) => void,
+): OidcSettings | null | undefined {
+  try {
+    return oidcSettingsFromEnv(env, appUrl);
+  } catch (error) {
+    if (!(error instanceof OidcSettingsError)) throw error;
+    printError(`Ninepoint: the single sign-on settings cannot be used: ${error.message}`);
+    return undefined;
   }
 }
 

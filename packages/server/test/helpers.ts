@@ -7,6 +7,9 @@ import { createServer, type NinepointServer } from '../src/http/server.ts';
 /** The sketch of the product brief: two entities, a state machine, rules, roles and three declared calls. */
 export const LENDING_DESK = readFileSync(new URL('./fixtures/lending-desk.md', import.meta.url), 'utf8');
 
+/** A club whose secretary manages people: editors write notices and drafts, members read notices. */
+export const CLUB = readFileSync(new URL('./fixtures/club.md', import.meta.url), 'utf8');
+
 /** Limits over several fields and per calendar period: reviews per talk and reviewer, appointments per doctor a day, orders a day. */
 export const REVIEWS_AND_APPOINTMENTS = readFileSync(
   new URL('./fixtures/reviews-and-appointments.md', import.meta.url),

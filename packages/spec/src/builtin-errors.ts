@@ -28,6 +28,9 @@ export const BUILTIN_ERRORS = {
   SIGN_IN_FAILED: { status: 401, message: 'The email or password is not right.' },
   SIGN_IN_LOCKED: { status: 429, message: 'Too many failed sign-ins. Try again later.' },
   RESET_LINK_INVALID: { status: 400, message: 'This reset link was used already or has expired. Ask for a new one.' },
+  ACCOUNT_DEACTIVATED: { status: 403, message: 'This account is deactivated. Ask an administrator to reactivate it.' },
+  CANNOT_DEACTIVATE_SELF: { status: 409, message: 'You cannot deactivate your own account.' },
+  LAST_MANAGER: { status: 409, message: 'At least one active account must keep a role that manages people.' },
   INTERNAL_ERROR: { status: 500, message: 'Something went wrong on our side. It has been logged.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

@@ -74,6 +74,8 @@ export const DIAGNOSTIC_CODES = {
   },
   // Permissions
   'invalid-permission': { severity: 'error', summary: 'A permission cell names an unknown operation.' },
+  'invalid-joins': { severity: 'error', summary: "A role's `joins` cell does not say how people get the role." },
+  'invalid-people': { severity: 'error', summary: "A role's `people` cell is not invite, invite (roles) or manage." },
   'entity-without-permissions': { severity: 'warning', summary: 'No role may do anything with an entity.' },
   'unsettable-field': {
     severity: 'error',

@@ -204,9 +204,15 @@ function lendingDesk(): Model {
     },
   ];
   model.roles = [
-    { name: 'staff', doc: '', span: at },
-    { name: 'member', doc: 'Anyone with a library card.', span: at },
-    { name: 'anyone', doc: '', span: at },
+    { name: 'staff', doc: '', span: at, joins: { kind: 'invitation' }, people: { invite: 'any', manage: true } },
+    {
+      name: 'member',
+      doc: 'Anyone with a library card.',
+      span: at,
+      joins: { kind: 'sign-up', domains: ['library.example'] },
+      people: { invite: ['member'], manage: false },
+    },
+    { name: 'anyone', doc: '', span: at, joins: { kind: 'invitation' }, people: { invite: [], manage: false } },
   ];
   const none = {
     create: false,
@@ -302,9 +308,11 @@ describe('explainModel', () => {
 
   it('turns the permission matrix into sentences, with own records and roles that may do nothing', () => {
     const text = explainModel(lendingDesk());
-    expect(text).toContain('  staff may create, read, update and delete Book; create, read and update Loan\n');
     expect(text).toContain(
-      '  member may read Book; read own (all but borrower) and update own Loan\n    Anyone with a library card.\n',
+      "  staff may create, read, update and delete Book; create, read and update Loan; manages people's accounts and roles\n",
+    );
+    expect(text).toContain(
+      '  member may read Book; read own (all but borrower) and update own Loan; people may sign up to it (emails at library.example only); may invite people as member\n    Anyone with a library card.\n',
     );
     expect(text).toContain('  anyone (signed-out visitors included) may do nothing\n');
   });

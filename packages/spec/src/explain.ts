@@ -221,7 +221,23 @@ function explainRole(role: Role, model: Model): string[] {
     .map((p) => explainPermission(p, model))
     .filter((g) => g !== '');
   const name = role.name === ANYONE ? `${ANYONE} (signed-out visitors included)` : role.name;
-  return withDoc(`${name} may ${grants.length === 0 ? 'do nothing' : grants.join('; ')}`, role.doc);
+  const people = explainPeople(role);
+  const may =
+    grants.length === 0 && people.length > 0 ? [] : [`may ${grants.length === 0 ? 'do nothing' : grants.join('; ')}`];
+  return withDoc(`${name} ${[...may, ...people].join('; ')}`, role.doc);
+}
+
+/** E.g. "people may sign up to it (emails at clinic.example)", "may invite people as member". */
+function explainPeople(role: Role): string[] {
+  const said: string[] = [];
+  if (role.joins.kind === 'sign-up') {
+    const { domains } = role.joins;
+    said.push(`people may sign up to it${domains.length === 0 ? '' : ` (emails at ${wordList(domains, 'or')} only)`}`);
+  }
+  if (role.people.manage) said.push("manages people's accounts and roles");
+  else if (role.people.invite === 'any') said.push('may invite people into any role');
+  else if (role.people.invite.length > 0) said.push(`may invite people as ${wordList(role.people.invite, 'or')}`);
+  return said;
 }
 
 /**

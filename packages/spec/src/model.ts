@@ -255,6 +255,26 @@ export interface Role {
   name: string;
   doc: string;
   span: Span;
+  /** How people come to hold the role (the `joins` column). */
+  joins: Joining;
+  /** What the role may do with people's accounts (the `people` column). */
+  people: PeopleGrant;
+}
+
+/**
+ * How people come to hold a role: `sign-up`, anyone may create an account with it themselves
+ * after verifying their email (only at `domains`, lowercase, when there are any); `invitation`,
+ * only an invitation or `ninepoint users add` gives it.
+ */
+export type Joining = { kind: 'invitation' } | { kind: 'sign-up'; domains: string[] };
+
+/**
+ * What a role may do with people's accounts: invite people into some roles (`'any'`: every role),
+ * and `manage` them (list everyone, change roles, deactivate, read account history).
+ */
+export interface PeopleGrant {
+  invite: string[] | 'any';
+  manage: boolean;
 }
 
 /** `all`: every record; `own`: records the user created or that reference the user; `none`. */

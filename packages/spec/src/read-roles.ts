@@ -4,6 +4,7 @@ import { plain, ROLE_NAME, USER_ENTITY } from './names.ts';
 import type { Section } from './parse-sections.ts';
 import { type Cell, cellPart, DOC_COLUMNS, splitList } from './parse-tables.ts';
 import { allTables, NameSet, validName } from './read-helpers.ts';
+import { BY_INVITATION, JOINS_HEADERS, NO_PEOPLE_GRANT, PEOPLE_HEADERS, readJoins, readPeople } from './read-people.ts';
 import { readReferencePath } from './reference-paths.ts';
 import type { Scope } from './scope.ts';
 import { suggest } from './suggest.ts';
@@ -56,6 +57,8 @@ export function readRoles(section: Section, scope: Scope): { roles: Role[]; perm
       if (i === 0) return null;
       const name = plain(cell.text);
       if (DOC_COLUMNS.includes(name.toLowerCase())) return 'doc';
+      if (!scope.entities.has(name) && JOINS_HEADERS.includes(name.toLowerCase())) return 'joins';
+      if (!scope.entities.has(name) && PEOPLE_HEADERS.includes(name.toLowerCase())) return 'people';
       const entity = scope.entity({ text: name, span: cell.span }, 'The permission column');
       return entity ? entity.name : null;
     });
@@ -75,7 +78,7 @@ export function readRoles(section: Section, scope: Scope): { roles: Role[]; perm
       const known = roles.find((r) => r.name === cell.text);
       if (known) known.doc ||= doc;
       else if (cell.text !== ANYONE) {
-        roles.push({ name: cell.text, doc, span: cell.span });
+        roles.push({ name: cell.text, doc, span: cell.span, joins: BY_INVITATION, people: NO_PEOPLE_GRANT });
         scope.roles.add(cell.text);
       }
       rows.push({ role: cell.text, cells: row.cells, columns, span: row.span });
@@ -85,6 +88,10 @@ export function readRoles(section: Section, scope: Scope): { roles: Role[]; perm
     row.columns.forEach((entity, i) => {
       if (!entity || entity === 'doc') return;
       const cell = row.cells[i];
+      if (entity === 'joins' || entity === 'people') {
+        if (cell) readPeopleCell(entity, cell, row.role, roles, scope);
+        return;
+      }
       const permission = cell ? readPermission(cell, row.role, entity, scope) : null;
       if (permission) permissions.push({ ...permission, span: cell?.span ?? row.span });
       // A table whose only row is `anyone`, granting nothing, still declares point 6: without
@@ -107,6 +114,31 @@ export function readRoles(section: Section, scope: Scope): { roles: Role[]; perm
   }
   checkSettable(permissions, scope);
   return { roles, permissions };
+}
+
+/**
+ * A `joins` or `people` cell, merged into its role: a role described in two tables joins by
+ * sign-up when either says so, and may invite into the roles either names.
+ */
+function readPeopleCell(column: 'joins' | 'people', cell: Cell, name: string, roles: Role[], scope: Scope): void {
+  const role = roles.find((r) => r.name === name);
+  if (column === 'joins') {
+    const joins = readJoins(cell, name, scope);
+    if (!role || joins?.kind !== 'sign-up') return;
+    if (role.joins.kind !== 'sign-up') role.joins = joins;
+    // Any domain on either side means any domain.
+    else if (role.joins.domains.length === 0 || joins.domains.length === 0)
+      role.joins = { kind: 'sign-up', domains: [] };
+    else role.joins = { kind: 'sign-up', domains: [...new Set([...role.joins.domains, ...joins.domains])] };
+    return;
+  }
+  const people = readPeople(cell, name, scope);
+  if (!role || !people) return;
+  const invite =
+    role.people.invite === 'any' || people.invite === 'any'
+      ? 'any'
+      : [...new Set([...role.people.invite, ...people.invite])];
+  role.people = { invite, manage: role.people.manage || people.manage };
 }
 
 /** A role's grant of nothing on an entity. */

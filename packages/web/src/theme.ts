@@ -32,6 +32,9 @@ export const theme = createTheme({
     // Mantine writes a dialog's header as <header>, which axe takes for a second banner landmark
     // beside the page's own; a div keeps the look and leaves the dialog its role and name.
     ModalHeader: { defaultProps: { component: 'div' } },
+    // The same for a drawer (a Users screen's history).
+    Drawer: { defaultProps: { closeButtonProps: { 'aria-label': 'Close' } } },
+    DrawerHeader: { defaultProps: { component: 'div' } },
     // The navigation's links take the light variant through the resolver above (by default they skip it).
     NavLink: { defaultProps: { variant: 'light' } },
     // A badge is a state or a value: shown whole ("Assigned", never "Assi…"). Mantine lets a badge

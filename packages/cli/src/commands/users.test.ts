@@ -224,13 +224,13 @@ describe('ninepoint users list', () => {
     const text = await runIn(dir, ['users', 'list', 'spec.md']);
     expect(text.code).toBe(0);
     const lines = text.stdout.trimEnd().split('\n');
-    expect(lines[0]).toBe('email            name  roles          created');
-    expect(lines[1]).toMatch(/^ada@example\.org {2}Ada {3}staff, member {2}\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
-    expect(lines[2]).toMatch(/^bob@example\.org {2}bob {3}member {9}\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
+    expect(lines[0]).toBe('email            name  roles          created               status');
+    expect(lines[1]).toMatch(/^ada@example\.org {2}Ada {3}staff, member {2}\d{4}-\d\d-\d\d \d\d:\d\d UTC {2}active$/);
+    expect(lines[2]).toMatch(/^bob@example\.org {2}bob {3}member {9}\d{4}-\d\d-\d\d \d\d:\d\d UTC {2}active$/);
     const json = await listJson(dir);
     expect(json.map((u) => Object.keys(u).sort())).toEqual([
-      ['createdAt', 'email', 'id', 'name', 'roles'],
-      ['createdAt', 'email', 'id', 'name', 'roles'],
+      ['active', 'createdAt', 'deactivatedAt', 'email', 'id', 'name', 'roles'],
+      ['active', 'createdAt', 'deactivatedAt', 'email', 'id', 'name', 'roles'],
     ]);
     expect(JSON.stringify(json)).not.toMatch(/argon2|password/i);
   });
@@ -267,6 +267,51 @@ describe('ninepoint users set-role', () => {
     expect(nobody.code).toBe(1);
     expect(nobody.stderr).toContain('error: there is no user with the email bob@example.org.\n');
     expect((await listJson(dir))[0]?.roles).toEqual(['staff']);
+  });
+});
+
+describe('ninepoint users deactivate and reactivate', () => {
+  it('deactivates a user, who can no longer sign in, and reactivates them; both are in their history', async () => {
+    const dir = lendingDesk();
+    await add(dir, 'ada@example.org', '--role', 'staff');
+    const off = await runIn(dir, ['users', 'deactivate', 'Ada@example.org', 'spec.md']);
+    expect(off.code).toBe(0);
+    expect(off.stdout).toBe(
+      'Deactivated ada@example.org: their sessions ended, their API tokens stop working, and they cannot sign in. ' +
+        'Reactivate them with: npx ninepoint users reactivate ada@example.org spec.md\n',
+    );
+    expect((await listJson(dir))[0]).toMatchObject({ active: false });
+    expect((await runIn(dir, ['users', 'list', 'spec.md'])).stdout).toMatch(/ {2}deactivated\n$/);
+    expect((await signIn(dir, 'ada@example.org', PASSWORD)).body.code).toBe('ACCOUNT_DEACTIVATED');
+    const twice = await runIn(dir, ['users', 'deactivate', 'ada@example.org', 'spec.md']);
+    expect(twice.stdout).toBe('ada@example.org is deactivated already: nothing changed.\n');
+
+    const on = await runIn(dir, ['users', 'reactivate', 'ada@example.org', 'spec.md']);
+    expect(on.code).toBe(0);
+    expect(on.stdout).toBe('Reactivated ada@example.org: they may sign in again, and their API tokens work again.\n');
+    expect((await signIn(dir, 'ada@example.org', PASSWORD)).status).toBe(200);
+    await runIn(dir, ['users', 'set-roles', 'ada@example.org', 'spec.md', '--role', 'member']);
+
+    const db = await openAccounts(checkSpec(LENDING_DESK).model, { dbPath: join(dir, 'ninepoint.db') });
+    try {
+      const user = await db.auth.userByEmail('ada@example.org');
+      const history = await db.auth.accountHistory(user?.id ?? '');
+      expect(history.map(({ kind, by }) => ({ kind, by }))).toEqual([
+        { kind: 'created', by: null },
+        { kind: 'deactivated', by: null },
+        { kind: 'reactivated', by: null },
+        { kind: 'roles-changed', by: null },
+      ]);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('refuses a user who does not exist', async () => {
+    const dir = lendingDesk();
+    const nobody = await runIn(dir, ['users', 'deactivate', 'bob@example.org', 'spec.md']);
+    expect(nobody.code).toBe(1);
+    expect(nobody.stderr).toContain('error: there is no user with the email bob@example.org.\n');
   });
 });
 

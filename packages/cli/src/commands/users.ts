@@ -1,4 +1,4 @@
-import { AccountError, addUser, checkEmail, checkRoles, type UserAccount } from '@ninepoint/server';
+import { AccountError, addUser, changeAccount, checkEmail, checkRoles, type UserAccount } from '@ninepoint/server';
 import type { Command } from 'commander';
 import { ACCOUNTS_HELP, type DbOption, dbOption, withAccounts } from '../accounts-db.ts';
 import type { Context } from '../context.ts';
@@ -31,7 +31,7 @@ const collect = (value: string, previous: string[]) => [...previous, value];
 export function registerUsers(program: Command, ctx: Context, version: string): void {
   const users = program
     .command('users')
-    .description('Manage who may sign in to the app of a spec: add, list, set-role, remove.')
+    .description('Manage who may sign in to the app of a spec: add, list, set-role, deactivate, reactivate, remove.')
     .version(version)
     .addHelpText('after', ACCOUNTS_HELP);
 
@@ -80,14 +80,14 @@ export function registerUsers(program: Command, ctx: Context, version: string): 
   dbOption(
     users
       .command('list')
-      .description('List the users: email, name, roles and when they were added.')
+      .description('List the users: email, name, roles, when they were added, and whether they are active.')
       .argument('<spec.md>', 'the spec whose app they sign in to')
-      .option('--json', 'print them as JSON: {"users": [{id, email, name, roles, createdAt}]}'),
+      .option('--json', 'print them as JSON: {"users": [{id, email, name, roles, createdAt, active, deactivatedAt}]}'),
   )
     .version(version)
     .action(async (file: string, options: ListOptions) => {
       await withAccounts(ctx, file, options, async ({ db, where }) => {
-        const all = await db.auth.users();
+        const all = await db.auth.accounts();
         if (options.json === true) {
           ctx.io.stdout.write(`${JSON.stringify({ users: all }, null, 2)}\n`);
           return;
@@ -100,8 +100,14 @@ export function registerUsers(program: Command, ctx: Context, version: string): 
         }
         ctx.io.stdout.write(
           formatColumns(
-            ['email', 'name', 'roles', 'created'],
-            all.map((u) => [u.email, u.name, u.roles.join(', ') || '(none)', formatTime(u.createdAt)]),
+            ['email', 'name', 'roles', 'created', 'status'],
+            all.map((u) => [
+              u.email,
+              u.name,
+              u.roles.join(', ') || '(none)',
+              formatTime(u.createdAt),
+              u.active ? 'active' : 'deactivated',
+            ]),
           ),
         );
       });
@@ -110,6 +116,7 @@ export function registerUsers(program: Command, ctx: Context, version: string): 
   dbOption(
     users
       .command('set-role')
+      .alias('set-roles')
       .description("Replace a user's roles with the ones given; they apply to the user's next call.")
       .argument('<email>', 'the user')
       .argument('<spec.md>', 'the spec whose app they sign in to')
@@ -122,15 +129,54 @@ export function registerUsers(program: Command, ctx: Context, version: string): 
         checkRoles(options.role, db.roles);
         const before = await db.auth.userByEmail(email);
         const roles = [...new Set(options.role)];
-        if (!before || !(await db.auth.setRoles(email, roles))) {
+        if (!before) {
           refuseUnknownUser(ctx, email);
           return;
         }
+        // At the terminal: kept in the account's history as done there (by nobody signed in).
+        await changeAccount(db.auth, before.id, { roles }, terminalChange(db));
         ctx.io.stdout.write(
           `${before.email} now has ${rolesText(roles)} (had ${before.roles.length > 0 ? before.roles.join(', ') : 'none'}).\n`,
         );
       });
     });
+
+  for (const active of [false, true]) {
+    const verb = active ? 'reactivate' : 'deactivate';
+    dbOption(
+      users
+        .command(verb)
+        .description(
+          active
+            ? 'Reactivate a deactivated user: they may sign in again, and their API tokens work again.'
+            : 'Deactivate a user, keeping their account: their sessions end and their API tokens stop working at once, and they cannot sign in or reset their password.',
+        )
+        .argument('<email>', 'the user')
+        .argument('<spec.md>', 'the spec whose app they sign in to'),
+    )
+      .version(version)
+      .action(async (email: string, file: string, options: DbOption) => {
+        await withAccounts(ctx, file, options, async ({ db }) => {
+          const user = await db.auth.userByEmail(email);
+          if (!user) {
+            refuseUnknownUser(ctx, email);
+            return;
+          }
+          const before = await db.auth.managedUser(user.id);
+          const after = await changeAccount(db.auth, user.id, { active }, terminalChange(db));
+          if (before?.active === after.active) {
+            ctx.io.stdout.write(`${user.email} is ${active ? 'active' : 'deactivated'} already: nothing changed.\n`);
+            return;
+          }
+          ctx.io.stdout.write(
+            active
+              ? `Reactivated ${user.email}: they may sign in again, and their API tokens work again.\n`
+              : `Deactivated ${user.email}: their sessions ended, their API tokens stop working, and they cannot sign in. ` +
+                  `Reactivate them with: npx ninepoint users reactivate ${shellWord(user.email)} ${shellWord(file)}\n`,
+          );
+        });
+      });
+  }
 
   dbOption(
     users
@@ -153,6 +199,11 @@ export function registerUsers(program: Command, ctx: Context, version: string): 
         );
       });
     });
+}
+
+/** A change made at the terminal: by nobody signed in, so never refused as the last manager's. */
+function terminalChange(db: { roles: readonly string[] }) {
+  return { by: null, knownRoles: db.roles, manages: () => false };
 }
 
 /** With roles in the spec, a user needs at least one: a user with none is almost always a slip. */

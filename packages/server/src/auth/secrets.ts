@@ -1,9 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 
-/** What a secret is for: a session, an API token, or a password reset link. */
-export type SecretKind = 'session' | 'token' | 'reset';
+/** What a secret is for: a session, an API token, a password reset link, or a sign-in under way at an OpenID provider. */
+export type SecretKind = 'session' | 'token' | 'reset' | 'oidc';
 
-const PREFIX: Record<SecretKind, string> = { session: 'nps', token: 'npt', reset: 'npr' };
+const PREFIX: Record<SecretKind, string> = { session: 'nps', token: 'npt', reset: 'npr', oidc: 'npo' };
 
 /**
  * A new secret for a session, an API token or a password reset link: 256 bits from the CSPRNG,

@@ -49,6 +49,67 @@ export const DIRECTORY_USER_SCHEMA: JsonSchema = {
   additionalProperties: false,
 };
 
+/** An account as those who manage people see it (`GET /api/users`, `PATCH /api/users/:id`). */
+export const MANAGED_USER_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    ...(USER_SCHEMA.properties as Record<string, JsonSchema>),
+    active: { type: 'boolean', description: 'False once the account is deactivated: it cannot sign in.' },
+    deactivatedAt: { type: ['string', 'null'], format: 'date-time' },
+  },
+  required: ['id', 'email', 'name', 'roles', 'createdAt', 'active', 'deactivatedAt'],
+  additionalProperties: false,
+};
+
+/** The body of `PATCH /api/users/:id`: the account's new roles, and whether it is active. */
+export const ACCOUNT_CHANGE_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    roles: {
+      type: 'array',
+      items: { type: 'string', minLength: 1, maxLength: 100 },
+      maxItems: 50,
+      uniqueItems: true,
+      description: "The account's roles from now on: roles of point 6 only, all of them replaced.",
+    },
+    active: { type: 'boolean', description: 'false deactivates the account, true reactivates it.' },
+  },
+  minProperties: 1,
+  additionalProperties: false,
+};
+
+/** One entry of an account's history (`GET /api/users/:id/history`). */
+export const ACCOUNT_EVENT_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    at: { type: 'string', format: 'date-time' },
+    kind: { type: 'string', enum: ['created', 'roles-changed', 'deactivated', 'reactivated', 'password-reset'] },
+    by: {
+      anyOf: [
+        {
+          type: 'object',
+          properties: { id: { type: 'string' }, name: { type: 'string' } },
+          required: ['id', 'name'],
+          additionalProperties: false,
+        },
+        { type: 'null' },
+      ],
+      description: 'Who did it; null at the server’s terminal (`ninepoint users`).',
+    },
+    how: {
+      type: 'string',
+      enum: ['terminal', 'sign-up', 'invitation', 'email'],
+      description: 'created: how the account was made; password-reset: by a mailed link or at the terminal.',
+    },
+    roles: { type: 'array', items: { type: 'string' }, description: 'created: the roles it was given.' },
+    from: { type: 'array', items: { type: 'string' }, description: 'roles-changed: the roles before.' },
+    to: { type: 'array', items: { type: 'string' }, description: 'roles-changed: the roles after.' },
+  },
+  required: ['id', 'at', 'kind', 'by'],
+  additionalProperties: false,
+};
+
 /** The body of `POST /api/auth/password-reset`: the email of the account. */
 export const PASSWORD_RESET_SCHEMA: JsonSchema = {
   type: 'object',

@@ -11,7 +11,10 @@ import { DEFAULT_SORT_COLUMNS } from './sql-schema.ts';
 export interface ListParams {
   /** Sortable fields: the declared fields and the system fields. */
   sortable: ReadonlyMap<string, SortKey>;
-  /** Fields `filter[field]=value` may name, with how a value is read. */
+  /**
+   * Fields `filter[field]=value` may name, with how a value is read; text fields also take
+   * `filter[field][contains]`, numbers and moments `[from]` and `[to]`, choices several values.
+   */
   filterable: ReadonlyMap<string, FilterType>;
   /** Text-like fields `q` searches; empty when the entity has none (then `q` is refused). */
   searchable: readonly string[];
@@ -145,10 +148,44 @@ export function listQueryParameters(
       type: 'boolean',
       default: false,
     }),
-    ...[...params.filterable].map(([field, type]) =>
-      parameter(`filter[${field}]`, `Records whose ${field} equals this value.`, filterSchema(type)),
-    ),
+    ...[...params.filterable].flatMap(([field, type]) => filterParameters(field, type, parameter)),
   ];
+}
+
+/** A field's filters: equality (any of several values for a choice), `contains` for text, a range for numbers and moments. */
+function filterParameters(
+  field: string,
+  type: FilterType,
+  parameter: (name: string, description: string, schema: JsonSchema) => QueryParameter,
+): QueryParameter[] {
+  const schema = filterSchema(type);
+  if (type.kind === 'choice') {
+    return [
+      parameter(`filter[${field}]`, `Records whose ${field} is this value; repeat it for any of several.`, {
+        type: 'array',
+        items: schema,
+      }),
+    ];
+  }
+  const equal = parameter(`filter[${field}]`, `Records whose ${field} equals this value.`, schema);
+  if (type.kind === 'text') {
+    return [
+      equal,
+      parameter(
+        `filter[${field}][contains]`,
+        `Records whose ${field} contains this text (ignoring the case of ASCII letters).`,
+        schema,
+      ),
+    ];
+  }
+  if (type.kind === 'integer' || type.kind === 'decimal' || type.kind === 'date' || type.kind === 'datetime') {
+    return [
+      equal,
+      parameter(`filter[${field}][from]`, `Records whose ${field} is this value or more (later).`, schema),
+      parameter(`filter[${field}][to]`, `Records whose ${field} is this value or less (earlier).`, schema),
+    ];
+  }
+  return [equal];
 }
 
 function filterSchema(type: FilterType): JsonSchema {

@@ -78,6 +78,10 @@ describe('the OpenAPI document', () => {
       '/api/auth/password-reset/confirm',
       '/api/auth/me',
       '/api/users',
+      '/api/users/{id}',
+      '/api/users/{id}/history',
+      '/api/views',
+      '/api/views/{id}',
     ]);
     expect(Object.keys(openapi.components.schemas)).toEqual([
       'ninepoint.Problem',
@@ -85,8 +89,13 @@ describe('the OpenAPI document', () => {
       'ninepoint.SignIn',
       'ninepoint.User',
       'ninepoint.DirectoryUser',
+      'ninepoint.ManagedUser',
+      'ninepoint.AccountChange',
+      'ninepoint.AccountEvent',
       'ninepoint.PasswordReset',
       'ninepoint.PasswordResetConfirm',
+      'ninepoint.SavedView',
+      'ninepoint.SaveView',
     ]);
   });
 
@@ -165,6 +174,11 @@ describe('the OpenAPI document', () => {
       'POST /api/auth/password-reset/confirm confirmPasswordReset',
       'GET /api/auth/me getMe',
       'GET /api/users listUsers',
+      'PATCH /api/users/{id} changeUser',
+      'GET /api/users/{id}/history getUserHistory',
+      'GET /api/views listViews',
+      'POST /api/views saveView',
+      'DELETE /api/views/{id} deleteView',
       'GET /api/books listBooks',
       'POST /api/books createBook',
       'GET /api/books/{id} getBook',
@@ -203,6 +217,8 @@ describe('the OpenAPI document', () => {
       'query filter[book]',
       'query filter[borrower]',
       'query filter[due]',
+      'query filter[due][from]',
+      'query filter[due][to]',
     ]);
     expect(list?.parameters?.find((p) => p.name === 'limit')?.schema).toEqual({
       type: 'integer',
@@ -212,6 +228,17 @@ describe('the OpenAPI document', () => {
     });
     expect(list?.parameters?.find((p) => p.name === 'sort')?.schema.enum).toContain('-due');
     expect(list?.parameters?.find((p) => p.name === 'filter[due]')?.schema).toEqual({ type: 'string', format: 'date' });
+    expect(list?.parameters?.find((p) => p.name === 'filter[due][from]')?.schema).toEqual({
+      type: 'string',
+      format: 'date',
+    });
+    // Several states at once: the parameter repeats.
+    expect(list?.parameters?.find((p) => p.name === 'filter[state]')?.schema).toMatchObject({
+      type: 'array',
+      items: { type: 'string', enum: ['out', 'overdue', 'returned'] },
+    });
+    // Text fields are searched by `contains`.
+    expect(openapi.paths['/api/books']?.get?.parameters?.map((p) => p.name)).toContain('filter[title][contains]');
     // Books have text fields, so they can be searched.
     expect(openapi.paths['/api/books']?.get?.parameters?.map((p) => p.name)).toContain('q');
     expect(Object.keys(list?.responses ?? {})).toContain('400');
@@ -260,7 +287,7 @@ describe('the OpenAPI document', () => {
     expect(codesOf(openapi, signIn)).toEqual({
       '400': ['INVALID_PAYLOAD'],
       '401': ['SIGN_IN_FAILED', 'NOT_SIGNED_IN'],
-      '403': ['FORBIDDEN'],
+      '403': ['FORBIDDEN', 'ACCOUNT_DEACTIVATED'],
       '413': ['PAYLOAD_TOO_LARGE'],
       '429': ['SIGN_IN_LOCKED', 'RATE_LIMITED'],
       '500': ['INTERNAL_ERROR'],
@@ -278,7 +305,7 @@ describe('the OpenAPI document', () => {
     expect(meSchema).toMatchObject({
       ...userAnswer,
       properties: { user: { anyOf: [{ $ref: '#/components/schemas/ninepoint.User' }, { type: 'null' }] } },
-      required: ['user', 'access'],
+      required: ['user', 'access', 'people', 'signUp', 'singleSignOn'],
     });
     expect(meSchema?.properties?.access).toMatchObject({ type: 'object', additionalProperties: { type: 'object' } });
     expect(codesOf(openapi, me)).toEqual({
@@ -398,12 +425,20 @@ describe('the OpenAPI document', () => {
       getSpec: [['NOT_SIGNED_IN'], undefined],
       getOpenApi: [['NOT_SIGNED_IN'], undefined],
       getApiDocs: [['NOT_SIGNED_IN'], undefined],
-      signIn: [['SIGN_IN_FAILED', 'NOT_SIGNED_IN'], ['FORBIDDEN']],
+      signIn: [
+        ['SIGN_IN_FAILED', 'NOT_SIGNED_IN'],
+        ['FORBIDDEN', 'ACCOUNT_DEACTIVATED'],
+      ],
       signOut: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
       requestPasswordReset: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
       confirmPasswordReset: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
       getMe: [['NOT_SIGNED_IN'], undefined],
       listUsers: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
+      changeUser: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
+      getUserHistory: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
+      listViews: [['NOT_SIGNED_IN'], undefined],
+      saveView: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
+      deleteView: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
       listNotes: [['NOT_SIGNED_IN'], undefined],
       createNote: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
       getNote: [['NOT_SIGNED_IN'], undefined],

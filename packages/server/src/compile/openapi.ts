@@ -2,7 +2,10 @@ import { createHash } from 'node:crypto';
 import { type CallAction, type Model, runtimeSettings, type StateMachine } from '@ninepoint/spec';
 import { PROBLEM_MEDIA_TYPE, PROBLEM_SCHEMA, type ProblemCatalogue } from '../http/problem.ts';
 import {
+  ACCOUNT_CHANGE_SCHEMA,
+  ACCOUNT_EVENT_SCHEMA,
   DIRECTORY_USER_SCHEMA,
+  MANAGED_USER_SCHEMA,
   PASSWORD_RESET_ACCEPTED_SCHEMA,
   PASSWORD_RESET_CONFIRM_SCHEMA,
   PASSWORD_RESET_DONE_SCHEMA,
@@ -16,6 +19,7 @@ import type { EntitySchemas, JsonSchema } from './json-schemas.ts';
 import { listQueryParameters } from './list-params.ts';
 import { compilePermissions, type EntityPermissions, VISITOR } from './permissions.ts';
 import { type Route, schemaComponent } from './route-table.ts';
+import { SAVE_VIEW, SAVE_VIEW_SCHEMA, SAVED_VIEW, SAVED_VIEW_ROUTES, SAVED_VIEW_SCHEMA } from './saved-views-api.ts';
 import { SYSTEM_ROUTES, type SystemRoute } from './system-routes.ts';
 
 /** The parts of an OpenAPI 3.1 document Ninepoint writes. */
@@ -73,6 +77,9 @@ const HEALTH = 'ninepoint.Health';
 const SIGN_IN = 'ninepoint.SignIn';
 const USER = 'ninepoint.User';
 const DIRECTORY_USER = 'ninepoint.DirectoryUser';
+const MANAGED_USER = 'ninepoint.ManagedUser';
+const ACCOUNT_CHANGE = 'ninepoint.AccountChange';
+const ACCOUNT_EVENT = 'ninepoint.AccountEvent';
 const PASSWORD_RESET = 'ninepoint.PasswordReset';
 const PASSWORD_RESET_CONFIRM = 'ninepoint.PasswordResetConfirm';
 const SYSTEM_TAG = 'system';
@@ -109,6 +116,15 @@ export const SECURITY_SCHEMES: Record<string, SecurityScheme> = {
   },
 };
 
+/** The `:id` of an account's calls. */
+const USER_ID: Parameter = {
+  name: 'id',
+  in: 'path',
+  required: true,
+  description: 'The id of the user.',
+  schema: { type: 'string', format: 'uuid' },
+};
+
 /** A signed-in user, by session or by token. */
 const SIGNED_IN: SecurityRequirement[] = [{ session: [] }, { token: [] }];
 /** Signed in or not. */
@@ -132,8 +148,13 @@ export function compileOpenApi(
     [SIGN_IN]: SIGN_IN_SCHEMA,
     [USER]: USER_SCHEMA,
     [DIRECTORY_USER]: DIRECTORY_USER_SCHEMA,
+    [MANAGED_USER]: MANAGED_USER_SCHEMA,
+    [ACCOUNT_CHANGE]: ACCOUNT_CHANGE_SCHEMA,
+    [ACCOUNT_EVENT]: ACCOUNT_EVENT_SCHEMA,
     [PASSWORD_RESET]: PASSWORD_RESET_SCHEMA,
     [PASSWORD_RESET_CONFIRM]: PASSWORD_RESET_CONFIRM_SCHEMA,
+    [SAVED_VIEW]: SAVED_VIEW_SCHEMA,
+    [SAVE_VIEW]: SAVE_VIEW_SCHEMA,
   };
   for (const [entity, s] of schemas) {
     components[schemaComponent(entity, 'record')] = s.record;
@@ -153,7 +174,10 @@ export function compileOpenApi(
     paths[path] ??= {};
     (paths[path] as Record<string, Operation>)[method.toLowerCase()] = operation;
   };
-  for (const system of SYSTEM_ROUTES) add(system.path, system.method, systemOperation(system, responses));
+  for (const system of SYSTEM_ROUTES) {
+    add(system.path.replace(/:([A-Za-z_]\w*)/g, '{$1}'), system.method, systemOperation(system, responses));
+  }
+  for (const view of SAVED_VIEW_ROUTES) add(view.path, view.method, savedViewOperation(view, responses));
   for (const route of routes) {
     const { entity } = route.action;
     const machine = model.machines.find((m) => m.entity === entity);
@@ -405,7 +429,7 @@ function systemOperation(route: SystemRoute, responses: ProblemResponses): Opera
             ),
             content: { [JSON_TYPE]: { schema: JSON_USER } },
           },
-          ...responses.for([...POSTED, 'SIGN_IN_FAILED', 'SIGN_IN_LOCKED', ...ANY_CALL]),
+          ...responses.for([...POSTED, 'SIGN_IN_FAILED', 'ACCOUNT_DEACTIVATED', 'SIGN_IN_LOCKED', ...ANY_CALL]),
         },
       };
     case 'requestPasswordReset':
@@ -462,8 +486,52 @@ function systemOperation(route: SystemRoute, responses: ProblemResponses): Opera
                   properties: {
                     user: { anyOf: [ref(USER), { type: 'null' }] },
                     access: ACCESS_SCHEMA,
+                    people: {
+                      description:
+                        "What the user may do with people's accounts (point 6's people column); null when signed out.",
+                      anyOf: [
+                        {
+                          type: 'object',
+                          properties: {
+                            mayInvite: { type: 'boolean' },
+                            inviteRoles: { type: 'array', items: { type: 'string' } },
+                            manage: { type: 'boolean' },
+                          },
+                          required: ['mayInvite', 'inviteRoles', 'manage'],
+                          additionalProperties: false,
+                        },
+                        { type: 'null' },
+                      ],
+                    },
+                    singleSignOn: {
+                      description:
+                        'Sign-in with an OpenID Connect provider, when the server is configured for one: what its button says, and the path that starts it (a browser navigation).',
+                      anyOf: [
+                        {
+                          type: 'object',
+                          properties: { name: { type: 'string' }, start: { type: 'string' } },
+                          required: ['name', 'start'],
+                          additionalProperties: false,
+                        },
+                        { type: 'null' },
+                      ],
+                    },
+                    signUp: {
+                      description:
+                        "The roles people may sign up to themselves (point 6's joins column), with the email domains each accepts (none: any).",
+                      type: 'array',
+                      items: {
+                        type: 'object',
+                        properties: {
+                          role: { type: 'string' },
+                          domains: { type: 'array', items: { type: 'string' } },
+                        },
+                        required: ['role', 'domains'],
+                        additionalProperties: false,
+                      },
+                    },
                   },
-                  required: ['user', 'access'],
+                  required: ['user', 'access', 'people', 'signUp', 'singleSignOn'],
                 },
               },
             },
@@ -487,33 +555,103 @@ function systemOperation(route: SystemRoute, responses: ProblemResponses): Opera
             name: 'q',
             in: 'query',
             required: false,
-            description: 'Text the name contains (emails are not searched: they are not shown).',
+            description:
+              'Text the name contains (emails are not searched: they are not shown). For those who manage people: ' +
+              'text the name or the email contains.',
             schema: { type: 'string', maxLength: 200 },
           },
           {
             name: 'limit',
             in: 'query',
             required: false,
-            description: 'At most this many (default 20).',
+            description: 'At most this many (default 20; 50 in the list of accounts of those who manage people).',
             schema: { type: 'integer', minimum: 1, maximum: 100 },
+          },
+          {
+            name: 'offset',
+            in: 'query',
+            required: false,
+            description: 'For those who manage people: how many accounts to skip (paging).',
+            schema: { type: 'integer', minimum: 0, maximum: 1_000_000 },
           },
         ],
         responses: {
           '200': {
             description:
-              'The users found: of each, the id and the name; the whole account (email, roles) only of the caller.',
+              'The users found: of each, the id and the name; the whole account (email, roles) only of the caller. ' +
+              'To those who manage people (without id): a page of every account, with how many there are.',
+            content: {
+              [JSON_TYPE]: {
+                schema: {
+                  anyOf: [
+                    {
+                      type: 'object',
+                      properties: {
+                        items: { type: 'array', items: { anyOf: [ref(DIRECTORY_USER), ref(USER)] } },
+                      },
+                      required: ['items'],
+                      additionalProperties: false,
+                    },
+                    {
+                      type: 'object',
+                      properties: {
+                        items: { type: 'array', items: ref(MANAGED_USER) },
+                        total: { type: 'integer', minimum: 0, description: 'How many accounts match q.' },
+                        limit: { type: 'integer' },
+                        offset: { type: 'integer' },
+                      },
+                      required: ['items', 'total', 'limit', 'offset'],
+                      additionalProperties: false,
+                    },
+                  ],
+                },
+              },
+            },
+          },
+          ...responses.for(['INVALID_PAYLOAD', 'FORBIDDEN', ...ANY_CALL]),
+        },
+        security: SIGNED_IN,
+      };
+    case 'changeUser':
+      return {
+        ...base,
+        parameters: [USER_ID],
+        requestBody: { required: true, content: { [JSON_TYPE]: { schema: ref(ACCOUNT_CHANGE) } } },
+        responses: {
+          '200': {
+            description: 'The account as changed.',
+            content: { [JSON_TYPE]: { schema: ref(MANAGED_USER) } },
+          },
+          ...responses.for([
+            ...POSTED,
+            'NOT_FOUND',
+            'VALIDATION_FAILED',
+            'CANNOT_DEACTIVATE_SELF',
+            'LAST_MANAGER',
+            ...ANY_CALL,
+          ]),
+        },
+        security: SIGNED_IN,
+      };
+    case 'getUserHistory':
+      return {
+        ...base,
+        parameters: [USER_ID],
+        responses: {
+          '200': {
+            description: "The account's history, oldest first.",
             content: {
               [JSON_TYPE]: {
                 schema: {
                   type: 'object',
-                  properties: { items: { type: 'array', items: { anyOf: [ref(DIRECTORY_USER), ref(USER)] } } },
+                  properties: { items: { type: 'array', items: ref(ACCOUNT_EVENT) } },
                   required: ['items'],
                   additionalProperties: false,
                 },
               },
             },
           },
-          ...responses.for(['INVALID_PAYLOAD', 'FORBIDDEN', ...ANY_CALL]),
+          ...responses.for(['FORBIDDEN', 'NOT_FOUND', ...ANY_CALL]),
         },
         security: SIGNED_IN,
       };
@@ -534,6 +672,65 @@ function systemOperation(route: SystemRoute, responses: ProblemResponses): Opera
       ...responses.for(ANY_CALL),
     },
   };
+}
+
+/** A call of saved list views (`http/saved-views.ts`): signed-in callers only, each their own views. */
+function savedViewOperation(route: (typeof SAVED_VIEW_ROUTES)[number], responses: ProblemResponses): Operation {
+  const base = {
+    operationId: route.operationId,
+    summary: route.summary,
+    tags: [SYSTEM_TAG],
+    security: SIGNED_IN,
+  };
+  const problems = responses.for([...route.problems, ...ANY_CALL]);
+  const view = { [JSON_TYPE]: { schema: ref(SAVED_VIEW) } };
+  switch (route.operationId) {
+    case 'listViews':
+      return {
+        ...base,
+        parameters: [
+          {
+            name: 'screen',
+            in: 'query',
+            required: true,
+            description: 'The route of a list screen, e.g. `/books`.',
+            schema: { type: 'string' },
+          },
+        ],
+        responses: {
+          '200': {
+            description: 'The caller’s views of the screen, by name.',
+            content: {
+              [JSON_TYPE]: {
+                schema: {
+                  type: 'object',
+                  properties: { items: { type: 'array', items: ref(SAVED_VIEW) } },
+                  required: ['items'],
+                  additionalProperties: false,
+                },
+              },
+            },
+          },
+          ...problems,
+        },
+      };
+    case 'saveView':
+      return {
+        ...base,
+        requestBody: { required: true, content: { [JSON_TYPE]: { schema: ref(SAVE_VIEW) } } },
+        responses: {
+          '200': { description: 'A view of that name was replaced.', content: view },
+          '201': { description: 'The view is saved.', content: view },
+          ...problems,
+        },
+      };
+    case 'deleteView':
+      return {
+        ...base,
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
+        responses: { '204': { description: 'The view is deleted.' }, ...problems },
+      };
+  }
 }
 
 /**

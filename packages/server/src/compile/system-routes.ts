@@ -71,7 +71,24 @@ export const SYSTEM_ROUTES = [
       'Users whose name contains q, by name: for picking a value of a field referring to User. ' +
       'Open to users who may create or update a record with such a field; with id (repeatable), ' +
       'any signed-in user may ask for the users records name. Shows the id and name of each; ' +
-      'email and roles only of the caller.',
+      'email and roles only of the caller. To those whose roles manage people (point 6), without id: ' +
+      'a page of every account, active or deactivated, with email, roles and status; q searches names and emails.',
+  },
+  {
+    method: 'PATCH',
+    path: '/api/users/:id',
+    operationId: 'changeUser',
+    summary:
+      "Changes an account's roles, or deactivates or reactivates it: for those whose roles manage people. " +
+      'A deactivated account cannot sign in; its sessions end and its API tokens stop working at once.',
+  },
+  {
+    method: 'GET',
+    path: '/api/users/:id/history',
+    operationId: 'getUserHistory',
+    summary:
+      "An account's history, oldest first: how it was made, role changes, deactivation, reactivation and " +
+      'password resets, each with who did it and when. For those whose roles manage people.',
   },
 ] as const;
 

@@ -3,7 +3,8 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import type { Socket } from 'node:net';
 import { basename, dirname, join } from 'node:path';
 import { behaviourKey, checkSpec, type Diagnostic, type StudioStatus } from '@ninepoint/spec';
-import { changesSchema, formatMigrationPlan, MigrationRefusedError } from '../compile/migration-plan.ts';
+import { changesSchema } from '../compile/migration-contract.ts';
+import { formatMigrationPlan, MigrationRefusedError } from '../compile/migration-report.ts';
 import { isLocalHostname } from '../dev-mode.ts';
 import { clientErrorHandler, requestTimeouts } from '../http/client-errors.ts';
 import { defaultLogFormat } from '../http/logging.ts';
@@ -16,6 +17,7 @@ import {
   listenFailure,
   loggerOf,
   readMailSettings,
+  readOidcSettings,
   readServable,
   type ServeOptions,
   startFailure,
@@ -80,6 +82,8 @@ export async function serveDev(options: ServeOptions): Promise<DevServeResult> {
   const database = databaseUrl ? redact(databaseUrl) : dbPath;
   const mailSettings = readMailSettings(options.env ?? process.env, printError, { appUrlOptional: true });
   if (mailSettings === null) return { ok: false, exitCode: 2 };
+  const oidc = readOidcSettings(options.env ?? process.env, mailSettings.appUrl, printError);
+  if (oidc === undefined) return { ok: false, exitCode: 2 };
   // Without SMTP settings mails go to an outbox the developer reads (the terminal, GET /api/dev/outbox);
   // it belongs to the dev server, so it outlives each app a save replaces.
   const { smtp, from } = mailSettings;
@@ -117,6 +121,7 @@ export async function serveDev(options: ServeOptions): Promise<DevServeResult> {
       trustProxy: trustProxyFromEnv(process.env.TRUST_PROXY),
       extend,
       mail,
+      oidc,
     });
 
   let first: NinepointServer;

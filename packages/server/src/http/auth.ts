@@ -1,5 +1,5 @@
 import cookie from '@fastify/cookie';
-import type { RuntimeSettings } from '@ninepoint/spec';
+import type { PeopleAccess, RuntimeSettings } from '@ninepoint/spec';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { verifyPassword } from '../auth/passwords.ts';
 import { RateLimiter } from '../auth/rate-limiter.ts';
@@ -8,6 +8,7 @@ import { SECURE_SESSION_COOKIE, SESSION_COOKIE, SIGN_IN_SCHEMA } from '../compil
 import { type AccessSummary, type Actor, VISITOR } from '../compile/permissions.ts';
 import { type AuthStore, normalizeEmail, type UserAccount } from '../store/auth-store.ts';
 import { ProblemError } from './problem.ts';
+import { listAccountsFor } from './user-admin.ts';
 import { UUID } from './values.ts';
 
 /** Who a request is from, as the handlers see it. */
@@ -45,8 +46,19 @@ export interface AuthOptions {
   settings: Readonly<RuntimeSettings>;
   /** What the actor may do per entity, answered by `GET /api/auth/me` for the web app. */
   accessOf?: (actor: Actor) => Record<string, AccessSummary>;
+  /** What a signed-in actor may do with people's accounts (point 6's `people` column). */
+  peopleOf?: (actor: Actor) => PeopleAccess;
+  /** The roles people may sign up to themselves (point 6's `joins` column). */
+  signUp?: readonly { role: string; domains: string[] }[];
+  /** Sign-in with an OpenID Connect provider: what its button says and where it starts. */
+  singleSignOn?: { name: string; start: string } | null;
   /** Whether an actor may search the user directory (`GET /api/users`); default: any signed-in user. */
   mayPickUsers?: (actor: Actor) => boolean;
+  /**
+   * Whether an actor's roles let them manage people: `GET /api/users` then lists every account
+   * with email, roles and status (`listAccountsFor`); default: nobody.
+   */
+  managesPeople?: (actor: Actor) => boolean;
   /** For tests: the clock. */
   now?: () => number;
 }
@@ -206,6 +218,11 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
       throw new ProblemError('SIGN_IN_FAILED');
     }
     await release();
+    // Said only to whoever knows the password: a wrong one answers SIGN_IN_FAILED as for anyone.
+    if (!found.active) {
+      request.log.warn({ user: found.user.id }, 'sign-in of a deactivated account');
+      throw new ProblemError('ACCOUNT_DEACTIVATED');
+    }
     await signIn(request, reply, found.user);
     return reply.send({ user: found.user });
   });
@@ -218,14 +235,24 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
   });
 
   app.get('/api/auth/me', async (request, reply) =>
-    reply.send({ user: request.actor.user, access: options.accessOf?.(request.actor) ?? {} }),
+    reply.send({
+      user: request.actor.user,
+      access: options.accessOf?.(request.actor) ?? {},
+      people: request.actor.user === null ? null : (options.peopleOf?.(request.actor) ?? null),
+      signUp: options.signUp ?? [],
+      singleSignOn: options.singleSignOn ?? null,
+    }),
   );
 
   // The people a field referring to `User` may name, for pickers: open to those who may write
-  // such a field. Of another user it shows the id and the name only (see `directoryEntry`).
+  // such a field. Of another user it shows the id and the name only (see `directoryEntry`). To
+  // those who manage people it lists every account instead, with email, roles and status.
   app.get('/api/users', async (request, reply) => {
     if (request.actor.user === null) throw new ProblemError('NOT_SIGNED_IN');
     const query = request.query as Record<string, string | string[] | undefined>;
+    if (query.id === undefined && options.managesPeople?.(request.actor) === true) {
+      return reply.send(await listAccountsFor(auth, query));
+    }
     const unknown = Object.keys(query).find((k) => k !== 'q' && k !== 'limit' && k !== 'id');
     if (unknown !== undefined) throw invalid('the only parameters are q, limit and id');
     if (query.id !== undefined) {
@@ -269,7 +296,7 @@ export type DirectoryEntry = UserAccount | Pick<UserAccount, 'id' | 'name'>;
 /**
  * What the user directory shows the actor of a user: the whole account when it is their own,
  * else the id and the name, all a picker or a record's "by" needs. Emails and roles are for
- * those who manage users, which today is only the command line (`ninepoint users`).
+ * those who manage people: their `GET /api/users` lists accounts (`listAccountsFor`).
  */
 export function directoryEntry(user: UserAccount, actor: Actor): DirectoryEntry {
   return user.id === actor.userId ? user : { id: user.id, name: user.name };

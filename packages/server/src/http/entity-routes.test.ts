@@ -596,7 +596,8 @@ describe.each(TEST_DATABASES)('on $name', (db) => {
         for (const parameter of openapi.paths[path]?.get?.parameters ?? []) {
           // A cursor is only ever one a page gave: walked in the tests above.
           if (parameter.name === 'cursor') continue;
-          const schema = parameter.schema;
+          // A choice's filter repeats: each of its values is one.
+          const schema = parameter.schema.items ?? parameter.schema;
           const values = schema.enum ? schema.enum.map(String) : [example[String(schema.format ?? schema.type)] ?? 'x'];
           for (const value of values) {
             const url = `${path}?${new URLSearchParams({ [parameter.name]: value })}`;

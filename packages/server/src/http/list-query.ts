@@ -16,12 +16,18 @@ export type RawQuery = Record<string, string | string[] | undefined>;
 /** Longest `q` accepted: a search for more is a mistake, and SQLite caps LIKE patterns. */
 export const MAX_SEARCH_LENGTH = 1000;
 const MAX_CURSOR_LENGTH = 4096;
+/** Most values one choice filter takes: more than a choice has is a mistake (or an attack on the planner). */
+const MAX_FILTER_VALUES = 100;
+/** The kinds of field a range (`[from]`, `[to]`) applies to. */
+const RANGED: ReadonlySet<FilterType['kind']> = new Set(['integer', 'decimal', 'date', 'datetime']);
 const KNOWN = new Set<string>(LIST_PARAMETERS);
 const NOTHING: ReadonlySet<string> = new Set();
 
 /**
  * Reads a list call's query string into a store query: `limit`, `cursor`, `sort` (`field` or
- * `-field`), `filter[field]=value`, `q` and `count`. Anything else, and any value that does not
+ * `-field`), `filter[field]=value` (repeated for a choice: any of the values),
+ * `filter[field][contains]=text` (text fields), `filter[field][from]=x` and `filter[field][to]=y`
+ * (numbers, dates, date-times; both ends included), `q` and `count`. Anything else, and any value that does not
  * fit, is refused with INVALID_PAYLOAD naming the parameter; a name not in the model is never
  * echoed back beyond a short identifier. The `hidden` fields (those point 6 does not let the
  * caller see) are as if the entity had none of that name: sorting or filtering by one is refused
@@ -67,7 +73,9 @@ export function parseListQuery(
   const filters: ListQuery['filters'] = [];
   for (const [name, value] of Object.entries(raw)) {
     if (!name.startsWith('filter[')) continue;
-    const field = /^filter\[([^\]]*)\]$/.exec(name)?.[1];
+    const match = /^filter\[([^\]]*)\](?:\[(contains|from|to)\])?$/.exec(name);
+    const field = match?.[1];
+    const op = match?.[2] as 'contains' | 'from' | 'to' | undefined;
     const path = field === undefined ? undefined : params.paths.get(field);
     // A chain through references starts at a field of this entity, which may be hidden too.
     const type =
@@ -78,10 +86,43 @@ export function parseListQuery(
       const named = field !== undefined && plain(field) ? `filter[${field}]` : 'a filter';
       throw invalid(`${named} names no field to filter by`);
     }
-    if (Array.isArray(value)) throw invalid(`give filter[${field}] once`);
-    // A chain filter is a screen's `… = me`: any other user's id would tell whose records are whose.
-    if (path && (me === null || value !== me)) throw invalid(`filter[${field}] takes only your own user id`);
-    filters.push({ column: field, value: filterValue(field, type, value ?? ''), ...(path ? { path } : {}) });
+    const values = Array.isArray(value) ? value : [value ?? ''];
+    if (op === undefined) {
+      // Several values of a choice (or of the state) mean any of them.
+      if (values.length > 1 && type.kind !== 'choice') throw invalid(`give filter[${field}] once`);
+      // A chain filter is a screen's `… = me`: any other user's id would tell whose records are whose.
+      if (path && (me === null || value !== me)) throw invalid(`filter[${field}] takes only your own user id`);
+      if (values.length > 1) {
+        if (values.length > MAX_FILTER_VALUES) {
+          throw invalid(`filter[${field}] takes at most ${MAX_FILTER_VALUES} values`);
+        }
+        filters.push({
+          op: 'among',
+          column: field,
+          values: [...new Set(values)].map((v) => filterValue(`filter[${field}]`, type, v)),
+        });
+      } else {
+        filters.push({
+          column: field,
+          value: filterValue(`filter[${field}]`, type, values[0] ?? ''),
+          ...(path ? { path } : {}),
+        });
+      }
+      continue;
+    }
+    const named = `filter[${field}][${op}]`;
+    if (values.length > 1) throw invalid(`give ${named} once`);
+    const text = values[0] ?? '';
+    if (op === 'contains') {
+      if (type.kind !== 'text' || path) throw invalid(`${named} is for text fields only`);
+      if (text.length > MAX_SEARCH_LENGTH) throw invalid(`${named} must be at most ${MAX_SEARCH_LENGTH} characters`);
+      if (text.includes('\u0000')) throw invalid(`${named} must not contain NUL (U+0000) characters`);
+      // Everything contains nothing: no condition.
+      if (text !== '') filters.push({ op, column: field, text });
+      continue;
+    }
+    if (!RANGED.has(type.kind) || path) throw invalid(`${named} is for numbers, dates and date-times only`);
+    filters.push({ op, column: field, value: filterValue(named, type, text) as string | number });
   }
 
   const text = one('q');
@@ -138,8 +179,8 @@ function decodeCursor(cursor: string, sort: string, key: SortKey): Position {
   return { value: value as string | number | null, id };
 }
 
-function filterValue(field: string, type: FilterType, text: string): Value {
-  const wrong = (what: string) => invalid(`filter[${field}] must be ${what}`);
+function filterValue(name: string, type: FilterType, text: string): Value {
+  const wrong = (what: string) => invalid(`${name} must be ${what}`);
   switch (type.kind) {
     case 'text':
       if (text.includes('\u0000')) throw wrong('text without NUL (U+0000) characters');

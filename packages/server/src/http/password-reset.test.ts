@@ -4,6 +4,7 @@ import { TEST_DATABASES } from '../../test/databases.ts';
 import { insertRowBefore, LENDING_DESK_DERIVED, modelOf } from '../../test/helpers.ts';
 import { type CaughtMail, resetLink, type SmtpCatcher, startSmtpCatcher } from '../../test/smtp-catcher.ts';
 import { TEST_PASSWORD, userWithToken } from '../../test/users.ts';
+import { changeAccount } from '../auth/accounts.ts';
 import { PASSWORD_RESET_ACCEPTED } from '../compile/auth-schemas.ts';
 import { demoEmail } from '../dev-mode.ts';
 import { mailSettingsFromEnv } from '../mail/mail-settings.ts';
@@ -245,7 +246,7 @@ describe.each(TEST_DATABASES)('password reset by email on $name', (db) => {
 
     // The answer goes before the account is looked up, so its timing cannot depend on it.
     const other = await userWithToken(server);
-    const lookups = vi.spyOn(server.auth, 'userByEmail');
+    const lookups = vi.spyOn(server.auth, 'activeUserByEmail');
     try {
       expect((await ask(other.user.email)).status).toBe(202);
       expect(lookups).not.toHaveBeenCalled();
@@ -365,6 +366,28 @@ describe.each(TEST_DATABASES)('password reset by email on $name', (db) => {
     });
     expect((await ask(email)).status).toBe(202);
     expect(await smtp.arrives(email, 300)).toBe(false);
+  });
+
+  it('sends no link to a deactivated account, and a link asked for before no longer works', async () => {
+    const { user } = await userWithToken(server);
+    const before = await linkFor(user.email);
+    await changeAccount(server.auth, user.id, { active: false }, { by: null, knownRoles: [], manages: () => true });
+    const known = await ask(user.email);
+    expect(known.status).toBe(202);
+    expect(await smtp.arrives(user.email, 300)).toBe(false);
+    expect((await confirm(before.token)).body.code).toBe('RESET_LINK_INVALID');
+  });
+
+  it('keeps a reset in the account’s history, as the user’s own doing', async () => {
+    const { user } = await userWithToken(server);
+    const { token } = await linkFor(user.email);
+    expect((await confirm(token)).status).toBe(200);
+    const history = await server.auth.accountHistory(user.id);
+    expect(history.map(({ kind, by }) => ({ kind, by }))).toEqual([
+      { kind: 'created', by: null },
+      { kind: 'password-reset', by: user.id },
+    ]);
+    expect(history[1]).toMatchObject({ how: 'email' });
   });
 });
 

@@ -1,6 +1,6 @@
 import type { RuntimeSettings } from '@ninepoint/spec';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
-import { AccountError, checkEmail } from '../auth/accounts.ts';
+import { AccountError, checkEmail, recordAccountEvent } from '../auth/accounts.ts';
 import { hashPassword, MIN_PASSWORD_LENGTH, passwordProblem } from '../auth/passwords.ts';
 import { looksLikeSecret, newSecret, secretHash } from '../auth/secrets.ts';
 import {
@@ -76,9 +76,10 @@ export function registerPasswordReset(app: FastifyInstance, options: PasswordRes
     if (mail === null) return; // Said once at start: email is not configured.
     // Demo users of dev mode sign in only through sign-in-as: a password set by mail would let
     // them in under `serve` on the same database.
-    const user = isDemoEmail(email) ? undefined : await auth.userByEmail(email);
+    // A deactivated account gets nothing either: the answer was the same 202.
+    const user = isDemoEmail(email) ? undefined : await auth.activeUserByEmail(email);
     if (!user) {
-      log.info('password reset asked for an email no account has');
+      log.info('password reset asked for an email no active account has');
       return;
     }
     const secret = newSecret('reset');
@@ -148,6 +149,7 @@ export function registerPasswordReset(app: FastifyInstance, options: PasswordRes
       // Used in one statement: of two requests with the same link, only one sets a password.
       if ((await auth.usePasswordReset(hash, now())) !== user.id) throw new ProblemError('RESET_LINK_INVALID');
       await auth.setPasswordOf(user.id, passwordHash);
+      await recordAccountEvent(auth, user.id, { kind: 'password-reset', how: 'email' }, user.id, now());
       request.log.info({ user: user.id }, 'password reset: sessions ended');
       return reply.send({ email: user.email });
     },

@@ -86,6 +86,10 @@ describe('the blank spec over HTTP', () => {
       '/api/auth/password-reset/confirm',
       '/api/auth/me',
       '/api/users',
+      '/api/users/{id}',
+      '/api/users/{id}/history',
+      '/api/views',
+      '/api/views/{id}',
     ]);
     expect(document).toEqual(server.compiled.openapi);
   });
@@ -271,6 +275,10 @@ describe('a spec with entities over HTTP', () => {
         '/api/auth/password-reset/confirm',
         '/api/auth/me',
         '/api/users',
+        '/api/users/{id}',
+        '/api/users/{id}/history',
+        '/api/views',
+        '/api/views/{id}',
         '/api/books',
         '/api/loans/{id}/return',
       ]);

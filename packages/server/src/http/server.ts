@@ -1,13 +1,16 @@
-import { effectiveScreens, type Model, USER_ENTITY } from '@ninepoint/spec';
+import { effectiveScreens, type Model, peopleAccess, signUpRoles, USER_ENTITY } from '@ninepoint/spec';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { type Logger, pino } from 'pino';
+import type { OidcSettings } from '../auth/oidc-settings.ts';
 import { createAjv } from '../compile/ajv.ts';
 import { type CompiledApp, compileApp } from '../compile/compile-app.ts';
-import { changesSchema, type MigrationPlan } from '../compile/migration-plan.ts';
-import { type Actor, accessSummary } from '../compile/permissions.ts';
+import { changesSchema, type MigrationPlan } from '../compile/migration-contract.ts';
+import { type Actor, accessSummary, assignableRoles } from '../compile/permissions.ts';
 import { ensureDemoUsers, registerDevRoutes } from '../dev-mode.ts';
 import { AuthStore } from '../store/auth-store.ts';
+import { OidcStore } from '../store/oidc-store.ts';
 import { openStore, type StoreOptions } from '../store/open-store.ts';
+import { SavedViewsStore } from '../store/saved-views-store.ts';
 import type { Store } from '../store/store.ts';
 import { registerApiDocs } from './api-docs.ts';
 import { registerAuth } from './auth.ts';
@@ -15,6 +18,7 @@ import { clientErrorHandler, requestTimeouts } from './client-errors.ts';
 import { registerCompression } from './compression.ts';
 import { registerEntityRoutes } from './entity-routes.ts';
 import { classifyError } from './error-handler.ts';
+import { closeGracefully } from './graceful-close.ts';
 import { registerJsonBody } from './json-body.ts';
 import { lingerBeforeClose } from './linger.ts';
 import {
@@ -25,10 +29,13 @@ import {
   OneLinePerRequest,
   parseLogLevel,
 } from './logging.ts';
+import { OIDC_START_PATH, registerOidc } from './oidc.ts';
 import { type MailOptions, registerPasswordReset } from './password-reset.ts';
 import { PROBLEM_CONTENT_TYPE, type ProblemExtras, type ProblemParams } from './problem.ts';
 import { REQUEST_ID_HEADER, requestId } from './request-id.ts';
+import { registerSavedViews } from './saved-views.ts';
 import { HSTS, REFERRER_POLICY } from './security-headers.ts';
+import { registerUserAdmin } from './user-admin.ts';
 import { registerWebApp } from './web-app.ts';
 
 export interface ServerOptions extends StoreOptions {
@@ -67,6 +74,10 @@ export interface ServerOptions extends StoreOptions {
    * not configured.
    */
   mail?: MailOptions;
+  /** Sign-in with an OpenID Connect provider (`OIDC_ISSUER`…, see auth/oidc-settings.ts); none by default. */
+  oidc?: OidcSettings | null;
+  /** How long `close` waits for requests under way before cutting them. Default `CLOSE_GRACE_MS` (8 s). */
+  closeGraceMs?: number;
 }
 
 /** Fastify's `trustProxy`: all, none, addresses/CIDRs, or a function of the address and its hop. */
@@ -125,6 +136,10 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
     }
     const auth = new AuthStore(store.sql);
     await auth.setUp();
+    const oidc = options.oidc ? { settings: options.oidc, logins: new OidcStore(store.sql) } : null;
+    await oidc?.logins.setUp();
+    const views = new SavedViewsStore(store.sql);
+    await views.setUp();
     const devMode = options.devMode ?? false;
     // What to do next (add a user; dev mode's demo users; email not configured) is said once by
     // the command that started the server (`ninepoint serve`, `ninepoint dev`), not at every app
@@ -134,13 +149,15 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
       logger.warn({ method: call.method, path: call.path }, 'a system call takes precedence over this spec call');
     }
     const app = buildApp(compiled, store, logger, auth, {
+      views,
       now: options.now,
       devMode,
       trustProxy: options.trustProxy ?? false,
       extend: options.extend,
       mail: options.mail ?? null,
+      oidc,
     });
-    return wrap(app, compiled, store, auth, plan);
+    return wrap(app, compiled, store, auth, plan, options.closeGraceMs);
   } catch (error) {
     await store.close();
     throw error;
@@ -153,17 +170,21 @@ function buildApp(
   logger: Logger,
   auth: AuthStore,
   {
+    views,
     now,
     devMode,
     trustProxy,
     extend,
     mail,
+    oidc,
   }: {
+    views: SavedViewsStore;
     now: (() => number) | undefined;
     devMode: boolean;
     trustProxy: TrustProxy;
     extend: ServerOptions['extend'];
     mail: MailOptions | null;
+    oidc: { settings: OidcSettings; logins: OidcStore } | null;
   },
 ): FastifyInstance {
   const { catalogue, settings } = compiled;
@@ -236,7 +257,18 @@ function buildApp(
     settings,
     now,
     mayPickUsers: userPickers(compiled),
+    managesPeople: (actor) => actor.userId !== null && peopleAccess(compiled.model, actor.roles).manage,
     accessOf: (actor) => accessSummary(compiled.permissions, compiled.model, actor),
+    peopleOf: (actor) => peopleAccess(compiled.model, actor.roles),
+    signUp: signUpRoles(compiled.model),
+    singleSignOn: oidc === null ? null : { name: oidc.settings.name, start: OIDC_START_PATH },
+  });
+  registerUserAdmin(app, {
+    auth,
+    catalogue,
+    knownRoles: assignableRoles(compiled.model),
+    manages: (roles) => peopleAccess(compiled.model, roles).manage,
+    now: now ?? Date.now,
   });
   registerPasswordReset(app, {
     auth,
@@ -246,7 +278,9 @@ function buildApp(
     mail,
     now: now ?? Date.now,
   });
+  if (oidc !== null) registerOidc(app, { ...oidc, auth, model: compiled.model, signIn, now: now ?? Date.now });
   registerEntityRoutes(app, compiled, store);
+  registerSavedViews(app, { views, screens: effectiveScreens(compiled.model), ...(now ? { now } : {}) });
   if (devMode) registerDevRoutes(app, { auth, model: compiled.model, signIn });
   extend?.register(app);
 
@@ -279,6 +313,7 @@ function wrap(
   store: Store,
   auth: AuthStore,
   migration: MigrationPlan,
+  closeGraceMs: number | undefined,
 ): NinepointServer {
   let closing: Promise<void> | null = null;
   return {
@@ -304,7 +339,7 @@ function wrap(
       return `http://${shown}:${bound}`;
     },
     close() {
-      closing ??= app.close().then(() => store.close());
+      closing ??= closeGracefully(app, closeGraceMs).then(() => store.close());
       return closing;
     },
   };

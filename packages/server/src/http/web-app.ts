@@ -89,8 +89,11 @@ function readBuild(dist: string): Map<string, File> {
   return files;
 }
 
-/** The web app's pages for signing in, asking for a password reset link and following one. */
-export const ACCOUNT_PAGES = ['/sign-in', '/forgot-password', '/reset-password'] as const;
+/**
+ * The web app's pages for signing in, asking for a password reset link and following one, and the
+ * Users screen of those who manage people.
+ */
+export const ACCOUNT_PAGES = ['/sign-in', '/forgot-password', '/reset-password', '/users'] as const;
 
 /** `/books/:id/edit` → a pattern matching `/books/<anything but a slash>/edit`. */
 function routePattern(route: string): RegExp {

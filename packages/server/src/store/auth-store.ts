@@ -33,6 +33,25 @@ export const SESSIONS_TABLE = '_ninepoint_sessions';
 export const TOKENS_TABLE = '_ninepoint_tokens';
 export const RATE_TABLE = '_ninepoint_rate_limits';
 export const PASSWORD_RESETS_TABLE = '_ninepoint_password_resets';
+export const ACCOUNT_EVENTS_TABLE = '_ninepoint_account_events';
+
+/** A user account as those who manage people see it: whether it is active, and since when not. */
+export interface ManagedAccount extends UserAccount {
+  active: boolean;
+  /** ISO 8601; null while the account is active. */
+  deactivatedAt: string | null;
+}
+
+/** What happened to an account, as its history keeps it (`recordAccountEvent` in auth/accounts.ts). */
+export type AccountEvent =
+  | { kind: 'created'; how: 'terminal' | 'sign-up' | 'invitation'; roles: string[] }
+  | { kind: 'roles-changed'; from: string[]; to: string[] }
+  | { kind: 'deactivated' }
+  | { kind: 'reactivated' }
+  | { kind: 'password-reset'; how: 'email' | 'terminal' };
+
+/** One entry of an account's history: when, what, and who did it (null: at the server's terminal). */
+export type AccountHistoryEntry = AccountEvent & { id: string; at: string; by: string | null };
 
 /**
  * The runtime's own tables, the same on both databases (types both accept: TEXT and BIGINT; times
@@ -46,7 +65,8 @@ export const AUTH_DDL: readonly string[] = [
   "name" TEXT NOT NULL,
   "roles" TEXT NOT NULL,
   "password_hash" TEXT NOT NULL,
-  "created_at" TEXT NOT NULL
+  "created_at" TEXT NOT NULL,
+  "deactivated_at" TEXT
 )`,
   `CREATE TABLE IF NOT EXISTS "${SESSIONS_TABLE}" (
   "id_hash" TEXT PRIMARY KEY,
@@ -80,6 +100,24 @@ export const AUTH_DDL: readonly string[] = [
   "used_at" BIGINT
 )`,
   `CREATE INDEX IF NOT EXISTS "${PASSWORD_RESETS_TABLE}_user_idx" ON "${PASSWORD_RESETS_TABLE}" ("user_id")`,
+  // "by_id" is not a foreign key: who changed an account may be removed later, the entry stays.
+  `CREATE TABLE IF NOT EXISTS "${ACCOUNT_EVENTS_TABLE}" (
+  "id" TEXT PRIMARY KEY,
+  "user_id" TEXT NOT NULL REFERENCES "${USERS_TABLE}" ("id") ON DELETE CASCADE,
+  "at" TEXT NOT NULL,
+  "by_id" TEXT,
+  "event" TEXT NOT NULL
+)`,
+  `CREATE INDEX IF NOT EXISTS "${ACCOUNT_EVENTS_TABLE}_user_idx" ON "${ACCOUNT_EVENTS_TABLE}" ("user_id", "id")`,
+];
+
+/**
+ * Columns added to the runtime's tables after they were first made: `CREATE TABLE IF NOT EXISTS`
+ * leaves an existing table as it is, so `setUp` adds each one an older database lacks. Only
+ * nullable columns, which every existing row reads as NULL.
+ */
+export const AUTH_ADDED_COLUMNS: readonly { table: string; column: string; type: 'TEXT' | 'BIGINT' }[] = [
+  { table: USERS_TABLE, column: 'deactivated_at', type: 'TEXT' },
 ];
 
 /**
@@ -95,9 +133,11 @@ interface UserRow {
   roles: string;
   password_hash: string;
   created_at: string;
+  deactivated_at: string | null;
 }
 
-const USER_COLUMNS = '"id", "email", "name", "roles", "password_hash", "created_at"';
+const USER_COLUMNS = '"id", "email", "name", "roles", "password_hash", "created_at", "deactivated_at"';
+const ACCOUNT_COLUMNS = '"id", "email", "name", "roles", "created_at", "deactivated_at"';
 
 /** Emails compare without case or surrounding space: `Ada@Example.org ` is `ada@example.org`. */
 export function normalizeEmail(email: string): string {
@@ -115,9 +155,29 @@ export class AuthStore {
     this.#sql = sql;
   }
 
-  /** Creates the tables when missing. */
+  /** Creates the tables when missing, and adds the columns an older database's tables lack. */
   async setUp(): Promise<void> {
     await this.#sql.exec(AUTH_DDL);
+    for (const { table, column, type } of AUTH_ADDED_COLUMNS) {
+      if ((await this.#columns(table)).includes(column)) continue;
+      // PostgreSQL's IF NOT EXISTS lets two servers starting at once both upgrade; SQLite has no
+      // such clause, and one file is upgraded by one process at a time (its write lock).
+      const ifMissing = this.#sql.dialect === 'postgres' ? 'IF NOT EXISTS ' : '';
+      await this.#sql.exec([`ALTER TABLE "${table}" ADD COLUMN ${ifMissing}"${column}" ${type}`]);
+    }
+  }
+
+  /** The names of a table's columns. */
+  async #columns(table: string): Promise<string[]> {
+    const rows =
+      this.#sql.dialect === 'postgres'
+        ? await this.#sql.all<{ name: string }>(
+            `SELECT "column_name" AS "name" FROM information_schema.columns
+             WHERE "table_schema" = current_schema() AND "table_name" = ?`,
+            [table],
+          )
+        : await this.#sql.all<{ name: string }>('SELECT "name" FROM pragma_table_info(?)', [table]);
+    return rows.map((row) => row.name);
   }
 
   // Users ------------------------------------------------------------------------------------
@@ -133,32 +193,56 @@ export class AuthStore {
   }): Promise<UserAccount | undefined> {
     const email = normalizeEmail(user.email);
     const changed = await this.#sql.run(
-      `INSERT INTO "${USERS_TABLE}" (${USER_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT ("email") DO NOTHING`,
+      `INSERT INTO "${USERS_TABLE}" ("id", "email", "name", "roles", "password_hash", "created_at")
+       VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT ("email") DO NOTHING`,
       [user.id, email, user.name, JSON.stringify([...user.roles]), user.passwordHash, user.createdAt],
     );
     if (changed === 0) return undefined;
     return { id: user.id, email, name: user.name, roles: [...user.roles], createdAt: user.createdAt };
   }
 
-  /** A user and their password hash, by email: for sign-in only. */
-  async userForSignIn(email: string): Promise<{ user: UserAccount; passwordHash: string } | undefined> {
+  /** A user, their password hash and whether they are active, by email: for sign-in only. */
+  async userForSignIn(
+    email: string,
+  ): Promise<{ user: UserAccount; passwordHash: string; active: boolean } | undefined> {
     const row = await first<UserRow>(this.#sql, `SELECT ${USER_COLUMNS} FROM "${USERS_TABLE}" WHERE "email" = ?`, [
       normalizeEmail(email),
     ]);
-    return row ? { user: account(row), passwordHash: row.password_hash } : undefined;
+    return row
+      ? { user: account(row), passwordHash: row.password_hash, active: row.deactivated_at === null }
+      : undefined;
   }
 
+  /** A user, active or deactivated. */
   async user(id: string): Promise<UserAccount | undefined> {
+    const found = await this.managedUser(id);
+    return found ? plainAccount(found) : undefined;
+  }
+
+  /** A user with whether they are active, for those who manage people. */
+  async managedUser(id: string): Promise<ManagedAccount | undefined> {
     const row = await first<Omit<UserRow, 'password_hash'>>(
       this.#sql,
-      `SELECT "id", "email", "name", "roles", "created_at" FROM "${USERS_TABLE}" WHERE "id" = ?`,
+      `SELECT ${ACCOUNT_COLUMNS} FROM "${USERS_TABLE}" WHERE "id" = ?`,
       [id],
     );
-    return row ? account(row) : undefined;
+    return row ? managed(row) : undefined;
+  }
+
+  /** An active user: a deactivated one's sessions and tokens authenticate nobody. */
+  async #activeUser(id: string): Promise<UserAccount | undefined> {
+    const found = await this.managedUser(id);
+    return found?.active ? plainAccount(found) : undefined;
   }
 
   async userByEmail(email: string): Promise<UserAccount | undefined> {
     return (await this.userForSignIn(email))?.user;
+  }
+
+  /** An active user by email: whom a password reset link may be sent to. */
+  async activeUserByEmail(email: string): Promise<UserAccount | undefined> {
+    const found = await this.userForSignIn(email);
+    return found?.active ? found.user : undefined;
   }
 
   /** Every user, by email. */
@@ -170,7 +254,8 @@ export class AuthStore {
   /**
    * Users whose name (or email too, `within`) contains `text` (case-insensitively for ASCII), by
    * name, at most `limit`. Reference pickers search names only: they are not shown emails, and
-   * what a search matches, or how it orders, tells what it matched on.
+   * what a search matches, or how it orders, tells what it matched on. Pickers (`name`) are not
+   * offered deactivated users.
    */
   async findUsers(
     text: string,
@@ -181,7 +266,7 @@ export class AuthStore {
     const byEmail = within === 'name or email';
     const rows = await this.#sql.all<UserRow>(
       `SELECT ${USER_COLUMNS} FROM "${USERS_TABLE}"
-       WHERE ${byEmail ? `lower("email") LIKE ? ESCAPE '\\' OR ` : ''}lower("name") LIKE ? ESCAPE '\\'
+       WHERE ${byEmail ? `lower("email") LIKE ? ESCAPE '\\' OR ` : `"deactivated_at" IS NULL AND `}lower("name") LIKE ? ESCAPE '\\'
        ORDER BY "name", ${byEmail ? '"email"' : '"id"'} LIMIT ?`,
       byEmail ? [pattern, pattern, limit] : [pattern, limit],
     );
@@ -196,6 +281,87 @@ export class AuthStore {
       if (user) found.push(user);
     }
     return found.sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /**
+   * A page of every account, active or not, for those who manage people: those whose name or
+   * email contains `text`, by name then email, with how many match in all.
+   */
+  async listAccounts(text: string, limit: number, offset: number): Promise<{ items: ManagedAccount[]; total: number }> {
+    const pattern = `%${text.replace(/[\\%_]/g, '\\$&').toLowerCase()}%`;
+    const where = `WHERE lower("email") LIKE ? ESCAPE '\\' OR lower("name") LIKE ? ESCAPE '\\'`;
+    const rows = await this.#sql.all<Omit<UserRow, 'password_hash'>>(
+      `SELECT ${ACCOUNT_COLUMNS} FROM "${USERS_TABLE}" ${where} ORDER BY "name", "email" LIMIT ? OFFSET ?`,
+      [pattern, pattern, limit, offset],
+    );
+    const count = await first<{ n: number | string }>(
+      this.#sql,
+      `SELECT count(*) AS "n" FROM "${USERS_TABLE}" ${where}`,
+      [pattern, pattern],
+    );
+    return { items: rows.map(managed), total: Number(count?.n ?? 0) };
+  }
+
+  /** Every account with its status, by email: for `ninepoint users list`. */
+  async accounts(): Promise<ManagedAccount[]> {
+    const rows = await this.#sql.all<Omit<UserRow, 'password_hash'>>(
+      `SELECT ${ACCOUNT_COLUMNS} FROM "${USERS_TABLE}" ORDER BY "email"`,
+    );
+    return rows.map(managed);
+  }
+
+  /** Every active account: whom `LAST_MANAGER` counts. */
+  async activeUsers(): Promise<UserAccount[]> {
+    const rows = await this.#sql.all<Omit<UserRow, 'password_hash'>>(
+      `SELECT ${ACCOUNT_COLUMNS} FROM "${USERS_TABLE}" WHERE "deactivated_at" IS NULL ORDER BY "email"`,
+    );
+    return rows.map(account);
+  }
+
+  /**
+   * Deactivates (an ISO time) or reactivates (null) an account; false when there is no such user
+   * or it already is so. Deactivating ends the user's sessions and reset links at once; their API
+   * tokens are kept but authenticate nobody while the account is deactivated (`tokenUser`).
+   */
+  async setDeactivated(userId: string, at: string | null): Promise<boolean> {
+    const changed = await this.#sql.run(
+      `UPDATE "${USERS_TABLE}" SET "deactivated_at" = ? WHERE "id" = ? AND "deactivated_at" IS ${at === null ? 'NOT ' : ''}NULL`,
+      [at, userId],
+    );
+    if (at !== null) {
+      await this.endSessionsOf(userId);
+      await this.#sql.run(`DELETE FROM "${PASSWORD_RESETS_TABLE}" WHERE "user_id" = ?`, [userId]);
+    }
+    return changed > 0;
+  }
+
+  /** Replaces the roles of the user with this id; false when there is no such user. */
+  async setRolesOf(userId: string, roles: readonly string[]): Promise<boolean> {
+    const changed = await this.#sql.run(`UPDATE "${USERS_TABLE}" SET "roles" = ? WHERE "id" = ?`, [
+      JSON.stringify([...roles]),
+      userId,
+    ]);
+    return changed > 0;
+  }
+
+  // Account history --------------------------------------------------------------------------
+
+  /** Keeps one entry of an account's history (see `recordAccountEvent`). */
+  async addAccountEvent(entry: AccountHistoryEntry & { userId: string }): Promise<void> {
+    const { id, userId, at, by, ...event } = entry;
+    await this.#sql.run(
+      `INSERT INTO "${ACCOUNT_EVENTS_TABLE}" ("id", "user_id", "at", "by_id", "event") VALUES (?, ?, ?, ?, ?)`,
+      [id, userId, at, by, JSON.stringify(event)],
+    );
+  }
+
+  /** An account's history, oldest first. */
+  async accountHistory(userId: string): Promise<AccountHistoryEntry[]> {
+    const rows = await this.#sql.all<{ id: string; at: string; by_id: string | null; event: string }>(
+      `SELECT "id", "at", "by_id", "event" FROM "${ACCOUNT_EVENTS_TABLE}" WHERE "user_id" = ? ORDER BY "id"`,
+      [userId],
+    );
+    return rows.map((row) => ({ ...(JSON.parse(row.event) as AccountEvent), id: row.id, at: row.at, by: row.by_id }));
   }
 
   async countUsers(): Promise<number> {
@@ -240,6 +406,7 @@ export class AuthStore {
     await this.endSessionsOf(user.id);
     await this.#sql.run(`DELETE FROM "${TOKENS_TABLE}" WHERE "user_id" = ?`, [user.id]);
     await this.#sql.run(`DELETE FROM "${PASSWORD_RESETS_TABLE}" WHERE "user_id" = ?`, [user.id]);
+    await this.#sql.run(`DELETE FROM "${ACCOUNT_EVENTS_TABLE}" WHERE "user_id" = ?`, [user.id]);
     await this.#sql.run(`DELETE FROM "${USERS_TABLE}" WHERE "id" = ?`, [user.id]);
     return true;
   }
@@ -267,7 +434,7 @@ export class AuthStore {
       [idHash],
     );
     if (!row) return undefined;
-    const user = await this.user(row.user_id);
+    const user = await this.#activeUser(row.user_id);
     if (!user) return undefined;
     return {
       user,
@@ -316,7 +483,7 @@ export class AuthStore {
       [hash],
     );
     if (!row) return undefined;
-    const user = await this.user(row.user_id);
+    const user = await this.#activeUser(row.user_id);
     if (!user) return undefined;
     return { tokenId: row.id, user, lastUsedAt: row.last_used_at === null ? null : Number(row.last_used_at) };
   }
@@ -376,7 +543,7 @@ export class AuthStore {
       `SELECT "user_id" FROM "${PASSWORD_RESETS_TABLE}" WHERE "token_hash" = ? AND "used_at" IS NULL AND "expires_at" > ?`,
       [hash, now],
     );
-    return row ? this.user(row.user_id) : undefined;
+    return row ? this.#activeUser(row.user_id) : undefined;
   }
 
   /**
@@ -444,4 +611,13 @@ function account(row: Omit<UserRow, 'password_hash'>): UserAccount {
     // A hand-edited row: no roles is the safe reading.
   }
   return { id: row.id, email: row.email, name: row.name, roles, createdAt: row.created_at };
+}
+
+/** The account without its status: what `/api/auth/me` and the directory show. */
+function plainAccount({ id, email, name, roles, createdAt }: ManagedAccount): UserAccount {
+  return { id, email, name, roles, createdAt };
+}
+
+function managed(row: Omit<UserRow, 'password_hash'>): ManagedAccount {
+  return { ...account(row), active: row.deactivated_at === null, deactivatedAt: row.deactivated_at };
 }

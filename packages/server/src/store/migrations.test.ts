@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type FreshDatabase, TEST_DATABASES } from '../../test/databases.ts';
 import { insertRowBefore, LENDING_DESK_DERIVED, modelOf, replaceOnce } from '../../test/helpers.ts';
 import { knownUser, userWithToken } from '../../test/users.ts';
-import { MigrationRefusedError } from '../compile/migration-plan.ts';
+import { MigrationRefusedError } from '../compile/migration-report.ts';
 import { compileSqlSchema } from '../compile/sql-schema.ts';
 import { createServer } from '../http/server.ts';
 import { openStore } from './open-store.ts';

@@ -93,16 +93,30 @@ export function listConditions(
 ): string[] {
   const where: string[] = [];
   for (const filter of query.filters) {
-    if (filter.path) {
+    if ((filter.op === undefined || filter.op === 'equal') && filter.path) {
       where.push(filter.value === null ? '1 = 0' : pathCondition(filter.path, filter.value, columnOf, d));
       continue;
     }
     const column = columnOf(filter.column);
-    where.push(
-      filter.value === null
-        ? `${d.quote(column.name)} IS NULL`
-        : `${d.quote(column.name)} = ${d.bind(d.toDb(column, filter.value))}`,
-    );
+    const c = d.quote(column.name);
+    switch (filter.op) {
+      case 'among':
+        where.push(
+          filter.values.length === 0
+            ? '1 = 0'
+            : `${c} IN (${filter.values.map((v) => d.bind(d.toDb(column, v))).join(', ')})`,
+        );
+        break;
+      case 'contains':
+        where.push(`${c} ${d.like} ${d.bind(`%${escapeLike(filter.text)}%`)} ESCAPE '\\'`);
+        break;
+      case 'from':
+      case 'to':
+        where.push(`${c} ${filter.op === 'from' ? '>=' : '<='} ${d.bind(d.toDb(column, filter.value))}`);
+        break;
+      default:
+        where.push(filter.value === null ? `${c} IS NULL` : `${c} = ${d.bind(d.toDb(column, filter.value))}`);
+    }
   }
   if (query.search) {
     const pattern = `%${escapeLike(query.search.text)}%`;

@@ -1,5 +1,5 @@
 import { LoadPending, type Model } from '@ninepoint/spec';
-import type { MigrationPlan } from '../compile/migration-plan.ts';
+import type { MigrationPlan } from '../compile/migration-contract.ts';
 import type { RowPath, RowScope } from '../compile/row-access.ts';
 import type { SqlSchema } from '../compile/sql-schema.ts';
 import type { SqlRunner } from './sql-runner.ts';
@@ -13,7 +13,7 @@ export interface Store {
   /** Where the data is, for messages and logs: a file path, never a password. */
   readonly location: string;
   /**
-   * Migrates the database to the schema (see `compile/migration-plan.ts` and docs/migrations.md):
+   * Migrates the database to the schema (see `compile/migration-planner.ts` and docs/migrations.md):
    *
    * 1. In one write transaction (SQLite: `BEGIN IMMEDIATE`; PostgreSQL: a transaction holding a
    *    lock that keeps a second server from migrating at the same time), read the newest
@@ -115,15 +115,23 @@ export type Refusal =
 export type WriteOutcome = { ok: true; stored: StoredRecord; changed: boolean } | { ok: false; refusal: Refusal };
 export type DeleteOutcome = { ok: true } | { ok: false; refusal: Refusal };
 
+/**
+ * One condition of a list query: equality (a filter through references, `doctor.account`, carries
+ * its chain of columns in `path`), one of several values, text containing some text (ignoring the
+ * case of ASCII letters), or a bound of a range, both ends included.
+ */
+export type ListFilter =
+  | { op?: 'equal'; column: string; value: Value; path?: RowPath }
+  | { op: 'among'; column: string; values: Value[] }
+  | { op: 'contains'; column: string; text: string }
+  | { op: 'from' | 'to'; column: string; value: string | number };
+
 /** A list query whose column names are the model's; the store checks them again against its table. */
 export interface ListQuery {
   /** The sort column, with `id` as the tie-breaker in the same direction. */
   sort: { column: string; descending: boolean };
-  /**
-   * Equality on columns, all of which must hold. A filter through references (`doctor.account`)
-   * carries its chain of columns in `path`.
-   */
-  filters: { column: string; value: Value; path?: RowPath }[];
+  /** Conditions on columns, all of which must hold. */
+  filters: ListFilter[];
   /** Records any of whose `columns` contains `text` (case-insensitive for ASCII letters). */
   search: { columns: string[]; text: string } | null;
   /** Only the records one of the grants covers for the user (`own`, `via`, `while`); null for all. */

@@ -30,9 +30,22 @@ export interface User {
   roles: string[];
 }
 
+/** What the signed-in user may do with people's accounts (point 6's `people` column). */
+export interface PeopleAccess {
+  mayInvite: boolean;
+  inviteRoles: string[];
+  manage: boolean;
+}
+
 export interface Me {
   user: User | null;
   access: Record<string, EntityAccess>;
+  /** Null when signed out. */
+  people: PeopleAccess | null;
+  /** The roles people may sign up to themselves, with the email domains each accepts (none: any). */
+  signUp: { role: string; domains: string[] }[];
+  /** Sign-in with an OpenID Connect provider, when the server has one: its button's words and where it starts. */
+  singleSignOn: { name: string; start: string } | null;
 }
 
 /** The checked model of the spec being served (`GET /api/spec`); it never changes while the app runs. */

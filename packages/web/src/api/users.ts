@@ -10,7 +10,12 @@ export interface DirectoryUser {
   name: string;
   email?: string;
   roles?: string[];
+  /** Said to those who manage people, whose directory lists deactivated accounts too (false). */
+  active?: boolean;
 }
+
+/** Whether a picker may offer a user: deactivated accounts are not (their names still show on records). */
+export const offered = (user: DirectoryUser): boolean => user.active !== false;
 
 /** The most ids one `GET /api/users?id=…` call takes. */
 const MAX_IDS = 100;

@@ -4,6 +4,8 @@ import { useEffect, useMemo, useRef } from 'react';
 import { createBrowserRouter, RouterProvider } from 'react-router';
 import { useModel } from '../api/session.ts';
 // The Studio (`ninepoint dev`): a full-width tool page of its own, outside the app's shell.
+import { USERS_PATH } from '../people/UsersPage.tsx';
+import { UsersRoute } from '../people/UsersRoute.tsx';
 import { StudioRoute } from '../studio/StudioRoute.tsx';
 import { ModelContext } from './context.ts';
 import { ForgotPassword } from './ForgotPassword.tsx';
@@ -42,6 +44,10 @@ function Routed({ model }: { model: Model }) {
             { path: '/sign-in', element: <SignIn /> },
             { path: '/forgot-password', element: <ForgotPassword /> },
             { path: '/reset-password', element: <ResetPassword /> },
+            // A screen of the spec at /users keeps its route; the Users screen is then not reachable.
+            ...(screensOf(model).some((s) => s.route === USERS_PATH)
+              ? []
+              : [{ path: USERS_PATH, element: <UsersRoute model={model} /> }]),
             { path: '*', element: <NotFound /> },
           ],
         },

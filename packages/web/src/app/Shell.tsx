@@ -21,7 +21,8 @@ import { useEffect, useState } from 'react';
 import { Link, Outlet, useLocation, useNavigate } from 'react-router';
 import { useDevMode } from '../api/dev.ts';
 import { type Me, useMe, useSignOut } from '../api/session.ts';
-import { BoardIcon, HomeIcon, ListIcon, SignOutIcon, StudioIcon } from '../list/icons.tsx';
+import { BoardIcon, HomeIcon, ListIcon, PeopleIcon, SignOutIcon, StudioIcon } from '../list/icons.tsx';
+import { USERS_PATH } from '../people/UsersPage.tsx';
 import { navigation, refusal, screenAt, screenDoc, screensOf, screenTitle, screenTitles } from './screens.ts';
 
 const MAIN_ID = 'main-content';
@@ -102,6 +103,19 @@ export function Shell({ model }: { model: Model }) {
                 styles={{ description: { whiteSpace: 'normal', opacity: 1 } }}
               />
             ))}
+            {me.data?.people?.manage && !links.some((s) => s.route === USERS_PATH) && (
+              <NavLink
+                component={Link}
+                to={USERS_PATH}
+                label="Users"
+                description="Everyone's accounts and roles"
+                leftSection={<PeopleIcon size={18} />}
+                active={location.pathname === USERS_PATH}
+                aria-current={location.pathname === USERS_PATH ? 'page' : undefined}
+                onClick={close}
+                styles={{ description: { whiteSpace: 'normal', opacity: 1 } }}
+              />
+            )}
           </Stack>
         </AppShell.Section>
         {dev && (
@@ -242,6 +256,7 @@ const ACCOUNT_PAGE_TITLES: Readonly<Record<string, string>> = {
   '/sign-in': 'Sign in',
   '/forgot-password': 'Forgot your password',
   '/reset-password': 'Choose a new password',
+  [USERS_PATH]: 'Users',
 };
 
 /** `Books · Lending desk`: the tab and screen readers name the page shown. */

@@ -4,6 +4,7 @@ import { Link, useLocation, useNavigate, useSearchParams } from 'react-router';
 import type { ApiError } from '../api/client.ts';
 import { useSignIn } from '../api/session.ts';
 import { DevSignIn } from '../studio/DevSignIn.tsx';
+import { SingleSignOn, SingleSignOnRefusal } from './SingleSignOn.tsx';
 
 /**
  * Sign-in with email and password; on success, back to where the user was going. After a
@@ -39,6 +40,7 @@ export function SignIn() {
               Your password is changed, and your account was signed out everywhere. Sign in with the new password.
             </Alert>
           )}
+          {!problem && <SingleSignOnRefusal reason={params.get('sso')} />}
           {problem && (
             <Alert color="red" role="alert">
               {problem.detail}
@@ -69,6 +71,7 @@ export function SignIn() {
           </Group>
         </Stack>
       </form>
+      <SingleSignOn next={target} />
       <DevSignIn onSignedIn={() => navigate(target, { replace: true })} />
     </Paper>
   );

@@ -35,7 +35,9 @@ import {
   screenFor,
   screenTitle,
 } from '../app/screens.ts';
-import { type ApiRecord, formatNumber, titleField } from '../format.ts';
+import { type ApiRecord, formatDate, formatDateTime, formatNumber, titleField } from '../format.ts';
+import { stateLabel } from '../records/access.ts';
+import { BulkBar } from './BulkBar.tsx';
 import { ExportButton } from './ExportButton.tsx';
 import { referenceNames } from './export.ts';
 import { FilterPanel } from './FilterPanel.tsx';
@@ -43,12 +45,15 @@ import { ChevronLeftIcon, ChevronRightIcon, FilterIcon, PlusIcon, SearchIcon } f
 import { DebouncedInput } from './inputs.tsx';
 import {
   apiQuery,
+  columnChoices,
   DEFAULT_SORT,
   exportFields,
+  type FieldFilter,
   type FilterField,
   filterFields,
   fixedFields,
   fixedFilters,
+  isActive,
   type ListState,
   listColumns,
   machineOf,
@@ -64,6 +69,7 @@ import {
 import { RecordCards } from './RecordCards.tsx';
 import { RecordsTable } from './RecordsTable.tsx';
 import { type ReferenceKey, useRecordTitles, userLabel, useUserDirectory } from './references.tsx';
+import { ColumnsButton, SavedViewsButton } from './ViewControls.tsx';
 
 interface Page {
   items: ApiRecord[];
@@ -107,7 +113,7 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
   const filters = filterFields(entity, machine).filter((f) => !fixedNames.has(f.name));
   const sizes = useMemo(() => pageSizes(model), [model]);
   const titleOf = titleField(entity);
-  const columns = listColumns(entity, machine, screen, titleOf, { model });
+  const choices = columnChoices(entity, machine, screen, titleOf, model);
   const createForm = createScreen(model, me, entity.name);
   const detail = screenFor(model, entity.name, 'detail', true);
   const detailOpen = detail !== undefined && refusal(detail, me) === null;
@@ -116,8 +122,12 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
   // A phone's width shows cards: a table's columns do not fit it.
   const phone = useMediaQuery('(max-width: 36em)', false, { getInitialValueInEffect: false });
   const Records = phone ? RecordCards : RecordsTable;
-  const readOptions = { sortable, filters, fixed, sizes };
+  const readOptions = { sortable, filters, fixed, sizes, columns: choices.map((c) => c.name) };
   const state = readListState(params, readOptions);
+  const shown = state.columns;
+  const columns = shown
+    ? choices.filter((c) => shown.includes(c.name))
+    : listColumns(entity, machine, screen, titleOf, { model });
   // From the address as it is now, not as it was at the last render: two quick clicks must both count.
   const update = (patch: Partial<ListState> | ((current: ListState) => Partial<ListState>), replace = false) => {
     const current = readListState(new URLSearchParams(window.location.search), readOptions);
@@ -147,6 +157,18 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
   const records = (query.data?.items ?? []).filter((r) => passesLocal(r, fixed.local));
   const stale = query.isPlaceholderData;
 
+  // Rows picked for bulk actions, kept across pages; a new sort, filter or search starts over.
+  const [picked, setPicked] = useState<{ key: string; records: Map<string, ApiRecord> }>({
+    key: stateKey,
+    records: new Map(),
+  });
+  const selected = picked.key === stateKey ? picked.records : new Map<string, ApiRecord>();
+  const pick = (change: (records: Map<string, ApiRecord>) => void) => {
+    const next = new Map(selected);
+    change(next);
+    setPicked({ key: stateKey, records: next });
+  };
+
   const userIds = columns
     .filter((c) => refersToUsers(c.type))
     .flatMap((c) => records.map((r) => r[c.name]))
@@ -161,7 +183,7 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
     }
   }
   for (const field of filterFields(entity, machine)) {
-    const value = state.filters[field.name];
+    const value = state.filters[field.name]?.values?.[0];
     if (value && field.type.kind === 'reference' && !refersToUsers(field.type)) {
       references.push({ entity: field.type.entity, id: value });
     }
@@ -182,11 +204,11 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
       const down = current.sort?.startsWith('-') ?? false;
       return { sort: at !== field || current.sort === null ? field : down ? null : `-${field}` };
     });
-  const setFilter = (field: string, value: string) =>
+  const setFilter = (field: string, filter: FieldFilter) =>
     update((current) => {
       const next = { ...current.filters };
-      if (value === '') delete next[field];
-      else next[field] = value;
+      if (isActive(filter)) next[field] = filter;
+      else delete next[field];
       return { filters: next };
     });
 
@@ -266,6 +288,12 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
               Filters
             </Button>
           )}
+          <ColumnsButton
+            choices={choices}
+            shown={columns.map((c) => c.name)}
+            onChange={(next) => update({ columns: next })}
+          />
+          {me.user && <SavedViewsButton screen={screen.route} path={screen.route} current={params.toString()} />}
         </Group>
 
         {filters.length > 0 && (
@@ -302,7 +330,7 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
                     size="xs"
                     variant="transparent"
                     aria-label={`Remove the filter ${filterLabel(filters, name)}`}
-                    onClick={() => setFilter(name, '')}
+                    onClick={() => setFilter(name, {})}
                   />
                 }
               >
@@ -318,6 +346,23 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
           </Group>
         )}
       </Stack>
+
+      <BulkBar
+        model={model}
+        me={me}
+        entity={entity}
+        machine={machine}
+        // As the page shows them now: a bulk transition changed their state, an export must say so.
+        selected={[...selected.values()].map((r) => records.find((shown) => shown.id === r.id) ?? r)}
+        fields={exportFields(entity, machine)}
+        filename={`${path.split('/').pop() ?? 'records'}-selected-${new Date().toISOString().slice(0, 10)}.csv`}
+        onClear={() => pick((records) => records.clear())}
+        onDone={(ids) =>
+          pick((records) => {
+            for (const id of ids) records.delete(id);
+          })
+        }
+      />
 
       {query.isError ? (
         <Stack gap="sm">
@@ -384,6 +429,21 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
           loading={query.isPending}
           busy={stale}
           pageSize={state.size}
+          selection={{
+            selected: new Set(selected.keys()),
+            onToggle: (record, on) =>
+              pick((picks) => {
+                if (on) picks.set(String(record.id), record);
+                else picks.delete(String(record.id));
+              }),
+            onToggleAll: (on) =>
+              pick((picks) => {
+                for (const record of records) {
+                  if (on) picks.set(String(record.id), record);
+                  else picks.delete(String(record.id));
+                }
+              }),
+          }}
         />
       )}
 
@@ -488,21 +548,33 @@ function filterLabel(fields: FilterField[], name: string): string {
   return fields.find((f) => f.name === name)?.label ?? label(name);
 }
 
-/** A filter's value as a person reads it: Yes/No, a user's name, a record's title. */
+/** A filter as a person reads it: "State: Out or Overdue", "Title contains dune", "Copies: 2 to 4". */
 function filterValueLabel(
   fields: FilterField[],
   name: string,
-  value: string,
+  filter: FieldFilter,
   user: (id: string) => string,
   titles: Map<string, string>,
 ): string {
   const field = fields.find((f) => f.name === name);
-  if (!field) return value;
-  if (field.kind === 'boolean') return value === 'true' ? 'Yes' : 'No';
-  if (field.type.kind === 'reference') {
-    return refersToUsers(field.type)
-      ? user(value)
-      : (titles.get(`${field.type.entity}:${value}`) ?? `${value.slice(0, 8)}…`);
-  }
-  return value;
+  const one = (value: string): string => {
+    if (!field) return value;
+    if (field.kind === 'boolean') return value === 'true' ? 'Yes' : 'No';
+    if (field.name === 'state') return stateLabel(value);
+    if (field.kind === 'date') return formatDate(value);
+    if (field.kind === 'datetime') return formatDateTime(value);
+    if (field.type.kind === 'reference') {
+      return refersToUsers(field.type)
+        ? user(value)
+        : (titles.get(`${field.type.entity}:${value}`) ?? `${value.slice(0, 8)}…`);
+    }
+    return value;
+  };
+  const parts: string[] = [];
+  if (filter.values && filter.values.length > 0) parts.push(filter.values.map(one).join(' or '));
+  if (filter.contains) parts.push(`contains “${filter.contains}”`);
+  if (filter.from && filter.to) parts.push(`${one(filter.from)} to ${one(filter.to)}`);
+  else if (filter.from) parts.push(`from ${one(filter.from)}`);
+  else if (filter.to) parts.push(`up to ${one(filter.to)}`);
+  return parts.join(', ');
 }

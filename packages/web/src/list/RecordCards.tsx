@@ -1,4 +1,16 @@
-import { Anchor, Box, Button, Group, NativeSelect, Paper, Skeleton, Stack, Text, VisuallyHidden } from '@mantine/core';
+import {
+  Anchor,
+  Box,
+  Button,
+  Checkbox,
+  Group,
+  NativeSelect,
+  Paper,
+  Skeleton,
+  Stack,
+  Text,
+  VisuallyHidden,
+} from '@mantine/core';
 import type { Entity, Model, StateMachine } from '@ninepoint/spec';
 import { useId } from 'react';
 import { Link } from 'react-router';
@@ -7,7 +19,7 @@ import type { DirectoryUser } from '../api/users.ts';
 import { type ApiRecord, recordTitle } from '../format.ts';
 import { SortIcon } from './icons.tsx';
 import type { ListField } from './query.ts';
-import { Cell, type SortState } from './RecordsTable.tsx';
+import { Cell, type RowSelection, type SortState } from './RecordsTable.tsx';
 
 /**
  * One page of records as cards, for a phone's width: a table of six columns cannot be read in
@@ -33,6 +45,7 @@ export function RecordCards({
   loading,
   busy,
   pageSize,
+  selection,
 }: {
   model: Model;
   me: Me;
@@ -51,6 +64,8 @@ export function RecordCards({
   loading: boolean;
   busy: boolean;
   pageSize: number;
+  /** Cards picked for a bulk action: a checkbox on each, and one for the whole page. */
+  selection?: RowSelection;
 }) {
   const sortId = useId();
   const states = machine?.states.map((s) => s.name) ?? [];
@@ -64,6 +79,18 @@ export function RecordCards({
 
   return (
     <Stack gap="sm">
+      {selection && (
+        <Checkbox
+          label="Select every card on this page"
+          checked={records.length > 0 && records.every((r) => selection.selected.has(String(r.id)))}
+          indeterminate={
+            records.some((r) => selection.selected.has(String(r.id))) &&
+            !records.every((r) => selection.selected.has(String(r.id)))
+          }
+          disabled={loading || records.length === 0}
+          onChange={(e) => selection.onToggleAll(e.currentTarget.checked)}
+        />
+      )}
       {sortColumns.length > 0 && (
         <Group gap="xs" wrap="nowrap" align="flex-end">
           <NativeSelect
@@ -124,7 +151,15 @@ export function RecordCards({
               return (
                 <Paper component="li" key={String(record.id)} withBorder radius="md" p="md">
                   <Group justify="space-between" align="flex-start" gap="xs" wrap="nowrap" mb={rest.length ? 'xs' : 0}>
-                    <Text fw={600} size="sm" style={{ overflowWrap: 'anywhere', minWidth: 0 }}>
+                    {selection && (
+                      <Checkbox
+                        mt={2}
+                        aria-label={`Select ${name}`}
+                        checked={selection.selected.has(String(record.id))}
+                        onChange={(e) => selection.onToggle(record, e.currentTarget.checked)}
+                      />
+                    )}
+                    <Text fw={600} size="sm" style={{ overflowWrap: 'anywhere', minWidth: 0, flex: 1 }}>
                       {href ? (
                         <Anchor component={Link} to={href} inherit>
                           {titleColumn === null ? `Open ${name}` : name}

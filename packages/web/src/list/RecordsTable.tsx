@@ -1,4 +1,4 @@
-import { Anchor, Badge, Box, Skeleton, Table, Text, UnstyledButton, VisuallyHidden } from '@mantine/core';
+import { Anchor, Badge, Box, Checkbox, Skeleton, Table, Text, UnstyledButton, VisuallyHidden } from '@mantine/core';
 import type { Entity, Model, StateMachine } from '@ninepoint/spec';
 import type { MouseEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
@@ -10,6 +10,14 @@ import { stateLabel } from '../records/access.ts';
 import { SortIcon } from './icons.tsx';
 import type { ListField } from './query.ts';
 import { ReferenceValue } from './references.tsx';
+
+/** Rows picked for a bulk action, by id, and how a checkbox changes them. */
+export interface RowSelection {
+  selected: ReadonlySet<string>;
+  onToggle: (record: ApiRecord, on: boolean) => void;
+  /** Every row of the page at once. */
+  onToggleAll: (on: boolean) => void;
+}
 
 export interface SortState {
   field: string;
@@ -38,6 +46,7 @@ export function RecordsTable({
   loading,
   busy,
   pageSize,
+  selection,
 }: {
   model: Model;
   me: Me;
@@ -59,6 +68,8 @@ export function RecordsTable({
   /** Another page is on its way: the rows shown are the previous ones. */
   busy: boolean;
   pageSize: number;
+  /** Checkboxes to pick rows for bulk actions; none when not given. */
+  selection?: RowSelection;
 }) {
   const navigate = useNavigate();
   // Records are opened from their title; an entity without one gets an Open link per row.
@@ -66,7 +77,7 @@ export function RecordsTable({
   const states = machine?.states.map((s) => s.name) ?? [];
   const openRow = (event: MouseEvent<HTMLTableRowElement>, href: string | null) => {
     // Links and buttons inside a row do their own thing; a click elsewhere opens the record.
-    if (!href || (event.target as HTMLElement).closest('a, button, input, select')) return;
+    if (!href || (event.target as HTMLElement).closest('a, button, input, select, [data-select-cell]')) return;
     if (window.getSelection()?.toString()) return;
     navigate(href);
   };
@@ -97,6 +108,20 @@ export function RecordsTable({
         <VisuallyHidden component="caption">{caption}</VisuallyHidden>
         <Table.Thead bg="var(--mantine-color-default-hover)">
           <Table.Tr>
+            {selection && (
+              <Table.Th scope="col" w={40}>
+                <Checkbox
+                  aria-label="Select every row on this page"
+                  checked={records.length > 0 && records.every((r) => selection.selected.has(String(r.id)))}
+                  indeterminate={
+                    records.some((r) => selection.selected.has(String(r.id))) &&
+                    !records.every((r) => selection.selected.has(String(r.id)))
+                  }
+                  disabled={loading || records.length === 0}
+                  onChange={(e) => selection.onToggleAll(e.currentTarget.checked)}
+                />
+              </Table.Th>
+            )}
             {columns.map((column) => {
               const direction =
                 sort.field === column.name ? (sort.descending ? 'descending' : 'ascending') : ('none' as const);
@@ -153,6 +178,7 @@ export function RecordsTable({
             ? Array.from({ length: Math.min(pageSize, 8) }, (_, i) => (
                 // biome-ignore lint/suspicious/noArrayIndexKey: placeholders have no identity
                 <Table.Tr key={i}>
+                  {selection && <Table.Td />}
                   {columns.map((column) => (
                     <Table.Td key={column.name}>
                       <Skeleton height={12} radius="sm" width={`${50 + ((i * 17 + column.name.length * 7) % 45)}%`} />
@@ -169,6 +195,16 @@ export function RecordsTable({
                     onClick={(event) => openRow(event, href)}
                     style={href ? { cursor: 'pointer' } : undefined}
                   >
+                    {selection && (
+                      // A click beside the box must not open the record (see `openRow`).
+                      <Table.Td style={{ verticalAlign: 'top' }} data-select-cell>
+                        <Checkbox
+                          aria-label={`Select ${recordTitle(entity, record)}`}
+                          checked={selection.selected.has(String(record.id))}
+                          onChange={(e) => selection.onToggle(record, e.currentTarget.checked)}
+                        />
+                      </Table.Td>
+                    )}
                     {columns.map((column) => (
                       <Table.Td
                         key={column.name}

@@ -5,7 +5,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api } from '../api/client.ts';
 import type { Me } from '../api/session.ts';
-import type { DirectoryUser } from '../api/users.ts';
+import { type DirectoryUser, offered } from '../api/users.ts';
 import { callOf, entityOf } from '../app/screens.ts';
 import { type ApiRecord, recordTitle, shortId } from '../format.ts';
 import { DebouncedInput } from './inputs.tsx';
@@ -51,7 +51,9 @@ export function ReferencePicker({
     queryFn: async (): Promise<{ value: string; label: string }[]> => {
       const q = searchable && debounced.trim() !== '' ? `&q=${encodeURIComponent(debounced.trim())}` : '';
       if (users) {
-        const found = (await api<{ items: DirectoryUser[] }>('GET', `/api/users?limit=${OPTIONS}${q}`)).body.items;
+        const found = (
+          await api<{ items: DirectoryUser[] }>('GET', `/api/users?limit=${OPTIONS}${q}`)
+        ).body.items.filter(offered);
         // Others show only their names: two of one name are told apart by their ids' ends.
         const named = new Map<string, number>();
         for (const u of found) named.set(u.name, (named.get(u.name) ?? 0) + 1);

@@ -127,3 +127,13 @@ export const StudioIcon = ({ size }: IconProps) => (
     <path d="M13 7l4 4" />
   </Icon>
 );
+
+/** Two people: the Users screen, where accounts and roles are managed. */
+export const PeopleIcon = ({ size }: IconProps) => (
+  <Icon size={size}>
+    <circle cx="9" cy="8" r="3.5" />
+    <path d="M2.5 20c0-3.6 2.9-6.5 6.5-6.5s6.5 2.9 6.5 6.5" />
+    <path d="M15.5 4.8a3.5 3.5 0 0 1 0 6.4" />
+    <path d="M18 13.9c2 .9 3.5 3.1 3.5 6.1" />
+  </Icon>
+);

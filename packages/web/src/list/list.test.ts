@@ -38,7 +38,13 @@ const screen = (model: Model, route: string) => {
   return found;
 };
 const ME = '01900000-0000-7000-8000-000000000001';
-const me: Me = { user: { id: ME, email: 'ada@example.test', name: 'Ada', roles: ['staff'] }, access: {} };
+const me: Me = {
+  user: { id: ME, email: 'ada@example.test', name: 'Ada', roles: ['staff'] },
+  access: {},
+  people: null,
+  signUp: [],
+  singleSignOn: null,
+};
 
 describe('CSV', () => {
   it('quotes commas, quotes, line breaks and edge spaces, and doubles quotes', () => {
@@ -98,13 +104,19 @@ describe('list queries', () => {
       'sort=-due&q=dune&filter[state]=out&filter[renewals]=x&filter[borrower]=me&filter[nope]=1&size=24',
     );
     const state = readListState(params, options);
-    expect(state).toEqual({ sort: '-due', q: 'dune', filters: { state: 'out' }, size: 24 });
+    expect(state).toEqual({
+      sort: '-due',
+      q: 'dune',
+      filters: { state: { values: ['out'] } },
+      size: 24,
+      columns: null,
+    });
     expect(readListState(new URLSearchParams('sort=password'), options).sort).toBeNull();
     expect(writeListState(state, sizes.initial).toString()).toBe('q=dune&sort=-due&filter%5Bstate%5D=out');
   });
 
   it('asks the API with the fixed filters, the cursor and the count', () => {
-    const state = { sort: 'due', q: '', filters: { state: 'out' }, size: 24 };
+    const state = { sort: 'due', q: '', filters: { state: { values: ['out'] } }, size: 24, columns: null };
     const query = new URLSearchParams(apiQuery(state, fixed, { limit: 24, cursor: 'abc', count: true }, true));
     expect(Object.fromEntries(query)).toEqual({
       limit: '24',
@@ -121,12 +133,80 @@ describe('list queries', () => {
     expect(sizes.options).toEqual([10, 24, 25, 50, 100, 200]);
   });
 
-  it('types the filters by field, leaving out long text and moments', () => {
+  it('types the filters by field: choices by values, text by contains, numbers and moments by a range', () => {
     const ticket = entity(helpdesk, 'Ticket');
     const kinds = Object.fromEntries(filterFields(ticket, machineOf(helpdesk, 'Ticket')).map((f) => [f.name, f.kind]));
-    expect(kinds).toMatchObject({ state: 'choice', category: 'choice', reporter: 'reference', time_spent: 'decimal' });
-    expect(kinds).not.toHaveProperty('description');
-    expect(kinds).not.toHaveProperty('started_at');
+    expect(kinds).toMatchObject({
+      state: 'choice',
+      category: 'choice',
+      reporter: 'reference',
+      time_spent: 'decimal',
+      description: 'text',
+      started_at: 'datetime',
+    });
+  });
+
+  it('round-trips several values, contains, ranges and columns through the address', () => {
+    const book = entity(lending, 'Book');
+    const books = {
+      sortable: sortableNames(book, undefined),
+      filters: filterFields(book, undefined),
+      fixed: { api: {}, local: [] },
+      sizes: pageSizes(lending),
+      columns: ['title', 'author', 'copies', 'created_at'],
+    };
+    const loans = { ...options, filters: filterFields(loan, machine), fixed: { api: {}, local: [] } };
+    const address =
+      'filter[state]=out&filter[state]=overdue&filter[state]=gone&filter[due][from]=2026-01-01&filter[due][to]=2026-02-30' +
+      '&filter[renewals][from]=1&filter[book]=nope&columns=due,password,book';
+    const state = readListState(new URLSearchParams(address), { ...loans, columns: ['book', 'due', 'state'] });
+    // An unknown state, an impossible day, a bad id and an unknown column are left out.
+    expect(state.filters).toEqual({
+      state: { values: ['out', 'overdue'] },
+      due: { from: '2026-01-01' },
+      renewals: { from: '1' },
+    });
+    expect(state.columns).toEqual(['due', 'book']);
+    const written = writeListState(state, sizes.initial);
+    expect([...written]).toEqual([
+      ['filter[state]', 'out'],
+      ['filter[state]', 'overdue'],
+      ['filter[due][from]', '2026-01-01'],
+      ['filter[renewals][from]', '1'],
+      ['columns', 'due,book'],
+    ]);
+    expect(readListState(written, { ...loans, columns: ['book', 'due', 'state'] })).toEqual(state);
+
+    const text = readListState(
+      new URLSearchParams('filter[title][contains]=dune&filter[copies][to]=3&filter[copies][contains]=x&columns='),
+      books,
+    );
+    // Contains is for text only; an empty columns list is the screen's own.
+    expect(text.filters).toEqual({ title: { contains: 'dune' }, copies: { to: '3' } });
+    expect(text.columns).toBeNull();
+  });
+
+  it('asks the API for several values, contains and ranges, the screen’s own filter winning', () => {
+    const state = {
+      sort: null,
+      q: '',
+      filters: {
+        state: { values: ['out', 'overdue'] },
+        due: { from: '2026-01-01', to: '2026-01-31' },
+        borrower: { values: ['x'] },
+      },
+      size: 24,
+      columns: ['due'],
+    };
+    const query = new URLSearchParams(apiQuery(state, fixed, { limit: 24 }, false));
+    expect([...query]).toEqual([
+      ['limit', '24'],
+      ['filter[state]', 'out'],
+      ['filter[state]', 'overdue'],
+      ['filter[due][from]', '2026-01-01'],
+      ['filter[due][to]', '2026-01-31'],
+      ['filter[borrower]', ME],
+    ]);
   });
 
   it('leaves out of the columns what the screen’s where fixes, and long text', () => {

@@ -14,10 +14,12 @@ import type { ApiRecord } from '../format.ts';
 
 /**
  * What a list screen asks the API for, and how that lives in the page's address: the sort, the
- * text searched, the filters per field and the page size (`?sort=-due&q=dune&filter[state]=out`),
- * so a deep link or the back button shows the same records. These mirror what the server accepts
- * (`packages/server/src/compile/list-params.ts`): any field sorts; declared fields and `state`
- * filter by equality; text-like fields are searched.
+ * text searched, the filters per field, the columns shown and the page size
+ * (`?sort=-due&q=dune&filter[state]=out&filter[state]=overdue&filter[due][from]=2026-01-01&columns=book,due`),
+ * so a deep link, a reload or the back button shows the same records. These mirror what the
+ * server accepts (`packages/server/src/compile/list-params.ts`): any field sorts; a choice or the
+ * state filters by any of several values, text by what it contains, numbers, dates and moments by
+ * a range (both ends included), other fields by equality; text-like fields are searched.
  */
 
 /** A column of the list, or a field one may filter by: a declared field or a system field. */
@@ -30,7 +32,7 @@ export interface ListField {
 }
 
 /** How a filter's input reads a value, mirroring the server's filter types. */
-export type FilterKind = 'choice' | 'boolean' | 'date' | 'integer' | 'decimal' | 'text' | 'reference';
+export type FilterKind = 'choice' | 'boolean' | 'date' | 'datetime' | 'integer' | 'decimal' | 'text' | 'reference';
 
 export interface FilterField extends ListField {
   kind: FilterKind;
@@ -38,14 +40,30 @@ export interface FilterField extends ListField {
   values: readonly string[];
 }
 
+/**
+ * What the user set on one field, as the API takes it: `values` (`filter[f]=v`, several for a
+ * choice: any of them), `contains` (`filter[f][contains]`), `from` and `to` (`filter[f][from]`).
+ */
+export interface FieldFilter {
+  values?: string[];
+  contains?: string;
+  from?: string;
+  to?: string;
+}
+
 export interface ListState {
   /** `field` or `-field`; null for the server's default (oldest first). */
   sort: string | null;
   q: string;
-  /** Filters the user set, by field: the value as the API takes it. */
-  filters: Record<string, string>;
+  /** Filters the user set, by field. */
+  filters: Record<string, FieldFilter>;
   size: number;
+  /** The columns shown, by name; null for the screen's own choice. */
+  columns: string[] | null;
 }
+
+/** The kinds of field filtered by a range rather than by a value. */
+export const RANGED_KINDS: ReadonlySet<FilterKind> = new Set(['integer', 'decimal', 'date', 'datetime']);
 
 /** The server's default sort, oldest first: what the list shows when the address names none. */
 export const DEFAULT_SORT = 'created_at';
@@ -74,9 +92,9 @@ export function sortableNames(entity: Entity, machine: StateMachine | undefined)
 }
 
 /**
- * The fields one may filter by with an input that makes sense: equality on the state, a choice,
- * a yes/no, a day, a number, a reference or a one-line text. (The server also takes long text,
- * addresses and moments, but an exact match on those is never what a person means.)
+ * The fields one may filter by with an input that makes sense: the state and choices by several
+ * values, a yes/no or a reference by one, text by what it contains, numbers, days and moments by
+ * a range.
  */
 export function filterFields(entity: Entity, machine: StateMachine | undefined): FilterField[] {
   const out: FilterField[] = [];
@@ -99,18 +117,17 @@ export function filterFields(entity: Entity, machine: StateMachine | undefined):
         break;
       case 'boolean':
       case 'date':
+      case 'datetime':
       case 'integer':
+      case 'decimal':
       case 'reference':
         out.push({ ...base, kind: t.kind, values: [] });
         break;
-      case 'decimal':
-        out.push({ ...base, kind: 'decimal', values: [] });
-        break;
       case 'text':
+      case 'longText':
       case 'email':
+      case 'url':
         out.push({ ...base, kind: 'text', values: [] });
-        break;
-      default:
         break;
     }
   }
@@ -124,8 +141,16 @@ export function validFilterValue(kind: FilterKind, value: string, values: readon
       return values.includes(value);
     case 'boolean':
       return value === 'true' || value === 'false';
-    case 'date':
-      return /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(value));
+    case 'date': {
+      // A real day: Date.parse rolls 30 February over into March, the server refuses it.
+      const ms = /^\d{4}-\d{2}-\d{2}$/.test(value) ? Date.parse(`${value}T00:00:00Z`) : Number.NaN;
+      return !Number.isNaN(ms) && new Date(ms).toISOString().slice(0, 10) === value;
+    }
+    case 'datetime':
+      return (
+        /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(value) &&
+        !Number.isNaN(Date.parse(value))
+      );
     case 'integer':
       return /^-?\d{1,16}$/.test(value) && Number.isSafeInteger(Number(value));
     case 'decimal':
@@ -135,6 +160,39 @@ export function validFilterValue(kind: FilterKind, value: string, values: readon
     case 'text':
       return value !== '' && !value.includes('\u0000');
   }
+}
+
+/** Whether a field's filter holds anything. */
+export function isActive(filter: FieldFilter | undefined): boolean {
+  return Boolean(filter && ((filter.values?.length ?? 0) > 0 || filter.contains || filter.from || filter.to));
+}
+
+/** A field's filter as query parameters, the same in the address and in the API call. */
+export function filterParams(name: string, filter: FieldFilter): [string, string][] {
+  const out: [string, string][] = [];
+  for (const value of filter.values ?? []) out.push([`filter[${name}]`, value]);
+  if (filter.contains) out.push([`filter[${name}][contains]`, filter.contains]);
+  if (filter.from) out.push([`filter[${name}][from]`, filter.from]);
+  if (filter.to) out.push([`filter[${name}][to]`, filter.to]);
+  return out;
+}
+
+/** A field's filter read from query parameters; what the server would refuse is left out. */
+function readFieldFilter(params: URLSearchParams, field: FilterField): FieldFilter {
+  const filter: FieldFilter = {};
+  const valid = (v: string | null): v is string => v !== null && validFilterValue(field.kind, v, field.values);
+  const values = [...new Set(params.getAll(`filter[${field.name}]`).filter(valid))];
+  // Several values mean "any of them" for a choice only.
+  if (values.length > 0) filter.values = field.kind === 'choice' ? values : values.slice(0, 1);
+  const contains = params.get(`filter[${field.name}][contains]`);
+  if (field.kind === 'text' && contains !== null && validFilterValue('text', contains)) filter.contains = contains;
+  if (RANGED_KINDS.has(field.kind)) {
+    const from = params.get(`filter[${field.name}][from]`);
+    const to = params.get(`filter[${field.name}][to]`);
+    if (valid(from)) filter.from = from;
+    if (valid(to)) filter.to = to;
+  }
+  return filter;
 }
 
 /** A screen's `where` filters as the API takes them (`me` is the signed-in user's id). */
@@ -187,21 +245,25 @@ export function readListState(
     filters: FilterField[];
     fixed: FixedFilters;
     sizes: { initial: number; options: number[] };
+    /** The columns one may show, by name; without it the address's columns are ignored. */
+    columns?: readonly string[];
   },
 ): ListState {
   const sortText = params.get('sort');
   const sortName = sortText?.replace(/^-/, '') ?? '';
   const sort = sortText && options.sortable.has(sortName) ? sortText : null;
-  const filters: Record<string, string> = {};
+  const filters: Record<string, FieldFilter> = {};
   for (const field of options.filters) {
     if (field.name in options.fixed.api) continue;
-    const value = params.get(`filter[${field.name}]`);
-    if (value !== null && value !== '' && validFilterValue(field.kind, value, field.values))
-      filters[field.name] = value;
+    const filter = readFieldFilter(params, field);
+    if (isActive(filter)) filters[field.name] = filter;
   }
   const sizeText = Number(params.get('size'));
   const size = options.sizes.options.includes(sizeText) ? sizeText : options.sizes.initial;
-  return { sort, q: params.get('q') ?? '', filters, size };
+  const known = new Set(options.columns ?? []);
+  const named = (params.get('columns') ?? '').split(',').filter((c) => known.has(c));
+  const columns = params.has('columns') && named.length > 0 ? [...new Set(named)] : null;
+  return { sort, q: params.get('q') ?? '', filters, size, columns };
 }
 
 /** The address for a list state; defaults are left out so links stay short. */
@@ -209,7 +271,10 @@ export function writeListState(state: ListState, initialSize: number): URLSearch
   const params = new URLSearchParams();
   if (state.q.trim() !== '') params.set('q', state.q);
   if (state.sort) params.set('sort', state.sort);
-  for (const [name, value] of Object.entries(state.filters)) params.set(`filter[${name}]`, value);
+  for (const [name, filter] of Object.entries(state.filters)) {
+    for (const [key, value] of filterParams(name, filter)) params.append(key, value);
+  }
+  if (state.columns) params.set('columns', state.columns.join(','));
   if (state.size !== initialSize) params.set('size', String(state.size));
   return params;
 }
@@ -225,7 +290,12 @@ export function apiQuery(
   params.set('limit', String(page.limit));
   if (state.sort) params.set('sort', state.sort);
   if (searchable && state.q.trim() !== '') params.set('q', state.q.trim());
-  for (const [name, value] of Object.entries({ ...state.filters, ...fixed.api })) params.set(`filter[${name}]`, value);
+  for (const [name, filter] of Object.entries(state.filters)) {
+    // A screen's own filter on a field wins over the user's.
+    if (name in fixed.api) continue;
+    for (const [key, value] of filterParams(name, filter)) params.append(key, value);
+  }
+  for (const [name, value] of Object.entries(fixed.api)) params.set(`filter[${name}]`, value);
   if (page.cursor) params.set('cursor', page.cursor);
   if (page.count) params.set('count', 'true');
   return params.toString();
@@ -260,6 +330,33 @@ export function listColumns(
     columns.push({ name: field.name, label: fieldLabel(field), type: field.type, field });
   }
   columns.push({ name: 'created_at', label: 'Created', type: { kind: 'datetime' }, field: null });
+  return columns;
+}
+
+/**
+ * Every column the list may show, for choosing them: those `listColumns` would give with no
+ * limit (long text included), and when the record was last updated.
+ */
+export function columnChoices(
+  entity: Entity,
+  machine: StateMachine | undefined,
+  screen: Screen,
+  title: Field | undefined,
+  model?: Pick<Model, 'entities'>,
+): ListField[] {
+  const fixed = model ? fixedFields(model, entity, screen) : new Set(screen.filters.map((f) => f.field));
+  const columns = listColumns(entity, machine, screen, title, {
+    max: Number.POSITIVE_INFINITY,
+    ...(model ? { model } : {}),
+  });
+  const created = columns.pop();
+  for (const field of entity.fields) {
+    if (field.type.kind === 'longText' && !fixed.has(field.name)) {
+      columns.push({ name: field.name, label: fieldLabel(field), type: field.type, field });
+    }
+  }
+  if (created) columns.push(created);
+  columns.push({ name: 'updated_at', label: 'Updated', type: { kind: 'datetime' }, field: null });
   return columns;
 }
 

@@ -65,6 +65,9 @@ const ANA = '01900000-0000-7000-8000-00000000000a';
 /** What `GET /api/auth/me` answers an employee (the server's `accessSummary`). */
 const employee: Me = {
   user: { id: ANA, email: 'ana@example.test', name: 'Ana', roles: ['employee'] },
+  people: { mayInvite: false, inviteRoles: [], manage: false },
+  signUp: [],
+  singleSignOn: null,
   access: {
     Claim: {
       create: true,

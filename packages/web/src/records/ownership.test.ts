@@ -13,6 +13,9 @@ const LENA = '01900000-0000-7000-8000-0000000000c3';
 const person = (id: string, roles: string[]): Me => ({
   user: { id, email: `${id}@x.test`, name: id, roles },
   access: {},
+  people: null,
+  signUp: [],
+  singleSignOn: null,
 });
 
 const doctors: Record<string, { account: string }> = {

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { ApiError, api } from '../api/client.ts';
 import { useMe } from '../api/session.ts';
-import { type DirectoryUser, useUsersById } from '../api/users.ts';
+import { type DirectoryUser, offered, useUsersById } from '../api/users.ts';
 
 /** The most users the directory answers in one call. */
 const DIRECTORY_LIMIT = 100;
@@ -36,8 +36,9 @@ export function useUserSearch(text: string, enabled: boolean) {
   return useQuery({
     queryKey: ['users', 'search', text],
     queryFn: async () =>
-      (await api<{ items: DirectoryUser[] }>('GET', `/api/users?limit=20&q=${encodeURIComponent(text.slice(0, 200))}`))
-        .body.items,
+      (
+        await api<{ items: DirectoryUser[] }>('GET', `/api/users?limit=20&q=${encodeURIComponent(text.slice(0, 200))}`)
+      ).body.items.filter(offered),
     enabled,
     staleTime: 60_000,
     placeholderData: (previous) => previous,

@@ -17,8 +17,14 @@ const access = (readFields: string[] | null): EntityAccess => ({
   updateFields: ['score'],
   readFields,
 });
-const reviewer: Me = { user: null, access: { Talk: access(['title', 'abstract', 'score']) } };
-const organiser: Me = { user: null, access: { Talk: access(null) } };
+const reviewer: Me = {
+  user: null,
+  access: { Talk: access(['title', 'abstract', 'score']) },
+  people: null,
+  signUp: [],
+  singleSignOn: null,
+};
+const organiser: Me = { user: null, access: { Talk: access(null) }, people: null, signUp: [], singleSignOn: null };
 
 describe('the model as a user sees it', () => {
   it('has only the fields point 6 lets a reviewer read, so lists, filters, sorts and exports never name the others', () => {

@@ -3,7 +3,7 @@ import { markdown } from '@codemirror/lang-markdown';
 // A dependency of @codemirror/lang-markdown (the same instance it uses): syntax colours and brackets.
 import { bracketMatching, defaultHighlightStyle, indentOnInput, syntaxHighlighting } from '@codemirror/language';
 import { type Diagnostic as EditorDiagnostic, lintGutter, lintKeymap, setDiagnostics } from '@codemirror/lint';
-import { EditorState, type Extension } from '@codemirror/state';
+import { Compartment, EditorState, type Extension } from '@codemirror/state';
 import {
   drawSelection,
   dropCursor,
@@ -24,6 +24,9 @@ import type { Located } from './locate.ts';
  */
 let kept: EditorState | null = null;
 
+/** Whether long lines wrap: reconfigured in place, so the text, cursor and history stay. */
+const wrapping = new Compartment();
+
 /** The mounted editor's change handler: the kept state's listener calls whichever page is mounted now. */
 let changed: (text: string) => void = () => {};
 
@@ -36,13 +39,15 @@ export interface EditorProps {
   onReady(view: EditorView | null): void;
   /** The editor's accessible name. */
   label: string;
+  /** Whether long lines (wide table rows) wrap. */
+  wrap: boolean;
 }
 
 /**
  * CodeMirror 6 with Markdown, line numbers and the checker's diagnostics as underlines (with the
  * message, the hint and the quick fixes in the tooltip and the lint panel, Ctrl-Shift-M).
  */
-export function Editor({ initial, checked, onChange, onReady, label }: EditorProps) {
+export function Editor({ initial, checked, onChange, onReady, label, wrap }: EditorProps) {
   const parent = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
   changed = onChange;
@@ -64,6 +69,10 @@ export function Editor({ initial, checked, onChange, onReady, label }: EditorPro
       view.current = null;
     };
   }, []);
+
+  useEffect(() => {
+    view.current?.dispatch({ effects: wrapping.reconfigure(wrap ? EditorView.lineWrapping : []) });
+  }, [wrap]);
 
   useEffect(() => {
     const editor = view.current;
@@ -98,6 +107,8 @@ function setup(label: string): Extension[] {
     markdown(),
     lintGutter(),
     EDITOR_THEME,
+    // Wide table rows wrap by default instead of scrolling the editor sideways (a switch turns it off).
+    wrapping.of(EditorView.lineWrapping),
     // An explicit tab stop: axe (and some assistive technology) do not count contenteditable as focusable.
     EditorView.contentAttributes.of({ 'aria-label': label, 'aria-multiline': 'true', tabindex: '0' }),
     EditorView.updateListener.of((update) => {

@@ -7,6 +7,7 @@ import {
   Group,
   Kbd,
   Loader,
+  Switch,
   Tabs,
   Text,
   Title,
@@ -54,6 +55,7 @@ export default function StudioPage() {
   const [saveError, setSaveError] = useState<string | null>(null);
   const savingNow = useRef(false);
   const wide = useMediaQuery('(min-width: 62em)', true);
+  const [wrap, setWrap] = useState(true);
 
   // The file as the server read it: the first text, or a newer one saved elsewhere.
   useEffect(() => {
@@ -151,6 +153,7 @@ export default function StudioPage() {
           )}
         </Group>
         <Group gap="sm" wrap="nowrap">
+          <Switch label="Wrap lines" checked={wrap} onChange={(event) => setWrap(event.currentTarget.checked)} />
           <Button component={Link} to="/" variant="default">
             Open the app
           </Button>
@@ -208,6 +211,7 @@ export default function StudioPage() {
             onChange={onChange}
             onReady={onReady}
             label="Spec source, Markdown"
+            wrap={wrap}
           />
         ) : file.isError ? (
           <Box p="md">
@@ -308,7 +312,7 @@ export default function StudioPage() {
             <DiagramsPanel diagrams={diagrams} />
           </Tabs.Panel>
           <Tabs.Panel value="permissions">
-            <PermissionsPanel matrix={matrix} />
+            <PermissionsPanel matrix={matrix} roles={checked.result.model.roles} />
           </Tabs.Panel>
           <Tabs.Panel value="progress">
             <ProgressPanel points={progress} onInsert={insert} />

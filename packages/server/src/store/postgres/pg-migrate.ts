@@ -5,7 +5,7 @@ import type {
   ProbedColumn,
   ProbedRow,
   SchemaChange,
-} from '../../compile/migration-plan.ts';
+} from '../../compile/migration-contract.ts';
 import { SCHEMA_TABLE, type SqlColumn, type SqlSchema, type SqlTable } from '../../compile/sql-schema.ts';
 import { parseAppliedState, type RecordedSchema } from '../sqlite/sqlite-migrate.ts';
 import type { Value } from '../store.ts';

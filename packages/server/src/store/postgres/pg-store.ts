@@ -1,6 +1,8 @@
 import type { Model } from '@ninepoint/spec';
 import pg from 'pg';
-import { blockingSteps, MigrationRefusedError, planMigration } from '../../compile/migration-plan.ts';
+import { blockingSteps } from '../../compile/migration-contract.ts';
+import { planMigration } from '../../compile/migration-planner.ts';
+import { MigrationRefusedError } from '../../compile/migration-report.ts';
 import { SCHEMA_TABLE, type SqlSchema, type SqlTable } from '../../compile/sql-schema.ts';
 import type { AppliedSchema, ApplyOptions, Store } from '../store.ts';
 import { HISTORY_TABLE_DDL, quoteIdentifier, SCHEMA_TABLE_DDL } from './pg-ddl.ts';

@@ -7,7 +7,7 @@ import type {
   ProbedColumn,
   ProbedRow,
   SchemaChange,
-} from '../../compile/migration-plan.ts';
+} from '../../compile/migration-contract.ts';
 import { SCHEMA_TABLE, type SqlColumn, type SqlSchema, type SqlTable } from '../../compile/sql-schema.ts';
 import type { Value } from '../store.ts';
 import { columnDdl, indexDdl, quoteIdentifier as q, sqlLiteral, tableDdl } from './sqlite-ddl.ts';

@@ -5,15 +5,13 @@ import { parseAppliedState } from '../store/sqlite/sqlite-migrate.ts';
 import {
   type AppliedState,
   blockingSteps,
-  formatMigrationPlan,
   type MigrationPlan,
   type MigrationProbe,
-  MigrationRefusedError,
   type MigrationStep,
-  narrowings,
   type ProbedRow,
-  planMigration,
-} from './migration-plan.ts';
+} from './migration-contract.ts';
+import { narrowings, planMigration } from './migration-planner.ts';
+import { formatMigrationPlan, MigrationRefusedError } from './migration-report.ts';
 import { compileSqlSchema, type SqlTable } from './sql-schema.ts';
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');

@@ -1,0 +1,142 @@
+import { Anchor, Button, CloseButton, Group, Popover, Stack, Text, TextInput } from '@mantine/core';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { Link } from 'react-router';
+import { api } from '../api/client.ts';
+import { problemOf } from '../records/api.ts';
+import { ProblemAlert } from '../records/ProblemAlert.tsx';
+import { TickedGroup } from './FilterPanel.tsx';
+import type { ListField } from './query.ts';
+
+/**
+ * Which columns the list shows: a checkbox per column; at least one stays. `shown` is in the
+ * columns' own order; `onChange(null)` goes back to the screen's own choice.
+ */
+export function ColumnsButton({
+  choices,
+  shown,
+  onChange,
+}: {
+  choices: ListField[];
+  shown: string[];
+  onChange: (columns: string[] | null) => void;
+}) {
+  return (
+    <Popover position="bottom-end" shadow="md" trapFocus withinPortal>
+      <Popover.Target>
+        <Button variant="default">Columns</Button>
+      </Popover.Target>
+      <Popover.Dropdown>
+        <Stack gap="xs">
+          <TickedGroup
+            label="Columns shown"
+            options={choices.map((c) => ({ value: c.name, label: c.label }))}
+            value={shown}
+            onChange={onChange}
+            keepOne
+          />
+          <Button size="compact-sm" variant="subtle" onClick={() => onChange(null)}>
+            Reset columns
+          </Button>
+        </Stack>
+      </Popover.Dropdown>
+    </Popover>
+  );
+}
+
+/** A view the user saved, as `GET /api/views` answers it. */
+export interface SavedView {
+  id: string;
+  screen: string;
+  name: string;
+  query: string;
+  savedAt: string;
+}
+
+/**
+ * The user's saved views of this list, kept on the server per user (so they follow them to any
+ * device): each opens the list as it was saved (filters, sort, columns); the view on screen can
+ * be saved under a name (the same name replaces it), and a view deleted.
+ */
+export function SavedViewsButton({ screen, path, current }: { screen: string; path: string; current: string }) {
+  const client = useQueryClient();
+  const key = ['views', screen];
+  const views = useQuery({
+    queryKey: key,
+    queryFn: async () =>
+      (await api<{ items: SavedView[] }>('GET', `/api/views?screen=${encodeURIComponent(screen)}`)).body.items,
+  });
+  const [name, setName] = useState('');
+  const save = useMutation({
+    mutationFn: (viewName: string) =>
+      api<SavedView>('POST', '/api/views', { body: { screen, name: viewName, query: current } }),
+    onSuccess: async () => {
+      setName('');
+      await client.invalidateQueries({ queryKey: key });
+    },
+  });
+  const remove = useMutation({
+    mutationFn: (id: string) => api('DELETE', `/api/views/${encodeURIComponent(id)}`),
+    onSettled: () => client.invalidateQueries({ queryKey: key }),
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (name.trim() !== '') save.mutate(name.trim());
+  };
+  const items = views.data ?? [];
+  return (
+    <Popover position="bottom-end" shadow="md" trapFocus withinPortal width={300}>
+      <Popover.Target>
+        <Button variant="default">Saved views</Button>
+      </Popover.Target>
+      <Popover.Dropdown>
+        <Stack gap="sm">
+          <Text size="sm" fw={600} id={`${screen}-views`}>
+            Your saved views
+          </Text>
+          {views.isPending ? (
+            <Text size="sm" c="dimmed">
+              Loading…
+            </Text>
+          ) : items.length === 0 ? (
+            <Text size="sm" c="dimmed">
+              None yet. Save the filters, sort and columns on screen under a name.
+            </Text>
+          ) : (
+            <Stack gap={4} component="ul" style={{ listStyle: 'none', padding: 0, margin: 0 }}>
+              {items.map((view) => (
+                <Group key={view.id} component="li" justify="space-between" wrap="nowrap" gap="xs">
+                  <Anchor component={Link} to={`${path}${view.query ? `?${view.query}` : ''}`} size="sm">
+                    {view.name}
+                  </Anchor>
+                  <CloseButton
+                    size="sm"
+                    aria-label={`Delete the view ${view.name}`}
+                    onClick={() => remove.mutate(view.id)}
+                  />
+                </Group>
+              ))}
+            </Stack>
+          )}
+          <form onSubmit={submit}>
+            <Group gap="xs" align="flex-end" wrap="nowrap">
+              <TextInput
+                label="Save this view as"
+                placeholder="Name"
+                value={name}
+                maxLength={80}
+                onChange={(e) => setName(e.currentTarget.value)}
+                style={{ flex: 1 }}
+              />
+              <Button type="submit" loading={save.isPending} disabled={name.trim() === ''}>
+                Save
+              </Button>
+            </Group>
+          </form>
+          {save.isError && <ProblemAlert error={problemOf(save.error)} />}
+          {remove.isError && <ProblemAlert error={problemOf(remove.error)} />}
+        </Stack>
+      </Popover.Dropdown>
+    </Popover>
+  );
+}
