@@ -101,7 +101,7 @@ export function RecordsTable({
         highlightOnHover
         verticalSpacing="sm"
         horizontalSpacing="xs"
-        miw={Math.max(600, columns.length * 96 + (titleColumn ? 100 : 0))}
+        miw={Math.max(600, columns.length * 80 + (titleColumn ? 80 : 0))}
         aria-busy={loading || busy}
         style={{ opacity: busy ? 0.6 : 1, transition: 'opacity 120ms' }}
       >
@@ -134,7 +134,7 @@ export function RecordsTable({
                   style={{
                     // A long header ("Single claim limit") wraps rather than widen its column past its values.
                     textAlign: numeric ? 'right' : undefined,
-                    minWidth: column.name === titleColumn ? 160 : undefined,
+                    minWidth: column.name === titleColumn ? 140 : undefined,
                   }}
                 >
                   {sortable.has(column.name) ? (
@@ -252,9 +252,12 @@ export function RecordsTable({
   );
 }
 
-/** Dates, moments, numbers and states read badly broken over two lines. */
+/**
+ * Numbers and states read badly broken over two lines. A date may break between its day and its
+ * year ("Nov 25, / 2026") when the columns would not fit the page otherwise.
+ */
 function noWrap(column: ListField): boolean {
-  return ['date', 'datetime', 'integer', 'decimal', 'boolean'].includes(column.type.kind) || column.name === 'state';
+  return ['integer', 'decimal', 'boolean'].includes(column.type.kind) || column.name === 'state';
 }
 
 function isNumeric(column: ListField): boolean {
