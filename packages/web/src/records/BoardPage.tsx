@@ -15,7 +15,7 @@ import {
   Title,
   VisuallyHidden,
 } from '@mantine/core';
-import { useDocumentTitle } from '@mantine/hooks';
+import { useDocumentTitle, useMediaQuery } from '@mantine/hooks';
 import type { Entity, Model, Screen, State, StateMachine } from '@ninepoint/spec';
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { type DragEvent, useState } from 'react';
@@ -281,6 +281,7 @@ function Column({
   onMove,
 }: ColumnProps) {
   const list = callFor(model, entity.name, 'list');
+  const phone = useMediaQuery('(max-width: 36em)', false, { getInitialValueInEffect: false });
   const [over, setOver] = useState(false);
   const [dropTitle, setDropTitle] = useState('');
   const cards = useInfiniteQuery({
@@ -331,7 +332,7 @@ function Column({
       withBorder
       style={{
         // On a phone a column takes most of the screen, the next one peeking in at its edge.
-        flex: '1 0 min(220px, 78vw)',
+        flex: phone ? '0 0 78vw' : '1 0 220px',
         maxWidth: 360,
         scrollSnapAlign: 'start',
         minHeight: 240,
