@@ -24,6 +24,7 @@ import type { ScreenProps } from '../app/context.ts';
 import { Failure } from '../app/pages.tsx';
 import {
   callOf,
+  choiceLabel,
   createScreen,
   entityOf,
   label,
@@ -561,6 +562,7 @@ function filterValueLabel(
     if (!field) return value;
     if (field.kind === 'boolean') return value === 'true' ? 'Yes' : 'No';
     if (field.name === 'state') return stateLabel(value);
+    if (field.kind === 'choice') return choiceLabel(value);
     if (field.kind === 'date') return formatDate(value);
     if (field.kind === 'datetime') return formatDateTime(value);
     if (field.type.kind === 'reference') {
