@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type App,
   capture,
+  confirmFinalStep,
   expectAccessible,
   INSTALL_TIMEOUT_MS,
   type Json,
@@ -57,6 +58,7 @@ describe('the conference in Chromium', () => {
     await page.getByRole('heading', { name: ENGINES, level: 1 }).waitFor();
     const actions = page.getByRole('group', { name: 'What you can do with this talk' });
     await actions.getByRole('button', { name: 'Accept' }).click();
+    await confirmFinalStep(page, 'Accept');
     const refused = page.getByRole('alert').filter({ hasText: 'Not done' });
     await poll(() => refused.textContent()).toContain('A talk needs 2 reviews before it is accepted.');
     await expectAccessible(page, 'a talk with too few reviews to accept');
@@ -64,6 +66,7 @@ describe('the conference in Chromium', () => {
 
     await app.api(second, 'POST', '/api/reviews', { talk: id, score: 5, verdict: 'yes' });
     await actions.getByRole('button', { name: 'Accept' }).click();
+    await confirmFinalStep(page, 'Accept');
     await page.getByRole('status').filter({ hasText: 'Accept done: it is now Accepted.' }).waitFor();
     expect(await refused.count()).toBe(0);
     app.expectQuiet();

@@ -99,7 +99,7 @@ describe('list filters, saved views and bulk actions in Chromium', () => {
       '3',
     ]);
     const inEffect = page.getByRole('group', { name: 'Filters in effect' });
-    await inEffect.getByText('Category: hardware or network').waitFor();
+    await inEffect.getByText('Category: Hardware or Network').waitFor();
     await inEffect.getByText('Time spent: 1 to 3').waitFor();
     await expectAccessible(page, 'tickets filtered by contains, a range and several categories');
 

@@ -518,3 +518,28 @@ export function localDateTime(hours = 0): string {
   const pad = (n: number) => String(n).padStart(2, '0');
   return `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}T${pad(at.getHours())}:${pad(at.getMinutes())}`;
 }
+
+/**
+ * Takes a step into a final state (closing, paying, writing off) in the dialog that asks first,
+ * after checking it names what the step does.
+ */
+export async function confirmFinalStep(page: Page, transition: string): Promise<void> {
+  const dialog = page.getByRole('dialog', { name: new RegExp(`^${transition} “`) });
+  await dialog.waitFor();
+  expect(await dialog.textContent()).toContain('is final: no step leads out of it, so this cannot be undone.');
+  await dialog.getByRole('button', { name: transition, exact: true }).click();
+  await dialog.waitFor({ state: 'hidden' });
+}
+
+/**
+ * Why a detail page's transition button is disabled, as it is shown and read with the button
+ * (its `aria-describedby`): '' while the button is enabled.
+ */
+export async function disabledReason(button: Locator): Promise<string> {
+  await button.waitFor();
+  return button.evaluate((element) => {
+    if (!(element as HTMLButtonElement).disabled) return '';
+    const id = element.getAttribute('aria-describedby') ?? '';
+    return document.getElementById(id)?.textContent ?? '';
+  });
+}

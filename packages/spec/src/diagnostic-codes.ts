@@ -40,6 +40,10 @@ export const DIAGNOSTIC_CODES = {
   'invalid-default': { severity: 'error', summary: "A default value does not fit the field's type or rules." },
   'invalid-range': { severity: 'error', summary: 'A range or length has its lower bound above its upper bound.' },
   'invalid-pattern': { severity: 'error', summary: 'A pattern is not a valid regular expression.' },
+  'invalid-label': {
+    severity: 'warning',
+    summary: "A field's label is too long, or another field of the entity has the same one.",
+  },
   // States
   'no-initial-state': { severity: 'error', summary: 'A state machine has no transition from `(new)`.' },
   'duplicate-initial-state': {

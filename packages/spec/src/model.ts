@@ -151,6 +151,8 @@ export interface Field {
    * matching is linear-time) the value must match; anchor it with ^…$ to match the whole value.
    */
   pattern: string | null;
+  /** The words screens show for the field, from point 3's `label` column; absent when it gives none. */
+  label?: string;
   doc: string;
   span: Span;
 }

@@ -18,7 +18,11 @@ const COLUMNS = [
   { key: 'field', names: ['field', 'name', 'fields'], required: true },
   { key: 'type', names: ['type', 'kind'], required: true },
   { key: 'rules', names: ['rules', 'rule', 'constraints', 'validation'] },
+  { key: 'label', names: ['label', 'shown as'] },
 ];
+
+/** The longest label a field may have: it heads a column and sits beside an input. */
+export const MAX_LABEL_LENGTH = 40;
 
 /**
  * Point 3: one `### Entity` per entity with a field table. Entity names are collected first so
@@ -84,6 +88,7 @@ function readFields(tables: Section['tables'], entity: string, scope: Scope): Fi
   // Case-insensitive: SQL column names ignore case, so dueDate and duedate would be one column.
   const names = new NameSet(bag, `field of ${entity}`);
   const fields: Field[] = [];
+  const labels = new Map<string, string>();
   for (const row of rowsOf(tables, COLUMNS, bag, `${entity} fields`)) {
     const name = requiredCell(row, 'field', bag, `A field of ${entity}`);
     if (!name) continue;
@@ -111,7 +116,42 @@ function readFields(tables: Section['tables'], entity: string, scope: Scope): Fi
     const type = typeCell ? readFieldType(typeCell, scope, where) : null;
     const rules = readFieldRules(row.cells.get('rules') ?? null, type, scope, `${entity}.${name.text}`);
     if (!type) continue;
-    fields.push({ name: name.text, type, ...rules, doc: docOf(row), span: row.span });
+    const label = readLabel(row.cells.get('label'), `${entity}.${name.text}`, labels, scope);
+    fields.push({ name: name.text, type, ...rules, ...(label ? { label } : {}), doc: docOf(row), span: row.span });
   }
   return fields;
+}
+
+/**
+ * A field's label from the `label` column: the words screens show for it ("ISBN", "Due date")
+ * instead of its name made readable. A label that is too long to head a column, or that another
+ * field of the entity already has (a form would show two inputs named alike), is reported
+ * (`invalid-label`) and left out: the field's name is shown.
+ */
+function readLabel(
+  cell: { text: string; span: Field['span'] } | undefined,
+  field: string,
+  seen: Map<string, string>,
+  scope: Scope,
+): string | null {
+  const text = cell?.text.trim() ?? '';
+  if (!cell || text === '') return null;
+  if (text.length > MAX_LABEL_LENGTH) {
+    scope.bag.report(
+      'invalid-label',
+      cell.span,
+      `The label of ${field} is ${text.length} characters long; a label has at most ${MAX_LABEL_LENGTH}.`,
+      { hint: 'Keep the label to a few words, and put the explanation in the meaning column.' },
+    );
+    return null;
+  }
+  const other = seen.get(text.toLowerCase());
+  if (other !== undefined) {
+    scope.bag.report('invalid-label', cell.span, `${field} and ${other} have the same label, "${text}".`, {
+      hint: 'Give each field of an entity its own label: a form shows them side by side.',
+    });
+    return null;
+  }
+  seen.set(text.toLowerCase(), field);
+  return text;
 }

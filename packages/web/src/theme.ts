@@ -37,6 +37,9 @@ export const theme = createTheme({
     DrawerHeader: { defaultProps: { component: 'div' } },
     // The navigation's links take the light variant through the resolver above (by default they skip it).
     NavLink: { defaultProps: { variant: 'light' } },
+    // A badge is a state or a value: shown whole ("Assigned", never "Assi…"). Mantine lets a badge
+    // shrink below its text, which a table's column then does; what holds it wraps it instead.
+    Badge: { styles: { root: { minWidth: 'max-content' } } },
     // A menu holds menu items only: Mantine's focus placeholder (a focusable role=presentation div) breaks that.
     Menu: { defaultProps: { withInitialFocusPlaceholder: false } },
   },

@@ -63,14 +63,64 @@ export function screenFor(model: Model, entity: string, kind: Screen['kind'], wi
   return screensOf(model).find((s) => s.entity === entity && s.kind === kind && s.params.length > 0 === withParam);
 }
 
-/** A readable label: `due_date` → `Due date`, `dueDate` → `Due date`. */
+/** Abbreviations a name may hold that read as letters: `isbn` → `ISBN`, `vat_id` → `VAT ID`. */
+const INITIALISMS = new Set([
+  'api',
+  'bic',
+  'cc',
+  'csv',
+  'dob',
+  'eta',
+  'faq',
+  'gps',
+  'hr',
+  'html',
+  'iban',
+  'id',
+  'ip',
+  'isbn',
+  'issn',
+  'kpi',
+  'nhs',
+  'pdf',
+  'po',
+  'sku',
+  'sla',
+  'sms',
+  'ssn',
+  'uk',
+  'url',
+  'usb',
+  'uuid',
+  'vat',
+  'vin',
+]);
+
+/** A readable label: `due_date` → `Due date`, `dueDate` → `Due date`, `isbn` → `ISBN`. */
 export function label(name: string): string {
   const words = name
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .replace(/[_-]+/g, ' ')
     .trim()
-    .toLowerCase();
+    .toLowerCase()
+    .split(/\s+/)
+    .map((word) => (INITIALISMS.has(word) ? word.toUpperCase() : word))
+    .join(' ');
   return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** What screens call a field: the spec's own label (point 3's `label` column), else its name as words. */
+export function fieldLabel(field: { name: string; label?: string }): string {
+  return field.label ?? label(field.name);
+}
+
+/**
+ * A choice value as words: `in_progress` → `In progress`, `hardware` → `Hardware`; a value
+ * written in capitals or with digits (`EUR`, `A4`) is kept as the spec writes it.
+ */
+export function choiceLabel(value: string): string {
+  if (/[A-Z0-9]/.test(value)) return value.replace(/_/g, ' ');
+  return label(value);
 }
 
 /**

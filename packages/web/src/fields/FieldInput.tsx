@@ -1,6 +1,6 @@
 import { Checkbox, NumberInput, Select, Textarea, TextInput } from '@mantine/core';
 import type { Field, Model } from '@ninepoint/spec';
-import { label } from '../app/screens.ts';
+import { choiceLabel, fieldLabel } from '../app/screens.ts';
 import type { InputValue } from './form-values.ts';
 import { ReferenceSelect } from './ReferenceSelect.tsx';
 
@@ -38,7 +38,7 @@ export function inputId(field: Field, prefix = 'field'): string {
 export function FieldInput({ model, field, value, onChange, error, disabled, description, idPrefix }: FieldInputProps) {
   const common = {
     id: inputId(field, idPrefix),
-    label: label(field.name),
+    label: fieldLabel(field),
     description: description ?? (field.doc ? capitalized(field.doc) : undefined),
     required: field.required && field.type.kind !== 'boolean',
     disabled,
@@ -118,7 +118,7 @@ export function FieldInput({ model, field, value, onChange, error, disabled, des
       return (
         <Select
           {...common}
-          data={t.values}
+          data={t.values.map((v) => ({ value: v, label: choiceLabel(v) }))}
           value={text || null}
           onChange={(v) => onChange(v ?? '')}
           clearable={!field.required}

@@ -2,7 +2,7 @@ import { Anchor } from '@mantine/core';
 import { type Field, type Model, USER_ENTITY } from '@ninepoint/spec';
 import { Link } from 'react-router';
 import { useMe } from '../api/session.ts';
-import { refusal, routeTo, screenFor } from '../app/screens.ts';
+import { choiceLabel, refusal, routeTo, screenFor } from '../app/screens.ts';
 import { useRecord } from '../records/api.ts';
 import { fallbackTitle, useRecordTitle } from '../records/title.ts';
 import { useUserName } from '../records/users.ts';
@@ -46,6 +46,8 @@ export function FieldValue({ model, field, value }: { model: Model; field: Field
         String(value)
       );
     }
+    case 'choice':
+      return <>{choiceLabel(String(value))}</>;
     case 'longText':
       return <span style={{ whiteSpace: 'pre-wrap' }}>{String(value)}</span>;
     default:

@@ -2,6 +2,7 @@ import { Checkbox, Fieldset, Group, NativeSelect, SimpleGrid, Stack, TextInput }
 import type { Model } from '@ninepoint/spec';
 import { useEffect, useState } from 'react';
 import type { Me } from '../api/session.ts';
+import { choiceLabel } from '../app/screens.ts';
 import { stateLabel } from '../records/access.ts';
 import { DebouncedInput } from './inputs.tsx';
 import { type FieldFilter, type FilterField, validFilterValue } from './query.ts';
@@ -62,7 +63,10 @@ function FilterInput({
       return (
         <TickedGroup
           label={field.label}
-          options={field.values.map((v) => ({ value: v, label: field.name === 'state' ? stateLabel(v) : v }))}
+          options={field.values.map((v) => ({
+            value: v,
+            label: field.name === 'state' ? stateLabel(v) : choiceLabel(v),
+          }))}
           value={filter.values ?? []}
           onChange={(values) => onChange({ values })}
           inline

@@ -14,6 +14,7 @@ import {
   Title,
   VisuallyHidden,
 } from '@mantine/core';
+import { useMediaQuery } from '@mantine/hooks';
 import type { Entity } from '@ninepoint/spec';
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useMemo, useState } from 'react';
@@ -23,6 +24,7 @@ import type { ScreenProps } from '../app/context.ts';
 import { Failure } from '../app/pages.tsx';
 import {
   callOf,
+  choiceLabel,
   createScreen,
   entityOf,
   label,
@@ -38,6 +40,7 @@ import { type ApiRecord, formatDate, formatDateTime, formatNumber, titleField } 
 import { stateLabel } from '../records/access.ts';
 import { BulkBar } from './BulkBar.tsx';
 import { ExportButton } from './ExportButton.tsx';
+import { referenceNames } from './export.ts';
 import { FilterPanel } from './FilterPanel.tsx';
 import { ChevronLeftIcon, ChevronRightIcon, FilterIcon, PlusIcon, SearchIcon } from './icons.tsx';
 import { DebouncedInput } from './inputs.tsx';
@@ -64,6 +67,7 @@ import {
   sortableNames,
   writeListState,
 } from './query.ts';
+import { RecordCards } from './RecordCards.tsx';
 import { RecordsTable } from './RecordsTable.tsx';
 import { type ReferenceKey, useRecordTitles, userLabel, useUserDirectory } from './references.tsx';
 import { ColumnsButton, SavedViewsButton } from './ViewControls.tsx';
@@ -116,6 +120,9 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
   const detailOpen = detail !== undefined && refusal(detail, me) === null;
 
   const [params, setParams] = useSearchParams();
+  // A phone's width shows cards: a table's columns do not fit it.
+  const phone = useMediaQuery('(max-width: 36em)', false, { getInitialValueInEffect: false });
+  const Records = phone ? RecordCards : RecordsTable;
   const readOptions = { sortable, filters, fixed, sizes, columns: choices.map((c) => c.name) };
   const state = readListState(params, readOptions);
   const shown = state.columns;
@@ -233,6 +240,7 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
             options={{
               path,
               fields: exportFields(entity, machine),
+              names: referenceNames(model, me, entity),
               query: (next) =>
                 apiQuery(state, fixed, { limit: maxPageSize(model), cursor: next }, searchable.length > 0),
               ...(fixed.local.length > 0 ? { keep: (r: ApiRecord) => passesLocal(r, fixed.local) } : {}),
@@ -402,7 +410,7 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
           </EmptyState>
         </Paper>
       ) : (
-        <RecordsTable
+        <Records
           model={model}
           me={me}
           entity={entity}
@@ -554,6 +562,7 @@ function filterValueLabel(
     if (!field) return value;
     if (field.kind === 'boolean') return value === 'true' ? 'Yes' : 'No';
     if (field.name === 'state') return stateLabel(value);
+    if (field.kind === 'choice') return choiceLabel(value);
     if (field.kind === 'date') return formatDate(value);
     if (field.kind === 'datetime') return formatDateTime(value);
     if (field.type.kind === 'reference') {

@@ -4,6 +4,7 @@ import type { MouseEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import type { Me } from '../api/session.ts';
 import type { DirectoryUser } from '../api/users.ts';
+import { choiceLabel } from '../app/screens.ts';
 import { type ApiRecord, EMPTY, formatDay, formatValue, recordTitle, stateColor } from '../format.ts';
 import { stateLabel } from '../records/access.ts';
 import { SortIcon } from './icons.tsx';
@@ -86,14 +87,21 @@ export function RecordsTable({
       role="region"
       aria-label={caption}
       tabIndex={0}
-      style={{ overflowX: 'auto', borderRadius: 12, border: '1px solid var(--mantine-color-default-border)' }}
+      // Relative: the visually hidden words of the headers (absolutely placed) scroll with the table
+      // instead of widening the page.
+      style={{
+        position: 'relative',
+        overflowX: 'auto',
+        borderRadius: 12,
+        border: '1px solid var(--mantine-color-default-border)',
+      }}
     >
       <Table
         striped={false}
         highlightOnHover
         verticalSpacing="sm"
-        horizontalSpacing="md"
-        miw={Math.max(600, columns.length * 110 + (titleColumn ? 130 : 0))}
+        horizontalSpacing="xs"
+        miw={Math.max(600, columns.length * 80 + (titleColumn ? 80 : 0))}
         aria-busy={loading || busy}
         style={{ opacity: busy ? 0.6 : 1, transition: 'opacity 120ms' }}
       >
@@ -124,9 +132,9 @@ export function RecordsTable({
                   scope="col"
                   aria-sort={direction === 'none' ? undefined : direction}
                   style={{
-                    whiteSpace: 'nowrap',
+                    // A long header ("Single claim limit") wraps rather than widen its column past its values.
                     textAlign: numeric ? 'right' : undefined,
-                    minWidth: column.name === titleColumn ? 240 : undefined,
+                    minWidth: column.name === titleColumn ? 140 : undefined,
                   }}
                 >
                   {sortable.has(column.name) ? (
@@ -204,6 +212,8 @@ export function RecordsTable({
                           textAlign: isNumeric(column) ? 'right' : undefined,
                           verticalAlign: 'top',
                           whiteSpace: noWrap(column) ? 'nowrap' : undefined,
+                          // A long address or word breaks rather than pushing the table wider than the page.
+                          overflowWrap: noWrap(column) ? undefined : 'anywhere',
                         }}
                       >
                         {column.name === titleColumn && href ? (
@@ -242,16 +252,20 @@ export function RecordsTable({
   );
 }
 
-/** Dates, moments, numbers and states read badly broken over two lines. */
+/**
+ * Numbers and states read badly broken over two lines. A date may break between its day and its
+ * year ("Nov 25, / 2026") when the columns would not fit the page otherwise.
+ */
 function noWrap(column: ListField): boolean {
-  return ['date', 'datetime', 'integer', 'decimal', 'boolean'].includes(column.type.kind) || column.name === 'state';
+  return ['integer', 'decimal', 'boolean'].includes(column.type.kind) || column.name === 'state';
 }
 
 function isNumeric(column: ListField): boolean {
   return column.type.kind === 'integer' || column.type.kind === 'decimal';
 }
 
-function Cell({
+/** One value of a record as a list shows it: a state or choice as a badge, a reference by name. */
+export function Cell({
   model,
   me,
   column,
@@ -299,7 +313,7 @@ function Cell({
     case 'choice':
       return (
         <Badge variant="outline" color="gray" radius="sm" style={{ textTransform: 'none' }}>
-          {String(value)}
+          {choiceLabel(String(value))}
         </Badge>
       );
     case 'url': {

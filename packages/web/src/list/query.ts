@@ -9,7 +9,7 @@ import {
   USER_ENTITY,
 } from '@ninepoint/spec';
 import type { Me } from '../api/session.ts';
-import { label } from '../app/screens.ts';
+import { fieldLabel, label } from '../app/screens.ts';
 import type { ApiRecord } from '../format.ts';
 
 /**
@@ -110,7 +110,7 @@ export function filterFields(entity: Entity, machine: StateMachine | undefined):
   }
   for (const field of entity.fields) {
     const t = field.type;
-    const base = { name: field.name, label: label(field.name), type: t, field };
+    const base = { name: field.name, label: fieldLabel(field), type: t, field };
     switch (t.kind) {
       case 'choice':
         out.push({ ...base, kind: 'choice', values: t.values });
@@ -327,7 +327,7 @@ export function listColumns(
   for (const field of entity.fields) {
     if (columns.length >= max + (machine ? 1 : 0)) break;
     if (field === title || fixed.has(field.name) || field.type.kind === 'longText') continue;
-    columns.push({ name: field.name, label: label(field.name), type: field.type, field });
+    columns.push({ name: field.name, label: fieldLabel(field), type: field.type, field });
   }
   columns.push({ name: 'created_at', label: 'Created', type: { kind: 'datetime' }, field: null });
   return columns;
@@ -352,7 +352,7 @@ export function columnChoices(
   const created = columns.pop();
   for (const field of entity.fields) {
     if (field.type.kind === 'longText' && !fixed.has(field.name)) {
-      columns.push({ name: field.name, label: label(field.name), type: field.type, field });
+      columns.push({ name: field.name, label: fieldLabel(field), type: field.type, field });
     }
   }
   if (created) columns.push(created);

@@ -15,7 +15,7 @@ import {
   Title,
   VisuallyHidden,
 } from '@mantine/core';
-import { useDocumentTitle } from '@mantine/hooks';
+import { useDocumentTitle, useMediaQuery } from '@mantine/hooks';
 import type { Entity, Model, Screen, State, StateMachine } from '@ninepoint/spec';
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { type DragEvent, useState } from 'react';
@@ -24,11 +24,12 @@ import { type ApiError, api } from '../api/client.ts';
 import type { Me } from '../api/session.ts';
 import type { ScreenProps } from '../app/context.ts';
 import { Failure } from '../app/pages.tsx';
-import { label, screenTitle } from '../app/screens.ts';
+import { fieldLabel, screenTitle } from '../app/screens.ts';
 import { sentence } from '../fields/display.ts';
 import { FieldValue } from '../fields/FieldValue.tsx';
 import { type Move, movesOf, stateColor, stateLabel, transitionLabel } from './access.ts';
 import { problemOf } from './api.ts';
+import { BoardScroller } from './BoardScroller.tsx';
 import { type ApiRecord, callFor, entityNamed, machineOf, type Page, pathOf } from './calls.ts';
 import { entityWords } from './labels.ts';
 import { createRoute, detailRoute } from './navigation.ts';
@@ -36,7 +37,14 @@ import { useOwned } from './ownership.ts';
 import { ProblemAlert } from './ProblemAlert.tsx';
 import { summaryFields } from './summary.ts';
 import { useRecordTitle } from './title.ts';
-import { TransitionDialog, transitionFields, useTakeTransition } from './transitions.tsx';
+import {
+  ConfirmFinalStep,
+  isFinalStep,
+  TransitionDialog,
+  transitionFields,
+  useMoveRefusals,
+  useTakeTransition,
+} from './transitions.tsx';
 
 /** Cards fetched per column at a time. */
 const COLUMN_PAGE = 20;
@@ -94,6 +102,7 @@ export function BoardPage({ model, me, screen }: ScreenProps) {
   const [dragging, setDragging] = useState<Dragging | null>(null);
   const [choosing, setChoosing] = useState<{ record: ApiRecord; title: string; moves: Move[] } | null>(null);
   const [dialog, setDialog] = useState<Pending | null>(null);
+  const [confirming, setConfirming] = useState<Pending | null>(null);
   const [refusal, setRefusal] = useState<{ error: ApiError; title: string; move: Move } | null>(null);
   const [announcement, setAnnouncement] = useState('');
   const [busy, setBusy] = useState<string | null>(null);
@@ -113,10 +122,14 @@ export function BoardPage({ model, me, screen }: ScreenProps) {
   const states = machine.states.filter((s) => filters.states === null || filters.states.includes(s.name));
   const create = createRoute(model, me, entity.name);
 
-  const go = (pending: Pending) => {
+  const go = (pending: Pending, confirmed = false) => {
     setRefusal(null);
     if (transitionFields(model, entity.name, pending.move.transition).length > 0) {
       setDialog(pending);
+      return;
+    }
+    if (!confirmed && isFinalStep(model, entity.name, pending.move.transition)) {
+      setConfirming(pending);
       return;
     }
     setBusy(pending.record.id);
@@ -166,10 +179,7 @@ export function BoardPage({ model, me, screen }: ScreenProps) {
       <VisuallyHidden role="status" aria-live="polite">
         {announcement}
       </VisuallyHidden>
-      <Box
-        style={{ display: 'flex', gap: 'var(--mantine-spacing-md)', overflowX: 'auto', alignItems: 'stretch' }}
-        pb="md"
-      >
+      <BoardScroller names={states.map((s) => stateLabel(s.name))}>
         {states.map((state) => (
           <Column
             key={state.name}
@@ -190,7 +200,7 @@ export function BoardPage({ model, me, screen }: ScreenProps) {
             onMove={(record, recordTitle, move) => go({ record, title: recordTitle, move })}
           />
         ))}
-      </Box>
+      </BoardScroller>
       {choosing && (
         <Modal opened onClose={() => setChoosing(null)} title={`Move ${choosing.title}`} centered>
           <Stack gap="xs">
@@ -210,6 +220,17 @@ export function BoardPage({ model, me, screen }: ScreenProps) {
             ))}
           </Stack>
         </Modal>
+      )}
+      {confirming && (
+        <ConfirmFinalStep
+          model={model}
+          entity={entity.name}
+          record={confirming.record}
+          transition={confirming.move.transition}
+          title={confirming.title}
+          onConfirm={() => go(confirming, true)}
+          onClose={() => setConfirming(null)}
+        />
       )}
       {dialog && (
         <TransitionDialog
@@ -260,6 +281,7 @@ function Column({
   onMove,
 }: ColumnProps) {
   const list = callFor(model, entity.name, 'list');
+  const phone = useMediaQuery('(max-width: 36em)', false, { getInitialValueInEffect: false });
   const [over, setOver] = useState(false);
   const [dropTitle, setDropTitle] = useState('');
   const cards = useInfiniteQuery({
@@ -309,8 +331,10 @@ function Column({
       bg={over ? 'var(--mantine-primary-color-light)' : 'var(--mantine-color-gray-0)'}
       withBorder
       style={{
-        flex: '1 0 220px',
+        // On a phone a column takes most of the screen, the next one peeking in at its edge.
+        flex: phone ? '0 0 78vw' : '1 0 220px',
         maxWidth: 360,
+        scrollSnapAlign: 'start',
         minHeight: 240,
         borderStyle: accepts ? 'dashed' : undefined,
         borderColor: accepts ? 'var(--mantine-primary-color-filled)' : undefined,
@@ -424,7 +448,6 @@ function BoardCard({
   const moves = movesOf(model, me, entity.name, record, owned.update);
   const to = detailRoute(model, me, entity.name, record.id);
   const fields = summaryFields(entity).filter((f) => record[f.name] !== null && record[f.name] !== undefined);
-  const machine = machineOf(model, entity.name);
   return (
     <Card
       withBorder
@@ -457,8 +480,8 @@ function BoardCard({
         {fields.length > 0 && (
           <Stack gap={2}>
             {fields.map((f) => (
-              <Text key={f.name} size="xs" c="dimmed" lineClamp={1}>
-                {label(f.name)}:{' '}
+              <Text key={f.name} size="xs" c="dimmed" style={{ overflowWrap: 'anywhere' }}>
+                {fieldLabel(f)}:{' '}
                 <Text span size="xs" c="var(--mantine-color-text)">
                   <FieldValue model={model} field={f} value={record[f.name]} />
                 </Text>
@@ -477,30 +500,72 @@ function BoardCard({
                 </Button>
               </Menu.Target>
               <Menu.Dropdown>
-                <Menu.Label>Now {stateLabel(String(record.state))}</Menu.Label>
-                {moves.map((move) => (
-                  <Menu.Item
-                    key={move.transition.name}
-                    onClick={() => onMove(move, title)}
-                    leftSection={
-                      <Box
-                        w={8}
-                        h={8}
-                        style={{ borderRadius: 4 }}
-                        bg={`var(--mantine-color-${stateColor(machine, move.to)}-6)`}
-                      />
-                    }
-                  >
-                    {move.to === record.state
-                      ? `${transitionLabel(move.transition)} (stays ${stateLabel(move.to)})`
-                      : `${stateLabel(move.to)} — ${transitionLabel(move.transition)}`}
-                  </Menu.Item>
-                ))}
+                <MoveItems
+                  model={model}
+                  entity={entity.name}
+                  record={record}
+                  moves={moves}
+                  onMove={(move) => onMove(move, title)}
+                />
               </Menu.Dropdown>
             </Menu>
           </Group>
         )}
       </Stack>
     </Card>
+  );
+}
+
+/**
+ * A card's moves in its open menu: a move the browser can tell would be refused (its guard does
+ * not hold) is shown disabled with the reason under it, before anyone picks it.
+ */
+function MoveItems({
+  model,
+  entity,
+  record,
+  moves,
+  onMove,
+}: {
+  model: Model;
+  entity: string;
+  record: ApiRecord;
+  moves: Move[];
+  onMove: (move: Move) => void;
+}) {
+  const machine = machineOf(model, entity);
+  const refusals = useMoveRefusals(model, entity, record, moves);
+  return (
+    <>
+      <Menu.Label>Now {stateLabel(String(record.state))}</Menu.Label>
+      {moves.map((move) => {
+        const reason = refusals.get(move.transition.name);
+        return (
+          <Menu.Item
+            key={move.transition.name}
+            onClick={() => onMove(move)}
+            disabled={reason !== undefined}
+            maw={320}
+            leftSection={
+              <Box
+                w={8}
+                h={8}
+                style={{ borderRadius: 4 }}
+                bg={`var(--mantine-color-${stateColor(machine, move.to)}-6)`}
+              />
+            }
+          >
+            {move.to === record.state
+              ? `${transitionLabel(move.transition)} (stays ${stateLabel(move.to)})`
+              : `${stateLabel(move.to)} — ${transitionLabel(move.transition)}`}
+            {reason !== undefined && (
+              <Text size="xs" c="dimmed" style={{ whiteSpace: 'normal' }}>
+                Not possible now: {reason}
+              </Text>
+            )}
+          </Menu.Item>
+        );
+      })}
+    </>
   );
 }

@@ -22,7 +22,7 @@ import { type Answer, type ApiError, api } from '../api/client.ts';
 import type { Me } from '../api/session.ts';
 import type { ScreenProps } from '../app/context.ts';
 import { Failure, Loading } from '../app/pages.tsx';
-import { label, screenTitle } from '../app/screens.ts';
+import { fieldLabel, screenTitle } from '../app/screens.ts';
 import { formatDateTime, formatRelative, sentence } from '../fields/display.ts';
 import { FieldValue, UserName } from '../fields/FieldValue.tsx';
 import { accessTo, covers, type Move, movesOf, stateColor, stateLabel, transitionLabel } from './access.ts';
@@ -34,7 +34,14 @@ import { editRoute, listScreen } from './navigation.ts';
 import { useOwned } from './ownership.ts';
 import { ProblemAlert } from './ProblemAlert.tsx';
 import { useRecordTitle } from './title.ts';
-import { TransitionDialog, transitionFields, useTakeTransition } from './transitions.tsx';
+import {
+  ConfirmFinalStep,
+  isFinalStep,
+  TransitionDialog,
+  transitionFields,
+  useMoveRefusals,
+  useTakeTransition,
+} from './transitions.tsx';
 
 /** The `detail` screen: one record, what the user may do with it, and its history. */
 export function DetailPage({ model, me, screen }: ScreenProps) {
@@ -90,10 +97,17 @@ function RecordDetail({
   const [outcome, setOutcome] = useState<{ done: string } | { error: ApiError } | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
 
-  const start = (move: Move) => {
+  const refusals = useMoveRefusals(model, entity.name, record, moves);
+  const [confirming, setConfirming] = useState<Move | null>(null);
+
+  const start = (move: Move, confirmed = false) => {
     setOutcome(null);
     if (transitionFields(model, entity.name, move.transition).length > 0) {
       setDialog(move.transition);
+      return;
+    }
+    if (!confirmed && isFinalStep(model, entity.name, move.transition)) {
+      setConfirming(move);
       return;
     }
     setPending(move.transition.name);
@@ -151,7 +165,8 @@ function RecordDetail({
                 key={move.transition.name}
                 variant={i === 0 ? 'filled' : 'light'}
                 loading={pending === move.transition.name}
-                disabled={pending !== null && pending !== move.transition.name}
+                disabled={(pending !== null && pending !== move.transition.name) || refusals.has(move.transition.name)}
+                aria-describedby={refusals.has(move.transition.name) ? reasonId(move) : undefined}
                 onClick={() => start(move)}
                 title={`${transitionLabel(move.transition)}: ${stateLabel(String(record.state))} → ${stateLabel(move.to)}`}
               >
@@ -174,6 +189,17 @@ function RecordDetail({
           <Text c="dimmed" size="sm">
             {sentence(entity.doc)}
           </Text>
+        )}
+        {refusals.size > 0 && (
+          <Stack gap={2} component="ul" m={0} p={0} style={{ listStyle: 'none' }} aria-label="Not possible now">
+            {moves
+              .filter((move) => refusals.has(move.transition.name))
+              .map((move) => (
+                <Text key={move.transition.name} component="li" size="sm" c="dimmed" id={reasonId(move)}>
+                  {reasonWords(move, refusals.get(move.transition.name) ?? '')}
+                </Text>
+              ))}
+          </Stack>
         )}
       </Stack>
 
@@ -201,8 +227,8 @@ function RecordDetail({
             <DataList withDivider labelWidth={170}>
               {entity.fields.map((field) => (
                 <DataList.Item key={field.name}>
-                  <DataList.ItemLabel>{label(field.name)}</DataList.ItemLabel>
-                  <DataList.ItemValue>
+                  <DataList.ItemLabel>{fieldLabel(field)}</DataList.ItemLabel>
+                  <DataList.ItemValue style={{ overflowWrap: 'anywhere', minWidth: 0 }}>
                     <FieldValue model={model} field={field} value={record[field.name]} />
                   </DataList.ItemValue>
                 </DataList.Item>
@@ -242,6 +268,17 @@ function RecordDetail({
           title={title}
           onClose={() => setDialog(null)}
           onDone={(next) => setOutcome({ done: doneMessage(dialog, next.body) })}
+        />
+      )}
+      {confirming && (
+        <ConfirmFinalStep
+          model={model}
+          entity={entity.name}
+          record={record}
+          transition={confirming.transition}
+          title={title}
+          onConfirm={() => start(confirming, true)}
+          onClose={() => setConfirming(null)}
         />
       )}
       <Modal
@@ -303,6 +340,17 @@ function When({ at }: { at: string }) {
       {formatRelative(at)}
     </time>
   );
+}
+
+/** The id of the words that say why a move is not possible now. */
+function reasonId(move: Move): string {
+  return `cannot-${move.transition.name.replace(/\W+/g, '-')}`;
+}
+
+/** Why a move is not possible, naming it once: a guard's words already start with it ("Escalate is allowed only when…"). */
+function reasonWords(move: Move, reason: string): string {
+  const name = transitionLabel(move.transition);
+  return reason.startsWith(`${name} `) ? reason : `${name} is not possible now: ${reason}`;
 }
 
 /** "Return done: it is now Returned." — or "…: it stays Out." for a transition back to its own state. */

@@ -8,7 +8,7 @@ import { type Answer, type ApiError, api } from '../api/client.ts';
 import type { Me } from '../api/session.ts';
 import { ModelContext, type ScreenProps } from '../app/context.ts';
 import { Failure, Loading } from '../app/pages.tsx';
-import { label, screenTitle } from '../app/screens.ts';
+import { fieldLabel, screenTitle } from '../app/screens.ts';
 import { FieldInput, inputId, isNarrow } from '../fields/FieldInput.tsx';
 import { FieldValue } from '../fields/FieldValue.tsx';
 import { changed, defaultInput, type InputValues, toInput } from '../fields/form-values.ts';
@@ -135,8 +135,8 @@ function RecordForm({ model, me, entity, base: loaded, title }: RecordFormProps)
       }
       form.reset(next);
       setTheirChanges({
-        theirs: theirs.filter((f) => !both.includes(f)).map((f) => label(f.name)),
-        both: both.map((f) => label(f.name)),
+        theirs: theirs.filter((f) => !both.includes(f)).map((f) => fieldLabel(f)),
+        both: both.map((f) => fieldLabel(f)),
       });
       setBase(answer);
       setProblem(null);
@@ -279,7 +279,7 @@ function RecordForm({ model, me, entity, base: loaded, title }: RecordFormProps)
           <DataList size="sm">
             {readOnly.map((f) => (
               <DataList.Item key={f.name}>
-                <DataList.ItemLabel>{label(f.name)}</DataList.ItemLabel>
+                <DataList.ItemLabel>{fieldLabel(f)}</DataList.ItemLabel>
                 <DataList.ItemValue>
                   <FieldValue model={model} field={f} value={base.body[f.name]} />
                 </DataList.ItemValue>

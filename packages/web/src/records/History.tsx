@@ -1,6 +1,6 @@
 import { Badge, Group, List, Text, Timeline } from '@mantine/core';
 import type { Entity, Field, Model } from '@ninepoint/spec';
-import { label } from '../app/screens.ts';
+import { fieldLabel } from '../app/screens.ts';
 import { Arrow } from '../fields/Arrow.tsx';
 import { formatDateTime, formatRelative } from '../fields/display.ts';
 import { FieldValue, UserName } from '../fields/FieldValue.tsx';
@@ -120,7 +120,7 @@ function Changes({ model, entity, entry }: { model: Model; entity: Entity; entry
           {given.map((f) => (
             <List.Item key={f.name}>
               <Text span size="xs" fw={500}>
-                {label(f.name)}:
+                {fieldLabel(f)}:
               </Text>{' '}
               <Text span size="xs">
                 <FieldValue model={model} field={f} value={entry.changes[f.name]} />
@@ -147,7 +147,7 @@ function Change({ model, field, before, after }: { model: Model; field: Field; b
   return (
     <Text span size="xs">
       <Text span size="xs" fw={500}>
-        {label(field.name)}:
+        {fieldLabel(field)}:
       </Text>{' '}
       {known && (
         <>

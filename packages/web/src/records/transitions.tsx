@@ -1,6 +1,6 @@
 import { Badge, Button, Group, Modal, Stack, Text } from '@mantine/core';
 import type { Model, Transition } from '@ninepoint/spec';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useContext, useEffect, useState } from 'react';
 import { type Answer, type ApiError, api } from '../api/client.ts';
 import { useMe } from '../api/session.ts';
@@ -9,8 +9,9 @@ import { Arrow } from '../fields/Arrow.tsx';
 import { sentence } from '../fields/display.ts';
 import { FieldInput, inputId } from '../fields/FieldInput.tsx';
 import { toInput } from '../fields/form-values.ts';
+import { formatMessage } from '../format.ts';
 import { hasRuleChecks, preloadRuleChecks, refusalBeforeSending } from '../rules/before-sending.ts';
-import { stateColor, stateLabel, transitionLabel } from './access.ts';
+import { type Move, stateColor, stateLabel, transitionLabel } from './access.ts';
 import { problemOf, refreshRecords, storeRecord } from './api.ts';
 import { type ApiRecord, entityNamed, machineOf, pathOf, payloadFields, transitionCall } from './calls.ts';
 import { useFieldForm } from './field-form.ts';
@@ -65,6 +66,132 @@ export function useTakeTransition(shown: Model, entity: string) {
       await refreshRecords(client);
     },
   });
+}
+
+/** Whether a transition leads into a state no transition leaves: a step that cannot be undone. */
+export function isFinalStep(model: Model, entity: string, transition: Transition): boolean {
+  const machine = machineOf(model, entity);
+  if (!machine || transition.from.includes(transition.to)) return false;
+  return !machine.transitions.some((t) => !t.creates && t.from.includes(transition.to));
+}
+
+/**
+ * Why each of a record's moves would be refused now, by transition name: the guard's words (or
+ * a rule's), as the server would answer, worked out in the browser with the spec package's
+ * evaluation. A move that sends fields is left out (its dialog asks for them, and the guard may
+ * need them); so is what the browser cannot decide (counts, records it may not read): the server
+ * decides those when the move is taken.
+ */
+export function useMoveRefusals(shown: Model, entity: string, record: ApiRecord, moves: Move[]): Map<string, string> {
+  const client = useQueryClient();
+  const model = useContext(ModelContext) ?? shown;
+  const me = useMe();
+  const user = me.data?.user ?? null;
+  const checked = moves.filter(
+    (m) =>
+      transitionFields(model, entity, m.transition).length === 0 &&
+      hasRuleChecks(model, entity, 'transition', m.transition.name),
+  );
+  const names = checked.map((m) => m.transition.name);
+  const refusals = useQuery({
+    queryKey: ['move-refusals', entity, record.id, record.updated_at, record.state, user?.id ?? null, names],
+    queryFn: async () => {
+      const found: [string, string][] = [];
+      for (const move of checked) {
+        const write = { kind: 'transition' as const, transition: move.transition.name, current: record };
+        const refusal = await refusalBeforeSending(client, model, { ...write, entity, body: {}, user });
+        if (!refusal) continue;
+        // A rule's refusal lists what failed under a general title: its own words say why.
+        const said = refusal.problem.errors?.map((e) => e.message).join(' ') || refusal.message;
+        found.push([move.transition.name, formatMessage(said)]);
+      }
+      return found;
+    },
+    enabled: checked.length > 0 && me.data !== undefined,
+    // Guards may read the clock ("4 hours after it was created"): look again now and then.
+    staleTime: 30_000,
+    refetchInterval: 60_000,
+  });
+  return new Map(refusals.data ?? []);
+}
+
+/** What a move into a final state means, in words: the record's new state, its meaning, no way back. */
+export function FinalConsequence({
+  model,
+  entity,
+  transition,
+  title,
+}: {
+  model: Model;
+  entity: string;
+  transition: Transition;
+  title: string;
+}) {
+  const state = machineOf(model, entity)?.states.find((s) => s.name === transition.to);
+  const to = stateLabel(transition.to);
+  return (
+    <Text size="sm">
+      “{title}” becomes <strong>{to}</strong>
+      {state?.doc ? ` (${state.doc.trim().replace(/[.]$/, '')})` : ''}. {to} is final: no step leads out of it, so this
+      cannot be undone.
+    </Text>
+  );
+}
+
+/**
+ * Asks before a move into a final state (closing, paying, writing off): names what it does and
+ * that it cannot be undone; `onConfirm` takes it.
+ */
+export function ConfirmFinalStep({
+  model,
+  entity,
+  record,
+  transition,
+  title,
+  onConfirm,
+  onClose,
+}: {
+  model: Model;
+  entity: string;
+  record: ApiRecord;
+  transition: Transition;
+  title: string;
+  onConfirm: () => void;
+  onClose: () => void;
+}) {
+  return (
+    // No close button: "Close" is the name of many a final step (a ticket's), and Cancel says it.
+    <Modal
+      opened
+      onClose={onClose}
+      title={`${transitionLabel(transition)} “${title}”?`}
+      centered
+      withCloseButton={false}
+    >
+      <Stack gap="md">
+        <StateChange model={model} entity={entity} from={String(record.state ?? '')} to={transition.to} />
+        <FinalConsequence model={model} entity={entity} transition={transition} title={title} />
+        {transition.doc && (
+          <Text size="sm" c="dimmed">
+            {sentence(transition.doc)}
+          </Text>
+        )}
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose} data-autofocus>
+            Cancel
+          </Button>
+          <Button
+            onClick={() => {
+              onClose();
+              onConfirm();
+            }}
+          >
+            {transitionLabel(transition)}
+          </Button>
+        </Group>
+      </Stack>
+    </Modal>
+  );
 }
 
 /** From → to, as badges: what a transition does to the record. */
@@ -159,6 +286,9 @@ export function TransitionDialog({
             <Text size="sm" c="dimmed">
               {sentence(transition.doc)}
             </Text>
+          )}
+          {isFinalStep(model, entity, transition) && (
+            <FinalConsequence model={model} entity={entity} transition={transition} title={title} />
           )}
           {problem && <ProblemAlert error={problem.error} messages={problem.messages} title="Not done" />}
           {fields.map((field) => (

@@ -1,5 +1,5 @@
 import { decimalLimit, decimalPlaces, type Field, type Model, typeWords } from '@ninepoint/spec';
-import { label } from '../app/screens.ts';
+import { fieldLabel } from '../app/screens.ts';
 import { catalogueOf, type MessageParams } from './catalogue.ts';
 
 /** A value as the API takes it. */
@@ -65,7 +65,7 @@ export function checkField(
     field: field.name,
     code,
     // `{field}` as people read it (`Lent on`), where the server writes the field's name (`lent_on`).
-    message: catalogue.message(code, { field: label(field.name), ...params }),
+    message: catalogue.message(code, { field: fieldLabel(field), ...params }),
   });
   if (invalid) return fail('INVALID_TYPE', { type: typeWords(field) });
   if (value === null) {
