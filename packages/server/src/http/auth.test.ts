@@ -836,6 +836,19 @@ describe.each(TEST_DATABASES)('on $name', (db) => {
       expect((await call('GET', '/api/auth/me', { ip })).status).toBe(200);
     });
 
+    it("does not count the web app's files: a page's dozen scripts leave the calls their budget", async () => {
+      const { call, clock, server } = app;
+      clock.now += MINUTE;
+      const ip = freshIp();
+      const { authorization } = await userWithToken(server);
+      for (let i = 0; i < RATE_LIMIT + 5; i++) {
+        expect((await call('GET', `/assets/chunk-${i}.js`, { ip, authorization })).status).not.toBe(429);
+        expect((await call('GET', `/assets/chunk-${i}.js`, { ip })).status).not.toBe(429);
+      }
+      expect((await call('GET', '/api/auth/me', { ip, authorization })).status).toBe(200);
+      expect((await call('GET', '/api/auth/me', { ip })).status).toBe(200);
+    });
+
     it('counts a signed-in user apart from their address', async () => {
       const { call, clock, server } = app;
       clock.now += MINUTE;

@@ -39,6 +39,9 @@ const VISITOR_ACTOR: RequestActor = Object.freeze({ ...VISITOR, user: null, via:
  * browser had (no fixation), starts a new one and sets its cookie. Password sign-in and dev mode's
  * sign-in-as (`dev-mode.ts`) both go through it.
  */
+/** Where the web app's hashed, immutable files are served (see web-app.ts). */
+const ASSETS_PREFIX = '/assets/';
+
 export type SignIn = (request: FastifyRequest, reply: FastifyReply, user: UserAccount) => Promise<void>;
 
 export interface AuthOptions {
@@ -103,6 +106,12 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
 
   // preParsing: after the cookie plugin's onRequest hook has read the cookies, before the body is read.
   app.addHook('preParsing', async (request, reply, payload) => {
+    // The web app's hashed files are public and served from memory: they need no user, and a page
+    // loads a dozen of them, which must not spend the rate limit the calls are held to.
+    if (request.method === 'GET' && request.url.startsWith(ASSETS_PREFIX)) {
+      request.actor = VISITOR_ACTOR;
+      return payload;
+    }
     // A refused credential still counts against its address: guessing tokens is rate limited too.
     let refusal: unknown = null;
     try {
