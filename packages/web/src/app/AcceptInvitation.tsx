@@ -1,13 +1,12 @@
-import { Alert, Anchor, Button, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import type { ApiError } from '../api/client.ts';
 import { useAcceptInvitation, useInvitationLookup } from '../api/joining.ts';
 import { useModel } from '../api/session.ts';
+import { useNewPassword } from './new-password.tsx';
 import { Loading } from './pages.tsx';
-import { MIN_PASSWORD_LENGTH, newPasswordError } from './passwords.ts';
-
-type Errors = { name?: string; password?: string; again?: string };
+import { MIN_PASSWORD_LENGTH } from './passwords.ts';
 
 /**
  * The page an invitation's link opens (`/accept-invitation?token=…`): the invitee's name and a
@@ -17,14 +16,14 @@ export function AcceptInvitation() {
   const [params] = useSearchParams();
   const token = params.get('token') ?? '';
   const [name, setName] = useState('');
-  const [password, setPassword] = useState('');
-  const [again, setAgain] = useState('');
-  const [errors, setErrors] = useState<Errors>({});
+  const [nameError, setNameError] = useState<string | undefined>(undefined);
   const accept = useAcceptInvitation();
   const lookup = useInvitationLookup(token);
   const product = useModel().data?.product.name ?? 'the app';
   const navigate = useNavigate();
   const problem = ((accept.error ?? lookup.error) as ApiError | null)?.problem;
+  const serverPassword = problem?.errors?.find((e) => e.field === 'password')?.message;
+  const newPassword = useNewPassword('Password', serverPassword);
 
   if (token !== '' && lookup.isPending) return <Loading what="Opening the invitation" />;
   if (token === '' || problem?.code === 'INVITATION_INVALID') {
@@ -49,21 +48,19 @@ export function AcceptInvitation() {
     );
   }
 
-  const serverPassword = problem?.errors?.find((e) => e.field === 'password')?.message;
-  const passwordError = errors.password ?? serverPassword;
   return (
     <Paper maw={460} mx="auto" mt="xl" p="xl" withBorder>
       <form
         noValidate
         onSubmit={(event) => {
           event.preventDefault();
-          const found: Errors = {};
-          if (name.trim() === '') found.name = 'Enter your name.';
-          found.password = newPasswordError(password);
-          if (!found.password && again !== password) found.again = 'Type the same password again.';
-          setErrors(found);
-          if (Object.values(found).some((e) => e !== undefined)) return;
-          accept.mutate({ token, name: name.trim(), password }, { onSuccess: () => navigate('/', { replace: true }) });
+          const named = name.trim() !== '';
+          setNameError(named ? undefined : 'Enter your name.');
+          if (!newPassword.check() || !named) return;
+          accept.mutate(
+            { token, name: name.trim(), password: newPassword.password },
+            { onSuccess: () => navigate('/', { replace: true }) },
+          );
         }}
       >
         <Stack>
@@ -91,37 +88,14 @@ export function AcceptInvitation() {
             autoComplete="name"
             required
             value={name}
-            error={errors.name}
-            aria-invalid={errors.name !== undefined}
+            error={nameError}
+            aria-invalid={nameError !== undefined}
             onChange={(e) => {
               setName(e.currentTarget.value);
-              setErrors((current) => ({ ...current, name: undefined }));
+              setNameError(undefined);
             }}
           />
-          <PasswordInput
-            label="Password"
-            autoComplete="new-password"
-            required
-            value={password}
-            error={passwordError}
-            aria-invalid={passwordError !== undefined}
-            onChange={(e) => {
-              setPassword(e.currentTarget.value);
-              setErrors((current) => ({ ...current, password: undefined }));
-            }}
-          />
-          <PasswordInput
-            label="Password again"
-            autoComplete="new-password"
-            required
-            value={again}
-            error={errors.again}
-            aria-invalid={errors.again !== undefined}
-            onChange={(e) => {
-              setAgain(e.currentTarget.value);
-              setErrors((current) => ({ ...current, again: undefined }));
-            }}
-          />
+          {newPassword.fields}
           <Button type="submit" loading={accept.isPending}>
             Create my account
           </Button>

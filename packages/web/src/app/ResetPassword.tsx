@@ -1,9 +1,9 @@
-import { Alert, Anchor, Button, Paper, PasswordInput, Stack, Text, Title } from '@mantine/core';
-import { useState } from 'react';
+import { Alert, Anchor, Button, Paper, Stack, Text, Title } from '@mantine/core';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import type { ApiError } from '../api/client.ts';
 import { useConfirmPasswordReset } from '../api/session.ts';
-import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords.ts';
+import { useNewPassword } from './new-password.tsx';
+import { MIN_PASSWORD_LENGTH } from './passwords.ts';
 
 /**
  * The page a reset link opens (`/reset-password?token=…`): a new password, typed twice, then
@@ -12,12 +12,11 @@ import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords.ts';
 export function ResetPassword() {
   const [params] = useSearchParams();
   const token = params.get('token') ?? '';
-  const [password, setPassword] = useState('');
-  const [again, setAgain] = useState('');
-  const [errors, setErrors] = useState<{ password?: string; again?: string }>({});
   const confirm = useConfirmPasswordReset();
   const navigate = useNavigate();
   const problem = (confirm.error as ApiError | null)?.problem;
+  const serverError = problem?.errors?.find((e) => e.field === 'password')?.message;
+  const newPassword = useNewPassword('New password', serverError ? sentence(serverError) : undefined);
 
   if (token === '' || problem?.code === 'RESET_LINK_INVALID') {
     return (
@@ -40,23 +39,15 @@ export function ResetPassword() {
     );
   }
 
-  const serverError = problem?.errors?.find((e) => e.field === 'password')?.message;
-  const passwordError = errors.password ?? (serverError ? sentence(serverError) : undefined);
   return (
     <Paper maw={420} mx="auto" mt="xl" p="xl" withBorder>
       <form
         noValidate
         onSubmit={(event) => {
           event.preventDefault();
-          const found: { password?: string; again?: string } = {};
-          if (password.length < MIN_PASSWORD_LENGTH) found.password = `Use at least ${MIN_PASSWORD_LENGTH} characters.`;
-          else if (password.length > MAX_PASSWORD_LENGTH)
-            found.password = `Use at most ${MAX_PASSWORD_LENGTH} characters.`;
-          else if (again !== password) found.again = 'Type the same password again.';
-          setErrors(found);
-          if (found.password || found.again) return;
+          if (!newPassword.check()) return;
           confirm.mutate(
-            { token, password },
+            { token, password: newPassword.password },
             {
               onSuccess: ({ body }) =>
                 navigate('/sign-in', { replace: true, state: { passwordReset: true, email: body.email } }),
@@ -77,31 +68,7 @@ export function ResetPassword() {
               {problem.detail}
             </Alert>
           )}
-          <PasswordInput
-            label="New password"
-            autoComplete="new-password"
-            required
-            value={password}
-            error={passwordError}
-            // Mantine marks its inner input only with data-invalid: screen readers need aria-invalid.
-            aria-invalid={passwordError !== undefined}
-            onChange={(e) => {
-              setPassword(e.currentTarget.value);
-              setErrors((current) => ({ ...current, password: undefined }));
-            }}
-          />
-          <PasswordInput
-            label="New password again"
-            autoComplete="new-password"
-            required
-            value={again}
-            error={errors.again}
-            aria-invalid={errors.again !== undefined}
-            onChange={(e) => {
-              setAgain(e.currentTarget.value);
-              setErrors((current) => ({ ...current, again: undefined }));
-            }}
-          />
+          {newPassword.fields}
           <Button type="submit" loading={confirm.isPending}>
             Set the password
           </Button>

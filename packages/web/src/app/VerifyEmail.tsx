@@ -1,9 +1,9 @@
-import { Alert, Anchor, Button, Paper, PasswordInput, Stack, Text, Title } from '@mantine/core';
-import { useState } from 'react';
+import { Alert, Anchor, Button, Paper, Stack, Text, Title } from '@mantine/core';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import type { ApiError } from '../api/client.ts';
 import { useVerifyEmail } from '../api/joining.ts';
-import { MIN_PASSWORD_LENGTH, newPasswordError } from './passwords.ts';
+import { useNewPassword } from './new-password.tsx';
+import { MIN_PASSWORD_LENGTH } from './passwords.ts';
 
 /**
  * The page a sign-up's link opens (`/verify-email?token=…`): the holder of the mail chooses the
@@ -17,11 +17,8 @@ export function VerifyEmail() {
   const verify = useVerifyEmail();
   const navigate = useNavigate();
   const problem = (verify.error as ApiError | null)?.problem;
-  const [password, setPassword] = useState('');
-  const [again, setAgain] = useState('');
-  const [errors, setErrors] = useState<{ password?: string; again?: string }>({});
   const serverPassword = problem?.errors?.find((e) => e.field === 'password')?.message;
-  const passwordError = errors.password ?? serverPassword;
+  const newPassword = useNewPassword('Password', serverPassword);
 
   if (token === '' || problem?.code === 'VERIFY_LINK_INVALID') {
     return (
@@ -50,11 +47,11 @@ export function VerifyEmail() {
         noValidate
         onSubmit={(event) => {
           event.preventDefault();
-          const found = { password: newPasswordError(password), again: undefined as string | undefined };
-          if (!found.password && again !== password) found.again = 'Type the same password again.';
-          setErrors(found);
-          if (found.password || found.again) return;
-          verify.mutate({ token, password }, { onSuccess: () => navigate('/', { replace: true }) });
+          if (!newPassword.check()) return;
+          verify.mutate(
+            { token, password: newPassword.password },
+            { onSuccess: () => navigate('/', { replace: true }) },
+          );
         }}
       >
         <Stack>
@@ -70,30 +67,7 @@ export function VerifyEmail() {
               {problem.detail}
             </Alert>
           )}
-          <PasswordInput
-            label="Password"
-            autoComplete="new-password"
-            required
-            value={password}
-            error={passwordError}
-            aria-invalid={passwordError !== undefined}
-            onChange={(e) => {
-              setPassword(e.currentTarget.value);
-              setErrors((current) => ({ ...current, password: undefined }));
-            }}
-          />
-          <PasswordInput
-            label="Password again"
-            autoComplete="new-password"
-            required
-            value={again}
-            error={errors.again}
-            aria-invalid={errors.again !== undefined}
-            onChange={(e) => {
-              setAgain(e.currentTarget.value);
-              setErrors((current) => ({ ...current, again: undefined }));
-            }}
-          />
+          {newPassword.fields}
           <Button type="submit" loading={verify.isPending}>
             Confirm and sign in
           </Button>
