@@ -2,6 +2,12 @@ import type pg from 'pg';
 import type { SqlRunner } from '../sql-runner.ts';
 import { inTransaction, named } from './pg-records.ts';
 
+/**
+ * Any number: one key that every Ninepoint server changing this database's layout takes (the
+ * spec's tables, and the runtime's own: users, sign-ups, views…).
+ */
+export const SCHEMA_LOCK = 0x4e_69_6e_65;
+
 /** `SqlRunner` on a node-postgres pool: `?` placeholders become `$1…`, statements are prepared by name. */
 export class PgRunner implements SqlRunner {
   readonly dialect = 'postgres';
@@ -24,6 +30,9 @@ export class PgRunner implements SqlRunner {
 
   async exec(statements: readonly string[]): Promise<void> {
     await inTransaction(this.#pool, async (client) => {
+      // `CREATE TABLE IF NOT EXISTS` is not safe against itself: two servers starting at once on
+      // one database could both create a table, and one fails on PostgreSQL's catalogue. They take turns.
+      await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
       for (const statement of statements) await client.query(statement);
     });
   }

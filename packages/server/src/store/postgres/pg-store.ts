@@ -8,7 +8,7 @@ import type { AppliedSchema, ApplyOptions, Store } from '../store.ts';
 import { HISTORY_TABLE_DDL, quoteIdentifier, SCHEMA_TABLE_DDL } from './pg-ddl.ts';
 import { applyPgPlan, PgMigrationProbe, readRecordedSchema } from './pg-migrate.ts';
 import { inTransaction, PgRecords } from './pg-records.ts';
-import { PgRunner } from './pg-runner.ts';
+import { PgRunner, SCHEMA_LOCK } from './pg-runner.ts';
 
 export interface PgStoreOptions {
   /** Connections kept open at most (default 10). */
@@ -16,9 +16,6 @@ export interface PgStoreOptions {
   /** How long to wait for a connection before failing, in ms (default 10 s). */
   connectTimeoutMs?: number;
 }
-
-/** Any number: one key that every Ninepoint server applying a schema to this database takes. */
-const SCHEMA_LOCK = 0x4e_69_6e_65;
 
 /**
  * How values come back: as the API writes them and SQLite gives them back. Integers (BIGINT,
