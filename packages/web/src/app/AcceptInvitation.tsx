@@ -4,7 +4,7 @@ import { Link, useNavigate, useSearchParams } from 'react-router';
 import type { ApiError } from '../api/client.ts';
 import { useAcceptInvitation, useInvitationLookup } from '../api/joining.ts';
 import { useModel } from '../api/session.ts';
-import { useNewPassword } from './new-password.tsx';
+import { DeadLink, useNewPassword } from './new-password.tsx';
 import { Loading } from './pages.tsx';
 import { MIN_PASSWORD_LENGTH } from './passwords.ts';
 
@@ -28,23 +28,20 @@ export function AcceptInvitation() {
   if (token !== '' && lookup.isPending) return <Loading what="Opening the invitation" />;
   if (token === '' || problem?.code === 'INVITATION_INVALID') {
     return (
-      <Paper maw={460} mx="auto" mt="xl" p="xl" withBorder>
-        <Stack>
-          <Title order={1} size="h3">
-            This invitation does not work
-          </Title>
-          <Alert color="red" role="alert">
-            {problem?.detail ??
-              'The link has no token: open the whole link from the mail, or ask whoever invited you for a new one.'}
-          </Alert>
-          <Text size="sm">
-            Have an account already?{' '}
-            <Anchor component={Link} to="/sign-in">
-              Sign in
-            </Anchor>
-          </Text>
-        </Stack>
-      </Paper>
+      <DeadLink
+        title="This invitation does not work"
+        why={
+          problem?.detail ??
+          'The link has no token: open the whole link from the mail, or ask whoever invited you for a new one.'
+        }
+      >
+        <Text size="sm">
+          Have an account already?{' '}
+          <Anchor component={Link} to="/sign-in">
+            Sign in
+          </Anchor>
+        </Text>
+      </DeadLink>
     );
   }
 

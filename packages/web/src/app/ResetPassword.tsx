@@ -2,7 +2,7 @@ import { Alert, Anchor, Button, Paper, Stack, Text, Title } from '@mantine/core'
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import type { ApiError } from '../api/client.ts';
 import { useConfirmPasswordReset } from '../api/session.ts';
-import { useNewPassword } from './new-password.tsx';
+import { DeadLink, useNewPassword } from './new-password.tsx';
 import { MIN_PASSWORD_LENGTH } from './passwords.ts';
 
 /**
@@ -20,22 +20,17 @@ export function ResetPassword() {
 
   if (token === '' || problem?.code === 'RESET_LINK_INVALID') {
     return (
-      <Paper maw={420} mx="auto" mt="xl" p="xl" withBorder>
-        <Stack>
-          <Title order={1} size="h3">
-            This link does not work
-          </Title>
-          <Alert color="red" role="alert">
-            {problem?.detail ?? 'The link has no token: open the whole link from the mail, or ask for a new one.'}
-          </Alert>
-          <Button component={Link} to="/forgot-password">
-            Ask for a new link
-          </Button>
-          <Anchor component={Link} to="/sign-in" size="sm">
-            Back to sign in
-          </Anchor>
-        </Stack>
-      </Paper>
+      <DeadLink
+        title="This link does not work"
+        why={problem?.detail ?? 'The link has no token: open the whole link from the mail, or ask for a new one.'}
+      >
+        <Button component={Link} to="/forgot-password">
+          Ask for a new link
+        </Button>
+        <Anchor component={Link} to="/sign-in" size="sm">
+          Back to sign in
+        </Anchor>
+      </DeadLink>
     );
   }
 

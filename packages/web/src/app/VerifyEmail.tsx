@@ -2,7 +2,7 @@ import { Alert, Anchor, Button, Paper, Stack, Text, Title } from '@mantine/core'
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import type { ApiError } from '../api/client.ts';
 import { useVerifyEmail } from '../api/joining.ts';
-import { useNewPassword } from './new-password.tsx';
+import { DeadLink, useNewPassword } from './new-password.tsx';
 import { MIN_PASSWORD_LENGTH } from './passwords.ts';
 
 /**
@@ -22,22 +22,17 @@ export function VerifyEmail() {
 
   if (token === '' || problem?.code === 'VERIFY_LINK_INVALID') {
     return (
-      <Paper maw={460} mx="auto" mt="xl" p="xl" withBorder>
-        <Stack>
-          <Title order={1} size="h3">
-            This link does not work
-          </Title>
-          <Alert color="red" role="alert">
-            {problem?.detail ?? 'The link has no token: open the whole link from the mail, or sign up again.'}
-          </Alert>
-          <Button component={Link} to="/sign-up">
-            Sign up again
-          </Button>
-          <Anchor component={Link} to="/sign-in" size="sm">
-            Back to sign in
-          </Anchor>
-        </Stack>
-      </Paper>
+      <DeadLink
+        title="This link does not work"
+        why={problem?.detail ?? 'The link has no token: open the whole link from the mail, or sign up again.'}
+      >
+        <Button component={Link} to="/sign-up">
+          Sign up again
+        </Button>
+        <Anchor component={Link} to="/sign-in" size="sm">
+          Back to sign in
+        </Anchor>
+      </DeadLink>
     );
   }
 

@@ -1,4 +1,4 @@
-import { PasswordInput } from '@mantine/core';
+import { Alert, Paper, PasswordInput, Stack, Title } from '@mantine/core';
 import { type ReactNode, useState } from 'react';
 import { newPasswordError } from './passwords.ts';
 
@@ -56,4 +56,24 @@ export function useNewPassword(label: string, serverError: string | undefined): 
     </>
   );
   return { password, check, fields };
+}
+
+/**
+ * What a mailed link's page shows when the link cannot be used (no token, used, expired, revoked):
+ * why, and `children`, the ways on (a new link, sign-in).
+ */
+export function DeadLink({ title, why, children }: { title: string; why: string; children: ReactNode }) {
+  return (
+    <Paper maw={460} mx="auto" mt="xl" p="xl" withBorder>
+      <Stack>
+        <Title order={1} size="h3">
+          {title}
+        </Title>
+        <Alert color="red" role="alert">
+          {why}
+        </Alert>
+        {children}
+      </Stack>
+    </Paper>
+  );
 }

@@ -11,15 +11,12 @@ import {
   Text,
   VisuallyHidden,
 } from '@mantine/core';
-import type { Entity, Model, StateMachine } from '@ninepoint/spec';
 import { useId } from 'react';
 import { Link } from 'react-router';
-import type { Me } from '../api/session.ts';
-import type { DirectoryUser } from '../api/users.ts';
 import { type ApiRecord, recordTitle } from '../format.ts';
 import { SortIcon } from './icons.tsx';
 import type { ListField } from './query.ts';
-import { Cell, type RowSelection, type SortState } from './RecordsTable.tsx';
+import { Cell, type RecordsViewProps } from './RecordsTable.tsx';
 
 /**
  * One page of records as cards, for a phone's width: a table of six columns cannot be read in
@@ -46,27 +43,7 @@ export function RecordCards({
   busy,
   pageSize,
   selection,
-}: {
-  model: Model;
-  me: Me;
-  entity: Entity;
-  machine: StateMachine | undefined;
-  columns: ListField[];
-  records: ApiRecord[];
-  sort: SortState;
-  sortable: Set<string>;
-  onSort: (field: string) => void;
-  caption: string;
-  titleColumn: string | null;
-  detailHref: (record: ApiRecord) => string | null;
-  titles: Map<string, string>;
-  users: Map<string, DirectoryUser>;
-  loading: boolean;
-  busy: boolean;
-  pageSize: number;
-  /** Cards picked for a bulk action: a checkbox on each, and one for the whole page. */
-  selection?: RowSelection;
-}) {
+}: RecordsViewProps) {
   const sortId = useId();
   const states = machine?.states.map((s) => s.name) ?? [];
   const stateColumn = columns.find((c) => c.name === 'state');

@@ -24,6 +24,32 @@ export interface SortState {
   descending: boolean;
 }
 
+/** What a page of records needs to be shown, as a table or (on phones) as cards. */
+export interface RecordsViewProps {
+  model: Model;
+  me: Me;
+  entity: Entity;
+  machine: StateMachine | undefined;
+  columns: ListField[];
+  records: ApiRecord[];
+  sort: SortState;
+  sortable: Set<string>;
+  onSort: (field: string) => void;
+  caption: string;
+  /** The column that names a record and links to it; null when the entity has no title field. */
+  titleColumn: string | null;
+  detailHref: (record: ApiRecord) => string | null;
+  titles: Map<string, string>;
+  users: Map<string, DirectoryUser>;
+  /** The first page is on its way: show placeholders. */
+  loading: boolean;
+  /** Another page is on its way: the rows shown are the previous ones. */
+  busy: boolean;
+  pageSize: number;
+  /** Checkboxes to pick rows for bulk actions; none when not given. */
+  selection?: RowSelection;
+}
+
 /**
  * One page of records as a table: a header per column that sorts by it (with `aria-sort`), the
  * first column linking each record to its detail screen, references shown by name.
@@ -47,30 +73,7 @@ export function RecordsTable({
   busy,
   pageSize,
   selection,
-}: {
-  model: Model;
-  me: Me;
-  entity: Entity;
-  machine: StateMachine | undefined;
-  columns: ListField[];
-  records: ApiRecord[];
-  sort: SortState;
-  sortable: Set<string>;
-  onSort: (field: string) => void;
-  caption: string;
-  /** The column that names a record and links to it; null when the entity has no title field. */
-  titleColumn: string | null;
-  detailHref: (record: ApiRecord) => string | null;
-  titles: Map<string, string>;
-  users: Map<string, DirectoryUser>;
-  /** The first page is on its way: show placeholders. */
-  loading: boolean;
-  /** Another page is on its way: the rows shown are the previous ones. */
-  busy: boolean;
-  pageSize: number;
-  /** Checkboxes to pick rows for bulk actions; none when not given. */
-  selection?: RowSelection;
-}) {
+}: RecordsViewProps) {
   const navigate = useNavigate();
   // Records are opened from their title; an entity without one gets an Open link per row.
   const openColumn = titleColumn === null;
