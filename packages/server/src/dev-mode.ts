@@ -4,8 +4,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AccountError, addUser } from './auth/accounts.ts';
 import type { JsonSchema } from './compile/json-schemas.ts';
 import { assignableRoles } from './compile/permissions.ts';
+import { ProblemError } from './compile/problems.ts';
 import { type SignIn, sameOrigin } from './http/auth.ts';
-import { ProblemError } from './http/problem.ts';
 import type { AuthStore, UserAccount } from './store/auth-store.ts';
 
 /**

@@ -47,6 +47,17 @@ export {
 } from './compile/openapi.ts';
 export { assignableRoles } from './compile/permissions.ts';
 export {
+  type FieldError,
+  PROBLEM_CONTENT_TYPE,
+  PROBLEM_MEDIA_TYPE,
+  PROBLEM_TYPE_PREFIX,
+  type ProblemBody,
+  ProblemCatalogue,
+  ProblemError,
+  type ProblemExtras,
+} from './compile/problems.ts';
+export type { ApiRecord, Value } from './compile/record-types.ts';
+export {
   compileRouteTable,
   type Payload,
   type Route,
@@ -94,16 +105,6 @@ export {
   parseLogLevel,
 } from './http/logging.ts';
 export { type MailOptions, PASSWORD_RESET_LIMITS, PASSWORD_RESET_ROUTES } from './http/password-reset.ts';
-export {
-  type FieldError,
-  PROBLEM_CONTENT_TYPE,
-  PROBLEM_MEDIA_TYPE,
-  PROBLEM_TYPE_PREFIX,
-  type ProblemBody,
-  ProblemCatalogue,
-  ProblemError,
-  type ProblemExtras,
-} from './http/problem.ts';
 export { createServer, DEFAULT_HOST, DEFAULT_PORT, type NinepointServer, type ServerOptions } from './http/server.ts';
 export { closeOnSignals, type ShutdownOptions } from './http/shutdown.ts';
 export { type MailSettings, MailSettingsError, mailSettingsFromEnv, type SmtpSettings } from './mail/mail-settings.ts';
@@ -130,7 +131,6 @@ export {
 export { SqliteRecords } from './store/sqlite/sqlite-records.ts';
 export { SqliteStore, type SqliteStoreOptions } from './store/sqlite/sqlite-store.ts';
 export type {
-  ApiRecord,
   AppliedSchema,
   ApplyOptions,
   ConditionalWrite,
@@ -143,7 +143,6 @@ export type {
   Refusal,
   Store,
   StoredRecord,
-  Value,
   WriteContext,
   WriteOutcome,
 } from './store/store.ts';

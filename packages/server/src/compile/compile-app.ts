@@ -1,9 +1,9 @@
 import { effectiveCalls, type Model, type RuntimeSettings, runtimeSettings } from '@ninepoint/spec';
-import { ProblemCatalogue } from '../http/problem.ts';
 import { compileEntityLogic, type EntityLogic } from './entity-logic.ts';
 import { compileJsonSchemas, type EntitySchemas } from './json-schemas.ts';
 import { compileOpenApi, type OpenApiDocument } from './openapi.ts';
 import { compilePermissions, type EntityPermissions } from './permissions.ts';
+import { ProblemCatalogue } from './problems.ts';
 import { compileRouteTable, type RouteTable } from './route-table.ts';
 import { compileSqlSchema, type SqlSchema } from './sql-schema.ts';
 

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { LENDING_DESK, modelOf } from '../../test/helpers.ts';
-import { ProblemCatalogue, ProblemError } from '../http/problem.ts';
-import { type ApiRecord, type CountQuery, ReadPending, type TxReader } from '../store/store.ts';
 import { compileEntityLogic } from './entity-logic.ts';
+import { ProblemCatalogue, ProblemError } from './problems.ts';
+import { type ApiRecord, type CountQuery, ReadPending, type TxReader } from './record-types.ts';
 
 const BOOK_ID = '0190f3c4-7a2b-7c3d-8e4f-00000000000b';
 const model = modelOf(LENDING_DESK);

@@ -18,9 +18,9 @@ import {
   sharedRefusalCode,
   type Transition,
 } from '@ninepoint/spec';
-import { type FieldError, type ProblemCatalogue, ProblemError, type ProblemParams } from '../http/problem.ts';
-import type { ApiRecord, CountQuery, TxReader, Value } from '../store/store.ts';
 import { periodBounds } from './limit-period.ts';
+import { type FieldError, type ProblemCatalogue, ProblemError, type ProblemParams } from './problems.ts';
+import type { ApiRecord, CountQuery, TxReader, Value } from './record-types.ts';
 import type { RowLoader } from './row-access.ts';
 
 /**

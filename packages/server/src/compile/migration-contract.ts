@@ -1,5 +1,5 @@
 import type { Model } from '@ninepoint/spec';
-import type { Value } from '../store/store.ts';
+import type { Value } from './record-types.ts';
 import type { SqlColumn, SqlIndex, SqlSchema, SqlTable } from './sql-schema.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { blankSpec, type Model } from '@ninepoint/spec';
 import { describe, expect, it } from 'vitest';
 import { insertRowBefore, LENDING_DESK, modelOf, replaceOnce } from '../../test/helpers.ts';
-import { parseAppliedState } from '../store/sqlite/sqlite-migrate.ts';
+import { parseAppliedState } from './applied-state.ts';
 import {
   type AppliedState,
   blockingSteps,

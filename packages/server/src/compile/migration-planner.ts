@@ -12,7 +12,6 @@ import {
   type Rule,
 } from '@ninepoint/spec';
 import type { ValidateFunction } from 'ajv';
-import type { ApiRecord, Value } from '../store/store.ts';
 import { createAjv } from './ajv.ts';
 import { fieldSchema } from './json-schemas.ts';
 import { periodBounds } from './limit-period.ts';
@@ -28,6 +27,7 @@ import {
   type StepSafety,
 } from './migration-contract.ts';
 import { plural } from './migration-report.ts';
+import type { ApiRecord, Value } from './record-types.ts';
 import type { SqlColumn, SqlIndex, SqlTable } from './sql-schema.ts';
 
 /**

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { type CallAction, type Entity, type Model, runtimeSettings, type StateMachine } from '@ninepoint/spec';
-import { PROBLEM_MEDIA_TYPE, PROBLEM_SCHEMA, type ProblemCatalogue } from '../http/problem.ts';
 import {
   ACCEPT_INVITATION_SCHEMA,
   ACCOUNT_CHANGE_SCHEMA,
@@ -26,6 +25,7 @@ import {
 import type { EntitySchemas, JsonSchema } from './json-schemas.ts';
 import { listQueryParameters } from './list-params.ts';
 import { compilePermissions, type EntityPermissions, VISITOR } from './permissions.ts';
+import { PROBLEM_MEDIA_TYPE, PROBLEM_SCHEMA, type ProblemCatalogue } from './problems.ts';
 import { type Route, schemaComponent } from './route-table.ts';
 import { SAVE_VIEW, SAVE_VIEW_SCHEMA, SAVED_VIEW, SAVED_VIEW_ROUTES, SAVED_VIEW_SCHEMA } from './saved-views-api.ts';
 import { groupableFields, type SummaryRoute, summableFields, summaryRoutes } from './summary-routes.ts';

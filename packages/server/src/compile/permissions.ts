@@ -7,7 +7,7 @@ import {
   type Transition,
   USER_ENTITY,
 } from '@ninepoint/spec';
-import type { ApiRecord } from '../store/store.ts';
+import type { ApiRecord } from './record-types.ts';
 import {
   covers,
   coversEveryRecord,

@@ -1,5 +1,5 @@
 import { type Entity, type Model, USER_ENTITY } from '@ninepoint/spec';
-import type { ApiRecord } from '../store/store.ts';
+import type { ApiRecord } from './record-types.ts';
 import { tableName } from './sql-schema.ts';
 
 /** A step of a chain after its first column: the entity (and table) it reads, and the column that leads on. */

@@ -2,9 +2,9 @@ import type { StudioStatus } from '@ninepoint/spec';
 import { MAX_SPEC_BYTES } from '@ninepoint/spec';
 import type { FastifyInstance } from 'fastify';
 import type { JsonSchema } from '../compile/json-schemas.ts';
+import { ProblemError } from '../compile/problems.ts';
 import { refuseNamedHost } from '../dev-mode.ts';
 import { sameOrigin } from '../http/auth.ts';
-import { ProblemError } from '../http/problem.ts';
 import { SPEC_EVENTS_PATH } from './spec-events.ts';
 
 /** The Studio's page and calls; only `ninepoint dev` has them. */

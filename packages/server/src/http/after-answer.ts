@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ProblemError } from '../compile/problems.ts';
 import type { AuthStore } from '../store/auth-store.ts';
-import { ProblemError } from './problem.ts';
 
 /**
  * Work a call does after its answer has gone (looking an account up, making a link, mailing it),

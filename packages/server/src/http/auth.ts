@@ -6,8 +6,8 @@ import { RateLimiter } from '../auth/rate-limiter.ts';
 import { looksLikeSecret, newSecret, secretHash } from '../auth/secrets.ts';
 import { SECURE_SESSION_COOKIE, SESSION_COOKIE, SIGN_IN_SCHEMA } from '../compile/auth-schemas.ts';
 import { type AccessSummary, type Actor, VISITOR } from '../compile/permissions.ts';
+import { ProblemError } from '../compile/problems.ts';
 import { type AuthStore, normalizeEmail, type UserAccount } from '../store/auth-store.ts';
-import { ProblemError } from './problem.ts';
 import { listAccountsFor } from './user-admin.ts';
 import { UUID } from './values.ts';
 

@@ -3,7 +3,7 @@ import { maxHeaderSize, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { RuntimeSettings } from '@ninepoint/spec';
 import type { Logger } from 'pino';
-import { PROBLEM_CONTENT_TYPE, type ProblemCatalogue } from './problem.ts';
+import { PROBLEM_CONTENT_TYPE, type ProblemCatalogue } from '../compile/problems.ts';
 import { REQUEST_ID_HEADER } from './request-id.ts';
 import { REFERRER_POLICY } from './security-headers.ts';
 

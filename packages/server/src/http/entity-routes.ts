@@ -14,27 +14,19 @@ import type { CompiledApp } from '../compile/compile-app.ts';
 import type { EntityLogic, HiddenFields, LogicCheck } from '../compile/entity-logic.ts';
 import type { JsonSchema } from '../compile/json-schemas.ts';
 import type { EntityPermissions } from '../compile/permissions.ts';
+import { type FieldError, type ProblemCatalogue, ProblemError } from '../compile/problems.ts';
+import type { ApiRecord, TxReader, Value } from '../compile/record-types.ts';
 import type { Route } from '../compile/route-table.ts';
 import { covers, coversEveryRecord, type Grant } from '../compile/row-access.ts';
 import { groupableFields, summableFields, summaryRoutes } from '../compile/summary-routes.ts';
 import type { LocalChange } from '../live/live-events.ts';
 import { replayHistory } from '../store/history.ts';
 import { type SettledReads, settle } from '../store/settle-reads.ts';
-import type {
-  ApiRecord,
-  EntityRecords,
-  Refusal,
-  Store,
-  TxReader,
-  Value,
-  WriteCheck,
-  WriteContext,
-} from '../store/store.ts';
+import type { EntityRecords, Refusal, Store, WriteCheck, WriteContext } from '../store/store.ts';
 import type { RequestActor } from './auth.ts';
 import { etagOf, ifMatchVersions } from './etag.ts';
 import { FieldErrors } from './field-errors.ts';
 import { encodeCursor, parseListQuery, type RawQuery } from './list-query.ts';
-import { type FieldError, type ProblemCatalogue, ProblemError } from './problem.ts';
 import { hiddenFieldsOf, visibleEntry, visibleRecord } from './read-fields.ts';
 import { normalizeDateTime, UUID, uuidv7 } from './values.ts';
 

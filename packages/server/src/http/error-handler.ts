@@ -1,5 +1,5 @@
 import type { RuntimeSettings } from '@ninepoint/spec';
-import { ProblemError, type ProblemExtras, type ProblemParams } from './problem.ts';
+import { ProblemError, type ProblemExtras, type ProblemParams } from '../compile/problems.ts';
 
 /** What an error answers with: a catalogue code, its message's values, and whether it is our fault. */
 export interface ClassifiedError {

@@ -1,7 +1,7 @@
 import { type Entity, type Field, SYSTEM_FIELDS, typeWords } from '@ninepoint/spec';
 import type { ErrorObject } from 'ajv';
 import type { JsonSchema } from '../compile/json-schemas.ts';
-import { type FieldError, type ProblemCatalogue, ProblemError, type ProblemParams } from './problem.ts';
+import { type FieldError, type ProblemCatalogue, ProblemError, type ProblemParams } from '../compile/problems.ts';
 
 /**
  * Turns the schema errors of a request body into catalogued answers: INVALID_PAYLOAD when the body

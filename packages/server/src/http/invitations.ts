@@ -9,13 +9,13 @@ import {
   INVITATION_LOOKUP_SCHEMA,
   INVITE_SCHEMA,
 } from '../compile/auth-schemas.ts';
+import { type ProblemCatalogue, ProblemError } from '../compile/problems.ts';
 import { isDemoEmail } from '../dev-mode.ts';
 import type { AuthStore, UserAccount } from '../store/auth-store.ts';
 import type { JoiningStore } from '../store/joining-store.ts';
 import { afterAnswer, limitPerHour } from './after-answer.ts';
 import { type SignIn, sameOrigin } from './auth.ts';
 import type { MailOptions } from './password-reset.ts';
-import { type ProblemCatalogue, ProblemError } from './problem.ts';
 import { UUID, uuidv7 } from './values.ts';
 
 /** The calls and the page of invitations. */

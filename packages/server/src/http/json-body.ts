@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { ProblemError } from './problem.ts';
+import { ProblemError } from '../compile/problems.ts';
 
 /** Refuses bytes that are not UTF-8 instead of replacing them with U+FFFD. */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });

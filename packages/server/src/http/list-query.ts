@@ -6,8 +6,9 @@ import {
   type ListParams,
   type SortKey,
 } from '../compile/list-params.ts';
-import type { ListQuery, Position, Value } from '../store/store.ts';
-import { ProblemError } from './problem.ts';
+import { ProblemError } from '../compile/problems.ts';
+import type { Value } from '../compile/record-types.ts';
+import type { ListQuery, Position } from '../store/store.ts';
 import { isDate, normalizeDateTime, UUID } from './values.ts';
 
 /** The query string as Fastify parses it: repeated keys become arrays. */

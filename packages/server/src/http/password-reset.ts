@@ -9,12 +9,12 @@ import {
   PASSWORD_RESET_LIMITS,
   PASSWORD_RESET_SCHEMA,
 } from '../compile/auth-schemas.ts';
+import { type ProblemCatalogue, ProblemError } from '../compile/problems.ts';
 import { isDemoEmail } from '../dev-mode.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import type { AuthStore, UserAccount } from '../store/auth-store.ts';
 import { afterAnswer, limitPerHour } from './after-answer.ts';
 import { sameOrigin } from './auth.ts';
-import { type ProblemCatalogue, ProblemError } from './problem.ts';
 
 /** The calls of a password reset. */
 export const PASSWORD_RESET_ROUTES = {

@@ -1,6 +1,7 @@
 import type { HiddenFields } from '../compile/entity-logic.ts';
 import type { Actor, EntityPermissions } from '../compile/permissions.ts';
-import type { ApiRecord, HistoryEntry } from '../store/store.ts';
+import type { ApiRecord } from '../compile/record-types.ts';
+import type { HistoryEntry } from '../store/store.ts';
 
 /**
  * What an actor does not see of one entity's records (point 6's `read except (speaker)`), per

@@ -1,8 +1,8 @@
 import type { Screen } from '@ninepoint/spec';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ProblemError } from '../compile/problems.ts';
 import { SAVE_VIEW_SCHEMA, SAVED_VIEW_LIMITS } from '../compile/saved-views-api.ts';
 import type { SavedViewsStore } from '../store/saved-views-store.ts';
-import { ProblemError } from './problem.ts';
 import { UUID, uuidv7 } from './values.ts';
 
 /**

@@ -6,6 +6,7 @@ import { createAjv } from '../compile/ajv.ts';
 import { type CompiledApp, compileApp } from '../compile/compile-app.ts';
 import { changesSchema, type MigrationPlan } from '../compile/migration-contract.ts';
 import { type Actor, accessSummary, assignableRoles } from '../compile/permissions.ts';
+import { PROBLEM_CONTENT_TYPE, type ProblemExtras, type ProblemParams } from '../compile/problems.ts';
 import { ensureDemoUsers, registerDevRoutes } from '../dev-mode.ts';
 import { type ChangeFeed, LocalFeed, PgFeed } from '../live/change-feed.ts';
 import { type LiveOptions, registerLiveEvents } from '../live/live-events.ts';
@@ -35,7 +36,6 @@ import {
 import { OIDC_START_PATH, registerOidc } from './oidc.ts';
 import { type MailOptions, registerPasswordReset } from './password-reset.ts';
 import { registerPeopleJoining } from './people-joining.ts';
-import { PROBLEM_CONTENT_TYPE, type ProblemExtras, type ProblemParams } from './problem.ts';
 import { REQUEST_ID_HEADER, requestId } from './request-id.ts';
 import { registerSavedViews } from './saved-views.ts';
 import { HSTS, REFERRER_POLICY } from './security-headers.ts';

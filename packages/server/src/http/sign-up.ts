@@ -4,13 +4,13 @@ import { AccountError, checkEmail, createJoinedAccount } from '../auth/accounts.
 import { hashPassword, MIN_PASSWORD_LENGTH, passwordProblem } from '../auth/passwords.ts';
 import { looksLikeSecret, newSecret, secretHash } from '../auth/secrets.ts';
 import { SIGN_UP_ACCEPTED, SIGN_UP_LIMITS, SIGN_UP_SCHEMA, VERIFY_EMAIL_SCHEMA } from '../compile/auth-schemas.ts';
+import { type ProblemCatalogue, ProblemError } from '../compile/problems.ts';
 import { isDemoEmail } from '../dev-mode.ts';
 import type { AuthStore } from '../store/auth-store.ts';
 import type { JoiningStore } from '../store/joining-store.ts';
 import { afterAnswer, limitPerHour } from './after-answer.ts';
 import { type SignIn, sameOrigin } from './auth.ts';
 import type { MailOptions } from './password-reset.ts';
-import { type ProblemCatalogue, ProblemError } from './problem.ts';
 
 /** The calls and the page of self sign-up. */
 export const SIGN_UP_ROUTES = {

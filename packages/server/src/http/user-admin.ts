@@ -2,8 +2,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type AccountChange, AccountError, changeAccount } from '../auth/accounts.ts';
 import { ACCOUNT_CHANGE_SCHEMA } from '../compile/auth-schemas.ts';
 import type { Actor } from '../compile/permissions.ts';
+import { type ProblemCatalogue, ProblemError } from '../compile/problems.ts';
 import type { AccountHistoryEntry, AuthStore, ManagedAccount } from '../store/auth-store.ts';
-import { type ProblemCatalogue, ProblemError } from './problem.ts';
 import { UUID } from './values.ts';
 
 /** The calls of user administration, for those whose roles may manage people. */

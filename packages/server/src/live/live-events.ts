@@ -4,12 +4,13 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { looksLikeSecret, secretHash } from '../auth/secrets.ts';
 import { SECURE_SESSION_COOKIE, SESSION_COOKIE } from '../compile/auth-schemas.ts';
 import type { Actor, EntityPermissions } from '../compile/permissions.ts';
+import { ProblemError } from '../compile/problems.ts';
+import type { ApiRecord } from '../compile/record-types.ts';
 import { covers, coversEveryRecord } from '../compile/row-access.ts';
-import { ProblemError } from '../http/problem.ts';
 import type { AuthStore } from '../store/auth-store.ts';
 import { replayHistory } from '../store/history.ts';
 import { type SettledReads, settle } from '../store/settle-reads.ts';
-import type { ApiRecord, Store } from '../store/store.ts';
+import type { Store } from '../store/store.ts';
 import type { Change, ChangeFeed } from './change-feed.ts';
 
 /** Where a signed-in user's pages hear of changes to records they may read. */

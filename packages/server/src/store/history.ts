@@ -1,4 +1,5 @@
-import type { ApiRecord, HistoryEntry, Value } from './store.ts';
+import type { ApiRecord, Value } from '../compile/record-types.ts';
+import type { HistoryEntry } from './store.ts';
 
 /** The values `changes` replace, as `record` holds them: a history entry's `before`. */
 export function valuesBefore(changes: Record<string, Value>, record: ApiRecord): Record<string, Value> {

@@ -1,16 +1,7 @@
+import type { ApiRecord, CountQuery, Value } from '../compile/record-types.ts';
 import type { RowPath } from '../compile/row-access.ts';
 import type { SqlColumn } from '../compile/sql-schema.ts';
-import type {
-  ApiRecord,
-  CountQuery,
-  ListQuery,
-  Position,
-  Summary,
-  SummaryGroup,
-  SummaryQuery,
-  TransitionWrite,
-  Value,
-} from './store.ts';
+import type { ListQuery, Position, Summary, SummaryGroup, SummaryQuery, TransitionWrite } from './store.ts';
 
 /**
  * What both stores compute the same way around their SQL: the changes a write makes, the record it

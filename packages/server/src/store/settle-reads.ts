@@ -1,5 +1,6 @@
+import { type ApiRecord, ReadPending } from '../compile/record-types.ts';
 import type { RowLoader } from '../compile/row-access.ts';
-import { type ApiRecord, ReadPending, type Store } from './store.ts';
+import type { Store } from './store.ts';
 
 /**
  * The reads `settle` has made, by entity and id: decisions about one request share them, so a

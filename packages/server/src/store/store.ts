@@ -1,5 +1,6 @@
-import { LoadPending, type Model } from '@ninepoint/spec';
+import type { Model } from '@ninepoint/spec';
 import type { MigrationPlan } from '../compile/migration-contract.ts';
+import type { ApiRecord, TxReader, Value } from '../compile/record-types.ts';
 import type { RowPath, RowScope } from '../compile/row-access.ts';
 import type { SqlSchema } from '../compile/sql-schema.ts';
 import type { SqlRunner } from './sql-runner.ts';
@@ -58,12 +59,6 @@ export interface AppliedSchema {
   /** True when this model or layout differs from the last one recorded, and was recorded. */
   recorded: boolean;
 }
-
-/** A value as the API reads and writes it: booleans are booleans, dates ISO 8601 text. */
-export type Value = string | number | boolean | null;
-
-/** A record as the API answers it: system fields, then declared fields (null when unset). */
-export type ApiRecord = Record<string, Value>;
 
 /** A record and the counter its ETag is made from. */
 export interface StoredRecord {
@@ -198,55 +193,12 @@ export interface HistoryEntry {
   before: Record<string, Value>;
 }
 
-/** A count made inside a write: records of `entity` matching every condition, leaving out `excludeId`. */
-export interface CountQuery {
-  entity: string;
-  /** Columns that must equal these values (all of them). */
-  equal: readonly { column: string; value: Value }[];
-  /** A state among these, or null for any state. */
-  states: readonly string[] | null;
-  /** Only records whose `column` lies in [from, to): ISO text, a date (YYYY-MM-DD) or date-time column. */
-  within: { column: string; from: string; to: string } | null;
-  /** Leave out this record (the one being written), or null. */
-  excludeId: string | null;
-}
-
-/**
- * Reads made inside a write transaction, for the checks that run in it. They are synchronous so
- * that a check is plain code; a store whose reads are asynchronous (PostgreSQL) answers from what
- * it has read so far and throws `ReadPending` for anything else: it then makes that read in the
- * transaction and runs the check again. A check must therefore have no effect but its answer.
- */
-export interface TxReader {
-  /** A record of any entity by id. */
-  get(entity: string, id: string): ApiRecord | undefined;
-  /**
-   * How many records match `query`. Counts are race-free: two writes whose counts could both
-   * pass a limit count one after the other, each seeing the other's record.
-   */
-  count(query: CountQuery): number;
-}
-
 /**
  * Runs inside a write's transaction on the record as it would be written (`next`) and as it is
  * (`current`, null on create), before anything is written. It refuses by throwing: the
  * transaction rolls back and the error reaches the caller unchanged.
  */
 export type WriteCheck = (next: ApiRecord, current: ApiRecord | null, reader: TxReader) => void;
-
-/**
- * Thrown by a `TxReader` for a read it has not made yet; never reaches the HTTP layer. A
- * `LoadPending`, so evaluating a rule or guard lets it through rather than failing.
- */
-export class ReadPending extends LoadPending {
-  readonly read: PendingRead;
-  constructor(read: PendingRead) {
-    super();
-    this.read = read;
-  }
-}
-
-export type PendingRead = { kind: 'get'; entity: string; id: string } | { kind: 'count'; query: CountQuery };
 
 /**
  * Runs inside a delete's transaction on the record about to be deleted; refuses by throwing. Like

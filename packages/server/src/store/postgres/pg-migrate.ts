@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { parseAppliedState, type RecordedSchema } from '../../compile/applied-state.ts';
 import type {
   MigrationPlan,
   MigrationProbe,
@@ -6,9 +7,8 @@ import type {
   ProbedRow,
   SchemaChange,
 } from '../../compile/migration-contract.ts';
+import type { Value } from '../../compile/record-types.ts';
 import { SCHEMA_TABLE, type SqlColumn, type SqlSchema, type SqlTable } from '../../compile/sql-schema.ts';
-import { parseAppliedState, type RecordedSchema } from '../sqlite/sqlite-migrate.ts';
-import type { Value } from '../store.ts';
 import { columnDdl, indexDdl, pgName, quoteIdentifier as q, sqlLiteral, tableDdl } from './pg-ddl.ts';
 
 /** Rows the probe reads per query: a migration never holds a whole large table in memory. */

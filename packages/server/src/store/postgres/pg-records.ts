@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { USER_ENTITY } from '@ninepoint/spec';
 import type pg from 'pg';
+import type { ApiRecord, CountQuery, PendingRead, TxReader, Value } from '../../compile/record-types.ts';
+import { ReadPending } from '../../compile/record-types.ts';
 import { HISTORY_TABLE, type SqlColumn, type SqlTable, VERSION_COLUMN } from '../../compile/sql-schema.ts';
 import { USER_FOR_EXPRESSIONS_SQL } from '../auth-store.ts';
 import { valuesBefore } from '../history.ts';
@@ -15,28 +17,22 @@ import {
   summarySql,
 } from '../record-logic.ts';
 import type {
-  ApiRecord,
   ConditionalWrite,
-  CountQuery,
   DeleteCheck,
   DeleteOutcome,
   EntityRecords,
   HistoryEntry,
   ListPage,
   ListQuery,
-  PendingRead,
   Position,
   StoredRecord,
   Summary,
   SummaryQuery,
   TransitionWrite,
-  TxReader,
-  Value,
   WriteCheck,
   WriteContext,
   WriteOutcome,
 } from '../store.ts';
-import { ReadPending } from '../store.ts';
 
 const USER_FOR_EXPRESSIONS = USER_FOR_EXPRESSIONS_SQL.replace('?', '$1');
 

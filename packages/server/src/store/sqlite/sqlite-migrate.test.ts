@@ -2,9 +2,9 @@ import type { Model } from '@ninepoint/spec';
 import { afterEach, describe, expect, it } from 'vitest';
 import { insertRowBefore, LENDING_DESK, modelOf, replaceOnce, tempDir } from '../../../test/helpers.ts';
 import { MigrationRefusedError } from '../../compile/migration-report.ts';
+import type { ApiRecord } from '../../compile/record-types.ts';
 import { compileSqlSchema, SCHEMA_TABLE, type SqlSchema } from '../../compile/sql-schema.ts';
 import { AuthStore } from '../auth-store.ts';
-import type { ApiRecord } from '../store.ts';
 import { SqliteStore } from './sqlite-store.ts';
 
 const cleanups: (() => void)[] = [];

@@ -1,15 +1,14 @@
-import type { Model, Rule } from '@ninepoint/spec';
 import type Database from 'better-sqlite3';
+import { parseAppliedState, type RecordedSchema } from '../../compile/applied-state.ts';
 import type {
-  AppliedState,
   MigrationPlan,
   MigrationProbe,
   ProbedColumn,
   ProbedRow,
   SchemaChange,
 } from '../../compile/migration-contract.ts';
+import type { Value } from '../../compile/record-types.ts';
 import { SCHEMA_TABLE, type SqlColumn, type SqlSchema, type SqlTable } from '../../compile/sql-schema.ts';
-import type { Value } from '../store.ts';
 import { columnDdl, indexDdl, quoteIdentifier as q, sqlLiteral, tableDdl } from './sqlite-ddl.ts';
 
 /** A column as `pragma_table_info` describes it. */
@@ -19,13 +18,6 @@ interface TableInfo {
   notnull: number;
   dflt_value: string | null;
   pk: number;
-}
-
-/** The newest recorded model and layout, with their JSON as stored; null when nothing was recorded. */
-export interface RecordedSchema {
-  state: AppliedState;
-  modelJson: string;
-  tablesJson: string;
 }
 
 /** Reads the newest `_ninepoint_schema` row, if the table exists and has one. */
@@ -39,43 +31,6 @@ export function readRecordedSchema(db: Database.Database): RecordedSchema | null
     .get();
   if (!row) return null;
   return { state: parseAppliedState(row.model, row.tables), modelJson: row.model, tablesJson: row.tables };
-}
-
-/**
- * The applied state from a `_ninepoint_schema` row's JSON. A model that cannot be read is null (the
- * planner then treats every column it does not know as one to keep, asking for the flag).
- */
-export function parseAppliedState(modelJson: string, tablesJson: string): AppliedState {
-  let model: Model | null = null;
-  try {
-    const parsed = JSON.parse(modelJson) as Model;
-    if (parsed && parsed.version === 1 && Array.isArray(parsed.entities)) model = upgradeLimits(parsed);
-  } catch {
-    model = null;
-  }
-  let tables: SqlTable[] = [];
-  try {
-    const parsed = JSON.parse(tablesJson) as unknown;
-    if (Array.isArray(parsed)) tables = parsed as SqlTable[];
-  } catch {
-    tables = [];
-  }
-  return { model, tables };
-}
-
-/**
- * A model recorded before limits could count per several fields and per period held `per` as one
- * field name and no `period`: read it as today's model would hold the same limit.
- */
-function upgradeLimits(model: Model): Model {
-  if (!Array.isArray(model.rules)) return model;
-  const rules = model.rules.map((rule) => {
-    const c = rule.condition as unknown as Record<string, unknown>;
-    if (c.kind !== 'limit' || (Array.isArray(c.per) && c.period !== undefined)) return rule;
-    const per = Array.isArray(c.per) ? c.per : typeof c.per === 'string' ? [c.per] : [];
-    return { ...rule, condition: { ...rule.condition, per, period: c.period ?? null } as Rule['condition'] };
-  });
-  return { ...model, rules };
 }
 
 /** The planner's view of a SQLite database; synchronous underneath, so it reads inside the migration's transaction. */

@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { LENDING_DESK_DERIVED, modelOf, REVIEWS_AND_APPOINTMENTS, tempDir } from '../../../test/helpers.ts';
+import type { CountQuery } from '../../compile/record-types.ts';
 import { compileSqlSchema } from '../../compile/sql-schema.ts';
 import { escapeLike } from '../record-logic.ts';
-import type { CountQuery, ListQuery } from '../store.ts';
+import type { ListQuery } from '../store.ts';
 import { StatementCache } from './sqlite-records.ts';
 import { SqliteStore } from './sqlite-store.ts';
 

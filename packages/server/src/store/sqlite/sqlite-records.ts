@@ -1,5 +1,6 @@
 import { USER_ENTITY } from '@ninepoint/spec';
 import type Database from 'better-sqlite3';
+import type { ApiRecord, CountQuery, TxReader, Value } from '../../compile/record-types.ts';
 import {
   DEFAULT_SORT_COLUMNS,
   HISTORY_TABLE,
@@ -18,9 +19,7 @@ import {
   summarySql,
 } from '../record-logic.ts';
 import type {
-  ApiRecord,
   ConditionalWrite,
-  CountQuery,
   DeleteCheck,
   DeleteOutcome,
   EntityRecords,
@@ -32,8 +31,6 @@ import type {
   Summary,
   SummaryQuery,
   TransitionWrite,
-  TxReader,
-  Value,
   WriteCheck,
   WriteContext,
   WriteOutcome,

@@ -5,9 +5,10 @@ import Database from 'better-sqlite3';
 import { blockingSteps } from '../../compile/migration-contract.ts';
 import { planMigration } from '../../compile/migration-planner.ts';
 import { MigrationRefusedError } from '../../compile/migration-report.ts';
+import type { ApiRecord } from '../../compile/record-types.ts';
 import { HISTORY_TABLE, SCHEMA_TABLE, type SqlSchema, type SqlTable } from '../../compile/sql-schema.ts';
 import { USER_FOR_EXPRESSIONS_SQL, USERS_TABLE } from '../auth-store.ts';
-import type { ApiRecord, AppliedSchema, ApplyOptions, Store, Synchronous } from '../store.ts';
+import type { AppliedSchema, ApplyOptions, Store, Synchronous } from '../store.ts';
 import { HISTORY_BEFORE_COLUMN, HISTORY_TABLE_DDL, quoteIdentifier, SCHEMA_TABLE_DDL } from './sqlite-ddl.ts';
 import { applySqlitePlan, readRecordedSchema, SqliteMigrationProbe } from './sqlite-migrate.ts';
 import {
