@@ -1,6 +1,7 @@
 import { Environment } from '@marcbachmann/cel-js';
 import { celFieldType, constantInstant, entityEnvironment } from './cel-types.ts';
 import { conditionWords } from './condition-words.ts';
+import { assertNever } from './field-kinds.ts';
 import { type CountTerm, findCounts, type PresenceTerm } from './filled-terms.ts';
 import type { Entity, FieldType, Model } from './model.ts';
 import { USER_ENTITY } from './names.ts';
@@ -288,8 +289,15 @@ function celValue(type: FieldType, value: RecordValue): unknown {
       return toTimestamp(value);
     case 'reference':
       return null;
-    default:
+    case 'text':
+    case 'longText':
+    case 'email':
+    case 'url':
+    case 'boolean':
+    case 'choice':
       return value;
+    default:
+      return assertNever(type);
   }
 }
 
