@@ -31,6 +31,11 @@ export interface FieldKindFacts<K extends FieldKind> {
   family: ValueFamily;
   filter: FilterKind;
   cel: CelKind;
+  /**
+   * The longest value when the spec gives no length: beyond it an address could not be used
+   * (RFC 5321's 254 for email). Null for no limit of its own.
+   */
+  maxLength: number | null;
   /** The type as a spec writes it: `long text`, `decimal(2)`, `choice of low, high`, `Book`. */
   written(type: FieldTypeOf<K>): string;
   /** Its values in words, for INVALID_TYPE's `{type}`: the same in the server's answers and the browser's checks. */
@@ -46,6 +51,7 @@ export const FIELD_KINDS: { readonly [K in FieldKind]: FieldKindFacts<K> } = {
     family: 'text',
     filter: 'text',
     cel: 'string',
+    maxLength: null,
     written: () => 'text',
     values: () => 'text',
     explained: () => 'text',
@@ -54,6 +60,7 @@ export const FIELD_KINDS: { readonly [K in FieldKind]: FieldKindFacts<K> } = {
     family: 'text',
     filter: 'text',
     cel: 'string',
+    maxLength: null,
     written: () => 'long text',
     values: () => 'text',
     explained: () => 'long text',
@@ -62,6 +69,7 @@ export const FIELD_KINDS: { readonly [K in FieldKind]: FieldKindFacts<K> } = {
     family: 'text',
     filter: 'text',
     cel: 'string',
+    maxLength: 254,
     written: () => 'email',
     values: () => 'an email address',
     explained: () => 'email address',
@@ -70,6 +78,7 @@ export const FIELD_KINDS: { readonly [K in FieldKind]: FieldKindFacts<K> } = {
     family: 'text',
     filter: 'text',
     cel: 'string',
+    maxLength: 2048,
     written: () => 'url',
     values: () => 'a web address starting with http:// or https://',
     explained: () => 'URL',
@@ -78,6 +87,7 @@ export const FIELD_KINDS: { readonly [K in FieldKind]: FieldKindFacts<K> } = {
     family: 'number',
     filter: 'integer',
     cel: 'int',
+    maxLength: null,
     written: () => 'integer',
     values: () => 'a whole number',
     explained: () => 'integer',
@@ -86,6 +96,7 @@ export const FIELD_KINDS: { readonly [K in FieldKind]: FieldKindFacts<K> } = {
     family: 'number',
     filter: 'decimal',
     cel: 'double',
+    maxLength: null,
     written: (t) => (t.scale === null ? 'decimal' : `decimal(${t.scale})`),
     values: (t) => (t.scale === null ? 'a number' : `a number with at most ${places(t.scale)}`),
     explained: (t) => (t.scale === null ? 'decimal' : `decimal with at most ${places(t.scale)}`),
@@ -94,6 +105,7 @@ export const FIELD_KINDS: { readonly [K in FieldKind]: FieldKindFacts<K> } = {
     family: 'boolean',
     filter: 'boolean',
     cel: 'bool',
+    maxLength: null,
     written: () => 'boolean',
     values: () => 'true or false',
     explained: () => 'yes or no',
@@ -102,6 +114,7 @@ export const FIELD_KINDS: { readonly [K in FieldKind]: FieldKindFacts<K> } = {
     family: 'moment',
     filter: 'date',
     cel: 'timestamp',
+    maxLength: null,
     written: () => 'date',
     values: () => 'a date (YYYY-MM-DD)',
     explained: () => 'date',
@@ -110,6 +123,7 @@ export const FIELD_KINDS: { readonly [K in FieldKind]: FieldKindFacts<K> } = {
     family: 'moment',
     filter: 'datetime',
     cel: 'timestamp',
+    maxLength: null,
     written: () => 'datetime',
     values: () => 'a date and time with a time zone (ISO 8601)',
     explained: () => 'date and time',
@@ -118,6 +132,7 @@ export const FIELD_KINDS: { readonly [K in FieldKind]: FieldKindFacts<K> } = {
     family: 'choice',
     filter: 'choice',
     cel: 'string',
+    maxLength: null,
     written: (t) => `choice of ${t.values.join(', ')}`,
     values: (t) => `one of ${t.values.join(', ')}`,
     explained: (t) => `one of ${wordList(t.values, 'or')}`,
@@ -126,6 +141,7 @@ export const FIELD_KINDS: { readonly [K in FieldKind]: FieldKindFacts<K> } = {
     family: 'reference',
     filter: 'reference',
     cel: 'reference',
+    maxLength: null,
     written: (t) => t.entity,
     values: (t) => `the id of a ${t.entity}`,
     explained: (t) => (t.entity === 'User' ? 'a signed-in user (User)' : `a ${t.entity}`),
