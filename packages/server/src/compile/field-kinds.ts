@@ -14,6 +14,12 @@ export interface ServerKindFacts<K extends FieldKind> {
    * (`store/sqlite/sqlite-ddl.ts`, `store/postgres/pg-ddl.ts`). A new word is a compile error there.
    */
   storage: SqlType;
+  /**
+   * What a field's values must be once it becomes this kind, where text of any kind would not
+   * do (`an email address`): a migration lists it among the narrowed rules. Null when the storage
+   * word or the kind's own rules (a choice's values, a decimal's places) already say it.
+   */
+  demands: string | null;
   /** The JSON Schema of a value, with the field's own rules (range, length, pattern). */
   schema(type: FieldTypeOf<K>, field: Field): JsonSchema;
 }
@@ -39,11 +45,16 @@ const textual = (field: Field): JsonSchema => {
 };
 
 export const SERVER_FIELD_KINDS: { readonly [K in FieldKind]: ServerKindFacts<K> } = {
-  text: { storage: 'text', schema: (_, field) => ({ type: 'string', ...textual(field) }) },
-  longText: { storage: 'text', schema: (_, field) => ({ type: 'string', ...textual(field) }) },
-  email: { storage: 'text', schema: (_, field) => ({ type: 'string', format: 'email', ...textual(field) }) },
+  text: { storage: 'text', demands: null, schema: (_, field) => ({ type: 'string', ...textual(field) }) },
+  longText: { storage: 'text', demands: null, schema: (_, field) => ({ type: 'string', ...textual(field) }) },
+  email: {
+    storage: 'text',
+    demands: 'an email address',
+    schema: (_, field) => ({ type: 'string', format: 'email', ...textual(field) }),
+  },
   url: {
     storage: 'text',
+    demands: 'a web address',
     // `format: uri` alone admits javascript: and data: links; a url field is shown as a link.
     schema: (_, field) => ({
       type: 'string',
@@ -53,9 +64,14 @@ export const SERVER_FIELD_KINDS: { readonly [K in FieldKind]: ServerKindFacts<K>
       ...(field.pattern !== null ? { allOf: [{ pattern: field.pattern }] } : {}),
     }),
   },
-  integer: { storage: 'integer', schema: (_, field) => ({ type: 'integer', ...SAFE_INTEGER, ...range(field) }) },
+  integer: {
+    storage: 'integer',
+    demands: null,
+    schema: (_, field) => ({ type: 'integer', ...SAFE_INTEGER, ...range(field) }),
+  },
   decimal: {
     storage: 'decimal',
+    demands: null,
     schema: (type, field) => {
       if (type.scale === null) return { type: 'number', ...range(field) };
       // `multipleOf` is decided in decimal (compile/ajv.ts). Beyond `decimalLimit` a JSON number
@@ -69,12 +85,13 @@ export const SERVER_FIELD_KINDS: { readonly [K in FieldKind]: ServerKindFacts<K>
       };
     },
   },
-  boolean: { storage: 'boolean', schema: () => ({ type: 'boolean' }) },
-  date: { storage: 'date', schema: () => ({ type: 'string', format: 'date' }) },
-  datetime: { storage: 'datetime', schema: () => ({ type: 'string', format: 'date-time' }) },
-  choice: { storage: 'text', schema: (type) => ({ type: 'string', enum: [...type.values] }) },
+  boolean: { storage: 'boolean', demands: null, schema: () => ({ type: 'boolean' }) },
+  date: { storage: 'date', demands: null, schema: () => ({ type: 'string', format: 'date' }) },
+  datetime: { storage: 'datetime', demands: null, schema: () => ({ type: 'string', format: 'date-time' }) },
+  choice: { storage: 'text', demands: null, schema: (type) => ({ type: 'string', enum: [...type.values] }) },
   reference: {
     storage: 'text',
+    demands: null,
     schema: (type) => ({ ...ID_SCHEMA, description: `The id of a ${type.entity}.` }),
   },
 };
