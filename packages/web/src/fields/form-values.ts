@@ -1,4 +1,4 @@
-import type { Field } from '@ninepoint/spec';
+import { assertNever, type Field } from '@ninepoint/spec';
 import type { Value } from '../rules/field-checks.ts';
 
 /**
@@ -26,11 +26,26 @@ export function localDateTime(iso: string): string {
 
 /** The input for a stored value. */
 export function toInput(field: Field, value: unknown): InputValue {
-  if (field.type.kind === 'boolean') return value === true;
+  const t = field.type;
+  if (t.kind === 'boolean') return value === true;
   if (value === null || value === undefined) return '';
-  if (field.type.kind === 'datetime') return localDateTime(String(value));
-  if (field.type.kind === 'integer' || field.type.kind === 'decimal') return typeof value === 'number' ? value : '';
-  return String(value);
+  switch (t.kind) {
+    case 'datetime':
+      return localDateTime(String(value));
+    case 'integer':
+    case 'decimal':
+      return typeof value === 'number' ? value : '';
+    case 'text':
+    case 'longText':
+    case 'email':
+    case 'url':
+    case 'date':
+    case 'choice':
+    case 'reference':
+      return String(value);
+    default:
+      return assertNever(t);
+  }
 }
 
 /** The input a new record starts with: the field's default (`today`, `now`, `me`, a literal), or empty. */
@@ -74,8 +89,12 @@ export function fromInput(field: Field, input: InputValue | undefined): { value:
       const text = String(input).trim();
       return { value: text === '' ? null : text, invalid: false };
     }
-    default:
+    case 'date':
+    case 'choice':
+    case 'reference':
       return { value: String(input), invalid: false };
+    default:
+      return assertNever(t);
   }
 }
 
