@@ -1,7 +1,7 @@
 import { Environment } from '@marcbachmann/cel-js';
 import { celFieldType, constantInstant, entityEnvironment } from './cel-types.ts';
 import { conditionWords } from './condition-words.ts';
-import { assertNever } from './field-kinds.ts';
+import { assertNever, kindFacts } from './field-kinds.ts';
 import { type CountTerm, findCounts, type PresenceTerm } from './filled-terms.ts';
 import type { Entity, FieldType, Model } from './model.ts';
 import { USER_ENTITY } from './names.ts';
@@ -279,25 +279,21 @@ export function celRecord(entity: Entity, record: RecordValues): Record<string, 
 
 function celValue(type: FieldType, value: RecordValue): unknown {
   if (value === null) return null;
-  switch (type.kind) {
-    case 'integer':
+  const cel = kindFacts(type).cel;
+  switch (cel) {
+    case 'int':
       return typeof value === 'number' ? BigInt(Math.trunc(value)) : value;
-    case 'decimal':
+    case 'double':
       return typeof value === 'number' ? value : Number(value);
-    case 'date':
-    case 'datetime':
+    case 'timestamp':
       return toTimestamp(value);
     case 'reference':
       return null;
-    case 'text':
-    case 'longText':
-    case 'email':
-    case 'url':
-    case 'boolean':
-    case 'choice':
+    case 'string':
+    case 'bool':
       return value;
     default:
-      return assertNever(type);
+      return assertNever(cel);
   }
 }
 

@@ -1,4 +1,4 @@
-import { assertNever, isGroupable, isNumeric } from './field-kinds.ts';
+import { assertNever, familyOf, isGroupable, isNumeric } from './field-kinds.ts';
 import type { DashboardTile, Entity, FieldType, Screen, ScreenFilter, ScreenKind } from './model.ts';
 import type { Section } from './parse-sections.ts';
 import { type Cell, cellPart, splitList } from './parse-tables.ts';
@@ -336,8 +336,10 @@ function readFilter(cell: Cell, entityName: string, scope: Scope, route: string)
     return null;
   };
   const quoted = /^"(.*)"$/.exec(raw);
-  switch (type?.kind) {
+  const family = type === undefined ? 'text' : familyOf(type);
+  switch (family) {
     case 'choice':
+      if (type?.kind !== 'choice') return null;
       if (!type.values.includes(quoted?.[1] ?? raw)) {
         scope.bag.report('invalid-filter', valueCell.span, `"${raw}" is not one of ${entityName}.${field}'s values.`, {
           expected: suggest(raw, type.values),
@@ -345,22 +347,20 @@ function readFilter(cell: Cell, entityName: string, scope: Scope, route: string)
         return null;
       }
       return { field, value: { literal: quoted?.[1] ?? raw } };
-    case 'integer':
-    case 'decimal':
+    case 'number':
       return /^-?\d+(\.\d+)?$/.test(raw) ? { field, value: { literal: Number(raw) } } : bad('a number');
     case 'boolean':
       return /^(true|false)$/.test(raw) ? { field, value: { literal: raw === 'true' } } : bad('true or false');
     case 'reference':
-      return bad(type.entity === 'User' ? 'me (the signed-in user)' : 'a record, which a screen filter cannot name');
-    case undefined:
+      return bad(
+        type?.kind === 'reference' && type.entity === 'User'
+          ? 'me (the signed-in user)'
+          : 'a record, which a screen filter cannot name',
+      );
     case 'text':
-    case 'longText':
-    case 'email':
-    case 'url':
-    case 'date':
-    case 'datetime':
+    case 'moment':
       return quoted ? { field, value: { literal: quoted[1] ?? '' } } : bad('a "quoted" text');
     default:
-      return assertNever(type);
+      return assertNever(family);
   }
 }

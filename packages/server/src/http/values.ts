@@ -1,5 +1,5 @@
 import { randomFillSync } from 'node:crypto';
-import { assertNever, type FieldType } from '@ninepoint/spec';
+import { assertNever, type FieldType, kindFacts } from '@ninepoint/spec';
 
 /** Record ids: UUIDs in lower case, as `uuidv7` writes them. */
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -58,18 +58,16 @@ export function normalizeDateTime(text: string): string | null {
 /**
  * A field's text in the one form it is stored in, so values that mean the same are the same:
  * ids in lower case (`0190…` and `0190…` in capitals name one record), date-times in UTC
- * (`normalizeDateTime`, null when it is none). Other kinds are stored as sent.
+ * (`normalizeDateTime`, null when it is none), as a list filter reads them. Other text is stored as sent.
  */
 export function storedText(type: FieldType, text: string): string | null {
-  switch (type.kind) {
+  const kind = kindFacts(type).filter;
+  switch (kind) {
     case 'reference':
       return text.toLowerCase();
     case 'datetime':
       return normalizeDateTime(text);
     case 'text':
-    case 'longText':
-    case 'email':
-    case 'url':
     case 'choice':
     case 'date':
     case 'integer':
@@ -77,7 +75,7 @@ export function storedText(type: FieldType, text: string): string | null {
     case 'boolean':
       return text;
     default:
-      return assertNever(type);
+      return assertNever(kind);
   }
 }
 

@@ -1,7 +1,7 @@
 import { Checkbox, NumberInput, Select, Textarea, TextInput } from '@mantine/core';
 import { assertNever, type Field, type Model } from '@ninepoint/spec';
 import { choiceLabel, fieldLabel } from '../app/screens.ts';
-import { isNarrowType, webKind } from './field-kinds.ts';
+import { alwaysSet, isNarrowType } from './field-kinds.ts';
 import type { InputValue } from './form-values.ts';
 import { ReferenceSelect } from './ReferenceSelect.tsx';
 
@@ -39,7 +39,7 @@ export function FieldInput({ model, field, value, onChange, error, disabled, des
     id: inputId(field, idPrefix),
     label: fieldLabel(field),
     description: description ?? (field.doc ? capitalized(field.doc) : undefined),
-    required: field.required && !webKind(field.type).alwaysSet,
+    required: field.required && !alwaysSet(field.type),
     disabled,
     error,
   };

@@ -1,5 +1,6 @@
 import { assertNever, type Field } from '@ninepoint/spec';
 import type { Value } from '../rules/field-checks.ts';
+import { webKind } from './field-kinds.ts';
 
 /**
  * What an input holds while the user types: text for most fields (`''` when empty), a number or
@@ -26,25 +27,19 @@ export function localDateTime(iso: string): string {
 
 /** The input for a stored value. */
 export function toInput(field: Field, value: unknown): InputValue {
-  const t = field.type;
-  if (t.kind === 'boolean') return value === true;
+  const form = webKind(field.type).form;
+  if (form === 'checkbox') return value === true;
   if (value === null || value === undefined) return '';
-  switch (t.kind) {
-    case 'datetime':
+  switch (form) {
+    case 'instant':
       return localDateTime(String(value));
-    case 'integer':
-    case 'decimal':
+    case 'number':
       return typeof value === 'number' ? value : '';
-    case 'text':
-    case 'longText':
-    case 'email':
-    case 'url':
-    case 'date':
-    case 'choice':
-    case 'reference':
+    case 'typed':
+    case 'picked':
       return String(value);
     default:
-      return assertNever(t);
+      return assertNever(form);
   }
 }
 
@@ -68,33 +63,27 @@ export function defaultInput(field: Field, me: string | null): InputValue {
  * browser says so before the server has to).
  */
 export function fromInput(field: Field, input: InputValue | undefined): { value: Value; invalid: boolean } {
-  const t = field.type;
-  if (t.kind === 'boolean') return { value: input === true, invalid: false };
+  const form = webKind(field.type).form;
+  if (form === 'checkbox') return { value: input === true, invalid: false };
   if (input === undefined || input === '') return { value: null, invalid: false };
-  switch (t.kind) {
-    case 'integer':
-    case 'decimal': {
+  switch (form) {
+    case 'number': {
       const n = typeof input === 'number' ? input : Number(String(input).trim());
       return Number.isFinite(n) ? { value: n, invalid: false } : { value: null, invalid: true };
     }
-    case 'datetime': {
+    case 'instant': {
       const ms = Date.parse(String(input));
       return Number.isNaN(ms) ? { value: null, invalid: true } : { value: new Date(ms).toISOString(), invalid: false };
     }
-    case 'text':
-    case 'longText':
-    case 'email':
-    case 'url': {
+    case 'typed': {
       // Surrounding spaces are a slip of the keyboard, not part of the value.
       const text = String(input).trim();
       return { value: text === '' ? null : text, invalid: false };
     }
-    case 'date':
-    case 'choice':
-    case 'reference':
+    case 'picked':
       return { value: String(input), invalid: false };
     default:
-      return assertNever(t);
+      return assertNever(form);
   }
 }
 
