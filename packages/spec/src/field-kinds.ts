@@ -169,6 +169,7 @@ export function explainedType(type: FieldType): string {
   return kindFacts(type).explained(type as never);
 }
 
+/** What a type's values are (text, number, moment, boolean, choice, reference). */
 export function familyOf(type: FieldType | FieldKind): ValueFamily {
   return kindFacts(type).family;
 }

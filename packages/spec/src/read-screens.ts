@@ -339,7 +339,7 @@ function readFilter(cell: Cell, entityName: string, scope: Scope, route: string)
   const family = type === undefined ? 'text' : familyOf(type);
   switch (family) {
     case 'choice':
-      if (type?.kind !== 'choice') return null;
+      if (type?.kind !== 'choice') return null; // narrows `type`: only a choice is of its family
       if (!type.values.includes(quoted?.[1] ?? raw)) {
         scope.bag.report('invalid-filter', valueCell.span, `"${raw}" is not one of ${entityName}.${field}'s values.`, {
           expected: suggest(raw, type.values),
