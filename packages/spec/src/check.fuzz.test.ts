@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 /**
  * Property tests: whatever the input, `checkSpec` returns (quickly) a model and well-formed
  * diagnostics, and never throws.
