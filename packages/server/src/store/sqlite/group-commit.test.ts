@@ -1,9 +1,13 @@
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BatchCommitError, GroupCommit } from './group-commit.ts';
+
+const execFileAsync = promisify(execFile);
 
 let dir: string;
 let path: string;
@@ -63,7 +67,7 @@ describe('GroupCommit', () => {
   it('commits the writes queued in one turn of the event loop once', async () => {
     const db = open[0] as Database.Database;
     const insert = db.prepare<[string]>('INSERT INTO item (name) VALUES (?)');
-    const commits = new GroupCommit(db, { grouped: true });
+    const commits = new GroupCommit(db);
     const before = commitsInWal();
 
     const written = await Promise.all(
@@ -75,21 +79,10 @@ describe('GroupCommit', () => {
     expect(names(db)).toHaveLength(20);
   });
 
-  it('commits each write on its own when not grouped', async () => {
-    const db = open[0] as Database.Database;
-    const insert = db.prepare<[string]>('INSERT INTO item (name) VALUES (?)');
-    const commits = new GroupCommit(db, { grouped: false });
-    const before = commitsInWal();
-
-    await Promise.all(Array.from({ length: 5 }, (_, i) => commits.run(() => insert.run(`item ${i}`))));
-
-    expect(commitsInWal() - before).toBe(5);
-  });
-
   it('holds at most maxBatch writes in one commit, the rest in the next turns', async () => {
     const db = open[0] as Database.Database;
     const insert = db.prepare<[string]>('INSERT INTO item (name) VALUES (?)');
-    const commits = new GroupCommit(db, { grouped: true, maxBatch: 3 });
+    const commits = new GroupCommit(db, { maxBatch: 3 });
     const before = commitsInWal();
 
     await Promise.all(Array.from({ length: 7 }, (_, i) => commits.run(() => insert.run(`item ${i}`))));
@@ -102,13 +95,15 @@ describe('GroupCommit', () => {
     const db = open[0] as Database.Database;
     const other = connect();
     const insert = db.prepare<[string]>('INSERT INTO item (name) VALUES (?)');
-    const commits = new GroupCommit(db, { grouped: true });
+    const commits = new GroupCommit(db);
     let settled = false;
 
-    const write = commits.run(() => insert.run('first')).then(() => {
-      settled = true;
-      return names(other);
-    });
+    const write = commits
+      .run(() => insert.run('first'))
+      .then(() => {
+        settled = true;
+        return names(other);
+      });
     await Promise.resolve();
 
     expect(settled).toBe(false);
@@ -119,7 +114,7 @@ describe('GroupCommit', () => {
   it('rolls back a write that throws, alone: the others of its batch commit', async () => {
     const db = open[0] as Database.Database;
     const insert = db.prepare<[string]>('INSERT INTO item (name) VALUES (?)');
-    const commits = new GroupCommit(db, { grouped: true });
+    const commits = new GroupCommit(db);
     const before = commitsInWal();
 
     const results = await Promise.allSettled([
@@ -143,7 +138,7 @@ describe('GroupCommit', () => {
   it('runs the writes in order: a write sees the writes queued before it', async () => {
     const db = open[0] as Database.Database;
     const insert = db.prepare<[string]>('INSERT INTO item (name) VALUES (?)');
-    const commits = new GroupCommit(db, { grouped: true });
+    const commits = new GroupCommit(db);
 
     const [, seen, , seenLater] = await Promise.all([
       commits.run(() => insert.run('first')),
@@ -159,7 +154,7 @@ describe('GroupCommit', () => {
   it('rejects every write of a batch whose COMMIT fails, and commits nothing of it', async () => {
     const db = open[0] as Database.Database;
     const insert = db.prepare<[string]>('INSERT INTO item (name) VALUES (?)');
-    const commits = new GroupCommit(db, { grouped: true });
+    const commits = new GroupCommit(db);
 
     const results = await Promise.allSettled([
       commits.run(() => insert.run('a')),
@@ -191,7 +186,7 @@ describe('GroupCommit', () => {
     db.pragma('busy_timeout = 50');
     const other = connect();
     other.exec('BEGIN IMMEDIATE');
-    const commits = new GroupCommit(db, { grouped: true });
+    const commits = new GroupCommit(db);
     const insert = db.prepare<[string]>('INSERT INTO item (name) VALUES (?)');
 
     const results = await Promise.allSettled([commits.run(() => insert.run('a')), commits.run(() => insert.run('b'))]);
@@ -204,8 +199,8 @@ describe('GroupCommit', () => {
   it('keeps the writes of two connections on one file apart, all committed', async () => {
     const first = open[0] as Database.Database;
     const second = connect();
-    const a = new GroupCommit(first, { grouped: true });
-    const b = new GroupCommit(second, { grouped: true });
+    const a = new GroupCommit(first);
+    const b = new GroupCommit(second);
     const insertA = first.prepare<[string]>('INSERT INTO item (name) VALUES (?)');
     const insertB = second.prepare<[string]>('INSERT INTO item (name) VALUES (?)');
 
@@ -222,10 +217,40 @@ describe('GroupCommit', () => {
     ]);
   });
 
+  it('takes turns with another process writing to the same file: every write of both commits', async () => {
+    const db = open[0] as Database.Database;
+    const insert = db.prepare<[string]>('INSERT INTO item (name) VALUES (?)');
+    const commits = new GroupCommit(db);
+    // The other process writes as better-sqlite3 does on its own: one BEGIN IMMEDIATE transaction per row.
+    const script = `
+      const Database = require('better-sqlite3');
+      const db = new Database(process.argv[1], { timeout: 5000 });
+      db.pragma('synchronous = FULL');
+      const insert = db.transaction((i) => db.prepare('INSERT INTO item (name) VALUES (?)').run('other ' + i));
+      for (let i = 0; i < 200; i++) insert.immediate(i);
+      db.close();`;
+    const other = execFileAsync(process.execPath, ['-e', script, path], { cwd: import.meta.dirname });
+
+    for (let turn = 0; turn < 20; turn++) {
+      await Promise.all(Array.from({ length: 10 }, (_, i) => commits.run(() => insert.run(`this ${turn} ${i}`))));
+    }
+    await other;
+
+    const counts = db
+      .prepare<[], { who: string; n: number }>(
+        "SELECT substr(name, 1, instr(name, ' ') - 1) AS who, count(*) AS n FROM item GROUP BY who ORDER BY who",
+      )
+      .all();
+    expect(counts).toEqual([
+      { who: 'other', n: 200 },
+      { who: 'this', n: 200 },
+    ]);
+  });
+
   it('waits for a transaction left open across an await (a migration) instead of joining it', async () => {
     const db = open[0] as Database.Database;
     const insert = db.prepare<[string]>('INSERT INTO item (name) VALUES (?)');
-    const commits = new GroupCommit(db, { grouped: true });
+    const commits = new GroupCommit(db);
     db.exec('BEGIN IMMEDIATE');
     db.exec("INSERT INTO item (name) VALUES ('migrated')");
 
@@ -241,7 +266,7 @@ describe('GroupCommit', () => {
   it('keeps acknowledged writes after the connection closes and the file is opened again', async () => {
     const db = open[0] as Database.Database;
     const insert = db.prepare<[string]>('INSERT INTO item (name) VALUES (?)');
-    const commits = new GroupCommit(db, { grouped: true });
+    const commits = new GroupCommit(db);
 
     await Promise.all(Array.from({ length: 50 }, (_, i) => commits.run(() => insert.run(`item ${i}`))));
     db.close();
@@ -250,10 +275,23 @@ describe('GroupCommit', () => {
     expect(names(again)).toHaveLength(50);
   });
 
+  it('drains: every write queued before it has committed when it resolves', async () => {
+    const db = open[0] as Database.Database;
+    const insert = db.prepare<[string]>('INSERT INTO item (name) VALUES (?)');
+    const commits = new GroupCommit(db, { maxBatch: 2 });
+    const writes = Array.from({ length: 5 }, (_, i) => commits.run(() => insert.run(`item ${i}`)));
+
+    await commits.drain();
+
+    expect(commits.pending).toBe(0);
+    expect(names(db)).toHaveLength(5);
+    await Promise.all(writes);
+  });
+
   it('rejects writes queued when the connection is closed before their turn', async () => {
     const db = open[0] as Database.Database;
     const insert = db.prepare<[string]>('INSERT INTO item (name) VALUES (?)');
-    const commits = new GroupCommit(db, { grouped: true });
+    const commits = new GroupCommit(db);
 
     const write = commits.run(() => insert.run('late'));
     db.close();

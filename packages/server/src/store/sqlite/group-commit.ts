@@ -4,11 +4,6 @@ import type Database from 'better-sqlite3';
 export const MAX_BATCH = 128;
 
 export interface GroupCommitOptions {
-  /**
-   * Queue writes and commit those of one turn of the event loop together (true), or run each in
-   * its own transaction at once (false), as better-sqlite3 does on its own.
-   */
-  grouped: boolean;
   /** The most writes in one commit (default `MAX_BATCH`). */
   maxBatch?: number;
 }
@@ -41,29 +36,25 @@ export class BatchCommitError extends Error {
  * Writes run in the order they were queued, so a write sees the writes queued before it.
  *
  * ```ts
- * const commits = new GroupCommit(db, { grouped: true });
+ * const commits = new GroupCommit(db);
  * const id = await commits.run(() => insert.run('a').lastInsertRowid);
  * ```
  */
 export class GroupCommit {
-  readonly grouped: boolean;
   readonly #db: Database.Database;
   readonly #maxBatch: number;
-  /** Runs a function in a transaction, or in a savepoint when one is open. */
-  readonly #transaction: ((write: () => unknown) => unknown) & {
-    immediate: (write: () => unknown) => unknown;
-  };
+  readonly #savepoint: (write: () => unknown) => unknown;
   readonly #begin: Database.Statement;
   readonly #commit: Database.Statement;
   readonly #rollback: Database.Statement;
   #queue: Pending[] = [];
   #scheduled = false;
 
-  constructor(db: Database.Database, options: GroupCommitOptions) {
+  constructor(db: Database.Database, options: GroupCommitOptions = {}) {
     this.#db = db;
-    this.grouped = options.grouped;
     this.#maxBatch = Math.max(1, options.maxBatch ?? MAX_BATCH);
-    this.#transaction = db.transaction((write: () => unknown) => write());
+    // Only ever called inside the batch's transaction, where better-sqlite3 makes it a savepoint.
+    this.#savepoint = db.transaction((write: () => unknown) => write());
     // IMMEDIATE: take the write lock at the start, so another process's writer cannot make the
     // batch fail half-way; that writer waits for it up to the connection's busy timeout.
     this.#begin = db.prepare('BEGIN IMMEDIATE');
@@ -76,17 +67,17 @@ export class GroupCommit {
    * is done; rejects with what it threw (it alone rolled back) or with `BatchCommitError`.
    */
   run<T>(write: () => T): Promise<T> {
-    if (!this.grouped) {
-      try {
-        return Promise.resolve(this.#transaction.immediate(write) as T);
-      } catch (error) {
-        return Promise.reject(error);
-      }
-    }
     return new Promise<T>((resolve, reject) => {
       this.#queue.push({ write, resolve: resolve as (value: unknown) => void, reject });
       this.#schedule();
     });
+  }
+
+  /** Resolves once every write queued so far has settled (committed or not), for closing the connection. */
+  async drain(): Promise<void> {
+    if (this.#queue.length === 0) return;
+    // The queue is first in, first out: this runs after every write queued before it.
+    await this.run(() => undefined).catch(() => undefined);
   }
 
   /** Writes queued and not yet committed. */
@@ -132,7 +123,7 @@ export class GroupCommit {
     for (let i = 0; i < batch.length; i++) {
       const pending = batch[i] as Pending;
       try {
-        done.push({ pending, value: this.#transaction(pending.write) });
+        done.push({ pending, value: this.#savepoint(pending.write) });
       } catch (error) {
         pending.reject(error);
         if (!this.#db.inTransaction) {
@@ -151,7 +142,11 @@ export class GroupCommit {
       this.#commit.run();
     } catch (error) {
       // A failed COMMIT can leave the transaction open (a deferred foreign key): end it.
-      if (this.#db.inTransaction) this.#rollback.run();
+      try {
+        if (this.#db.inTransaction) this.#rollback.run();
+      } catch {
+        // The COMMIT's error is the one to report.
+      }
       const failed = new BatchCommitError(done.length, error);
       for (const { pending } of done) pending.reject(failed);
       return;

@@ -25,8 +25,8 @@ import { SqliteRunner } from './sqlite-runner.ts';
 export interface SqliteStoreOptions {
   /**
    * `normal` (the default): WAL with `synchronous=NORMAL` survives a killed process, but a power
-   * loss can roll back the last commits. `full` makes every acknowledged write durable, at about
-   * a third of the write throughput.
+   * loss can roll back the last commits. `full` makes every acknowledged write durable: the
+   * writes of one turn of the event loop share one commit and its one sync (group-commit.ts).
    */
   synchronous?: Synchronous;
   /** How long a write waits for another process's lock before failing, in ms. */
@@ -67,10 +67,7 @@ export class SqliteStore implements Store {
       db.close();
       throw error;
     }
-    // TEMP measuring switch
-    const grouped =
-      process.env.H2_GROUP === 'all' || (process.env.H2_GROUP === 'full' && options.synchronous === 'full');
-    return new SqliteStore(path, db, new GroupCommit(db, { grouped }));
+    return new SqliteStore(path, db, new GroupCommit(db));
   }
 
   async applySchema(schema: SqlSchema, model: Model, options: ApplyOptions = {}): Promise<AppliedSchema> {
@@ -202,6 +199,8 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    // Writes already queued commit first: each was accepted, and its caller waits for the answer.
+    await this.#commits.drain();
     if (this.db.open) this.db.close();
   }
 }
