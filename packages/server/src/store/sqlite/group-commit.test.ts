@@ -181,6 +181,23 @@ describe('GroupCommit', () => {
     expect(names(db)).toEqual(['c']);
   });
 
+  it('when a write ends the whole transaction, rejects the writes before it and runs those after it in a new one', async () => {
+    const db = open[0] as Database.Database;
+    const insert = db.prepare<[string]>('INSERT INTO item (name) VALUES (?)');
+    const commits = new GroupCommit(db);
+
+    const results = await Promise.allSettled([
+      commits.run(() => insert.run('before')),
+      // What SQLite does itself on some I/O errors: the transaction is gone, savepoints and all.
+      commits.run(() => db.exec('ROLLBACK')),
+      commits.run(() => insert.run('after')),
+    ]);
+
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'fulfilled']);
+    expect((results[0] as PromiseRejectedResult).reason).toBeInstanceOf(BatchCommitError);
+    expect(names(db)).toEqual(['after']);
+  });
+
   it('rejects the batch when the write lock stays taken past the busy timeout', async () => {
     const db = open[0] as Database.Database;
     db.pragma('busy_timeout = 50');

@@ -14,10 +14,13 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
-/** A batch's COMMIT failed: every write in it was rolled back, none was acknowledged. */
+/**
+ * A batch was rolled back as a whole (its COMMIT failed, or SQLite ended its transaction): none of
+ * its writes was acknowledged. Its `cause` is SQLite's error.
+ */
 export class BatchCommitError extends Error {
   constructor(writes: number, cause: unknown) {
-    super(`The commit of ${writes} write${writes === 1 ? '' : 's'} failed: ${messageOf(cause)}`, { cause });
+    super(`A batch of ${writes} write${writes === 1 ? '' : 's'} was rolled back: ${messageOf(cause)}`, { cause });
     this.name = 'BatchCommitError';
   }
 }
