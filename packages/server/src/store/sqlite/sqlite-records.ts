@@ -35,6 +35,7 @@ import type {
   WriteContext,
   WriteOutcome,
 } from '../store.ts';
+import type { GroupCommit } from './group-commit.ts';
 import { quoteIdentifier as q } from './sqlite-ddl.ts';
 
 /** What SQLite stores and binds: booleans are 0 or 1. */
@@ -60,6 +61,8 @@ export interface SharedStatements {
   cache: StatementCache;
   /** Reads of any table, for the checks that run inside a write. */
   reader: TxReader;
+  /** The connection's writes: each runs in the next group commit. */
+  commits: GroupCommit;
 }
 
 export interface HistoryRow {
@@ -146,15 +149,19 @@ export class SqliteRecords implements EntityRecords {
   readonly #updateState: Database.Statement<DbValue[]> | null;
   readonly #delete: Database.Statement<[string]>;
   readonly #referrers: readonly Referrer[];
-  readonly #createTx: (record: ApiRecord, context: WriteContext, check: WriteCheck | undefined) => WriteOutcome;
+  readonly #createTx: (
+    record: ApiRecord,
+    context: WriteContext,
+    check: WriteCheck | undefined,
+  ) => Promise<WriteOutcome>;
   readonly #updateTx: (
     id: string,
     values: Record<string, Value>,
     context: ConditionalWrite,
     check: WriteCheck | undefined,
     transition: TransitionWrite | null,
-  ) => WriteOutcome;
-  readonly #deleteTx: (id: string, context: ConditionalWrite, check: DeleteCheck | undefined) => DeleteOutcome;
+  ) => Promise<WriteOutcome>;
+  readonly #deleteTx: (id: string, context: ConditionalWrite, check: DeleteCheck | undefined) => Promise<DeleteOutcome>;
 
   constructor(
     db: Database.Database,
@@ -203,33 +210,19 @@ export class SqliteRecords implements EntityRecords {
       ),
     }));
 
-    // IMMEDIATE: take the write lock at the start, so another process's writer cannot make this
-    // transaction fail half-way; within this process, better-sqlite3 runs one at a time anyway.
-    const create = db.transaction((record: ApiRecord, context: WriteContext, check: WriteCheck | undefined) =>
-      this.#create(record, context, check),
-    );
-    const update = db.transaction(
-      (
-        id: string,
-        values: Record<string, Value>,
-        context: ConditionalWrite,
-        check: WriteCheck | undefined,
-        transition: TransitionWrite | null,
-      ) => this.#updateRecord(id, values, context, check, transition),
-    );
-    const remove = db.transaction((id: string, context: ConditionalWrite, check: DeleteCheck | undefined) =>
-      this.#deleteRecord(id, context, check),
-    );
     // The default list's pages, prepared now like the point reads; other sorts and filters on first use.
     for (const after of [null, { value: '', id: '' }]) {
       const plan = this.#plan({ ...DEFAULT_LIST, after });
       shared.cache.get(plan.sql);
     }
 
-    this.#createTx = (record, context, check) => create.immediate(record, context, check);
+    // Each write runs in its own savepoint of the connection's next group commit (group-commit.ts),
+    // which takes the write lock at its start (BEGIN IMMEDIATE); the promise settles after the COMMIT.
+    const { commits } = shared;
+    this.#createTx = (record, context, check) => commits.run(() => this.#create(record, context, check));
     this.#updateTx = (id, values, context, check, transition) =>
-      update.immediate(id, values, context, check, transition);
-    this.#deleteTx = (id, context, check) => remove.immediate(id, context, check);
+      commits.run(() => this.#updateRecord(id, values, context, check, transition));
+    this.#deleteTx = (id, context, check) => commits.run(() => this.#deleteRecord(id, context, check));
   }
 
   async get(id: string): Promise<StoredRecord | undefined> {
@@ -295,7 +288,7 @@ export class SqliteRecords implements EntityRecords {
 
   async delete(id: string, context: ConditionalWrite, check?: DeleteCheck): Promise<DeleteOutcome> {
     try {
-      return this.#deleteTx(id, context, check);
+      return await this.#deleteTx(id, context, check);
     } catch (error) {
       // Checked before deleting; this is the database's own guard answering the same.
       if (sqliteCode(error) === 'SQLITE_CONSTRAINT_FOREIGNKEY') {
@@ -462,9 +455,9 @@ export class SqliteRecords implements EntityRecords {
   }
 
   /** Runs a write, turning the database's unique and foreign-key guards into refusals. */
-  #write(run: () => WriteOutcome, values: Record<string, Value>): WriteOutcome {
+  async #write(run: () => Promise<WriteOutcome>, values: Record<string, Value>): Promise<WriteOutcome> {
     try {
-      return run();
+      return await run();
     } catch (error) {
       const code = sqliteCode(error);
       if (code === 'SQLITE_CONSTRAINT_UNIQUE') {

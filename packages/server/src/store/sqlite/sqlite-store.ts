@@ -9,6 +9,7 @@ import type { ApiRecord } from '../../compile/record-types.ts';
 import { HISTORY_TABLE, SCHEMA_TABLE, type SqlSchema, type SqlTable } from '../../compile/sql-schema.ts';
 import { USER_FOR_EXPRESSIONS_SQL, USERS_TABLE } from '../auth-store.ts';
 import type { AppliedSchema, ApplyOptions, Store, Synchronous } from '../store.ts';
+import { GroupCommit } from './group-commit.ts';
 import { HISTORY_BEFORE_COLUMN, HISTORY_TABLE_DDL, quoteIdentifier, SCHEMA_TABLE_DDL } from './sqlite-ddl.ts';
 import { applySqlitePlan, readRecordedSchema, SqliteMigrationProbe } from './sqlite-migrate.ts';
 import {
@@ -24,8 +25,8 @@ import { SqliteRunner } from './sqlite-runner.ts';
 export interface SqliteStoreOptions {
   /**
    * `normal` (the default): WAL with `synchronous=NORMAL` survives a killed process, but a power
-   * loss can roll back the last commits. `full` makes every acknowledged write durable, at about
-   * a third of the write throughput.
+   * loss can roll back the last commits. `full` makes every acknowledged write durable: the
+   * writes of one turn of the event loop share one commit and its one sync (group-commit.ts).
    */
   synchronous?: Synchronous;
   /** How long a write waits for another process's lock before failing, in ms. */
@@ -42,12 +43,14 @@ export class SqliteStore implements Store {
   readonly db: Database.Database;
   readonly sql: SqliteRunner;
   readonly #ping: Database.Statement;
+  readonly #commits: GroupCommit;
   #records = new Map<string, SqliteRecords>();
   #selectUser: Database.Statement<[string], ApiRecord> | undefined;
 
-  private constructor(location: string, db: Database.Database) {
+  private constructor(location: string, db: Database.Database, commits: GroupCommit) {
     this.location = location;
     this.db = db;
+    this.#commits = commits;
     this.sql = new SqliteRunner(db);
     this.#ping = db.prepare('SELECT 1');
   }
@@ -64,7 +67,7 @@ export class SqliteStore implements Store {
       db.close();
       throw error;
     }
-    return new SqliteStore(path, db);
+    return new SqliteStore(path, db, new GroupCommit(db));
   }
 
   async applySchema(schema: SqlSchema, model: Model, options: ApplyOptions = {}): Promise<AppliedSchema> {
@@ -154,6 +157,7 @@ export class SqliteStore implements Store {
         ]),
       ),
       cache: new StatementCache(db),
+      commits: this.#commits,
       reader: {
         get: (entity, id) => (entity === USER_ENTITY ? this.#user(id) : this.#records.get(entity)?.read(id)),
         count: (query) => {
@@ -195,6 +199,8 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    // Writes already queued commit first: each was accepted, and its caller waits for the answer.
+    await this.#commits.drain();
     if (this.db.open) this.db.close();
   }
 }
