@@ -4,11 +4,13 @@ import { blockingSteps } from '../../compile/migration-contract.ts';
 import { planMigration } from '../../compile/migration-planner.ts';
 import { MigrationRefusedError } from '../../compile/migration-report.ts';
 import { SCHEMA_TABLE, type SqlSchema, type SqlTable } from '../../compile/sql-schema.ts';
+import { recordsOf, servedTables } from '../records-core.ts';
 import type { AppliedSchema, ApplyOptions, Store } from '../store.ts';
 import { HISTORY_TABLE_DDL, quoteIdentifier, SCHEMA_TABLE_DDL } from './pg-ddl.ts';
+import { PgDialect, type PgRecords } from './pg-dialect.ts';
 import { applyPgPlan, PgMigrationProbe, readRecordedSchema } from './pg-migrate.ts';
-import { inTransaction, PgRecords } from './pg-records.ts';
 import { PgRunner, SCHEMA_LOCK } from './pg-runner.ts';
+import { inTransaction } from './pg-transaction.ts';
 
 export interface PgStoreOptions {
   /** Connections kept open at most (default 10). */
@@ -111,35 +113,9 @@ export class PgStore implements Store {
     return applied;
   }
 
-  /**
-   * Builds the records of every table of the schema. A column the migration left accepting empty
-   * values (a required field some rows lack) is known to be nullable, for list paging.
-   */
+  /** Builds the records of every table of the schema, as the migration left it (`servedTables`). */
   #prepare(schema: SqlSchema, layout: readonly SqlTable[]): void {
-    const ready = schema.tables.map((table): SqlTable => {
-      const stored = layout.find((t) => t.name === table.name);
-      const columns = table.columns.map((c) => {
-        const notNull = stored?.columns.find((x) => x.name === c.name)?.notNull ?? c.notNull;
-        return notNull === c.notNull ? c : { ...c, notNull };
-      });
-      return { ...table, columns };
-    });
-    const records = new Map<string, PgRecords>();
-    const byTable = new Map<string, PgRecords>();
-    const shared = {
-      pool: this.pool,
-      records: (entity: string) => records.get(entity),
-      recordsOfTable: (table: string) => byTable.get(table),
-    };
-    for (const table of ready) {
-      const referrers = ready.flatMap((other: SqlTable) =>
-        other.columns.filter((c) => c.references?.table === table.name).map((column) => ({ table: other, column })),
-      );
-      const entityRecords = new PgRecords(table, referrers, shared);
-      records.set(table.entity, entityRecords);
-      byTable.set(table.name, entityRecords);
-    }
-    this.#records = records;
+    this.#records = recordsOf(new PgDialect(this.pool), servedTables(schema.tables, layout));
   }
 
   records(entity: string): PgRecords {

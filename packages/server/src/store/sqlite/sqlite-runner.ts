@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { SqlRunner } from '../sql-runner.ts';
-import { StatementCache } from './sqlite-records.ts';
+import { StatementCache } from './statement-cache.ts';
 
 type Param = string | number | null;
 
@@ -8,11 +8,11 @@ type Param = string | number | null;
 export class SqliteRunner implements SqlRunner {
   readonly dialect = 'sqlite';
   readonly #db: Database.Database;
-  readonly #cache: StatementCache;
+  readonly #cache: StatementCache<Database.Statement<Param[], unknown>>;
 
   constructor(db: Database.Database) {
     this.#db = db;
-    this.#cache = new StatementCache(db, 64);
+    this.#cache = new StatementCache((sql) => db.prepare<Param[], unknown>(sql), 64);
   }
 
   async all<T extends object>(sql: string, params: readonly unknown[] = []): Promise<T[]> {

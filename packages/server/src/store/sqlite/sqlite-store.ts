@@ -1,24 +1,16 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { type Model, USER_ENTITY } from '@ninepoint/spec';
+import type { Model } from '@ninepoint/spec';
 import Database from 'better-sqlite3';
 import { blockingSteps } from '../../compile/migration-contract.ts';
 import { planMigration } from '../../compile/migration-planner.ts';
 import { MigrationRefusedError } from '../../compile/migration-report.ts';
-import type { ApiRecord } from '../../compile/record-types.ts';
 import { HISTORY_TABLE, SCHEMA_TABLE, type SqlSchema, type SqlTable } from '../../compile/sql-schema.ts';
-import { USER_FOR_EXPRESSIONS_SQL, USERS_TABLE } from '../auth-store.ts';
+import { recordsOf, servedTables } from '../records-core.ts';
 import type { AppliedSchema, ApplyOptions, Store, Synchronous } from '../store.ts';
 import { HISTORY_BEFORE_COLUMN, HISTORY_TABLE_DDL, quoteIdentifier, SCHEMA_TABLE_DDL } from './sqlite-ddl.ts';
+import { SqliteDialect, type SqliteRecords } from './sqlite-dialect.ts';
 import { applySqlitePlan, readRecordedSchema, SqliteMigrationProbe } from './sqlite-migrate.ts';
-import {
-  type HistoryRow,
-  INSERT_HISTORY_SQL,
-  SELECT_HISTORY_SQL,
-  type SharedStatements,
-  SqliteRecords,
-  StatementCache,
-} from './sqlite-records.ts';
 import { SqliteRunner } from './sqlite-runner.ts';
 
 export interface SqliteStoreOptions {
@@ -43,7 +35,6 @@ export class SqliteStore implements Store {
   readonly sql: SqliteRunner;
   readonly #ping: Database.Statement;
   #records = new Map<string, SqliteRecords>();
-  #selectUser: Database.Statement<[string], ApiRecord> | undefined;
 
   private constructor(location: string, db: Database.Database) {
     this.location = location;
@@ -131,57 +122,10 @@ export class SqliteStore implements Store {
 
   /**
    * Prepares the statements of every table, once: a request never prepares a point read or
-   * write. Each table is served as the schema lays it out, except that a column the migration
-   * left accepting empty values (a required field some rows lack) is known to, for list paging.
+   * write. Each table is served as the migration left it (`servedTables`).
    */
   #prepare(schema: SqlSchema, layout: readonly SqlTable[]): void {
-    const { db } = this;
-    const ready = schema.tables.map((table): SqlTable => {
-      const stored = layout.find((t) => t.name === table.name);
-      const columns = table.columns.map((c) => {
-        const notNull = stored?.columns.find((s) => s.name === c.name)?.notNull ?? c.notNull;
-        return notNull === c.notNull ? c : { ...c, notNull };
-      });
-      return { ...table, columns };
-    });
-    const shared: SharedStatements = {
-      insertHistory: db.prepare(INSERT_HISTORY_SQL),
-      selectHistory: db.prepare<[string, string], HistoryRow>(SELECT_HISTORY_SQL),
-      exists: new Map(
-        ready.map((t) => [
-          t.name,
-          db.prepare<[string], unknown>(`SELECT 1 FROM ${quoteIdentifier(t.name)} WHERE "id" = ?`),
-        ]),
-      ),
-      cache: new StatementCache(db),
-      reader: {
-        get: (entity, id) => (entity === USER_ENTITY ? this.#user(id) : this.#records.get(entity)?.read(id)),
-        count: (query) => {
-          const records = this.#records.get(query.entity);
-          if (!records) throw new Error(`The table of ${query.entity} is not ready.`);
-          return records.count(query);
-        },
-      },
-    };
-    const records = new Map<string, SqliteRecords>();
-    for (const table of ready) {
-      const referrers = ready.flatMap((other: SqlTable) =>
-        other.columns.filter((c) => c.references?.table === table.name).map((column) => ({ table: other, column })),
-      );
-      records.set(table.entity, new SqliteRecords(db, table, referrers, shared));
-    }
-    this.#records = records;
-  }
-
-  /** A user as expressions see one (`borrower.name`); prepared on first use, once the users table exists. */
-  #user(id: string): ApiRecord | undefined {
-    if (!this.#selectUser) {
-      // Before the users table exists (a store used without sign-in) there are no users.
-      const exists = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(USERS_TABLE);
-      if (!exists) return undefined;
-      this.#selectUser = this.db.prepare<[string], ApiRecord>(USER_FOR_EXPRESSIONS_SQL);
-    }
-    return this.#selectUser.get(id);
+    this.#records = recordsOf(new SqliteDialect(this.db), servedTables(schema.tables, layout));
   }
 
   records(entity: string): SqliteRecords {
