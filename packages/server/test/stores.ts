@@ -1,7 +1,7 @@
 import { compileSqlSchema } from '../src/compile/sql-schema.ts';
 import { openStore } from '../src/store/open-store.ts';
 import type { ListQuery, Store } from '../src/store/store.ts';
-import type { TestDatabase } from './databases.ts';
+import { TEST_DATABASES, type TestDatabase } from './databases.ts';
 import { modelOf } from './helpers.ts';
 
 /** An open store on a fresh database, and what removes both. */
@@ -39,5 +39,24 @@ export function listQuery(over: Partial<ListQuery> = {}): ListQuery {
     limit: 50,
     count: false,
     ...over,
+  };
+}
+
+/**
+ * A function opening `openSpecStore`s on the database named `name`, as the store class it opens
+ * (`is`), each closed by the test's `cleanups`.
+ */
+export function specStoreOpener<S extends Store>(
+  name: TestDatabase['name'],
+  is: (store: Store) => store is S,
+  cleanups: (() => Promise<void>)[],
+): (source: string) => Promise<S> {
+  return async (source) => {
+    const db = TEST_DATABASES.find((d) => d.name === name);
+    if (!db) throw new Error(`${name} is not in TEST_DATABASES`);
+    const { store, close } = await openSpecStore(db, source);
+    cleanups.push(close);
+    if (!is(store)) throw new Error(`not a ${name} store`);
+    return store;
   };
 }

@@ -11,6 +11,7 @@ import {
   DEFAULT_SORT_COLUMNS,
   HISTORY_TABLE,
   type SqlColumn,
+  type SqlSchema,
   type SqlTable,
   VERSION_COLUMN,
 } from '../compile/sql-schema.ts';
@@ -172,6 +173,22 @@ export function recordsOf<C>(dialect: RecordsDialect<C>, tables: readonly SqlTab
     shared.byTable.set(table.name, records);
   }
   return shared.byEntity;
+}
+
+/** The records a store serves: none until a schema is applied, then every table of the newest. */
+export class ServedRecords<C> {
+  #records = new Map<string, Records<C>>();
+
+  /** Serves every table of `schema` as the migration left it (`layout`, see `servedTables`). */
+  serve(dialect: RecordsDialect<C>, schema: SqlSchema, layout: readonly SqlTable[]): void {
+    this.#records = recordsOf(dialect, servedTables(schema.tables, layout));
+  }
+
+  of(entity: string): Records<C> {
+    const records = this.#records.get(entity);
+    if (!records) throw new Error(`The table of ${entity} is not ready: apply the schema first.`);
+    return records;
+  }
 }
 
 /**

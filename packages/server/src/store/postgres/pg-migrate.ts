@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { parseAppliedState, type RecordedSchema } from '../../compile/applied-state.ts';
+import type { RecordedSchema } from '../../compile/applied-state.ts';
 import type {
   MigrationPlan,
   MigrationProbe,
@@ -9,6 +9,7 @@ import type {
 } from '../../compile/migration-contract.ts';
 import type { Value } from '../../compile/record-types.ts';
 import { SCHEMA_TABLE, type SqlColumn, type SqlSchema, type SqlTable } from '../../compile/sql-schema.ts';
+import { NEWEST_SCHEMA_SQL, recordedSchemaOf } from '../schema-apply.ts';
 import { columnDdl, indexDdl, pgName, quoteIdentifier as q, sqlLiteral, tableDdl } from './pg-ddl.ts';
 
 /** Rows the probe reads per query: a migration never holds a whole large table in memory. */
@@ -21,12 +22,7 @@ export async function readRecordedSchema(client: pg.PoolClient): Promise<Recorde
     [SCHEMA_TABLE],
   );
   if ((exists.rowCount ?? 0) === 0) return null;
-  const { rows } = await client.query<{ model: string; tables: string }>(
-    `SELECT "model", "tables" FROM ${q(SCHEMA_TABLE)} ORDER BY "id" DESC LIMIT 1`,
-  );
-  const row = rows[0];
-  if (!row) return null;
-  return { state: parseAppliedState(row.model, row.tables), modelJson: row.model, tablesJson: row.tables };
+  return recordedSchemaOf((await client.query<{ model: string; tables: string }>(NEWEST_SCHEMA_SQL)).rows[0]);
 }
 
 /** The planner's view of a PostgreSQL database, read inside the migration's transaction. */

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { POSTGRES_AVAILABLE, TEST_DATABASES } from '../../../test/databases.ts';
 import { LENDING_DESK_DERIVED, modelOf } from '../../../test/helpers.ts';
-import { openSpecStore, listQuery as query } from '../../../test/stores.ts';
+import { listQuery as query, specStoreOpener } from '../../../test/stores.ts';
 import { compileSqlSchema } from '../../compile/sql-schema.ts';
 import { pgName } from './pg-ddl.ts';
 import { PgStore, redact } from './pg-store.ts';
@@ -14,13 +14,7 @@ afterEach(async () => {
 const postgres = TEST_DATABASES.find((d) => d.name === 'postgres');
 
 /** A PostgreSQL store in a schema of its own, for a spec. */
-async function open(source: string): Promise<PgStore> {
-  if (!postgres) throw new Error('PostgreSQL is not in TEST_DATABASES');
-  const { store, close } = await openSpecStore(postgres, source);
-  cleanups.push(close);
-  if (!(store instanceof PgStore)) throw new Error('not a PostgreSQL store');
-  return store;
-}
+const open = specStoreOpener('postgres', (store) => store instanceof PgStore, cleanups);
 
 describe('names PostgreSQL would cut', () => {
   it('keeps names up to 63 bytes and shortens longer ones to distinct names', () => {

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { parseAppliedState, type RecordedSchema } from '../../compile/applied-state.ts';
+import type { RecordedSchema } from '../../compile/applied-state.ts';
 import type {
   MigrationPlan,
   MigrationProbe,
@@ -9,6 +9,7 @@ import type {
 } from '../../compile/migration-contract.ts';
 import type { Value } from '../../compile/record-types.ts';
 import { SCHEMA_TABLE, type SqlColumn, type SqlSchema, type SqlTable } from '../../compile/sql-schema.ts';
+import { NEWEST_SCHEMA_SQL, recordedSchemaOf } from '../schema-apply.ts';
 import { columnDdl, indexDdl, quoteIdentifier as q, sqlLiteral, tableDdl } from './sqlite-ddl.ts';
 
 /** A column as `pragma_table_info` describes it. */
@@ -24,13 +25,7 @@ interface TableInfo {
 export function readRecordedSchema(db: Database.Database): RecordedSchema | null {
   const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(SCHEMA_TABLE);
   if (!exists) return null;
-  const row = db
-    .prepare<[], { model: string; tables: string }>(
-      `SELECT "model", "tables" FROM ${q(SCHEMA_TABLE)} ORDER BY "id" DESC LIMIT 1`,
-    )
-    .get();
-  if (!row) return null;
-  return { state: parseAppliedState(row.model, row.tables), modelJson: row.model, tablesJson: row.tables };
+  return recordedSchemaOf(db.prepare<[], { model: string; tables: string }>(NEWEST_SCHEMA_SQL).get());
 }
 
 /** The planner's view of a SQLite database; synchronous underneath, so it reads inside the migration's transaction. */

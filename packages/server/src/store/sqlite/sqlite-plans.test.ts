@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { TEST_DATABASES } from '../../../test/databases.ts';
 import { LENDING_DESK_DERIVED, modelOf, REVIEWS_AND_APPOINTMENTS } from '../../../test/helpers.ts';
-import { openSpecStore, listQuery as query } from '../../../test/stores.ts';
+import { listQuery as query, specStoreOpener } from '../../../test/stores.ts';
 import type { CountQuery } from '../../compile/record-types.ts';
 import { compileSqlSchema } from '../../compile/sql-schema.ts';
 import { recordsOf } from '../records-core.ts';
@@ -15,15 +14,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
-const sqlite = TEST_DATABASES.find((d) => d.name === 'sqlite');
-
-async function open(source: string): Promise<SqliteStore> {
-  if (!sqlite) throw new Error('SQLite is not in TEST_DATABASES');
-  const { store, close } = await openSpecStore(sqlite, source);
-  cleanups.push(close);
-  if (!(store instanceof SqliteStore)) throw new Error('not a SQLite store');
-  return store;
-}
+const open = specStoreOpener('sqlite', (store) => store instanceof SqliteStore, cleanups);
 
 /** How SQLite runs a statement: the `detail` lines of its plan. */
 function explain(store: SqliteStore, { sql, params }: { sql: string; params: unknown[] }): string {

@@ -2,11 +2,9 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Model } from '@ninepoint/spec';
 import Database from 'better-sqlite3';
-import { blockingSteps } from '../../compile/migration-contract.ts';
-import { planMigration } from '../../compile/migration-planner.ts';
-import { MigrationRefusedError } from '../../compile/migration-report.ts';
 import { HISTORY_TABLE, SCHEMA_TABLE, type SqlSchema, type SqlTable } from '../../compile/sql-schema.ts';
-import { recordsOf, servedTables } from '../records-core.ts';
+import { ServedRecords } from '../records-core.ts';
+import { type MigrationSteps, migrate, SCHEMA_ROW_COLUMNS } from '../schema-apply.ts';
 import type { AppliedSchema, ApplyOptions, Store, Synchronous } from '../store.ts';
 import { HISTORY_BEFORE_COLUMN, HISTORY_TABLE_DDL, quoteIdentifier, SCHEMA_TABLE_DDL } from './sqlite-ddl.ts';
 import { SqliteDialect, type SqliteRecords } from './sqlite-dialect.ts';
@@ -34,7 +32,7 @@ export class SqliteStore implements Store {
   readonly db: Database.Database;
   readonly sql: SqliteRunner;
   readonly #ping: Database.Statement;
-  #records = new Map<string, SqliteRecords>();
+  readonly #records = new ServedRecords<Database.Database>();
 
   private constructor(location: string, db: Database.Database) {
     this.location = location;
@@ -61,7 +59,6 @@ export class SqliteStore implements Store {
   async applySchema(schema: SqlSchema, model: Model, options: ApplyOptions = {}): Promise<AppliedSchema> {
     const { db } = this;
     const dryRun = options.dryRun ?? false;
-    const allowDestructive = options.allowDestructive ?? false;
     if (db.inTransaction) throw new Error('applySchema cannot run inside another transaction.');
     // A rebuilt table is dropped and renamed: foreign keys must be off meanwhile, and SQLite ignores
     // the pragma inside a transaction. The check at the end stands in for them.
@@ -72,7 +69,7 @@ export class SqliteStore implements Store {
       // cannot change before it is applied. A dry run only reads, in one snapshot.
       db.exec(dryRun ? 'BEGIN' : 'BEGIN IMMEDIATE');
       try {
-        applied = await this.#migrate(schema, model, dryRun, allowDestructive);
+        applied = await migrate(this.#migrationSteps(schema), schema, model, { ...options, location: this.location });
         db.exec(dryRun ? 'ROLLBACK' : 'COMMIT');
       } catch (error) {
         if (db.inTransaction) db.exec('ROLLBACK');
@@ -81,57 +78,37 @@ export class SqliteStore implements Store {
     } finally {
       if (!dryRun) db.pragma('foreign_keys = ON');
     }
-    if (applied.applied) this.#prepare(schema, applied.plan.tables);
+    // Every table's point reads and writes are prepared now: a request never prepares one.
+    if (applied.applied) this.#records.serve(new SqliteDialect(this.db), schema, applied.plan.tables);
     return applied;
   }
 
-  async #migrate(schema: SqlSchema, model: Model, dryRun: boolean, allowDestructive: boolean): Promise<AppliedSchema> {
+  #migrationSteps(schema: SqlSchema): MigrationSteps {
     const { db } = this;
-    const last = readRecordedSchema(db);
-    const plan = await planMigration({
-      previous: last?.state ?? null,
-      model,
-      schema,
+    return {
+      recorded: () => readRecordedSchema(db),
       probe: new SqliteMigrationProbe(db),
-    });
-    if (dryRun) return { plan, applied: false, recorded: false };
-    if (blockingSteps(plan, allowDestructive).length > 0) {
-      throw new MigrationRefusedError(plan, { allowDestructive, location: this.location });
-    }
-    db.exec(SCHEMA_TABLE_DDL);
-    for (const statement of HISTORY_TABLE_DDL) db.exec(statement);
-    const historyColumns = db
-      .prepare<[string], { name: string }>('SELECT name FROM pragma_table_info(?)')
-      .all(HISTORY_TABLE);
-    if (!historyColumns.some((c) => c.name === HISTORY_BEFORE_COLUMN)) {
-      db.exec(
-        `ALTER TABLE ${quoteIdentifier(HISTORY_TABLE)} ADD COLUMN ${quoteIdentifier(HISTORY_BEFORE_COLUMN)} TEXT`,
-      );
-    }
-    applySqlitePlan(db, plan, schema);
-    const modelJson = JSON.stringify(model);
-    const tablesJson = JSON.stringify(plan.tables);
-    const recorded = last?.modelJson !== modelJson || last.tablesJson !== tablesJson;
-    if (recorded) {
-      db.prepare(
-        `INSERT INTO ${quoteIdentifier(SCHEMA_TABLE)} (applied_at, model_version, product, model, tables) VALUES (?, ?, ?, ?, ?)`,
-      ).run(new Date().toISOString(), model.version, model.product.name, modelJson, tablesJson);
-    }
-    return { plan, applied: true, recorded };
-  }
-
-  /**
-   * Prepares the statements of every table, once: a request never prepares a point read or
-   * write. Each table is served as the migration left it (`servedTables`).
-   */
-  #prepare(schema: SqlSchema, layout: readonly SqlTable[]): void {
-    this.#records = recordsOf(new SqliteDialect(this.db), servedTables(schema.tables, layout));
+      bookkeeping: () => {
+        db.exec(SCHEMA_TABLE_DDL);
+        for (const statement of HISTORY_TABLE_DDL) db.exec(statement);
+        const history = db
+          .prepare<[string], { name: string }>('SELECT name FROM pragma_table_info(?)')
+          .all(HISTORY_TABLE);
+        if (!history.some((c) => c.name === HISTORY_BEFORE_COLUMN)) {
+          const before = quoteIdentifier(HISTORY_BEFORE_COLUMN);
+          db.exec(`ALTER TABLE ${quoteIdentifier(HISTORY_TABLE)} ADD COLUMN ${before} TEXT`);
+        }
+      },
+      apply: (plan) => applySqlitePlan(db, plan, schema),
+      record: (values) => {
+        const table = quoteIdentifier(SCHEMA_TABLE);
+        db.prepare(`INSERT INTO ${table} (${SCHEMA_ROW_COLUMNS}) VALUES (?, ?, ?, ?, ?)`).run(...values);
+      },
+    };
   }
 
   records(entity: string): SqliteRecords {
-    const records = this.#records.get(entity);
-    if (!records) throw new Error(`The table of ${entity} is not ready: apply the schema first.`);
-    return records;
+    return this.#records.of(entity);
   }
 
   async ping(): Promise<void> {
