@@ -1,12 +1,13 @@
 import type { Model } from '@ninepoint/spec';
 import pg from 'pg';
-import { SCHEMA_TABLE, type SqlSchema, type SqlTable } from '../../compile/sql-schema.ts';
+import { SCHEMA_TABLE, type SqlSchema } from '../../compile/sql-schema.ts';
 import { ServedRecords } from '../records-core.ts';
 import { type MigrationSteps, migrate, SCHEMA_ROW_COLUMNS } from '../schema-apply.ts';
 import type { AppliedSchema, ApplyOptions, Store } from '../store.ts';
 import { HISTORY_TABLE_DDL, quoteIdentifier, SCHEMA_TABLE_DDL } from './pg-ddl.ts';
 import { type PgConn, PgDialect, type PgRecords } from './pg-dialect.ts';
-import { applyPgPlan, PgMigrationProbe, readRecordedSchema } from './pg-migrate.ts';
+import { applyPgPlan } from './pg-migrate.ts';
+import { PgMigrationProbe, readRecordedSchema } from './pg-probe.ts';
 import { PgRunner, SCHEMA_LOCK } from './pg-runner.ts';
 import { inTransaction } from './pg-transaction.ts';
 

@@ -29,7 +29,12 @@ export function immediateTransactions(db: Database.Database): TransactionRunner 
 }
 
 /** What SQLite stores and binds: booleans are 0 or 1. */
-type Param = string | number | null;
+export type Param = string | number | null;
+
+/** A value as SQLite binds it: booleans as 0 or 1. */
+export function toSqlite(value: unknown): Param {
+  return typeof value === 'boolean' ? (value ? 1 : 0) : (value as Param);
+}
 
 /**
  * The records core's SQLite: `?` placeholders, LIKE, statements prepared once on the connection
@@ -69,7 +74,7 @@ export class SqliteDialect implements RecordsDialect<Database.Database> {
   }
 
   toDb(_column: SqlColumn, value: Value): Param {
-    return typeof value === 'boolean' ? (value ? 1 : 0) : value;
+    return toSqlite(value);
   }
 
   fromJson(stored: unknown): Record<string, Value> | null {

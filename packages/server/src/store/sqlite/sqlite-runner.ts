@@ -1,8 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { SqlRunner } from '../sql-runner.ts';
+import { type Param, toSqlite } from './sqlite-dialect.ts';
 import { StatementCache } from './statement-cache.ts';
-
-type Param = string | number | null;
 
 /** `SqlRunner` on a better-sqlite3 connection: synchronous statements behind the async interface. */
 export class SqliteRunner implements SqlRunner {
@@ -30,9 +29,4 @@ export class SqliteRunner implements SqlRunner {
       })
       .immediate();
   }
-}
-
-function toSqlite(value: unknown): Param {
-  if (typeof value === 'boolean') return value ? 1 : 0;
-  return value as Param;
 }

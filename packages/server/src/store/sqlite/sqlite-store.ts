@@ -2,13 +2,14 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Model } from '@ninepoint/spec';
 import Database from 'better-sqlite3';
-import { HISTORY_TABLE, SCHEMA_TABLE, type SqlSchema, type SqlTable } from '../../compile/sql-schema.ts';
+import { HISTORY_TABLE, SCHEMA_TABLE, type SqlSchema } from '../../compile/sql-schema.ts';
 import { ServedRecords } from '../records-core.ts';
 import { type MigrationSteps, migrate, SCHEMA_ROW_COLUMNS } from '../schema-apply.ts';
 import type { AppliedSchema, ApplyOptions, Store, Synchronous } from '../store.ts';
 import { HISTORY_BEFORE_COLUMN, HISTORY_TABLE_DDL, quoteIdentifier, SCHEMA_TABLE_DDL } from './sqlite-ddl.ts';
-import { SqliteDialect, type SqliteRecords } from './sqlite-dialect.ts';
-import { applySqlitePlan, readRecordedSchema, SqliteMigrationProbe } from './sqlite-migrate.ts';
+import { immediateTransactions, SqliteDialect, type SqliteRecords, type TransactionRunner } from './sqlite-dialect.ts';
+import { applySqlitePlan } from './sqlite-migrate.ts';
+import { readRecordedSchema, SqliteMigrationProbe } from './sqlite-probe.ts';
 import { SqliteRunner } from './sqlite-runner.ts';
 
 export interface SqliteStoreOptions {
@@ -33,10 +34,13 @@ export class SqliteStore implements Store {
   readonly sql: SqliteRunner;
   readonly #ping: Database.Statement;
   readonly #records = new ServedRecords<Database.Database>();
+  /** Every write of the records runs through this one runner (group commit plugs in here). */
+  readonly #transaction: TransactionRunner;
 
   private constructor(location: string, db: Database.Database) {
     this.location = location;
     this.db = db;
+    this.#transaction = immediateTransactions(db);
     this.sql = new SqliteRunner(db);
     this.#ping = db.prepare('SELECT 1');
   }
@@ -79,7 +83,8 @@ export class SqliteStore implements Store {
       if (!dryRun) db.pragma('foreign_keys = ON');
     }
     // Every table's point reads and writes are prepared now: a request never prepares one.
-    if (applied.applied) this.#records.serve(new SqliteDialect(this.db), schema, applied.plan.tables);
+    if (applied.applied)
+      this.#records.serve(new SqliteDialect(this.db, this.#transaction), schema, applied.plan.tables);
     return applied;
   }
 
