@@ -60,6 +60,20 @@ const DEFAULT_LIST: ListQuery = {
   count: false,
 };
 
+/** The history table's columns as a write fills them (see `Ddl.historyTable`). */
+const HISTORY_COLUMNS = [
+  'entity',
+  'record_id',
+  'at',
+  'by',
+  'action',
+  'transition',
+  'from_state',
+  'to_state',
+  'changes',
+  'before',
+] as const;
+
 /** A table that refers to this one, and the statement that finds whether a record is referred to. */
 interface Referrer<C> {
   entity: string;
@@ -86,14 +100,12 @@ class Shared<C> {
     this.dialect = dialect;
     const q = (name: string) => dialect.quote(name);
     const p = (n: number) => dialect.placeholder(n);
-    const columns = ['entity', 'record_id', 'at', 'by', 'action', 'transition', 'from_state', 'to_state', 'changes'];
-    columns.push('before');
-    this.insertHistory = dialect.prepare(
-      `INSERT INTO ${q(HISTORY_TABLE)} (${columns.map(q).join(', ')}) VALUES (${columns.map((_, i) => p(i + 1)).join(', ')})`,
-    );
-    this.selectHistory = dialect.prepare(
-      `SELECT "at", "by", "action", "transition", "from_state", "to_state", "changes", "before" FROM ${q(HISTORY_TABLE)} WHERE "entity" = ${p(1)} AND "record_id" = ${p(2)} ORDER BY "id"`,
-    );
+    const insert = HISTORY_COLUMNS.map(q).join(', ');
+    const values = HISTORY_COLUMNS.map((_, i) => p(i + 1)).join(', ');
+    this.insertHistory = dialect.prepare(`INSERT INTO ${q(HISTORY_TABLE)} (${insert}) VALUES (${values})`);
+    const select = HISTORY_COLUMNS.slice(2).map(q).join(', ');
+    const where = `"entity" = ${p(1)} AND "record_id" = ${p(2)}`;
+    this.selectHistory = dialect.prepare(`SELECT ${select} FROM ${q(HISTORY_TABLE)} WHERE ${where} ORDER BY "id"`);
     const conn = dialect.idle;
     this.directReader = dialect.sync
       ? {
