@@ -37,7 +37,6 @@ import type {
   ListPage,
   ListQuery,
   Position,
-  Refusal,
   StoredRecord,
   Summary,
   SummaryQuery,
@@ -531,8 +530,7 @@ export class Records<C> implements EntityRecords {
     if (violation?.kind === 'unique') return { ok: false, refusal: { kind: 'not-unique', field: violation.field } };
     if (violation?.kind === 'foreign-key') {
       const fields = this.#references.filter((r) => values[r.field] != null).map((r) => r.field);
-      const refusal: Refusal = { kind: 'unknown-reference', fields };
-      return { ok: false, refusal };
+      return { ok: false, refusal: { kind: 'unknown-reference', fields } };
     }
     throw error;
   }
