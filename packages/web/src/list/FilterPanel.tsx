@@ -9,6 +9,13 @@ import { type FieldFilter, type FilterField, validFilterValue } from './query.ts
 import { ReferencePicker } from './ReferencePicker.tsx';
 
 /**
+ * A field's new filter, or how to make it from the field's filter as it is when the change lands:
+ * the two ends of a range are typed one after the other, and the second must not be made from a
+ * render that has not seen the first yet.
+ */
+export type FilterChange = FieldFilter | ((current: FieldFilter) => FieldFilter);
+
+/**
  * One input per field the list may be filtered by, each typed by its field: a choice or the state
  * is a set of checkboxes (any of those ticked), a yes/no field a select of Yes/No, text a
  * "contains" input, a number, day or moment a from–to pair, a reference a picker. An empty input
@@ -25,7 +32,7 @@ export function FilterPanel({
   me: Me;
   fields: FilterField[];
   values: Record<string, FieldFilter>;
-  onChange: (field: string, filter: FieldFilter) => void;
+  onChange: (field: string, filter: FilterChange) => void;
 }) {
   return (
     <SimpleGrid cols={{ base: 1, xs: 2, md: 3, lg: 4 }} spacing="sm" verticalSpacing="sm">
@@ -54,7 +61,7 @@ function FilterInput({
   me: Me;
   field: FilterField;
   filter: FieldFilter;
-  onChange: (filter: FieldFilter) => void;
+  onChange: (filter: FilterChange) => void;
 }) {
   const value = filter.values?.[0] ?? '';
   const one = (next: string) => onChange(next === '' ? {} : { values: [next] });
@@ -169,14 +176,15 @@ function RangeInput({
 }: {
   field: FilterField;
   filter: FieldFilter;
-  onChange: (filter: FieldFilter) => void;
+  onChange: (filter: FilterChange) => void;
 }) {
-  const set = (end: 'from' | 'to', next: string) => {
-    const changed: FieldFilter = { ...filter };
-    if (next === '') delete changed[end];
-    else changed[end] = next;
-    onChange(changed);
-  };
+  const set = (end: 'from' | 'to', next: string) =>
+    onChange((current) => {
+      const changed: FieldFilter = { ...current };
+      if (next === '') delete changed[end];
+      else changed[end] = next;
+      return changed;
+    });
   const input = (end: 'from' | 'to') => {
     const name = `${field.label} ${end}`;
     const current = filter[end] ?? '';

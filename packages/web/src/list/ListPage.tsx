@@ -41,7 +41,7 @@ import { stateLabel } from '../records/access.ts';
 import { BulkBar } from './BulkBar.tsx';
 import { ExportButton } from './ExportButton.tsx';
 import { referenceNames } from './export.ts';
-import { FilterPanel } from './FilterPanel.tsx';
+import { type FilterChange, FilterPanel } from './FilterPanel.tsx';
 import { ChevronLeftIcon, ChevronRightIcon, FilterIcon, PlusIcon, SearchIcon } from './icons.tsx';
 import { DebouncedInput } from './inputs.tsx';
 import {
@@ -205,9 +205,10 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
       const down = current.sort?.startsWith('-') ?? false;
       return { sort: at !== field || current.sort === null ? field : down ? null : `-${field}` };
     });
-  const setFilter = (field: string, filter: FieldFilter) =>
+  const setFilter = (field: string, change: FilterChange) =>
     update((current) => {
       const next = { ...current.filters };
+      const filter = typeof change === 'function' ? change(current.filters[field] ?? {}) : change;
       if (isActive(filter)) next[field] = filter;
       else delete next[field];
       return { filters: next };
