@@ -90,18 +90,19 @@ interface AsyncDestination {
 }
 
 /**
- * The lines logged in one turn of the event loop, handed to pino's asynchronous destination as one
- * string when the turn ends (`setImmediate`). The destination writes whatever it holds as soon as
- * its last write is done, so under load nearly every request line cost a write of its own (a
- * system call on libuv's thread pool, with its bookkeeping about a tenth of a get's CPU time);
- * batched, a turn's lines cost one. Their order is kept. At exit, held lines are written
- * synchronously after what the destination holds (`flushPendingLines`).
+ * Log lines held for up to `HOLD_MS` (or `MAX_HELD_CHARS`), then handed to pino's asynchronous
+ * destination as one string. The destination writes whatever it holds as soon as its last write
+ * is done: under load nearly every request line was a write of its own, and an asynchronous write
+ * (a hand-over to libuv's thread pool and back) costs about 30 µs of CPU on a 2-vCPU machine, a
+ * fifth of a get; held together, a few hundred lines share one. Their order is kept. At exit,
+ * held lines are written synchronously after what the destination holds (`flushPendingLines`).
  */
 export class LineBatch {
   readonly #out: AsyncDestination;
   readonly #fd: number;
   #lines: string[] = [];
-  #scheduled = false;
+  #chars = 0;
+  #timer: NodeJS.Timeout | null = null;
   readonly #handOver = () => this.#handOverNow();
 
   /** `out` writes to the file descriptor `fd`. */
@@ -117,10 +118,10 @@ export class LineBatch {
 
   write(line: string): void {
     this.#lines.push(line);
-    if (!this.#scheduled) {
-      this.#scheduled = true;
-      setImmediate(this.#handOver);
-    }
+    this.#chars += line.length;
+    // Not unref'd: a process about to end waits for its last lines (HOLD_MS at most).
+    if (this.#chars >= MAX_HELD_CHARS) this.#handOverNow();
+    else this.#timer ??= setTimeout(this.#handOver, HOLD_MS);
   }
 
   /** pino's `logger.flush()`: the lines held, then the destination's own. */
@@ -135,13 +136,17 @@ export class LineBatch {
    * that the exit may cut short.
    */
   flushSync(): void {
-    this.#out.flushSync();
-    const text = this.#take();
-    if (text !== '') writeSync(this.#fd, text);
+    try {
+      this.#out.flushSync();
+    } finally {
+      const text = this.#take();
+      if (text !== '') writeSync(this.#fd, text);
+    }
   }
 
   #handOverNow(): void {
-    this.#scheduled = false;
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = null;
     const text = this.#take();
     if (text !== '') this.#out.write(text);
   }
@@ -150,10 +155,15 @@ export class LineBatch {
     if (this.#lines.length === 0) return '';
     const text = this.#lines.length === 1 ? (this.#lines[0] as string) : this.#lines.join('');
     this.#lines = [];
+    this.#chars = 0;
     return text;
   }
 }
 
+/** How long a log line may wait for others to be written with. */
+const HOLD_MS = 20;
+/** How much may wait: beyond it, the lines are handed over at once. */
+const MAX_HELD_CHARS = 256 * 1024;
 const BATCHES = new Set<WeakRef<LineBatch>>();
 let exitFlushAdded = false;
 
