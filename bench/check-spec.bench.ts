@@ -1,4 +1,5 @@
 import { checkSpec } from '@ninepoint/spec';
+import { HUGE_TABLE_SPECS, PATHOLOGICAL_SPECS } from '../packages/spec/test/hard-specs.ts';
 import { generateSpec } from './generate-spec.ts';
 
 export interface CheckBenchRow {
@@ -39,5 +40,34 @@ export function benchCheck(base = 200, runs = 9): CheckBenchRow[] {
       minMs: times[0] ?? 0,
       msPerEntity: medianMs / entities,
     };
+  });
+}
+
+export interface HardSpecRow {
+  name: string;
+  kilobytes: number;
+  medianMs: number;
+}
+
+/**
+ * Times `checkSpec` on the fuzz suite's huge tables and pathological inputs (median of `runs`
+ * after one warm-up): their speed is measured here, while the suite only checks that none hangs.
+ */
+export function benchHardSpecs(runs = 3): HardSpecRow[] {
+  const specs = [
+    ...HUGE_TABLE_SPECS.map(([name, build]) => [`5,000 rows of ${name}`, build] as const),
+    ...PATHOLOGICAL_SPECS,
+  ];
+  return specs.map(([name, build]) => {
+    const source = build();
+    checkSpec(source);
+    const times: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const start = performance.now();
+      checkSpec(source);
+      times.push(performance.now() - start);
+    }
+    times.sort((a, b) => a - b);
+    return { name, kilobytes: Math.round(source.length / 1024), medianMs: times[Math.floor(times.length / 2)] ?? 0 };
   });
 }

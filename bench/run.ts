@@ -5,7 +5,7 @@
 // (or BENCH_DATABASES=sqlite, BENCH_JSON_SERVER=0, BENCH_STARTUP_RUNS=0).
 import os from 'node:os';
 import { apiOptionsFromEnv, benchApi, benchEnvOf, formatApiReport, verdictOf, writeApiDocs } from './api-bench.ts';
-import { benchCheck } from './check-spec.bench.ts';
+import { benchCheck, benchHardSpecs } from './check-spec.bench.ts';
 
 const TARGET_MS = 150;
 const PARTS = ['check', 'api'] as const;
@@ -48,6 +48,11 @@ if (parts.includes('check')) {
   console.log(
     `\nTarget: the ${base?.entities}-entity spec checks in under ${TARGET_MS} ms — ${verdict} (${base?.medianMs.toFixed(1)} ms).\n`,
   );
+  console.log('Huge and pathological specs (the fuzz suite checks only that none hangs):\n');
+  console.log('| spec | KB | median ms |');
+  console.log('|---|---|---|');
+  for (const row of benchHardSpecs()) console.log(`| ${row.name} | ${row.kilobytes} | ${row.medianMs.toFixed(1)} |`);
+  console.log('');
 }
 
 if (parts.includes('api')) {

@@ -119,6 +119,7 @@ export {
   type UserAccount,
 } from './store/auth-store.ts';
 export { DEFAULT_DB_PATH, openStore, type StoreOptions } from './store/open-store.ts';
+export type { Records } from './store/records-core.ts';
 export {
   BackupError,
   type BackupInspection,
@@ -128,7 +129,7 @@ export {
   type Restored,
   restoreSqlite,
 } from './store/sqlite/sqlite-backup.ts';
-export { SqliteRecords } from './store/sqlite/sqlite-records.ts';
+export type { SqliteRecords } from './store/sqlite/sqlite-dialect.ts';
 export { SqliteStore, type SqliteStoreOptions } from './store/sqlite/sqlite-store.ts';
 export type {
   AppliedSchema,

@@ -1,4 +1,5 @@
 import { Environment } from '@marcbachmann/cel-js';
+import { kindFacts } from './field-kinds.ts';
 import type { Constant, Entity, FieldType } from './model.ts';
 import { USER_ENTITY } from './names.ts';
 
@@ -33,20 +34,17 @@ export function celSystemFields(hasState: boolean): Record<string, string> {
 
 /** The CEL type of a field; a reference to an entity not in `known` (not registered yet) is dyn. */
 export function celFieldType(type: FieldType, known: ReadonlySet<string>): string {
-  switch (type.kind) {
-    case 'integer':
-      return 'int';
-    case 'decimal':
-      return 'double';
-    case 'boolean':
-      return 'bool';
-    case 'date':
-    case 'datetime':
+  const cel = kindFacts(type).cel;
+  switch (cel) {
+    case 'timestamp':
       return CEL_TIMESTAMP;
     case 'reference':
-      return known.has(type.entity) ? celTypeName(type.entity) : 'dyn';
-    default:
-      return 'string';
+      return type.kind === 'reference' && known.has(type.entity) ? celTypeName(type.entity) : 'dyn';
+    case 'string':
+    case 'int':
+    case 'double':
+    case 'bool':
+      return cel;
   }
 }
 

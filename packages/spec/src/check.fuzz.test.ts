@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 /**
  * Property tests: whatever the input, `checkSpec` returns (quickly) a model and well-formed
  * diagnostics, and never throws.
@@ -9,6 +8,7 @@ import { readFileSync } from 'node:fs';
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { HUGE_TABLE_SPECS, PATHOLOGICAL_SPECS, sketch } from '../test/hard-specs.ts';
 import { blankSpec } from './blank-spec.ts';
 import { type CheckResult, checkSpec, MAX_SPEC_BYTES } from './check.ts';
 import { DIAGNOSTIC_CODES } from './diagnostic-codes.ts';
@@ -27,11 +27,12 @@ const options = (numRuns: number) => ({
   plugins: [fc.interruptAfterTimeLimit(PROPERTY_TIME_LIMIT_MS)],
 });
 
-/** Generous: machines are noisy. The point is that no input makes the checker hang. */
-const TIME_LIMIT_MS = 2000;
-
-/** The sketch from the design document's section "The spec format" (it checks with no diagnostics). */
-const sketch = readFileSync(new URL('../test/fixtures/sketch.md', import.meta.url), 'utf8');
+/**
+ * A hang guard, not a speed target: machines are shared and noisy, so a tight limit fails under
+ * load. Exponential blow-ups pass it by orders of magnitude; how fast the huge and pathological
+ * specs check is measured by `npm run bench -- check` (bench/check-spec.bench.ts).
+ */
+const TIME_LIMIT_MS = 15_000;
 
 const seeds = [sketch, blankSpec()];
 
@@ -475,124 +476,6 @@ const tokenSoup = fc
   .map((t) => t.join(''));
 
 // ---------------------------------------------------------------------------------------------
-// Huge tables: 5,000 rows of each kind, appended to the sketch
-// ---------------------------------------------------------------------------------------------
-
-const HUGE_ROWS = 5000;
-const rows = (f: (i: number) => string) => Array.from({ length: HUGE_ROWS }, (_, i) => f(i)).join('\n');
-const after = (anchor: string, added: string) => sketch.replace(anchor, () => `${anchor}\n${added}`);
-const before = (anchor: string, added: string) => sketch.replace(anchor, () => `${added}\n${anchor}`);
-const COPIES = '| copies | integer | required, 0..MAX_COPIES, default 1 |';
-
-const hugeTables: [string, () => string][] = [
-  [
-    'screens',
-    () =>
-      after(
-        '| /my/loans | list | Loan where borrower = me | member |',
-        rows((i) => `| /s${i}/:id | detail | Book | staff |`),
-      ),
-  ],
-  [
-    'fields',
-    () =>
-      after(
-        COPIES,
-        rows((i) => `| f${i} | integer | required, 0..MAX_COPIES |`),
-      ),
-  ],
-  [
-    'field rules',
-    () =>
-      after(
-        COPIES,
-        rows((i) => `| f${i} | integer | required, 0..MAX_COPIES |`),
-      ).replace('| loan limit |', (m) =>
-        [rows((i) => `| r${i} | Book.f${i} | value > 0 | LOAN_LIMIT |`), m].join('\n'),
-      ),
-  ],
-  [
-    'entities',
-    () =>
-      before(
-        '### Loan\n',
-        rows((i) => `### E${i}\n| field | type |\n|---|---|\n| link | ${i ? `E${i - 1}` : 'Book'} |\n`),
-      ),
-  ],
-  [
-    'transitions',
-    () =>
-      after(
-        '| mark overdue | out | overdue | staff | now > due |',
-        rows((i) => `| t${i} | ${i ? `s${i - 1}` : 'out'} | s${i} | staff | now > due |`),
-      ),
-  ],
-  [
-    'rules',
-    () =>
-      before(
-        '| loan limit |',
-        rows((i) => `| r${i} | Loan | due > today && book.copies > ${i} | LOAN_LIMIT |`),
-      ),
-  ],
-  [
-    'roles',
-    () =>
-      after(
-        '| member | read | read own |',
-        rows((i) => `| r${i} | read | read own |`),
-      ),
-  ],
-  [
-    'calls',
-    () =>
-      after(
-        '| POST | /api/loans/:id/return | | Loan: return |',
-        rows((i) => `| GET | /api/c${i}/:id | | get Book |`),
-      ),
-  ],
-  [
-    'errors',
-    () =>
-      before(
-        '| LOAN_LIMIT | 409 |',
-        rows((i) => `| E_${i} | 422 | {MAX_LOANS} {title} {x${i}} |`),
-      ),
-  ],
-  [
-    'constants',
-    () =>
-      before(
-        '| MAX_COPIES | 50 |',
-        rows((i) => `| C_${i} | ${i} days | |`),
-      ),
-  ],
-  ['a table outside any point', () => `${sketch}\n${rows((i) => `| ${'|'.repeat(i % 50)} ${i} |`)}`],
-  [
-    // Every entity with an expression gets its own environment; each must not hold every constant anew.
-    'constants, and 2,000 entities that each have a rule',
-    () =>
-      before(
-        '| MAX_COPIES | 50 |',
-        rows((i) => `| C_${i} | ${i} | |`),
-      )
-        .replace('### Loan\n', (m) =>
-          [
-            Array.from({ length: 2000 }, (_, i) => `### E${i}\n| field | type |\n|---|---|\n| n | integer |\n`).join(
-              '\n',
-            ),
-            m,
-          ].join('\n'),
-        )
-        .replace('| loan limit |', (m) =>
-          [Array.from({ length: 2000 }, (_, i) => `| e${i} | E${i} | n > C_${i} | LOAN_LIMIT |`).join('\n'), m].join(
-            '\n',
-          ),
-        ),
-  ],
-];
-
-// ---------------------------------------------------------------------------------------------
 
 describe('checkSpec on mutated specs', () => {
   it('starts from seeds that check cleanly', () => {
@@ -635,7 +518,7 @@ describe('checkSpec on mutated specs', () => {
     );
   });
 
-  it.each(hugeTables)('checks the sketch with 5,000 rows of %s in time', (_, build) => {
+  it.each(HUGE_TABLE_SPECS)('checks the sketch with 5,000 rows of %s without hanging', (_, build) => {
     const source = build();
     expect(source.length).toBeLessThan(MAX_SPEC_BYTES);
     wellFormed(source);
@@ -661,52 +544,7 @@ describe('checkSpec on random documents', () => {
 });
 
 describe('checkSpec on pathological inputs', () => {
-  const guard = (expression: string) => sketch.replace('book.copies > 0', () => expression);
-  const cases: [string, () => string][] = [
-    ['100,000 nested parentheses in a guard', () => guard(`${'('.repeat(100_000)}1${')'.repeat(100_000)}`)],
-    ['100,000 unclosed brackets in a guard', () => guard('['.repeat(100_000))],
-    ['a 10,000-term && chain in a guard', () => guard(Array(10_000).fill('book.copies > 0').join(' && '))],
-    [
-      '200,000 backticks around a type',
-      () => sketch.replace('| book | Book |', () => `| book | ${'`'.repeat(200_000)}x |`),
-    ],
-    ['a 500,000-deep blockquote', () => `${'>'.repeat(500_000)}\n${sketch}`],
-    [
-      'a line of 1,000,000 pipes',
-      () => sketch.replace('| title | text |', () => `${'|'.repeat(1_000_000)} title | text |`),
-    ],
-    [
-      'a 1.9 MB spec just under the size limit',
-      () => `${sketch}\n${'x '.repeat(Math.floor((MAX_SPEC_BYTES - sketch.length) / 2) - 10)}`,
-    ],
-    ['a spec just over the size limit', () => `${sketch}${'x'.repeat(MAX_SPEC_BYTES)}`],
-    [
-      'a field name with 50,000 underscores inside it',
-      () => sketch.replace('| title | text |', () => `| t${'_'.repeat(50_000)}x | text |`),
-    ],
-    [
-      'a pattern with a lookahead and a default',
-      () =>
-        sketch.replace(
-          '| title | text |',
-          () => '| title | text | default a1, pattern `^(?=.*[0-9]).+$` |\n| x | text |',
-        ),
-    ],
-    [
-      'a pattern with a backreference and a default',
-      () => sketch.replace('| title | text |', () => '| title | text | default aa, pattern `^(a)\\1$` |\n| x | text |'),
-    ],
-    [
-      // Exponential backtracking: checking the default against the pattern must not run it unboundedly.
-      'a catastrophic-backtracking pattern with a default',
-      () =>
-        sketch.replace(
-          '| isbn | text | required, unique, pattern ^97[89][0-9]{10}$ |',
-          () => `| isbn | text | default ${'a'.repeat(29)}!, pattern ^(a+)+$ |`,
-        ),
-    ],
-  ];
-  it.each(cases)('handles %s in time', (_, build) => wellFormed(build()));
+  it.each(PATHOLOGICAL_SPECS)('handles %s without hanging', (_, build) => wellFormed(build()));
 
   // Names the expression library itself declares: a field so named must be reported, not crash the checker.
   const CEL_NAMES = ['type', 'string', 'list', 'map', 'int', 'uint', 'double', 'bool', 'bytes', 'optional', 'google'];

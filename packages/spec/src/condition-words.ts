@@ -1,4 +1,5 @@
 import { type ASTNode, parse } from '@marcbachmann/cel-js';
+import { familyOf, isMoment } from './field-kinds.ts';
 import { type CountTerm, findCounts, type PresenceTerm } from './filled-terms.ts';
 import type { Constant, Entity, FieldType, Model } from './model.ts';
 import { USER_ENTITY } from './names.ts';
@@ -360,18 +361,18 @@ class Words {
   }
 
   #kind(type: FieldType): Kind {
-    switch (type.kind) {
-      case 'date':
-      case 'datetime':
+    const family = familyOf(type);
+    switch (family) {
+      case 'moment':
         return 'time';
-      case 'integer':
-      case 'decimal':
+      case 'number':
         return 'number';
       case 'boolean':
         return 'bool';
       case 'reference':
-        return type.entity === USER_ENTITY ? 'user' : 'record';
-      default:
+        return type.kind === 'reference' && type.entity === USER_ENTITY ? 'user' : 'record';
+      case 'text':
+      case 'choice':
         return 'text';
     }
   }
@@ -459,7 +460,7 @@ function systemTerm(name: string): Term | undefined {
 /** `decision_note` → "decision note"; a date field whose name does not say so gets "date": "due date". */
 function fieldWords(name: string, type: FieldType | undefined): string {
   const said = words(name);
-  const dated = type?.kind === 'date' || type?.kind === 'datetime';
+  const dated = type !== undefined && isMoment(type);
   return dated && !/(date|day|time|_on|_at)$/i.test(name) ? `${said} date` : said;
 }
 

@@ -1,6 +1,7 @@
 import { Environment } from '@marcbachmann/cel-js';
 import { celFieldType, constantInstant, entityEnvironment } from './cel-types.ts';
 import { conditionWords } from './condition-words.ts';
+import { assertNever, kindFacts } from './field-kinds.ts';
 import { type CountTerm, findCounts, type PresenceTerm } from './filled-terms.ts';
 import type { Entity, FieldType, Model } from './model.ts';
 import { USER_ENTITY } from './names.ts';
@@ -278,18 +279,21 @@ export function celRecord(entity: Entity, record: RecordValues): Record<string, 
 
 function celValue(type: FieldType, value: RecordValue): unknown {
   if (value === null) return null;
-  switch (type.kind) {
-    case 'integer':
+  const cel = kindFacts(type).cel;
+  switch (cel) {
+    case 'int':
       return typeof value === 'number' ? BigInt(Math.trunc(value)) : value;
-    case 'decimal':
+    case 'double':
       return typeof value === 'number' ? value : Number(value);
-    case 'date':
-    case 'datetime':
+    case 'timestamp':
       return toTimestamp(value);
     case 'reference':
       return null;
-    default:
+    case 'string':
+    case 'bool':
       return value;
+    default:
+      return assertNever(cel);
   }
 }
 

@@ -1,4 +1,5 @@
 import { dashboardText } from './derive-screens.ts';
+import { explainedType } from './field-kinds.ts';
 import { limitGroupWords } from './limit-words.ts';
 import type {
   Access,
@@ -9,7 +10,6 @@ import type {
   Entity,
   ErrorCode,
   Field,
-  FieldType,
   Model,
   Permission,
   PointKey,
@@ -21,6 +21,7 @@ import type {
   Transition,
 } from './model.ts';
 import { ANYONE } from './model.ts';
+import { wordList } from './word-list.ts';
 
 /** What the runtime does in place of a point that is not shown, so a reader of a sparse spec is not left guessing. */
 const WHEN_NOT_SHOWN: Record<PointKey, string> = {
@@ -126,7 +127,7 @@ function explainEntity(entity: Entity): string[] {
 
 /** E.g. "copies: integer, required, from 0 to MAX_COPIES (50), default 1". */
 function explainField(field: Field): string {
-  const parts = [explainType(field.type), field.required ? 'required' : 'optional'];
+  const parts = [explainedType(field.type), field.required ? 'required' : 'optional'];
   if (field.unique) parts.push('unique');
   const range = explainLimits(field.min, field.max, '');
   if (range !== null) parts.push(range);
@@ -135,35 +136,6 @@ function explainField(field: Field): string {
   if (field.pattern !== null) parts.push(`matching the pattern ${field.pattern}`);
   if (field.default !== null) parts.push(`default ${explainDefault(field.default)}`);
   return `${field.name}: ${parts.join(', ')}`;
-}
-
-function explainType(type: FieldType): string {
-  switch (type.kind) {
-    case 'text':
-      return 'text';
-    case 'longText':
-      return 'long text';
-    case 'integer':
-      return 'integer';
-    case 'decimal':
-      return type.scale === null
-        ? 'decimal'
-        : `decimal with at most ${type.scale} decimal place${type.scale === 1 ? '' : 's'}`;
-    case 'boolean':
-      return 'yes or no';
-    case 'date':
-      return 'date';
-    case 'datetime':
-      return 'date and time';
-    case 'email':
-      return 'email address';
-    case 'url':
-      return 'URL';
-    case 'choice':
-      return `one of ${wordList(type.values, 'or')}`;
-    case 'reference':
-      return type.entity === 'User' ? 'a signed-in user (User)' : `a ${type.entity}`;
-  }
 }
 
 function explainLimits(min: Bound | null, max: Bound | null, unit: string): string | null {
@@ -301,10 +273,4 @@ function indent(line: string): string {
 
 function literal(value: string | number | boolean): string {
   return typeof value === 'string' && /\s/.test(value) ? JSON.stringify(value) : String(value);
-}
-
-/** "a", "a and b", "a, b and c". */
-function wordList(items: readonly string[], conjunction: 'and' | 'or'): string {
-  if (items.length <= 1) return items[0] ?? '';
-  return `${items.slice(0, -1).join(', ')} ${conjunction} ${items.at(-1)}`;
 }

@@ -1,5 +1,5 @@
 import { RE2JS } from 're2js';
-import { isNumeric, isTextLike } from './field-types.ts';
+import { assertNever, isNumeric, isTextLike } from './field-kinds.ts';
 import type { Bound, DefaultValue, Field, FieldType } from './model.ts';
 import { type Cell, cellPart, splitList } from './parse-tables.ts';
 import type { Scope } from './scope.ts';
@@ -228,8 +228,14 @@ function readDefault(cell: Cell, type: FieldType, rules: FieldRules, scope: Scop
       return fail(
         type.entity === 'User' ? 'me (the signed-in user)' : 'allowed: a reference to another record has no default',
       );
-    default:
+    case 'text':
+    case 'longText':
+    case 'email':
+    case 'url':
       value = text;
+      break;
+    default:
+      return assertNever(type);
   }
   const bad = violates(value, rules);
   if (bad) return fail(bad);

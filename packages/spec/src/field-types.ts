@@ -21,6 +21,7 @@ const SIMPLE_TYPES: Record<string, FieldType> = {
   url: { kind: 'url' },
 };
 
+/** The type words a spec may write, as an unknown type's hint lists them. */
 const TYPE_WORDS = [
   'text',
   'long text',
@@ -85,30 +86,4 @@ function readChoice(cell: Cell, scope: Scope): FieldType | null {
     return null;
   }
   return { kind: 'choice', values };
-}
-
-/** Types whose values are strings with a length. */
-export function isTextLike(type: FieldType): boolean {
-  return type.kind === 'text' || type.kind === 'longText' || type.kind === 'email' || type.kind === 'url';
-}
-
-/** Types whose values are numbers with a range. */
-export function isNumeric(type: FieldType): boolean {
-  return type.kind === 'integer' || type.kind === 'decimal';
-}
-
-/** A short human name for a type, e.g. "choice of low, high" or "reference to Book". */
-export function describeType(type: FieldType): string {
-  switch (type.kind) {
-    case 'longText':
-      return 'long text';
-    case 'decimal':
-      return type.scale === null ? 'decimal' : `decimal(${type.scale})`;
-    case 'choice':
-      return `choice of ${type.values.join(', ')}`;
-    case 'reference':
-      return type.entity;
-    default:
-      return type.kind;
-  }
 }

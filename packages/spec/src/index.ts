@@ -37,6 +37,25 @@ export {
   type RecordValues,
 } from './evaluate.ts';
 export { explainModel } from './explain.ts';
+export {
+  assertNever,
+  type CelKind,
+  describeType,
+  explainedType,
+  FIELD_KINDS,
+  type FieldKindFacts,
+  type FieldTypeOf,
+  type FilterKind,
+  familyOf,
+  isGroupable,
+  isMoment,
+  isNumeric,
+  isRangedFilter,
+  isTextLike,
+  kindFacts,
+  type ValueFamily,
+  valueWords,
+} from './field-kinds.ts';
 export { type CountTerm, findCounts } from './filled-terms.ts';
 export { type InsertablePoint, insertDerived, isInsertable } from './insert-derived.ts';
 export { limitGroupWords } from './limit-words.ts';

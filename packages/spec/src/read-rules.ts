@@ -1,3 +1,4 @@
+import { isMoment } from './field-kinds.ts';
 import {
   type Entity,
   type LimitPeriod,
@@ -228,7 +229,7 @@ function readGrouping(
 function readPeriodField(cell: Cell, entity: Entity, scope: Scope, what: string): boolean {
   if (!scope.field(entity, cell, what, PERIOD_SYSTEM_FIELDS)) return false;
   const field = entity.fields.find((f) => f.name === cell.text);
-  if (!field || field.type.kind === 'date' || field.type.kind === 'datetime') return true;
+  if (!field || isMoment(field.type)) return true;
   scope.bag.report(
     'invalid-limit',
     cell.span,
@@ -241,7 +242,7 @@ function readPeriodField(cell: Cell, entity: Entity, scope: Scope, what: string)
 const PERIOD_SYSTEM_FIELDS = ['created_at', 'updated_at'];
 
 function dateFields(entity: Entity): string[] {
-  const own = entity.fields.filter((f) => f.type.kind === 'date' || f.type.kind === 'datetime').map((f) => f.name);
+  const own = entity.fields.filter((f) => isMoment(f.type)).map((f) => f.name);
   return [...own, ...PERIOD_SYSTEM_FIELDS];
 }
 

@@ -1,3 +1,4 @@
+import { assertNever, familyOf, isGroupable, isNumeric } from './field-kinds.ts';
 import type { DashboardTile, Entity, FieldType, Screen, ScreenFilter, ScreenKind } from './model.ts';
 import type { Section } from './parse-sections.ts';
 import { type Cell, cellPart, splitList } from './parse-tables.ts';
@@ -172,7 +173,7 @@ function readTile(cell: Cell, entity: Entity, machine: boolean, scope: Scope, ro
   if (summed) {
     const at = cell.text.indexOf(summed, 3);
     const fieldCell = cellPart(cell, at, summed.length);
-    const numbers = entity.fields.filter((f) => f.type.kind === 'integer' || f.type.kind === 'decimal');
+    const numbers = entity.fields.filter((f) => isNumeric(f.type));
     const field = entity.fields.find((f) => f.name === summed);
     if (!field) {
       scope.bag.report(
@@ -193,7 +194,7 @@ function readTile(cell: Cell, entity: Entity, machine: boolean, scope: Scope, ro
       ok = false;
     } else {
       const type = field.type;
-      if (type.kind !== 'integer' && type.kind !== 'decimal') {
+      if (!isNumeric(type)) {
         scope.bag.report(
           'invalid-dashboard',
           fieldCell.span,
@@ -211,7 +212,7 @@ function readTile(cell: Cell, entity: Entity, machine: boolean, scope: Scope, ro
   }
   if (by) {
     const byCell = cellPart(cell, cell.text.lastIndexOf(by), by.length);
-    const groupable = entity.fields.filter((f) => f.type.kind === 'choice' || f.type.kind === 'boolean');
+    const groupable = entity.fields.filter((f) => isGroupable(f.type));
     const choices = [...(machine ? ['state'] : []), ...groupable.map((f) => f.name)];
     const hint =
       choices.length > 0
@@ -335,8 +336,10 @@ function readFilter(cell: Cell, entityName: string, scope: Scope, route: string)
     return null;
   };
   const quoted = /^"(.*)"$/.exec(raw);
-  switch (type?.kind) {
+  const family = type === undefined ? 'text' : familyOf(type);
+  switch (family) {
     case 'choice':
+      if (type?.kind !== 'choice') return null; // narrows `type`: only a choice is of its family
       if (!type.values.includes(quoted?.[1] ?? raw)) {
         scope.bag.report('invalid-filter', valueCell.span, `"${raw}" is not one of ${entityName}.${field}'s values.`, {
           expected: suggest(raw, type.values),
@@ -344,14 +347,20 @@ function readFilter(cell: Cell, entityName: string, scope: Scope, route: string)
         return null;
       }
       return { field, value: { literal: quoted?.[1] ?? raw } };
-    case 'integer':
-    case 'decimal':
+    case 'number':
       return /^-?\d+(\.\d+)?$/.test(raw) ? { field, value: { literal: Number(raw) } } : bad('a number');
     case 'boolean':
       return /^(true|false)$/.test(raw) ? { field, value: { literal: raw === 'true' } } : bad('true or false');
     case 'reference':
-      return bad(type.entity === 'User' ? 'me (the signed-in user)' : 'a record, which a screen filter cannot name');
-    default:
+      return bad(
+        type?.kind === 'reference' && type.entity === 'User'
+          ? 'me (the signed-in user)'
+          : 'a record, which a screen filter cannot name',
+      );
+    case 'text':
+    case 'moment':
       return quoted ? { field, value: { literal: quoted[1] ?? '' } } : bad('a "quoted" text');
+    default:
+      return assertNever(family);
   }
 }

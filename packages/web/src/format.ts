@@ -1,4 +1,5 @@
-import type { Entity, Field, FieldType } from '@ninepoint/spec';
+import { assertNever, type Entity, type Field, type FieldType } from '@ninepoint/spec';
+import { webKind } from './fields/field-kinds.ts';
 
 /**
  * Shared formatting of records for display: one place that decides how a value of each field type
@@ -110,8 +111,14 @@ export function formatValue(type: FieldType | undefined, value: unknown): string
       return typeof value === 'string' ? formatDateTime(value) : String(value);
     case 'reference':
       return typeof value === 'string' ? shortId(value) : String(value);
-    default:
+    case 'text':
+    case 'longText':
+    case 'email':
+    case 'url':
+    case 'choice':
       return String(value);
+    default:
+      return assertNever(type);
   }
 }
 
@@ -121,14 +128,13 @@ export function shortId(id: string): string {
 }
 
 const TITLE_NAMES = ['title', 'name', 'subject', 'label', 'summary', 'description', 'headline', 'code'];
-const TITLE_KINDS = new Set(['text', 'email']);
 
 /**
  * The field that names a record of an entity: one called title, name, subject…, else its first
  * required one-line text field, else its first one-line text field; undefined when it has none.
  */
 export function titleField(entity: Entity): Field | undefined {
-  const texts = entity.fields.filter((f) => TITLE_KINDS.has(f.type.kind));
+  const texts = entity.fields.filter((f) => webKind(f.type).names);
   for (const name of TITLE_NAMES) {
     const found = texts.find((f) => f.name.toLowerCase() === name);
     if (found) return found;

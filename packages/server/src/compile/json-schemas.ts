@@ -1,4 +1,5 @@
-import { decimalLimit, type Entity, type Field, type Model } from '@ninepoint/spec';
+import type { Entity, Field, Model } from '@ninepoint/spec';
+import { ID_SCHEMA, valueSchema } from './field-kinds.ts';
 
 /**
  * A JSON Schema (the subset shared by draft-07, which Ajv and Fastify use, and 2020-12, which
@@ -31,14 +32,6 @@ export interface EntitySchemas {
   history: JsonSchema;
 }
 
-/** JSON numbers beyond ±2^53 lose precision, and `1e300` passes as an "integer": bound every integer. */
-const SAFE_INTEGER = { minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER };
-/** RFC 5321's limit on an address; a longer one cannot be delivered. */
-const EMAIL_MAX_LENGTH = 254;
-const URL_MAX_LENGTH = 2048;
-/** Ids are UUIDs (version 7, time-ordered). */
-const ID: JsonSchema = { type: 'string', format: 'uuid' };
-
 /**
  * The schemas of every entity, by entity name. A record holds every field, but those point 6
  * hides from some role (`read except (speaker)`): a record sent to that role lacks them.
@@ -62,7 +55,7 @@ export function compileJsonSchemas(
 
 function entitySchemas(entity: Entity, states: string[] | null, hidable: ReadonlySet<string>): EntitySchemas {
   const system: Record<string, JsonSchema> = {
-    id: { ...ID, readOnly: true },
+    id: { ...ID_SCHEMA, readOnly: true },
     created_at: { type: 'string', format: 'date-time', readOnly: true },
     updated_at: { type: 'string', format: 'date-time', readOnly: true },
     created_by: {
@@ -141,61 +134,6 @@ export function fieldSchema(field: Field, nullable: boolean): JsonSchema {
   if (!nullable) return schema;
   const type = schema.type as JsonType;
   return { ...schema, type: [type, 'null'], ...(schema.enum ? { enum: [...schema.enum, null] } : {}) };
-}
-
-function valueSchema(field: Field): JsonSchema {
-  const t = field.type;
-  const min = field.min ? { minimum: field.min.value } : {};
-  const max = field.max ? { maximum: field.max.value } : {};
-  const length = (defaultMax?: number): JsonSchema => ({
-    ...(field.minLength ? { minLength: field.minLength.value } : {}),
-    ...(field.maxLength
-      ? { maxLength: field.maxLength.value }
-      : defaultMax !== undefined
-        ? { maxLength: defaultMax }
-        : {}),
-    ...(field.pattern !== null ? { pattern: field.pattern } : {}),
-  });
-  switch (t.kind) {
-    case 'text':
-    case 'longText':
-      return { type: 'string', ...length() };
-    case 'email':
-      return { type: 'string', format: 'email', ...length(EMAIL_MAX_LENGTH) };
-    case 'url':
-      // `format: uri` alone admits javascript: and data: links; a url field is shown as a link.
-      return {
-        type: 'string',
-        format: 'uri',
-        ...length(URL_MAX_LENGTH),
-        pattern: '^https?://',
-        ...(field.pattern !== null ? { allOf: [{ pattern: field.pattern }] } : {}),
-      };
-    case 'choice':
-      return { type: 'string', enum: [...t.values] };
-    case 'integer':
-      return { type: 'integer', ...SAFE_INTEGER, ...min, ...max };
-    case 'decimal': {
-      if (t.scale === null) return { type: 'number', ...min, ...max };
-      // `multipleOf` is decided in decimal (compile/ajv.ts). Beyond `decimalLimit` a JSON number
-      // is not read as written, so it could not come back as sent: bound it as integers are.
-      const limit = decimalLimit(t.scale);
-      return {
-        type: 'number',
-        minimum: Math.max(field.min?.value ?? -limit, -limit),
-        maximum: Math.min(field.max?.value ?? limit, limit),
-        multipleOf: 10 ** -t.scale,
-      };
-    }
-    case 'boolean':
-      return { type: 'boolean' };
-    case 'date':
-      return { type: 'string', format: 'date' };
-    case 'datetime':
-      return { type: 'string', format: 'date-time' };
-    case 'reference':
-      return { ...ID, description: `The id of a ${t.entity}.` };
-  }
 }
 
 /** A payload schema limited to some of the entity's fields (a point-7 payload such as `Book (title, isbn)`). */

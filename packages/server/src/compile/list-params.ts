@@ -1,7 +1,18 @@
-import type { Entity, Field, Model, RuntimeSettings, StateMachine } from '@ninepoint/spec';
+import {
+  type Entity,
+  type Field,
+  type FilterKind,
+  isRangedFilter,
+  isTextLike,
+  kindFacts,
+  type Model,
+  type RuntimeSettings,
+  type StateMachine,
+} from '@ninepoint/spec';
+import { SERVER_FIELD_KINDS } from './field-kinds.ts';
 import type { JsonSchema } from './json-schemas.ts';
 import { type RowPath, rowPath } from './row-access.ts';
-import { DEFAULT_SORT_COLUMNS } from './sql-schema.ts';
+import { DEFAULT_SORT_COLUMNS, type SqlType } from './sql-schema.ts';
 
 /**
  * What a list call of an entity accepts in its query string: the fields it may be sorted and
@@ -30,9 +41,8 @@ export interface SortKey {
   format?: 'date' | 'datetime';
 }
 
-export type FilterType =
-  | { kind: 'text' | 'integer' | 'decimal' | 'boolean' | 'date' | 'datetime' | 'reference' }
-  | { kind: 'choice'; values: readonly string[] };
+/** A filter's kind (the spec's `FIELD_KINDS` decides a field's), with a choice's values. */
+export type FilterType = { kind: Exclude<FilterKind, 'choice'> } | { kind: 'choice'; values: readonly string[] };
 
 /** The default sort: oldest first, `id` breaking ties; an index serves it. */
 export const DEFAULT_SORT = DEFAULT_SORT_COLUMNS[0];
@@ -59,13 +69,9 @@ export function compileListParams(
   }
   const searchable: string[] = [];
   for (const field of entity.fields) {
-    const type = filterType(field);
-    const numeric = type.kind === 'integer' || type.kind === 'decimal' || type.kind === 'boolean';
-    const key: SortKey = { stored: numeric ? 'number' : 'text', nullable: !field.required };
-    if (type.kind === 'date' || type.kind === 'datetime') key.format = type.kind;
-    sortable.set(field.name, key);
-    filterable.set(field.name, type);
-    if (['text', 'longText', 'email', 'url'].includes(field.type.kind)) searchable.push(field.name);
+    sortable.set(field.name, sortKey(SERVER_FIELD_KINDS[field.type.kind].storage, !field.required));
+    filterable.set(field.name, filterType(field));
+    if (isTextLike(field.type)) searchable.push(field.name);
   }
   // A screen's `where doctor.account = me` filters on the server: a user's id through the chain.
   const paths = new Map<string, RowPath>();
@@ -82,21 +88,25 @@ export function compileListParams(
 
 function filterType(field: Field): FilterType {
   const t = field.type;
-  switch (t.kind) {
-    case 'text':
-    case 'longText':
-    case 'email':
-    case 'url':
-      return { kind: 'text' };
-    case 'choice':
-      return { kind: 'choice', values: t.values };
+  if (t.kind === 'choice') return { kind: 'choice', values: t.values };
+  const kind = kindFacts(t).filter;
+  // Only a choice filters by a choice's values: a kind that did would need them here.
+  if (kind === 'choice') throw new Error(`A ${t.kind} field cannot be filtered as a choice.`);
+  return { kind };
+}
+
+/** How a cursor holds a column's values: numbers as numbers, the rest as text (days and instants checked as such). */
+function sortKey(storage: SqlType, nullable: boolean): SortKey {
+  switch (storage) {
     case 'integer':
     case 'decimal':
     case 'boolean':
+      return { stored: 'number', nullable };
     case 'date':
     case 'datetime':
-    case 'reference':
-      return { kind: t.kind };
+      return { stored: 'text', nullable, format: storage };
+    case 'text':
+      return { stored: 'text', nullable };
   }
 }
 
@@ -178,7 +188,7 @@ function filterParameters(
       ),
     ];
   }
-  if (type.kind === 'integer' || type.kind === 'decimal' || type.kind === 'date' || type.kind === 'datetime') {
+  if (isRangedFilter(type.kind)) {
     return [
       equal,
       parameter(`filter[${field}][from]`, `Records whose ${field} is this value or more (later).`, schema),

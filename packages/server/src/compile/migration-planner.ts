@@ -2,6 +2,7 @@ import {
   type CompiledModelExpressions,
   chainsOf,
   compileExpressions,
+  describeType,
   type Entity,
   type Field,
   type FieldType,
@@ -13,6 +14,7 @@ import {
 } from '@ninepoint/spec';
 import type { ValidateFunction } from 'ajv';
 import { createAjv } from './ajv.ts';
+import { SERVER_FIELD_KINDS } from './field-kinds.ts';
 import { fieldSchema } from './json-schemas.ts';
 import { periodBounds } from './limit-period.ts';
 import {
@@ -745,8 +747,9 @@ export function narrowings(before: Field, after: Field): string[] {
       const removed = b.values.filter((v) => !a.values.includes(v));
       if (removed.length > 0) out.push(`one of ${a.values.join(', ')} (${removed.join(', ')} removed)`);
     }
-  } else if ((a.kind === 'email' || a.kind === 'url') && a.kind !== b.kind) {
-    out.push(`${a.kind === 'email' ? 'an email address' : 'a web address'}${was(kindLabel(b))}`);
+  } else if (a.kind !== b.kind) {
+    const demands = SERVER_FIELD_KINDS[a.kind].demands;
+    if (demands !== null) out.push(`${demands}${was(kindLabel(b))}`);
   }
   if (a.kind === 'decimal' && a.scale !== null && (b.kind !== 'decimal' || b.scale === null || a.scale < b.scale)) {
     const before = b.kind === 'decimal' && b.scale !== null ? `${b.scale}` : 'any';
@@ -859,18 +862,7 @@ function typeLabel(column: SqlColumn, field: Field | null): string {
 }
 
 function kindLabel(type: FieldType): string {
-  switch (type.kind) {
-    case 'longText':
-      return 'long text';
-    case 'decimal':
-      return type.scale === null ? 'decimal' : `decimal(${type.scale})`;
-    case 'choice':
-      return `choice of ${type.values.join(', ')}`;
-    case 'reference':
-      return `reference to ${type.entity}`;
-    default:
-      return type.kind;
-  }
+  return type.kind === 'reference' ? `reference to ${type.entity}` : describeType(type);
 }
 
 function brokenRowsAdvice(): string {

@@ -1,7 +1,7 @@
 import { BUILTIN_ERRORS } from '@ninepoint/spec';
 import { describe, expect, it } from 'vitest';
 import { blankModel, LENDING_DESK, modelOf } from '../../test/helpers.ts';
-import { ProblemCatalogue, ProblemError, problemTitle } from './problems.ts';
+import { ProblemCatalogue, problemTitle } from './problems.ts';
 
 describe('ProblemCatalogue', () => {
   it('answers every built-in code with its status and an RFC 9457 body', () => {

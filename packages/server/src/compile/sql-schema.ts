@@ -1,4 +1,5 @@
 import { collectionName, type Entity, type Field, type Model, USER_ENTITY } from '@ninepoint/spec';
+import { SERVER_FIELD_KINDS } from './field-kinds.ts';
 
 /**
  * The database schema of a model, independent of the database: one table per entity with its
@@ -150,26 +151,12 @@ function compileTable(
   return { name, entity: entity.name, columns, indexes: [...indexes.values()] };
 }
 
-const FIELD_TYPES: Record<Field['type']['kind'], SqlType> = {
-  text: 'text',
-  longText: 'text',
-  email: 'text',
-  url: 'text',
-  choice: 'text',
-  reference: 'text',
-  integer: 'integer',
-  decimal: 'decimal',
-  boolean: 'boolean',
-  date: 'date',
-  datetime: 'datetime',
-};
-
 function fieldColumn(field: Field): SqlColumn {
   const type = field.type;
   return {
     name: field.name,
     field: field.name,
-    type: FIELD_TYPES[type.kind],
+    type: SERVER_FIELD_KINDS[type.kind].storage,
     primaryKey: false,
     notNull: field.required,
     default: field.default && 'literal' in field.default ? field.default.literal : null,

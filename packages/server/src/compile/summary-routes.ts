@@ -1,4 +1,4 @@
-import type { Entity, Model, StateMachine } from '@ninepoint/spec';
+import { type Entity, isGroupable, isNumeric, type Model, type StateMachine } from '@ninepoint/spec';
 import type { Route } from './route-table.ts';
 
 /** An entity's summary call: its dashboards' figures, served beside its list (`/api/tickets/summary`). */
@@ -43,13 +43,10 @@ export function summaryRoutes(routes: readonly Route[], model: Pick<Model, 'poin
 
 /** The fields a summary may go by: the state, choice and boolean fields. */
 export function groupableFields(entity: Entity, machine: StateMachine | undefined): string[] {
-  return [
-    ...(machine ? ['state'] : []),
-    ...entity.fields.filter((f) => f.type.kind === 'choice' || f.type.kind === 'boolean').map((f) => f.name),
-  ];
+  return [...(machine ? ['state'] : []), ...entity.fields.filter((f) => isGroupable(f.type)).map((f) => f.name)];
 }
 
 /** The fields a summary may total: integer and decimal fields. */
 export function summableFields(entity: Entity): string[] {
-  return entity.fields.filter((f) => f.type.kind === 'integer' || f.type.kind === 'decimal').map((f) => f.name);
+  return entity.fields.filter((f) => isNumeric(f.type)).map((f) => f.name);
 }

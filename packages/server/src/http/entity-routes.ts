@@ -6,6 +6,7 @@ import {
   NO_USER,
   type RuntimeSettings,
   type StateMachine,
+  typeWords,
   USER_ENTITY,
 } from '@ninepoint/spec';
 import type { ErrorObject } from 'ajv';
@@ -28,7 +29,7 @@ import { etagOf, ifMatchVersions } from './etag.ts';
 import { FieldErrors } from './field-errors.ts';
 import { encodeCursor, parseListQuery, type RawQuery } from './list-query.ts';
 import { hiddenFieldsOf, visibleEntry, visibleRecord } from './read-fields.ts';
-import { normalizeDateTime, UUID, uuidv7 } from './values.ts';
+import { storedText, UUID, uuidv7 } from './values.ts';
 
 /** The longest id a NOT_FOUND answer repeats in full. */
 const ID_ECHO_LENGTH = 64;
@@ -518,16 +519,11 @@ function checkValue(field: Field, value: Value, errors: FieldErrors, failures: F
     failures.push(errors.error(field.name, 'INVALID_TYPE', { type: 'text without unpaired surrogates' }));
     return null;
   }
-  // Ids are stored in lower case: `0190…` and `0190…` in capitals name one record (and one borrower).
-  if (field.type.kind === 'reference' && typeof value === 'string') return value.toLowerCase();
-  if (field.type.kind === 'datetime' && typeof value === 'string') {
-    const normalized = normalizeDateTime(value);
-    if (normalized === null) {
-      failures.push(errors.error(field.name, 'INVALID_TYPE', { type: 'a date and time with a time zone (ISO 8601)' }));
-    }
-    return normalized;
-  }
-  return value;
+  // Ids in lower case (one borrower whatever the case sent), date-times in UTC.
+  if (typeof value !== 'string') return value;
+  const stored = storedText(field.type, value);
+  if (stored === null) failures.push(errors.error(field.name, 'INVALID_TYPE', { type: typeWords(field) }));
+  return stored;
 }
 
 /** The record id of the path; one that cannot be an id names no record. */
@@ -589,9 +585,7 @@ function mayNotSet(fields: readonly Field[], where: string, verb = 'set'): Probl
 function sameValue(field: Field, a: Value, b: Value): boolean {
   if (a === b) return true;
   if (typeof a !== 'string' || typeof b !== 'string') return false;
-  if (field.type.kind === 'reference') return a.toLowerCase() === b.toLowerCase();
-  if (field.type.kind === 'datetime') return normalizeDateTime(a) === normalizeDateTime(b);
-  return false;
+  return storedText(field.type, a) === storedText(field.type, b);
 }
 
 /** The refusal for an actor with no access at all: sign in, or you may not. */

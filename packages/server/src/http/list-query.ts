@@ -1,4 +1,4 @@
-import type { RuntimeSettings } from '@ninepoint/spec';
+import { isRangedFilter, type RuntimeSettings } from '@ninepoint/spec';
 import {
   DEFAULT_SORT,
   type FilterType,
@@ -19,8 +19,6 @@ export const MAX_SEARCH_LENGTH = 1000;
 const MAX_CURSOR_LENGTH = 4096;
 /** Most values one choice filter takes: more than a choice has is a mistake (or an attack on the planner). */
 const MAX_FILTER_VALUES = 100;
-/** The kinds of field a range (`[from]`, `[to]`) applies to. */
-const RANGED: ReadonlySet<FilterType['kind']> = new Set(['integer', 'decimal', 'date', 'datetime']);
 const KNOWN = new Set<string>(LIST_PARAMETERS);
 const NOTHING: ReadonlySet<string> = new Set();
 
@@ -122,7 +120,7 @@ export function parseListQuery(
       if (text !== '') filters.push({ op, column: field, text });
       continue;
     }
-    if (!RANGED.has(type.kind) || path) throw invalid(`${named} is for numbers, dates and date-times only`);
+    if (!isRangedFilter(type.kind) || path) throw invalid(`${named} is for numbers, dates and date-times only`);
     filters.push({ op, column: field, value: filterValue(named, type, text) as string | number });
   }
 

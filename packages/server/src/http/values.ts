@@ -1,4 +1,5 @@
 import { randomFillSync } from 'node:crypto';
+import { assertNever, type FieldType, kindFacts } from '@ninepoint/spec';
 
 /** Record ids: UUIDs in lower case, as `uuidv7` writes them. */
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -74,6 +75,30 @@ export function normalizeDateTime(text: string): string | null {
   const iso = new Date(ms).toISOString();
   // Years past 9999 print as +010000-…: not a date-time any schema accepts.
   return iso.length === 24 ? iso : null;
+}
+
+/**
+ * A field's text in the one form it is stored in, so values that mean the same are the same:
+ * ids in lower case (`0190…` and `0190…` in capitals name one record), date-times in UTC
+ * (`normalizeDateTime`, null when it is none), as a list filter reads them. Other text is stored as sent.
+ */
+export function storedText(type: FieldType, text: string): string | null {
+  const kind = kindFacts(type).filter;
+  switch (kind) {
+    case 'reference':
+      return text.toLowerCase();
+    case 'datetime':
+      return normalizeDateTime(text);
+    case 'text':
+    case 'choice':
+    case 'date':
+    case 'integer':
+    case 'decimal':
+    case 'boolean':
+      return text;
+    default:
+      return assertNever(kind);
+  }
 }
 
 /** A real calendar date written as YYYY-MM-DD (no 30 February). */

@@ -1,6 +1,7 @@
 import { Checkbox, NumberInput, Select, Textarea, TextInput } from '@mantine/core';
-import type { Field, Model } from '@ninepoint/spec';
+import { assertNever, type Field, type Model } from '@ninepoint/spec';
 import { choiceLabel, fieldLabel } from '../app/screens.ts';
+import { alwaysSet, isNarrowType } from './field-kinds.ts';
 import type { InputValue } from './form-values.ts';
 import { ReferenceSelect } from './ReferenceSelect.tsx';
 
@@ -20,9 +21,7 @@ export interface FieldInputProps {
 
 /** Fields whose input is short (a number, a date, a choice, a checkbox): two fit side by side. */
 export function isNarrow(field: Field): boolean {
-  const t = field.type;
-  if (t.kind === 'choice') return t.values.every((v) => v.length <= 24);
-  return ['integer', 'decimal', 'date', 'datetime', 'boolean'].includes(t.kind);
+  return isNarrowType(field.type);
 }
 
 /** The id of a field's input, to focus the first one at fault. */
@@ -40,7 +39,7 @@ export function FieldInput({ model, field, value, onChange, error, disabled, des
     id: inputId(field, idPrefix),
     label: fieldLabel(field),
     description: description ?? (field.doc ? capitalized(field.doc) : undefined),
-    required: field.required && field.type.kind !== 'boolean',
+    required: field.required && !alwaysSet(field.type),
     disabled,
     error,
   };
@@ -139,6 +138,8 @@ export function FieldInput({ model, field, value, onChange, error, disabled, des
           onChange={onChange}
         />
       );
+    default:
+      return assertNever(t);
   }
 }
 

@@ -1,5 +1,5 @@
 import { Anchor } from '@mantine/core';
-import { type Field, type Model, USER_ENTITY } from '@ninepoint/spec';
+import { assertNever, type Field, type Model, USER_ENTITY } from '@ninepoint/spec';
 import { Link } from 'react-router';
 import { useMe } from '../api/session.ts';
 import { choiceLabel, refusal, routeTo, screenFor } from '../app/screens.ts';
@@ -50,8 +50,10 @@ export function FieldValue({ model, field, value }: { model: Model; field: Field
       return <>{choiceLabel(String(value))}</>;
     case 'longText':
       return <span style={{ whiteSpace: 'pre-wrap' }}>{String(value)}</span>;
-    default:
+    case 'text':
       return <>{String(value)}</>;
+    default:
+      return assertNever(t);
   }
 }
 

@@ -1,6 +1,6 @@
 import { Select, TextInput } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
-import { type Model, USER_ENTITY } from '@ninepoint/spec';
+import { isTextLike, type Model, USER_ENTITY } from '@ninepoint/spec';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api } from '../api/client.ts';
@@ -40,7 +40,7 @@ export function ReferenceSelect({ model, entity, ...props }: PickerProps & { mod
 function RecordSelect({ model, entity, ...props }: PickerProps & { model: Model; entity: string }) {
   const target = entityNamed(model, entity);
   const list = callFor(model, entity, 'list');
-  const searchable = (target?.fields ?? []).some((f) => ['text', 'longText', 'email', 'url'].includes(f.type.kind));
+  const searchable = (target?.fields ?? []).some((f) => isTextLike(f.type));
   const [search, setSearch] = useState('');
   const [typed] = useDebouncedValue(search, SEARCH_DEBOUNCE_MS);
   const selected = useRecord(model, entity, props.value || null);

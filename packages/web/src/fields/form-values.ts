@@ -1,5 +1,6 @@
-import type { Field } from '@ninepoint/spec';
+import { assertNever, type Field } from '@ninepoint/spec';
 import type { Value } from '../rules/field-checks.ts';
+import { webKind } from './field-kinds.ts';
 
 /**
  * What an input holds while the user types: text for most fields (`''` when empty), a number or
@@ -26,11 +27,20 @@ export function localDateTime(iso: string): string {
 
 /** The input for a stored value. */
 export function toInput(field: Field, value: unknown): InputValue {
-  if (field.type.kind === 'boolean') return value === true;
+  const form = webKind(field.type).form;
+  if (form === 'checkbox') return value === true;
   if (value === null || value === undefined) return '';
-  if (field.type.kind === 'datetime') return localDateTime(String(value));
-  if (field.type.kind === 'integer' || field.type.kind === 'decimal') return typeof value === 'number' ? value : '';
-  return String(value);
+  switch (form) {
+    case 'instant':
+      return localDateTime(String(value));
+    case 'number':
+      return typeof value === 'number' ? value : '';
+    case 'typed':
+    case 'picked':
+      return String(value);
+    default:
+      return assertNever(form);
+  }
 }
 
 /** The input a new record starts with: the field's default (`today`, `now`, `me`, a literal), or empty. */
@@ -53,29 +63,27 @@ export function defaultInput(field: Field, me: string | null): InputValue {
  * browser says so before the server has to).
  */
 export function fromInput(field: Field, input: InputValue | undefined): { value: Value; invalid: boolean } {
-  const t = field.type;
-  if (t.kind === 'boolean') return { value: input === true, invalid: false };
+  const form = webKind(field.type).form;
+  if (form === 'checkbox') return { value: input === true, invalid: false };
   if (input === undefined || input === '') return { value: null, invalid: false };
-  switch (t.kind) {
-    case 'integer':
-    case 'decimal': {
+  switch (form) {
+    case 'number': {
       const n = typeof input === 'number' ? input : Number(String(input).trim());
       return Number.isFinite(n) ? { value: n, invalid: false } : { value: null, invalid: true };
     }
-    case 'datetime': {
+    case 'instant': {
       const ms = Date.parse(String(input));
       return Number.isNaN(ms) ? { value: null, invalid: true } : { value: new Date(ms).toISOString(), invalid: false };
     }
-    case 'text':
-    case 'longText':
-    case 'email':
-    case 'url': {
+    case 'typed': {
       // Surrounding spaces are a slip of the keyboard, not part of the value.
       const text = String(input).trim();
       return { value: text === '' ? null : text, invalid: false };
     }
-    default:
+    case 'picked':
       return { value: String(input), invalid: false };
+    default:
+      return assertNever(form);
   }
 }
 

@@ -1,5 +1,5 @@
 import { Checkbox, Fieldset, Group, NativeSelect, SimpleGrid, Stack, TextInput } from '@mantine/core';
-import type { Model } from '@ninepoint/spec';
+import { assertNever, type Model } from '@ninepoint/spec';
 import { useEffect, useState } from 'react';
 import type { Me } from '../api/session.ts';
 import { choiceLabel } from '../app/screens.ts';
@@ -111,6 +111,8 @@ function FilterInput({
           valid={(v) => validFilterValue('text', v)}
         />
       );
+    default:
+      return assertNever(field.kind);
   }
 }
 

@@ -15,7 +15,7 @@ import {
   VisuallyHidden,
 } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
-import type { Entity } from '@ninepoint/spec';
+import { assertNever, type Entity } from '@ninepoint/spec';
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useMemo, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
@@ -560,17 +560,27 @@ function filterValueLabel(
   const field = fields.find((f) => f.name === name);
   const one = (value: string): string => {
     if (!field) return value;
-    if (field.kind === 'boolean') return value === 'true' ? 'Yes' : 'No';
-    if (field.name === 'state') return stateLabel(value);
-    if (field.kind === 'choice') return choiceLabel(value);
-    if (field.kind === 'date') return formatDate(value);
-    if (field.kind === 'datetime') return formatDateTime(value);
-    if (field.type.kind === 'reference') {
-      return refersToUsers(field.type)
-        ? user(value)
-        : (titles.get(`${field.type.entity}:${value}`) ?? `${value.slice(0, 8)}…`);
+    switch (field.kind) {
+      case 'boolean':
+        return value === 'true' ? 'Yes' : 'No';
+      case 'choice':
+        return field.name === 'state' ? stateLabel(value) : choiceLabel(value);
+      case 'date':
+        return formatDate(value);
+      case 'datetime':
+        return formatDateTime(value);
+      case 'reference':
+        if (field.type.kind !== 'reference') return value;
+        return refersToUsers(field.type)
+          ? user(value)
+          : (titles.get(`${field.type.entity}:${value}`) ?? `${value.slice(0, 8)}…`);
+      case 'text':
+      case 'integer':
+      case 'decimal':
+        return value;
+      default:
+        return assertNever(field.kind);
     }
-    return value;
   };
   const parts: string[] = [];
   if (filter.values && filter.values.length > 0) parts.push(filter.values.map(one).join(' or '));

@@ -1,10 +1,11 @@
 import { Anchor, Badge, Box, Checkbox, Skeleton, Table, Text, UnstyledButton, VisuallyHidden } from '@mantine/core';
-import type { Entity, Model, StateMachine } from '@ninepoint/spec';
+import { assertNever, type Entity, isNumeric, type Model, type StateMachine } from '@ninepoint/spec';
 import type { MouseEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import type { Me } from '../api/session.ts';
 import type { DirectoryUser } from '../api/users.ts';
 import { choiceLabel } from '../app/screens.ts';
+import { webKind } from '../fields/field-kinds.ts';
 import { type ApiRecord, EMPTY, formatDay, formatValue, recordTitle, stateColor } from '../format.ts';
 import { stateLabel } from '../records/access.ts';
 import { SortIcon } from './icons.tsx';
@@ -128,7 +129,7 @@ export function RecordsTable({
             {columns.map((column) => {
               const direction =
                 sort.field === column.name ? (sort.descending ? 'descending' : 'ascending') : ('none' as const);
-              const numeric = isNumeric(column);
+              const numeric = isAmount(column);
               return (
                 <Table.Th
                   key={column.name}
@@ -212,7 +213,7 @@ export function RecordsTable({
                       <Table.Td
                         key={column.name}
                         style={{
-                          textAlign: isNumeric(column) ? 'right' : undefined,
+                          textAlign: isAmount(column) ? 'right' : undefined,
                           verticalAlign: 'top',
                           whiteSpace: noWrap(column) ? 'nowrap' : undefined,
                           // A long address or word breaks rather than pushing the table wider than the page.
@@ -260,11 +261,12 @@ export function RecordsTable({
  * year ("Nov 25, / 2026") when the columns would not fit the page otherwise.
  */
 function noWrap(column: ListField): boolean {
-  return ['integer', 'decimal', 'boolean'].includes(column.type.kind) || column.name === 'state';
+  return webKind(column.type).noWrap || column.name === 'state';
 }
 
-function isNumeric(column: ListField): boolean {
-  return column.type.kind === 'integer' || column.type.kind === 'decimal';
+/** Amounts are right-aligned, so their digits line up. */
+function isAmount(column: ListField): boolean {
+  return isNumeric(column.type);
 }
 
 /** One value of a record as a list shows it: a state or choice as a badge, a reference by name. */
@@ -338,12 +340,20 @@ export function Cell({
           {String(value)}
         </Anchor>
       );
-    default:
+    case 'text':
+    case 'longText':
+    case 'integer':
+    case 'decimal':
+    case 'boolean':
+    case 'date':
+    case 'datetime':
       return (
         <Text span size="sm" style={{ fontVariantNumeric: 'tabular-nums' }} lineClamp={2}>
           {formatValue(type, value)}
         </Text>
       );
+    default:
+      return assertNever(type);
   }
 }
 

@@ -2,6 +2,10 @@ import {
   type Entity,
   type Field,
   type FieldType,
+  type FilterKind,
+  isRangedFilter,
+  isTextLike,
+  kindFacts,
   type Model,
   runtimeSettings,
   type Screen,
@@ -10,6 +14,7 @@ import {
 } from '@ninepoint/spec';
 import type { Me } from '../api/session.ts';
 import { fieldLabel, label } from '../app/screens.ts';
+import { webKind } from '../fields/field-kinds.ts';
 import type { ApiRecord } from '../format.ts';
 
 /**
@@ -31,8 +36,8 @@ export interface ListField {
   field: Field | null;
 }
 
-/** How a filter's input reads a value, mirroring the server's filter types. */
-export type FilterKind = 'choice' | 'boolean' | 'date' | 'datetime' | 'integer' | 'decimal' | 'text' | 'reference';
+/** How a filter's input reads a value: the list API's filter of the field's kind (the spec's `FIELD_KINDS`). */
+export type { FilterKind };
 
 export interface FilterField extends ListField {
   kind: FilterKind;
@@ -62,17 +67,12 @@ export interface ListState {
   columns: string[] | null;
 }
 
-/** The kinds of field filtered by a range rather than by a value. */
-export const RANGED_KINDS: ReadonlySet<FilterKind> = new Set(['integer', 'decimal', 'date', 'datetime']);
-
 /** The server's default sort, oldest first: what the list shows when the address names none. */
 export const DEFAULT_SORT = 'created_at';
 
-const SEARCHED_KINDS = new Set(['text', 'longText', 'email', 'url']);
-
 /** The fields `q` searches: the text-like ones. */
 export function searchableFields(entity: Entity | undefined): Field[] {
-  return entity ? entity.fields.filter((f) => SEARCHED_KINDS.has(f.type.kind)) : [];
+  return entity ? entity.fields.filter((f) => isTextLike(f.type)) : [];
 }
 
 export function machineOf(model: Model, entity: string): StateMachine | undefined {
@@ -111,25 +111,7 @@ export function filterFields(entity: Entity, machine: StateMachine | undefined):
   for (const field of entity.fields) {
     const t = field.type;
     const base = { name: field.name, label: fieldLabel(field), type: t, field };
-    switch (t.kind) {
-      case 'choice':
-        out.push({ ...base, kind: 'choice', values: t.values });
-        break;
-      case 'boolean':
-      case 'date':
-      case 'datetime':
-      case 'integer':
-      case 'decimal':
-      case 'reference':
-        out.push({ ...base, kind: t.kind, values: [] });
-        break;
-      case 'text':
-      case 'longText':
-      case 'email':
-      case 'url':
-        out.push({ ...base, kind: 'text', values: [] });
-        break;
-    }
+    out.push({ ...base, kind: kindFacts(t).filter, values: t.kind === 'choice' ? t.values : [] });
   }
   return out;
 }
@@ -186,7 +168,7 @@ function readFieldFilter(params: URLSearchParams, field: FilterField): FieldFilt
   if (values.length > 0) filter.values = field.kind === 'choice' ? values : values.slice(0, 1);
   const contains = params.get(`filter[${field.name}][contains]`);
   if (field.kind === 'text' && contains !== null && validFilterValue('text', contains)) filter.contains = contains;
-  if (RANGED_KINDS.has(field.kind)) {
+  if (isRangedFilter(field.kind)) {
     const from = params.get(`filter[${field.name}][from]`);
     const to = params.get(`filter[${field.name}][to]`);
     if (valid(from)) filter.from = from;
@@ -326,7 +308,7 @@ export function listColumns(
   }
   for (const field of entity.fields) {
     if (columns.length >= max + (machine ? 1 : 0)) break;
-    if (field === title || fixed.has(field.name) || field.type.kind === 'longText') continue;
+    if (field === title || fixed.has(field.name) || !webKind(field.type).brief) continue;
     columns.push({ name: field.name, label: fieldLabel(field), type: field.type, field });
   }
   columns.push({ name: 'created_at', label: 'Created', type: { kind: 'datetime' }, field: null });
@@ -351,7 +333,7 @@ export function columnChoices(
   });
   const created = columns.pop();
   for (const field of entity.fields) {
-    if (field.type.kind === 'longText' && !fixed.has(field.name)) {
+    if (!webKind(field.type).brief && !fixed.has(field.name)) {
       columns.push({ name: field.name, label: fieldLabel(field), type: field.type, field });
     }
   }

@@ -11,6 +11,7 @@ import { Failure, Loading } from '../app/pages.tsx';
 import { fieldLabel, screenTitle } from '../app/screens.ts';
 import { FieldInput, inputId, isNarrow } from '../fields/FieldInput.tsx';
 import { FieldValue } from '../fields/FieldValue.tsx';
+import { alwaysSet } from '../fields/field-kinds.ts';
 import { changed, defaultInput, type InputValues, toInput } from '../fields/form-values.ts';
 import { hasRuleChecks, preloadRuleChecks, refusalBeforeSending } from '../rules/before-sending.ts';
 import { stateColor, stateLabel } from './access.ts';
@@ -177,7 +178,7 @@ function RecordForm({ model, me, entity, base: loaded, title }: RecordFormProps)
     ? detailRoute(model, me, entity.name, base?.body.id ?? '')
     : (listScreen(model, me, entity.name)?.route ?? null);
   const conflict = problem?.error.problem.code === 'CONFLICT' && editing;
-  const hasRequired = fields.some((f) => f.required && f.type.kind !== 'boolean');
+  const hasRequired = fields.some((f) => f.required && !alwaysSet(f.type));
 
   return (
     <Stack maw={760} gap="lg">

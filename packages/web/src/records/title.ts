@@ -1,15 +1,15 @@
-import { type Entity, type Field, type Model, USER_ENTITY } from '@ninepoint/spec';
+import { type Entity, type Field, isTextLike, type Model, USER_ENTITY } from '@ninepoint/spec';
 import { useQueries } from '@tanstack/react-query';
 import type { Answer } from '../api/client.ts';
 import { api } from '../api/client.ts';
 import { useMe } from '../api/session.ts';
+import { webKind } from '../fields/field-kinds.ts';
 import { recordKey } from './api.ts';
 import { type ApiRecord, callFor, entityNamed, pathOf } from './calls.ts';
 import { unnamedUser, useUserDirectory } from './users.ts';
 
 /** Field names that usually name a record, best first. */
 const TITLE_NAMES = ['title', 'name', 'full_name', 'display_name', 'subject', 'headline', 'label', 'description'];
-const ONE_LINE = new Set(['text', 'email']);
 
 /**
  * The fields that name a record of an entity, as a person would: a one-line field called title,
@@ -18,12 +18,12 @@ const ONE_LINE = new Set(['text', 'email']);
  * first text. Empty when nothing names it (it is then "Entity …1a2b").
  */
 export function titleFields(entity: Entity): Field[] {
-  const oneLine = entity.fields.filter((f) => ONE_LINE.has(f.type.kind));
+  const oneLine = entity.fields.filter((f) => webKind(f.type).names);
   for (const name of TITLE_NAMES) {
     const named = oneLine.find((f) => f.name.toLowerCase() === name);
     if (named) return [named];
   }
-  const unique = entity.fields.find((f) => f.required && f.unique && (ONE_LINE.has(f.type.kind) || isReference(f)));
+  const unique = entity.fields.find((f) => f.required && f.unique && (webKind(f.type).names || isReference(f)));
   if (unique) return [unique];
   const line = oneLine.find((f) => f.required && f.type.kind === 'text');
   if (line) return [line];
@@ -31,7 +31,7 @@ export function titleFields(entity: Entity): Field[] {
   if (references.length > 0) {
     return [...references.filter((f) => f.required), ...references.filter((f) => !f.required)].slice(0, 2);
   }
-  const text = entity.fields.find((f) => ['text', 'email', 'url', 'longText'].includes(f.type.kind));
+  const text = entity.fields.find((f) => isTextLike(f.type));
   return text ? [text] : [];
 }
 

@@ -1,4 +1,4 @@
-import { decimalLimit, decimalPlaces, type Field, type Model, typeWords } from '@ninepoint/spec';
+import { decimalLimit, decimalPlaces, type Field, kindFacts, type Model, typeWords } from '@ninepoint/spec';
 import { fieldLabel } from '../app/screens.ts';
 import { catalogueOf, type MessageParams } from './catalogue.ts';
 
@@ -12,9 +12,6 @@ export interface FieldFailure {
   message: string;
 }
 
-/** RFC 5321's limit on an address, and the server's on a web address (their schemas' `maxLength`). */
-const EMAIL_MAX_LENGTH = 254;
-const URL_MAX_LENGTH = 2048;
 /** Close to what the server's `format: email` accepts: something@something.something, no spaces. */
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -96,7 +93,8 @@ export function checkField(
     case 'url': {
       if (typeof value !== 'string') return fail('INVALID_TYPE', { type: typeWords(field) });
       const length = Array.from(value).length;
-      const defaultMax = t.kind === 'email' ? EMAIL_MAX_LENGTH : t.kind === 'url' ? URL_MAX_LENGTH : undefined;
+      // The server's schema bounds an address's length when the spec does not (RFC 5321 for email).
+      const defaultMax = kindFacts(t).maxLength ?? undefined;
       const minLength = field.minLength?.value;
       const maxLength = field.maxLength?.value ?? defaultMax;
       if (minLength !== undefined && length < minLength) return fail('TOO_SHORT', { min: minLength });

@@ -1,22 +1,20 @@
 import { createHash } from 'node:crypto';
-import {
-  HISTORY_TABLE,
-  SCHEMA_TABLE,
-  type SqlColumn,
-  type SqlIndex,
-  type SqlTable,
-  type SqlType,
-} from '../../compile/sql-schema.ts';
+import { HISTORY_TABLE, type SqlColumn, type SqlIndex, type SqlTable } from '../../compile/sql-schema.ts';
+import { Ddl } from '../ddl.ts';
 
-const TYPES: Record<SqlType, string> = {
-  text: 'TEXT',
-  // JSON numbers are doubles; BIGINT keeps every integer the API can carry exactly.
-  integer: 'BIGINT',
-  decimal: 'NUMERIC',
-  boolean: 'BOOLEAN',
-  date: 'DATE',
-  datetime: 'TIMESTAMPTZ',
-};
+const DDL = new Ddl({
+  types: {
+    text: 'TEXT',
+    // JSON numbers are doubles; BIGINT keeps every integer the API can carry exactly.
+    integer: 'BIGINT',
+    decimal: 'NUMERIC',
+    boolean: 'BOOLEAN',
+    date: 'DATE',
+    datetime: 'TIMESTAMPTZ',
+  },
+  quote: quoteIdentifier,
+  booleans: ['TRUE', 'FALSE'],
+});
 
 /** PostgreSQL cuts longer identifiers silently, which could make two index names one. */
 const MAX_IDENTIFIER = 63;
@@ -35,20 +33,11 @@ export function pgName(name: string): string {
 
 /** A literal for DDL, where parameters cannot be bound. */
 export function sqlLiteral(value: string | number | boolean): string {
-  if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value)) throw new RangeError(`${value} cannot be stored.`);
-    return String(value);
-  }
-  return `'${value.replaceAll("'", "''")}'`;
+  return DDL.literal(value);
 }
 
 export function tableDdl(table: SqlTable): string[] {
-  const columns = table.columns.map((c) => `  ${columnDdl(c)}`).join(',\n');
-  return [
-    `CREATE TABLE IF NOT EXISTS ${quoteIdentifier(table.name)} (\n${columns}\n)`,
-    ...table.indexes.map((i) => indexDdl(table, i)),
-  ];
+  return [DDL.table(table), ...table.indexes.map((i) => indexDdl(table, i))];
 }
 
 /**
@@ -56,48 +45,21 @@ export function tableDdl(table: SqlTable): string[] {
  * ascending, last when descending): lists page identically on both databases, read from the index.
  */
 export function indexDdl(table: SqlTable, index: SqlIndex): string {
-  const columns = index.columns.map((name) => {
+  return DDL.index(table.name, index, (name) => {
     const column = table.columns.find((c) => c.name === name);
     return column && !column.notNull ? `${quoteIdentifier(name)} NULLS FIRST` : quoteIdentifier(name);
   });
-  return `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${quoteIdentifier(index.name)} ON ${quoteIdentifier(table.name)} (${columns.join(', ')})`;
 }
 
 export function columnDdl(column: SqlColumn): string {
-  const parts = [quoteIdentifier(column.name), TYPES[column.type]];
-  if (column.primaryKey) parts.push('PRIMARY KEY');
-  if (column.notNull) parts.push('NOT NULL');
-  if (column.default !== null) parts.push(`DEFAULT ${sqlLiteral(column.default)}`);
-  // Users live outside the spec's tables; their references are checked by the runtime.
-  if (column.references?.table) parts.push(`REFERENCES ${quoteIdentifier(column.references.table)} ("id")`);
-  return parts.join(' ');
+  return DDL.column(column);
 }
 
-/** One row per applied model: a later start diffs the spec against the newest. */
-export const SCHEMA_TABLE_DDL = `CREATE TABLE IF NOT EXISTS ${quoteIdentifier(SCHEMA_TABLE)} (
-  "id" BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-  "applied_at" TEXT NOT NULL,
-  "model_version" INTEGER NOT NULL,
-  "product" TEXT NOT NULL,
-  "model" TEXT NOT NULL,
-  "tables" TEXT NOT NULL
-)`;
+export const SCHEMA_TABLE_DDL = DDL.schemaTable('BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY');
 
-/** As in SQLite (`store/sqlite/sqlite-ddl.ts`); `changes` is JSONB, so it can be queried. */
+/** The history (see `historyTableDdl`); `changes` is JSONB, so it can be queried. */
 export const HISTORY_TABLE_DDL = [
-  `CREATE TABLE IF NOT EXISTS ${quoteIdentifier(HISTORY_TABLE)} (
-  "id" BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-  "entity" TEXT NOT NULL,
-  "record_id" TEXT NOT NULL,
-  "at" TIMESTAMPTZ NOT NULL,
-  "by" TEXT,
-  "action" TEXT NOT NULL,
-  "transition" TEXT,
-  "from_state" TEXT,
-  "to_state" TEXT,
-  "changes" JSONB NOT NULL,
-  "before" JSONB
-)`,
+  DDL.historyTable('BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY', 'JSONB'),
   `CREATE INDEX IF NOT EXISTS ${quoteIdentifier(`${HISTORY_TABLE}_record_idx`)} ON ${quoteIdentifier(HISTORY_TABLE)} ("entity", "record_id", "id")`,
   // Databases made before `before` existed get it (their older entries answer `{}`).
   `ALTER TABLE ${quoteIdentifier(HISTORY_TABLE)} ADD COLUMN IF NOT EXISTS "before" JSONB`,

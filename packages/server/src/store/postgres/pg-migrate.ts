@@ -1,77 +1,7 @@
 import type pg from 'pg';
-import { parseAppliedState, type RecordedSchema } from '../../compile/applied-state.ts';
-import type {
-  MigrationPlan,
-  MigrationProbe,
-  ProbedColumn,
-  ProbedRow,
-  SchemaChange,
-} from '../../compile/migration-contract.ts';
-import type { Value } from '../../compile/record-types.ts';
-import { SCHEMA_TABLE, type SqlColumn, type SqlSchema, type SqlTable } from '../../compile/sql-schema.ts';
+import type { MigrationPlan, SchemaChange } from '../../compile/migration-contract.ts';
+import type { SqlSchema, SqlTable } from '../../compile/sql-schema.ts';
 import { columnDdl, indexDdl, pgName, quoteIdentifier as q, sqlLiteral, tableDdl } from './pg-ddl.ts';
-
-/** Rows the probe reads per query: a migration never holds a whole large table in memory. */
-const PROBE_BATCH = 1000;
-
-/** Reads the newest `_ninepoint_schema` row of the current schema, if there is one. */
-export async function readRecordedSchema(client: pg.PoolClient): Promise<RecordedSchema | null> {
-  const exists = await client.query(
-    'SELECT 1 FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = $1',
-    [SCHEMA_TABLE],
-  );
-  if ((exists.rowCount ?? 0) === 0) return null;
-  const { rows } = await client.query<{ model: string; tables: string }>(
-    `SELECT "model", "tables" FROM ${q(SCHEMA_TABLE)} ORDER BY "id" DESC LIMIT 1`,
-  );
-  const row = rows[0];
-  if (!row) return null;
-  return { state: parseAppliedState(row.model, row.tables), modelJson: row.model, tablesJson: row.tables };
-}
-
-/** The planner's view of a PostgreSQL database, read inside the migration's transaction. */
-export class PgMigrationProbe implements MigrationProbe {
-  readonly #client: pg.PoolClient;
-
-  constructor(client: pg.PoolClient) {
-    this.#client = client;
-  }
-
-  async columns(table: string): Promise<ProbedColumn[] | null> {
-    const { rows } = await this.#client.query<{ column_name: string; is_nullable: string }>(
-      `SELECT column_name, is_nullable FROM information_schema.columns
-       WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position`,
-      [pgName(table)],
-    );
-    return rows.length === 0 ? null : rows.map((r) => ({ name: r.column_name, notNull: r.is_nullable === 'NO' }));
-  }
-
-  async rowCount(table: string): Promise<number> {
-    const { rows } = await this.#client.query<{ n: number }>(`SELECT count(*) AS "n" FROM ${q(table)}`);
-    return Number(rows[0]?.n ?? 0);
-  }
-
-  /** In batches by id: every table has one, the primary key. */
-  async *rows(table: string, columns: readonly SqlColumn[]): AsyncIterable<ProbedRow> {
-    if (columns.length === 0) return;
-    const select = columns.map((c) => q(c.name)).join(', ');
-    let after: string | null = null;
-    for (;;) {
-      const { rows }: { rows: Record<string, Value>[] } = await this.#client.query<Record<string, Value>>(
-        after === null
-          ? `SELECT ${select}, "id" AS "_ninepoint_id" FROM ${q(table)} ORDER BY "id" LIMIT ${PROBE_BATCH}`
-          : `SELECT ${select}, "id" AS "_ninepoint_id" FROM ${q(table)} WHERE "id" > $1 ORDER BY "id" LIMIT ${PROBE_BATCH}`,
-        after === null ? [] : [after],
-      );
-      for (const row of rows) {
-        after = String(row._ninepoint_id);
-        const { _ninepoint_id: _, ...values } = row;
-        yield values;
-      }
-      if (rows.length < PROBE_BATCH) return;
-    }
-  }
-}
 
 /**
  * Makes the plan's changes inside the caller's transaction. PostgreSQL alters all of them in

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { SqlRunner } from '../sql-runner.ts';
-import { inTransaction, named } from './pg-records.ts';
+import { inTransaction, named } from './pg-transaction.ts';
 
 /**
  * Any number: one key that every Ninepoint server changing this database's layout takes (the

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { POSTGRES_AVAILABLE, TEST_DATABASES } from '../../../test/databases.ts';
 import { LENDING_DESK_DERIVED, modelOf } from '../../../test/helpers.ts';
+import { listQuery as query, specStoreOpener } from '../../../test/stores.ts';
 import { compileSqlSchema } from '../../compile/sql-schema.ts';
-import type { ListQuery } from '../store.ts';
 import { pgName } from './pg-ddl.ts';
 import { PgStore, redact } from './pg-store.ts';
 
@@ -14,48 +14,7 @@ afterEach(async () => {
 const postgres = TEST_DATABASES.find((d) => d.name === 'postgres');
 
 /** A PostgreSQL store in a schema of its own, for a spec. */
-async function open(source: string): Promise<PgStore> {
-  if (!postgres) throw new Error('PostgreSQL is not in TEST_DATABASES');
-  const fresh = await postgres.fresh();
-  const store = await PgStore.open(fresh.env.DATABASE_URL ?? '');
-  cleanups.push(async () => {
-    await store.close();
-    await fresh.remove();
-  });
-  const model = modelOf(source);
-  await store.applySchema(compileSqlSchema(model), model);
-  return store;
-}
-
-const query = (over: Partial<ListQuery> = {}): ListQuery => ({
-  sort: { column: 'created_at', descending: false },
-  filters: [],
-  search: null,
-  owner: null,
-  after: null,
-  limit: 50,
-  count: false,
-  ...over,
-});
-
-const TYPES = `# Types
-
-## 1. What it does and for whom
-Keeps one kind of record with every type of field.
-
-## 3. Entities and fields
-### Thing
-| field | type | required |
-|---|---|---|
-| name | text | yes |
-| count | integer | no |
-| price | decimal(2) | no |
-| done | boolean | no |
-| due | date | no |
-| at | datetime | no |
-`;
-
-const context = { at: '2026-01-02T03:04:05.678Z', by: null };
+const open = specStoreOpener('postgres', (store) => store instanceof PgStore, cleanups);
 
 describe('names PostgreSQL would cut', () => {
   it('keeps names up to 63 bytes and shortens longer ones to distinct names', () => {
@@ -73,70 +32,6 @@ describe('names PostgreSQL would cut', () => {
 });
 
 describe.skipIf(!POSTGRES_AVAILABLE)('the PostgreSQL store', () => {
-  it('gives values back exactly as the API wrote them, as SQLite does', async () => {
-    const store = await open(TYPES);
-    const record = {
-      id: '0190f3c4-7a2b-7c3d-8e4f-5a6b7c8d9e0f',
-      created_at: context.at,
-      updated_at: context.at,
-      created_by: null,
-      name: 'Widget',
-      count: 9_007_199_254_740_991,
-      price: 12.5,
-      done: true,
-      due: '2026-02-28',
-      at: '2026-03-01T00:00:00.001Z',
-    };
-    const created = await store.records('Thing').create(record, context);
-    expect(created.ok).toBe(true);
-    const read = await store.records('Thing').get(record.id);
-    expect(read).toEqual({ record, version: 1 });
-    const history = await store.records('Thing').history(record.id);
-    expect(history).toEqual([
-      {
-        at: context.at,
-        by: null,
-        action: 'create',
-        transition: null,
-        from: null,
-        to: null,
-        changes: {
-          name: 'Widget',
-          count: 9_007_199_254_740_991,
-          price: 12.5,
-          done: true,
-          due: '2026-02-28',
-          at: record.at,
-        },
-        before: {},
-      },
-    ]);
-  });
-
-  it('pages a boolean sort with cursors that carry 0 and 1, as SQLite does', async () => {
-    const store = await open(TYPES);
-    const things = store.records('Thing');
-    for (let i = 0; i < 5; i++) {
-      const id = `0190f3c4-7a2b-7c3d-8e4f-5a6b7c8d9e0${i}`;
-      const at = `2026-01-0${i + 1}T00:00:00.000Z`;
-      await things.create(
-        { id, created_at: at, updated_at: at, created_by: null, name: `n${i}`, done: i % 2 === 0 ? true : null },
-        context,
-      );
-    }
-    const seen: string[] = [];
-    let after: ListQuery['after'] = null;
-    for (;;) {
-      const page = await things.list(query({ sort: { column: 'done', descending: true }, after, limit: 2 }));
-      seen.push(...page.records.map((r) => String(r.name)));
-      if (page.next) expect(typeof page.next.value === 'number' || page.next.value === null).toBe(true);
-      if (!page.next) break;
-      after = page.next;
-    }
-    // Descending: true first (by id descending), then the nulls last.
-    expect(seen).toEqual(['n4', 'n2', 'n0', 'n3', 'n1']);
-  });
-
   it('reads a page of a large table from an index, with no sort step, for every sort direction', async () => {
     const store = await open(LENDING_DESK_DERIVED);
     await store.pool.query(

@@ -1,14 +1,15 @@
 import type { Model } from '@ninepoint/spec';
 import pg from 'pg';
-import { blockingSteps } from '../../compile/migration-contract.ts';
-import { planMigration } from '../../compile/migration-planner.ts';
-import { MigrationRefusedError } from '../../compile/migration-report.ts';
-import { SCHEMA_TABLE, type SqlSchema, type SqlTable } from '../../compile/sql-schema.ts';
+import { SCHEMA_TABLE, type SqlSchema } from '../../compile/sql-schema.ts';
+import { ServedRecords } from '../records-core.ts';
+import { type MigrationSteps, migrate, SCHEMA_ROW_COLUMNS } from '../schema-apply.ts';
 import type { AppliedSchema, ApplyOptions, Store } from '../store.ts';
 import { HISTORY_TABLE_DDL, quoteIdentifier, SCHEMA_TABLE_DDL } from './pg-ddl.ts';
-import { applyPgPlan, PgMigrationProbe, readRecordedSchema } from './pg-migrate.ts';
-import { inTransaction, PgRecords } from './pg-records.ts';
+import { type PgConn, PgDialect, type PgRecords } from './pg-dialect.ts';
+import { applyPgPlan } from './pg-migrate.ts';
+import { PgMigrationProbe, readRecordedSchema } from './pg-probe.ts';
 import { PgRunner, SCHEMA_LOCK } from './pg-runner.ts';
+import { inTransaction } from './pg-transaction.ts';
 
 export interface PgStoreOptions {
   /** Connections kept open at most (default 10). */
@@ -47,7 +48,7 @@ export class PgStore implements Store {
   readonly location: string;
   readonly pool: pg.Pool;
   readonly sql: PgRunner;
-  #records = new Map<string, PgRecords>();
+  readonly #records = new ServedRecords<PgConn>();
 
   private constructor(location: string, pool: pg.Pool) {
     this.location = location;
@@ -76,76 +77,32 @@ export class PgStore implements Store {
   }
 
   async applySchema(schema: SqlSchema, model: Model, options: ApplyOptions = {}): Promise<AppliedSchema> {
-    const dryRun = options.dryRun ?? false;
-    const allowDestructive = options.allowDestructive ?? false;
     const applied = await inTransaction(this.pool, async (client): Promise<AppliedSchema> => {
       // Two servers starting on one database take turns; the rows the plan counted cannot change
       // before it is applied, because every write waits for the DDL's locks.
       await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
-      const last = await readRecordedSchema(client);
-      const plan = await planMigration({
-        previous: last?.state ?? null,
-        model,
-        schema,
+      const steps: MigrationSteps = {
+        recorded: () => readRecordedSchema(client),
         probe: new PgMigrationProbe(client),
-      });
-      if (dryRun) return { plan, applied: false, recorded: false };
-      if (blockingSteps(plan, allowDestructive).length > 0) {
-        throw new MigrationRefusedError(plan, { allowDestructive, location: this.location });
-      }
-      await client.query(SCHEMA_TABLE_DDL);
-      for (const statement of HISTORY_TABLE_DDL) await client.query(statement);
-      await applyPgPlan(client, plan, schema);
-      const modelJson = JSON.stringify(model);
-      const tablesJson = JSON.stringify(plan.tables);
-      const recorded = last?.modelJson !== modelJson || last.tablesJson !== tablesJson;
-      if (recorded) {
-        await client.query(
-          `INSERT INTO ${quoteIdentifier(SCHEMA_TABLE)} ("applied_at", "model_version", "product", "model", "tables") VALUES ($1, $2, $3, $4, $5)`,
-          [new Date().toISOString(), model.version, model.product.name, modelJson, tablesJson],
-        );
-      }
-      return { plan, applied: true, recorded };
+        bookkeeping: async () => {
+          await client.query(SCHEMA_TABLE_DDL);
+          for (const statement of HISTORY_TABLE_DDL) await client.query(statement);
+        },
+        apply: (plan) => applyPgPlan(client, plan, schema),
+        record: async (values) => {
+          const table = quoteIdentifier(SCHEMA_TABLE);
+          await client.query(`INSERT INTO ${table} (${SCHEMA_ROW_COLUMNS}) VALUES ($1, $2, $3, $4, $5)`, values);
+        },
+      };
+      return migrate(steps, schema, model, { ...options, location: this.location });
     });
-    if (applied.applied) this.#prepare(schema, applied.plan.tables);
+    // Every table's point reads and writes are prepared now: a request never prepares one.
+    if (applied.applied) this.#records.serve(new PgDialect(this.pool), schema, applied.plan.tables);
     return applied;
   }
 
-  /**
-   * Builds the records of every table of the schema. A column the migration left accepting empty
-   * values (a required field some rows lack) is known to be nullable, for list paging.
-   */
-  #prepare(schema: SqlSchema, layout: readonly SqlTable[]): void {
-    const ready = schema.tables.map((table): SqlTable => {
-      const stored = layout.find((t) => t.name === table.name);
-      const columns = table.columns.map((c) => {
-        const notNull = stored?.columns.find((x) => x.name === c.name)?.notNull ?? c.notNull;
-        return notNull === c.notNull ? c : { ...c, notNull };
-      });
-      return { ...table, columns };
-    });
-    const records = new Map<string, PgRecords>();
-    const byTable = new Map<string, PgRecords>();
-    const shared = {
-      pool: this.pool,
-      records: (entity: string) => records.get(entity),
-      recordsOfTable: (table: string) => byTable.get(table),
-    };
-    for (const table of ready) {
-      const referrers = ready.flatMap((other: SqlTable) =>
-        other.columns.filter((c) => c.references?.table === table.name).map((column) => ({ table: other, column })),
-      );
-      const entityRecords = new PgRecords(table, referrers, shared);
-      records.set(table.entity, entityRecords);
-      byTable.set(table.name, entityRecords);
-    }
-    this.#records = records;
-  }
-
   records(entity: string): PgRecords {
-    const records = this.#records.get(entity);
-    if (!records) throw new Error(`The table of ${entity} is not ready: apply the schema first.`);
-    return records;
+    return this.#records.of(entity);
   }
 
   async ping(): Promise<void> {

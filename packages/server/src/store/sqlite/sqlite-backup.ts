@@ -7,7 +7,7 @@ import { planMigration } from '../../compile/migration-planner.ts';
 import { SCHEMA_TABLE, type SqlSchema } from '../../compile/sql-schema.ts';
 import { USERS_TABLE } from '../auth-store.ts';
 import { quoteIdentifier as q } from './sqlite-ddl.ts';
-import { readRecordedSchema, SqliteMigrationProbe } from './sqlite-migrate.ts';
+import { readRecordedSchema, SqliteMigrationProbe } from './sqlite-probe.ts';
 
 /**
  * A backup or restore that was refused, or a file that is not a usable Ninepoint database; its

@@ -1,77 +1,9 @@
 import type Database from 'better-sqlite3';
-import { parseAppliedState, type RecordedSchema } from '../../compile/applied-state.ts';
-import type {
-  MigrationPlan,
-  MigrationProbe,
-  ProbedColumn,
-  ProbedRow,
-  SchemaChange,
-} from '../../compile/migration-contract.ts';
-import type { Value } from '../../compile/record-types.ts';
-import { SCHEMA_TABLE, type SqlColumn, type SqlSchema, type SqlTable } from '../../compile/sql-schema.ts';
+import type { MigrationPlan, SchemaChange } from '../../compile/migration-contract.ts';
+import type { SqlSchema, SqlTable } from '../../compile/sql-schema.ts';
 import { columnDdl, indexDdl, quoteIdentifier as q, sqlLiteral, tableDdl } from './sqlite-ddl.ts';
-
-/** A column as `pragma_table_info` describes it. */
-interface TableInfo {
-  name: string;
-  type: string;
-  notnull: number;
-  dflt_value: string | null;
-  pk: number;
-}
-
-/** Reads the newest `_ninepoint_schema` row, if the table exists and has one. */
-export function readRecordedSchema(db: Database.Database): RecordedSchema | null {
-  const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(SCHEMA_TABLE);
-  if (!exists) return null;
-  const row = db
-    .prepare<[], { model: string; tables: string }>(
-      `SELECT "model", "tables" FROM ${q(SCHEMA_TABLE)} ORDER BY "id" DESC LIMIT 1`,
-    )
-    .get();
-  if (!row) return null;
-  return { state: parseAppliedState(row.model, row.tables), modelJson: row.model, tablesJson: row.tables };
-}
-
-/** The planner's view of a SQLite database; synchronous underneath, so it reads inside the migration's transaction. */
-export class SqliteMigrationProbe implements MigrationProbe {
-  readonly #db: Database.Database;
-
-  constructor(db: Database.Database) {
-    this.#db = db;
-  }
-
-  async columns(table: string): Promise<ProbedColumn[] | null> {
-    const info = tableInfo(this.#db, table);
-    return info.length === 0 ? null : info.map((c) => ({ name: c.name, notNull: c.notnull === 1 || c.pk === 1 }));
-  }
-
-  async rowCount(table: string): Promise<number> {
-    const row = this.#db.prepare<[], { n: number }>(`SELECT count(*) AS "n" FROM ${q(table)}`).get();
-    return Number(row?.n ?? 0);
-  }
-
-  async *rows(table: string, columns: readonly SqlColumn[]): AsyncIterable<ProbedRow> {
-    if (columns.length === 0) return;
-    const statement = this.#db.prepare<[], Record<string, Value>>(
-      `SELECT ${columns.map((c) => q(c.name)).join(', ')} FROM ${q(table)}`,
-    );
-    const booleans = columns.filter((c) => c.type === 'boolean').map((c) => c.name);
-    for (const row of statement.iterate()) {
-      for (const name of booleans) {
-        const value = row[name];
-        if (typeof value === 'number') row[name] = value !== 0;
-      }
-      yield row;
-    }
-  }
-}
-
-function tableInfo(db: Database.Database, table: string): TableInfo[] {
-  return db
-    .prepare<[string], TableInfo>('SELECT name, type, "notnull", dflt_value, pk FROM pragma_table_info(?)')
-    .all(table);
-}
+import { toSqlite } from './sqlite-dialect.ts';
+import { type TableInfo, tableInfo } from './sqlite-probe.ts';
 
 const REBUILD_TABLE = '_ninepoint_rebuild';
 
@@ -105,11 +37,11 @@ export function applySqlitePlan(db: Database.Database, plan: MigrationPlan, sche
       if (change.kind === 'add-column') {
         db.exec(`ALTER TABLE ${q(name)} ADD COLUMN ${columnDdl(change.column)}`);
         if (change.fill !== null && change.fill !== change.column.default) {
-          db.prepare(`UPDATE ${q(name)} SET ${q(change.column.name)} = ?`).run(toDb(change.fill));
+          db.prepare(`UPDATE ${q(name)} SET ${q(change.column.name)} = ?`).run(toSqlite(change.fill));
         }
       } else if (change.kind === 'fill-nulls') {
         db.prepare(`UPDATE ${q(name)} SET ${q(change.column)} = ? WHERE ${q(change.column)} IS NULL`).run(
-          toDb(change.value),
+          toSqlite(change.value),
         );
       }
     }
@@ -207,8 +139,4 @@ function storedColumnDdl(column: TableInfo, notNull: boolean, all: readonly Tabl
   if (notNull) parts.push('NOT NULL');
   if (column.dflt_value !== null) parts.push(`DEFAULT ${column.dflt_value}`);
   return parts.join(' ');
-}
-
-function toDb(value: Value): string | number | null {
-  return typeof value === 'boolean' ? (value ? 1 : 0) : value;
 }

@@ -1,18 +1,17 @@
 import type Database from 'better-sqlite3';
 import type { SqlRunner } from '../sql-runner.ts';
-import { StatementCache } from './sqlite-records.ts';
-
-type Param = string | number | null;
+import { type Param, toSqlite } from './sqlite-dialect.ts';
+import { StatementCache } from './statement-cache.ts';
 
 /** `SqlRunner` on a better-sqlite3 connection: synchronous statements behind the async interface. */
 export class SqliteRunner implements SqlRunner {
   readonly dialect = 'sqlite';
   readonly #db: Database.Database;
-  readonly #cache: StatementCache;
+  readonly #cache: StatementCache<Database.Statement<Param[], unknown>>;
 
   constructor(db: Database.Database) {
     this.#db = db;
-    this.#cache = new StatementCache(db, 64);
+    this.#cache = new StatementCache((sql) => db.prepare<Param[], unknown>(sql), 64);
   }
 
   async all<T extends object>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
@@ -30,9 +29,4 @@ export class SqliteRunner implements SqlRunner {
       })
       .immediate();
   }
-}
-
-function toSqlite(value: unknown): Param {
-  if (typeof value === 'boolean') return value ? 1 : 0;
-  return value as Param;
 }

@@ -1,31 +1,23 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { type Model, USER_ENTITY } from '@ninepoint/spec';
+import type { Model } from '@ninepoint/spec';
 import Database from 'better-sqlite3';
-import { blockingSteps } from '../../compile/migration-contract.ts';
-import { planMigration } from '../../compile/migration-planner.ts';
-import { MigrationRefusedError } from '../../compile/migration-report.ts';
-import type { ApiRecord } from '../../compile/record-types.ts';
-import { HISTORY_TABLE, SCHEMA_TABLE, type SqlSchema, type SqlTable } from '../../compile/sql-schema.ts';
-import { USER_FOR_EXPRESSIONS_SQL, USERS_TABLE } from '../auth-store.ts';
+import { HISTORY_TABLE, SCHEMA_TABLE, type SqlSchema } from '../../compile/sql-schema.ts';
+import { ServedRecords } from '../records-core.ts';
+import { type MigrationSteps, migrate, SCHEMA_ROW_COLUMNS } from '../schema-apply.ts';
 import type { AppliedSchema, ApplyOptions, Store, Synchronous } from '../store.ts';
+import { GroupCommit } from './group-commit.ts';
 import { HISTORY_BEFORE_COLUMN, HISTORY_TABLE_DDL, quoteIdentifier, SCHEMA_TABLE_DDL } from './sqlite-ddl.ts';
-import { applySqlitePlan, readRecordedSchema, SqliteMigrationProbe } from './sqlite-migrate.ts';
-import {
-  type HistoryRow,
-  INSERT_HISTORY_SQL,
-  SELECT_HISTORY_SQL,
-  type SharedStatements,
-  SqliteRecords,
-  StatementCache,
-} from './sqlite-records.ts';
+import { SqliteDialect, type SqliteRecords, type TransactionRunner } from './sqlite-dialect.ts';
+import { applySqlitePlan } from './sqlite-migrate.ts';
+import { readRecordedSchema, SqliteMigrationProbe } from './sqlite-probe.ts';
 import { SqliteRunner } from './sqlite-runner.ts';
 
 export interface SqliteStoreOptions {
   /**
    * `normal` (the default): WAL with `synchronous=NORMAL` survives a killed process, but a power
-   * loss can roll back the last commits. `full` makes every acknowledged write durable, at about
-   * a third of the write throughput.
+   * loss can roll back the last commits. `full` makes every acknowledged write durable: the
+   * writes of one turn of the event loop share one commit and its one sync (group-commit.ts).
    */
   synchronous?: Synchronous;
   /** How long a write waits for another process's lock before failing, in ms. */
@@ -42,12 +34,19 @@ export class SqliteStore implements Store {
   readonly db: Database.Database;
   readonly sql: SqliteRunner;
   readonly #ping: Database.Statement;
-  #records = new Map<string, SqliteRecords>();
-  #selectUser: Database.Statement<[string], ApiRecord> | undefined;
+  readonly #commits: GroupCommit;
+  readonly #records = new ServedRecords<Database.Database>();
+  /**
+   * Every write of the records runs through this one runner: group commit, each write in a
+   * savepoint of its batch's transaction, answered after the batch's COMMIT.
+   */
+  readonly #transaction: TransactionRunner;
 
-  private constructor(location: string, db: Database.Database) {
+  private constructor(location: string, db: Database.Database, commits: GroupCommit) {
     this.location = location;
     this.db = db;
+    this.#commits = commits;
+    this.#transaction = (work) => commits.run(work);
     this.sql = new SqliteRunner(db);
     this.#ping = db.prepare('SELECT 1');
   }
@@ -64,13 +63,12 @@ export class SqliteStore implements Store {
       db.close();
       throw error;
     }
-    return new SqliteStore(path, db);
+    return new SqliteStore(path, db, new GroupCommit(db));
   }
 
   async applySchema(schema: SqlSchema, model: Model, options: ApplyOptions = {}): Promise<AppliedSchema> {
     const { db } = this;
     const dryRun = options.dryRun ?? false;
-    const allowDestructive = options.allowDestructive ?? false;
     if (db.inTransaction) throw new Error('applySchema cannot run inside another transaction.');
     // A rebuilt table is dropped and renamed: foreign keys must be off meanwhile, and SQLite ignores
     // the pragma inside a transaction. The check at the end stands in for them.
@@ -81,7 +79,7 @@ export class SqliteStore implements Store {
       // cannot change before it is applied. A dry run only reads, in one snapshot.
       db.exec(dryRun ? 'BEGIN' : 'BEGIN IMMEDIATE');
       try {
-        applied = await this.#migrate(schema, model, dryRun, allowDestructive);
+        applied = await migrate(this.#migrationSteps(schema), schema, model, { ...options, location: this.location });
         db.exec(dryRun ? 'ROLLBACK' : 'COMMIT');
       } catch (error) {
         if (db.inTransaction) db.exec('ROLLBACK');
@@ -90,104 +88,38 @@ export class SqliteStore implements Store {
     } finally {
       if (!dryRun) db.pragma('foreign_keys = ON');
     }
-    if (applied.applied) this.#prepare(schema, applied.plan.tables);
+    // Every table's point reads and writes are prepared now: a request never prepares one.
+    if (applied.applied)
+      this.#records.serve(new SqliteDialect(this.db, this.#transaction), schema, applied.plan.tables);
     return applied;
   }
 
-  async #migrate(schema: SqlSchema, model: Model, dryRun: boolean, allowDestructive: boolean): Promise<AppliedSchema> {
+  #migrationSteps(schema: SqlSchema): MigrationSteps {
     const { db } = this;
-    const last = readRecordedSchema(db);
-    const plan = await planMigration({
-      previous: last?.state ?? null,
-      model,
-      schema,
+    return {
+      recorded: () => readRecordedSchema(db),
       probe: new SqliteMigrationProbe(db),
-    });
-    if (dryRun) return { plan, applied: false, recorded: false };
-    if (blockingSteps(plan, allowDestructive).length > 0) {
-      throw new MigrationRefusedError(plan, { allowDestructive, location: this.location });
-    }
-    db.exec(SCHEMA_TABLE_DDL);
-    for (const statement of HISTORY_TABLE_DDL) db.exec(statement);
-    const historyColumns = db
-      .prepare<[string], { name: string }>('SELECT name FROM pragma_table_info(?)')
-      .all(HISTORY_TABLE);
-    if (!historyColumns.some((c) => c.name === HISTORY_BEFORE_COLUMN)) {
-      db.exec(
-        `ALTER TABLE ${quoteIdentifier(HISTORY_TABLE)} ADD COLUMN ${quoteIdentifier(HISTORY_BEFORE_COLUMN)} TEXT`,
-      );
-    }
-    applySqlitePlan(db, plan, schema);
-    const modelJson = JSON.stringify(model);
-    const tablesJson = JSON.stringify(plan.tables);
-    const recorded = last?.modelJson !== modelJson || last.tablesJson !== tablesJson;
-    if (recorded) {
-      db.prepare(
-        `INSERT INTO ${quoteIdentifier(SCHEMA_TABLE)} (applied_at, model_version, product, model, tables) VALUES (?, ?, ?, ?, ?)`,
-      ).run(new Date().toISOString(), model.version, model.product.name, modelJson, tablesJson);
-    }
-    return { plan, applied: true, recorded };
-  }
-
-  /**
-   * Prepares the statements of every table, once: a request never prepares a point read or
-   * write. Each table is served as the schema lays it out, except that a column the migration
-   * left accepting empty values (a required field some rows lack) is known to, for list paging.
-   */
-  #prepare(schema: SqlSchema, layout: readonly SqlTable[]): void {
-    const { db } = this;
-    const ready = schema.tables.map((table): SqlTable => {
-      const stored = layout.find((t) => t.name === table.name);
-      const columns = table.columns.map((c) => {
-        const notNull = stored?.columns.find((s) => s.name === c.name)?.notNull ?? c.notNull;
-        return notNull === c.notNull ? c : { ...c, notNull };
-      });
-      return { ...table, columns };
-    });
-    const shared: SharedStatements = {
-      insertHistory: db.prepare(INSERT_HISTORY_SQL),
-      selectHistory: db.prepare<[string, string], HistoryRow>(SELECT_HISTORY_SQL),
-      exists: new Map(
-        ready.map((t) => [
-          t.name,
-          db.prepare<[string], unknown>(`SELECT 1 FROM ${quoteIdentifier(t.name)} WHERE "id" = ?`),
-        ]),
-      ),
-      cache: new StatementCache(db),
-      reader: {
-        get: (entity, id) => (entity === USER_ENTITY ? this.#user(id) : this.#records.get(entity)?.read(id)),
-        count: (query) => {
-          const records = this.#records.get(query.entity);
-          if (!records) throw new Error(`The table of ${query.entity} is not ready.`);
-          return records.count(query);
-        },
+      bookkeeping: () => {
+        db.exec(SCHEMA_TABLE_DDL);
+        for (const statement of HISTORY_TABLE_DDL) db.exec(statement);
+        const history = db
+          .prepare<[string], { name: string }>('SELECT name FROM pragma_table_info(?)')
+          .all(HISTORY_TABLE);
+        if (!history.some((c) => c.name === HISTORY_BEFORE_COLUMN)) {
+          const before = quoteIdentifier(HISTORY_BEFORE_COLUMN);
+          db.exec(`ALTER TABLE ${quoteIdentifier(HISTORY_TABLE)} ADD COLUMN ${before} TEXT`);
+        }
+      },
+      apply: (plan) => applySqlitePlan(db, plan, schema),
+      record: (values) => {
+        const table = quoteIdentifier(SCHEMA_TABLE);
+        db.prepare(`INSERT INTO ${table} (${SCHEMA_ROW_COLUMNS}) VALUES (?, ?, ?, ?, ?)`).run(...values);
       },
     };
-    const records = new Map<string, SqliteRecords>();
-    for (const table of ready) {
-      const referrers = ready.flatMap((other: SqlTable) =>
-        other.columns.filter((c) => c.references?.table === table.name).map((column) => ({ table: other, column })),
-      );
-      records.set(table.entity, new SqliteRecords(db, table, referrers, shared));
-    }
-    this.#records = records;
-  }
-
-  /** A user as expressions see one (`borrower.name`); prepared on first use, once the users table exists. */
-  #user(id: string): ApiRecord | undefined {
-    if (!this.#selectUser) {
-      // Before the users table exists (a store used without sign-in) there are no users.
-      const exists = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(USERS_TABLE);
-      if (!exists) return undefined;
-      this.#selectUser = this.db.prepare<[string], ApiRecord>(USER_FOR_EXPRESSIONS_SQL);
-    }
-    return this.#selectUser.get(id);
   }
 
   records(entity: string): SqliteRecords {
-    const records = this.#records.get(entity);
-    if (!records) throw new Error(`The table of ${entity} is not ready: apply the schema first.`);
-    return records;
+    return this.#records.of(entity);
   }
 
   async ping(): Promise<void> {
@@ -195,6 +127,8 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    // Writes already queued commit first: each was accepted, and its caller waits for the answer.
+    await this.#commits.drain();
     if (this.db.open) this.db.close();
   }
 }

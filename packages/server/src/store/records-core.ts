@@ -1,0 +1,656 @@
+import { USER_ENTITY } from '@ninepoint/spec';
+import {
+  type ApiRecord,
+  type CountQuery,
+  type PendingRead,
+  ReadPending,
+  type TxReader,
+  type Value,
+} from '../compile/record-types.ts';
+import {
+  DEFAULT_SORT_COLUMNS,
+  HISTORY_TABLE,
+  type SqlColumn,
+  type SqlSchema,
+  type SqlTable,
+  VERSION_COLUMN,
+} from '../compile/sql-schema.ts';
+import { valuesBefore } from './history.ts';
+import {
+  countConditions,
+  countGroupKey,
+  keysetCondition,
+  lastValues,
+  listConditions,
+  plannedWrite,
+  summaryOf,
+  summarySql,
+} from './record-logic.ts';
+import type { Prepared, RecordsDialect, Row } from './records-dialect.ts';
+import { runSync, type Step, wait } from './step.ts';
+import type {
+  ConditionalWrite,
+  DeleteCheck,
+  DeleteOutcome,
+  EntityRecords,
+  HistoryEntry,
+  ListPage,
+  ListQuery,
+  Position,
+  StoredRecord,
+  Summary,
+  SummaryQuery,
+  TransitionWrite,
+  WriteCheck,
+  WriteContext,
+  WriteOutcome,
+} from './store.ts';
+
+/** A check may read this many records and counts; more means it never settles. */
+const MAX_READS = 1000;
+
+const DEFAULT_LIST: ListQuery = {
+  sort: { column: DEFAULT_SORT_COLUMNS[0], descending: false },
+  filters: [],
+  search: null,
+  owner: null,
+  after: null,
+  limit: 1,
+  count: false,
+};
+
+/** The history table's columns as a write fills them (see `Ddl.historyTable`). */
+const HISTORY_COLUMNS = [
+  'entity',
+  'record_id',
+  'at',
+  'by',
+  'action',
+  'transition',
+  'from_state',
+  'to_state',
+  'changes',
+  'before',
+] as const;
+
+/** A table that refers to this one, and the statement that finds whether a record is referred to. */
+interface Referrer<C> {
+  entity: string;
+  field: string;
+  /** True when the table refers to itself: the statement then takes the id twice. */
+  self: boolean;
+  statement: Prepared<C>;
+}
+
+/**
+ * What every entity's records share: the dialect, the history statements, and the other
+ * entities' records, for the reads a check makes and for reference checks.
+ */
+class Shared<C> {
+  readonly dialect: RecordsDialect<C>;
+  readonly insertHistory: Prepared<C>;
+  readonly selectHistory: Prepared<C>;
+  readonly byEntity = new Map<string, Records<C>>();
+  readonly byTable = new Map<string, Records<C>>();
+  /** A synchronous dialect's reader: every read answered at once, in the running transaction. */
+  readonly directReader: TxReader | null;
+
+  constructor(dialect: RecordsDialect<C>) {
+    this.dialect = dialect;
+    const q = (name: string) => dialect.quote(name);
+    const p = (n: number) => dialect.placeholder(n);
+    const insert = HISTORY_COLUMNS.map(q).join(', ');
+    const values = HISTORY_COLUMNS.map((_, i) => p(i + 1)).join(', ');
+    this.insertHistory = dialect.prepare(`INSERT INTO ${q(HISTORY_TABLE)} (${insert}) VALUES (${values})`);
+    const select = HISTORY_COLUMNS.slice(2).map(q).join(', ');
+    const where = `"entity" = ${p(1)} AND "record_id" = ${p(2)}`;
+    this.selectHistory = dialect.prepare(`SELECT ${select} FROM ${q(HISTORY_TABLE)} WHERE ${where} ORDER BY "id"`);
+    const conn = dialect.idle;
+    this.directReader = dialect.sync
+      ? {
+          get: (entity, id) => runSync(this.read(conn, { kind: 'get', entity, id })) as ApiRecord | undefined,
+          count: (query) => runSync(this.read(conn, { kind: 'count', query })) as number,
+        }
+      : null;
+  }
+
+  records(entity: string): Records<C> {
+    const records = this.byEntity.get(entity);
+    if (!records) throw new Error(`The table of ${entity} is not ready.`);
+    return records;
+  }
+
+  /** One read a check asked for, made on `conn`. */
+  *read(conn: C, read: PendingRead): Step<ApiRecord | undefined | number> {
+    if (read.kind === 'count') return yield* this.records(read.query.entity).countIn(conn, read.query);
+    if (read.entity === USER_ENTITY) return yield* wait(this.dialect.user(conn, read.id));
+    return yield* this.records(read.entity).readIn(conn, read.id);
+  }
+
+  /**
+   * Runs a synchronous decision (a check, an authorization) that reads records. A synchronous
+   * dialect's reader answers each read at once. Otherwise each read not made yet throws
+   * `ReadPending`: it is made on `conn` and the decision runs again, until it answers or refuses.
+   */
+  *decide<T>(conn: C, decision: (reader: TxReader) => T): Step<T> {
+    if (this.directReader) return decision(this.directReader);
+    const made = new Map<string, ApiRecord | undefined | number>();
+    const keyOf = (read: PendingRead): string => JSON.stringify(read);
+    const answer = (read: PendingRead) => {
+      const key = keyOf(read);
+      if (!made.has(key)) throw new ReadPending(read);
+      return made.get(key);
+    };
+    const reader: TxReader = {
+      get: (entity, id) => answer({ kind: 'get', entity, id }) as ApiRecord | undefined,
+      count: (query) => answer({ kind: 'count', query }) as number,
+    };
+    for (;;) {
+      try {
+        return decision(reader);
+      } catch (error) {
+        if (!(error instanceof ReadPending)) throw error;
+        if (made.size >= MAX_READS) throw new Error(`A check asked for more than ${MAX_READS} reads.`);
+        made.set(keyOf(error.read), yield* this.read(conn, error.read));
+      }
+    }
+  }
+}
+
+/**
+ * The tables a schema serves, as the migration left them: a column the migration left accepting
+ * empty values (a required field some rows lack) is known to be nullable, for list paging.
+ */
+export function servedTables(tables: readonly SqlTable[], layout: readonly SqlTable[]): SqlTable[] {
+  return tables.map((table): SqlTable => {
+    const stored = layout.find((t) => t.name === table.name);
+    const columns = table.columns.map((c) => {
+      const notNull = stored?.columns.find((s) => s.name === c.name)?.notNull ?? c.notNull;
+      return notNull === c.notNull ? c : { ...c, notNull };
+    });
+    return { ...table, columns };
+  });
+}
+
+/** Every table's records on one database, by entity. */
+export function recordsOf<C>(dialect: RecordsDialect<C>, tables: readonly SqlTable[]): Map<string, Records<C>> {
+  const shared = new Shared(dialect);
+  for (const table of tables) {
+    const referrers = tables.flatMap((other) =>
+      other.columns.filter((c) => c.references?.table === table.name).map((column) => ({ table: other, column })),
+    );
+    const records = new Records(table, referrers, shared);
+    shared.byEntity.set(table.entity, records);
+    shared.byTable.set(table.name, records);
+  }
+  return shared.byEntity;
+}
+
+/** The records a store serves: none until a schema is applied, then every table of the newest. */
+export class ServedRecords<C> {
+  #records = new Map<string, Records<C>>();
+
+  /** Serves every table of `schema` as the migration left it (`layout`, see `servedTables`). */
+  serve(dialect: RecordsDialect<C>, schema: SqlSchema, layout: readonly SqlTable[]): void {
+    this.#records = recordsOf(dialect, servedTables(schema.tables, layout));
+  }
+
+  of(entity: string): Records<C> {
+    const records = this.#records.get(entity);
+    if (!records) throw new Error(`The table of ${entity} is not ready: apply the schema first.`);
+    return records;
+  }
+}
+
+/**
+ * One entity's records, on any database: the order of a write's steps, its checks and its history
+ * entry, list and summary planning, rows to records and database guards to refusals. Its SQL is
+ * generated from the table's compiled schema only: identifiers come from the schema and are quoted,
+ * every value is a bound parameter. Point reads and writes are prepared once, here.
+ *
+ * A write runs in one transaction of the dialect's (`RecordsDialect.transaction`) as a sequence of
+ * steps (`step.ts`): to the end at once on SQLite, awaiting each call on PostgreSQL, where a write
+ * reads its record `FOR UPDATE` and a limit's count takes an advisory lock on the group it counts.
+ */
+export class Records<C> implements EntityRecords {
+  readonly entity: string;
+  readonly #table: SqlTable;
+  readonly #shared: Shared<C>;
+  readonly #d: RecordsDialect<C>;
+  readonly #columns: ReadonlyMap<string, SqlColumn>;
+  /** Columns the API shows: all but the version. */
+  readonly #apiColumns: readonly SqlColumn[];
+  readonly #fieldColumns: readonly SqlColumn[];
+  readonly #references: readonly { field: string; table: string }[];
+  /** Fields referring to `User`: their users live in the runtime's users table. */
+  readonly #userReferences: readonly string[];
+  /** Every reference field, in the order a refusal names them. */
+  readonly #referenceOrder: readonly string[];
+  readonly #hasState: boolean;
+  readonly #select: string;
+  readonly #get: Prepared<C>;
+  readonly #getForUpdate: Prepared<C>;
+  readonly #exists: Prepared<C>;
+  readonly #insert: Prepared<C>;
+  readonly #update: Prepared<C>;
+  /** The same, setting the state too: a transition. */
+  readonly #updateState: Prepared<C> | null;
+  readonly #delete: Prepared<C>;
+  readonly #referrers: readonly Referrer<C>[];
+  /** The dialect's quoting and value conversion, bound once: list planning passes them on. */
+  readonly #quote: (name: string) => string;
+  readonly #toDb: (column: SqlColumn, value: Value) => unknown;
+
+  constructor(table: SqlTable, referrers: readonly { table: SqlTable; column: SqlColumn }[], shared: Shared<C>) {
+    const d = shared.dialect;
+    this.entity = table.entity;
+    this.#table = table;
+    this.#shared = shared;
+    this.#d = d;
+    this.#quote = (name) => d.quote(name);
+    this.#toDb = (column, value) => d.toDb(column, value);
+    this.#columns = new Map(table.columns.map((c) => [c.name, c]));
+    this.#apiColumns = table.columns.filter((c) => c.name !== VERSION_COLUMN);
+    this.#fieldColumns = table.columns.filter((c) => c.field !== null);
+    this.#userReferences = this.#fieldColumns.filter((c) => c.references?.entity === USER_ENTITY).map((c) => c.name);
+    this.#references = this.#fieldColumns.flatMap((c) =>
+      c.references?.table ? [{ field: c.name, table: c.references.table }] : [],
+    );
+    this.#referenceOrder = [...this.#references.map((r) => r.field), ...this.#userReferences];
+    this.#hasState = this.#columns.has('state');
+
+    const q = (name: string) => d.quote(name);
+    const p = (n: number) => d.placeholder(n);
+    const t = q(table.name);
+    this.#select = `SELECT ${table.columns.map((c) => q(c.name)).join(', ')} FROM ${t}`;
+    this.#get = d.prepare(`${this.#select} WHERE "id" = ${p(1)}`);
+    this.#getForUpdate = d.forUpdate ? d.prepare(`${this.#select} WHERE "id" = ${p(1)}${d.forUpdate}`) : this.#get;
+    this.#exists = d.prepare(`SELECT 1 FROM ${t} WHERE "id" = ${p(1)}`);
+    const inserted = table.columns.map((c) => c.name);
+    this.#insert = d.prepare(
+      `INSERT INTO ${t} (${inserted.map(q).join(', ')}) VALUES (${inserted.map((_, i) => p(i + 1)).join(', ')})`,
+    );
+    const version = q(VERSION_COLUMN);
+    const update = (setState: boolean) => {
+      const set = this.#fieldColumns.map((c, i) => `${q(c.name)} = ${p(i + 1)}`);
+      let n = set.length;
+      if (setState) set.push(`"state" = ${p(++n)}`);
+      set.push(`"updated_at" = ${p(++n)}`, `${version} = ${version} + 1`);
+      return d.prepare(`UPDATE ${t} SET ${set.join(', ')} WHERE "id" = ${p(n + 1)} AND ${version} = ${p(n + 2)}`);
+    };
+    this.#update = update(false);
+    this.#updateState = this.#hasState ? update(true) : null;
+    this.#delete = d.prepare(`DELETE FROM ${t} WHERE "id" = ${p(1)}`);
+    this.#referrers = referrers.map(({ table: other, column }) => {
+      const self = other.name === table.name;
+      // A record referring to itself does not keep itself from being deleted.
+      const notItself = self ? ` AND "id" <> ${p(2)}` : '';
+      const sql = `SELECT 1 FROM ${q(other.name)} WHERE ${q(column.name)} = ${p(1)}${notItself} LIMIT 1`;
+      return { entity: other.entity, field: column.name, self, statement: d.prepare(sql) };
+    });
+    // The default list's pages, prepared now like the point reads; other sorts and filters on first use.
+    for (const after of [null, { value: '', id: '' }]) d.cached(this.#plan({ ...DEFAULT_LIST, after }).sql);
+  }
+
+  /** The hot read: one prepared statement and the row made a record, with no sequence to run. */
+  get(id: string): Promise<StoredRecord | undefined> {
+    const row = this.#get.byId(this.#d.idle, id);
+    if (row instanceof Promise) return row.then((r) => (r ? this.#stored(r) : undefined));
+    return Promise.resolve(row ? this.#stored(row) : undefined);
+  }
+
+  /** A record by id, read on `conn` (inside a transaction, it sees the transaction's writes). */
+  *readIn(conn: C, id: string): Step<ApiRecord | undefined> {
+    const row = yield* wait(this.#get.byId(conn, id));
+    return row ? this.#record(row) : undefined;
+  }
+
+  /** Whether a record with this id exists, as `conn` sees it. */
+  *existsIn(conn: C, id: string): Step<boolean> {
+    return (yield* wait(this.#exists.byId(conn, id))) !== undefined;
+  }
+
+  /**
+   * See `TxReader.count`. Where the dialect locks a count (PostgreSQL), the lock of the counted
+   * group is taken for the rest of the transaction first; under READ COMMITTED the count that
+   * follows sees every row committed by a writer that held it before.
+   */
+  *countIn(conn: C, query: CountQuery): Step<number> {
+    const { sql, params } = this.countSql(query);
+    if (this.#d.lockCount) yield* wait(this.#d.lockCount(conn, countGroupKey(this.#table.name, query)));
+    const row = yield* wait(this.#d.cached(sql).one(conn, params));
+    return Number(row?.n ?? 0);
+  }
+
+  /** A count outside a write, for tests and tools. */
+  async count(query: CountQuery): Promise<number> {
+    const { sql, params } = this.countSql(query);
+    const row = await this.#d.cached(sql).one(this.#d.idle, params);
+    return Number(row?.n ?? 0);
+  }
+
+  /** The statement a count runs, for tests that look at its plan. Columns are checked; values are bound. */
+  countSql(query: CountQuery): { sql: string; params: unknown[] } {
+    const params: unknown[] = [];
+    const bind = this.#binder(params);
+    const where = countConditions(
+      query,
+      (name) => this.#column(name),
+      { quote: this.#quote, bind, toDb: this.#toDb },
+      (states) => {
+        if (!this.#hasState) throw new Error(`${this.#table.name} has no state column`);
+        return this.#d.stateAmong(states, bind);
+      },
+    );
+    return { sql: this.#countOf(where), params };
+  }
+
+  async create(record: ApiRecord, context: WriteContext, check?: WriteCheck): Promise<WriteOutcome> {
+    try {
+      return await this.#d.transaction((conn) => this.#create(conn, record, context, check));
+    } catch (error) {
+      return this.#writeRefused(error, record);
+    }
+  }
+
+  update(id: string, values: Record<string, Value>, context: ConditionalWrite, check?: WriteCheck) {
+    return this.#change(id, values, context, check, null);
+  }
+
+  async transition(
+    id: string,
+    transition: TransitionWrite,
+    values: Record<string, Value>,
+    context: ConditionalWrite,
+    check?: WriteCheck,
+  ): Promise<WriteOutcome> {
+    if (!this.#hasState) throw new Error(`${this.entity} has no state machine`);
+    return this.#change(id, values, context, check, transition);
+  }
+
+  async delete(id: string, context: ConditionalWrite, check?: DeleteCheck): Promise<DeleteOutcome> {
+    try {
+      return await this.#d.transaction((conn) => this.#deleteRecord(conn, id, context, check));
+    } catch (error) {
+      // Checked before deleting; this is the database's own guard answering the same (a racing insert).
+      if (this.#d.violation(error, this.#table)?.kind === 'foreign-key') {
+        const first = this.#referrers[0];
+        return { ok: false, refusal: { kind: 'referenced', entity: first?.entity ?? '', field: first?.field ?? '' } };
+      }
+      throw error;
+    }
+  }
+
+  async list(query: ListQuery): Promise<ListPage> {
+    const plan = this.#plan(query);
+    const { idle } = this.#d;
+    plan.params.push(query.limit + 1);
+    const rows = await this.#d.cached(plan.sql).all(idle, plan.params);
+    const more = rows.length > query.limit;
+    const page = more ? rows.slice(0, query.limit) : rows;
+    const last = page.at(-1);
+    const result: ListPage = {
+      records: page.map((row) => this.#record(row)),
+      next: more && last ? { value: positionValue(last[query.sort.column]), id: String(last.id) } : null,
+    };
+    if (query.count) {
+      const counted = await this.#d.cached(plan.countSql).one(idle, plan.countParams);
+      result.total = Number(counted?.n ?? 0);
+    }
+    return result;
+  }
+
+  /** The SQL of a list query (its last parameter is the limit), for tests that look at how a database plans it. */
+  listSql(query: ListQuery): { sql: string; params: unknown[] } {
+    const plan = this.#plan(query);
+    return { sql: plan.sql, params: [...plan.params, query.limit + 1] };
+  }
+
+  async summary(query: SummaryQuery): Promise<Summary> {
+    const params: unknown[] = [];
+    const d = this.#d;
+    const sql = summarySql(this.#table.name, query, (name) => this.#column(name), {
+      quote: this.#quote,
+      bind: this.#binder(params),
+      toDb: this.#toDb,
+      like: d.like,
+    });
+    const boolean = query.by !== null && this.#column(query.by).type === 'boolean';
+    const rows = await d.cached(sql).all(d.idle, params);
+    return summaryOf(query, rows, (v) => (boolean && typeof v === 'number' ? v !== 0 : (v as Value)));
+  }
+
+  async history(id: string): Promise<HistoryEntry[]> {
+    const d = this.#d;
+    const rows = await this.#shared.selectHistory.all(d.idle, [this.entity, id]);
+    return rows.map((row) => ({
+      at: String(row.at),
+      by: (row.by as string | null) ?? null,
+      action: row.action as HistoryEntry['action'],
+      transition: (row.transition as string | null) ?? null,
+      from: (row.from_state as string | null) ?? null,
+      to: (row.to_state as string | null) ?? null,
+      changes: d.fromJson(row.changes) ?? {},
+      before: d.fromJson(row.before) ?? {},
+    }));
+  }
+
+  async #change(
+    id: string,
+    values: Record<string, Value>,
+    context: ConditionalWrite,
+    check: WriteCheck | undefined,
+    transition: TransitionWrite | null,
+  ): Promise<WriteOutcome> {
+    try {
+      return await this.#d.transaction((conn) => this.#updateRecord(conn, id, values, context, check, transition));
+    } catch (error) {
+      return this.#writeRefused(error, values);
+    }
+  }
+
+  *#create(conn: C, record: ApiRecord, context: WriteContext, check: WriteCheck | undefined): Step<WriteOutcome> {
+    const missing = yield* this.#unknownReferences(conn, record, context);
+    if (missing.length > 0) return { ok: false, refusal: { kind: 'unknown-reference', fields: missing } };
+    if (check) {
+      const next = this.#pick(record);
+      yield* this.#shared.decide(conn, (reader) => check(next, null, reader));
+    }
+    const d = this.#d;
+    const values = this.#table.columns.map((c) => (c.name === VERSION_COLUMN ? 1 : d.toDb(c, record[c.name] ?? null)));
+    yield* wait(this.#insert.run(conn, values));
+    const changes = Object.fromEntries(this.#fieldColumns.map((c) => [c.name, record[c.name] ?? null]));
+    const state = this.#hasState ? (record.state as string) : null;
+    yield* this.#history(conn, String(record.id), context, 'create', null, null, state, changes, {});
+    return { ok: true, stored: { record: this.#pick(record), version: 1 }, changed: true };
+  }
+
+  *#updateRecord(
+    conn: C,
+    id: string,
+    values: Record<string, Value>,
+    context: ConditionalWrite,
+    check: WriteCheck | undefined,
+    transition: TransitionWrite | null,
+  ): Step<WriteOutcome> {
+    const row = yield* wait(this.#getForUpdate.byId(conn, id));
+    if (!row) return { ok: false, refusal: { kind: 'not-found' } };
+    const current = this.#stored(row);
+    const { changes, record } = plannedWrite(this.#fieldColumns, current.record, values, transition, context.at);
+    const { authorize } = context;
+    if (authorize) yield* this.#shared.decide(conn, (reader) => authorize(current.record, record, reader));
+    if (context.ifVersions !== null && !context.ifVersions.includes(current.version)) {
+      return { ok: false, refusal: { kind: 'stale' } };
+    }
+    // A transition is written even when no field changes: its history entry is the point.
+    if (Object.keys(changes).length === 0 && transition === null) return { ok: true, stored: current, changed: false };
+    const missing = yield* this.#unknownReferences(conn, changes, context);
+    if (missing.length > 0) return { ok: false, refusal: { kind: 'unknown-reference', fields: missing } };
+    if (check) yield* this.#shared.decide(conn, (reader) => check(record, current.record, reader));
+    const d = this.#d;
+    const fields: unknown[] = this.#fieldColumns.map((c) => d.toDb(c, record[c.name] ?? null));
+    const updated =
+      transition && this.#updateState
+        ? yield* wait(this.#updateState.run(conn, [...fields, transition.to, context.at, id, current.version]))
+        : yield* wait(this.#update.run(conn, [...fields, context.at, id, current.version]));
+    if (updated !== 1) return { ok: false, refusal: { kind: 'stale' } };
+    const before = valuesBefore(changes, current.record);
+    if (transition) {
+      const from = current.record.state;
+      const fromState = typeof from === 'string' ? from : null;
+      yield* this.#history(conn, id, context, 'transition', transition.name, fromState, transition.to, changes, before);
+    } else {
+      yield* this.#history(conn, id, context, 'update', null, null, null, changes, before);
+    }
+    return { ok: true, stored: { record, version: current.version + 1 }, changed: true };
+  }
+
+  *#deleteRecord(conn: C, id: string, context: ConditionalWrite, check: DeleteCheck | undefined): Step<DeleteOutcome> {
+    const row = yield* wait(this.#getForUpdate.byId(conn, id));
+    if (!row) return { ok: false, refusal: { kind: 'not-found' } };
+    const stored = this.#record(row);
+    if (check) yield* this.#shared.decide(conn, (reader) => check(stored, reader));
+    if (context.ifVersions !== null && !context.ifVersions.includes(Number(row[VERSION_COLUMN]))) {
+      return { ok: false, refusal: { kind: 'stale' } };
+    }
+    for (const referrer of this.#referrers) {
+      if ((yield* wait(referrer.statement.one(conn, referrer.self ? [id, id] : [id]))) !== undefined) {
+        return { ok: false, refusal: { kind: 'referenced', entity: referrer.entity, field: referrer.field } };
+      }
+    }
+    yield* wait(this.#delete.run(conn, [id]));
+    const before = lastValues(this.#fieldColumns, this.#hasState, stored);
+    yield* this.#history(conn, id, context, 'delete', null, null, null, {}, before);
+    return { ok: true };
+  }
+
+  /** A write the database's unique or foreign-key guard stopped, as a refusal; anything else is thrown again. */
+  #writeRefused(error: unknown, values: Record<string, Value>): WriteOutcome {
+    const violation = this.#d.violation(error, this.#table);
+    if (violation?.kind === 'unique') return { ok: false, refusal: { kind: 'not-unique', field: violation.field } };
+    if (violation?.kind === 'foreign-key') {
+      const fields = this.#references.filter((r) => values[r.field] != null).map((r) => r.field);
+      return { ok: false, refusal: { kind: 'unknown-reference', fields } };
+    }
+    throw error;
+  }
+
+  /**
+   * The reference fields among `values` naming a record that does not exist or that the actor may
+   * not read (`WriteContext.unreadableReferences`): one answer for both, in the table's order.
+   */
+  *#unknownReferences(conn: C, values: Record<string, Value>, context: WriteContext): Step<string[]> {
+    const missing = yield* this.#missingReferences(conn, values);
+    const find = context.unreadableReferences;
+    if (!find) return missing;
+    const unreadable = yield* this.#shared.decide(conn, (reader) => find(values, reader));
+    if (unreadable.length === 0) return missing;
+    const unknown = new Set([...missing, ...unreadable]);
+    return this.#referenceOrder.filter((field) => unknown.has(field));
+  }
+
+  *#missingReferences(conn: C, values: Record<string, Value>): Step<string[]> {
+    const missing: string[] = [];
+    for (const { field, table } of this.#references) {
+      const value = values[field];
+      if (typeof value !== 'string') continue;
+      const records = this.#shared.byTable.get(table);
+      if (!records || !(yield* records.existsIn(conn, value))) missing.push(field);
+    }
+    for (const field of this.#userReferences) {
+      const value = values[field];
+      if (typeof value !== 'string') continue;
+      if ((yield* wait(this.#d.user(conn, value))) === undefined) missing.push(field);
+    }
+    return missing;
+  }
+
+  *#history(
+    conn: C,
+    id: string,
+    context: WriteContext,
+    action: HistoryEntry['action'],
+    transition: string | null,
+    from: string | null,
+    to: string | null,
+    changes: Record<string, Value>,
+    before: Record<string, Value>,
+  ): Step<void> {
+    const row = [this.entity, id, context.at, context.by, action, transition, from, to];
+    row.push(JSON.stringify(changes), JSON.stringify(before));
+    yield* wait(this.#shared.insertHistory.run(conn, row));
+  }
+
+  #plan(query: ListQuery): { sql: string; params: unknown[]; countSql: string; countParams: unknown[] } {
+    const d = this.#d;
+    const sort = this.#column(query.sort.column);
+    const params: unknown[] = [];
+    const bind = this.#binder(params);
+    const where = listConditions(query, (name) => this.#column(name), {
+      quote: this.#quote,
+      bind,
+      toDb: this.#toDb,
+      like: d.like,
+    });
+    const countSql = this.#countOf(where);
+    const countParams = [...params];
+    if (query.after) {
+      const after = { ...query.after, value: d.toDb(sort, query.after.value) as Position['value'] };
+      where.push(keysetCondition(sort, query.sort.descending, after, this.#quote, bind));
+    }
+    const whereSql = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
+    const direction = query.sort.descending ? 'DESC' : 'ASC';
+    const nulls = sort.notNull ? '' : d.nullsOrder(query.sort.descending);
+    const first = `${d.quote(sort.name)} ${direction}${nulls}`;
+    const order = sort.name === 'id' ? first : `${first}, "id" ${direction}`;
+    const limit = d.placeholder(params.length + 1);
+    return { sql: `${this.#select}${whereSql} ORDER BY ${order} LIMIT ${limit}`, params, countSql, countParams };
+  }
+
+  #countOf(where: readonly string[]): string {
+    const whereSql = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
+    return `SELECT count(*) AS "n" FROM ${this.#d.quote(this.#table.name)}${whereSql}`;
+  }
+
+  /** Adds a value to `params` and answers its placeholder. */
+  #binder(params: unknown[]): (value: unknown) => string {
+    return (value) => {
+      params.push(value);
+      return this.#d.placeholder(params.length);
+    };
+  }
+
+  #column(name: string): SqlColumn {
+    const column = this.#columns.get(name);
+    if (!column || name === VERSION_COLUMN) throw new Error(`${this.#table.name} has no column ${name}`);
+    return column;
+  }
+
+  #stored(row: Row): StoredRecord {
+    return { record: this.#record(row), version: Number(row[VERSION_COLUMN]) };
+  }
+
+  /** A row as the API shows it; a boolean stored as 0 or 1 (SQLite) becomes a boolean. */
+  #record(row: Row): ApiRecord {
+    const record: ApiRecord = {};
+    for (const column of this.#apiColumns) {
+      const value = (row[column.name] ?? null) as Value;
+      record[column.name] = column.type === 'boolean' && typeof value === 'number' ? value !== 0 : value;
+    }
+    return record;
+  }
+
+  /** The API's columns of a record, in table order. */
+  #pick(record: ApiRecord): ApiRecord {
+    const picked: ApiRecord = {};
+    for (const column of this.#apiColumns) picked[column.name] = record[column.name] ?? null;
+    return picked;
+  }
+}
+
+/** A cursor's value as SQLite stores it, whatever the database: booleans as 0 or 1. */
+function positionValue(value: unknown): string | number | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  return value as string | number;
+}
