@@ -37,8 +37,11 @@ export class RateLimiter {
     }
   }
 
-  /** Counts a call of `key`; false when the key has used up this minute. */
-  async take(key: string): Promise<boolean> {
+  /**
+   * Counts a call of `key`; false when the key has used up this minute. Answered at once (not a
+   * promise) when this server can decide alone, as for nearly every call: every call pays for it.
+   */
+  take(key: string): boolean | Promise<boolean> {
     this.#roll();
     const pending = this.#pending.get(key) ?? 0;
     const known = (this.#shared.get(key) ?? 0) + pending;
@@ -47,6 +50,11 @@ export class RateLimiter {
       this.#pending.set(key, pending + 1);
       return true;
     }
+    return this.#takeShared(key, pending);
+  }
+
+  /** Adds the call (and those pending) to the shared counter at once: the key is near its limit. */
+  async #takeShared(key: string, pending: number): Promise<boolean> {
     const window = this.#window;
     this.#pending.delete(key);
     const total = await this.#store.hit(`rate:${key}`, window, pending + 1);

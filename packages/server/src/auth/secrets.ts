@@ -32,7 +32,12 @@ export function secretHash(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
 }
 
+/** The shape of each kind's secrets, compiled once: every authenticated call tests one. */
+const SHAPE = Object.fromEntries(
+  Object.entries(PREFIX).map(([kind, prefix]) => [kind, new RegExp(`^${prefix}_[A-Za-z0-9_-]{43}$`)]),
+) as Record<SecretKind, RegExp>;
+
 /** Whether text has the shape of a secret of this kind (checked before any lookup). */
 export function looksLikeSecret(kind: SecretKind, text: string): boolean {
-  return new RegExp(`^${PREFIX[kind]}_[A-Za-z0-9_-]{43}$`).test(text);
+  return SHAPE[kind].test(text);
 }

@@ -121,7 +121,8 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
       refusal = error;
     }
     const key = request.actor.user ? `user:${request.actor.user.id}` : `ip:${request.ip}`;
-    if (!(await limiter.take(key))) {
+    const taken = limiter.take(key);
+    if (!(typeof taken === 'boolean' ? taken : await taken)) {
       reply.header('retry-after', String(limiter.retryAfterSeconds()));
       throw new ProblemError('RATE_LIMITED');
     }

@@ -245,14 +245,19 @@ function listHandler(route: Route, context: EntityContext): Handler {
 
 function getHandler(route: Route, context: EntityContext): Handler {
   return async (request, reply) => {
-    const grants = readGrants(request.actor, context.permissions);
+    const { actor } = request;
+    const grants = readGrants(actor, context.permissions);
     const id = recordId(request, route, context);
     const stored = await context.records.get(id);
+    if (!stored) throw notFound(context, id);
+    const hidden = hiddenOf(actor, context);
+    // Most reads may see every record whole: nothing to read along a chain, nothing to await.
+    if (hidden === null && coversEveryRecord(grants)) {
+      return reply.header('etag', etagOf(stored.version)).send(stored.record);
+    }
     const reads: SettledReads = new Map();
-    if (!stored || !(await readable(grants, stored.record, request.actor, context, reads))) throw notFound(context, id);
-    return reply
-      .header('etag', etagOf(stored.version))
-      .send(await visible(stored.record, hiddenOf(request.actor, context), context, reads));
+    if (!(await readable(grants, stored.record, actor, context, reads))) throw notFound(context, id);
+    return reply.header('etag', etagOf(stored.version)).send(await visible(stored.record, hidden, context, reads));
   };
 }
 

@@ -1,9 +1,12 @@
 import { spawnSync } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blankModel, tempDir } from '../../test/helpers.ts';
-import { createLogger, defaultLogFormat, formatLogLine, LogLevelError, parseLogLevel } from './logging.ts';
+import { createLogger, defaultLogFormat, formatLogLine, LineBatch, LogLevelError, parseLogLevel } from './logging.ts';
 import { createServer, type NinepointServer } from './server.ts';
 
 describe('LOG_LEVEL', () => {
@@ -174,6 +177,48 @@ describe('request logging', () => {
       headers: { cookie: 'np_session=nps_secret', authorization: 'Bearer npt_secret' },
     });
     expect(JSON.stringify(lines)).not.toContain('secret');
+  });
+});
+
+describe('log lines on their way to the file', () => {
+  const lines = (text: string) => text.trim().split('\n');
+
+  it('go out together, one write for the lines of a moment, in the order they were logged', async () => {
+    const temp = tempDir();
+    const path = join(temp.dir, 'log.jsonl');
+    const fd = openSync(path, 'w');
+    try {
+      const destination = pino.destination({ dest: fd, sync: false });
+      let writes = 0;
+      destination.on('write', () => writes++);
+      const batch = new LineBatch(destination, fd);
+      for (let n = 1; n <= 500; n++) batch.write(`{"n":${n}}\n`);
+      await new Promise<void>((resolve) => destination.once('drain', resolve));
+      expect(writes).toBe(1);
+      expect(lines(readFileSync(path, 'utf8')).map((l) => (JSON.parse(l) as { n: number }).n)).toEqual(
+        Array.from({ length: 500 }, (_, i) => i + 1),
+      );
+    } finally {
+      closeSync(fd);
+      temp.remove();
+    }
+  });
+
+  it('still held when the process exits are written at once, after those the destination held', () => {
+    const temp = tempDir();
+    const path = join(temp.dir, 'log.jsonl');
+    const fd = openSync(path, 'w');
+    try {
+      const destination = pino.destination({ dest: fd, sync: false, minLength: 4096 });
+      destination.write('{"n":1}\n');
+      const batch = new LineBatch(destination, fd);
+      batch.write('{"n":2}\n');
+      batch.flushSync();
+      expect(lines(readFileSync(path, 'utf8'))).toEqual(['{"n":1}', '{"n":2}']);
+    } finally {
+      closeSync(fd);
+      temp.remove();
+    }
   });
 });
 

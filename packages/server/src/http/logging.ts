@@ -1,3 +1,4 @@
+import { writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
 import { LogController } from 'fastify';
@@ -47,6 +48,7 @@ export interface LoggerOptions {
   color?: boolean;
 }
 
+const STDOUT = 1;
 const REDACT = ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'];
 
 /**
@@ -61,7 +63,9 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const level = options.level ?? 'info';
   if ((options.format ?? 'json') === 'json') {
     const given = options.write;
-    const destination = given ? { write: (line: string) => given(line) } : pino.destination({ dest: 1, sync: false });
+    const destination = given
+      ? { write: (line: string) => given(line) }
+      : new LineBatch(pino.destination({ dest: STDOUT, sync: false }), STDOUT);
     const logger = pino({ level, redact: REDACT }, destination);
     SINKS.set(logger, {
       write: (line) => void destination.write(line),
@@ -76,6 +80,106 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const logger = pino({ level, redact: REDACT, base: null }, { write });
   SINKS.set(logger, { write, base: '' });
   return logger;
+}
+
+/** What `LineBatch` needs of pino's asynchronous destination (a SonicBoom). */
+interface AsyncDestination {
+  write(text: string): unknown;
+  flush(cb?: (error?: Error) => void): void;
+  flushSync(): void;
+}
+
+/**
+ * Log lines held for up to `HOLD_MS` (or `MAX_HELD_CHARS`), then handed to pino's asynchronous
+ * destination as one string. The destination writes whatever it holds as soon as its last write
+ * is done: under load nearly every request line was a write of its own, and an asynchronous write
+ * (a hand-over to libuv's thread pool and back) costs about 30 µs of CPU on a 2-vCPU machine, a
+ * fifth of a get; held together, a few hundred lines share one. Their order is kept. At exit,
+ * held lines are written synchronously after what the destination holds (`flushPendingLines`).
+ */
+export class LineBatch {
+  readonly #out: AsyncDestination;
+  readonly #fd: number;
+  #lines: string[] = [];
+  #chars = 0;
+  #timer: NodeJS.Timeout | null = null;
+  readonly #handOver = () => this.#handOverNow();
+
+  /** `out` writes to the file descriptor `fd`. */
+  constructor(out: AsyncDestination, fd: number) {
+    this.#out = out;
+    this.#fd = fd;
+    BATCHES.add(new WeakRef(this));
+    if (!exitFlushAdded) {
+      exitFlushAdded = true;
+      process.on('exit', flushPendingLines);
+    }
+  }
+
+  write(line: string): void {
+    this.#lines.push(line);
+    this.#chars += line.length;
+    // Not unref'd: a process about to end waits for its last lines (HOLD_MS at most).
+    if (this.#chars >= MAX_HELD_CHARS) this.#handOverNow();
+    else this.#timer ??= setTimeout(this.#handOver, HOLD_MS);
+  }
+
+  /** pino's `logger.flush()`: the lines held, then the destination's own. */
+  flush(cb?: (error?: Error) => void): void {
+    this.#handOverNow();
+    this.#out.flush(cb);
+  }
+
+  /**
+   * Writes what the destination holds, then the lines held here, without waiting: there is no
+   * next turn at exit. Handing them to the destination instead would start an asynchronous write
+   * that the exit may cut short.
+   */
+  flushSync(): void {
+    try {
+      this.#out.flushSync();
+    } finally {
+      const text = this.#take();
+      if (text !== '') writeSync(this.#fd, text);
+    }
+  }
+
+  #handOverNow(): void {
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = null;
+    const text = this.#take();
+    if (text !== '') this.#out.write(text);
+  }
+
+  #take(): string {
+    if (this.#lines.length === 0) return '';
+    const text = this.#lines.length === 1 ? (this.#lines[0] as string) : this.#lines.join('');
+    this.#lines = [];
+    this.#chars = 0;
+    return text;
+  }
+}
+
+/** How long a log line may wait for others to be written with. */
+const HOLD_MS = 20;
+/** How much may wait: beyond it, the lines are handed over at once. */
+const MAX_HELD_CHARS = 256 * 1024;
+const BATCHES = new Set<WeakRef<LineBatch>>();
+let exitFlushAdded = false;
+
+/** At exit: every batch's lines, written synchronously. */
+function flushPendingLines(): void {
+  for (const ref of BATCHES) {
+    const batch = ref.deref();
+    if (batch === undefined) BATCHES.delete(ref);
+    else {
+      try {
+        batch.flushSync();
+      } catch {
+        // A destination not yet open or already closed has nowhere to write.
+      }
+    }
+  }
 }
 
 /**

@@ -199,7 +199,8 @@ export function registerLiveEvents(app: FastifyInstance, options: LiveOptions): 
 
   // Sign-out ends the session's streams at once; sign-outs on other servers are seen at the next heartbeat.
   app.addHook('onResponse', (request, reply, done) => {
-    if (request.routeOptions.url === '/api/auth/sign-out' && reply.statusCode < 300) {
+    // The method first: `routeOptions` is built anew at each read, and every call passes here.
+    if (request.method === 'POST' && reply.statusCode < 300 && request.routeOptions.url === '/api/auth/sign-out') {
       const credential = credentialOf(request);
       if (credential) {
         for (const stream of streams) if (stream.credential.hash === credential.hash) end(stream);
