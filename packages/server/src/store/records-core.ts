@@ -83,6 +83,10 @@ interface PagePlan<C> {
   takes: readonly ('id' | 'value')[];
 }
 
+/** A history entry's empty `before` (a create's), and its JSON, made once. */
+const NO_VALUES: Record<string, Value> = Object.freeze({});
+const EMPTY_JSON = '{}';
+
 /** Stand-ins for a position's parts while a page plan is built, to find where each is bound. */
 const PLANNED_ID = Symbol('position id');
 const PLANNED_VALUE = Symbol('position value');
@@ -536,17 +540,22 @@ export class Records<C> implements EntityRecords {
   *#create(conn: C, record: ApiRecord, context: WriteContext, check: WriteCheck | undefined): Step<WriteOutcome> {
     const missing = yield* this.#unknownReferences(conn, record, context);
     if (missing.length > 0) return { ok: false, refusal: { kind: 'unknown-reference', fields: missing } };
-    if (check) {
-      const next = this.#pick(record);
-      yield* this.#shared.decide(conn, (reader) => check(next, null, reader));
-    }
+    // One copy of the record: what the check reads is what is stored and answered (checks only read).
+    const created = this.#pick(record);
+    if (check) yield* this.#shared.decide(conn, (reader) => check(created, null, reader));
     const d = this.#d;
-    const values = this.#table.columns.map((c) => (c.name === VERSION_COLUMN ? 1 : d.toDb(c, record[c.name] ?? null)));
+    const columns = this.#table.columns;
+    const values: unknown[] = new Array(columns.length);
+    for (let i = 0; i < columns.length; i++) {
+      const column = columns[i] as SqlColumn;
+      values[i] = column.name === VERSION_COLUMN ? 1 : d.toDb(column, created[column.name] ?? null);
+    }
     yield* wait(this.#insert.run(conn, values));
-    const changes = Object.fromEntries(this.#fieldColumns.map((c) => [c.name, record[c.name] ?? null]));
+    const changes: Record<string, Value> = {};
+    for (const column of this.#fieldColumns) changes[column.name] = created[column.name] ?? null;
     const state = this.#hasState ? (record.state as string) : null;
-    yield* this.#history(conn, String(record.id), context, 'create', null, null, state, changes, {});
-    return { ok: true, stored: { record: this.#pick(record), version: 1 }, changed: true };
+    yield* this.#history(conn, String(record.id), context, 'create', null, null, state, changes, NO_VALUES);
+    return { ok: true, stored: { record: created, version: 1 }, changed: true };
   }
 
   *#updateRecord(
@@ -660,8 +669,19 @@ export class Records<C> implements EntityRecords {
     changes: Record<string, Value>,
     before: Record<string, Value>,
   ): Step<void> {
-    const row = [this.entity, id, context.at, context.by, action, transition, from, to];
-    row.push(JSON.stringify(changes), JSON.stringify(before));
+    const beforeJson = before === NO_VALUES ? EMPTY_JSON : JSON.stringify(before);
+    const row = [
+      this.entity,
+      id,
+      context.at,
+      context.by,
+      action,
+      transition,
+      from,
+      to,
+      JSON.stringify(changes),
+      beforeJson,
+    ];
     yield* wait(this.#shared.insertHistory.run(conn, row));
   }
 
