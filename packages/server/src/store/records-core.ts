@@ -238,6 +238,7 @@ export class Records<C> implements EntityRecords {
   readonly #columns: ReadonlyMap<string, SqlColumn>;
   /** Columns the API shows: all but the version. */
   readonly #apiColumns: readonly SqlColumn[];
+  readonly #apiNames: readonly string[];
   readonly #fieldColumns: readonly SqlColumn[];
   readonly #references: readonly { field: string; table: string }[];
   /** Fields referring to `User`: their users live in the runtime's users table. */
@@ -276,6 +277,7 @@ export class Records<C> implements EntityRecords {
     this.#toDb = (column, value) => d.toDb(column, value);
     this.#columns = new Map(table.columns.map((c) => [c.name, c]));
     this.#apiColumns = table.columns.filter((c) => c.name !== VERSION_COLUMN);
+    this.#apiNames = this.#apiColumns.map((c) => c.name);
     this.#fieldColumns = table.columns.filter((c) => c.field !== null);
     this.#userReferences = this.#fieldColumns.filter((c) => c.references?.entity === USER_ENTITY).map((c) => c.name);
     this.#references = this.#fieldColumns.flatMap((c) =>
@@ -734,12 +736,16 @@ export class Records<C> implements EntityRecords {
     return { record: this.#record(row), version: Number(row[VERSION_COLUMN]) };
   }
 
-  /** A row as the API shows it; a boolean stored as 0 or 1 (SQLite) becomes a boolean. */
+  /**
+   * A row read with the version (`#select`) as the API shows it: the API's columns copied, then a
+   * boolean stored as 0 or 1 (SQLite) made a boolean; no test of each column's type per row.
+   */
   #record(row: Row): ApiRecord {
     const record: ApiRecord = {};
-    for (const column of this.#apiColumns) {
-      const value = (row[column.name] ?? null) as Value;
-      record[column.name] = column.type === 'boolean' && typeof value === 'number' ? value !== 0 : value;
+    for (const name of this.#apiNames) record[name] = (row[name] ?? null) as Value;
+    for (const name of this.#booleans) {
+      const value = record[name];
+      if (typeof value === 'number') record[name] = value !== 0;
     }
     return record;
   }
@@ -747,7 +753,7 @@ export class Records<C> implements EntityRecords {
   /** The API's columns of a record, in table order. */
   #pick(record: ApiRecord): ApiRecord {
     const picked: ApiRecord = {};
-    for (const column of this.#apiColumns) picked[column.name] = record[column.name] ?? null;
+    for (const name of this.#apiNames) picked[name] = record[name] ?? null;
     return picked;
   }
 }
