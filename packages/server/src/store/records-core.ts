@@ -27,7 +27,7 @@ import {
   summarySql,
 } from './record-logic.ts';
 import type { Prepared, RecordsDialect, Row } from './records-dialect.ts';
-import { runSync, type Step, wait } from './step.ts';
+import { type Maybe, runSync, type Step, wait } from './step.ts';
 import type {
   ConditionalWrite,
   DeleteCheck,
@@ -72,6 +72,24 @@ const HISTORY_COLUMNS = [
   'changes',
   'before',
 ] as const;
+
+/**
+ * A list page's statement for one sort and one kind of position, for a query with no conditions
+ * (no filter, search or owner): the everyday list, built once per table instead of per call.
+ */
+interface PagePlan<C> {
+  statement: Prepared<C>;
+  /** Which of the position's parts each parameter before the limit is. */
+  takes: readonly ('id' | 'value')[];
+}
+
+/** A history entry's empty `before` (a create's), and its JSON, made once. */
+const NO_VALUES: Record<string, Value> = Object.freeze({});
+const EMPTY_JSON = '{}';
+
+/** Stand-ins for a position's parts while a page plan is built, to find where each is bound. */
+const PLANNED_ID = Symbol('position id');
+const PLANNED_VALUE = Symbol('position value');
 
 /** A table that refers to this one, and the statement that finds whether a record is referred to. */
 interface Referrer<C> {
@@ -220,6 +238,7 @@ export class Records<C> implements EntityRecords {
   readonly #columns: ReadonlyMap<string, SqlColumn>;
   /** Columns the API shows: all but the version. */
   readonly #apiColumns: readonly SqlColumn[];
+  readonly #apiNames: readonly string[];
   readonly #fieldColumns: readonly SqlColumn[];
   readonly #references: readonly { field: string; table: string }[];
   /** Fields referring to `User`: their users live in the runtime's users table. */
@@ -228,6 +247,13 @@ export class Records<C> implements EntityRecords {
   readonly #referenceOrder: readonly string[];
   readonly #hasState: boolean;
   readonly #select: string;
+  /** The API's columns only: a list's rows are its records as they come (`#records`). */
+  readonly #listSelect: string;
+  /** Boolean columns, which SQLite answers as 0 or 1. */
+  readonly #booleans: readonly string[];
+  /** Page plans by sort column, each an array by `pageKind` (see `#pagePlan`). */
+  readonly #pagePlans = new Map<string, (PagePlan<C> | undefined)[]>();
+  readonly #countAll: Prepared<C>;
   readonly #get: Prepared<C>;
   readonly #getForUpdate: Prepared<C>;
   readonly #exists: Prepared<C>;
@@ -251,6 +277,7 @@ export class Records<C> implements EntityRecords {
     this.#toDb = (column, value) => d.toDb(column, value);
     this.#columns = new Map(table.columns.map((c) => [c.name, c]));
     this.#apiColumns = table.columns.filter((c) => c.name !== VERSION_COLUMN);
+    this.#apiNames = this.#apiColumns.map((c) => c.name);
     this.#fieldColumns = table.columns.filter((c) => c.field !== null);
     this.#userReferences = this.#fieldColumns.filter((c) => c.references?.entity === USER_ENTITY).map((c) => c.name);
     this.#references = this.#fieldColumns.flatMap((c) =>
@@ -263,6 +290,9 @@ export class Records<C> implements EntityRecords {
     const p = (n: number) => d.placeholder(n);
     const t = q(table.name);
     this.#select = `SELECT ${table.columns.map((c) => q(c.name)).join(', ')} FROM ${t}`;
+    this.#listSelect = `SELECT ${this.#apiColumns.map((c) => q(c.name)).join(', ')} FROM ${t}`;
+    this.#booleans = this.#apiColumns.filter((c) => c.type === 'boolean').map((c) => c.name);
+    this.#countAll = d.prepare(this.#countOf([]));
     this.#get = d.prepare(`${this.#select} WHERE "id" = ${p(1)}`);
     this.#getForUpdate = d.forUpdate ? d.prepare(`${this.#select} WHERE "id" = ${p(1)}${d.forUpdate}`) : this.#get;
     this.#exists = d.prepare(`SELECT 1 FROM ${t} WHERE "id" = ${p(1)}`);
@@ -289,7 +319,7 @@ export class Records<C> implements EntityRecords {
       return { entity: other.entity, field: column.name, self, statement: d.prepare(sql) };
     });
     // The default list's pages, prepared now like the point reads; other sorts and filters on first use.
-    for (const after of [null, { value: '', id: '' }]) d.cached(this.#plan({ ...DEFAULT_LIST, after }).sql);
+    for (const after of [null, { value: '', id: '' }]) this.#pagePlan({ ...DEFAULT_LIST, after });
   }
 
   /** The hot read: one prepared statement and the row made a record, with no sequence to run. */
@@ -382,22 +412,82 @@ export class Records<C> implements EntityRecords {
   }
 
   async list(query: ListQuery): Promise<ListPage> {
-    const plan = this.#plan(query);
     const { idle } = this.#d;
-    plan.params.push(query.limit + 1);
-    const rows = await this.#d.cached(plan.sql).all(idle, plan.params);
+    let rows: Row[];
+    let counting: (() => Maybe<Row | undefined>) | null = null;
+    if (query.filters.length === 0 && query.search === null && query.owner === null) {
+      const plan = this.#pagePlan(query);
+      const { after } = query;
+      const params: unknown[] = [];
+      if (after) {
+        const sort = this.#column(query.sort.column);
+        for (const part of plan.takes) params.push(part === 'id' ? after.id : this.#d.toDb(sort, after.value));
+      }
+      params.push(query.limit + 1);
+      rows = await plan.statement.all(idle, params);
+      if (query.count) counting = () => this.#countAll.one(idle, []);
+    } else {
+      const plan = this.#plan(query);
+      plan.params.push(query.limit + 1);
+      rows = await this.#d.cached(plan.sql).all(idle, plan.params);
+      if (query.count) counting = () => this.#d.cached(plan.countSql).one(idle, plan.countParams);
+    }
     const more = rows.length > query.limit;
-    const page = more ? rows.slice(0, query.limit) : rows;
+    const page = this.#records(more ? rows.slice(0, query.limit) : rows);
     const last = page.at(-1);
     const result: ListPage = {
-      records: page.map((row) => this.#record(row)),
+      records: page,
       next: more && last ? { value: positionValue(last[query.sort.column]), id: String(last.id) } : null,
     };
-    if (query.count) {
-      const counted = await this.#d.cached(plan.countSql).one(idle, plan.countParams);
-      result.total = Number(counted?.n ?? 0);
-    }
+    if (counting) result.total = Number((await counting())?.n ?? 0);
     return result;
+  }
+
+  /**
+   * The statement of a page with no conditions, for the query's sort and kind of position (none,
+   * one with no value, one with a value), built by `#plan` on first use and kept: a table has
+   * few sort columns. `takes` is found by planning with stand-ins for the position's parts.
+   */
+  #pagePlan(query: ListQuery): PagePlan<C> {
+    const { column, descending } = query.sort;
+    const { after } = query;
+    const kind = (descending ? 3 : 0) + (after === null ? 0 : after.value === null ? 1 : 2);
+    let plans = this.#pagePlans.get(column);
+    const known = plans?.[kind];
+    if (known) return known;
+    const stand = after && {
+      id: PLANNED_ID as unknown as string,
+      value: after.value === null ? null : (PLANNED_VALUE as unknown as string),
+    };
+    const planned = this.#plan({ ...DEFAULT_LIST, sort: { column, descending }, after: stand });
+    const takes = planned.params.map((p) => (p === PLANNED_ID ? 'id' : 'value') as 'id' | 'value');
+    if (planned.params.some((p) => p !== PLANNED_ID && p !== PLANNED_VALUE)) {
+      throw new Error(`A page of ${this.#table.name} binds more than its position.`);
+    }
+    const plan: PagePlan<C> = { statement: this.#d.prepare(planned.sql), takes };
+    if (!plans) {
+      plans = [];
+      this.#pagePlans.set(column, plans);
+    }
+    plans[kind] = plan;
+    return plan;
+  }
+
+  /**
+   * A list's rows as records: they hold the API's columns only (`#listSelect`), so each row is its
+   * record, with only a boolean stored as 0 or 1 (SQLite) turned into a boolean.
+   */
+  #records(rows: Row[]): ApiRecord[] {
+    const booleans = this.#booleans;
+    if (booleans.length > 0) {
+      for (const row of rows) {
+        for (const name of booleans) {
+          const value = row[name];
+          if (typeof value === 'number') row[name] = value !== 0;
+        }
+      }
+    }
+    return rows as ApiRecord[];
   }
 
   /** The SQL of a list query (its last parameter is the limit), for tests that look at how a database plans it. */
@@ -452,17 +542,22 @@ export class Records<C> implements EntityRecords {
   *#create(conn: C, record: ApiRecord, context: WriteContext, check: WriteCheck | undefined): Step<WriteOutcome> {
     const missing = yield* this.#unknownReferences(conn, record, context);
     if (missing.length > 0) return { ok: false, refusal: { kind: 'unknown-reference', fields: missing } };
-    if (check) {
-      const next = this.#pick(record);
-      yield* this.#shared.decide(conn, (reader) => check(next, null, reader));
-    }
+    // One copy of the record: what the check reads is what is stored and answered (checks only read).
+    const created = this.#pick(record);
+    if (check) yield* this.#shared.decide(conn, (reader) => check(created, null, reader));
     const d = this.#d;
-    const values = this.#table.columns.map((c) => (c.name === VERSION_COLUMN ? 1 : d.toDb(c, record[c.name] ?? null)));
+    const columns = this.#table.columns;
+    const values: unknown[] = new Array(columns.length);
+    for (let i = 0; i < columns.length; i++) {
+      const column = columns[i] as SqlColumn;
+      values[i] = column.name === VERSION_COLUMN ? 1 : d.toDb(column, created[column.name] ?? null);
+    }
     yield* wait(this.#insert.run(conn, values));
-    const changes = Object.fromEntries(this.#fieldColumns.map((c) => [c.name, record[c.name] ?? null]));
+    const changes: Record<string, Value> = {};
+    for (const column of this.#fieldColumns) changes[column.name] = created[column.name] ?? null;
     const state = this.#hasState ? (record.state as string) : null;
-    yield* this.#history(conn, String(record.id), context, 'create', null, null, state, changes, {});
-    return { ok: true, stored: { record: this.#pick(record), version: 1 }, changed: true };
+    yield* this.#history(conn, String(record.id), context, 'create', null, null, state, changes, NO_VALUES);
+    return { ok: true, stored: { record: created, version: 1 }, changed: true };
   }
 
   *#updateRecord(
@@ -576,8 +671,19 @@ export class Records<C> implements EntityRecords {
     changes: Record<string, Value>,
     before: Record<string, Value>,
   ): Step<void> {
-    const row = [this.entity, id, context.at, context.by, action, transition, from, to];
-    row.push(JSON.stringify(changes), JSON.stringify(before));
+    const beforeJson = before === NO_VALUES ? EMPTY_JSON : JSON.stringify(before);
+    const row = [
+      this.entity,
+      id,
+      context.at,
+      context.by,
+      action,
+      transition,
+      from,
+      to,
+      JSON.stringify(changes),
+      beforeJson,
+    ];
     yield* wait(this.#shared.insertHistory.run(conn, row));
   }
 
@@ -604,7 +710,7 @@ export class Records<C> implements EntityRecords {
     const first = `${d.quote(sort.name)} ${direction}${nulls}`;
     const order = sort.name === 'id' ? first : `${first}, "id" ${direction}`;
     const limit = d.placeholder(params.length + 1);
-    return { sql: `${this.#select}${whereSql} ORDER BY ${order} LIMIT ${limit}`, params, countSql, countParams };
+    return { sql: `${this.#listSelect}${whereSql} ORDER BY ${order} LIMIT ${limit}`, params, countSql, countParams };
   }
 
   #countOf(where: readonly string[]): string {
@@ -630,12 +736,16 @@ export class Records<C> implements EntityRecords {
     return { record: this.#record(row), version: Number(row[VERSION_COLUMN]) };
   }
 
-  /** A row as the API shows it; a boolean stored as 0 or 1 (SQLite) becomes a boolean. */
+  /**
+   * A row read with the version (`#select`) as the API shows it: the API's columns copied, then a
+   * boolean stored as 0 or 1 (SQLite) made a boolean; no test of each column's type per row.
+   */
   #record(row: Row): ApiRecord {
     const record: ApiRecord = {};
-    for (const column of this.#apiColumns) {
-      const value = (row[column.name] ?? null) as Value;
-      record[column.name] = column.type === 'boolean' && typeof value === 'number' ? value !== 0 : value;
+    for (const name of this.#apiNames) record[name] = (row[name] ?? null) as Value;
+    for (const name of this.#booleans) {
+      const value = record[name];
+      if (typeof value === 'number') record[name] = value !== 0;
     }
     return record;
   }
@@ -643,7 +753,7 @@ export class Records<C> implements EntityRecords {
   /** The API's columns of a record, in table order. */
   #pick(record: ApiRecord): ApiRecord {
     const picked: ApiRecord = {};
-    for (const column of this.#apiColumns) picked[column.name] = record[column.name] ?? null;
+    for (const name of this.#apiNames) picked[name] = record[name] ?? null;
     return picked;
   }
 }

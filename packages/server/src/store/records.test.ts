@@ -90,6 +90,43 @@ describe.each(TEST_DATABASES)('records on $name', (db) => {
     expect(seen).toEqual(['n4', 'n2', 'n0', 'n3', 'n1']);
   });
 
+  it('page a list without conditions as one with a condition every record meets, in every sort', async () => {
+    const store = await open(TYPES);
+    const things = store.records('Thing');
+    for (let i = 0; i < 7; i++) {
+      const id = `0190f3c4-7a2b-7c3d-8e4f-5a6b7c8d9e0${i}`;
+      const when = `2026-01-0${i + 1}T00:00:00.000Z`;
+      const done = i % 3 === 0 ? null : i % 2 === 0;
+      const count = i % 3 === 1 ? null : 7 - i;
+      await things.create(
+        { id, created_at: when, updated_at: when, created_by: null, name: `n${i}`, done, count },
+        context,
+      );
+    }
+    // A list without conditions runs a page statement built once per sort; any filter takes the other path.
+    const pages = async (sort: ListQuery['sort'], filters: ListQuery['filters']) => {
+      const seen: ApiRecord[] = [];
+      let after: ListQuery['after'] = null;
+      for (;;) {
+        const page = await things.list(query({ sort, filters, after, limit: 2, count: true }));
+        expect(page.total).toBe(7);
+        seen.push(...page.records);
+        if (!page.next) return seen;
+        after = page.next;
+      }
+    };
+    for (const column of ['created_at', 'id', 'done', 'count', 'name']) {
+      for (const descending of [false, true]) {
+        const plain = await pages({ column, descending }, []);
+        expect(plain).toHaveLength(7);
+        expect(plain).toEqual(await pages({ column, descending }, [{ op: 'contains', column: 'name', text: 'n' }]));
+        // Twice: the second time from the statement kept the first.
+        expect(await pages({ column, descending }, [])).toEqual(plain);
+      }
+    }
+    expect((await things.list(query({ sort: { column: 'done', descending: false } }))).records[0]?.done).toBeNull();
+  });
+
   it('bind every value of a list query, so a value can never change the SQL', async () => {
     const store = await open(LENDING_DESK_DERIVED);
     const books = store.records('Book') as Records<unknown>;
