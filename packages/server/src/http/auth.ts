@@ -1,6 +1,6 @@
 import cookie from '@fastify/cookie';
 import type { PeopleAccess, RuntimeSettings } from '@ninepoint/spec';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, preParsingHookHandler } from 'fastify';
 import { verifyPassword } from '../auth/passwords.ts';
 import { RateLimiter } from '../auth/rate-limiter.ts';
 import { looksLikeSecret, newSecret, secretHash } from '../auth/secrets.ts';
@@ -123,12 +123,17 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
     reply: FastifyReply,
     actor: RequestActor,
     refusal: unknown,
-    done: (error: unknown) => void,
+    payload: RequestPayload,
+    done: PreParsingDone,
   ): void => {
     request.actor = actor;
     const taken = limiter.take(actor.user ? `user:${actor.user.id}` : `ip:${request.ip}`);
-    if (typeof taken === 'boolean') done(admission(request, reply, taken, refusal));
-    else taken.then((ok) => done(admission(request, reply, ok, refusal)), done);
+    if (typeof taken === 'boolean') finish(done, payload, admission(request, reply, taken, refusal));
+    else
+      taken.then(
+        (ok) => finish(done, payload, admission(request, reply, ok, refusal)),
+        (error: unknown) => finish(done, payload, error),
+      );
   };
 
   const admission = (request: FastifyRequest, reply: FastifyReply, taken: boolean, refusal: unknown): unknown => {
@@ -150,33 +155,31 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
     return null;
   };
 
-  // preParsing: after the cookie plugin's onRequest hook has read the cookies, before the body is
-  // read. A callback hook, not an async one: on SQLite a call's token or session is found at once,
-  // and the call is admitted without a promise.
+  // preParsing: before the body is read. A callback hook, not an async one: on SQLite a call's
+  // token or session is found at once, and the call is admitted without a promise.
   app.addHook('preParsing', (request, reply, payload, done) => {
-    const next = (error: unknown) => (error === null ? done(null, payload) : done(error as Error));
     const header = request.headers.cookie;
     request.cookies = header === undefined ? {} : app.parseCookie(header);
     // The web app's hashed files are public and served from memory: they need no user, and a page
     // loads a dozen of them, which must not spend the rate limit the calls are held to.
     if (request.method === 'GET' && request.url.startsWith(ASSETS_PREFIX)) {
       request.actor = VISITOR_ACTOR;
-      next(null);
+      done(null, payload);
       return;
     }
     let actor: MaybePromise<RequestActor>;
     try {
       actor = resolveActor(request, reply);
     } catch (error) {
-      admit(request, reply, VISITOR_ACTOR, error, next);
+      admit(request, reply, VISITOR_ACTOR, error, payload, done);
       return;
     }
     if (actor instanceof Promise) {
       actor.then(
-        (found) => admit(request, reply, found, null, next),
-        (error: unknown) => admit(request, reply, VISITOR_ACTOR, error, next),
+        (found) => admit(request, reply, found, null, payload, done),
+        (error: unknown) => admit(request, reply, VISITOR_ACTOR, error, payload, done),
       );
-    } else admit(request, reply, actor, null, next);
+    } else admit(request, reply, actor, null, payload, done);
   });
 
   /** Who a request is from, by its token or its session cookie; throws NOT_SIGNED_IN for a bad token. */
@@ -359,6 +362,15 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
   });
 
   return { limiter, signIn };
+}
+
+type RequestPayload = Parameters<preParsingHookHandler>[2];
+type PreParsingDone = Parameters<preParsingHookHandler>[3];
+
+/** Ends the preParsing hook: on with the payload, or the error that refuses the call. */
+function finish(done: PreParsingDone, payload: RequestPayload, error: unknown): void {
+  if (error === null) done(null, payload);
+  else done(error as Error);
 }
 
 /** A user as the directory shows them: only the caller's own entry holds their email and roles. */
