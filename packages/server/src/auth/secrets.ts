@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 /**
  * What a secret is for: a session, an API token, a link (password reset, email confirmation,
@@ -29,7 +29,8 @@ export function newSecret(kind: SecretKind): string {
  * session or token; a fast hash is enough because the secret itself has 256 bits.
  */
 export function secretHash(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  // One-shot: every authenticated call hashes its secret, and a Hash object costs several times more.
+  return hash('sha256', secret, 'hex');
 }
 
 /** The shape of each kind's secrets, compiled once: every authenticated call tests one. */

@@ -1,13 +1,20 @@
 import cookie from '@fastify/cookie';
 import type { PeopleAccess, RuntimeSettings } from '@ninepoint/spec';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, preParsingHookHandler } from 'fastify';
 import { verifyPassword } from '../auth/passwords.ts';
 import { RateLimiter } from '../auth/rate-limiter.ts';
 import { looksLikeSecret, newSecret, secretHash } from '../auth/secrets.ts';
 import { SECURE_SESSION_COOKIE, SESSION_COOKIE, SIGN_IN_SCHEMA } from '../compile/auth-schemas.ts';
 import { type AccessSummary, type Actor, VISITOR } from '../compile/permissions.ts';
 import { ProblemError } from '../compile/problems.ts';
-import { type AuthStore, normalizeEmail, type UserAccount } from '../store/auth-store.ts';
+import {
+  type AuthStore,
+  normalizeEmail,
+  type SessionFound,
+  type TokenFound,
+  type UserAccount,
+} from '../store/auth-store.ts';
+import { andThen, type MaybePromise } from '../store/sql-runner.ts';
 import { listAccountsFor } from './user-admin.ts';
 import { UUID } from './values.ts';
 
@@ -89,7 +96,9 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
   const attempts = settings.SIGN_IN_ATTEMPTS_PER_15_MINUTES;
   const limiter = new RateLimiter(auth, settings.RATE_LIMIT_PER_MINUTE, { now });
 
-  void app.register(cookie);
+  // Cookies are read by the preParsing hook below rather than by a hook of the plugin's own: one
+  // hook fewer on every call. The plugin still sets and clears them.
+  void app.register(cookie, { hook: false });
   // Set for every request by the preParsing hook below, before any handler runs.
   app.decorateRequest('actor', null as unknown as RequestActor);
   app.addHook('onClose', async () => {
@@ -104,31 +113,37 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
     reply.clearCookie(cookieName(request), { path: '/', httpOnly: true, sameSite: 'lax', secure });
   };
 
-  // preParsing: after the cookie plugin's onRequest hook has read the cookies, before the body is read.
-  app.addHook('preParsing', async (request, reply, payload) => {
-    // The web app's hashed files are public and served from memory: they need no user, and a page
-    // loads a dozen of them, which must not spend the rate limit the calls are held to.
-    if (request.method === 'GET' && request.url.startsWith(ASSETS_PREFIX)) {
-      request.actor = VISITOR_ACTOR;
-      return payload;
-    }
-    // A refused credential still counts against its address: guessing tokens is rate limited too.
-    let refusal: unknown = null;
-    try {
-      request.actor = await resolveActor(request, reply);
-    } catch (error) {
-      request.actor = VISITOR_ACTOR;
-      refusal = error;
-    }
-    const key = request.actor.user ? `user:${request.actor.user.id}` : `ip:${request.ip}`;
-    const taken = limiter.take(key);
-    if (!(typeof taken === 'boolean' ? taken : await taken)) {
+  /**
+   * Admits a request as `actor` (or refuses it, `refusal`): the rate limit first, since a refused
+   * credential still counts against its address (guessing tokens is rate limited too), then the
+   * cross-site check of cookie-signed calls. Calls `done` at once when the limiter can decide alone.
+   */
+  const admit = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    actor: RequestActor,
+    refusal: unknown,
+    payload: RequestPayload,
+    done: PreParsingDone,
+  ): void => {
+    request.actor = actor;
+    const taken = limiter.take(actor.user ? `user:${actor.user.id}` : `ip:${request.ip}`);
+    if (typeof taken === 'boolean') finish(done, payload, admission(request, reply, taken, refusal));
+    else
+      taken.then(
+        (ok) => finish(done, payload, admission(request, reply, ok, refusal)),
+        (error: unknown) => finish(done, payload, error),
+      );
+  };
+
+  const admission = (request: FastifyRequest, reply: FastifyReply, taken: boolean, refusal: unknown): unknown => {
+    if (!taken) {
       reply.header('retry-after', String(limiter.retryAfterSeconds()));
-      throw new ProblemError('RATE_LIMITED');
+      return new ProblemError('RATE_LIMITED');
     }
-    if (refusal !== null) throw refusal;
+    if (refusal !== null) return refusal;
     if (request.actor.via === 'session' && !SAFE_METHODS.has(request.method) && !sameOrigin(request)) {
-      throw new ProblemError(
+      return new ProblemError(
         'FORBIDDEN',
         {},
         {
@@ -137,34 +152,83 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
         },
       );
     }
-    return payload;
+    return null;
+  };
+
+  // preParsing: before the body is read. A callback hook, not an async one: on SQLite a call's
+  // token or session is found at once, and the call is admitted without a promise.
+  app.addHook('preParsing', (request, reply, payload, done) => {
+    const header = request.headers.cookie;
+    request.cookies = header === undefined ? {} : app.parseCookie(header);
+    // The web app's hashed files are public and served from memory: they need no user, and a page
+    // loads a dozen of them, which must not spend the rate limit the calls are held to.
+    if (request.method === 'GET' && request.url.startsWith(ASSETS_PREFIX)) {
+      request.actor = VISITOR_ACTOR;
+      done(null, payload);
+      return;
+    }
+    let actor: MaybePromise<RequestActor>;
+    try {
+      actor = resolveActor(request, reply);
+    } catch (error) {
+      admit(request, reply, VISITOR_ACTOR, error, payload, done);
+      return;
+    }
+    if (actor instanceof Promise) {
+      actor.then(
+        (found) => admit(request, reply, found, null, payload, done),
+        (error: unknown) => admit(request, reply, VISITOR_ACTOR, error, payload, done),
+      );
+    } else admit(request, reply, actor, null, payload, done);
   });
 
-  const resolveActor = async (request: FastifyRequest, reply: FastifyReply): Promise<RequestActor> => {
+  /** Who a request is from, by its token or its session cookie; throws NOT_SIGNED_IN for a bad token. */
+  const resolveActor = (request: FastifyRequest, reply: FastifyReply): MaybePromise<RequestActor> => {
     const authorization = request.headers.authorization;
     if (authorization !== undefined) {
       const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
       const secret = match?.[1] ?? '';
-      const found = looksLikeSecret('token', secret) ? await auth.tokenUser(secretHash(secret)) : undefined;
-      if (!found) {
-        throw new ProblemError('NOT_SIGNED_IN', {}, { detail: 'The API token is not valid, or it was revoked.' });
-      }
-      const at = now();
-      if (found.lastUsedAt === null || at - found.lastUsedAt > TOUCH_EVERY_MS) await auth.touchToken(found.tokenId, at);
-      return { userId: found.user.id, roles: found.user.roles, user: found.user, via: 'token' };
+      return andThen(looksLikeSecret('token', secret) ? auth.tokenUser(secretHash(secret)) : undefined, tokenActor);
     }
     const secret = request.cookies[cookieName(request)];
     if (secret === undefined) return VISITOR_ACTOR;
-    const hash = looksLikeSecret('session', secret) ? secretHash(secret) : null;
-    const session = hash ? await auth.session(hash) : undefined;
-    const at = now();
-    if (!hash || !session || at >= session.expiresAt || at - session.lastSeenAt >= idleMs) {
-      if (hash && session) await auth.endSession(hash);
+    if (!looksLikeSecret('session', secret)) {
       clearSession(request, reply);
       return VISITOR_ACTOR;
     }
-    if (at - session.lastSeenAt > TOUCH_EVERY_MS) await auth.touchSession(hash, at);
-    return { userId: session.user.id, roles: session.user.roles, user: session.user, via: 'session' };
+    const hash = secretHash(secret);
+    return andThen(auth.session(hash), (session) => sessionActor(request, reply, hash, session));
+  };
+
+  const tokenActor = (found: TokenFound | undefined): MaybePromise<RequestActor> => {
+    if (!found) {
+      throw new ProblemError('NOT_SIGNED_IN', {}, { detail: 'The API token is not valid, or it was revoked.' });
+    }
+    const actor: RequestActor = { userId: found.user.id, roles: found.user.roles, user: found.user, via: 'token' };
+    const at = now();
+    if (found.lastUsedAt !== null && at - found.lastUsedAt <= TOUCH_EVERY_MS) return actor;
+    return auth.touchToken(found.tokenId, at).then(() => actor);
+  };
+
+  const sessionActor = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    hash: string,
+    session: SessionFound | undefined,
+  ): MaybePromise<RequestActor> => {
+    const at = now();
+    if (!session || at >= session.expiresAt || at - session.lastSeenAt >= idleMs) {
+      clearSession(request, reply);
+      return session ? auth.endSession(hash).then(() => VISITOR_ACTOR) : VISITOR_ACTOR;
+    }
+    const actor: RequestActor = {
+      userId: session.user.id,
+      roles: session.user.roles,
+      user: session.user,
+      via: 'session',
+    };
+    if (at - session.lastSeenAt <= TOUCH_EVERY_MS) return actor;
+    return auth.touchSession(hash, at).then(() => actor);
   };
 
   const signIn: SignIn = async (request, reply, user) => {
@@ -298,6 +362,15 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
   });
 
   return { limiter, signIn };
+}
+
+type RequestPayload = Parameters<preParsingHookHandler>[2];
+type PreParsingDone = Parameters<preParsingHookHandler>[3];
+
+/** Ends the preParsing hook: on with the payload, or the error that refuses the call. */
+function finish(done: PreParsingDone, payload: RequestPayload, error: unknown): void {
+  if (error === null) done(null, payload);
+  else done(error as Error);
 }
 
 /** A user as the directory shows them: only the caller's own entry holds their email and roles. */

@@ -49,6 +49,50 @@ describe.each(TEST_DATABASES)('the runtime’s tables on $name', (db) => {
     }
   });
 
+  it('finds a token’s or session’s user in one lookup, only while the token is unrevoked and the user active and present', async () => {
+    const fresh = await db.fresh();
+    const store = await openStore(fresh.options);
+    try {
+      const auth = new AuthStore(store.sql);
+      await auth.setUp();
+      const user = {
+        id: ID,
+        email: 'lookup@example.test',
+        name: 'Look Up',
+        roles: ['staff'],
+        createdAt: '2025-01-01T00:00:00.000Z',
+      };
+      await auth.addUser({ ...user, passwordHash: 'hash' });
+      await auth.createToken({ id: 'token-1', userId: ID, name: 'ci', hash: 'token-hash', now: 1000 });
+      await auth.createSession('session-hash', ID, 1000, 9000);
+      expect(await auth.tokenUser('token-hash')).toEqual({ tokenId: 'token-1', user, lastUsedAt: null });
+      expect(await auth.session('session-hash')).toEqual({ user, createdAt: 1000, lastSeenAt: 1000, expiresAt: 9000 });
+      expect(await auth.tokenUser('other-hash')).toBeUndefined();
+      expect(await auth.session('other-hash')).toBeUndefined();
+      // SQLite answers at once: the lookup every call makes costs no promise there.
+      if (db.name === 'sqlite') expect(auth.tokenUser('token-hash')).not.toBeInstanceOf(Promise);
+
+      await auth.touchToken('token-1', 2000);
+      expect((await auth.tokenUser('token-hash'))?.lastUsedAt).toBe(2000);
+      await auth.setDeactivated(ID, '2026-01-01T00:00:00.000Z');
+      expect(await auth.tokenUser('token-hash')).toBeUndefined();
+      await auth.setDeactivated(ID, null);
+      expect((await auth.tokenUser('token-hash'))?.user).toEqual(user);
+      await auth.revokeToken('token-1', 3000);
+      expect(await auth.tokenUser('token-hash')).toBeUndefined();
+
+      // A user row deleted on its own (cascading, or not where foreign keys are off) leaves no way in.
+      await auth.createToken({ id: 'token-2', userId: ID, name: 'ci', hash: 'token-hash-2', now: 1000 });
+      await auth.createSession('session-hash-2', ID, 1000, 9000);
+      await store.sql.run(`DELETE FROM "${USERS_TABLE}" WHERE "id" = ?`, [ID]);
+      expect(await auth.tokenUser('token-hash-2')).toBeUndefined();
+      expect(await auth.session('session-hash-2')).toBeUndefined();
+    } finally {
+      await store.close();
+      await fresh.remove();
+    }
+  });
+
   it('keeps an account’s history, oldest first, and removes it with the account', async () => {
     const fresh = await db.fresh();
     const store = await openStore(fresh.options);

@@ -1,4 +1,4 @@
-import { first, type SqlRunner } from './sql-runner.ts';
+import { andThen, type MaybePromise, type SqlRunner } from './sql-runner.ts';
 
 /** A user account as the runtime and the CLI see it: never its password hash. */
 export interface UserAccount {
@@ -16,6 +16,13 @@ export interface SessionFound {
   createdAt: number;
   lastSeenAt: number;
   expiresAt: number;
+}
+
+/** An unrevoked token as a request finds it: whose it is, and when it was last used (epoch ms). */
+export interface TokenFound {
+  tokenId: string;
+  user: UserAccount;
+  lastUsedAt: number | null;
 }
 
 export interface TokenInfo {
@@ -205,7 +212,7 @@ export class AuthStore {
   async userForSignIn(
     email: string,
   ): Promise<{ user: UserAccount; passwordHash: string; active: boolean } | undefined> {
-    const row = await first<UserRow>(this.#sql, `SELECT ${USER_COLUMNS} FROM "${USERS_TABLE}" WHERE "email" = ?`, [
+    const row = await this.#sql.get<UserRow>(`SELECT ${USER_COLUMNS} FROM "${USERS_TABLE}" WHERE "email" = ?`, [
       normalizeEmail(email),
     ]);
     return row
@@ -221,8 +228,7 @@ export class AuthStore {
 
   /** A user with whether they are active, for those who manage people. */
   async managedUser(id: string): Promise<ManagedAccount | undefined> {
-    const row = await first<Omit<UserRow, 'password_hash'>>(
-      this.#sql,
+    const row = await this.#sql.get<Omit<UserRow, 'password_hash'>>(
       `SELECT ${ACCOUNT_COLUMNS} FROM "${USERS_TABLE}" WHERE "id" = ?`,
       [id],
     );
@@ -294,11 +300,10 @@ export class AuthStore {
       `SELECT ${ACCOUNT_COLUMNS} FROM "${USERS_TABLE}" ${where} ORDER BY "name", "email" LIMIT ? OFFSET ?`,
       [pattern, pattern, limit, offset],
     );
-    const count = await first<{ n: number | string }>(
-      this.#sql,
-      `SELECT count(*) AS "n" FROM "${USERS_TABLE}" ${where}`,
-      [pattern, pattern],
-    );
+    const count = await this.#sql.get<{ n: number | string }>(`SELECT count(*) AS "n" FROM "${USERS_TABLE}" ${where}`, [
+      pattern,
+      pattern,
+    ]);
     return { items: rows.map(managed), total: Number(count?.n ?? 0) };
   }
 
@@ -365,7 +370,7 @@ export class AuthStore {
   }
 
   async countUsers(): Promise<number> {
-    const row = await first<{ n: number | string }>(this.#sql, `SELECT count(*) AS "n" FROM "${USERS_TABLE}"`);
+    const row = await this.#sql.get<{ n: number | string }>(`SELECT count(*) AS "n" FROM "${USERS_TABLE}"`);
     return Number(row?.n ?? 0);
   }
 
@@ -420,28 +425,9 @@ export class AuthStore {
     );
   }
 
-  async session(idHash: string): Promise<SessionFound | undefined> {
-    // Two point reads, not a join: SQLite (built with STAT4) prepares a join on a bound value
-    // again at every run, which cost more than the rest of a request (docs/benchmarks.md).
-    const row = await first<{
-      user_id: string;
-      created_at: number | string;
-      last_seen_at: number | string;
-      expires_at: number | string;
-    }>(
-      this.#sql,
-      `SELECT "user_id", "created_at", "last_seen_at", "expires_at" FROM "${SESSIONS_TABLE}" WHERE "id_hash" = ?`,
-      [idHash],
-    );
-    if (!row) return undefined;
-    const user = await this.#activeUser(row.user_id);
-    if (!user) return undefined;
-    return {
-      user,
-      createdAt: Number(row.created_at),
-      lastSeenAt: Number(row.last_seen_at),
-      expiresAt: Number(row.expires_at),
-    };
+  /** A session with its user, if the session exists and its user is active (one statement, `USER_OF`). */
+  session(idHash: string): MaybePromise<SessionFound | undefined> {
+    return andThen(this.#sql.get<SessionRow>(SESSION_SQL, [idHash]), sessionFound);
   }
 
   async touchSession(idHash: string, now: number): Promise<void> {
@@ -473,19 +459,9 @@ export class AuthStore {
     );
   }
 
-  /** The user of a token that has not been revoked (two point reads, as `session`). */
-  async tokenUser(
-    hash: string,
-  ): Promise<{ tokenId: string; user: UserAccount; lastUsedAt: number | null } | undefined> {
-    const row = await first<{ id: string; user_id: string; last_used_at: number | string | null }>(
-      this.#sql,
-      `SELECT "id", "user_id", "last_used_at" FROM "${TOKENS_TABLE}" WHERE "token_hash" = ? AND "revoked_at" IS NULL`,
-      [hash],
-    );
-    if (!row) return undefined;
-    const user = await this.#activeUser(row.user_id);
-    if (!user) return undefined;
-    return { tokenId: row.id, user, lastUsedAt: row.last_used_at === null ? null : Number(row.last_used_at) };
+  /** The user of a token that has not been revoked, if they are active (one statement, `USER_OF`). */
+  tokenUser(hash: string): MaybePromise<TokenFound | undefined> {
+    return andThen(this.#sql.get<TokenRow>(TOKEN_SQL, [hash]), tokenFound);
   }
 
   async touchToken(id: string, now: number): Promise<void> {
@@ -538,8 +514,7 @@ export class AuthStore {
 
   /** The user of a reset link that is unused and unexpired at `now`, without using it. */
   async passwordResetUser(hash: string, now: number): Promise<UserAccount | undefined> {
-    const row = await first<{ user_id: string }>(
-      this.#sql,
+    const row = await this.#sql.get<{ user_id: string }>(
       `SELECT "user_id" FROM "${PASSWORD_RESETS_TABLE}" WHERE "token_hash" = ? AND "used_at" IS NULL AND "expires_at" > ?`,
       [hash, now],
     );
@@ -551,8 +526,7 @@ export class AuthStore {
    * requests with the same link, one gets the user's id and the other nothing.
    */
   async usePasswordReset(hash: string, now: number): Promise<string | undefined> {
-    const row = await first<{ user_id: string }>(
-      this.#sql,
+    const row = await this.#sql.get<{ user_id: string }>(
       `UPDATE "${PASSWORD_RESETS_TABLE}" SET "used_at" = ?
        WHERE "token_hash" = ? AND "used_at" IS NULL AND "expires_at" > ? RETURNING "user_id"`,
       [now, hash, now],
@@ -569,8 +543,7 @@ export class AuthStore {
 
   /** Adds `hits` to a key's counter in a window, atomically, and answers the counter's new value. */
   async hit(key: string, windowStart: number, hits = 1): Promise<number> {
-    const row = await first<{ hits: number | string }>(
-      this.#sql,
+    const row = await this.#sql.get<{ hits: number | string }>(
       `INSERT INTO "${RATE_TABLE}" ("key", "window_start", "hits") VALUES (?, ?, ?)
        ON CONFLICT ("key", "window_start") DO UPDATE SET "hits" = "${RATE_TABLE}"."hits" + excluded."hits"
        RETURNING "hits"`,
@@ -581,8 +554,7 @@ export class AuthStore {
 
   /** A key's counter in a window, without adding to it. */
   async hits(key: string, windowStart: number): Promise<number> {
-    const row = await first<{ hits: number | string }>(
-      this.#sql,
+    const row = await this.#sql.get<{ hits: number | string }>(
       `SELECT "hits" FROM "${RATE_TABLE}" WHERE "key" = ? AND "window_start" = ?`,
       [key, windowStart],
     );
@@ -600,6 +572,83 @@ export class AuthStore {
       before,
     ]);
   }
+}
+
+/**
+ * The user of a session or token row (`owner`: its "user_id"), as columns of that row, each a
+ * correlated subquery on the users' primary key; `user_active` is null when there is no such user.
+ * Not a join: SQLite's STAT4 build plans a join on a bound value again at every run, about twice
+ * what the whole lookup costs; these subqueries are planned once. One statement is one round trip
+ * on PostgreSQL.
+ */
+function userOf(owner: string): string {
+  const column = (expression: string, alias: string) =>
+    `(SELECT ${expression} FROM "${USERS_TABLE}" WHERE "id" = ${owner}) AS "${alias}"`;
+  return [
+    `${owner} AS "user_id"`,
+    column('"email"', 'user_email'),
+    column('"name"', 'user_name'),
+    column('"roles"', 'user_roles'),
+    column('"created_at"', 'user_created_at'),
+    column('"deactivated_at" IS NULL', 'user_active'),
+  ].join(', ');
+}
+
+interface UserOfRow {
+  user_id: string;
+  user_email: string | null;
+  user_name: string;
+  user_roles: string;
+  user_created_at: string;
+  /** 1 or true when active, 0 or false when deactivated, null when there is no such user. */
+  user_active: number | boolean | null;
+}
+
+interface SessionRow extends UserOfRow {
+  created_at: number | string;
+  last_seen_at: number | string;
+  expires_at: number | string;
+}
+
+interface TokenRow extends UserOfRow {
+  id: string;
+  last_used_at: number | string | null;
+}
+
+const SESSION_SQL = `SELECT s."created_at", s."last_seen_at", s."expires_at", ${userOf('s."user_id"')}
+  FROM "${SESSIONS_TABLE}" s WHERE s."id_hash" = ?`;
+
+const TOKEN_SQL = `SELECT t."id", t."last_used_at", ${userOf('t."user_id"')}
+  FROM "${TOKENS_TABLE}" t WHERE t."token_hash" = ? AND t."revoked_at" IS NULL`;
+
+/** The user of a session or token row, if there is one and it is active. */
+function activeUserOf(row: UserOfRow): UserAccount | undefined {
+  if (!row.user_active) return undefined;
+  return account({
+    id: row.user_id,
+    email: row.user_email as string,
+    name: row.user_name,
+    roles: row.user_roles,
+    created_at: row.user_created_at,
+    deactivated_at: null,
+  });
+}
+
+function sessionFound(row: SessionRow | undefined): SessionFound | undefined {
+  const user = row && activeUserOf(row);
+  if (!row || !user) return undefined;
+  return {
+    user,
+    createdAt: Number(row.created_at),
+    lastSeenAt: Number(row.last_seen_at),
+    expiresAt: Number(row.expires_at),
+  };
+}
+
+function tokenFound(row: TokenRow | undefined): TokenFound | undefined {
+  const user = row && activeUserOf(row);
+  if (!row || !user) return undefined;
+  return { tokenId: row.id, user, lastUsedAt: row.last_used_at === null ? null : Number(row.last_used_at) };
 }
 
 function account(row: Omit<UserRow, 'password_hash'>): UserAccount {

@@ -1,3 +1,6 @@
+/** A value, or a promise of it: what SQLite answers at once, PostgreSQL answers over the network. */
+export type MaybePromise<T> = T | Promise<T>;
+
 /**
  * A few statements on either database, for the runtime's own small tables (users, sessions,
  * tokens, rate limits). SQL is written once with `?` placeholders in the subset both databases
@@ -7,18 +10,28 @@ export interface SqlRunner {
   readonly dialect: 'sqlite' | 'postgres';
   /** The rows a statement returns. */
   all<T extends object>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+  /**
+   * The first row a statement returns, or undefined. SQLite answers at once, not in a promise:
+   * every call looks up its token or session, and on SQLite that costs no promise (`await` takes
+   * either).
+   */
+  get<T extends object>(sql: string, params?: readonly unknown[]): MaybePromise<T | undefined>;
   /** Runs a statement; answers how many rows it changed. */
   run(sql: string, params?: readonly unknown[]): Promise<number>;
   /** Runs DDL statements in one transaction. */
   exec(statements: readonly string[]): Promise<void>;
 }
 
-/** The first row a statement returns, or undefined. */
+/** The first row a statement returns, or undefined, as a promise on either database. */
 export async function first<T extends object>(
   runner: SqlRunner,
   sql: string,
   params?: readonly unknown[],
 ): Promise<T | undefined> {
-  const rows = await runner.all<T>(sql, params);
-  return rows[0];
+  return runner.get<T>(sql, params);
+}
+
+/** `f` of a value, at once when the value is there, else when its promise settles. */
+export function andThen<T, U>(value: MaybePromise<T>, f: (value: T) => MaybePromise<U>): MaybePromise<U> {
+  return value instanceof Promise ? value.then(f) : f(value);
 }

@@ -23,6 +23,10 @@ export class PgRunner implements SqlRunner {
     return rows as T[];
   }
 
+  async get<T extends object>(sql: string, params: readonly unknown[] = []): Promise<T | undefined> {
+    return (await this.all<T>(sql, params))[0];
+  }
+
   async run(sql: string, params: readonly unknown[] = []): Promise<number> {
     const result = await this.#pool.query({ ...named(this.#text(sql)), values: [...params] });
     return result.rowCount ?? 0;

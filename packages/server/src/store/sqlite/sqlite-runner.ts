@@ -15,11 +15,15 @@ export class SqliteRunner implements SqlRunner {
   }
 
   async all<T extends object>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
-    return this.#cache.get(sql).all(...params.map(toSqlite)) as T[];
+    return this.#cache.get(sql).all(...bound(params)) as T[];
+  }
+
+  get<T extends object>(sql: string, params: readonly unknown[] = []): T | undefined {
+    return this.#cache.get(sql).get(...bound(params)) as T | undefined;
   }
 
   async run(sql: string, params: readonly unknown[] = []): Promise<number> {
-    return this.#cache.get(sql).run(...params.map(toSqlite)).changes;
+    return this.#cache.get(sql).run(...bound(params)).changes;
   }
 
   async exec(statements: readonly string[]): Promise<void> {
@@ -29,4 +33,10 @@ export class SqliteRunner implements SqlRunner {
       })
       .immediate();
   }
+}
+
+/** Parameters as SQLite binds them; copied only when one needs converting (a boolean). */
+function bound(params: readonly unknown[]): readonly Param[] {
+  for (const param of params) if (typeof param === 'boolean') return params.map(toSqlite);
+  return params as readonly Param[];
 }
