@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { verify } from '@node-rs/argon2';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { TEST_DATABASES, type TestDatabase } from '../../test/databases.ts';
+import { SQLITE_ONLY, type TestDatabase } from '../../test/databases.ts';
 import { insertRowBefore, LENDING_DESK_DERIVED, modelOf } from '../../test/helpers.ts';
 import { TEST_PASSWORD, userWithToken } from '../../test/users.ts';
 import { createApiToken } from '../auth/accounts.ts';
@@ -224,7 +224,7 @@ async function start(db: TestDatabase, source: string) {
 
 type Started = Awaited<ReturnType<typeof start>>;
 
-describe.each(TEST_DATABASES)('on $name', (db) => {
+describe.each(SQLITE_ONLY)('on $name', (db) => {
   describe('sign-in, sessions and tokens', () => {
     let app: Started;
     let server: NinepointServer;
