@@ -27,7 +27,7 @@ import {
   summarySql,
 } from './record-logic.ts';
 import type { Prepared, RecordsDialect, Row } from './records-dialect.ts';
-import { type Maybe, runSync, type Step, wait } from './step.ts';
+import { type MaybePromise, runSync, type Step, wait } from './step.ts';
 import type {
   ConditionalWrite,
   DeleteCheck,
@@ -426,7 +426,7 @@ export class Records<C> implements EntityRecords {
   async list(query: ListQuery): Promise<ListPage> {
     const { idle } = this.#d;
     let rows: Row[];
-    let counting: (() => Maybe<Row | undefined>) | null = null;
+    let counting: (() => MaybePromise<Row | undefined>) | null = null;
     if (query.filters.length === 0 && query.search === null && query.owner === null) {
       const plan = this.#pagePlan(query);
       const { after } = query;

@@ -1,6 +1,6 @@
 import type { ApiRecord, Value } from '../compile/record-types.ts';
 import type { SqlColumn, SqlTable } from '../compile/sql-schema.ts';
-import type { Maybe, Step } from './step.ts';
+import type { MaybePromise, Step } from './step.ts';
 
 /** A row as a driver answers it, by column name. */
 export type Row = Record<string, unknown>;
@@ -11,12 +11,12 @@ export type Row = Record<string, unknown>;
  */
 export interface Prepared<C> {
   /** The first row, or undefined. */
-  one(conn: C, params: readonly unknown[]): Maybe<Row | undefined>;
+  one(conn: C, params: readonly unknown[]): MaybePromise<Row | undefined>;
   /** `one` with an id as the only parameter: the hot read, with no array built for it. */
-  byId(conn: C, id: string): Maybe<Row | undefined>;
-  all(conn: C, params: readonly unknown[]): Maybe<Row[]>;
+  byId(conn: C, id: string): MaybePromise<Row | undefined>;
+  all(conn: C, params: readonly unknown[]): MaybePromise<Row[]>;
   /** Runs it; answers how many rows it changed. */
-  run(conn: C, params: readonly unknown[]): Maybe<number>;
+  run(conn: C, params: readonly unknown[]): MaybePromise<number>;
 }
 
 /** A database guard a write ran into: a unique index (naming its field), or a foreign key. */
@@ -58,11 +58,11 @@ export interface RecordsDialect<C> {
    * two writers that could both pass the limit count one after the other. Absent where the
    * database runs one write at a time (SQLite).
    */
-  lockCount?(conn: C, key: string): Maybe<void>;
+  lockCount?(conn: C, key: string): MaybePromise<void>;
   /** A user as expressions see one (`borrower.name`), from the runtime's users table. */
-  user(conn: C, id: string): Maybe<ApiRecord | undefined>;
+  user(conn: C, id: string): MaybePromise<ApiRecord | undefined>;
   /** Runs `work` in one write transaction, made whole or not at all. */
-  transaction<T>(work: (conn: C) => Step<T>): Maybe<T>;
+  transaction<T>(work: (conn: C) => Step<T>): MaybePromise<T>;
   /** Which guard `error` is, if it is one of `table`'s. */
   violation(error: unknown, table: SqlTable): Violation | null;
 }
