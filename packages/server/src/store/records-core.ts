@@ -516,10 +516,12 @@ export class Records<C> implements EntityRecords {
       bind: this.#binder(params),
       toDb: this.#toDb,
       like: d.like,
+      sum: (column) => d.sum(column),
     });
     const boolean = query.by !== null && this.#column(query.by).type === 'boolean';
     const rows = await d.cached(sql).all(d.idle, params);
-    return summaryOf(query, rows, (v) => (boolean && typeof v === 'number' ? v !== 0 : (v as Value)));
+    const value = (v: unknown) => (boolean && typeof v === 'number' ? v !== 0 : (v as Value));
+    return summaryOf(query, rows, value, (name) => this.#column(name));
   }
 
   async history(id: string): Promise<HistoryEntry[]> {

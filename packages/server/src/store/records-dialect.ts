@@ -41,6 +41,11 @@ export interface RecordsDialect<C> {
   readonly like: 'LIKE' | 'ILIKE';
   /** What follows `ASC` or `DESC` on a nullable sort column so that NULLs come first ascending. */
   nullsOrder(descending: boolean): string;
+  /**
+   * A number column's total in a summary: an integer's exact, a decimal's with the column's places
+   * (`sumPlaces`), as PostgreSQL's NUMERIC adds them. SQLite, which adds in floating point, rounds.
+   */
+  sum(column: SqlColumn): string;
   /** "The state is one of these"; `bind` adds a value and answers its placeholder. */
   stateAmong(states: readonly string[], bind: (value: unknown) => string): string;
   /** What ends the read of a record a write is about to change, to hold it until the end. */
