@@ -80,9 +80,12 @@ export default defineConfig({
           name: 'reliability',
           include: RELIABILITY,
           exclude: excluded(BROWSER),
+          // Last and two at a time: these suites load a server and time how it copes (a start
+          // within 30 s, latency while slow clients hang on, a hang guard), which other files
+          // running beside them would only blur.
           pool: 'forks',
-          maxWorkers: 4,
-          sequence: { groupOrder: 1 },
+          maxWorkers: 2,
+          sequence: { groupOrder: 2 },
         },
       },
       {
@@ -91,12 +94,13 @@ export default defineConfig({
           name: 'browser',
           include: BROWSER,
           // Not isolated, so the files a worker runs share its Chromium (e2e/browser.ts); the
-          // setup file closes each file's contexts at its end.
+          // setup file closes each file's contexts at its end. Run with the server and release
+          // files, four at a time (one group: vitest starts the browser files first, the longest).
           pool: 'forks',
           isolate: false,
           setupFiles: ['e2e/browser-setup.ts'],
-          maxWorkers: 3,
-          sequence: { groupOrder: 2 },
+          maxWorkers: 4,
+          sequence: { groupOrder: 1 },
         },
       },
     ],
