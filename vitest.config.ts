@@ -85,7 +85,7 @@ export default defineConfig({
           // running beside them would only blur.
           pool: 'forks',
           maxWorkers: 2,
-          sequence: { groupOrder: 2 },
+          sequence: { groupOrder: 3 },
         },
       },
       {
@@ -94,13 +94,14 @@ export default defineConfig({
           name: 'browser',
           include: BROWSER,
           // Not isolated, so the files a worker runs share its Chromium (e2e/browser.ts); the
-          // setup file closes each file's contexts at its end. Run with the server and release
-          // files, four at a time (one group: vitest starts the browser files first, the longest).
+          // setup file closes each file's contexts at its end. Two at a time: Chromium and the app
+          // keep a core busy each (four at once took each step several times as long, past the
+          // tests' timeouts, on this 2-core machine).
           pool: 'forks',
           isolate: false,
           setupFiles: ['e2e/browser-setup.ts'],
-          maxWorkers: 4,
-          sequence: { groupOrder: 1 },
+          maxWorkers: 2,
+          sequence: { groupOrder: 2 },
         },
       },
     ],
