@@ -1,18 +1,6 @@
-export {
-  type AccountChange,
-  AccountError,
-  addUser,
-  changeAccount,
-  checkEmail,
-  checkRoles,
-  createApiToken,
-  recordAccountEvent,
-} from './auth/accounts.ts';
-export { type OidcSettings, OidcSettingsError, oidcSettingsFromEnv } from './auth/oidc-settings.ts';
-export { type AccountsDatabase, openAccounts } from './auth/open-accounts.ts';
-export { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, passwordProblem } from './auth/passwords.ts';
+export { type CompiledApp, compileApp } from './app/compile-app.ts';
+export { createServer, DEFAULT_HOST, DEFAULT_PORT, type NinepointServer, type ServerOptions } from './app/server.ts';
 export { createAjv } from './compile/ajv.ts';
-export { type CompiledApp, compileApp } from './compile/compile-app.ts';
 export { compileJsonSchemas, type EntitySchemas, fieldSchema, type JsonSchema } from './compile/json-schemas.ts';
 export {
   compileListParams,
@@ -82,17 +70,6 @@ export { type DevServeResult, type DevServer, serveDev } from './dev/dev-server.
 export { SPEC_EVENTS_PATH } from './dev/spec-events.ts';
 export { STUDIO_ROUTES, type Studio } from './dev/studio-routes.ts';
 export {
-  DEMO_EMAIL_DOMAIN,
-  DEV_ROUTES,
-  demoEmail,
-  ensureDemoUsers,
-  isDemoEmail,
-  registerDevRoutes,
-} from './dev-mode.ts';
-export { registerEntityRoutes } from './http/entity-routes.ts';
-export { etagOf, ifMatchVersions } from './http/etag.ts';
-export { encodeCursor, parseListQuery } from './http/list-query.ts';
-export {
   createLogger,
   defaultLogFormat,
   formatLogLine,
@@ -104,12 +81,19 @@ export {
   LogLevelError,
   parseLogLevel,
 } from './http/logging.ts';
-export { type MailOptions, PASSWORD_RESET_LIMITS, PASSWORD_RESET_ROUTES } from './http/password-reset.ts';
-export { createServer, DEFAULT_HOST, DEFAULT_PORT, type NinepointServer, type ServerOptions } from './http/server.ts';
 export { closeOnSignals, type ShutdownOptions } from './http/shutdown.ts';
 export { type MailSettings, MailSettingsError, mailSettingsFromEnv, type SmtpSettings } from './mail/mail-settings.ts';
 export { type KeptMail, type Mail, type Mailer, Outbox, smtpMailer } from './mail/mailer.ts';
-export { formatDiagnostic, type Say, type ServeOptions, type ServeResult, serve } from './serve.ts';
+export {
+  type AccountChange,
+  AccountError,
+  addUser,
+  changeAccount,
+  checkEmail,
+  checkRoles,
+  createApiToken,
+  recordAccountEvent,
+} from './people/accounts.ts';
 export {
   type AccountEvent,
   type AccountHistoryEntry,
@@ -117,7 +101,23 @@ export {
   type ManagedAccount,
   type TokenInfo,
   type UserAccount,
-} from './store/auth-store.ts';
+} from './people/auth-store.ts';
+export {
+  DEMO_EMAIL_DOMAIN,
+  DEV_ROUTES,
+  demoEmail,
+  ensureDemoUsers,
+  isDemoEmail,
+  registerDevRoutes,
+} from './people/dev-mode.ts';
+export { type OidcSettings, OidcSettingsError, oidcSettingsFromEnv } from './people/oidc-settings.ts';
+export { type AccountsDatabase, openAccounts } from './people/open-accounts.ts';
+export { type MailOptions, PASSWORD_RESET_LIMITS, PASSWORD_RESET_ROUTES } from './people/password-reset.ts';
+export { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, passwordProblem } from './people/passwords.ts';
+export { registerEntityRoutes } from './records/entity-routes.ts';
+export { etagOf, ifMatchVersions } from './records/etag.ts';
+export { encodeCursor, parseListQuery } from './records/list-query.ts';
+export { formatDiagnostic, type Say, type ServeOptions, type ServeResult, serve } from './serve.ts';
 export { DEFAULT_DB_PATH, openStore, type StoreOptions } from './store/open-store.ts';
 export type { Records } from './store/records-core.ts';
 export {

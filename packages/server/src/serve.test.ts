@@ -7,8 +7,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { POSTGRES_AVAILABLE, TEST_DATABASES } from '../test/databases.ts';
 import { LENDING_DESK, replaceOnce, tempDir } from '../test/helpers.ts';
 import { resetLink, startSmtpCatcher } from '../test/smtp-catcher.ts';
-import { addUser } from './auth/accounts.ts';
 import { createLogger } from './http/logging.ts';
+import { addUser } from './people/accounts.ts';
 import { serve } from './serve.ts';
 import type { SqliteStore } from './store/sqlite/sqlite-store.ts';
 

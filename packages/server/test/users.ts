@@ -1,7 +1,7 @@
-import { addUser, createApiToken } from '../src/auth/accounts.ts';
+import type { NinepointServer } from '../src/app/server.ts';
 import { assignableRoles } from '../src/compile/permissions.ts';
-import type { NinepointServer } from '../src/http/server.ts';
-import type { UserAccount } from '../src/store/auth-store.ts';
+import { addUser, createApiToken } from '../src/people/accounts.ts';
+import type { UserAccount } from '../src/people/auth-store.ts';
 
 export const TEST_PASSWORD = 'correct horse battery staple';
 

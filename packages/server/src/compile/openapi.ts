@@ -21,14 +21,20 @@ import {
   SIGN_UP_SCHEMA,
   USER_SCHEMA,
   VERIFY_EMAIL_SCHEMA,
-} from './auth-schemas.ts';
+} from '../people/people-schemas.ts';
+import { groupableFields, type SummaryRoute, summableFields, summaryRoutes } from '../records/summary-routes.ts';
+import {
+  SAVE_VIEW,
+  SAVE_VIEW_SCHEMA,
+  SAVED_VIEW,
+  SAVED_VIEW_ROUTES,
+  SAVED_VIEW_SCHEMA,
+} from '../views/saved-views-api.ts';
 import type { EntitySchemas, JsonSchema } from './json-schemas.ts';
 import { listQueryParameters } from './list-params.ts';
 import { compilePermissions, type EntityPermissions, VISITOR } from './permissions.ts';
 import { PROBLEM_MEDIA_TYPE, PROBLEM_SCHEMA, type ProblemCatalogue } from './problems.ts';
 import { type Route, schemaComponent } from './route-table.ts';
-import { SAVE_VIEW, SAVE_VIEW_SCHEMA, SAVED_VIEW, SAVED_VIEW_ROUTES, SAVED_VIEW_SCHEMA } from './saved-views-api.ts';
-import { groupableFields, type SummaryRoute, summableFields, summaryRoutes } from './summary-routes.ts';
 import { SYSTEM_ROUTES, type SystemRoute } from './system-routes.ts';
 
 /** The parts of an OpenAPI 3.1 document Ninepoint writes. */

@@ -1,4 +1,4 @@
-import { INVITATION_LIMITS, PASSWORD_RESET_LIMITS, SIGN_UP_LIMITS } from './auth-schemas.ts';
+import { INVITATION_LIMITS, PASSWORD_RESET_LIMITS, SIGN_UP_LIMITS } from '../people/people-schemas.ts';
 
 /**
  * The calls every app serves besides the spec's own: they exist even for the blank spec, and a

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FreshDatabase, TEST_DATABASES, TEST_POSTGRES_URL } from '../../test/databases.ts';
 import { modelOf } from '../../test/helpers.ts';
 import { callAs, TEST_PASSWORD, userWithToken } from '../../test/users.ts';
-import { createServer, type NinepointServer } from '../http/server.ts';
+import { createServer, type NinepointServer } from '../app/server.ts';
 import { channelFor } from './change-feed.ts';
 
 /** Doctors read the appointments made with them (`own via doctor.account`); the admin reads all. */

@@ -1,13 +1,13 @@
 import { PassThrough } from 'node:stream';
 import type { RuntimeSettings } from '@ninepoint/spec';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { looksLikeSecret, secretHash } from '../auth/secrets.ts';
-import { SECURE_SESSION_COOKIE, SESSION_COOKIE } from '../compile/auth-schemas.ts';
 import type { Actor, EntityPermissions } from '../compile/permissions.ts';
 import { ProblemError } from '../compile/problems.ts';
 import type { ApiRecord } from '../compile/record-types.ts';
 import { covers, coversEveryRecord } from '../compile/row-access.ts';
-import type { AuthStore } from '../store/auth-store.ts';
+import type { AuthStore } from '../people/auth-store.ts';
+import { SECURE_SESSION_COOKIE, SESSION_COOKIE } from '../people/people-schemas.ts';
+import { looksLikeSecret, secretHash } from '../people/secrets.ts';
 import { replayHistory } from '../store/history.ts';
 import { type SettledReads, settle } from '../store/settle-reads.ts';
 import type { Store } from '../store/store.ts';

@@ -4,7 +4,7 @@ import { insertRowBefore, LENDING_DESK, modelOf, replaceOnce, tempDir } from '..
 import { MigrationRefusedError } from '../../compile/migration-report.ts';
 import type { ApiRecord } from '../../compile/record-types.ts';
 import { compileSqlSchema, SCHEMA_TABLE, type SqlSchema } from '../../compile/sql-schema.ts';
-import { AuthStore } from '../auth-store.ts';
+import { AuthStore } from '../../people/auth-store.ts';
 import { SqliteStore } from './sqlite-store.ts';
 
 const cleanups: (() => void)[] = [];
