@@ -7,10 +7,10 @@ import { createServer, DEFAULT_HOST, DEFAULT_PORT, type NinepointServer } from '
 import { changesSchema } from '../compile/migration-contract.ts';
 import { formatMigrationPlan, MigrationRefusedError } from '../compile/migration-report.ts';
 import { clientErrorHandler, requestTimeouts } from '../http/client-errors.ts';
+import { isLocalHostname } from '../http/local-host.ts';
 import { defaultLogFormat } from '../http/logging.ts';
 import { closeOnSignals } from '../http/shutdown.ts';
 import { type Mailer, Outbox, smtpMailer } from '../mail/mailer.ts';
-import { isLocalHostname } from '../people/dev-mode.ts';
 import type { MailOptions } from '../people/password-reset.ts';
 import {
   formatDiagnostic,

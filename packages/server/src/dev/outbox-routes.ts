@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import { refuseNamedHost } from '../http/local-host.ts';
 import type { Mailer, Outbox } from '../mail/mailer.ts';
-import { refuseNamedHost } from '../people/dev-mode.ts';
 
 /** `GET`: the mails `ninepoint dev` kept instead of sending, newest first. */
 export const OUTBOX_ROUTE = '/api/dev/outbox';

@@ -1,4 +1,4 @@
-import { uuidv7 } from '../records/values.ts';
+import { uuidv7 } from '../store/uuidv7.ts';
 import {
   type AccountEvent,
   type AccountHistoryEntry,

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { TEST_DATABASES } from '../../test/databases.ts';
 import { openStore } from '../store/open-store.ts';
-import { AuthStore, USERS_TABLE } from './auth-store.ts';
+import { USERS_TABLE } from '../store/users-table.ts';
+import { AuthStore } from './auth-store.ts';
 
 /** The users table as databases made before accounts could be deactivated have it. */
 const OLD_USERS_TABLE = `CREATE TABLE "${USERS_TABLE}" (

@@ -1,4 +1,5 @@
 import { andThen, type MaybePromise, type SqlRunner } from '../store/sql-runner.ts';
+import { USERS_TABLE } from '../store/users-table.ts';
 
 /** A user account as the runtime and the CLI see it: never its password hash. */
 export interface UserAccount {
@@ -35,7 +36,6 @@ export interface TokenInfo {
   revokedAt: number | null;
 }
 
-export const USERS_TABLE = '_ninepoint_users';
 export const SESSIONS_TABLE = '_ninepoint_sessions';
 export const TOKENS_TABLE = '_ninepoint_tokens';
 export const RATE_TABLE = '_ninepoint_rate_limits';
@@ -126,12 +126,6 @@ export const AUTH_DDL: readonly string[] = [
 export const AUTH_ADDED_COLUMNS: readonly { table: string; column: string; type: 'TEXT' | 'BIGINT' }[] = [
   { table: USERS_TABLE, column: 'deactivated_at', type: 'TEXT' },
 ];
-
-/**
- * A user as rules and guards see one through a field referring to `User` (`borrower.name`): the
- * fields of CEL's `User` type, roles as JSON text. Never the password hash.
- */
-export const USER_FOR_EXPRESSIONS_SQL = `SELECT "id", "email", "name", "roles" FROM "${USERS_TABLE}" WHERE "id" = ?`;
 
 interface UserRow {
   id: string;

@@ -10,8 +10,9 @@ import { insertRowBefore, LENDING_DESK_DERIVED, modelOf } from '../../test/helpe
 import { TEST_PASSWORD, userWithToken } from '../../test/users.ts';
 import { createServer, type NinepointServer } from '../app/server.ts';
 import { createAjv } from '../compile/ajv.ts';
+import { USERS_TABLE } from '../store/users-table.ts';
 import { createApiToken } from './accounts.ts';
-import { SESSIONS_TABLE, TOKENS_TABLE, USERS_TABLE } from './auth-store.ts';
+import { SESSIONS_TABLE, TOKENS_TABLE } from './auth-store.ts';
 import { SECURE_SESSION_COOKIE, SESSION_COOKIE, SIGN_IN_SCHEMA, USER_SCHEMA } from './people-schemas.ts';
 
 // argon2's verify, watched: the tests see whether a sign-in really checked a password hash.

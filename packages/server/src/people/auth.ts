@@ -3,8 +3,9 @@ import type { PeopleAccess, RuntimeSettings } from '@ninepoint/spec';
 import type { FastifyInstance, FastifyReply, FastifyRequest, preParsingHookHandler } from 'fastify';
 import { type AccessSummary, type Actor, VISITOR } from '../compile/permissions.ts';
 import { ProblemError } from '../compile/problems.ts';
-import { UUID } from '../records/values.ts';
+import { sameOrigin } from '../http/same-origin.ts';
 import { andThen, type MaybePromise } from '../store/sql-runner.ts';
+import { UUID } from '../store/uuidv7.ts';
 import { type AuthStore, normalizeEmail, type SessionFound, type TokenFound, type UserAccount } from './auth-store.ts';
 import { verifyPassword } from './passwords.ts';
 import { SECURE_SESSION_COOKIE, SESSION_COOKIE, SIGN_IN_SCHEMA } from './people-schemas.ts';
@@ -381,11 +382,4 @@ export function directoryEntry(user: UserAccount, actor: Actor): DirectoryEntry 
 
 function invalid(detail: string): ProblemError {
   return new ProblemError('INVALID_PAYLOAD', { detail });
-}
-
-/** Whether a request comes from the app's own origin, as the browser says. */
-export function sameOrigin(request: FastifyRequest): boolean {
-  const origin = request.headers.origin;
-  if (origin !== undefined) return origin === `${request.protocol}://${request.host}`;
-  return request.headers['sec-fetch-site'] === 'same-origin';
 }

@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { Model } from '@ninepoint/spec';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { JsonSchema } from '../compile/json-schemas.ts';
 import { assignableRoles } from '../compile/permissions.ts';
 import { ProblemError } from '../compile/problems.ts';
+import { refuseNamedHost } from '../http/local-host.ts';
+import { sameOrigin } from '../http/same-origin.ts';
 import { AccountError, addUser } from './accounts.ts';
-import { type SignIn, sameOrigin } from './auth.ts';
+import type { SignIn } from './auth.ts';
 import type { AuthStore, UserAccount } from './auth-store.ts';
 
 /**
@@ -117,24 +119,4 @@ export function registerDevRoutes(app: FastifyInstance, options: DevRoutesOption
     await signIn(request, reply, user);
     return reply.send({ user });
   });
-}
-
-/** Refuses a request addressed to a DNS name other than localhost (DNS rebinding). */
-export function refuseNamedHost(request: FastifyRequest): void {
-  // The Host header as the browser sent it: under TRUST_PROXY, `request.hostname` would take
-  // X-Forwarded-Host, which a rebound page can set to anything.
-  const host = (request.headers.host ?? '').replace(/:\d+$/, '');
-  if (!isLocalHostname(host)) {
-    throw new ProblemError(
-      'FORBIDDEN',
-      {},
-      { detail: 'Dev mode answers only requests addressed to localhost or an IP address.' },
-    );
-  }
-}
-
-/** Whether a host name (without port) is localhost or an IP address: never a name rebound by DNS. */
-export function isLocalHostname(hostname: string): boolean {
-  const host = hostname.toLowerCase();
-  return host === 'localhost' || host.endsWith('.localhost') || host.startsWith('[') || /^[\d.]+$/.test(host);
 }

@@ -1,10 +1,11 @@
 import type { RuntimeSettings } from '@ninepoint/spec';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type ProblemCatalogue, ProblemError } from '../compile/problems.ts';
-import { UUID, uuidv7 } from '../records/values.ts';
+import { sameOrigin } from '../http/same-origin.ts';
+import { UUID, uuidv7 } from '../store/uuidv7.ts';
 import { AccountError, checkEmail, createJoinedAccount } from './accounts.ts';
 import { afterAnswer, limitPerHour } from './after-answer.ts';
-import { type SignIn, sameOrigin } from './auth.ts';
+import type { SignIn } from './auth.ts';
 import type { AuthStore, UserAccount } from './auth-store.ts';
 import { isDemoEmail } from './dev-mode.ts';
 import type { JoiningStore } from './joining-store.ts';

@@ -1,5 +1,6 @@
 import { first, type SqlRunner } from '../store/sql-runner.ts';
-import { normalizeEmail, USERS_TABLE } from './auth-store.ts';
+import { USERS_TABLE } from '../store/users-table.ts';
+import { normalizeEmail } from './auth-store.ts';
 
 export const SIGN_UPS_TABLE = '_ninepoint_sign_ups';
 export const INVITATIONS_TABLE = '_ninepoint_invitations';

@@ -1,5 +1,5 @@
 import { first, type SqlRunner } from '../store/sql-runner.ts';
-import { USERS_TABLE } from './auth-store.ts';
+import { USERS_TABLE } from '../store/users-table.ts';
 
 export const OIDC_LOGINS_TABLE = '_ninepoint_oidc_logins';
 export const IDENTITIES_TABLE = '_ninepoint_identities';

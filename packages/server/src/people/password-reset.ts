@@ -1,10 +1,10 @@
 import type { RuntimeSettings } from '@ninepoint/spec';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import { type ProblemCatalogue, ProblemError } from '../compile/problems.ts';
+import { sameOrigin } from '../http/same-origin.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { AccountError, checkEmail, recordAccountEvent } from './accounts.ts';
 import { afterAnswer, limitPerHour } from './after-answer.ts';
-import { sameOrigin } from './auth.ts';
 import type { AuthStore, UserAccount } from './auth-store.ts';
 import { isDemoEmail } from './dev-mode.ts';
 import { hashPassword, MIN_PASSWORD_LENGTH, passwordProblem } from './passwords.ts';

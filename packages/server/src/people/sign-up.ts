@@ -1,9 +1,10 @@
 import type { RuntimeSettings } from '@ninepoint/spec';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type ProblemCatalogue, ProblemError } from '../compile/problems.ts';
+import { sameOrigin } from '../http/same-origin.ts';
 import { AccountError, checkEmail, createJoinedAccount } from './accounts.ts';
 import { afterAnswer, limitPerHour } from './after-answer.ts';
-import { type SignIn, sameOrigin } from './auth.ts';
+import type { SignIn } from './auth.ts';
 import type { AuthStore } from './auth-store.ts';
 import { isDemoEmail } from './dev-mode.ts';
 import type { JoiningStore } from './joining-store.ts';

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Actor } from '../compile/permissions.ts';
 import { type ProblemCatalogue, ProblemError } from '../compile/problems.ts';
-import { UUID } from '../records/values.ts';
+import { UUID } from '../store/uuidv7.ts';
 import { type AccountChange, AccountError, changeAccount } from './accounts.ts';
 import type { AccountHistoryEntry, AuthStore, ManagedAccount } from './auth-store.ts';
 import { ACCOUNT_CHANGE_SCHEMA } from './people-schemas.ts';

@@ -24,12 +24,13 @@ import type { RequestActor } from '../people/auth.ts';
 import { replayHistory } from '../store/history.ts';
 import { type SettledReads, settle } from '../store/settle-reads.ts';
 import type { EntityRecords, Refusal, Store, WriteCheck, WriteContext } from '../store/store.ts';
+import { UUID, uuidv7 } from '../store/uuidv7.ts';
 import { etagOf, ifMatchVersions } from './etag.ts';
 import { FieldErrors } from './field-errors.ts';
 import { encodeCursor, parseListQuery, type RawQuery } from './list-query.ts';
 import { hiddenFieldsOf, visibleEntry, visibleRecord } from './read-fields.ts';
 import { groupableFields, summableFields, summaryRoutes } from './summary-routes.ts';
-import { storedText, UUID, uuidv7 } from './values.ts';
+import { storedText } from './values.ts';
 
 /** The longest id a NOT_FOUND answer repeats in full. */
 const ID_ECHO_LENGTH = 64;

@@ -9,7 +9,8 @@ import {
 import { ProblemError } from '../compile/problems.ts';
 import type { Value } from '../compile/record-types.ts';
 import type { ListQuery, Position } from '../store/store.ts';
-import { isDate, normalizeDateTime, UUID } from './values.ts';
+import { UUID } from '../store/uuidv7.ts';
+import { isDate, normalizeDateTime } from './values.ts';
 
 /** The query string as Fastify parses it: repeated keys become arrays. */
 export type RawQuery = Record<string, string | string[] | undefined>;

@@ -4,7 +4,7 @@ import { type FreshDatabase, TEST_DATABASES } from '../../test/databases.ts';
 import { modelOf } from '../../test/helpers.ts';
 import { userWithToken } from '../../test/users.ts';
 import { createServer, type NinepointServer } from '../app/server.ts';
-import { uuidv7 } from './values.ts';
+import { uuidv7 } from '../store/uuidv7.ts';
 
 const EXPENSES = readFileSync(new URL('../../../../examples/expenses.md', import.meta.url), 'utf8');
 

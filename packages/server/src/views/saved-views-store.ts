@@ -1,5 +1,5 @@
-import { USERS_TABLE } from '../people/auth-store.ts';
 import type { SqlRunner } from '../store/sql-runner.ts';
+import { USERS_TABLE } from '../store/users-table.ts';
 
 /**
  * A list view a user saved by name: the screen it is of (its route) and the list's address query

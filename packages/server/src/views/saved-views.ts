@@ -1,7 +1,7 @@
 import type { Screen } from '@ninepoint/spec';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ProblemError } from '../compile/problems.ts';
-import { UUID, uuidv7 } from '../records/values.ts';
+import { UUID, uuidv7 } from '../store/uuidv7.ts';
 import { SAVE_VIEW_SCHEMA, SAVED_VIEW_LIMITS } from './saved-views-api.ts';
 import type { SavedViewsStore } from './saved-views-store.ts';
 
