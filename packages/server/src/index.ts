@@ -1,4 +1,6 @@
 export { type CompiledApp, compileApp } from './app/compile-app.ts';
+export { type AccountsDatabase, openAccounts } from './app/open-accounts.ts';
+export { formatDiagnostic, type Say, type ServeOptions, type ServeResult, serve } from './app/serve.ts';
 export { createServer, DEFAULT_HOST, DEFAULT_PORT, type NinepointServer, type ServerOptions } from './app/server.ts';
 export { createAjv } from './compile/ajv.ts';
 export { compileJsonSchemas, type EntitySchemas, fieldSchema, type JsonSchema } from './compile/json-schemas.ts';
@@ -111,13 +113,11 @@ export {
   registerDevRoutes,
 } from './people/dev-mode.ts';
 export { type OidcSettings, OidcSettingsError, oidcSettingsFromEnv } from './people/oidc-settings.ts';
-export { type AccountsDatabase, openAccounts } from './people/open-accounts.ts';
 export { type MailOptions, PASSWORD_RESET_LIMITS, PASSWORD_RESET_ROUTES } from './people/password-reset.ts';
 export { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, passwordProblem } from './people/passwords.ts';
 export { registerEntityRoutes } from './records/entity-routes.ts';
 export { etagOf, ifMatchVersions } from './records/etag.ts';
 export { encodeCursor, parseListQuery } from './records/list-query.ts';
-export { formatDiagnostic, type Say, type ServeOptions, type ServeResult, serve } from './serve.ts';
 export { DEFAULT_DB_PATH, openStore, type StoreOptions } from './store/open-store.ts';
 export type { Records } from './store/records-core.ts';
 export {

@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { insertRowBefore, LENDING_DESK, modelOf, tempDir } from '../../test/helpers.ts';
 import { TEST_PASSWORD, userWithToken } from '../../test/users.ts';
+import { serve } from '../app/serve.ts';
 import { createServer, type NinepointServer, type ServerOptions } from '../app/server.ts';
 import { STUDIO_ROUTES } from '../dev/studio-routes.ts';
-import { serve } from '../serve.ts';
 import { DEMO_EMAIL_DOMAIN, DEV_ROUTES, demoEmail, isDemoEmail } from './dev-mode.ts';
 
 /** The app as a browser on this machine sees it in development. */

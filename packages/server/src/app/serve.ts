@@ -1,6 +1,17 @@
 import { readFile } from 'node:fs/promises';
 import { checkSpec, type Diagnostic, type Model } from '@ninepoint/spec';
 import type { Logger } from 'pino';
+import { MigrationRefusedError } from '../compile/migration-report.ts';
+import { SqlSchemaError } from '../compile/sql-schema.ts';
+import { defaultLogFormat, type LogFormat, LogLevelError } from '../http/logging.ts';
+import { closeOnSignals } from '../http/shutdown.ts';
+import { type MailSettings, MailSettingsError, mailSettingsFromEnv } from '../mail/mail-settings.ts';
+import { smtpMailer } from '../mail/mailer.ts';
+import { type OidcSettings, OidcSettingsError, oidcSettingsFromEnv } from '../people/oidc-settings.ts';
+import type { MailOptions } from '../people/password-reset.ts';
+import { DEFAULT_DB_PATH } from '../store/open-store.ts';
+import { redact } from '../store/postgres/pg-store.ts';
+import type { Store, Synchronous } from '../store/store.ts';
 import {
   createServer,
   DEFAULT_HOST,
@@ -8,18 +19,7 @@ import {
   defaultLogger,
   type NinepointServer,
   type TrustProxy,
-} from './app/server.ts';
-import { MigrationRefusedError } from './compile/migration-report.ts';
-import { SqlSchemaError } from './compile/sql-schema.ts';
-import { defaultLogFormat, type LogFormat, LogLevelError } from './http/logging.ts';
-import { closeOnSignals } from './http/shutdown.ts';
-import { type MailSettings, MailSettingsError, mailSettingsFromEnv } from './mail/mail-settings.ts';
-import { smtpMailer } from './mail/mailer.ts';
-import { type OidcSettings, OidcSettingsError, oidcSettingsFromEnv } from './people/oidc-settings.ts';
-import type { MailOptions } from './people/password-reset.ts';
-import { DEFAULT_DB_PATH } from './store/open-store.ts';
-import { redact } from './store/postgres/pg-store.ts';
-import type { Store, Synchronous } from './store/store.ts';
+} from './server.ts';
 
 export interface ServeOptions {
   /** The spec file; also names the spec in messages when `source` is given. */

@@ -4,13 +4,13 @@ import { Writable } from 'node:stream';
 import { blankSpec } from '@ninepoint/spec';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { POSTGRES_AVAILABLE, TEST_DATABASES } from '../test/databases.ts';
-import { LENDING_DESK, replaceOnce, tempDir } from '../test/helpers.ts';
-import { resetLink, startSmtpCatcher } from '../test/smtp-catcher.ts';
-import { createLogger } from './http/logging.ts';
-import { addUser } from './people/accounts.ts';
+import { POSTGRES_AVAILABLE, TEST_DATABASES } from '../../test/databases.ts';
+import { LENDING_DESK, replaceOnce, tempDir } from '../../test/helpers.ts';
+import { resetLink, startSmtpCatcher } from '../../test/smtp-catcher.ts';
+import { createLogger } from '../http/logging.ts';
+import { addUser } from '../people/accounts.ts';
+import type { SqliteStore } from '../store/sqlite/sqlite-store.ts';
 import { serve } from './serve.ts';
-import type { SqliteStore } from './store/sqlite/sqlite-store.ts';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {

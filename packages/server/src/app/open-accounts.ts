@@ -1,9 +1,9 @@
 import type { Model } from '@ninepoint/spec';
-import { compileApp } from '../app/compile-app.ts';
 import { assignableRoles } from '../compile/permissions.ts';
+import { AuthStore } from '../people/auth-store.ts';
 import { openStore, type StoreOptions } from '../store/open-store.ts';
 import type { AppliedSchema, Store } from '../store/store.ts';
-import { AuthStore } from './auth-store.ts';
+import { compileApp } from './compile-app.ts';
 
 /** A spec's database opened for managing its users and API tokens. */
 export interface AccountsDatabase {
