@@ -1,4 +1,5 @@
-export { type CompiledApp, compileApp } from './app/compile-app.ts';
+export { type CompiledApp, compileApp, compileOpenApi } from './app/compile-app.ts';
+export { SYSTEM_ROUTES } from './app/features.ts';
 export { type AccountsDatabase, openAccounts } from './app/open-accounts.ts';
 export { formatDiagnostic, type Say, type ServeOptions, type ServeResult, serve } from './app/serve.ts';
 export { createServer, DEFAULT_HOST, DEFAULT_PORT, type NinepointServer, type ServerOptions } from './app/server.ts';
@@ -28,13 +29,7 @@ export {
 } from './compile/migration-contract.ts';
 export { planMigration } from './compile/migration-planner.ts';
 export { type FormatOptions, formatMigrationPlan, MigrationRefusedError } from './compile/migration-report.ts';
-export {
-  compileOpenApi,
-  HEALTH_SCHEMA,
-  OPENAPI_VERSION,
-  type OpenApiDocument,
-  type Operation,
-} from './compile/openapi.ts';
+export { type FeatureApi, OPENAPI_VERSION, type OpenApiDocument, type Operation } from './compile/openapi.ts';
 export { assignableRoles } from './compile/permissions.ts';
 export {
   type FieldError,
@@ -67,7 +62,6 @@ export {
   tableName,
   VERSION_COLUMN,
 } from './compile/sql-schema.ts';
-export { SYSTEM_ROUTES } from './compile/system-routes.ts';
 export { type DevServeResult, type DevServer, serveDev } from './dev/dev-server.ts';
 export { SPEC_EVENTS_PATH } from './dev/spec-events.ts';
 export { STUDIO_ROUTES, type Studio } from './dev/studio-routes.ts';
@@ -84,6 +78,7 @@ export {
   parseLogLevel,
 } from './http/logging.ts';
 export { closeOnSignals, type ShutdownOptions } from './http/shutdown.ts';
+export { HEALTH_SCHEMA } from './http/system-api.ts';
 export { type MailSettings, MailSettingsError, mailSettingsFromEnv, type SmtpSettings } from './mail/mail-settings.ts';
 export { type KeptMail, type Mail, type Mailer, Outbox, smtpMailer } from './mail/mailer.ts';
 export {

@@ -1,11 +1,12 @@
 import { effectiveCalls, type Model, type RuntimeSettings, runtimeSettings } from '@ninepoint/spec';
 import { compileEntityLogic, type EntityLogic } from '../compile/entity-logic.ts';
 import { compileJsonSchemas, type EntitySchemas } from '../compile/json-schemas.ts';
-import { compileOpenApi, type OpenApiDocument } from '../compile/openapi.ts';
+import { assembleOpenApi, type OpenApiDocument } from '../compile/openapi.ts';
 import { compilePermissions, type EntityPermissions } from '../compile/permissions.ts';
 import { ProblemCatalogue } from '../compile/problems.ts';
-import { compileRouteTable, type RouteTable } from '../compile/route-table.ts';
+import { compileRouteTable, type Route, type RouteTable } from '../compile/route-table.ts';
 import { compileSqlSchema, type SqlSchema } from '../compile/sql-schema.ts';
+import { FEATURE_APIS, SYSTEM_ROUTES } from './features.ts';
 
 /** Everything the runtime needs from a model, computed once at start-up and never re-read per request. */
 export interface CompiledApp {
@@ -41,7 +42,7 @@ export function compileApp(model: Model): CompiledApp {
   const catalogue = new ProblemCatalogue(model);
   const sqlSchema = compileSqlSchema(model);
   const jsonSchemas = compileJsonSchemas(model);
-  const routeTable = compileRouteTable(model, effectiveCalls(model), jsonSchemas);
+  const routeTable = compileRouteTable(model, effectiveCalls(model), jsonSchemas, SYSTEM_ROUTES);
   const permissions = compilePermissions(model);
   const openapi = compileOpenApi(model, routeTable.routes, jsonSchemas, catalogue, permissions);
   const logic = compileEntityLogic(model, catalogue);
@@ -58,4 +59,20 @@ export function compileApp(model: Model): CompiledApp {
     modelJson: JSON.stringify(model),
     openapiJson: JSON.stringify(openapi),
   });
+}
+
+/**
+ * The OpenAPI document of an app, built from the same route table and schemas the server uses,
+ * so it cannot describe a call or a payload differently from how it is served: what each feature
+ * declares (`FEATURE_APIS`), assembled. `permissions` (point 6, compiled) says which calls
+ * signed-out visitors may make.
+ */
+export function compileOpenApi(
+  model: Parameters<typeof assembleOpenApi>[0],
+  routes: readonly Route[],
+  schemas: ReadonlyMap<string, EntitySchemas>,
+  catalogue: ProblemCatalogue,
+  permissions?: ReadonlyMap<string, EntityPermissions>,
+): OpenApiDocument {
+  return assembleOpenApi(model, FEATURE_APIS, { routes, schemas, catalogue, ...(permissions ? { permissions } : {}) });
 }

@@ -1,8 +1,9 @@
 import type { JsonSchema } from '../compile/json-schemas.ts';
+import { API, type FeatureApi, type Operation, type ProblemResponses, ref } from '../compile/openapi.ts';
 
 /**
  * What saved list views look like on the wire (`/api/views`), shared by the server
- * (`http/saved-views.ts`), which validates with it, and the OpenAPI document, which describes it.
+ * (`saved-views.ts`), which validates with it, and the OpenAPI document, which describes it.
  */
 
 /** Bounds of a saved view: a name fits a menu, a query an address, a screen a handful of them. */
@@ -67,3 +68,73 @@ export const SAVED_VIEW_ROUTES = [
     problems: ['NOT_FOUND', 'FORBIDDEN'],
   },
 ] as const;
+
+/** Saved views in the OpenAPI document. */
+export const SAVED_VIEWS_API: FeatureApi = {
+  schemas: () => ({ [SAVED_VIEW]: SAVED_VIEW_SCHEMA, [SAVE_VIEW]: SAVE_VIEW_SCHEMA }),
+  calls: ({ responses }) =>
+    SAVED_VIEW_ROUTES.map((view) => ({
+      path: view.path,
+      method: view.method,
+      operation: savedViewOperation(view, responses),
+    })),
+};
+
+/** A call of saved list views (`saved-views.ts`): signed-in callers only, each their own views. */
+function savedViewOperation(route: (typeof SAVED_VIEW_ROUTES)[number], responses: ProblemResponses): Operation {
+  const base = {
+    operationId: route.operationId,
+    summary: route.summary,
+    tags: [API.systemTag],
+    security: API.signedIn,
+  };
+  const problems = responses.for([...route.problems, ...API.anyCall]);
+  const view = { [API.json]: { schema: ref(SAVED_VIEW) } };
+  switch (route.operationId) {
+    case 'listViews':
+      return {
+        ...base,
+        parameters: [
+          {
+            name: 'screen',
+            in: 'query',
+            required: true,
+            description: 'The route of a list screen, e.g. `/books`.',
+            schema: { type: 'string' },
+          },
+        ],
+        responses: {
+          '200': {
+            description: 'The caller’s views of the screen, by name.',
+            content: {
+              [API.json]: {
+                schema: {
+                  type: 'object',
+                  properties: { items: { type: 'array', items: ref(SAVED_VIEW) } },
+                  required: ['items'],
+                  additionalProperties: false,
+                },
+              },
+            },
+          },
+          ...problems,
+        },
+      };
+    case 'saveView':
+      return {
+        ...base,
+        requestBody: { required: true, content: { [API.json]: { schema: ref(SAVE_VIEW) } } },
+        responses: {
+          '200': { description: 'A view of that name was replaced.', content: view },
+          '201': { description: 'The view is saved.', content: view },
+          ...problems,
+        },
+      };
+    case 'deleteView':
+      return {
+        ...base,
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
+        responses: { '204': { description: 'The view is deleted.' }, ...problems },
+      };
+  }
+}

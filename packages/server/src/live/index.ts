@@ -1,0 +1,1 @@
+export { LIVE_API, LIVE_CALLS } from './live-api.ts';

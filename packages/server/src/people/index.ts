@@ -1,0 +1,1 @@
+export { PEOPLE_API, PEOPLE_CALLS } from './people-api.ts';

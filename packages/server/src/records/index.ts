@@ -1,0 +1,1 @@
+export { RECORDS_API } from './records-api.ts';

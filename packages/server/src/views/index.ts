@@ -1,0 +1,1 @@
+export { SAVED_VIEWS_API } from './saved-views-api.ts';
