@@ -84,35 +84,35 @@ export { type KeptMail, type Mail, type Mailer, Outbox, smtpMailer } from './mai
 export {
   type AccountChange,
   AccountError,
+  type AccountEvent,
+  type AccountHistoryEntry,
+  AuthStore,
   addUser,
   changeAccount,
   checkEmail,
   checkRoles,
   createApiToken,
-  recordAccountEvent,
-} from './people/accounts.ts';
-export {
-  type AccountEvent,
-  type AccountHistoryEntry,
-  AuthStore,
-  type ManagedAccount,
-  type TokenInfo,
-  type UserAccount,
-} from './people/auth-store.ts';
-export {
   DEMO_EMAIL_DOMAIN,
   DEV_ROUTES,
   demoEmail,
   ensureDemoUsers,
   isDemoEmail,
+  MAX_PASSWORD_LENGTH,
+  type MailOptions,
+  type ManagedAccount,
+  MIN_PASSWORD_LENGTH,
+  type OidcSettings,
+  OidcSettingsError,
+  oidcSettingsFromEnv,
+  PASSWORD_RESET_LIMITS,
+  PASSWORD_RESET_ROUTES,
+  passwordProblem,
+  recordAccountEvent,
   registerDevRoutes,
-} from './people/dev-mode.ts';
-export { type OidcSettings, OidcSettingsError, oidcSettingsFromEnv } from './people/oidc-settings.ts';
-export { type MailOptions, PASSWORD_RESET_LIMITS, PASSWORD_RESET_ROUTES } from './people/password-reset.ts';
-export { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, passwordProblem } from './people/passwords.ts';
-export { registerEntityRoutes } from './records/entity-routes.ts';
-export { etagOf, ifMatchVersions } from './records/etag.ts';
-export { encodeCursor, parseListQuery } from './records/list-query.ts';
+  type TokenInfo,
+  type UserAccount,
+} from './people/index.ts';
+export { encodeCursor, etagOf, ifMatchVersions, parseListQuery, registerEntityRoutes } from './records/index.ts';
 export { DEFAULT_DB_PATH, openStore, type StoreOptions } from './store/open-store.ts';
 export type { Records } from './store/records-core.ts';
 export {

@@ -1,4 +1,5 @@
 import { effectiveCalls, type Model, type RuntimeSettings, runtimeSettings } from '@ninepoint/spec';
+import type { CompiledApp } from '../compile/compiled-app.ts';
 import { compileEntityLogic, type EntityLogic } from '../compile/entity-logic.ts';
 import { compileJsonSchemas, type EntitySchemas } from '../compile/json-schemas.ts';
 import { assembleOpenApi, type OpenApiDocument } from '../compile/openapi.ts';
@@ -8,24 +9,7 @@ import { compileRouteTable, type Route, type RouteTable } from '../compile/route
 import { compileSqlSchema, type SqlSchema } from '../compile/sql-schema.ts';
 import { FEATURE_APIS, SYSTEM_ROUTES } from './features.ts';
 
-/** Everything the runtime needs from a model, computed once at start-up and never re-read per request. */
-export interface CompiledApp {
-  readonly model: Model;
-  readonly settings: Readonly<RuntimeSettings>;
-  readonly catalogue: ProblemCatalogue;
-  readonly sqlSchema: SqlSchema;
-  /** By entity name. */
-  readonly jsonSchemas: ReadonlyMap<string, EntitySchemas>;
-  readonly routeTable: RouteTable;
-  readonly openapi: OpenApiDocument;
-  /** By entity name: the rules, guards and limits every write checks, with their CEL programs compiled. */
-  readonly logic: ReadonlyMap<string, EntityLogic>;
-  /** By entity name: what point 6 lets each actor do. */
-  readonly permissions: ReadonlyMap<string, EntityPermissions>;
-  /** `GET /api/spec` and `GET /api/openapi.json` answer these strings as they are. */
-  readonly modelJson: string;
-  readonly openapiJson: string;
-}
+export type { CompiledApp };
 
 /**
  * Compiles a checked model (one whose `checkSpec` had no errors) into the runtime's artefacts.

@@ -1,6 +1,6 @@
 import type { Model } from '@ninepoint/spec';
 import { assignableRoles } from '../compile/permissions.ts';
-import { AuthStore } from '../people/auth-store.ts';
+import { AuthStore } from '../people/index.ts';
 import { openStore, type StoreOptions } from '../store/open-store.ts';
 import type { AppliedSchema, Store } from '../store/store.ts';
 import { compileApp } from './compile-app.ts';

@@ -7,8 +7,7 @@ import { defaultLogFormat, type LogFormat, LogLevelError } from '../http/logging
 import { closeOnSignals } from '../http/shutdown.ts';
 import { type MailSettings, MailSettingsError, mailSettingsFromEnv } from '../mail/mail-settings.ts';
 import { smtpMailer } from '../mail/mailer.ts';
-import { type OidcSettings, OidcSettingsError, oidcSettingsFromEnv } from '../people/oidc-settings.ts';
-import type { MailOptions } from '../people/password-reset.ts';
+import { type MailOptions, type OidcSettings, OidcSettingsError, oidcSettingsFromEnv } from '../people/index.ts';
 import { DEFAULT_DB_PATH } from '../store/open-store.ts';
 import { redact } from '../store/postgres/pg-store.ts';
 import type { Store, Synchronous } from '../store/store.ts';

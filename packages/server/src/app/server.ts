@@ -1,9 +1,8 @@
-import { effectiveScreens, type Model, peopleAccess, signUpRoles, USER_ENTITY } from '@ninepoint/spec';
+import { effectiveScreens, type Model } from '@ninepoint/spec';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { type Logger, pino } from 'pino';
 import { createAjv } from '../compile/ajv.ts';
 import { changesSchema, type MigrationPlan } from '../compile/migration-contract.ts';
-import { type Actor, accessSummary, assignableRoles } from '../compile/permissions.ts';
 import { PROBLEM_CONTENT_TYPE, type ProblemExtras, type ProblemParams } from '../compile/problems.ts';
 import { registerApiDocs } from '../http/api-docs.ts';
 import { clientErrorHandler, requestTimeouts } from '../http/client-errors.ts';
@@ -23,23 +22,13 @@ import {
 import { REQUEST_ID_HEADER, requestId } from '../http/request-id.ts';
 import { HSTS, REFERRER_POLICY } from '../http/security-headers.ts';
 import { registerWebApp } from '../http/web-app.ts';
-import { type ChangeFeed, LocalFeed, PgFeed } from '../live/change-feed.ts';
-import { type LiveOptions, registerLiveEvents } from '../live/live-events.ts';
-import { registerAuth } from '../people/auth.ts';
-import { AuthStore } from '../people/auth-store.ts';
-import { ensureDemoUsers, registerDevRoutes } from '../people/dev-mode.ts';
-import { OIDC_START_PATH, registerOidc } from '../people/oidc.ts';
-import type { OidcSettings } from '../people/oidc-settings.ts';
-import { OidcStore } from '../people/oidc-store.ts';
-import { type MailOptions, registerPasswordReset } from '../people/password-reset.ts';
-import { registerPeopleJoining } from '../people/people-joining.ts';
-import { registerUserAdmin } from '../people/user-admin.ts';
-import { registerEntityRoutes } from '../records/entity-routes.ts';
+import { type ChangeFeed, type LiveOptions, LocalFeed, liveUpdates, PgFeed } from '../live/index.ts';
+import { AuthStore, ensureDemoUsers, type MailOptions, type OidcSettings, OidcStore, people } from '../people/index.ts';
+import { records } from '../records/index.ts';
 import { openStore, type StoreOptions } from '../store/open-store.ts';
 import { PgStore } from '../store/postgres/pg-store.ts';
 import type { Store } from '../store/store.ts';
-import { registerSavedViews } from '../views/saved-views.ts';
-import { SavedViewsStore } from '../views/saved-views-store.ts';
+import { SavedViewsStore, savedViews } from '../views/index.ts';
 import { type CompiledApp, compileApp } from './compile-app.ts';
 
 export interface ServerOptions extends StoreOptions {
@@ -272,35 +261,9 @@ function buildApp(
   app.get('/api/openapi.json', (_request, reply) => reply.type(JSON_CONTENT_TYPE).send(compiled.openapiJson));
   registerApiDocs(app, compiled.model.product.name);
 
-  const { signIn } = registerAuth(app, {
-    auth,
-    settings,
-    now,
-    mayPickUsers: userPickers(compiled),
-    managesPeople: (actor) => actor.userId !== null && peopleAccess(compiled.model, actor.roles).manage,
-    accessOf: (actor) => accessSummary(compiled.permissions, compiled.model, actor),
-    peopleOf: (actor) => peopleAccess(compiled.model, actor.roles),
-    signUp: signUpRoles(compiled.model),
-    singleSignOn: oidc === null ? null : { name: oidc.settings.name, start: OIDC_START_PATH },
-  });
-  registerUserAdmin(app, {
-    auth,
-    catalogue,
-    knownRoles: assignableRoles(compiled.model),
-    manages: (roles) => peopleAccess(compiled.model, roles).manage,
-    now: now ?? Date.now,
-  });
-  registerPasswordReset(app, {
-    auth,
-    settings,
-    catalogue,
-    productName: compiled.model.product.name,
-    mail,
-    now: now ?? Date.now,
-  });
-  registerPeopleJoining(app, { compiled, auth, sql: store.sql, signIn, mail, now: now ?? Date.now });
-  if (oidc !== null) registerOidc(app, { ...oidc, auth, model: compiled.model, signIn, now: now ?? Date.now });
-  const live = registerLiveEvents(app, {
+  // Each feature is a Fastify plugin: people first, since the others read the `request.actor` it sets.
+  void app.register(people, { compiled, auth, sql: store.sql, mail, oidc, devMode, ...(now ? { now } : {}) });
+  void app.register(liveUpdates, {
     store,
     auth,
     feed,
@@ -309,9 +272,8 @@ function buildApp(
     now,
     ...liveOptions,
   });
-  registerEntityRoutes(app, compiled, store, (change) => live.committed(change));
-  registerSavedViews(app, { views, screens: effectiveScreens(compiled.model), ...(now ? { now } : {}) });
-  if (devMode) registerDevRoutes(app, { auth, model: compiled.model, signIn });
+  void app.register(records, { compiled, store, committed: (change) => app.live.committed(change) });
+  void app.register(savedViews, { views, screens: effectiveScreens(compiled.model), ...(now ? { now } : {}) });
   extend?.register(app);
 
   // Any other path answers UNKNOWN_CALL (transition calls too, until they are served). Fastify
@@ -334,7 +296,7 @@ function buildApp(
     if (!request.raw.complete) lingerBeforeClose(request.raw.socket);
     return sendProblem(request, reply, classified.code, classified.params, classified.extras);
   });
-  return { app, endStreams: () => live.endStreams() };
+  return { app, endStreams: () => app.live.endStreams() };
 }
 
 function wrap(
@@ -375,16 +337,4 @@ function wrap(
       return closing;
     },
   };
-}
-
-/** Who may search the user directory: those who may create or update a record with a `User` field. */
-function userPickers(compiled: CompiledApp): (actor: Actor) => boolean {
-  const withUserFields = compiled.model.entities.filter((e) =>
-    e.fields.some((f) => f.type.kind === 'reference' && f.type.entity === USER_ENTITY),
-  );
-  const permissions = withUserFields.flatMap((e) => {
-    const p = compiled.permissions.get(e.name);
-    return p ? [p] : [];
-  });
-  return (actor) => permissions.some((p) => p.mayCreate(actor) || p.access(actor, 'update') !== 'none');
 }

@@ -24,7 +24,7 @@ import { isLocalHostname } from '../http/local-host.ts';
 import { defaultLogFormat } from '../http/logging.ts';
 import { closeOnSignals } from '../http/shutdown.ts';
 import { type Mailer, Outbox, smtpMailer } from '../mail/mailer.ts';
-import type { MailOptions } from '../people/password-reset.ts';
+import type { MailOptions } from '../people/index.ts';
 import { DEFAULT_DB_PATH } from '../store/open-store.ts';
 import { redact } from '../store/postgres/pg-store.ts';
 import { OUTBOX_ROUTE, registerOutboxRoutes } from './outbox-routes.ts';

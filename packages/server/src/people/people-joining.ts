@@ -1,6 +1,6 @@
 import { peopleAccess, signUpRoles } from '@ninepoint/spec';
 import type { FastifyInstance } from 'fastify';
-import type { CompiledApp } from '../app/compile-app.ts';
+import type { CompiledApp } from '../compile/compiled-app.ts';
 import type { SqlRunner } from '../store/sql-runner.ts';
 import type { SignIn } from './auth.ts';
 import type { AuthStore } from './auth-store.ts';

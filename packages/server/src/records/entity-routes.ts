@@ -11,7 +11,7 @@ import {
 } from '@ninepoint/spec';
 import type { ErrorObject } from 'ajv';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { CompiledApp } from '../app/compile-app.ts';
+import type { CompiledApp } from '../compile/compiled-app.ts';
 import type { EntityLogic, HiddenFields, LogicCheck } from '../compile/entity-logic.ts';
 import type { JsonSchema } from '../compile/json-schemas.ts';
 import type { EntityPermissions } from '../compile/permissions.ts';
@@ -19,8 +19,8 @@ import { type FieldError, type ProblemCatalogue, ProblemError } from '../compile
 import type { ApiRecord, TxReader, Value } from '../compile/record-types.ts';
 import type { Route } from '../compile/route-table.ts';
 import { covers, coversEveryRecord, type Grant } from '../compile/row-access.ts';
-import type { LocalChange } from '../live/live-events.ts';
-import type { RequestActor } from '../people/auth.ts';
+import type { LocalChange } from '../live/index.ts';
+import type { RequestActor } from '../people/index.ts';
 import { replayHistory } from '../store/history.ts';
 import { type SettledReads, settle } from '../store/settle-reads.ts';
 import type { EntityRecords, Refusal, Store, WriteCheck, WriteContext } from '../store/store.ts';
