@@ -161,7 +161,7 @@ export class Matrix {
    */
   async bystander(): Promise<string> {
     const id = randomUUID();
-    const added = await this.server.auth.addUser({
+    const added = await this.server.auth.users.add({
       id,
       email: `bystander-${id}@matrix.test`,
       name: 'Bystander',

@@ -24,7 +24,7 @@ export interface AccountsDatabase {
  *
  * @example
  * const db = await openAccounts(model, { dbPath: 'ninepoint.db' });
- * try { console.log(await db.auth.users()); } finally { await db.close(); }
+ * try { console.log(await db.auth.users.all()); } finally { await db.close(); }
  */
 export async function openAccounts(model: Model, options: StoreOptions): Promise<AccountsDatabase> {
   const compiled = compileApp(model);

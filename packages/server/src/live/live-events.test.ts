@@ -187,8 +187,8 @@ describe.each(TEST_DATABASES)('live updates on $name', (db) => {
     const { user, authorization } = await userWithToken(server, ['admin']);
     const events = await openEvents(base, { authorization });
     expect(events.status).toBe(200);
-    const [token] = (await server.auth.tokens()).filter((t) => t.userId === user.id);
-    expect(await server.auth.revokeToken(token?.id ?? '', Date.now())).toBe(true);
+    const [token] = (await server.auth.tokens.all()).filter((t) => t.userId === user.id);
+    expect(await server.auth.tokens.revoke(token?.id ?? '', Date.now())).toBe(true);
     expect(await events.change()).toBeNull();
   });
 });

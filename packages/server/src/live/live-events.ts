@@ -151,10 +151,10 @@ export function registerLiveEvents(app: FastifyInstance, options: LiveOptions): 
       const at = now();
       let user: { id: string; roles: readonly string[] } | undefined;
       if (kind === 'session') {
-        const session = await auth.session(hash);
+        const session = await auth.sessions.get(hash);
         if (session && at < session.expiresAt && at - session.lastSeenAt < idleMs) user = session.user;
       } else {
-        user = (await auth.tokenUser(hash))?.user;
+        user = (await auth.tokens.user(hash))?.user;
       }
       for (const stream of group) {
         // A role taken away applies to the next change; a user gone ends the stream.

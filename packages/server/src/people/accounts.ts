@@ -1,14 +1,9 @@
 import { uuidv7 } from '../store/uuidv7.ts';
-import {
-  type AccountEvent,
-  type AccountHistoryEntry,
-  type AuthStore,
-  type ManagedAccount,
-  normalizeEmail,
-  type UserAccount,
-} from './auth-store.ts';
+import type { AuthStore } from './auth-store.ts';
 import { hashPassword, passwordProblem } from './passwords.ts';
 import { newSecret, secretHash } from './secrets.ts';
+import { normalizeEmail } from './user-rows.ts';
+import type { AccountEvent, AccountHistoryEntry, ManagedAccount, UserAccount } from './users-store.ts';
 
 /**
  * Why an account cannot be made or changed as asked; the message says what to change, the code
@@ -41,7 +36,7 @@ export async function recordAccountEvent(
   at: number = Date.now(),
 ): Promise<AccountHistoryEntry> {
   const entry = { ...event, id: uuidv7(at), at: new Date(at).toISOString(), by };
-  await auth.addAccountEvent({ ...entry, userId });
+  await auth.users.addEvent({ ...entry, userId });
   return entry;
 }
 
@@ -62,7 +57,7 @@ export async function addUser(
   checkRoles(input.roles, knownRoles);
   const weak = passwordProblem(input.password);
   if (weak) throw new AccountError(weak);
-  const user = await auth.addUser({
+  const user = await auth.users.add({
     id: uuidv7(Date.now()),
     email,
     name: input.name?.trim() || email.split('@')[0] || email,
@@ -105,7 +100,7 @@ export async function changeAccount(
   change: AccountChange,
   context: AccountChangeContext,
 ): Promise<ManagedAccount> {
-  const before = await auth.managedUser(userId);
+  const before = await auth.users.managed(userId);
   if (!before) throw new AccountError('There is no such user.', 'NOT_FOUND');
   const roles = change.roles === undefined ? undefined : [...new Set(change.roles)];
   if (roles !== undefined) {
@@ -126,7 +121,7 @@ export async function changeAccount(
     context.manages(before.roles) &&
     !(active && context.manages(rolesAfter))
   ) {
-    const others = (await auth.activeUsers()).filter((u) => u.id !== userId && context.manages(u.roles));
+    const others = (await auth.users.active()).filter((u) => u.id !== userId && context.manages(u.roles));
     if (others.length === 0) {
       throw new AccountError(
         `${before.name} is the last active account that may manage people; give someone else such a role first.`,
@@ -136,7 +131,7 @@ export async function changeAccount(
   }
   const at = context.now ?? Date.now();
   if (roles !== undefined && !sameRoles(roles, before.roles)) {
-    await auth.setRolesOf(userId, roles);
+    await auth.users.setRolesOf(userId, roles);
     await recordAccountEvent(auth, userId, { kind: 'roles-changed', from: before.roles, to: roles }, context.by, at);
   }
   if (active !== before.active) {
@@ -145,7 +140,7 @@ export async function changeAccount(
       await recordAccountEvent(auth, userId, { kind: active ? 'reactivated' : 'deactivated' }, context.by, at);
     }
   }
-  const after = await auth.managedUser(userId);
+  const after = await auth.users.managed(userId);
   if (!after) throw new AccountError('There is no such user.', 'NOT_FOUND');
   return after;
 }
@@ -173,7 +168,7 @@ export async function createJoinedAccount(
   now: number = Date.now(),
 ): Promise<UserAccount | undefined> {
   const email = checkEmail(input.email);
-  const created = await auth.addUser({
+  const created = await auth.users.add({
     id: uuidv7(now),
     email,
     name: input.name.trim() || email.split('@')[0] || email,
@@ -216,11 +211,11 @@ export async function createApiToken(
   email: string,
   name: string,
 ): Promise<{ id: string; secret: string; user: UserAccount }> {
-  const user = await auth.userByEmail(email);
+  const user = await auth.users.byEmail(email);
   if (!user) throw new AccountError(`There is no user with the email ${normalizeEmail(email)}.`);
   const secret = newSecret('token');
   const id = uuidv7(Date.now());
-  await auth.createToken({
+  await auth.tokens.create({
     id,
     userId: user.id,
     name: name.trim() || 'token',

@@ -41,7 +41,7 @@ export async function limitPerHour(
   const window = Math.floor(at / windowMs) * windowMs;
   let over: string | undefined;
   for (const { key, limit } of limits) {
-    if ((await auth.hit(key, window)) > limit) over ??= key;
+    if ((await auth.counters.hit(key, window)) > limit) over ??= key;
   }
   if (over !== undefined) {
     // Which kind of key, never the key: it holds an email or an address.
@@ -55,5 +55,5 @@ export async function limitPerHour(
       { detail: `${detail} Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.` },
     );
   }
-  await auth.pruneRates(window - windowMs, prefix);
+  await auth.counters.prune(window - windowMs, prefix);
 }

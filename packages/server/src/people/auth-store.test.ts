@@ -30,7 +30,7 @@ describe.each(TEST_DATABASES)('the runtime’s tables on $name', (db) => {
       await auth.setUp();
       // Twice: starting again on an upgraded database changes nothing.
       await auth.setUp();
-      expect(await auth.managedUser(ID)).toEqual({
+      expect(await auth.users.managed(ID)).toEqual({
         id: ID,
         email: 'old@example.test',
         name: 'Old Timer',
@@ -41,9 +41,9 @@ describe.each(TEST_DATABASES)('the runtime’s tables on $name', (db) => {
       });
       expect(await auth.setDeactivated(ID, '2026-01-01T00:00:00.000Z')).toBe(true);
       expect(await auth.setDeactivated(ID, '2026-01-02T00:00:00.000Z')).toBe(false);
-      expect(await auth.managedUser(ID)).toMatchObject({ active: false, deactivatedAt: '2026-01-01T00:00:00.000Z' });
-      expect((await auth.userForSignIn('old@example.test'))?.active).toBe(false);
-      expect(await auth.activeUserByEmail('old@example.test')).toBeUndefined();
+      expect(await auth.users.managed(ID)).toMatchObject({ active: false, deactivatedAt: '2026-01-01T00:00:00.000Z' });
+      expect((await auth.users.forSignIn('old@example.test'))?.active).toBe(false);
+      expect(await auth.users.activeByEmail('old@example.test')).toBeUndefined();
     } finally {
       await store.close();
       await fresh.remove();
@@ -63,31 +63,36 @@ describe.each(TEST_DATABASES)('the runtime’s tables on $name', (db) => {
         roles: ['staff'],
         createdAt: '2025-01-01T00:00:00.000Z',
       };
-      await auth.addUser({ ...user, passwordHash: 'hash' });
-      await auth.createToken({ id: 'token-1', userId: ID, name: 'ci', hash: 'token-hash', now: 1000 });
-      await auth.createSession('session-hash', ID, 1000, 9000);
-      expect(await auth.tokenUser('token-hash')).toEqual({ tokenId: 'token-1', user, lastUsedAt: null });
-      expect(await auth.session('session-hash')).toEqual({ user, createdAt: 1000, lastSeenAt: 1000, expiresAt: 9000 });
-      expect(await auth.tokenUser('other-hash')).toBeUndefined();
-      expect(await auth.session('other-hash')).toBeUndefined();
+      await auth.users.add({ ...user, passwordHash: 'hash' });
+      await auth.tokens.create({ id: 'token-1', userId: ID, name: 'ci', hash: 'token-hash', now: 1000 });
+      await auth.sessions.create('session-hash', ID, 1000, 9000);
+      expect(await auth.tokens.user('token-hash')).toEqual({ tokenId: 'token-1', user, lastUsedAt: null });
+      expect(await auth.sessions.get('session-hash')).toEqual({
+        user,
+        createdAt: 1000,
+        lastSeenAt: 1000,
+        expiresAt: 9000,
+      });
+      expect(await auth.tokens.user('other-hash')).toBeUndefined();
+      expect(await auth.sessions.get('other-hash')).toBeUndefined();
       // SQLite answers at once: the lookup every call makes costs no promise there.
-      if (db.name === 'sqlite') expect(auth.tokenUser('token-hash')).not.toBeInstanceOf(Promise);
+      if (db.name === 'sqlite') expect(auth.tokens.user('token-hash')).not.toBeInstanceOf(Promise);
 
-      await auth.touchToken('token-1', 2000);
-      expect((await auth.tokenUser('token-hash'))?.lastUsedAt).toBe(2000);
+      await auth.tokens.touch('token-1', 2000);
+      expect((await auth.tokens.user('token-hash'))?.lastUsedAt).toBe(2000);
       await auth.setDeactivated(ID, '2026-01-01T00:00:00.000Z');
-      expect(await auth.tokenUser('token-hash')).toBeUndefined();
+      expect(await auth.tokens.user('token-hash')).toBeUndefined();
       await auth.setDeactivated(ID, null);
-      expect((await auth.tokenUser('token-hash'))?.user).toEqual(user);
-      await auth.revokeToken('token-1', 3000);
-      expect(await auth.tokenUser('token-hash')).toBeUndefined();
+      expect((await auth.tokens.user('token-hash'))?.user).toEqual(user);
+      await auth.tokens.revoke('token-1', 3000);
+      expect(await auth.tokens.user('token-hash')).toBeUndefined();
 
       // A user row deleted on its own (cascading, or not where foreign keys are off) leaves no way in.
-      await auth.createToken({ id: 'token-2', userId: ID, name: 'ci', hash: 'token-hash-2', now: 1000 });
-      await auth.createSession('session-hash-2', ID, 1000, 9000);
+      await auth.tokens.create({ id: 'token-2', userId: ID, name: 'ci', hash: 'token-hash-2', now: 1000 });
+      await auth.sessions.create('session-hash-2', ID, 1000, 9000);
       await store.sql.run(`DELETE FROM "${USERS_TABLE}" WHERE "id" = ?`, [ID]);
-      expect(await auth.tokenUser('token-hash-2')).toBeUndefined();
-      expect(await auth.session('session-hash-2')).toBeUndefined();
+      expect(await auth.tokens.user('token-hash-2')).toBeUndefined();
+      expect(await auth.sessions.get('session-hash-2')).toBeUndefined();
     } finally {
       await store.close();
       await fresh.remove();
@@ -100,7 +105,7 @@ describe.each(TEST_DATABASES)('the runtime’s tables on $name', (db) => {
     try {
       const auth = new AuthStore(store.sql);
       await auth.setUp();
-      await auth.addUser({
+      await auth.users.add({
         id: ID,
         email: 'h@example.test',
         name: 'H',
@@ -109,14 +114,14 @@ describe.each(TEST_DATABASES)('the runtime’s tables on $name', (db) => {
         createdAt: '2026-01-01T00:00:00.000Z',
       });
       const at = '2026-01-01T00:00:00.000Z';
-      await auth.addAccountEvent({
+      await auth.users.addEvent({
         id: '0190f3c4-7a2b-7c3d-8e4f-000000000002',
         userId: ID,
         at,
         by: null,
         kind: 'deactivated',
       });
-      await auth.addAccountEvent({
+      await auth.users.addEvent({
         id: '0190f3c4-7a2b-7c3d-8e4f-000000000001',
         userId: ID,
         at,
@@ -125,9 +130,9 @@ describe.each(TEST_DATABASES)('the runtime’s tables on $name', (db) => {
         how: 'sign-up',
         roles: [],
       });
-      expect((await auth.accountHistory(ID)).map((e) => e.kind)).toEqual(['created', 'deactivated']);
+      expect((await auth.users.history(ID)).map((e) => e.kind)).toEqual(['created', 'deactivated']);
       await auth.removeUser('h@example.test');
-      expect(await auth.accountHistory(ID)).toEqual([]);
+      expect(await auth.users.history(ID)).toEqual([]);
     } finally {
       await store.close();
       await fresh.remove();

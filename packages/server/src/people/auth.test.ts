@@ -12,8 +12,9 @@ import { createServer, type NinepointServer } from '../app/server.ts';
 import { createAjv } from '../compile/ajv.ts';
 import { USERS_TABLE } from '../store/users-table.ts';
 import { createApiToken } from './accounts.ts';
-import { SESSIONS_TABLE, TOKENS_TABLE } from './auth-store.ts';
 import { SECURE_SESSION_COOKIE, SESSION_COOKIE, SIGN_IN_SCHEMA, USER_SCHEMA } from './people-schemas.ts';
+import { SESSIONS_TABLE } from './sessions-store.ts';
+import { TOKENS_TABLE } from './tokens-store.ts';
 
 // argon2's verify, watched: the tests see whether a sign-in really checked a password hash.
 vi.mock('@node-rs/argon2', async (importOriginal) => {
@@ -561,7 +562,7 @@ describe.each(TEST_DATABASES)('on $name', (db) => {
         const { id, secret } = await createApiToken(server.auth, user.email, 'ci');
         const authorization = `Bearer ${secret}`;
         expect((await call('GET', '/api/books', { authorization })).status).toBe(200);
-        expect(await server.auth.revokeToken(id, clock.now)).toBe(true);
+        expect(await server.auth.tokens.revoke(id, clock.now)).toBe(true);
         for (const [method, url, body] of [
           ['GET', '/api/books', undefined],
           ['GET', '/api/auth/me', undefined],
@@ -571,7 +572,7 @@ describe.each(TEST_DATABASES)('on $name', (db) => {
           expect(answer.status).toBe(401);
           expect(answer.body.code).toBe('NOT_SIGNED_IN');
         }
-        expect(await server.auth.revokeToken(id, clock.now)).toBe(false);
+        expect(await server.auth.tokens.revoke(id, clock.now)).toBe(false);
         expect((await call('GET', '/api/books', { authorization })).status).toBe(401);
       });
     });
@@ -751,7 +752,7 @@ describe.each(TEST_DATABASES)('on $name', (db) => {
     describe('SQL-looking input', () => {
       it('answers catalogued 4xx (or finds it as plain text) in sign-in, ids, filters, sort, q and cursor, and the tables stay intact', async () => {
         const { authorization, user } = await userWithToken(server);
-        const users = await server.auth.countUsers();
+        const users = await server.auth.users.count();
         // A book titled like an injection: a filter for that text finds exactly it, as text.
         const decoy = (await call('POST', '/api/books', { authorization, body: book({ title: INJECTIONS[0] }) })).body;
         const count = await bookCount();
@@ -799,7 +800,7 @@ describe.each(TEST_DATABASES)('on $name', (db) => {
           expect((await call('GET', `/api/books?sort=title&cursor=${cursor}`, { authorization })).status).toBe(200);
         }
         expect(await bookCount()).toBe(count);
-        expect(await server.auth.countUsers()).toBe(users);
+        expect(await server.auth.users.count()).toBe(users);
         expect((await signIn(user.email)).status).toBe(200);
       });
     });

@@ -6,12 +6,16 @@ import { ProblemError } from '../compile/problems.ts';
 import { sameOrigin } from '../http/same-origin.ts';
 import { andThen, type MaybePromise } from '../store/sql-runner.ts';
 import { UUID } from '../store/uuidv7.ts';
-import { type AuthStore, normalizeEmail, type SessionFound, type TokenFound, type UserAccount } from './auth-store.ts';
+import type { AuthStore } from './auth-store.ts';
 import { verifyPassword } from './passwords.ts';
 import { SECURE_SESSION_COOKIE, SESSION_COOKIE, SIGN_IN_SCHEMA } from './people-schemas.ts';
 import { RateLimiter } from './rate-limiter.ts';
 import { looksLikeSecret, newSecret, secretHash } from './secrets.ts';
+import type { SessionFound } from './sessions-store.ts';
+import type { TokenFound } from './tokens-store.ts';
 import { listAccountsFor } from './user-admin.ts';
+import { normalizeEmail } from './user-rows.ts';
+import type { UserAccount } from './users-store.ts';
 
 /** Who a request is from, as the handlers see it. */
 export interface RequestActor extends Actor {
@@ -89,7 +93,7 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
   const idleMs = settings.SESSION_IDLE_MINUTES * 60_000;
   const maxMs = settings.SESSION_MAX_HOURS * 3_600_000;
   const attempts = settings.SIGN_IN_ATTEMPTS_PER_15_MINUTES;
-  const limiter = new RateLimiter(auth, settings.RATE_LIMIT_PER_MINUTE, { now });
+  const limiter = new RateLimiter(auth.counters, settings.RATE_LIMIT_PER_MINUTE, { now });
 
   // Cookies are read by the preParsing hook below rather than by a hook of the plugin's own: one
   // hook fewer on every call. The plugin still sets and clears them.
@@ -183,7 +187,7 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
     if (authorization !== undefined) {
       const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
       const secret = match?.[1] ?? '';
-      return andThen(looksLikeSecret('token', secret) ? auth.tokenUser(secretHash(secret)) : undefined, tokenActor);
+      return andThen(looksLikeSecret('token', secret) ? auth.tokens.user(secretHash(secret)) : undefined, tokenActor);
     }
     const secret = request.cookies[cookieName(request)];
     if (secret === undefined) return VISITOR_ACTOR;
@@ -192,7 +196,7 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
       return VISITOR_ACTOR;
     }
     const hash = secretHash(secret);
-    return andThen(auth.session(hash), (session) => sessionActor(request, reply, hash, session));
+    return andThen(auth.sessions.get(hash), (session) => sessionActor(request, reply, hash, session));
   };
 
   const tokenActor = (found: TokenFound | undefined): MaybePromise<RequestActor> => {
@@ -202,7 +206,7 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
     const actor: RequestActor = { userId: found.user.id, roles: found.user.roles, user: found.user, via: 'token' };
     const at = now();
     if (found.lastUsedAt !== null && at - found.lastUsedAt <= TOUCH_EVERY_MS) return actor;
-    return auth.touchToken(found.tokenId, at).then(() => actor);
+    return auth.tokens.touch(found.tokenId, at).then(() => actor);
   };
 
   const sessionActor = (
@@ -214,7 +218,7 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
     const at = now();
     if (!session || at >= session.expiresAt || at - session.lastSeenAt >= idleMs) {
       clearSession(request, reply);
-      return session ? auth.endSession(hash).then(() => VISITOR_ACTOR) : VISITOR_ACTOR;
+      return session ? auth.sessions.end(hash).then(() => VISITOR_ACTOR) : VISITOR_ACTOR;
     }
     const actor: RequestActor = {
       userId: session.user.id,
@@ -223,17 +227,17 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
       via: 'session',
     };
     if (at - session.lastSeenAt <= TOUCH_EVERY_MS) return actor;
-    return auth.touchSession(hash, at).then(() => actor);
+    return auth.sessions.touch(hash, at).then(() => actor);
   };
 
   const signIn: SignIn = async (request, reply, user) => {
     // A new session id at every sign-in; any session the browser had ends here.
     const previous = request.cookies[cookieName(request)];
-    if (previous !== undefined && looksLikeSecret('session', previous)) await auth.endSession(secretHash(previous));
+    if (previous !== undefined && looksLikeSecret('session', previous)) await auth.sessions.end(secretHash(previous));
     const secret = newSecret('session');
     const at = now();
     const expiresAt = at + maxMs;
-    await auth.createSession(secretHash(secret), user.id, at, expiresAt);
+    await auth.sessions.create(secretHash(secret), user.id, at, expiresAt);
     request.log.info({ user: user.id }, 'signed in');
     const secure = request.protocol === 'https';
     reply.setCookie(cookieName(request), secret, {
@@ -259,13 +263,13 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
     // account does not extend the lockout. This window and the last count: a lockout does not end
     // the moment a window turns over.
     const release = async () => {
-      for (const key of keys) await auth.hit(key, window, -1);
+      for (const key of keys) await auth.counters.hit(key, window, -1);
     };
     let locked: string | undefined;
     let lockedUntil = 0;
     for (const key of keys) {
-      const now = await auth.hit(key, window);
-      if (now + (await auth.hits(key, window - SIGN_IN_WINDOW)) > attempts) {
+      const now = await auth.counters.hit(key, window);
+      if (now + (await auth.counters.hits(key, window - SIGN_IN_WINDOW)) > attempts) {
         locked ??= key;
         // Once released, this window holds now - 1 failures; an attempt in the next window counts
         // them with itself, so the lockout lasts one more window when they alone reach the limit.
@@ -279,10 +283,10 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
       reply.header('retry-after', String(Math.max(1, Math.ceil((lockedUntil - at) / 1000))));
       throw new ProblemError('SIGN_IN_LOCKED');
     }
-    const found = await auth.userForSignIn(email);
+    const found = await auth.users.forSignIn(email);
     const ok = await verifyPassword(found?.passwordHash ?? null, password);
     if (!found || !ok) {
-      await auth.pruneRates(window - SIGN_IN_WINDOW, 'sign-in:');
+      await auth.counters.prune(window - SIGN_IN_WINDOW, 'sign-in:');
       request.log.warn('sign-in failed');
       throw new ProblemError('SIGN_IN_FAILED');
     }
@@ -298,7 +302,7 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
 
   app.post('/api/auth/sign-out', async (request, reply) => {
     const secret = request.cookies[cookieName(request)];
-    if (secret !== undefined && looksLikeSecret('session', secret)) await auth.endSession(secretHash(secret));
+    if (secret !== undefined && looksLikeSecret('session', secret)) await auth.sessions.end(secretHash(secret));
     clearSession(request, reply);
     return reply.code(204).send();
   });
@@ -329,7 +333,7 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
       const ids = (Array.isArray(query.id) ? query.id : [query.id]).map((id) => id.toLowerCase());
       if (ids.length > 100 || ids.some((id) => !UUID.test(id))) throw invalid('id must be up to 100 user ids');
       if (query.q !== undefined || query.limit !== undefined) throw invalid('id cannot be combined with q or limit');
-      const found = await auth.usersById(ids);
+      const found = await auth.users.byIds(ids);
       return reply.send({ items: found.map((user) => directoryEntry(user, request.actor)) });
     }
     if (!(options.mayPickUsers?.(request.actor) ?? true)) {
@@ -352,7 +356,7 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
     ) {
       throw invalid('limit must be a whole number from 1 to 100');
     }
-    const found = await auth.findUsers(q, Number(limitText), 'name');
+    const found = await auth.users.find(q, Number(limitText), 'name');
     return reply.send({ items: found.map((user) => directoryEntry(user, request.actor)) });
   });
 

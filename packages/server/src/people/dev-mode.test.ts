@@ -74,27 +74,27 @@ describe('development mode', () => {
   it('makes one demo user per assignable role, and keeps the same ones at the next start', async () => {
     const { dbPath } = freshDb();
     const first = await start({ dbPath, devMode: true });
-    const users = await first.auth.users();
+    const users = await first.auth.users.all();
     expect(users.map((u) => [u.email, u.roles, u.name])).toEqual([
       [`member@${DEMO_EMAIL_DOMAIN}`, ['member'], 'Demo member'],
       [`staff@${DEMO_EMAIL_DOMAIN}`, ['staff'], 'Demo staff'],
     ]);
     await first.close();
     const again = await start({ dbPath, devMode: true });
-    expect(await again.auth.users()).toEqual(users);
+    expect(await again.auth.users.all()).toEqual(users);
   });
 
   it('gives a demo user back its one role, and removes the demo user of a role the spec no longer has', async () => {
     const { dbPath } = freshDb();
     const withGuest = insertRowBefore(LENDING_DESK, ['member'], '| guest | read | - |');
     const first = await start({ model: modelOf(withGuest), dbPath, devMode: true });
-    expect(await first.auth.userByEmail(demoEmail('guest'))).toMatchObject({ roles: ['guest'] });
-    await first.auth.setRoles(demoEmail('member'), ['staff', 'member']);
+    expect(await first.auth.users.byEmail(demoEmail('guest'))).toMatchObject({ roles: ['guest'] });
+    await first.auth.users.setRoles(demoEmail('member'), ['staff', 'member']);
     const kept = await userWithToken(first, ['staff'], 'ada@example.org');
     await first.close();
 
     const again = await start({ dbPath, devMode: true });
-    expect((await again.auth.users()).map((u) => [u.email, u.roles])).toEqual([
+    expect((await again.auth.users.all()).map((u) => [u.email, u.roles])).toEqual([
       ['ada@example.org', ['staff']],
       [demoEmail('member'), ['member']],
       [demoEmail('staff'), ['staff']],
@@ -144,7 +144,7 @@ describe('development mode', () => {
     await server.auth.removeUser(demoEmail('staff'));
     const answer = await signInAs(server, 'staff');
     expect(answer.status).toBe(200);
-    expect(await server.auth.userByEmail(demoEmail('staff'))).toMatchObject({ roles: ['staff'] });
+    expect(await server.auth.users.byEmail(demoEmail('staff'))).toMatchObject({ roles: ['staff'] });
   });
 
   it('refuses a role the spec does not have, and a body that is not {role}', async () => {
@@ -202,7 +202,7 @@ describe('development mode', () => {
 
   it('leaves demo users no way in but dev sign-in: their password is random and never shown', async () => {
     const server = await start({ dbPath: freshDb().dbPath, devMode: true });
-    const found = await server.auth.userForSignIn(demoEmail('staff'));
+    const found = await server.auth.users.forSignIn(demoEmail('staff'));
     expect(found?.passwordHash).toMatch(/^\$argon2id\$/);
     const answer = await call(server, 'POST', '/api/auth/sign-in', {
       origin: ORIGIN,
@@ -240,7 +240,7 @@ describe('without development mode', () => {
       expect(answer.body.code).toBe('UNKNOWN_CALL');
       expect(answer.cookies).toEqual([]);
     }
-    expect(await server.auth.countUsers()).toBe(0);
+    expect(await server.auth.users.count()).toBe(0);
   });
 
   it('serve answers UNKNOWN_CALL on the dev calls, even on a database a dev server made demo users in', async () => {

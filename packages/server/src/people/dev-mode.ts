@@ -8,7 +8,8 @@ import { refuseNamedHost } from '../http/local-host.ts';
 import { sameOrigin } from '../http/same-origin.ts';
 import { AccountError, addUser } from './accounts.ts';
 import type { SignIn } from './auth.ts';
-import type { AuthStore, UserAccount } from './auth-store.ts';
+import type { AuthStore } from './auth-store.ts';
+import type { UserAccount } from './users-store.ts';
 
 /**
  * Development mode (`ninepoint dev`, `createServer({ devMode: true })`): one demo user per role
@@ -47,7 +48,7 @@ export function isDemoEmail(email: string): boolean {
 export async function ensureDemoUsers(auth: AuthStore, model: Pick<Model, 'roles'>): Promise<UserAccount[]> {
   const roles = assignableRoles(model);
   const wanted = new Set(roles.map(demoEmail));
-  for (const user of await auth.users()) {
+  for (const user of await auth.users.all()) {
     if (isDemoEmail(user.email) && !wanted.has(user.email)) await auth.removeUser(user.email);
   }
   const users: UserAccount[] = [];
@@ -57,10 +58,10 @@ export async function ensureDemoUsers(auth: AuthStore, model: Pick<Model, 'roles
 
 async function ensureDemoUser(auth: AuthStore, role: string, roles: readonly string[]): Promise<UserAccount> {
   const email = demoEmail(role);
-  const existing = await auth.userByEmail(email);
+  const existing = await auth.users.byEmail(email);
   if (existing) {
     if (existing.roles.length === 1 && existing.roles[0] === role) return existing;
-    await auth.setRoles(email, [role]);
+    await auth.users.setRoles(email, [role]);
     return { ...existing, roles: [role] };
   }
   const password = randomBytes(32).toString('base64url');
@@ -68,7 +69,7 @@ async function ensureDemoUser(auth: AuthStore, role: string, roles: readonly str
     return await addUser(auth, { email, name: `Demo ${role}`, roles: [role], password }, roles);
   } catch (error) {
     // Another dev server on the same database made it a moment ago.
-    const made = error instanceof AccountError ? await auth.userByEmail(email) : undefined;
+    const made = error instanceof AccountError ? await auth.users.byEmail(email) : undefined;
     if (made) return made;
     throw error;
   }

@@ -11,14 +11,7 @@ export {
   recordAccountEvent,
 } from './accounts.ts';
 export type { RequestActor } from './auth.ts';
-export {
-  type AccountEvent,
-  type AccountHistoryEntry,
-  AuthStore,
-  type ManagedAccount,
-  type TokenInfo,
-  type UserAccount,
-} from './auth-store.ts';
+export { AuthStore } from './auth-store.ts';
 export { type Credential, requestCredential } from './credentials.ts';
 export {
   DEMO_EMAIL_DOMAIN,
@@ -34,3 +27,6 @@ export { type MailOptions, PASSWORD_RESET_LIMITS, PASSWORD_RESET_ROUTES } from '
 export { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, passwordProblem } from './passwords.ts';
 export { PEOPLE_API, PEOPLE_CALLS } from './people-api.ts';
 export { type PeopleOptions, people } from './people-plugin.ts';
+export type { SessionFound } from './sessions-store.ts';
+export type { TokenFound, TokenInfo } from './tokens-store.ts';
+export type { AccountEvent, AccountHistoryEntry, ManagedAccount, UserAccount } from './users-store.ts';

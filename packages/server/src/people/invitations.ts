@@ -6,7 +6,7 @@ import { UUID, uuidv7 } from '../store/uuidv7.ts';
 import { AccountError, checkEmail, createJoinedAccount } from './accounts.ts';
 import { afterAnswer, limitPerHour } from './after-answer.ts';
 import type { SignIn } from './auth.ts';
-import type { AuthStore, UserAccount } from './auth-store.ts';
+import type { AuthStore } from './auth-store.ts';
 import { isDemoEmail } from './dev-mode.ts';
 import type { JoiningStore } from './joining-store.ts';
 import type { MailOptions } from './password-reset.ts';
@@ -18,6 +18,7 @@ import {
   INVITE_SCHEMA,
 } from './people-schemas.ts';
 import { looksLikeSecret, newSecret, secretHash } from './secrets.ts';
+import type { UserAccount } from './users-store.ts';
 
 /** The calls and the page of invitations. */
 export const INVITATION_ROUTES = {
@@ -154,7 +155,7 @@ export function registerInvitations(app: FastifyInstance, options: InvitationOpt
     const link = `${mail.appUrl()}${INVITATION_ROUTES.page}?token=${secret}`;
     later(request.log, 'sending an invitation failed', async () => {
       if (isDemoEmail(email)) return;
-      const existing = await auth.userByEmail(email);
+      const existing = await auth.users.byEmail(email);
       const sent = existing
         ? invitedWithAccountMail(existing.name, email, user.name, mail.appUrl(), options.productName)
         : invitationMail(email, roles, user.name, link, options.productName, settings.INVITATION_DAYS);
@@ -188,10 +189,10 @@ export function registerInvitations(app: FastifyInstance, options: InvitationOpt
   const usable = async (token: string) => {
     const hash = looksLikeSecret('invitation', token) ? secretHash(token) : null;
     const invitation = hash === null ? undefined : await joining.invitationByToken(hash, now());
-    if (hash === null || !invitation || (await auth.userByEmail(invitation.email))) {
+    if (hash === null || !invitation || (await auth.users.byEmail(invitation.email))) {
       throw new ProblemError('INVITATION_INVALID');
     }
-    const sender = await auth.user(invitation.invitedBy.id);
+    const sender = await auth.users.get(invitation.invitedBy.id);
     const grant = sender ? options.peopleAccess(sender.roles) : null;
     if (!grant || !invitation.roles.every((r) => grant.inviteRoles.includes(r) || !options.knownRoles.includes(r))) {
       throw new ProblemError('INVITATION_INVALID');

@@ -1,6 +1,6 @@
 import { first, type SqlRunner } from '../store/sql-runner.ts';
 import { USERS_TABLE } from '../store/users-table.ts';
-import { normalizeEmail } from './auth-store.ts';
+import { normalizeEmail } from './user-rows.ts';
 
 export const SIGN_UPS_TABLE = '_ninepoint_sign_ups';
 export const INVITATIONS_TABLE = '_ninepoint_invitations';

@@ -133,8 +133,8 @@ describe.each(TEST_DATABASES)('sign-in with an OpenID Connect provider, on $name
 
     provider.accounts.set('sid', { email: 'sid@club.example', email_verified: true, name: 'Sid' });
     await signInWithProvider('sid');
-    const made = await server.auth.userByEmail('sid@club.example');
-    const history = await server.auth.accountHistory(made?.id ?? '');
+    const made = await server.auth.users.byEmail('sid@club.example');
+    const history = await server.auth.users.history(made?.id ?? '');
     expect(history).toMatchObject([{ kind: 'created', how: 'single-sign-on', roles: ['member'], by: made?.id }]);
   });
 

@@ -3,10 +3,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import * as client from 'openid-client';
 import { createJoinedAccount } from './accounts.ts';
 import type { SignIn } from './auth.ts';
-import { type AuthStore, normalizeEmail, type UserAccount } from './auth-store.ts';
+import type { AuthStore } from './auth-store.ts';
 import { OIDC_CALLBACK_PATH, type OidcSettings } from './oidc-settings.ts';
 import type { OidcStore } from './oidc-store.ts';
 import { looksLikeSecret, newSecret, secretHash } from './secrets.ts';
+import { normalizeEmail } from './user-rows.ts';
+import type { UserAccount } from './users-store.ts';
 
 export const OIDC_START_PATH = '/api/auth/oidc/start';
 const COOKIE = 'np_oidc';
@@ -164,7 +166,7 @@ async function accountFor(
   { auth, logins, model, now }: Pick<OidcOptions, 'auth' | 'logins' | 'model' | 'now'>,
 ): Promise<UserAccount | 'unverified' | 'no-account' | 'deactivated'> {
   const linked = await logins.linkedUser(issuer, claims.sub);
-  const found = linked === undefined ? undefined : await auth.managedUser(linked);
+  const found = linked === undefined ? undefined : await auth.users.managed(linked);
   if (found) {
     // A deactivated account is told so, as a password sign-in with the right password is.
     const { active, deactivatedAt: _since, ...user } = found;
@@ -172,7 +174,7 @@ async function accountFor(
   }
   if (typeof claims.email !== 'string' || claims.email_verified !== true) return 'unverified';
   const email = normalizeEmail(claims.email);
-  const existing = await auth.userForSignIn(email);
+  const existing = await auth.users.forSignIn(email);
   if (existing) {
     await logins.link(issuer, claims.sub, existing.user.id, now());
     return existing.active ? existing.user : 'deactivated';
@@ -189,7 +191,7 @@ async function accountFor(
     now(),
   );
   // Another tab may have made the account a moment ago: sign in as it.
-  const account = created ?? (await auth.userByEmail(email));
+  const account = created ?? (await auth.users.byEmail(email));
   if (!account) return 'no-account';
   await logins.link(issuer, claims.sub, account.id, now());
   return account;

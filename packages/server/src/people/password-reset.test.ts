@@ -10,10 +10,11 @@ import { mailSettingsFromEnv } from '../mail/mail-settings.ts';
 import { smtpMailer } from '../mail/mailer.ts';
 import { USERS_TABLE } from '../store/users-table.ts';
 import { changeAccount } from './accounts.ts';
-import { PASSWORD_RESETS_TABLE, SESSIONS_TABLE } from './auth-store.ts';
 import { demoEmail } from './dev-mode.ts';
 import { PASSWORD_RESET_LIMITS } from './password-reset.ts';
 import { PASSWORD_RESET_ACCEPTED } from './people-schemas.ts';
+import { PASSWORD_RESETS_TABLE } from './resets-store.ts';
+import { SESSIONS_TABLE } from './sessions-store.ts';
 
 const MINUTE = 60_000;
 const RESET_MINUTES = 30;
@@ -247,7 +248,7 @@ describe.each(TEST_DATABASES)('password reset by email on $name', (db) => {
 
     // The answer goes before the account is looked up, so its timing cannot depend on it.
     const other = await userWithToken(server);
-    const lookups = vi.spyOn(server.auth, 'activeUserByEmail');
+    const lookups = vi.spyOn(server.auth.users, 'activeByEmail');
     try {
       expect((await ask(other.user.email)).status).toBe(202);
       expect(lookups).not.toHaveBeenCalled();
@@ -357,7 +358,7 @@ describe.each(TEST_DATABASES)('password reset by email on $name', (db) => {
 
   it('sends no link to a dev-mode demo user', async () => {
     const email = demoEmail('staff');
-    await server.auth.addUser({
+    await server.auth.users.add({
       id: '0190f3c4-7a2b-7c3d-8e4f-000000000001',
       email,
       name: 'Demo staff',
@@ -383,7 +384,7 @@ describe.each(TEST_DATABASES)('password reset by email on $name', (db) => {
     const { user } = await userWithToken(server);
     const { token } = await linkFor(user.email);
     expect((await confirm(token)).status).toBe(200);
-    const history = await server.auth.accountHistory(user.id);
+    const history = await server.auth.users.history(user.id);
     expect(history.map(({ kind, by }) => ({ kind, by }))).toEqual([
       { kind: 'created', by: null },
       { kind: 'password-reset', by: user.id },

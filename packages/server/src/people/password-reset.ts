@@ -5,7 +5,7 @@ import { sameOrigin } from '../http/same-origin.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { AccountError, checkEmail, recordAccountEvent } from './accounts.ts';
 import { afterAnswer, limitPerHour } from './after-answer.ts';
-import type { AuthStore, UserAccount } from './auth-store.ts';
+import type { AuthStore } from './auth-store.ts';
 import { isDemoEmail } from './dev-mode.ts';
 import { hashPassword, MIN_PASSWORD_LENGTH, passwordProblem } from './passwords.ts';
 import {
@@ -15,6 +15,7 @@ import {
   PASSWORD_RESET_SCHEMA,
 } from './people-schemas.ts';
 import { looksLikeSecret, newSecret, secretHash } from './secrets.ts';
+import type { UserAccount } from './users-store.ts';
 
 /** The calls of a password reset. */
 export const PASSWORD_RESET_ROUTES = {
@@ -70,18 +71,18 @@ export function registerPasswordReset(app: FastifyInstance, options: PasswordRes
 
   const sendLink = async (email: string, log: FastifyBaseLogger) => {
     const at = now();
-    await auth.prunePasswordResets(at);
+    await auth.resets.prune(at);
     if (mail === null) return; // Said once at start: email is not configured.
     // Demo users of dev mode sign in only through sign-in-as: a password set by mail would let
     // them in under `serve` on the same database.
     // A deactivated account gets nothing either: the answer was the same 202.
-    const user = isDemoEmail(email) ? undefined : await auth.activeUserByEmail(email);
+    const user = isDemoEmail(email) ? undefined : await auth.users.activeByEmail(email);
     if (!user) {
       log.info('password reset asked for an email no active account has');
       return;
     }
     const secret = newSecret('reset');
-    await auth.createPasswordReset({ hash: secretHash(secret), userId: user.id, now: at, expiresAt: at + lifetimeMs });
+    await auth.resets.create({ hash: secretHash(secret), userId: user.id, now: at, expiresAt: at + lifetimeMs });
     await mail.mailer.send(resetMail(user, `${mail.appUrl()}${PASSWORD_RESET_ROUTES.page}?token=${secret}`, options));
     log.info({ user: user.id }, 'password reset link sent');
   };
@@ -121,7 +122,7 @@ export function registerPasswordReset(app: FastifyInstance, options: PasswordRes
       refuseOtherSites(request);
       const { token, password } = request.body as { token: string; password: string };
       const hash = looksLikeSecret('reset', token) ? secretHash(token) : null;
-      const user = hash === null ? undefined : await auth.passwordResetUser(hash, now());
+      const user = hash === null ? undefined : await auth.resets.user(hash, now());
       if (hash === null || !user) throw new ProblemError('RESET_LINK_INVALID');
       if (passwordProblem(password) !== null) {
         const params = { field: 'password', min: MIN_PASSWORD_LENGTH };
@@ -133,7 +134,7 @@ export function registerPasswordReset(app: FastifyInstance, options: PasswordRes
       }
       const passwordHash = await hashPassword(password);
       // Used in one statement: of two requests with the same link, only one sets a password.
-      if ((await auth.usePasswordReset(hash, now())) !== user.id) throw new ProblemError('RESET_LINK_INVALID');
+      if ((await auth.resets.use(hash, now())) !== user.id) throw new ProblemError('RESET_LINK_INVALID');
       await auth.setPasswordOf(user.id, passwordHash);
       await recordAccountEvent(auth, user.id, { kind: 'password-reset', how: 'email' }, user.id, now());
       request.log.info({ user: user.id }, 'password reset: sessions ended');

@@ -125,7 +125,7 @@ describe.each(TEST_DATABASES)('people joining on $name', (db) => {
       expect(answer.status).toBe(202);
       expect(answer.body).toEqual(SIGN_UP_ACCEPTED);
       // No account until the link is followed.
-      expect(await server.auth.userByEmail(email)).toBeUndefined();
+      expect(await server.auth.users.byEmail(email)).toBeUndefined();
 
       const mail = await smtp.next(email);
       expect(mail.from).toBe('Clinic <desk@clinic.example>');
@@ -183,7 +183,7 @@ describe.each(TEST_DATABASES)('people joining on $name', (db) => {
       await smtp.next(fresh);
       // The account stays as it was: same password, same roles.
       expect((await signIn(user.email, TEST_PASSWORD)).status).toBe(200);
-      expect((await server.auth.userByEmail(user.email))?.roles).toEqual(['doctor']);
+      expect((await server.auth.users.byEmail(user.email))?.roles).toEqual(['doctor']);
     });
 
     it('refuses an email outside the domains of the role with SIGN_UP_DOMAIN naming them', async () => {
@@ -257,7 +257,7 @@ describe.each(TEST_DATABASES)('people joining on $name', (db) => {
         const token = tokenOf(linkTo(await smtp.next(email), '/verify-email'));
         clock.now = started + 2 * HOUR;
         expect((await verify(token)).body.code).toBe('VERIFY_LINK_INVALID');
-        expect(await server.auth.userByEmail(email)).toBeUndefined();
+        expect(await server.auth.users.byEmail(email)).toBeUndefined();
       } finally {
         clock.now = started;
       }
@@ -384,7 +384,7 @@ describe.each(TEST_DATABASES)('people joining on $name', (db) => {
       // Still listed as pending for the inviter, as any invitation not accepted yet.
       const listed = await call('GET', '/api/invitations', { authorization: staff.authorization });
       expect((listed.body.items as Json[]).map((i) => i.email).sort()).toEqual([existing.user.email, fresh].sort());
-      expect((await server.auth.userByEmail(existing.user.email))?.roles).toEqual(['patient']);
+      expect((await server.auth.users.byEmail(existing.user.email))?.roles).toEqual(['patient']);
     });
 
     it('shows a sender only their own invitations, a manage user all, and revokes only those', async () => {
@@ -421,7 +421,7 @@ describe.each(TEST_DATABASES)('people joining on $name', (db) => {
       // A revoked invitation's link no longer works.
       const revoked = await accept(tokenOf(linkTo(staffMail, '/accept-invitation')));
       expect(revoked.body.code).toBe('INVITATION_INVALID');
-      expect(await server.auth.userByEmail(byStaff.body.email as string)).toBeUndefined();
+      expect(await server.auth.users.byEmail(byStaff.body.email as string)).toBeUndefined();
     });
 
     it('limits invitations to one email address to 3 an hour, whoever sends them', async () => {
@@ -444,9 +444,9 @@ describe.each(TEST_DATABASES)('people joining on $name', (db) => {
       const email = freshEmail();
       expect((await invite(doctor.authorization, email, ['patient'])).status).toBe(201);
       const token = tokenOf(linkTo(await smtp.next(email), '/accept-invitation'));
-      await server.auth.setRoles(doctor.user.email, ['patient']);
+      await server.auth.users.setRoles(doctor.user.email, ['patient']);
       expect((await accept(token)).body.code).toBe('INVITATION_INVALID');
-      await server.auth.setRoles(doctor.user.email, ['doctor']);
+      await server.auth.users.setRoles(doctor.user.email, ['doctor']);
       expect((await accept(token)).status).toBe(200);
     });
 
@@ -471,7 +471,7 @@ describe.each(TEST_DATABASES)('people joining on $name', (db) => {
       expect((await verify(tokenOf(linkTo(await smtp.next(email), '/verify-email')))).status).toBe(200);
       // The invitation cannot take over, nor add roles to, the account made meanwhile.
       expect((await accept(token, 'Taker', 'a takeover password!')).body.code).toBe('INVITATION_INVALID');
-      expect((await server.auth.userByEmail(email))?.roles).toEqual(['patient']);
+      expect((await server.auth.users.byEmail(email))?.roles).toEqual(['patient']);
     });
   });
 });

@@ -1,4 +1,4 @@
-import type { AuthStore } from './auth-store.ts';
+import type { CountersStore } from './counters-store.ts';
 
 /** The window the general limit counts in. */
 const MINUTE = 60_000;
@@ -15,7 +15,7 @@ const MINUTE = 60_000;
 const HOT_FRACTION = 0.5;
 
 export class RateLimiter {
-  readonly #store: AuthStore;
+  readonly #store: CountersStore;
   readonly #limit: number;
   readonly #now: () => number;
   #window = 0;
@@ -26,7 +26,7 @@ export class RateLimiter {
   #timer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> | undefined;
 
-  constructor(store: AuthStore, limit: number, options: { now?: () => number; flushMs?: number } = {}) {
+  constructor(store: CountersStore, limit: number, options: { now?: () => number; flushMs?: number } = {}) {
     this.#store = store;
     this.#limit = limit;
     this.#now = options.now ?? Date.now;
@@ -80,7 +80,7 @@ export class RateLimiter {
           const total = await this.#store.hit(`rate:${key}`, window, hits);
           if (window === this.#window) this.#shared.set(key, total);
         }
-        if (batch.size > 0) await this.#store.pruneRates(window - MINUTE);
+        if (batch.size > 0) await this.#store.prune(window - MINUTE);
       } finally {
         this.#flushing = undefined;
       }

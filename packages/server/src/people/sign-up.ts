@@ -69,7 +69,7 @@ export function registerSignUp(app: FastifyInstance, options: SignUpOptions): vo
     if (mail === null) return; // Said once at start: email is not configured.
     // Demo users of dev mode sign in only through sign-in-as; their addresses get no mail.
     if (isDemoEmail(input.email)) return;
-    const existing = await auth.userByEmail(input.email);
+    const existing = await auth.users.byEmail(input.email);
     if (existing) {
       await mail.mailer.send(existingAccountMail(existing.name, input.email, mail.appUrl(), options.productName));
       return;

@@ -119,7 +119,7 @@ describe.each(TEST_DATABASES)('user administration on $name', (db) => {
       'NOT_SIGNED_IN',
     );
     expect((await call(null, 'GET', `/api/users/${member.user.id}/history`)).status).toBe(401);
-    expect((await server.auth.user(member.user.id))?.roles).toEqual(['member']);
+    expect((await server.auth.users.get(member.user.id))?.roles).toEqual(['member']);
   });
 
   it('changes roles, which the user’s next call and session already have', async () => {
@@ -154,7 +154,7 @@ describe.each(TEST_DATABASES)('user administration on $name', (db) => {
     for (const body of [{}, { active: 'no' }, { roles: 'member' }, { roles: ['member', 'member'] }, { name: 'x' }]) {
       expect((await asSecretary('PATCH', `/api/users/${member.user.id}`, body)).status, JSON.stringify(body)).toBe(400);
     }
-    expect((await server.auth.user(member.user.id))?.roles).toEqual(['member']);
+    expect((await server.auth.users.get(member.user.id))?.roles).toEqual(['member']);
   });
 
   it('deactivates an account: its session ends, its token and password stop working, pickers drop it', async () => {
@@ -216,7 +216,7 @@ describe.each(TEST_DATABASES)('user administration on $name', (db) => {
       expect(last.status).toBe(409);
       expect(last.body.code).toBe('LAST_MANAGER');
       expect(last.body.detail).toMatch(/last active account that may manage people/);
-      expect((await club.auth.user(first.user.id))?.roles).toEqual(['secretary']);
+      expect((await club.auth.users.get(first.user.id))?.roles).toEqual(['secretary']);
       // With the other reactivated, the first may step down, and is no manager any more.
       expect((await patch(first, second.user.id, { active: true })).status).toBe(200);
       expect((await patch(first, first.user.id, { roles: ['editor'] })).status).toBe(200);
@@ -247,7 +247,7 @@ describe.each(TEST_DATABASES)('user administration on $name', (db) => {
       const statuses = answers.map((a) => a.statusCode).sort();
       expect(statuses[0]).toBe(200);
       expect([403, 409]).toContain(statuses[1]);
-      const managers = (await club.auth.activeUsers()).filter((u) => u.roles.includes('secretary'));
+      const managers = (await club.auth.users.active()).filter((u) => u.roles.includes('secretary'));
       expect(managers).toHaveLength(1);
     } finally {
       await club.close();

@@ -3,8 +3,9 @@ import type { Actor } from '../compile/permissions.ts';
 import { type ProblemCatalogue, ProblemError } from '../compile/problems.ts';
 import { UUID } from '../store/uuidv7.ts';
 import { type AccountChange, AccountError, changeAccount } from './accounts.ts';
-import type { AccountHistoryEntry, AuthStore, ManagedAccount } from './auth-store.ts';
+import type { AuthStore } from './auth-store.ts';
 import { ACCOUNT_CHANGE_SCHEMA } from './people-schemas.ts';
+import type { AccountHistoryEntry, ManagedAccount } from './users-store.ts';
 
 /** The calls of user administration, for those whose roles may manage people. */
 export const USER_ADMIN_ROUTES = {
@@ -84,8 +85,8 @@ export function registerUserAdmin(app: FastifyInstance, options: UserAdminOption
   app.get(USER_ADMIN_ROUTES.history, async (request, reply) => {
     manager(request);
     const id = userId(request);
-    if (!(await auth.user(id))) throw new ProblemError('NOT_FOUND', { entity: 'user', id });
-    return reply.send({ items: await historyAnswer(auth, await auth.accountHistory(id)) });
+    if (!(await auth.users.get(id))) throw new ProblemError('NOT_FOUND', { entity: 'user', id });
+    return reply.send({ items: await historyAnswer(auth, await auth.users.history(id)) });
   });
 }
 
@@ -105,7 +106,7 @@ export async function listAccountsFor(
   }
   const limit = whole(query.limit, ACCOUNT_PAGE.default, 1, ACCOUNT_PAGE.max, 'limit');
   const offset = whole(query.offset, 0, 0, 1_000_000, 'offset');
-  const page = await auth.listAccounts(q, limit, offset);
+  const page = await auth.users.page(q, limit, offset);
   return { ...page, limit, offset };
 }
 
@@ -119,7 +120,7 @@ function whole(text: string | string[] | undefined, fallback: number, min: numbe
 /** An account's history with who did each change named (a removed user keeps their id, named by it). */
 async function historyAnswer(auth: AuthStore, entries: AccountHistoryEntry[]): Promise<AccountHistoryAnswer[]> {
   const ids = [...new Set(entries.map((e) => e.by).filter((by): by is string => by !== null))];
-  const names = new Map((await auth.usersById(ids)).map((u) => [u.id, u.name]));
+  const names = new Map((await auth.users.byIds(ids)).map((u) => [u.id, u.name]));
   return entries.map((entry) => ({
     ...entry,
     by: entry.by === null ? null : { id: entry.by, name: names.get(entry.by) ?? entry.by },
