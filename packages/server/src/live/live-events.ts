@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import type { RuntimeSettings } from '@ninepoint/spec';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { Actor, EntityPermissions } from '../compile/permissions.ts';
 import { ProblemError } from '../compile/problems.ts';
 import type { ApiRecord } from '../compile/record-types.ts';
