@@ -4,7 +4,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, preParsingHookHandl
 import { type AccessSummary, type Actor, VISITOR } from '../compile/permissions.ts';
 import { ProblemError } from '../compile/problems.ts';
 import { sameOrigin } from '../http/same-origin.ts';
-import { andThen, type MaybePromise } from '../store/sql-runner.ts';
+import { andThen } from '../store/sql-runner.ts';
+import type { MaybePromise } from '../store/step.ts';
 import { UUID } from '../store/uuidv7.ts';
 import type { AuthStore } from './auth-store.ts';
 import { verifyPassword } from './passwords.ts';

@@ -1,4 +1,5 @@
-import { andThen, type MaybePromise, type SqlRunner } from '../store/sql-runner.ts';
+import { andThen, type SqlRunner } from '../store/sql-runner.ts';
+import type { MaybePromise } from '../store/step.ts';
 import { USERS_TABLE } from '../store/users-table.ts';
 import { activeUserOf, type UserOfRow, userOf } from './user-rows.ts';
 import type { UserAccount } from './users-store.ts';
