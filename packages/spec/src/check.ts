@@ -1,5 +1,5 @@
-import { checkGuardFields } from './check-guards.ts';
-import { checkUsage } from './check-usage.ts';
+import { checkGuardFields } from './validate/states.ts';
+import { checkUsage } from './validate/errors.ts';
 import { type Diagnostic, DiagnosticBag } from './diagnostics.ts';
 import { ExpressionChecker, type ExpressionItem } from './expressions.ts';
 import { type Model, POINTS, type Point } from './model.ts';

@@ -1,8 +1,8 @@
-import { effectiveCalls } from './derive-calls.ts';
-import type { DiagnosticBag } from './diagnostics.ts';
-import { chainsOf } from './evaluate.ts';
-import { findCounts } from './filled-terms.ts';
-import type { Call, Entity, Model } from './model.ts';
+import { effectiveCalls } from '../derive-calls.ts';
+import type { DiagnosticBag } from '../diagnostics.ts';
+import { chainsOf } from '../evaluate.ts';
+import { findCounts } from '../filled-terms.ts';
+import type { Call, Entity, Model } from '../model.ts';
 
 /**
  * Guards that can never hold: a guard that mentions an empty field fails, so a guard naming a

@@ -1,8 +1,8 @@
-import { BUILTIN_ERRORS, BUILTIN_PLACEHOLDERS } from './builtin-errors.ts';
-import type { Model } from './model.ts';
-import type { Scope } from './scope.ts';
-import { subSpan } from './spans.ts';
-import { suggest } from './suggest.ts';
+import { BUILTIN_ERRORS, BUILTIN_PLACEHOLDERS } from '../builtin-errors.ts';
+import type { Model } from '../model.ts';
+import type { Scope } from '../scope.ts';
+import { subSpan } from '../spans.ts';
+import { suggest } from '../suggest.ts';
 
 /**
  * Cross-point checks run last: message placeholders name constants or fields, and every
