@@ -12,7 +12,7 @@ import { readProduct } from './read-product.ts';
 import { readRoles } from './read-roles.ts';
 import { readRules } from './read-rules.ts';
 import { readScreens } from './read-screens.ts';
-import { readMachines } from './read-states.ts';
+import { readStates } from './read-states.ts';
 import { Scope } from './scope.ts';
 import { START } from './spans.ts';
 
@@ -76,7 +76,7 @@ export function checkSpec(source: string): CheckResult {
   const roles = read('roles', readRoles, { roles: [], permissions: [] });
   model.roles = roles.roles;
   model.permissions = roles.permissions;
-  model.machines = read('states', readMachines, []);
+  model.machines = read('states', readStates, []);
   for (const check of scope.afterMachines) check();
   model.rules = read('rules', readRules, []);
   model.screens = read('screens', readScreens, []);

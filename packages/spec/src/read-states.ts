@@ -19,7 +19,7 @@ const NEW = /^\((new|start|create)\)$/i;
 const STATE_RULE = 'State names are lowercase words joined by _ or -, e.g. in_review';
 
 /** Point 4: one `### Entity` per state machine, with an optional states table and a transitions table. */
-export function readMachines(section: Section, scope: Scope): StateMachine[] {
+export function readStates(section: Section, scope: Scope): StateMachine[] {
   const { bag } = scope;
   for (const table of section.tables) {
     bag.report('misplaced-table', table.span, 'This table in point 4 is not under an entity heading.', {
