@@ -1,8 +1,87 @@
-import { effectiveCalls } from './derive-calls.ts';
-import type { DiagnosticBag } from './diagnostics.ts';
-import { chainsOf } from './evaluate.ts';
-import { findCounts } from './filled-terms.ts';
-import type { Call, Entity, Model } from './model.ts';
+import { effectiveCalls } from '../derive-calls.ts';
+import type { DiagnosticBag } from '../diagnostics.ts';
+import { chainsOf } from '../evaluate.ts';
+import type { ExpressionItem } from '../expressions.ts';
+import { findCounts } from '../filled-terms.ts';
+import type { Call, Entity, Model, StateMachine } from '../model.ts';
+
+/**
+ * Point 4's checks on the machines read: each has one transition from (new), every state is
+ * reachable from the initial one, and no guard needs a field nothing ever sets.
+ */
+export function validateStates(model: Model, bag: DiagnosticBag): void {
+  for (const machine of model.machines) {
+    const creating = machine.transitions.filter((t) => t.creates);
+    if (creating.length === 0) {
+      bag.report(
+        'no-initial-state',
+        machine.span,
+        `${machine.entity}'s state machine has no transition from (new), so new records have no state.`,
+        {
+          hint: `Add a row such as "| create | (new) | ${machine.states[0]?.name ?? 'draft'} | | |" to say which state a new ${machine.entity} starts in.`,
+        },
+      );
+    }
+    for (const extra of creating.slice(1)) {
+      bag.report('duplicate-initial-state', extra.span, `${machine.entity} has more than one transition from (new).`, {
+        hint: `Keep one creating transition (the first is "${creating[0]?.name}").`,
+      });
+    }
+    if (creating.length > 0) reportUnreachable(machine, bag);
+  }
+  checkGuardFields(model, bag);
+}
+
+/** The guards of point 4, for the expression type-check (see `validate/expressions.ts`). */
+export function guardExpressions(model: Model): ExpressionItem[] {
+  const items: ExpressionItem[] = [];
+  for (const machine of model.machines) {
+    for (const t of machine.transitions) {
+      if (t.guard !== null && t.guardSpan) {
+        items.push({
+          source: t.guard,
+          span: t.guardSpan,
+          entity: machine.entity,
+          field: null,
+          what: `The guard of "${t.name}"`,
+        });
+      }
+    }
+  }
+  return items;
+}
+
+function reportUnreachable(machine: StateMachine, bag: DiagnosticBag): void {
+  const leaving = new Map<string, string[]>();
+  for (const t of machine.transitions) {
+    for (const from of t.from) {
+      const targets = leaving.get(from);
+      if (targets) targets.push(t.to);
+      else leaving.set(from, [t.to]);
+    }
+  }
+  const reached = new Set([machine.initial]);
+  const queue = [machine.initial];
+  for (let state = queue.pop(); state !== undefined; state = queue.pop()) {
+    for (const to of leaving.get(state) ?? []) {
+      if (!reached.has(to)) {
+        reached.add(to);
+        queue.push(to);
+      }
+    }
+  }
+  for (const state of machine.states) {
+    if (reached.has(state.name)) continue;
+    bag.report(
+      'unreachable-state',
+      state.span,
+      `State "${state.name}" of ${machine.entity} cannot be reached from "${machine.initial}".`,
+      {
+        hint: `Add a transition into "${state.name}" from a reachable state, or remove it.`,
+      },
+    );
+  }
+}
 
 /**
  * Guards that can never hold: a guard that mentions an empty field fails, so a guard naming a
@@ -12,7 +91,7 @@ import type { Call, Entity, Model } from './model.ts';
  * or a transition (whose payload point 6's field lists do not limit). When point 7 is not shown
  * the derived create and update calls carry every field.
  */
-export function checkGuardFields(model: Model, bag: DiagnosticBag): void {
+function checkGuardFields(model: Model, bag: DiagnosticBag): void {
   const rolesShown = model.points.find((p) => p.key === 'roles')?.shown ?? false;
   const calls = effectiveCalls(model);
   for (const machine of model.machines) {

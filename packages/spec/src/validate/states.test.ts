@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkSpec } from './check.ts';
+import { checkSpec } from '../check.ts';
 
 /** A lending desk whose `return` guard needs a condition note; points 6 and 7 as given. */
 function desk({ note = '', roles = 'Not shown.', calls = 'Not shown.' } = {}): string {

@@ -1,18 +1,16 @@
-import { BUILTIN_ERRORS, BUILTIN_PLACEHOLDERS } from './builtin-errors.ts';
-import type { Model } from './model.ts';
-import type { Scope } from './scope.ts';
-import { subSpan } from './spans.ts';
-import { suggest } from './suggest.ts';
+import { BUILTIN_ERRORS, BUILTIN_PLACEHOLDERS } from '../builtin-errors.ts';
+import type { Model } from '../model.ts';
+import type { Scope } from '../scope.ts';
+import { subSpan } from '../spans.ts';
+import { suggest } from '../suggest.ts';
 
 /**
- * Cross-point checks run last: message placeholders name constants or fields, and every
- * catalogued code and constant is used somewhere.
+ * Point 8's checks, once every point is read: each message's placeholders name a constant or a
+ * field it can be filled from, and every catalogued code is used by a rule or a guard. A constant
+ * a message names counts as used (before `validateConstants` looks for unused ones).
  */
-export function checkUsage(model: Model, scope: Scope): void {
+export function validateErrors(model: Model, scope: Scope): void {
   const { bag } = scope;
-  for (const source of expressionSources(model)) {
-    for (const name of source.match(/\b[A-Z][A-Z0-9_]*\b/g) ?? []) scope.usedConstants.add(name);
-  }
   for (const error of model.errors) {
     const span = scope.messageSpans.get(error.code);
     if (!span) continue;
@@ -56,18 +54,6 @@ export function checkUsage(model: Model, scope: Scope): void {
       },
     );
   }
-  for (const constant of model.constants) {
-    if (scope.usedConstants.has(constant.name)) continue;
-    bag.report('unused-constant', constant.span, `Constant ${constant.name} is defined but never used.`, {
-      hint: 'Use it in a field range, rule, guard or message, or remove it.',
-    });
-  }
-}
-
-function expressionSources(model: Model): string[] {
-  const guards = model.machines.flatMap((m) => m.transitions.map((t) => t.guard ?? ''));
-  const conditions = model.rules.map((r) => (r.condition.kind === 'expression' ? r.condition.source : ''));
-  return [...guards, ...conditions].map((s) => s.replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, ''));
 }
 
 /** Fields of the entities whose rules or guards report `code`: what its message may name. */
