@@ -105,7 +105,15 @@ export {
   parseLogLevel,
 } from './http/logging.ts';
 export { type MailOptions, PASSWORD_RESET_LIMITS, PASSWORD_RESET_ROUTES } from './http/password-reset.ts';
-export { createServer, DEFAULT_HOST, DEFAULT_PORT, type NinepointServer, type ServerOptions } from './http/server.ts';
+export {
+  createServer,
+  DEFAULT_HOST,
+  DEFAULT_PORT,
+  type NinepointServer,
+  SERVER_CREATED_CHANNEL,
+  type ServerCreated,
+  type ServerOptions,
+} from './http/server.ts';
 export { closeOnSignals, type ShutdownOptions } from './http/shutdown.ts';
 export { type MailSettings, MailSettingsError, mailSettingsFromEnv, type SmtpSettings } from './mail/mail-settings.ts';
 export { type KeptMail, type Mail, type Mailer, Outbox, smtpMailer } from './mail/mailer.ts';

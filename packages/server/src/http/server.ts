@@ -1,3 +1,4 @@
+import { channel } from 'node:diagnostics_channel';
 import { effectiveScreens, type Model, peopleAccess, signUpRoles, USER_ENTITY } from '@ninepoint/spec';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { type Logger, pino } from 'pino';
@@ -105,6 +106,18 @@ export interface NinepointServer {
   close(): Promise<void>;
 }
 
+/**
+ * The diagnostics channel a server publishes on once its app is built, before it serves:
+ * `{ app, openapi }` (a `ServerCreated`). For instrumentation: the test suites subscribe to check
+ * every answer against the document. Publishing costs nothing when nobody subscribes.
+ */
+export const SERVER_CREATED_CHANNEL = 'ninepoint:server-created';
+export interface ServerCreated {
+  app: FastifyInstance;
+  openapi: CompiledApp['openapi'];
+}
+const serverCreated = channel(SERVER_CREATED_CHANNEL);
+
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 3000;
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
@@ -176,6 +189,7 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
       oidc,
       live: options.live ?? {},
     });
+    if (serverCreated.hasSubscribers) serverCreated.publish({ app, openapi: compiled.openapi } satisfies ServerCreated);
     return wrap(app, compiled, store, auth, plan, options.closeGraceMs, endStreams);
   } catch (error) {
     await store.close();
