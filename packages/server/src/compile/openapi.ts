@@ -501,8 +501,27 @@ const ACCESS_SCHEMA: JsonSchema = {
         type: 'boolean',
         description: 'Whether `own` records are reached through references (`own via doctor.account`).',
       },
+      readFields: {
+        type: ['array', 'null'],
+        items: STRING,
+        description:
+          "The fields the caller sees of every record they may read; null for all (a `read own` role may see more of the caller's own records: those come with the record).",
+      },
     },
-    required: ['create', 'read', 'update', 'delete', 'transitions'],
+    // `accessSummary` (compile/permissions.ts) always sends every one of these.
+    required: [
+      'create',
+      'read',
+      'update',
+      'delete',
+      'transitions',
+      'createFields',
+      'updateFields',
+      'updateStates',
+      'deleteStates',
+      'ownedVia',
+      'readFields',
+    ],
     additionalProperties: false,
   },
 };
