@@ -110,10 +110,9 @@ export {
   DEFAULT_HOST,
   DEFAULT_PORT,
   type NinepointServer,
-  SERVER_CREATED_CHANNEL,
-  type ServerCreated,
   type ServerOptions,
 } from './http/server.ts';
+export { SERVER_CREATED_CHANNEL, type ServerCreated } from './http/server-channel.ts';
 export { closeOnSignals, type ShutdownOptions } from './http/shutdown.ts';
 export { type MailSettings, MailSettingsError, mailSettingsFromEnv, type SmtpSettings } from './mail/mail-settings.ts';
 export { type KeptMail, type Mail, type Mailer, Outbox, smtpMailer } from './mail/mailer.ts';

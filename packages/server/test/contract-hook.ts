@@ -1,8 +1,8 @@
 import { channel } from 'node:diagnostics_channel';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach } from 'vitest';
-import { SERVER_CREATED_CHANNEL, type ServerCreated } from '../src/http/server.ts';
-import { contractOf, describeViolation, type OpenApiContract } from './openapi-contract.ts';
+import { SERVER_CREATED_CHANNEL, type ServerCreated } from '../src/http/server-channel.ts';
+import type { OpenApiContract } from './openapi-contract.ts';
 
 /**
  * The contract hook, a Vitest setup file (`vitest.config.ts`): every answer a Ninepoint server
@@ -14,15 +14,18 @@ import { contractOf, describeViolation, type OpenApiContract } from './openapi-c
  *
  * Each Fastify instance gets the `onSend` hook as it is made (Fastify's `fastify.initialization`
  * channel), so it runs before the app's own hooks (compression) see the body; the server's
- * `ninepoint:server-created` channel then says which document the instance serves.
+ * `ninepoint:server-created` channel then says which document the instance serves. Nothing of
+ * the server is imported here before a test file runs: a file's `vi.mock` (argon2 in auth.test.ts)
+ * must still apply to the server it loads, so the checker is loaded when the first server is made.
  */
-const contracts = new WeakMap<FastifyInstance, OpenApiContract>();
+const contracts = new WeakMap<FastifyInstance, Promise<OpenApiContract>>();
+const checker = () => import('./openapi-contract.ts');
 const violations: string[] = [];
 
 channel('fastify.initialization').subscribe((message) => {
   const { fastify } = message as { fastify: FastifyInstance };
-  fastify.addHook('onSend', (request, reply, payload, done) => {
-    const contract = contracts.get(fastify);
+  fastify.addHook('onSend', async (request, reply, payload) => {
+    const contract = await contracts.get(fastify);
     if (contract) {
       const body =
         typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined;
@@ -34,15 +37,18 @@ channel('fastify.initialization').subscribe((message) => {
         contentType: contentType === undefined ? undefined : String(contentType),
         body: payload === null || payload === undefined ? '' : body,
       });
-      if (violation) violations.push(describeViolation(violation));
+      if (violation) violations.push((await checker()).describeViolation(violation));
     }
-    done(null, payload);
+    return payload;
   });
 });
 
 channel(SERVER_CREATED_CHANNEL).subscribe((message) => {
   const { app, openapi } = message as ServerCreated;
-  contracts.set(app, contractOf(openapi));
+  contracts.set(
+    app,
+    checker().then((m) => m.contractOf(openapi)),
+  );
 });
 
 function failOnViolations(): void {

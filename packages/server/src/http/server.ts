@@ -40,6 +40,7 @@ import { registerPeopleJoining } from './people-joining.ts';
 import { REQUEST_ID_HEADER, requestId } from './request-id.ts';
 import { registerSavedViews } from './saved-views.ts';
 import { HSTS, REFERRER_POLICY } from './security-headers.ts';
+import { SERVER_CREATED_CHANNEL, type ServerCreated } from './server-channel.ts';
 import { registerUserAdmin } from './user-admin.ts';
 import { registerWebApp } from './web-app.ts';
 
@@ -106,16 +107,6 @@ export interface NinepointServer {
   close(): Promise<void>;
 }
 
-/**
- * The diagnostics channel a server publishes on once its app is built, before it serves:
- * `{ app, openapi }` (a `ServerCreated`). For instrumentation: the test suites subscribe to check
- * every answer against the document. Publishing costs nothing when nobody subscribes.
- */
-export const SERVER_CREATED_CHANNEL = 'ninepoint:server-created';
-export interface ServerCreated {
-  app: FastifyInstance;
-  openapi: CompiledApp['openapi'];
-}
 const serverCreated = channel(SERVER_CREATED_CHANNEL);
 
 export const DEFAULT_HOST = '127.0.0.1';
