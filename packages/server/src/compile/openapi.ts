@@ -627,8 +627,9 @@ function systemOperation(route: SystemRoute, responses: ProblemResponses): Opera
             },
           },
           ...responses.for(
+            // The password chosen at the link is checked there: too short answers VALIDATION_FAILED.
             route.operationId === 'verifyEmail'
-              ? [...POSTED, 'VERIFY_LINK_INVALID', ...ANY_CALL]
+              ? [...POSTED, 'VERIFY_LINK_INVALID', 'VALIDATION_FAILED', ...ANY_CALL]
               : [...POSTED, 'INVITATION_INVALID', 'VALIDATION_FAILED', ...ANY_CALL],
           ),
         },
@@ -921,6 +922,10 @@ function systemOperation(route: SystemRoute, responses: ProblemResponses): Opera
     ...base,
     responses: {
       '200': { description: route.summary, content: { [mediaType]: { schema } } },
+      // The page is sent with an ETag (http/api-docs.ts): a browser's If-None-Match may match it.
+      ...(route.path === '/api/docs'
+        ? { '304': { description: 'Not modified: the page the browser has is current.' } }
+        : {}),
       ...responses.for(ANY_CALL),
     },
   };
