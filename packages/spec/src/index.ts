@@ -63,6 +63,13 @@ export {
   type ValueFamily,
   valueWords,
 } from './field-kinds.ts';
+export {
+  FIELD_SCHEMAS,
+  fieldValueSchema,
+  ID_SCHEMA,
+  type JsonSchema,
+  type JsonType,
+} from './field-schema.ts';
 export { type CountTerm, findCounts } from './filled-terms.ts';
 export { type InsertablePoint, insertDerived, isInsertable } from './insert-derived.ts';
 export { limitGroupWords } from './limit-words.ts';
