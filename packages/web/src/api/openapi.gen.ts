@@ -980,6 +980,13 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description Not modified: the page the browser has is current. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             401: components["responses"]["ninepoint.401.NOT_SIGNED_IN"];
             429: components["responses"]["ninepoint.429.RATE_LIMITED"];
             500: components["responses"]["ninepoint.500.INTERNAL_ERROR"];
@@ -1175,6 +1182,7 @@ export interface operations {
             401: components["responses"]["ninepoint.401.NOT_SIGNED_IN"];
             403: components["responses"]["ninepoint.403.FORBIDDEN"];
             413: components["responses"]["ninepoint.413.PAYLOAD_TOO_LARGE"];
+            422: components["responses"]["ninepoint.422.VALIDATION_FAILED"];
             429: components["responses"]["ninepoint.429.RATE_LIMITED"];
             500: components["responses"]["ninepoint.500.INTERNAL_ERROR"];
         };
