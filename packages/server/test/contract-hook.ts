@@ -1,7 +1,7 @@
 import { channel } from 'node:diagnostics_channel';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach } from 'vitest';
-import { SERVER_CREATED_CHANNEL, type ServerCreated } from '../src/http/server-channel.ts';
+import { SERVER_CREATED_CHANNEL, type ServerCreated } from '../src/app/server-channel.ts';
 import type { OpenApiContract } from './openapi-contract.ts';
 
 /**

@@ -1,5 +1,4 @@
 import { type Field, type FieldKind, fieldValueSchema, type JsonSchema } from '@ninepoint/spec';
-import type { SqlType } from './sql-schema.ts';
 
 export { ID_SCHEMA } from '@ninepoint/spec';
 
@@ -23,6 +22,12 @@ export interface ServerKindFacts {
    */
   demands: string | null;
 }
+
+/**
+ * A column's storage class: each dialect maps it to a column type of its own
+ * (`store/sqlite/sqlite-ddl.ts`, `store/postgres/pg-ddl.ts`).
+ */
+export type SqlType = 'text' | 'integer' | 'decimal' | 'boolean' | 'date' | 'datetime';
 
 export const SERVER_FIELD_KINDS: { readonly [K in FieldKind]: ServerKindFacts } = {
   text: { storage: 'text', demands: null },

@@ -1,7 +1,8 @@
-import type { Entity, Field, JsonSchema, JsonType, Model } from '@ninepoint/spec';
+import type { Entity, Field, Model } from '@ninepoint/spec';
 import { ID_SCHEMA, valueSchema } from './field-kinds.ts';
+import type { JsonSchema, JsonType } from './json-schema.ts';
 
-export type { JsonSchema, JsonType } from '@ninepoint/spec';
+export type { JsonSchema, JsonType } from './json-schema.ts';
 
 /** The schemas of one entity's payloads and answers. */
 export interface EntitySchemas {

@@ -1,5 +1,5 @@
 import { collectionName, type Entity, type Field, type Model, USER_ENTITY } from '@ninepoint/spec';
-import { SERVER_FIELD_KINDS } from './field-kinds.ts';
+import { SERVER_FIELD_KINDS, type SqlType } from './field-kinds.ts';
 
 /**
  * The database schema of a model, independent of the database: one table per entity with its
@@ -18,8 +18,7 @@ export interface SqlTable {
   indexes: SqlIndex[];
 }
 
-/** Logical column types; each dialect maps them to its own. */
-export type SqlType = 'text' | 'integer' | 'decimal' | 'boolean' | 'date' | 'datetime';
+export type { SqlType };
 
 export interface SqlColumn {
   name: string;
