@@ -1,3 +1,4 @@
+import { effectItems } from './check-effects.ts';
 import { checkGuardFields } from './check-guards.ts';
 import { checkUsage } from './check-usage.ts';
 import { type Diagnostic, DiagnosticBag } from './diagnostics.ts';
@@ -109,6 +110,7 @@ function checkExpressions(model: Model, bag: DiagnosticBag): void {
     const { entity, field } = rule.appliesTo;
     items.push({ source: rule.condition.source, span: rule.conditionSpan, entity, field, what: `Rule "${rule.name}"` });
   }
+  items.push(...effectItems(model, bag));
   new ExpressionChecker(model).checkAll(items, bag);
 }
 

@@ -55,6 +55,20 @@ export const DIAGNOSTIC_CODES = {
     severity: 'warning',
     summary: 'A guard needs a field that nothing ever sets, so it can never hold.',
   },
+  'invalid-assignment': {
+    severity: 'error',
+    summary:
+      "A transition's `sets` entry is not `field = expression`, repeats a field, or is on the creating transition.",
+  },
+  'system-field-assignment': {
+    severity: 'error',
+    summary: 'A transition sets a system field (`id`, `state`, `created_by`, `created_at`, `updated_at`).',
+  },
+  'assignment-type': { severity: 'error', summary: 'A transition sets a field to a value its type cannot hold.' },
+  'set-field-in-payload': {
+    severity: 'warning',
+    summary: "A transition's call carries a field the transition sets; the value sent is replaced.",
+  },
   // Expressions and rules
   'expression-syntax': { severity: 'error', summary: 'An expression is not valid CEL.' },
   'expression-type': { severity: 'error', summary: 'An expression does not type-check, or is not a condition.' },
