@@ -16,7 +16,7 @@ import type { EntityLogic, HiddenFields, LogicCheck } from '../compile/entity-lo
 import type { JsonSchema } from '../compile/json-schemas.ts';
 import type { EntityPermissions } from '../compile/permissions.ts';
 import { type FieldError, type ProblemCatalogue, ProblemError } from '../compile/problems.ts';
-import type { ApiRecord, TxReader, Value } from '../compile/record-types.ts';
+import type { ApiRecord, TxReader, Value, WriteEffects } from '../compile/record-types.ts';
 import type { Route } from '../compile/route-table.ts';
 import { covers, coversEveryRecord, type Grant } from '../compile/row-access.ts';
 import { groupableFields, summableFields, summaryRoutes } from '../compile/summary-routes.ts';
@@ -29,6 +29,7 @@ import { etagOf, ifMatchVersions } from './etag.ts';
 import { FieldErrors } from './field-errors.ts';
 import { encodeCursor, parseListQuery, type RawQuery } from './list-query.ts';
 import { hiddenFieldsOf, visibleEntry, visibleRecord } from './read-fields.ts';
+import { effectFieldsCheck, withEffectFields } from './transition-effects.ts';
 import { storedText, UUID, uuidv7 } from './values.ts';
 
 /** The longest id a NOT_FOUND answer repeats in full. */
@@ -57,6 +58,8 @@ interface EntityContext {
   recordPath: (id: string) => string;
   /** Told of each write once it has committed (live updates); not of a write that changed nothing. */
   committed: Committed;
+  /** Checks what its transitions set against the fields' rules; null when they set nothing. */
+  effectFields: ((set: WriteEffects) => void) | null;
 }
 
 /** A committed write: the record after it, or before it for a delete. */
@@ -87,6 +90,7 @@ export function registerEntityRoutes(
 ): void {
   const { model, routeTable, catalogue, settings } = compiled;
   const contexts = new Map<string, EntityContext>();
+  const machineOf = (name: string) => model.machines.find((m) => m.entity === name);
   const contextOf = (name: string): EntityContext => {
     const known = contexts.get(name);
     if (known) return known;
@@ -97,7 +101,7 @@ export function registerEntityRoutes(
     const base = routes.find((r) => r.action.kind === 'list' || r.action.kind === 'create')?.path;
     const context: EntityContext = {
       entity,
-      machine: model.machines.find((m) => m.entity === name),
+      machine: machineOf(name),
       records: store.records(name),
       store,
       logic: compiled.logic.get(name),
@@ -111,6 +115,7 @@ export function registerEntityRoutes(
       settings,
       recordPath: (id) => (get ? get.path.replace(`:${get.params[0] ?? 'id'}`, id) : `${base ?? `/api/${name}`}/${id}`),
       committed,
+      effectFields: effectFieldsCheck(entity, machineOf(name), compiled.jsonSchemas.get(name), catalogue),
     };
     contexts.set(name, context);
     return context;
@@ -444,7 +449,7 @@ function transitionHandler(route: Route, context: EntityContext, name: string): 
         authorize: allowed,
         unreadableReferences: unreadableReferences(actor, context),
       },
-      withUser(check, actor, hidden),
+      withEffectFields(withUser(check, actor, hidden), context.effectFields),
     );
     if (!outcome.ok) throw refused(outcome.refusal, context, id);
     context.committed({ entity: entity.name, id, kind: 'transition', at, record: outcome.stored.record });

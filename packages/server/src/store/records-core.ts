@@ -6,6 +6,7 @@ import {
   ReadPending,
   type TxReader,
   type Value,
+  type WriteEffects,
 } from '../compile/record-types.ts';
 import {
   DEFAULT_SORT_COLUMNS,
@@ -581,7 +582,10 @@ export class Records<C> implements EntityRecords {
     if (Object.keys(changes).length === 0 && transition === null) return { ok: true, stored: current, changed: false };
     const missing = yield* this.#unknownReferences(conn, changes, context);
     if (missing.length > 0) return { ok: false, refusal: { kind: 'unknown-reference', fields: missing } };
-    if (check) yield* this.#shared.decide(conn, (reader) => check(record, current.record, reader));
+    if (check) {
+      const effects = yield* this.#shared.decide(conn, (reader) => check(record, current.record, reader));
+      if (effects) applyEffects(effects, record, changes, current.record);
+    }
     const d = this.#d;
     const fields: unknown[] = this.#fieldColumns.map((c) => d.toDb(c, record[c.name] ?? null));
     const updated =
@@ -755,6 +759,18 @@ export class Records<C> implements EntityRecords {
     const picked: ApiRecord = {};
     for (const name of this.#apiNames) picked[name] = record[name] ?? null;
     return picked;
+  }
+}
+
+/**
+ * A transition's sets (see `WriteCheck`) put into the record to be written and its history's
+ * changes: a field it sets to what it already holds is no change.
+ */
+function applyEffects(effects: WriteEffects, record: ApiRecord, changes: Record<string, Value>, current: ApiRecord) {
+  for (const [name, value] of Object.entries(effects)) {
+    record[name] = value;
+    if (value === (current[name] ?? null)) delete changes[name];
+    else changes[name] = value;
   }
 }
 
