@@ -16,7 +16,7 @@ export { conditionWords } from './condition-words.ts';
 export { decimalLimit, decimalMultipleTest, decimalPlaces, EXACT_DIGITS, isDecimalMultiple } from './decimals.ts';
 export { deriveCalls, effectiveCalls, formatCallsTable } from './derive-calls.ts';
 export { dashboardText, deriveScreens, effectiveScreens, formatScreensTable } from './derive-screens.ts';
-export { DIAGNOSTIC_CODES, type DiagnosticCode } from './diagnostic-codes.ts';
+export { DIAGNOSTIC_CODES, type DiagnosticCode, type DiagnosticPoint } from './diagnostic-codes.ts';
 export type { Diagnostic, Severity } from './diagnostics.ts';
 export { entityDiagram, mermaidText, type SpecDiagram, specDiagrams, stateDiagram } from './diagrams.ts';
 export {

@@ -1,6 +1,5 @@
 import { decimalLimit, type Field, type FieldKind, type FieldTypeOf, kindFacts } from '@ninepoint/spec';
-import type { JsonSchema } from './json-schemas.ts';
-import type { SqlType } from './sql-schema.ts';
+import type { JsonSchema } from './json-schema.ts';
 
 /**
  * What the server does with each field type, in one table: how its column is stored and the JSON
@@ -23,6 +22,12 @@ export interface ServerKindFacts<K extends FieldKind> {
   /** The JSON Schema of a value, with the field's own rules (range, length, pattern). */
   schema(type: FieldTypeOf<K>, field: Field): JsonSchema;
 }
+
+/**
+ * A column's storage class: each dialect maps it to a column type of its own
+ * (`store/sqlite/sqlite-ddl.ts`, `store/postgres/pg-ddl.ts`).
+ */
+export type SqlType = 'text' | 'integer' | 'decimal' | 'boolean' | 'date' | 'datetime';
 
 /** Ids are UUIDs (version 7, time-ordered). */
 export const ID_SCHEMA: JsonSchema = { type: 'string', format: 'uuid' };

@@ -2,7 +2,7 @@ import { blankSpec } from '@ninepoint/spec';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { blankModel, insertRowBefore, LENDING_DESK, LENDING_DESK_DERIVED, modelOf } from '../../test/helpers.ts';
-import { createAjv } from './ajv.ts';
+import { compileApp } from '../app/compile-app.ts';
 import {
   PASSWORD_RESET_ACCEPTED,
   PASSWORD_RESET_CONFIRM_SCHEMA,
@@ -10,8 +10,8 @@ import {
   PASSWORD_RESET_SCHEMA,
   SIGN_IN_SCHEMA,
   USER_SCHEMA,
-} from './auth-schemas.ts';
-import { compileApp } from './compile-app.ts';
+} from '../people/people-schemas.ts';
+import { createAjv } from './ajv.ts';
 import type { OpenApiDocument, Operation, Response } from './openapi.ts';
 
 /** A response, following its $ref into the components. */

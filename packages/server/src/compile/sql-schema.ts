@@ -1,5 +1,5 @@
 import { collectionName, type Entity, type Field, type Model, USER_ENTITY } from '@ninepoint/spec';
-import { SERVER_FIELD_KINDS } from './field-kinds.ts';
+import { SERVER_FIELD_KINDS, type SqlType } from './field-kinds.ts';
 
 /**
  * The database schema of a model, independent of the database: one table per entity with its
@@ -18,8 +18,7 @@ export interface SqlTable {
   indexes: SqlIndex[];
 }
 
-/** Logical column types; each dialect maps them to its own. */
-export type SqlType = 'text' | 'integer' | 'decimal' | 'boolean' | 'date' | 'datetime';
+export type { SqlType };
 
 export interface SqlColumn {
   name: string;
@@ -32,6 +31,8 @@ export interface SqlColumn {
   default: string | number | boolean | null;
   /** For a reference: the entity referred to (`User` included) and its table, null for `User`. */
   references: { entity: string; table: string | null } | null;
+  /** For a decimal field that declares its places (`decimal(2)`): how many. */
+  scale?: number;
 }
 
 export type IndexReason = 'unique' | 'reference' | 'state' | 'sort' | 'limit' | 'filter';
@@ -164,6 +165,7 @@ function fieldColumn(field: Field): SqlColumn {
       type.kind === 'reference'
         ? { entity: type.entity, table: type.entity === USER_ENTITY ? null : tableName(type.entity) }
         : null,
+    ...(type.kind === 'decimal' && type.scale !== null ? { scale: type.scale } : {}),
   };
 }
 
