@@ -116,8 +116,27 @@ const ACCESS_SCHEMA: JsonSchema = {
         type: 'boolean',
         description: 'Whether `own` records are reached through references (`own via doctor.account`).',
       },
+      readFields: {
+        type: ['array', 'null'],
+        items: API.string,
+        description:
+          "The fields the caller sees of every record they may read; null for all (a `read own` role may see more of the caller's own records: those come with the record).",
+      },
     },
-    required: ['create', 'read', 'update', 'delete', 'transitions'],
+    // `accessSummary` (compile/permissions.ts) always sends every one of these.
+    required: [
+      'create',
+      'read',
+      'update',
+      'delete',
+      'transitions',
+      'createFields',
+      'updateFields',
+      'updateStates',
+      'deleteStates',
+      'ownedVia',
+      'readFields',
+    ],
     additionalProperties: false,
   },
 };
@@ -276,7 +295,8 @@ export const PEOPLE_CALLS: readonly PeopleCall[] = [
             },
           },
         },
-        ...responses.for([...API.posted, 'VERIFY_LINK_INVALID', ...API.anyCall]),
+        // The password chosen at the link is checked there: too short answers VALIDATION_FAILED.
+        ...responses.for([...API.posted, 'VERIFY_LINK_INVALID', 'VALIDATION_FAILED', ...API.anyCall]),
       },
     }),
   },
