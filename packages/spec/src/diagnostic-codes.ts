@@ -122,6 +122,27 @@ export const DIAGNOSTIC_CODES = {
     severity: 'warning',
     summary: 'A guard needs a field that nothing ever sets, so it can never hold.',
   },
+  'invalid-assignment': {
+    point: 4,
+    severity: 'error',
+    summary:
+      "A transition's `sets` entry is not `field = expression`, repeats a field, or is on the creating transition.",
+  },
+  'system-field-assignment': {
+    point: 4,
+    severity: 'error',
+    summary: 'A transition sets a system field (`id`, `state`, `created_by`, `created_at`, `updated_at`).',
+  },
+  'assignment-type': {
+    point: 4,
+    severity: 'error',
+    summary: 'A transition sets a field to a value its type cannot hold.',
+  },
+  'set-field-in-payload': {
+    point: 4,
+    severity: 'warning',
+    summary: "A transition's call carries a field the transition sets; the value sent is replaced.",
+  },
   // Point 5: validation rules
   'invalid-limit': { point: 5, severity: 'error', summary: 'A cross-record limit does not follow its grammar.' },
   'invalid-target': { point: 5, severity: 'error', summary: "A rule's `applies to` cell is not understood." },

@@ -811,9 +811,9 @@ be in it.`,
     about: `A guard that mentions an empty field fails. A field is set when it has a default, when a role
 may set it (point 6's \`create (…)\` and \`update (…)\` lists; every signed-in user when point 6 is
 not shown) through a create or update call that carries it (point 7; the derived calls carry
-every field), or when a transition's payload carries it. A guard naming a field set none of these
-ways refuses its transition every time. (Entities nobody can create are left out: their guards
-never run.)`,
+every field), when a transition's payload carries it, or when a transition sets it (its \`sets\`
+column). A guard naming a field set none of these ways refuses its transition every time.
+(Entities nobody can create are left out: their guards never run.)`,
     bad: `## 3. Entities and their fields
 
 ### Loan
@@ -867,6 +867,123 @@ never run.)`,
 | ------ | ---- | ---------------------------------------------------------------- |
 | staff  | all  | create (book, borrower, due), read, update (due, condition_note) |
 | member | read | read own                                                         |
+`,
+  },
+  'invalid-assignment': {
+    about: `Each entry of a \`sets\` cell is a field name, \`=\`, and an expression; entries are separated by
+\`;\`. A field is set at most once per transition. The creating transition (\`(new)\`) sets nothing:
+a field a new record needs gets a \`default\` in point 3 (\`default today\`, \`default now\`,
+\`default me\`).`,
+    bad: `## 4. States and transitions
+
+### Loan
+
+| transition | from  | to       | who   | when            | sets         |
+| ---------- | ----- | -------- | ----- | --------------- | ------------ |
+| lend       | (new) | out      | staff | book.copies > 0 |              |
+| return     | out   | returned | staff |                 | due == today |
+`,
+    fixed: `## 4. States and transitions
+
+### Loan
+
+| transition | from  | to       | who   | when            | sets        |
+| ---------- | ----- | -------- | ----- | --------------- | ----------- |
+| lend       | (new) | out      | staff | book.copies > 0 |             |
+| return     | out   | returned | staff |                 | due = today |
+`,
+  },
+  'system-field-assignment': {
+    about: `Ninepoint keeps the system fields itself: the state changes through the transition's \`to\`
+column, \`updated_at\` is the instant of every write. Set a declared field instead.`,
+    bad: `## 4. States and transitions
+
+### Loan
+
+| transition | from  | to       | who   | when            | sets             |
+| ---------- | ----- | -------- | ----- | --------------- | ---------------- |
+| lend       | (new) | out      | staff | book.copies > 0 |                  |
+| return     | out   | returned | staff |                 | updated_at = now |
+`,
+    fixed: `## 3. Entities and their fields
+
+### Loan
+
+| field       | type     | rules    |
+| ----------- | -------- | -------- |
+| book        | Book     | required |
+| borrower    | User     | required |
+| due         | date     | required |
+| returned_at | datetime |          |
+
+## 4. States and transitions
+
+### Loan
+
+| transition | from  | to       | who   | when            | sets              |
+| ---------- | ----- | -------- | ----- | --------------- | ----------------- |
+| lend       | (new) | out      | staff | book.copies > 0 |                   |
+| return     | out   | returned | staff |                 | returned_at = now |
+`,
+  },
+  'assignment-type': {
+    about: `The expression's CEL type must fit the field: a timestamp for a date or date-time, \`user\` (or
+another User field) for a User field, an integer for an integer, text for text, one of its choices
+for a choice. \`null\` empties a field that is not required.`,
+    bad: `## 4. States and transitions
+
+### Loan
+
+| transition | from  | to       | who   | when            | sets       |
+| ---------- | ----- | -------- | ----- | --------------- | ---------- |
+| lend       | (new) | out      | staff | book.copies > 0 |            |
+| return     | out   | returned | staff |                 | due = user |
+`,
+    fixed: `## 4. States and transitions
+
+### Loan
+
+| transition | from  | to       | who   | when            | sets        |
+| ---------- | ----- | -------- | ----- | --------------- | ----------- |
+| lend       | (new) | out      | staff | book.copies > 0 |             |
+| return     | out   | returned | staff |                 | due = today |
+`,
+  },
+  'set-field-in-payload': {
+    about: `What the transition sets is worked out after the payload is applied, so a value the caller sends
+for that field is never kept. Leave the field out of the call's payload (the web app's dialog
+does not ask for it either), or out of the transition's \`sets\`.`,
+    bad: `## 4. States and transitions
+
+### Loan
+
+| transition | from  | to       | who   | when            | sets        |
+| ---------- | ----- | -------- | ----- | --------------- | ----------- |
+| lend       | (new) | out      | staff | book.copies > 0 |             |
+| return     | out   | returned | staff |                 | due = today |
+
+## 7. The calls it makes
+
+| method | path                  | payload    | does         |
+| ------ | --------------------- | ---------- | ------------ |
+| POST   | /api/loans            | Loan       | create Loan  |
+| POST   | /api/loans/:id/return | Loan (due) | Loan: return |
+`,
+    fixed: `## 4. States and transitions
+
+### Loan
+
+| transition | from  | to       | who   | when            | sets        |
+| ---------- | ----- | -------- | ----- | --------------- | ----------- |
+| lend       | (new) | out      | staff | book.copies > 0 |             |
+| return     | out   | returned | staff |                 | due = today |
+
+## 7. The calls it makes
+
+| method | path                  | payload | does         |
+| ------ | --------------------- | ------- | ------------ |
+| POST   | /api/loans            | Loan    | create Loan  |
+| POST   | /api/loans/:id/return |         | Loan: return |
 `,
   },
   'expression-syntax': {

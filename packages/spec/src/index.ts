@@ -28,6 +28,7 @@ export type { Diagnostic, Severity } from './diagnostics.ts';
 export { entityDiagram, mermaidText, type SpecDiagram, specDiagrams, stateDiagram } from './diagrams.ts';
 export {
   type CelUser,
+  type CompiledEffect,
   type CompiledExpression,
   type CompiledModelExpressions,
   celRecord,
@@ -91,6 +92,7 @@ export { offsetAt, type QuickFix, quickFixes } from './quick-fixes.ts';
 export { RUNTIME_CONSTANTS, type RuntimeSettings, runtimeSettings } from './runtime-constants.ts';
 export type { StudioStatus } from './studio-status.ts';
 export { type PointSummary, summarizePoints } from './summary.ts';
+export { type EffectsOutcome, storedValue, transitionEffects } from './transition-effects.ts';
 export { typeWords } from './type-words.ts';
 export {
   defaultValueAt,

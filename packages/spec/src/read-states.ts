@@ -1,8 +1,9 @@
-import type { State, StateMachine, Transition } from './model.ts';
+import type { Assignment, State, StateMachine, Transition } from './model.ts';
 import { plain, STATE_NAME, TRANSITION_NAME, transitionSlug } from './names.ts';
 import type { Section, Subsection } from './parse-sections.ts';
 import type { Cell } from './parse-tables.ts';
 import { keyedRows, mapColumns, splitList } from './parse-tables.ts';
+import { readAssignments } from './read-effects.ts';
 import { cellOf, docOf, NameSet, requiredCell, validName } from './read-helpers.ts';
 import type { Scope } from './scope.ts';
 
@@ -14,6 +15,7 @@ const TRANSITION_COLUMNS = [
   { key: 'who', names: ['who', 'roles', 'by'] },
   { key: 'when', names: ['when', 'guard', 'if', 'condition'] },
   { key: 'error', names: ['error', 'code', 'error code'] },
+  { key: 'sets', names: ['sets', 'set', 'effects'] },
 ];
 const NEW = /^\((new|start|create)\)$/i;
 const STATE_RULE = 'State names are lowercase words joined by _ or -, e.g. in_review';
@@ -103,6 +105,7 @@ function readMachine(sub: Subsection, entity: string, scope: Scope): StateMachin
         who: who.map((r) => r.text),
         guard: when.text === '' ? null : when.text,
         error,
+        ...withSets(readAssignments(cellOf(row, 'sets'), bag, name.text)),
         doc: docOf(row),
         span: row.span,
         guardSpan: when.text === '' ? null : when.span,
@@ -128,4 +131,9 @@ function readMachine(sub: Subsection, entity: string, scope: Scope): StateMachin
   }
   const initial = transitions.find((t) => t.creates)?.to ?? states[0]?.name ?? '';
   return { entity, states, initial, transitions, doc: sub.prose, span: sub.span };
+}
+
+/** `sets` only when the transition sets something, so models without effects stay as they were. */
+function withSets(sets: Assignment[]): { sets?: Assignment[] } {
+  return sets.length > 0 ? { sets } : {};
 }

@@ -53,7 +53,7 @@ export interface ServerOptions extends StoreOptions {
    */
   trustProxy?: TrustProxy;
   /**
-   * Development mode (`ninepoint dev`, see `dev-mode.ts`): a demo user per role, made or brought up
+   * Development mode (`ninepoint dev`, see `people/dev-mode.ts`): a demo user per role, made or brought up
    * to date at each start, and `POST /api/dev/sign-in-as`, which signs in as one without a
    * password. Never for production; `ninepoint serve` never sets it. Default false.
    */
@@ -71,7 +71,7 @@ export interface ServerOptions extends StoreOptions {
   mail?: MailOptions;
   /** Live updates (`GET /api/events`): for tests, a shorter heartbeat or another bound per user. */
   live?: Pick<LiveOptions, 'heartbeatMs' | 'maxStreamsPerUser'>;
-  /** Sign-in with an OpenID Connect provider (`OIDC_ISSUER`…, see auth/oidc-settings.ts); none by default. */
+  /** Sign-in with an OpenID Connect provider (`OIDC_ISSUER`…, see people/oidc-settings.ts); none by default. */
   oidc?: OidcSettings | null;
   /** How long `close` waits for requests under way before cutting them. Default `CLOSE_GRACE_MS` (8 s). */
   closeGraceMs?: number;

@@ -176,7 +176,7 @@ const INVITATION = 'ninepoint.Invitation';
 const ACCEPT_INVITATION = 'ninepoint.AcceptInvitation';
 const INVITATION_LOOKUP = 'ninepoint.InvitationLookup';
 
-/** How a call proves who it is from (`http/auth.ts`). */
+/** How a call proves who it is from (`auth.ts`). */
 export const SECURITY_SCHEMES: Record<string, SecurityScheme> = {
   session: {
     type: 'apiKey',

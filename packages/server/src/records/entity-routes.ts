@@ -16,7 +16,7 @@ import type { EntityLogic, HiddenFields, LogicCheck } from '../compile/entity-lo
 import type { JsonSchema } from '../compile/json-schemas.ts';
 import type { EntityPermissions } from '../compile/permissions.ts';
 import { type FieldError, type ProblemCatalogue, ProblemError } from '../compile/problems.ts';
-import type { ApiRecord, TxReader, Value } from '../compile/record-types.ts';
+import type { ApiRecord, TxReader, Value, WriteEffects } from '../compile/record-types.ts';
 import type { Route } from '../compile/route-table.ts';
 import { covers, coversEveryRecord, type Grant } from '../compile/row-access.ts';
 import type { LocalChange } from '../live/index.ts';
@@ -30,6 +30,7 @@ import { FieldErrors } from './field-errors.ts';
 import { encodeCursor, parseListQuery, type RawQuery } from './list-query.ts';
 import { hiddenFieldsOf, visibleEntry, visibleRecord } from './read-fields.ts';
 import { groupableFields, summableFields, summaryRoutes } from './summary-routes.ts';
+import { effectFieldsCheck, withEffectFields } from './transition-effects.ts';
 import { storedText } from './values.ts';
 
 /** The longest id a NOT_FOUND answer repeats in full. */
@@ -58,6 +59,8 @@ interface EntityContext {
   recordPath: (id: string) => string;
   /** Told of each write once it has committed (live updates); not of a write that changed nothing. */
   committed: Committed;
+  /** Checks what its transitions set against the fields' rules; null when they set nothing. */
+  effectFields: ((set: WriteEffects) => void) | null;
 }
 
 /** A committed write: the record after it, or before it for a delete. */
@@ -88,6 +91,7 @@ export function registerEntityRoutes(
 ): void {
   const { model, routeTable, catalogue, settings } = compiled;
   const contexts = new Map<string, EntityContext>();
+  const machineOf = (name: string) => model.machines.find((m) => m.entity === name);
   const contextOf = (name: string): EntityContext => {
     const known = contexts.get(name);
     if (known) return known;
@@ -98,7 +102,7 @@ export function registerEntityRoutes(
     const base = routes.find((r) => r.action.kind === 'list' || r.action.kind === 'create')?.path;
     const context: EntityContext = {
       entity,
-      machine: model.machines.find((m) => m.entity === name),
+      machine: machineOf(name),
       records: store.records(name),
       store,
       logic: compiled.logic.get(name),
@@ -112,6 +116,7 @@ export function registerEntityRoutes(
       settings,
       recordPath: (id) => (get ? get.path.replace(`:${get.params[0] ?? 'id'}`, id) : `${base ?? `/api/${name}`}/${id}`),
       committed,
+      effectFields: effectFieldsCheck(entity, machineOf(name), compiled.jsonSchemas.get(name), catalogue),
     };
     contexts.set(name, context);
     return context;
@@ -437,7 +442,7 @@ function transitionHandler(route: Route, context: EntityContext, name: string): 
         authorize: allowed,
         unreadableReferences: unreadableReferences(actor, context),
       },
-      withUser(check, actor, hidden),
+      withEffectFields(withUser(check, actor, hidden), context.effectFields),
     );
     if (!outcome.ok) throw refused(outcome.refusal, context, id);
     context.committed({ entity: entity.name, id, kind: 'transition', at, record: outcome.stored.record });

@@ -298,25 +298,29 @@ describe.each(TEST_DATABASES)('on $name', (db) => {
         expect(lent.body).toMatchObject({ state: 'out', renewals: 0, lent_on: inDays(0) });
         const id = String(lent.body.id);
 
-        const renewTooLong = await call('POST', `/api/loans/${id}/renew`, { due: inDays(30), renewals: 1 });
-        expect(renewTooLong.status).toBe(422);
-        expect(renewTooLong.body.errors).toMatchObject([{ field: 'due', code: 'RENEWAL_TOO_LONG' }]);
-        const renewed = await call('POST', `/api/loans/${id}/renew`, { due: inDays(20), renewals: 1 });
+        // Renewing asks for nothing: it moves the due date on by LOAN_PERIOD (21 days) and counts itself.
+        const renewed = await call('POST', `/api/loans/${id}/renew`);
         expect(renewed.status).toBe(200);
-        expect(renewed.body).toMatchObject({ state: 'out', renewals: 1, due: inDays(20) });
-        expect((await call('POST', `/api/loans/${id}/renew`, { due: inDays(21), renewals: 2 })).status).toBe(200);
-        // A third renewal raises the count past MAX_RENEWALS (2): the field's range refuses it
-        // before the guard (renewals <= MAX_RENEWALS, on the count the call sends) is reached.
-        const third = await call('POST', `/api/loans/${id}/renew`, { due: inDays(21), renewals: 3 });
-        expect(third.status).toBe(422);
-        expect(third.body.errors).toMatchObject([{ field: 'renewals', code: 'OUT_OF_RANGE' }]);
+        expect(renewed.body).toMatchObject({ state: 'out', renewals: 1, due: inDays(35) });
+        expect((await call('POST', `/api/loans/${id}/renew`)).body).toMatchObject({ renewals: 2, due: inDays(56) });
+        // The guard (renewals < MAX_RENEWALS) sees the count before the renewal: a third is refused.
+        const third = await call('POST', `/api/loans/${id}/renew`);
+        expect(third.status).toBe(409);
+        expect(third.body).toMatchObject({
+          code: 'TRANSITION_NOT_ALLOWED',
+          detail: 'Renew is allowed only when the renewals are less than 2.',
+        });
+        // A payload is not accepted: the call takes none.
+        const sent = await call('POST', `/api/loans/${id}/renew`, { due: inDays(10) });
+        expect(sent.body).toMatchObject({
+          code: 'VALIDATION_FAILED',
+          errors: [{ field: 'due', code: 'READ_ONLY_FIELD' }],
+        });
 
         const returned = await call('POST', `/api/loans/${id}/return`, { condition_note: 'coffee stain on p. 12' });
         expect(returned.status).toBe(200);
         expect(returned.body).toMatchObject({ state: 'returned', condition_note: 'coffee stain on p. 12' });
-        expect((await call('POST', `/api/loans/${id}/renew`, { due: inDays(10) })).body.code).toBe(
-          'TRANSITION_NOT_ALLOWED',
-        );
+        expect((await call('POST', `/api/loans/${id}/renew`)).body.code).toBe('TRANSITION_NOT_ALLOWED');
         const history = await call('GET', `/api/loans/${id}/history`);
         expect((history.body.items as Json[]).map((h) => [h.action, h.transition, h.from, h.to])).toEqual([
           ['create', null, null, 'out'],
@@ -324,6 +328,7 @@ describe.each(TEST_DATABASES)('on $name', (db) => {
           ['transition', 'renew', 'out', 'out'],
           ['transition', 'return', 'out', 'returned'],
         ]);
+        expect((history.body.items as Json[])[1]?.changes).toEqual({ due: inDays(35), renewals: 1 });
         expect((history.body.items as Json[])[3]?.changes).toEqual({ condition_note: 'coffee stain on p. 12' });
       } finally {
         await desk.stop();

@@ -22,14 +22,16 @@ export function validateConstants(model: Model, scope: Scope): void {
   for (const constant of model.constants) {
     if (scope.usedConstants.has(constant.name)) continue;
     bag.report('unused-constant', constant.span, `Constant ${constant.name} is defined but never used.`, {
-      hint: 'Use it in a field range, rule, guard or message, or remove it.',
+      hint: "Use it in a field range, rule, guard, transition's sets or message, or remove it.",
     });
   }
 }
 
-/** Guards and rule conditions with their quoted texts blanked: the names left may be constants. */
+/** Guards, transitions' sets and rule conditions with their quoted texts blanked: the names left may be constants. */
 function expressionSources(model: Model): string[] {
-  const guards = model.machines.flatMap((m) => m.transitions.map((t) => t.guard ?? ''));
+  const guards = model.machines.flatMap((m) =>
+    m.transitions.flatMap((t) => [t.guard ?? '', ...(t.sets ?? []).map((a) => a.source)]),
+  );
   const conditions = model.rules.map((r) => (r.condition.kind === 'expression' ? r.condition.source : ''));
   return [...guards, ...conditions].map((s) => s.replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, ''));
 }

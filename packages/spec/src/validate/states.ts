@@ -88,8 +88,9 @@ function reportUnreachable(machine: StateMachine, bag: DiagnosticBag): void {
  * field nothing ever sets refuses its transition every time. A field is set when it has a
  * default, or when some call carries it in its payload and may set it: a create or update a role
  * may make with that field (point 6; every signed-in user sets every field when it is not shown),
- * or a transition (whose payload point 6's field lists do not limit). When point 7 is not shown
- * the derived create and update calls carry every field.
+ * or a transition (whose payload point 6's field lists do not limit), or a transition sets it
+ * (point 4's `sets`). When point 7 is not shown the derived create and update calls carry every
+ * field.
  */
 function checkGuardFields(model: Model, bag: DiagnosticBag): void {
   const rolesShown = model.points.find((p) => p.key === 'roles')?.shown ?? false;
@@ -133,6 +134,8 @@ function neverSetHint(
   rolesShown: boolean,
 ): string | null {
   if (entity.fields.find((f) => f.name === field)?.default != null) return null;
+  const machine = model.machines.find((m) => m.entity === entity.name);
+  if (machine?.transitions.some((t) => t.sets?.some((a) => a.field === field))) return null;
   const carries = (kind: 'create' | 'update' | 'transition') =>
     calls.some(
       (c) =>
