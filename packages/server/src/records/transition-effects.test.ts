@@ -190,6 +190,16 @@ describe.each(TEST_DATABASES)('transition effects on $name', (db: TestDatabase) 
     expect((await as('GET', `/api/tickets/${id}`)).body).toMatchObject({ state: 'resolved', reopened: 0 });
   });
 
+  it('says in the OpenAPI document what each transition sets', async () => {
+    const document = (await as('GET', '/api/openapi.json')).body as {
+      paths: Record<string, Record<string, { description?: string }>>;
+    };
+    expect(document.paths['/api/tickets/{id}/resolve']?.post?.description).toBe(
+      'Sets `decided_by = user`, `decided_on = today`, `resolved_at = now` as it is taken, after its guard; the rules are checked on the result.',
+    );
+    expect(document.paths['/api/tickets/{id}']?.get?.description).toBeUndefined();
+  });
+
   it('adds days across a month end and a leap day as UTC days', async () => {
     const id = await ticket({ due: '2028-02-27' });
     await as('POST', `/api/tickets/${id}/resolve`);
