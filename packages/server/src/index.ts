@@ -3,6 +3,7 @@ export { SYSTEM_ROUTES } from './app/features.ts';
 export { type AccountsDatabase, openAccounts } from './app/open-accounts.ts';
 export { formatDiagnostic, type Say, type ServeOptions, type ServeResult, serve } from './app/serve.ts';
 export { createServer, DEFAULT_HOST, DEFAULT_PORT, type NinepointServer, type ServerOptions } from './app/server.ts';
+export { SERVER_CREATED_CHANNEL, type ServerCreated } from './app/server-channel.ts';
 export { createAjv } from './compile/ajv.ts';
 export { compileJsonSchemas, type EntitySchemas, fieldSchema, type JsonSchema } from './compile/json-schemas.ts';
 export {

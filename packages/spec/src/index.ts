@@ -13,7 +13,14 @@ export {
 } from './cel-types.ts';
 export { type CheckResult, checkSpec, MAX_SPEC_BYTES } from './check.ts';
 export { conditionWords } from './condition-words.ts';
-export { decimalLimit, decimalMultipleTest, decimalPlaces, EXACT_DIGITS, isDecimalMultiple } from './decimals.ts';
+export {
+  DECIMAL_MULTIPLE_OF,
+  decimalLimit,
+  decimalMultipleTest,
+  decimalPlaces,
+  EXACT_DIGITS,
+  isDecimalMultiple,
+} from './decimals.ts';
 export { deriveCalls, effectiveCalls, formatCallsTable } from './derive-calls.ts';
 export { dashboardText, deriveScreens, effectiveScreens, formatScreensTable } from './derive-screens.ts';
 export { DIAGNOSTIC_CODES, type DiagnosticCode, type DiagnosticPoint } from './diagnostic-codes.ts';
@@ -57,6 +64,13 @@ export {
   type ValueFamily,
   valueWords,
 } from './field-kinds.ts';
+export {
+  FIELD_SCHEMAS,
+  fieldValueSchema,
+  ID_SCHEMA,
+  type JsonSchema,
+  type JsonType,
+} from './field-schema.ts';
 export { type CountTerm, findCounts } from './filled-terms.ts';
 export { type InsertablePoint, insertDerived, isInsertable } from './insert-derived.ts';
 export { limitGroupWords } from './limit-words.ts';

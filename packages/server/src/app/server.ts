@@ -1,3 +1,4 @@
+import { channel } from 'node:diagnostics_channel';
 import { effectiveScreens, type Model } from '@ninepoint/spec';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { type Logger, pino } from 'pino';
@@ -30,6 +31,7 @@ import { PgStore } from '../store/postgres/pg-store.ts';
 import type { Store } from '../store/store.ts';
 import { SavedViewsStore, savedViews } from '../views/index.ts';
 import { type CompiledApp, compileApp } from './compile-app.ts';
+import { SERVER_CREATED_CHANNEL, type ServerCreated } from './server-channel.ts';
 
 export interface ServerOptions extends StoreOptions {
   /** A checked model without errors. */
@@ -51,7 +53,7 @@ export interface ServerOptions extends StoreOptions {
    */
   trustProxy?: TrustProxy;
   /**
-   * Development mode (`ninepoint dev`, see `dev-mode.ts`): a demo user per role, made or brought up
+   * Development mode (`ninepoint dev`, see `people/dev-mode.ts`): a demo user per role, made or brought up
    * to date at each start, and `POST /api/dev/sign-in-as`, which signs in as one without a
    * password. Never for production; `ninepoint serve` never sets it. Default false.
    */
@@ -69,7 +71,7 @@ export interface ServerOptions extends StoreOptions {
   mail?: MailOptions;
   /** Live updates (`GET /api/events`): for tests, a shorter heartbeat or another bound per user. */
   live?: Pick<LiveOptions, 'heartbeatMs' | 'maxStreamsPerUser'>;
-  /** Sign-in with an OpenID Connect provider (`OIDC_ISSUER`…, see auth/oidc-settings.ts); none by default. */
+  /** Sign-in with an OpenID Connect provider (`OIDC_ISSUER`…, see people/oidc-settings.ts); none by default. */
   oidc?: OidcSettings | null;
   /** How long `close` waits for requests under way before cutting them. Default `CLOSE_GRACE_MS` (8 s). */
   closeGraceMs?: number;
@@ -93,6 +95,8 @@ export interface NinepointServer {
   /** Stops taking requests, lets those under way finish, then closes the database. Safe to call twice. */
   close(): Promise<void>;
 }
+
+const serverCreated = channel(SERVER_CREATED_CHANNEL);
 
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 3000;
@@ -165,6 +169,7 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
       oidc,
       live: options.live ?? {},
     });
+    if (serverCreated.hasSubscribers) serverCreated.publish({ app, openapi: compiled.openapi } satisfies ServerCreated);
     return wrap(app, compiled, store, auth, plan, options.closeGraceMs, endStreams);
   } catch (error) {
     await store.close();

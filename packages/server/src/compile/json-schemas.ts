@@ -92,9 +92,14 @@ function historyEntry(states: string[] | null): JsonSchema {
       transition: { type: ['string', 'null'] },
       from: state,
       to: state,
-      changes: { type: 'object', description: 'The fields that changed, with their new values.' },
+      changes: {
+        type: 'object',
+        additionalProperties: true,
+        description: 'The fields that changed, with their new values.',
+      },
       before: {
         type: 'object',
+        additionalProperties: true,
         description: 'The same fields before the change; on delete, every field as it was last.',
       },
     },

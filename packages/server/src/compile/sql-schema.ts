@@ -55,7 +55,7 @@ export const SCHEMA_TABLE = '_ninepoint_schema';
 export const HISTORY_TABLE = '_ninepoint_history';
 
 /**
- * A counter every write of a record bumps; a record's ETag is made from it (`http/etag.ts`). Field
+ * A counter every write of a record bumps; a record's ETag is made from it (`records/etag.ts`). Field
  * names start with a lower-case letter, so this name cannot collide with a declared field, and the
  * API never shows it as a field.
  */

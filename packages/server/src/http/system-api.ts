@@ -66,6 +66,10 @@ export const SYSTEM_API: FeatureApi = {
         security: [],
         responses: {
           '200': { description: route.summary, content: { [mediaType]: { schema } } },
+          // The page is sent with an ETag (http/api-docs.ts): a browser's If-None-Match may match it.
+          ...(route.path === '/api/docs'
+            ? { '304': { description: 'Not modified: the page the browser has is current.' } }
+            : {}),
           ...responses.for(API.anyCall),
         },
       };

@@ -176,7 +176,7 @@ const INVITATION = 'ninepoint.Invitation';
 const ACCEPT_INVITATION = 'ninepoint.AcceptInvitation';
 const INVITATION_LOOKUP = 'ninepoint.InvitationLookup';
 
-/** How a call proves who it is from (`http/auth.ts`). */
+/** How a call proves who it is from (`auth.ts`). */
 export const SECURITY_SCHEMES: Record<string, SecurityScheme> = {
   session: {
     type: 'apiKey',
@@ -241,8 +241,27 @@ const ACCESS_SCHEMA: JsonSchema = {
         type: 'boolean',
         description: 'Whether `own` records are reached through references (`own via doctor.account`).',
       },
+      readFields: {
+        type: ['array', 'null'],
+        items: API.string,
+        description:
+          "The fields the caller sees of every record they may read; null for all (a `read own` role may see more of the caller's own records: those come with the record).",
+      },
     },
-    required: ['create', 'read', 'update', 'delete', 'transitions'],
+    // `accessSummary` (compile/permissions.ts) always sends every one of these.
+    required: [
+      'create',
+      'read',
+      'update',
+      'delete',
+      'transitions',
+      'createFields',
+      'updateFields',
+      'updateStates',
+      'deleteStates',
+      'ownedVia',
+      'readFields',
+    ],
     additionalProperties: false,
   },
 };
@@ -370,8 +389,9 @@ function peopleOperation(route: PeopleCall, responses: ProblemResponses): Operat
             },
           },
           ...responses.for(
+            // The password chosen at the link is checked there: too short answers VALIDATION_FAILED.
             route.operationId === 'verifyEmail'
-              ? [...API.posted, 'VERIFY_LINK_INVALID', ...API.anyCall]
+              ? [...API.posted, 'VERIFY_LINK_INVALID', 'VALIDATION_FAILED', ...API.anyCall]
               : [...API.posted, 'INVITATION_INVALID', 'VALIDATION_FAILED', ...API.anyCall],
           ),
         },

@@ -1,7 +1,7 @@
 import type { JsonSchema } from '../compile/json-schemas.ts';
 
 /**
- * What sign-in looks like on the wire, shared by the server (`http/auth.ts`), which validates and
+ * What sign-in looks like on the wire, shared by the server (`auth.ts`), which validates and
  * sets cookies with it, and the OpenAPI document, which describes it: one source for both.
  */
 

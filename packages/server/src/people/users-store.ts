@@ -14,7 +14,7 @@ import {
 
 export type { ManagedAccount, UserAccount };
 
-/** What happened to an account, as its history keeps it (`recordAccountEvent` in auth/accounts.ts). */
+/** What happened to an account, as its history keeps it (`recordAccountEvent` in accounts.ts). */
 export type AccountEvent =
   | { kind: 'created'; how: 'terminal' | 'sign-up' | 'invitation' | 'single-sign-on'; roles: string[] }
   | { kind: 'roles-changed'; from: string[]; to: string[] }

@@ -101,7 +101,7 @@ function callSummary(action: Route['action']): string {
   }
 }
 
-/** `GET …/summary`: the figures of a dashboard (see `http/entity-routes.ts`). */
+/** `GET …/summary`: the figures of a dashboard (see `entity-routes.ts`). */
 function summaryOperation(
   summary: SummaryRoute,
   entity: Entity,
@@ -187,7 +187,7 @@ const IF_MATCH: Parameter = {
 };
 
 /**
- * Whether a signed-out visitor may make a call, as `http/entity-routes.ts` decides it: reads need
+ * Whether a signed-out visitor may make a call, as `entity-routes.ts` decides it: reads need
  * read access; a visitor owns no record, so writes need `all` access to read and to change.
  */
 function visitorsMay(

@@ -14,7 +14,13 @@ const expenses = modelOf('expenses.md');
 
 const id = (n: number) => `0190f3c4-7a2b-7c3d-8e4f-${String(n).padStart(12, '0')}`;
 const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
-const user = (n: number, roles: string[]): User => ({ id: id(n), email: `u${n}@example.com`, name: `U${n}`, roles });
+const user = (n: number, roles: string[]): User => ({
+  id: id(n),
+  email: `u${n}@example.com`,
+  name: `U${n}`,
+  roles,
+  createdAt: '2026-01-01T00:00:00.000Z',
+});
 
 const STAFF = user(1, ['staff']);
 const MEMBER = user(2, ['member']);

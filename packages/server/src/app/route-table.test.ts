@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { modelOf } from '../../test/helpers.ts';
-import { compileApp } from '../app/compile-app.ts';
+import { compileApp } from './compile-app.ts';
 
 const EXPENSES = readFileSync(new URL('../../../../examples/expenses.md', import.meta.url), 'utf8');
 

@@ -2,7 +2,8 @@ import { blankSpec } from '@ninepoint/spec';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { blankModel, insertRowBefore, LENDING_DESK, LENDING_DESK_DERIVED, modelOf } from '../../test/helpers.ts';
-import { compileApp } from '../app/compile-app.ts';
+import { createAjv } from '../compile/ajv.ts';
+import type { OpenApiDocument, Operation, Response } from '../compile/openapi.ts';
 import {
   PASSWORD_RESET_ACCEPTED,
   PASSWORD_RESET_CONFIRM_SCHEMA,
@@ -11,8 +12,7 @@ import {
   SIGN_IN_SCHEMA,
   USER_SCHEMA,
 } from '../people/people-schemas.ts';
-import { createAjv } from './ajv.ts';
-import type { OpenApiDocument, Operation, Response } from './openapi.ts';
+import { compileApp } from './compile-app.ts';
 
 /** A response, following its $ref into the components. */
 function response(document: OpenApiDocument, r: Response | { $ref: string } | undefined): Response | undefined {
