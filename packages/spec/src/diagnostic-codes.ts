@@ -92,6 +92,22 @@ export const DIAGNOSTIC_CODES = {
   'invalid-call': { severity: 'error', summary: "A call's method, path or action is malformed." },
   'call-mismatch': { severity: 'error', summary: "A call's method or path does not fit the action it names." },
   'duplicate-call': { severity: 'error', summary: 'Two calls share a method and path.' },
+  'invalid-event': {
+    severity: 'error',
+    summary: 'A notification or call to another system is set off by something that is not an event.',
+  },
+  'invalid-recipient': {
+    severity: 'error',
+    summary: 'A notification goes to a field that is not a User, or a constant that is not an email address.',
+  },
+  'invalid-webhook': {
+    severity: 'error',
+    summary: "A call to another system's method, URL or body is not understood.",
+  },
+  'secret-in-spec': {
+    severity: 'error',
+    summary: 'A call to another system is signed with a secret written in the spec, not read from the environment.',
+  },
   // Errors and constants
   'invalid-status': { severity: 'error', summary: 'An HTTP status is not a 4xx or 5xx code.' },
   'unknown-placeholder': { severity: 'warning', summary: 'A message placeholder names no constant or field.' },
