@@ -14,7 +14,7 @@ export {
 export { type CheckResult, checkSpec, MAX_SPEC_BYTES } from './check.ts';
 export { conditionWords } from './condition-words.ts';
 export { decimalLimit, decimalMultipleTest, decimalPlaces, EXACT_DIGITS, isDecimalMultiple } from './decimals.ts';
-export { deriveCalls, effectiveCalls, formatCallsTable } from './derive-calls.ts';
+export { callsDeclared, deriveCalls, effectiveCalls, formatCallsTable } from './derive-calls.ts';
 export { dashboardText, deriveScreens, effectiveScreens, formatScreensTable } from './derive-screens.ts';
 export { DIAGNOSTIC_CODES, type DiagnosticCode } from './diagnostic-codes.ts';
 export type { Diagnostic, Severity } from './diagnostics.ts';

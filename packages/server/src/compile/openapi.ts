@@ -153,7 +153,7 @@ const ANYBODY: SecurityRequirement[] = [...SIGNED_IN, {}];
 export function compileOpenApi(
   model: Pick<
     Model,
-    'product' | 'entities' | 'constants' | 'machines' | 'permissions' | 'roles' | 'points' | 'screens'
+    'product' | 'entities' | 'constants' | 'machines' | 'permissions' | 'roles' | 'points' | 'screens' | 'calls'
   >,
   routes: readonly Route[],
   schemas: ReadonlyMap<string, EntitySchemas>,
