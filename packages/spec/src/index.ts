@@ -74,6 +74,7 @@ export {
 } from './permission-matrix.ts';
 export { type PointProgress, pointProgress } from './progress.ts';
 export { offsetAt, type QuickFix, quickFixes } from './quick-fixes.ts';
+export { isAbsoluteHttpUrl } from './read-outgoing.ts';
 export { RUNTIME_CONSTANTS, type RuntimeSettings, runtimeSettings } from './runtime-constants.ts';
 export type { StudioStatus } from './studio-status.ts';
 export { type PointSummary, summarizePoints } from './summary.ts';

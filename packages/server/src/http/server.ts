@@ -10,6 +10,7 @@ import { PROBLEM_CONTENT_TYPE, type ProblemExtras, type ProblemParams } from '..
 import { ensureDemoUsers, registerDevRoutes } from '../dev-mode.ts';
 import { type ChangeFeed, LocalFeed, PgFeed } from '../live/change-feed.ts';
 import { type LiveOptions, registerLiveEvents } from '../live/live-events.ts';
+import { Outbox, type OutboxTiming } from '../outbox/outbox.ts';
 import { AuthStore } from '../store/auth-store.ts';
 import { OidcStore } from '../store/oidc-store.ts';
 import { openStore, type StoreOptions } from '../store/open-store.ts';
@@ -84,6 +85,12 @@ export interface ServerOptions extends StoreOptions {
   oidc?: OidcSettings | null;
   /** How long `close` waits for requests under way before cutting them. Default `CLOSE_GRACE_MS` (8 s). */
   closeGraceMs?: number;
+  /**
+   * Point 7's notifications and calls to other systems: the environment their URLs, secrets,
+   * addresses and `CALLS_ALLOW_PRIVATE` are read from (default `process.env`), and for tests,
+   * faster retries.
+   */
+  outbox?: { env?: NodeJS.ProcessEnv; timing?: OutboxTiming };
 }
 
 /** Fastify's `trustProxy`: all, none, addresses/CIDRs, or a function of the address and its hop. */
@@ -148,6 +155,17 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
     await oidc?.logins.setUp();
     const views = new SavedViewsStore(store.sql);
     await views.setUp();
+    const outbox = await Outbox.open({
+      model: compiled.model,
+      store,
+      auth,
+      permissions: compiled.permissions,
+      settings: compiled.settings,
+      mailer: options.mail?.mailer ?? null,
+      logger,
+      ...(options.outbox?.env ? { env: options.outbox.env } : {}),
+      ...(options.outbox?.timing ? { timing: options.outbox.timing } : {}),
+    });
     const devMode = options.devMode ?? false;
     // What to do next (add a user; dev mode's demo users; email not configured) is said once by
     // the command that started the server (`ninepoint serve`, `ninepoint dev`), not at every app
@@ -168,6 +186,7 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
     if (feed instanceof PgFeed) await feed.ready;
     const { app, endStreams } = buildApp(compiled, store, logger, auth, feed, {
       views,
+      outbox,
       now: options.now,
       devMode,
       trustProxy: options.trustProxy ?? false,
@@ -191,6 +210,7 @@ function buildApp(
   feed: ChangeFeed,
   {
     views,
+    outbox,
     now,
     devMode,
     trustProxy,
@@ -200,6 +220,7 @@ function buildApp(
     live: liveOptions,
   }: {
     views: SavedViewsStore;
+    outbox: Outbox;
     now: (() => number) | undefined;
     devMode: boolean;
     trustProxy: TrustProxy;
@@ -272,12 +293,13 @@ function buildApp(
   app.get('/api/openapi.json', (_request, reply) => reply.type(JSON_CONTENT_TYPE).send(compiled.openapiJson));
   registerApiDocs(app, compiled.model.product.name);
 
+  const managesPeople = (actor: Actor) => actor.userId !== null && peopleAccess(compiled.model, actor.roles).manage;
   const { signIn } = registerAuth(app, {
     auth,
     settings,
     now,
     mayPickUsers: userPickers(compiled),
-    managesPeople: (actor) => actor.userId !== null && peopleAccess(compiled.model, actor.roles).manage,
+    managesPeople,
     accessOf: (actor) => accessSummary(compiled.permissions, compiled.model, actor),
     peopleOf: (actor) => peopleAccess(compiled.model, actor.roles),
     signUp: signUpRoles(compiled.model),
@@ -309,7 +331,12 @@ function buildApp(
     now,
     ...liveOptions,
   });
-  registerEntityRoutes(app, compiled, store, (change) => live.committed(change));
+  registerEntityRoutes(app, compiled, store, (change) => {
+    live.committed(change);
+    outbox.committed(change.entity, change.kind);
+  });
+  outbox.register(app, managesPeople, now ?? Date.now);
+  outbox.start((userId) => live.notified(userId));
   registerSavedViews(app, { views, screens: effectiveScreens(compiled.model), ...(now ? { now } : {}) });
   if (devMode) registerDevRoutes(app, { auth, model: compiled.model, signIn });
   extend?.register(app);
