@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type CallAction, type Entity, type Model, runtimeSettings, type StateMachine } from '@ninepoint/spec';
+import { DELIVERY, DELIVERY_SCHEMA, NOTIFICATION, NOTIFICATION_SCHEMA, OUTBOX_ROUTES } from '../outbox/outbox-api.ts';
 import {
   ACCEPT_INVITATION_SCHEMA,
   ACCOUNT_CHANGE_SCHEMA,
@@ -179,6 +180,8 @@ export function compileOpenApi(
     [INVITATION_LOOKUP]: INVITATION_LOOKUP_SCHEMA,
     [SAVED_VIEW]: SAVED_VIEW_SCHEMA,
     [SAVE_VIEW]: SAVE_VIEW_SCHEMA,
+    [DELIVERY]: DELIVERY_SCHEMA,
+    [NOTIFICATION]: NOTIFICATION_SCHEMA,
   };
   for (const [entity, s] of schemas) {
     components[schemaComponent(entity, 'record')] = s.record;
@@ -202,6 +205,7 @@ export function compileOpenApi(
     add(system.path.replace(/:([A-Za-z_]\w*)/g, '{$1}'), system.method, systemOperation(system, responses));
   }
   for (const view of SAVED_VIEW_ROUTES) add(view.path, view.method, savedViewOperation(view, responses));
+  for (const route of OUTBOX_ROUTES) add(route.path, route.method, outboxOperation(route, responses));
   for (const route of routes) {
     const { entity } = route.action;
     const machine = model.machines.find((m) => m.entity === entity);
@@ -903,6 +907,23 @@ function systemOperation(route: SystemRoute, responses: ProblemResponses): Opera
     responses: {
       '200': { description: route.summary, content: { [mediaType]: { schema } } },
       ...responses.for(ANY_CALL),
+    },
+  };
+}
+
+/** A call of the outbox (`outbox/outbox-routes.ts`): deliveries, and the caller's notifications. */
+function outboxOperation(route: (typeof OUTBOX_ROUTES)[number], responses: ProblemResponses): Operation {
+  return {
+    operationId: route.operationId,
+    summary: route.summary,
+    tags: [SYSTEM_TAG],
+    security: SIGNED_IN,
+    ...(route.parameters ? { parameters: route.parameters.map((p) => ({ ...p })) } : {}),
+    responses: {
+      ...(route.answer === null
+        ? { '204': { description: route.summary } }
+        : { '200': { description: route.summary, content: { [JSON_TYPE]: { schema: route.answer } } } }),
+      ...responses.for([...route.problems, ...ANY_CALL]),
     },
   };
 }
