@@ -96,8 +96,10 @@ export class Deliverer {
     for (;;) {
       if (this.#stopped) return;
       const now = this.#now();
-      // The lease outlasts an attempt: a call's timeout, or a mail's SMTP steps.
-      const lease = now + Math.max(this.#o.timeoutMs, 20_000) * 2 + 5_000;
+      // The lease outlasts an attempt: a call's timeout, or a mail's SMTP steps (20 s each).
+      const attemptMs =
+        this.#o.outgoing.notifications.length > 0 ? Math.max(this.#o.timeoutMs, 20_000) : this.#o.timeoutMs;
+      const lease = now + attemptMs * 2 + 5_000;
       const rows = await this.#o.deliveries.claim(now, lease, batch);
       if (rows.length === 0) return;
       await Promise.all(rows.map((row) => this.#attempt(row)));
