@@ -318,6 +318,6 @@ describe.each(TEST_DATABASES.filter((d) => d.name === 'postgres'))('two servers 
       (s) => s.output.split('\n').filter((l) => l.includes('delivered call POST env HOOK_URL')).length,
     );
     console.log(`two servers: delivered ${lines.join(' and ')}`);
-    expect(lines[0] + lines[1]).toBe(ids.length);
+    expect((lines[0] ?? 0) + (lines[1] ?? 0)).toBe(ids.length);
   }, 120_000);
 });
