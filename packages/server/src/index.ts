@@ -109,6 +109,7 @@ export { createServer, DEFAULT_HOST, DEFAULT_PORT, type NinepointServer, type Se
 export { closeOnSignals, type ShutdownOptions } from './http/shutdown.ts';
 export { type MailSettings, MailSettingsError, mailSettingsFromEnv, type SmtpSettings } from './mail/mail-settings.ts';
 export { type KeptMail, type Mail, type Mailer, Outbox, smtpMailer } from './mail/mailer.ts';
+export { DeliveriesStore, type Delivery, type DeliveryStatus, deliveryOf } from './outbox/deliveries-store.ts';
 export { formatDiagnostic, type Say, type ServeOptions, type ServeResult, serve } from './serve.ts';
 export {
   type AccountEvent,

@@ -113,7 +113,13 @@ export class DeliveriesStore {
 
   async setUp(): Promise<void> {
     await this.#sql.exec(OUTBOX_DDL);
-    // One server per SQLite database: whatever the last run held was cut off by its end.
+  }
+
+  /**
+   * At a server's start on SQLite (one server per database): whatever the last run held was cut
+   * off by its end, so its leases are freed. Not for tools opening the database beside a server.
+   */
+  async freeLeases(): Promise<void> {
     if (this.#sql.dialect === 'sqlite') {
       await this.#sql.run(
         `UPDATE ${D} SET "claimed_until" = NULL WHERE "status" = 'pending' AND "claimed_until" IS NOT NULL`,

@@ -56,6 +56,7 @@ export class Outbox {
     const env = options.env ?? process.env;
     const deliveries = new DeliveriesStore(options.store.sql);
     await deliveries.setUp();
+    await deliveries.freeLeases();
     const outgoing = compileOutgoing(options.model, env);
     for (const sentence of outgoing.unconfigured) options.logger.warn(sentence);
     if (!outgoing.empty) options.store.follow(outboxFollower(outgoing));
