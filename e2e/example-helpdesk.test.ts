@@ -562,10 +562,20 @@ describe.each(TEST_DATABASES)('the helpdesk example over HTTP on $name', (db) =>
     await walkRateLimit(walk.as(await newRequester('eager')), '/api/articles?limit=1');
   });
 
-  it('locks sign-in after SIGN_IN_ATTEMPTS_PER_15_MINUTES failures (SIGN_IN_LOCKED)', async () => {
+  // In this order: a lockout locks the address too, so only walks that sign no one in follow it.
+  it('signs a deactivated account out and refuses its sign-in (ACCOUNT_DEACTIVATED)', async () => {
     await walkDeactivation(walk, await newRequester('leaving'), '/api/articles?limit=1');
+  });
+
+  it('locks sign-in after SIGN_IN_ATTEMPTS_PER_15_MINUTES failures, even with the right password (SIGN_IN_LOCKED)', async () => {
     await walkLockout(walk, await newRequester('forgetful'));
+  });
+
+  it('refuses a password reset link no mail carried (RESET_LINK_INVALID), and answers a reset request alike for any address', async () => {
     await walkPasswordReset(walk);
+  });
+
+  it('refuses sign-up confirmation and invitation links no mail carried (VERIFY_LINK_INVALID, INVITATION_INVALID)', async () => {
     await walkJoiningLinks(walk);
   });
 

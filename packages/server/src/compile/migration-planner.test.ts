@@ -10,7 +10,8 @@ import {
   type MigrationStep,
   type ProbedRow,
 } from './migration-contract.ts';
-import { narrowings, planMigration } from './migration-planner.ts';
+import { planMigration } from './migration-planner.ts';
+import { narrowings } from './migration-planners/narrowed-field.ts';
 import { formatMigrationPlan, MigrationRefusedError } from './migration-report.ts';
 import { compileSqlSchema, type SqlTable } from './sql-schema.ts';
 

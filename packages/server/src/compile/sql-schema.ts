@@ -32,6 +32,8 @@ export interface SqlColumn {
   default: string | number | boolean | null;
   /** For a reference: the entity referred to (`User` included) and its table, null for `User`. */
   references: { entity: string; table: string | null } | null;
+  /** For a decimal field that declares its places (`decimal(2)`): how many. */
+  scale?: number;
 }
 
 export type IndexReason = 'unique' | 'reference' | 'state' | 'sort' | 'limit' | 'filter';
@@ -164,6 +166,7 @@ function fieldColumn(field: Field): SqlColumn {
       type.kind === 'reference'
         ? { entity: type.entity, table: type.entity === USER_ENTITY ? null : tableName(type.entity) }
         : null,
+    ...(type.kind === 'decimal' && type.scale !== null ? { scale: type.scale } : {}),
   };
 }
 

@@ -14,7 +14,8 @@ import {
   type TokenFound,
   type UserAccount,
 } from '../store/auth-store.ts';
-import { andThen, type MaybePromise } from '../store/sql-runner.ts';
+import { andThen } from '../store/sql-runner.ts';
+import type { MaybePromise } from '../store/step.ts';
 import { listAccountsFor } from './user-admin.ts';
 import { UUID } from './values.ts';
 

@@ -196,19 +196,11 @@ function summaryHandler(context: EntityContext): Handler {
       by,
       sums,
     });
-    // Decimal sums are made in floating point on SQLite: rounded to the field's places, as stored.
-    const round = (totals: Record<string, number>) => {
-      for (const field of fields) {
-        if (field?.type.kind !== 'decimal') continue;
-        const value = totals[field.name] ?? 0;
-        totals[field.name] = Number(value.toFixed(field.type.scale ?? 9));
-      }
-      return totals;
-    };
+    // The store answers sums as stored: a decimal's with its places, on every database.
     return reply.send({
       count: summary.count,
-      sums: round(summary.sums),
-      ...(summary.groups ? { groups: summary.groups.map((g) => ({ ...g, sums: round(g.sums) })) } : {}),
+      sums: summary.sums,
+      ...(summary.groups ? { groups: summary.groups } : {}),
     });
   };
 }

@@ -1,4 +1,5 @@
-import { andThen, type MaybePromise, type SqlRunner } from './sql-runner.ts';
+import { andThen, type SqlRunner } from './sql-runner.ts';
+import type { MaybePromise } from './step.ts';
 
 /** A user account as the runtime and the CLI see it: never its password hash. */
 export interface UserAccount {

@@ -82,6 +82,20 @@ export interface ConditionDialect {
   like: 'LIKE' | 'ILIKE';
 }
 
+/** How a dialect writes a summary: its conditions, and a number column's total (`RecordsDialect.sum`). */
+export interface SummaryDialect extends ConditionDialect {
+  sum(column: SqlColumn): string;
+}
+
+/**
+ * The decimal places a sum of this column keeps: a decimal field's own, or 9 for one that declares
+ * none; null for an integer column, whose sums are exact.
+ */
+export function sumPlaces(column: SqlColumn): number | null {
+  if (column.type !== 'decimal') return null;
+  return column.scale ?? 9;
+}
+
 /**
  * The conditions a list query's filters, search and owner put on its rows (the count's too); the
  * page's keyset comes apart (`keysetCondition`), since the count does not take it. `columnOf`
@@ -217,10 +231,10 @@ export function summarySql(
   table: string,
   query: SummaryQuery,
   columnOf: (name: string) => SqlColumn,
-  d: ConditionDialect,
+  d: SummaryDialect,
 ): string {
   const where = listConditions({ filters: query.filters, search: null, owner: query.owner }, columnOf, d);
-  const sums = query.sums.map((name, i) => `sum(${d.quote(columnOf(name).name)}) AS "s${i}"`);
+  const sums = query.sums.map((name, i) => `${d.sum(columnOf(name))} AS "s${i}"`);
   const by = query.by === null ? null : d.quote(columnOf(query.by).name);
   const select = [...(by ? [`${by} AS "g"`] : []), 'count(*) AS "n"', ...sums].join(', ');
   const whereSql = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
@@ -230,12 +244,14 @@ export function summarySql(
 /**
  * A summary from `summarySql`'s rows: numbers as numbers (drivers answer big counts and NUMERIC
  * sums as text), groups largest first, totals over the groups. `value` turns a stored group value
- * into the API's (SQLite's 0 and 1 into booleans).
+ * into the API's (SQLite's 0 and 1 into booleans). A total over groups is added in floating point
+ * here on every database, so it is rounded as the groups' sums are (`sumPlaces`).
  */
 export function summaryOf(
   query: SummaryQuery,
   rows: readonly Record<string, unknown>[],
   value: (stored: unknown) => Value,
+  columnOf: (name: string) => SqlColumn,
 ): Summary {
   const sumsOf = (row: Record<string, unknown>) =>
     Object.fromEntries(query.sums.map((name, i) => [name, Number(row[`s${i}`] ?? 0)]));
@@ -250,7 +266,11 @@ export function summaryOf(
   }));
   groups.sort((a, b) => b.count - a.count || String(a.value ?? '').localeCompare(String(b.value ?? '')));
   const sums = Object.fromEntries(
-    query.sums.map((name) => [name, groups.reduce((t, g) => t + (g.sums[name] ?? 0), 0)]),
+    query.sums.map((name) => {
+      const total = groups.reduce((t, g) => t + (g.sums[name] ?? 0), 0);
+      const places = sumPlaces(columnOf(name));
+      return [name, places === null ? total : Number(total.toFixed(places))];
+    }),
   );
   return { count: groups.reduce((t, g) => t + g.count, 0), sums, groups };
 }

@@ -27,7 +27,7 @@ import {
   summarySql,
 } from './record-logic.ts';
 import type { Prepared, RecordsDialect, Row } from './records-dialect.ts';
-import { type Maybe, runSync, type Step, wait } from './step.ts';
+import { type MaybePromise, runSync, type Step, wait } from './step.ts';
 import type {
   ConditionalWrite,
   DeleteCheck,
@@ -92,6 +92,18 @@ const EMPTY_JSON = '{}';
 /** Stand-ins for a position's parts while a page plan is built, to find where each is bound. */
 const PLANNED_ID = Symbol('position id');
 const PLANNED_VALUE = Symbol('position value');
+
+/** What an update or a transition would write, planned before it is checked (see `Records.#change`). */
+interface ChangePlan {
+  id: string;
+  /** The record and its version as read, for update, at the start of the transaction. */
+  current: StoredRecord;
+  transition: TransitionWrite | null;
+  /** The fields the write changes (given and different from `current`). */
+  changes: Record<string, Value>;
+  /** The record as the write would leave it. */
+  record: ApiRecord;
+}
 
 /** A table that refers to this one, and the statement that finds whether a record is referred to. */
 interface Referrer<C> {
@@ -454,7 +466,7 @@ export class Records<C> implements EntityRecords {
   async list(query: ListQuery): Promise<ListPage> {
     const { idle } = this.#d;
     let rows: Row[];
-    let counting: (() => Maybe<Row | undefined>) | null = null;
+    let counting: (() => MaybePromise<Row | undefined>) | null = null;
     if (query.filters.length === 0 && query.search === null && query.owner === null) {
       const plan = this.#pagePlan(query);
       const { after } = query;
@@ -544,10 +556,12 @@ export class Records<C> implements EntityRecords {
       bind: this.#binder(params),
       toDb: this.#toDb,
       like: d.like,
+      sum: (column) => d.sum(column),
     });
     const boolean = query.by !== null && this.#column(query.by).type === 'boolean';
     const rows = await d.cached(sql).all(d.idle, params);
-    return summaryOf(query, rows, (v) => (boolean && typeof v === 'number' ? v !== 0 : (v as Value)));
+    const value = (v: unknown) => (boolean && typeof v === 'number' ? v !== 0 : (v as Value));
+    return summaryOf(query, rows, value, (name) => this.#column(name));
   }
 
   async history(id: string): Promise<HistoryEntry[]> {
@@ -565,6 +579,10 @@ export class Records<C> implements EntityRecords {
     }));
   }
 
+  /**
+   * An update or a transition, in one transaction, as four steps: plan (what the write would
+   * leave), check (whether it may be made), write (the row) and history (its entry).
+   */
   async #change(
     id: string,
     values: Record<string, Value>,
@@ -573,10 +591,114 @@ export class Records<C> implements EntityRecords {
     transition: TransitionWrite | null,
   ): Promise<WriteOutcome> {
     try {
-      return await this.#d.transaction((conn) => this.#updateRecord(conn, id, values, context, check, transition));
+      return await this.#d.transaction((conn) => this.#changeIn(conn, id, values, context, check, transition));
     } catch (error) {
       return this.#writeRefused(error, values);
     }
+  }
+
+  *#changeIn(
+    conn: C,
+    id: string,
+    values: Record<string, Value>,
+    context: ConditionalWrite,
+    check: WriteCheck | undefined,
+    transition: TransitionWrite | null,
+  ): Step<WriteOutcome> {
+    const plan = yield* this.#planChange(conn, id, values, transition, context.at);
+    if (!plan) return { ok: false, refusal: { kind: 'not-found' } };
+    const answer = yield* this.#checkChange(conn, plan, context, check);
+    if (answer) return answer;
+    if (!(yield* this.#writeChange(conn, plan, context.at))) return { ok: false, refusal: { kind: 'stale' } };
+    yield* this.#changeHistory(conn, plan, context);
+    // Rows that must commit with the change (the outbox of its notifications and calls).
+    yield* this.#followed(
+      conn,
+      plan.transition ? 'transition' : 'update',
+      plan.transition?.name ?? null,
+      plan.record,
+      context,
+    );
+    return { ok: true, stored: { record: plan.record, version: plan.current.version + 1 }, changed: true };
+  }
+
+  /**
+   * Plan: the record read for update and what the write would make of it; no check yet, nothing
+   * written. Undefined when there is no such record.
+   *
+   * Hook: a transition's field assignments (its effects, issue 25) join `changes` and `record`
+   * here, so that the rules and limits of the check step, the row and the history entry all see
+   * them. The guard and `authorize` (which refuses fields the caller may not set) run on what the
+   * caller asked, so a plan carrying effects also keeps that record for them.
+   */
+  *#planChange(
+    conn: C,
+    id: string,
+    values: Record<string, Value>,
+    transition: TransitionWrite | null,
+    at: string,
+  ): Step<ChangePlan | undefined> {
+    const row = yield* wait(this.#getForUpdate.byId(conn, id));
+    if (!row) return undefined;
+    const current = this.#stored(row);
+    const { changes, record } = plannedWrite(this.#fieldColumns, current.record, values, transition, at);
+    return { id, current, transition, changes, record };
+  }
+
+  /**
+   * Check: whether the planned write may be made, in this order: the actor may make it
+   * (`authorize`), the record is at an expected version, something changes, its references name
+   * records the actor may read, and the entity's rules, guard and limits hold (`check`). Answers
+   * the outcome when the write is not to be made (a refusal, or nothing to change), else null.
+   * A check that refuses by throwing ends the transaction.
+   */
+  *#checkChange(
+    conn: C,
+    plan: ChangePlan,
+    context: ConditionalWrite,
+    check: WriteCheck | undefined,
+  ): Step<WriteOutcome | null> {
+    const { current, record, changes } = plan;
+    const { authorize } = context;
+    if (authorize) yield* this.#shared.decide(conn, (reader) => authorize(current.record, record, reader));
+    if (context.ifVersions !== null && !context.ifVersions.includes(current.version)) {
+      return { ok: false, refusal: { kind: 'stale' } };
+    }
+    // A transition is written even when no field changes: its history entry is the point.
+    if (Object.keys(changes).length === 0 && plan.transition === null)
+      return { ok: true, stored: current, changed: false };
+    const missing = yield* this.#unknownReferences(conn, changes, context);
+    if (missing.length > 0) return { ok: false, refusal: { kind: 'unknown-reference', fields: missing } };
+    if (check) yield* this.#shared.decide(conn, (reader) => check(record, current.record, reader));
+    return null;
+  }
+
+  /**
+   * Write: the planned record's row, if it is still at the version read (else false: another
+   * write got there first). A transition sets the state too.
+   */
+  *#writeChange(conn: C, plan: ChangePlan, at: string): Step<boolean> {
+    const d = this.#d;
+    const { id, record, transition, current } = plan;
+    const fields: unknown[] = this.#fieldColumns.map((c) => d.toDb(c, record[c.name] ?? null));
+    const updated =
+      transition && this.#updateState
+        ? yield* wait(this.#updateState.run(conn, [...fields, transition.to, at, id, current.version]))
+        : yield* wait(this.#update.run(conn, [...fields, at, id, current.version]));
+    return updated === 1;
+  }
+
+  /** History: the change's entry, naming the transition and its states when it is one. */
+  *#changeHistory(conn: C, plan: ChangePlan, context: WriteContext): Step<void> {
+    const { id, changes, transition, current } = plan;
+    const before = valuesBefore(changes, current.record);
+    if (!transition) {
+      yield* this.#history(conn, id, context, 'update', null, null, null, changes, before);
+      return;
+    }
+    const from = current.record.state;
+    const fromState = typeof from === 'string' ? from : null;
+    yield* this.#history(conn, id, context, 'transition', transition.name, fromState, transition.to, changes, before);
   }
 
   *#create(conn: C, record: ApiRecord, context: WriteContext, check: WriteCheck | undefined): Step<WriteOutcome> {
@@ -599,48 +721,6 @@ export class Records<C> implements EntityRecords {
     yield* this.#history(conn, String(record.id), context, 'create', null, null, state, changes, NO_VALUES);
     yield* this.#followed(conn, 'create', null, created, context);
     return { ok: true, stored: { record: created, version: 1 }, changed: true };
-  }
-
-  *#updateRecord(
-    conn: C,
-    id: string,
-    values: Record<string, Value>,
-    context: ConditionalWrite,
-    check: WriteCheck | undefined,
-    transition: TransitionWrite | null,
-  ): Step<WriteOutcome> {
-    const row = yield* wait(this.#getForUpdate.byId(conn, id));
-    if (!row) return { ok: false, refusal: { kind: 'not-found' } };
-    const current = this.#stored(row);
-    const { changes, record } = plannedWrite(this.#fieldColumns, current.record, values, transition, context.at);
-    const { authorize } = context;
-    if (authorize) yield* this.#shared.decide(conn, (reader) => authorize(current.record, record, reader));
-    if (context.ifVersions !== null && !context.ifVersions.includes(current.version)) {
-      return { ok: false, refusal: { kind: 'stale' } };
-    }
-    // A transition is written even when no field changes: its history entry is the point.
-    if (Object.keys(changes).length === 0 && transition === null) return { ok: true, stored: current, changed: false };
-    const missing = yield* this.#unknownReferences(conn, changes, context);
-    if (missing.length > 0) return { ok: false, refusal: { kind: 'unknown-reference', fields: missing } };
-    if (check) yield* this.#shared.decide(conn, (reader) => check(record, current.record, reader));
-    const d = this.#d;
-    const fields: unknown[] = this.#fieldColumns.map((c) => d.toDb(c, record[c.name] ?? null));
-    const updated =
-      transition && this.#updateState
-        ? yield* wait(this.#updateState.run(conn, [...fields, transition.to, context.at, id, current.version]))
-        : yield* wait(this.#update.run(conn, [...fields, context.at, id, current.version]));
-    if (updated !== 1) return { ok: false, refusal: { kind: 'stale' } };
-    const before = valuesBefore(changes, current.record);
-    if (transition) {
-      const from = current.record.state;
-      const fromState = typeof from === 'string' ? from : null;
-      yield* this.#history(conn, id, context, 'transition', transition.name, fromState, transition.to, changes, before);
-      yield* this.#followed(conn, 'transition', transition.name, record, context);
-    } else {
-      yield* this.#history(conn, id, context, 'update', null, null, null, changes, before);
-      yield* this.#followed(conn, 'update', null, record, context);
-    }
-    return { ok: true, stored: { record, version: current.version + 1 }, changed: true };
   }
 
   *#deleteRecord(conn: C, id: string, context: ConditionalWrite, check: DeleteCheck | undefined): Step<DeleteOutcome> {

@@ -1,6 +1,6 @@
 import type { ApiRecord, Value } from '../compile/record-types.ts';
 import type { SqlColumn, SqlTable } from '../compile/sql-schema.ts';
-import type { Maybe, Step } from './step.ts';
+import type { MaybePromise, Step } from './step.ts';
 
 /** A row as a driver answers it, by column name. */
 export type Row = Record<string, unknown>;
@@ -11,12 +11,12 @@ export type Row = Record<string, unknown>;
  */
 export interface Prepared<C> {
   /** The first row, or undefined. */
-  one(conn: C, params: readonly unknown[]): Maybe<Row | undefined>;
+  one(conn: C, params: readonly unknown[]): MaybePromise<Row | undefined>;
   /** `one` with an id as the only parameter: the hot read, with no array built for it. */
-  byId(conn: C, id: string): Maybe<Row | undefined>;
-  all(conn: C, params: readonly unknown[]): Maybe<Row[]>;
+  byId(conn: C, id: string): MaybePromise<Row | undefined>;
+  all(conn: C, params: readonly unknown[]): MaybePromise<Row[]>;
   /** Runs it; answers how many rows it changed. */
-  run(conn: C, params: readonly unknown[]): Maybe<number>;
+  run(conn: C, params: readonly unknown[]): MaybePromise<number>;
 }
 
 /** A database guard a write ran into: a unique index (naming its field), or a foreign key. */
@@ -41,6 +41,11 @@ export interface RecordsDialect<C> {
   readonly like: 'LIKE' | 'ILIKE';
   /** What follows `ASC` or `DESC` on a nullable sort column so that NULLs come first ascending. */
   nullsOrder(descending: boolean): string;
+  /**
+   * A number column's total in a summary: an integer's exact, a decimal's with the column's places
+   * (`sumPlaces`), as PostgreSQL's NUMERIC adds them. SQLite, which adds in floating point, rounds.
+   */
+  sum(column: SqlColumn): string;
   /** "The state is one of these"; `bind` adds a value and answers its placeholder. */
   stateAmong(states: readonly string[], bind: (value: unknown) => string): string;
   /** What ends the read of a record a write is about to change, to hold it until the end. */
@@ -58,11 +63,11 @@ export interface RecordsDialect<C> {
    * two writers that could both pass the limit count one after the other. Absent where the
    * database runs one write at a time (SQLite).
    */
-  lockCount?(conn: C, key: string): Maybe<void>;
+  lockCount?(conn: C, key: string): MaybePromise<void>;
   /** A user as expressions see one (`borrower.name`), from the runtime's users table. */
-  user(conn: C, id: string): Maybe<ApiRecord | undefined>;
+  user(conn: C, id: string): MaybePromise<ApiRecord | undefined>;
   /** Runs `work` in one write transaction, made whole or not at all. */
-  transaction<T>(work: (conn: C) => Step<T>): Maybe<T>;
+  transaction<T>(work: (conn: C) => Step<T>): MaybePromise<T>;
   /** Which guard `error` is, if it is one of `table`'s. */
   violation(error: unknown, table: SqlTable): Violation | null;
 }

@@ -68,6 +68,30 @@ describe.each(TEST_DATABASES)('records on $name', (db) => {
     ]);
   });
 
+  it('sum a decimal field to its places, alone, per group and over the groups, as it was written', async () => {
+    const store = await open(TYPES);
+    const things = store.records('Thing');
+    // Added in floating point, 0.1 + 0.2 is 0.30000000000000004 and 0.3 + 0.6 is 0.8999999999999999.
+    const rows = [
+      { price: 0.1, done: true, count: 1 },
+      { price: 0.2, done: true, count: 2 },
+      { price: 0.3, done: false, count: 3 },
+      { price: 0.3, done: false, count: 4 },
+    ];
+    for (const [i, row] of rows.entries()) {
+      const id = `0190f3c4-7a2b-7c3d-8e4f-5a6b7c8d9e0${i}`;
+      expect((await things.create({ id, ...system, name: `n${i}`, ...row }, context)).ok).toBe(true);
+    }
+    const all = await things.summary({ filters: [], owner: null, by: null, sums: ['price', 'count'] });
+    expect(all).toEqual({ count: 4, sums: { price: 0.9, count: 10 }, groups: null });
+    const byDone = await things.summary({ filters: [], owner: null, by: 'done', sums: ['price', 'count'] });
+    expect(byDone.sums).toEqual({ price: 0.9, count: 10 });
+    expect(byDone.groups).toEqual([
+      { value: false, count: 2, sums: { price: 0.6, count: 7 } },
+      { value: true, count: 2, sums: { price: 0.3, count: 3 } },
+    ]);
+  });
+
   it('page a boolean sort with cursors that carry 0 and 1', async () => {
     const store = await open(TYPES);
     const things = store.records('Thing');

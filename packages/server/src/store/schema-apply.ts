@@ -4,7 +4,7 @@ import { blockingSteps, type MigrationPlan, type MigrationProbe } from '../compi
 import { planMigration } from '../compile/migration-planner.ts';
 import { MigrationRefusedError } from '../compile/migration-report.ts';
 import { SCHEMA_TABLE, type SqlSchema } from '../compile/sql-schema.ts';
-import type { Maybe } from './step.ts';
+import type { MaybePromise } from './step.ts';
 import type { AppliedSchema, ApplyOptions } from './store.ts';
 
 /**
@@ -13,14 +13,14 @@ import type { AppliedSchema, ApplyOptions } from './store.ts';
  */
 export interface MigrationSteps {
   /** The newest `_ninepoint_schema` row, or null for a database without one. */
-  recorded(): Maybe<RecordedSchema | null>;
+  recorded(): MaybePromise<RecordedSchema | null>;
   probe: MigrationProbe;
   /** Creates the runtime's bookkeeping tables (the schema's record, the history) when missing. */
-  bookkeeping(): Maybe<void>;
+  bookkeeping(): MaybePromise<void>;
   /** Makes the plan's changes and lays out every index of the schema. */
-  apply(plan: MigrationPlan): Maybe<void>;
+  apply(plan: MigrationPlan): MaybePromise<void>;
   /** Inserts a `_ninepoint_schema` row: applied_at, model_version, product, model, tables. */
-  record(values: [string, number, string, string, string]): Maybe<void>;
+  record(values: [string, number, string, string, string]): MaybePromise<void>;
 }
 
 /** The newest recorded row; placeholders are not needed, so the text is the same on every database. */

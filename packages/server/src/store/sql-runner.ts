@@ -1,5 +1,4 @@
-/** A value, or a promise of it: what SQLite answers at once, PostgreSQL answers over the network. */
-export type MaybePromise<T> = T | Promise<T>;
+import type { MaybePromise } from './step.ts';
 
 /**
  * A few statements on either database, for the runtime's own small tables (users, sessions,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { type Maybe, run, runAsync, runSync, type Step, wait, YieldedInSyncError } from './step.ts';
+import { type MaybePromise, run, runAsync, runSync, type Step, wait, YieldedInSyncError } from './step.ts';
 
 /** Two reads and their sum, the way the records core writes a sequence. */
-function* sum(read: (name: string) => Maybe<number>): Step<number> {
+function* sum(read: (name: string) => MaybePromise<number>): Step<number> {
   const a = yield* wait(read('a'));
   const b = yield* wait(read('b'));
   return a + b;

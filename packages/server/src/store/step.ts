@@ -15,14 +15,17 @@
  * await runAsync(both(postgres));
  */
 
-/** A value now, or later. */
-export type Maybe<T> = T | Promise<T>;
+/**
+ * A value now, or a promise of it: what SQLite answers at once, PostgreSQL over the network. The
+ * one such type of the server; `andThen` (`sql-runner.ts`) continues either.
+ */
+export type MaybePromise<T> = T | Promise<T>;
 
 /** A sequence of database calls that answers a `T`, yielding each Promise it has to wait for. */
 export type Step<T> = Generator<Promise<unknown>, T, unknown>;
 
 /** The answer of one database call: at once when it is not a Promise, else once the driver has it. */
-export function* wait<T>(value: Maybe<T>): Step<T> {
+export function* wait<T>(value: MaybePromise<T>): Step<T> {
   if (value instanceof Promise) return (yield value) as T;
   return value;
 }
@@ -59,6 +62,6 @@ export async function runAsync<T>(step: Step<T>): Promise<T> {
 }
 
 /** Runs a sequence with whichever driver its dialect needs. */
-export function run<T>(step: Step<T>, sync: boolean): Maybe<T> {
+export function run<T>(step: Step<T>, sync: boolean): MaybePromise<T> {
   return sync ? runSync(step) : runAsync(step);
 }

@@ -56,6 +56,11 @@ export class PgDialect implements RecordsDialect<PgConn> {
     return descending ? ' NULLS LAST' : ' NULLS FIRST';
   }
 
+  sum(column: SqlColumn): string {
+    // NUMERIC adds decimals exactly: the sum has the places its values were written with.
+    return `sum(${this.quote(column.name)})`;
+  }
+
   stateAmong(states: readonly string[], bind: (value: unknown) => string): string {
     return `"state" = ANY(${bind([...states])})`;
   }

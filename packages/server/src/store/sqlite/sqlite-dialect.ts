@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type { ApiRecord, Value } from '../../compile/record-types.ts';
 import type { SqlColumn, SqlTable } from '../../compile/sql-schema.ts';
 import { USER_FOR_EXPRESSIONS_SQL, USERS_TABLE } from '../auth-store.ts';
+import { sumPlaces } from '../record-logic.ts';
 import type { Records } from '../records-core.ts';
 import type { Prepared, RecordsDialect, Row, Violation } from '../records-dialect.ts';
 import { runSync, type Step } from '../step.ts';
@@ -67,6 +68,14 @@ export class SqliteDialect implements RecordsDialect<Database.Database> {
   nullsOrder(): string {
     // SQLite's own order: NULLs first ascending, last descending.
     return '';
+  }
+
+  sum(column: SqlColumn): string {
+    const total = `sum(${this.quote(column.name)})`;
+    const places = sumPlaces(column);
+    // Decimals are stored as REAL and added in floating point (0.1 + 0.2 is 0.30000000000000004):
+    // rounded to the places they were written with, the sum is the one NUMERIC would answer.
+    return places === null ? total : `round(${total}, ${places})`;
   }
 
   stateAmong(states: readonly string[], bind: (value: unknown) => string): string {
