@@ -31,6 +31,7 @@ const MAX_ANSWER_BYTES = 64 * 1024;
 export function sendCall(call: OutgoingCall): Promise<CallOutcome> {
   return new Promise((resolve) => {
     let settled = false;
+    let timer: NodeJS.Timeout | undefined;
     const done = (outcome: CallOutcome) => {
       if (settled) return;
       settled = true;
@@ -54,7 +55,7 @@ export function sendCall(call: OutgoingCall): Promise<CallOutcome> {
       headers: { ...call.headers, 'content-length': String(body.length) },
       ...(call.allowPrivate ? {} : { lookup: guardedLookup as never }),
     });
-    const timer = setTimeout(() => {
+    timer = setTimeout(() => {
       req.destroy();
       done({ ok: false, status: null, error: `no answer within ${call.timeoutMs} ms` });
     }, call.timeoutMs);
