@@ -277,3 +277,66 @@ describe.each(TEST_DATABASES)('notifications and signed calls on $name', (db) =>
     expect((body.items as { recordId: string }[]).some((d) => d.recordId === created.body.id)).toBe(false);
   });
 });
+
+describe('a call that keeps failing', () => {
+  it('is marked dead after the retry window and kept; Retry now delivers it once the receiver answers', async () => {
+    let status = 500;
+    const receiver = await startReceiver(() => status);
+    const fresh = await (TEST_DATABASES[0] as (typeof TEST_DATABASES)[number]).fresh();
+    const spec = SPEC.replace(
+      /## 9\. Business constants and limits\n\nNot shown\./,
+      '## 9. Business constants and limits\n\n| name | value |\n| ---- | ----- |\n| CALLS_RETRY_HOURS | 0 |',
+    );
+    const server = await createServer({
+      model: modelOf(spec),
+      ...fresh.options,
+      logger: false,
+      outbox: {
+        env: { HOOK_URL: receiver.url, HOOK_SECRET: SECRET, CALLS_ALLOW_PRIVATE: 'true' },
+        timing: { pollMs: 50 },
+      },
+    });
+    try {
+      const call = callAs(() => server);
+      const agent = await userWithToken(server, ['agent']);
+      const created = await call(agent.authorization, 'POST', '/api/tickets', {
+        title: 'Dead letter',
+        reporter: agent.user.id,
+        assignee: agent.user.id,
+      });
+      const id = String(created.body.id);
+      await call(agent.authorization, 'POST', `/api/tickets/${id}/assign`, {});
+      await call(agent.authorization, 'POST', `/api/tickets/${id}/resolve`, {});
+      type Row = {
+        id: string;
+        kind: string;
+        status: string;
+        attempts: number;
+        lastCode: number | null;
+        nextAt: string | null;
+      };
+      const dead = await until(async () => {
+        const items = (await call(agent.authorization, 'GET', '/api/deliveries?status=dead')).body.items as Row[];
+        return items.find((d) => d.kind === 'call');
+      });
+      expect(dead).toMatchObject({ attempts: 1, lastCode: 500, nextAt: null });
+      status = 204;
+      const retried = await call(agent.authorization, 'POST', `/api/deliveries/${dead.id}/retry`);
+      expect(retried.status).toBe(200);
+      expect(retried.body.status).toBe('pending');
+      const delivered = await until(async () => {
+        const items = (await call(agent.authorization, 'GET', '/api/deliveries?status=delivered')).body.items as Row[];
+        return items.find((d) => d.id === dead.id);
+      });
+      expect(delivered).toMatchObject({ attempts: 2, lastCode: 204 });
+      const ids = receiver.received.filter((r) => r.body.includes(id)).map((r) => r.headers['webhook-id']);
+      expect(ids).toHaveLength(2);
+      expect(new Set(ids).size).toBe(1);
+      expect((await call(agent.authorization, 'POST', `/api/deliveries/${dead.id}/retry`)).status).toBe(409);
+    } finally {
+      await server.close();
+      await fresh.remove();
+      await receiver.close();
+    }
+  });
+});
