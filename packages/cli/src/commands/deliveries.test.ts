@@ -1,7 +1,7 @@
 import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { createApiToken, createServer } from '@ninepoint/server';
+import { addUser, createApiToken, createServer } from '@ninepoint/server';
 import { checkSpec } from '@ninepoint/spec';
 import { describe, expect, it } from 'vitest';
 import { runIn, tempDir } from '../test-support.ts';
@@ -77,14 +77,7 @@ describe('ninepoint deliveries', () => {
     });
     try {
       const { auth } = server;
-      await auth.addUser({
-        id: '0190f0f0-0000-7000-8000-000000000001',
-        email: 'ada@example.org',
-        name: 'Ada',
-        roles: [],
-        passwordHash: 'unusable',
-        createdAt: new Date().toISOString(),
-      });
+      await addUser(auth, { email: 'ada@example.org', roles: [], password: 'correct horse battery staple' }, []);
       const { secret } = await createApiToken(auth, 'ada@example.org', 'test');
       const created = await server.app.inject({
         method: 'POST',

@@ -4,7 +4,7 @@ import { TEST_DATABASES } from '../../test/databases.ts';
 import { modelOf } from '../../test/helpers.ts';
 import { type SmtpCatcher, startSmtpCatcher } from '../../test/smtp-catcher.ts';
 import { callAs, userWithToken } from '../../test/users.ts';
-import { createServer, type NinepointServer } from '../http/server.ts';
+import { createServer, type NinepointServer } from '../app/server.ts';
 import { mailSettingsFromEnv } from '../mail/mail-settings.ts';
 import { smtpMailer } from '../mail/mailer.ts';
 

@@ -2,11 +2,11 @@ import { type MessageCatalogue, type Model, type Notification, USER_ENTITY } fro
 import type { Actor, EntityPermissions } from '../compile/permissions.ts';
 import type { ApiRecord, Value } from '../compile/record-types.ts';
 import { covers, coversEveryRecord } from '../compile/row-access.ts';
-import { uuidv7 } from '../http/values.ts';
 import type { Mailer } from '../mail/mailer.ts';
-import type { AuthStore } from '../store/auth-store.ts';
+import type { AuthStore } from '../people/index.ts';
 import { type SettledReads, settle } from '../store/settle-reads.ts';
 import type { Store } from '../store/store.ts';
+import { uuidv7 } from '../store/uuidv7.ts';
 import type { DeliveriesStore, DeliveryRow } from './deliveries-store.ts';
 import { sourceValue } from './outgoing.ts';
 
@@ -48,7 +48,7 @@ export async function sendNotification(row: DeliveryRow, context: NotifyContext)
   const record = JSON.parse(row.record) as ApiRecord;
   const permissions = context.permissions.get(row.entity);
   const reads: SettledReads = new Map();
-  const byName = row.by ? ((await context.auth.user(row.by))?.name ?? '') : '';
+  const byName = row.by ? ((await context.auth.users.get(row.by))?.name ?? '') : '';
   const outcome: NotifyOutcome = { mailed: 0, told: 0, skipped: 0 };
   const seen = new Set<string>();
 
@@ -72,7 +72,7 @@ export async function sendNotification(row: DeliveryRow, context: NotifyContext)
     for (const userId of userIds) {
       if (seen.has(userId)) continue;
       seen.add(userId);
-      const account = await context.auth.managedUser(userId);
+      const account = await context.auth.users.managed(userId);
       if (!account?.active) {
         outcome.skipped++;
         continue;
@@ -139,7 +139,7 @@ function addressHidden(model: Model, permissions: EntityPermissions | undefined)
 }
 
 async function roleMembers(auth: AuthStore, role: string): Promise<string[]> {
-  return (await auth.activeUsers()).filter((u) => u.roles.includes(role)).map((u) => u.id);
+  return (await auth.users.active()).filter((u) => u.roles.includes(role)).map((u) => u.id);
 }
 
 /** The user a chain of reference fields ends at (`doctor.account`), read as the records are now. */

@@ -1,4 +1,5 @@
 import type { JsonSchema } from '../compile/json-schemas.ts';
+import { API, type FeatureApi, type Operation, type ProblemResponses, ref } from '../compile/openapi.ts';
 
 /**
  * What the outbox's calls look like on the wire, for the OpenAPI document (`compile/openapi.ts`);
@@ -83,7 +84,6 @@ interface OutboxRoute {
   answer: JsonSchema | null;
 }
 
-const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 const ID = {
   name: 'id',
   in: 'path' as const,
@@ -171,3 +171,30 @@ export const OUTBOX_ROUTES: readonly OutboxRoute[] = [
     answer: null,
   },
 ];
+
+/** The outbox in the OpenAPI document. */
+export const OUTBOX_API: FeatureApi = {
+  schemas: () => ({ [DELIVERY]: DELIVERY_SCHEMA, [NOTIFICATION]: NOTIFICATION_SCHEMA }),
+  calls: ({ responses }) =>
+    OUTBOX_ROUTES.map((route) => ({
+      path: route.path,
+      method: route.method,
+      operation: outboxOperation(route, responses),
+    })),
+};
+
+function outboxOperation(route: OutboxRoute, responses: ProblemResponses): Operation {
+  return {
+    operationId: route.operationId,
+    summary: route.summary,
+    tags: [API.systemTag],
+    security: API.signedIn,
+    ...(route.parameters ? { parameters: route.parameters.map((p) => ({ ...p })) } : {}),
+    responses: {
+      ...(route.answer === null
+        ? { '204': { description: route.summary } }
+        : { '200': { description: route.summary, content: { [API.json]: { schema: route.answer } } } }),
+      ...responses.for([...route.problems, ...API.anyCall]),
+    },
+  };
+}

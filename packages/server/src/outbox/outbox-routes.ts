@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Actor } from '../compile/permissions.ts';
 import { ProblemError } from '../compile/problems.ts';
-import { UUID } from '../http/values.ts';
+import { UUID } from '../store/uuidv7.ts';
 import { type DeliveriesStore, type DeliveryStatus, deliveryOf } from './deliveries-store.ts';
 
 export const DELIVERIES_PATH = '/api/deliveries';

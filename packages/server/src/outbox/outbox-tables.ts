@@ -1,4 +1,4 @@
-import { USERS_TABLE } from '../store/auth-store.ts';
+import { USERS_TABLE } from '../store/users-table.ts';
 
 /** Every notification and call a committed write set off, one row each, kept after delivery. */
 export const DELIVERIES_TABLE = '_ninepoint_deliveries';

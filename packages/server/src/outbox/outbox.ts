@@ -1,14 +1,12 @@
 import { MessageCatalogue, type Model, type RuntimeSettings } from '@ninepoint/spec';
-import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import type { Actor, EntityPermissions } from '../compile/permissions.ts';
+import type { EntityPermissions } from '../compile/permissions.ts';
 import type { Mailer } from '../mail/mailer.ts';
-import type { AuthStore } from '../store/auth-store.ts';
+import type { AuthStore } from '../people/index.ts';
 import type { Store } from '../store/store.ts';
 import { Deliverer } from './deliverer.ts';
 import { DeliveriesStore } from './deliveries-store.ts';
 import { sendNotification } from './notify.ts';
-import { outboxRoutes } from './outbox-routes.ts';
 import { compileOutgoing, type Outgoing, outboxFollower } from './outgoing.ts';
 
 /** For tests and operators: how fast deliveries are tried and retried. */
@@ -101,18 +99,13 @@ export class Outbox {
     if (this.#kinds.has(`${entity}\u0000${kind}`)) this.#deliverer.kick();
   }
 
-  /** Registers the outbox's calls on `app` (a Fastify plugin of its own). */
-  register(app: FastifyInstance, managesPeople: (actor: Actor) => boolean, now: () => number): void {
-    void app.register(outboxRoutes, {
-      deliveries: this.deliveries,
-      managesPeople,
-      kick: () => this.#deliverer.kick(),
-      now,
-      unconfigured: this.outgoing.unconfigured,
-    });
-    // Before the database closes: deliveries under way are settled, none is started.
-    app.addHook('preClose', async () => {
-      await this.#deliverer.stop();
-    });
+  /** Stops delivering; resolves once the deliveries under way are settled. */
+  stop(): Promise<void> {
+    return this.#deliverer.stop();
+  }
+
+  /** Wakes the deliverer ("Retry now"). */
+  kick(): void {
+    this.#deliverer.kick();
   }
 }

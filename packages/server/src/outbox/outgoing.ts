@@ -1,7 +1,7 @@
 import type { Model, Notification, OutgoingEvent, ValueSource, Webhook } from '@ninepoint/spec';
 import { isAbsoluteHttpUrl, transitionSlug } from '@ninepoint/spec';
-import { uuidv7 } from '../http/values.ts';
 import type { FollowedWrite, WriteFollower } from '../store/store.ts';
+import { uuidv7 } from '../store/uuidv7.ts';
 import { DELIVERIES_TABLE, DELIVERY_INSERT_COLUMNS } from './outbox-tables.ts';
 import { webhookKey } from './signing.ts';
 
