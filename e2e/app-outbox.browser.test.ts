@@ -109,7 +109,7 @@ describe('notifications and deliveries in Chromium', () => {
     const table = page.getByRole('table', { name: 'Deliveries' });
     const callRow = table.getByRole('row').filter({ hasText: 'POST env HOOK_URL' });
     await callRow.getByText('pending').waitFor();
-    await callRow.getByText('503').waitFor();
+    await callRow.getByText('503', { exact: true }).waitFor();
     await table
       .getByRole('row')
       .filter({ hasText: 'notify reporter, assignee' })

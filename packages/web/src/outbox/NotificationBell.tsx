@@ -43,11 +43,11 @@ export function NotificationBell() {
   return (
     <Popover position="bottom-end" width={340} withinPortal shadow="md">
       <Popover.Target>
-        <Indicator label={unread > 99 ? '99+' : unread} size={18} disabled={unread === 0} offset={4} color="red">
-          <ActionIcon variant="subtle" color="gray" size="lg" aria-label={label} data-testid="notification-bell">
+        <ActionIcon variant="subtle" color="gray" size="lg" aria-label={label}>
+          <Indicator label={unread > 99 ? '99+' : unread} size={16} disabled={unread === 0} offset={2} color="red">
             <BellIcon />
-          </ActionIcon>
-        </Indicator>
+          </Indicator>
+        </ActionIcon>
       </Popover.Target>
       <Popover.Dropdown p={0}>
         <Group justify="space-between" px="sm" py="xs">
