@@ -85,7 +85,7 @@ function DeliveriesPage() {
                     </Text>
                   </Table.Td>
                   <Table.Td>
-                    <Text size="sm">{d.kind === 'call' ? 'Call' : 'Mail'}</Text>
+                    <Text size="sm">{d.kind === 'call' ? 'Call' : 'Notification'}</Text>
                     <Text size="xs" c="dimmed">
                       {d.target}
                     </Text>
