@@ -24,4 +24,14 @@ export const FEATURE_APIS: readonly FeatureApi[] = [
  * The calls every app serves besides the spec's own: they exist even for the blank spec, and a
  * spec call with the same method and path is shadowed by them.
  */
-export const SYSTEM_ROUTES = [...SYSTEM_CALLS, ...PEOPLE_CALLS, ...LIVE_CALLS] as const;
+export const SYSTEM_ROUTES: readonly SystemRoute[] = [...SYSTEM_CALLS, ...PEOPLE_CALLS, ...LIVE_CALLS].map(
+  ({ method, path, operationId, summary }) => ({ method, path, operationId, summary }),
+);
+
+/** A call every app serves, in words: its method and path (as Fastify writes it), operationId and summary. */
+export interface SystemRoute {
+  method: string;
+  path: string;
+  operationId: string;
+  summary: string;
+}

@@ -612,7 +612,7 @@ export interface components {
             readonly updated_at: string;
             /** @description The user who created it; null for a visitor. */
             readonly created_by: string | null;
-            title: string;
+            title: string | null;
         };
         "Note.create": {
             title: string;
