@@ -206,7 +206,7 @@ describe.each(TEST_DATABASES)('declared calls through SIGKILL on $name', (db) =>
 
   it(`every committed change's call arrives at least once through ${ROUNDS} kills, none for a write that did not commit`, async () => {
     for (let round = 0; round < ROUNDS; round++) {
-      const server = await startServe({ specPath, database: { ...database }, env: env() });
+      const server = await startServe({ specPath, database: { ...database }, env: env(), startTimeoutMs: 120_000 });
       servers = [server];
       const runs = Array.from({ length: WRITERS }, (_, n) => writer(server.url, n));
       const [min, max] = RUN_MS;
@@ -214,7 +214,7 @@ describe.each(TEST_DATABASES)('declared calls through SIGKILL on $name', (db) =>
       await server.kill();
       await Promise.all(runs);
     }
-    const last = await startServe({ specPath, database: { ...database }, env: env() });
+    const last = await startServe({ specPath, database: { ...database }, env: env(), startTimeoutMs: 120_000 });
     servers = [last];
     // What a kill left unanswered is settled by the database: it committed or it did not.
     for (const u of unanswered) {
@@ -288,7 +288,10 @@ describe.each(TEST_DATABASES.filter((d) => d.name === 'postgres'))('two servers 
     const [user] = (await addApiUsers(model, database, [{ email: 'two@example.test', roles: [] }])) as [ApiUser];
     receiver = await startReceiver(random);
     const env = { HOOK_URL: receiver.url, HOOK_SECRET: SECRET, CALLS_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'info' };
-    servers = await Promise.all([startServe({ specPath, database, env }), startServe({ specPath, database, env })]);
+    servers = await Promise.all([
+      startServe({ specPath, database, env, startTimeoutMs: 120_000 }),
+      startServe({ specPath, database, env, startTimeoutMs: 120_000 }),
+    ]);
     const committed = new Set<string>();
     // Writes alternate between the servers; both claim the outbox every second and after each write.
     await Promise.all(
