@@ -33,6 +33,9 @@ const excluded = (...patterns: string[][]) => [...configDefaults.exclude, ...pat
 
 export default defineConfig({
   test: {
+    // Every answer of a server in the test process is checked against its OpenAPI document
+    // (every project inherits it).
+    setupFiles: ['packages/server/test/contract-hook.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     projects: [

@@ -1,16 +1,18 @@
 // `npm run bench`: every benchmark, printed as Markdown tables for docs/benchmarks.md.
 // `npm run bench -- check` runs only the checker's, `npm run bench -- api` only the HTTP API's,
-// `npm run bench -- sign-in` only the failed sign-ins' timing (moved here from the auth tests);
+// `npm run bench -- sign-in` only the failed sign-ins' timing (moved here from the auth tests),
+// `npm run bench -- outbox` only the outbox's (docs/outbox.md);
 // `--no-docs` leaves docs/benchmarks.md as it is (the API benchmark otherwise rewrites its section).
 // The API benchmark's parts can be left out: `--no-postgres`, `--no-json-server`, `--no-startup`
 // (or BENCH_DATABASES=sqlite, BENCH_JSON_SERVER=0, BENCH_STARTUP_RUNS=0).
 import os from 'node:os';
 import { apiOptionsFromEnv, benchApi, benchEnvOf, formatApiReport, verdictOf, writeApiDocs } from './api-bench.ts';
 import { benchCheck, benchHardSpecs } from './check-spec.bench.ts';
+import { benchOutbox, formatOutboxReport } from './outbox-bench.ts';
 import { benchSignIn } from './sign-in.bench.ts';
 
 const TARGET_MS = 150;
-const PARTS = ['check', 'sign-in', 'api'] as const;
+const PARTS = ['check', 'sign-in', 'api', 'outbox'] as const;
 const FLAGS = ['--no-docs', '--no-postgres', '--no-json-server', '--no-startup'] as const;
 
 const args = process.argv.slice(2);
@@ -71,6 +73,12 @@ if (parts.includes('sign-in')) {
     `\nTarget: an unknown email takes as long as a wrong password (within 3× either way) — ${alike ? 'met' : 'NOT met'} (${t.ratio.toFixed(2)}×).\n`,
   );
   if (!alike) process.exitCode = 1;
+}
+
+if (parts.includes('outbox')) {
+  console.log('## Notifications and calls to other systems (the outbox)\n');
+  console.log(formatOutboxReport(await benchOutbox()));
+  console.log('');
 }
 
 if (parts.includes('api')) {

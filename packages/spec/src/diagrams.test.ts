@@ -28,6 +28,13 @@ describe('specDiagrams', () => {
     expect(er).toContain('"User" { }');
   });
 
+  it('labels a transition with what it sets', () => {
+    const text = specDiagrams(model('lending-desk.md')).find((d) => d.entity === 'Loan')?.mermaid ?? '';
+    expect(text).toContain(
+      `s0 --> s0 : ${mermaidText('renew (staff) when renewals < MAX_RENEWALS sets due = due + LOAN_PERIOD; renewals = renewals + 1')}`,
+    );
+  });
+
   it('writes guards with Mermaid entity codes, so comparisons draw as written', () => {
     expect(mermaidText('amount <= LIMIT; "x"')).toBe('amount #60;= LIMIT#59; #34;x#34;');
   });
@@ -80,7 +87,13 @@ describe('permissionMatrix', () => {
 
 describe('pointProgress', () => {
   it('says what the runtime derives for a point not shown, and which can be inserted', () => {
-    const helpdesk = pointProgress(model('helpdesk.md'));
+    // The helpdesk without its notifications: point 7 not shown.
+    const source = readFileSync(new URL('../../../examples/helpdesk.md', import.meta.url), 'utf8');
+    const bare = source.replace(
+      /## 7\. The calls it makes\n[\s\S]*?(?=\n## 8\.)/,
+      '## 7. The calls it makes\n\nNot shown.\n',
+    );
+    const helpdesk = pointProgress(checkSpec(bare).model);
     const calls = helpdesk.find((p) => p.key === 'calls');
     expect(calls?.shown).toBe(false);
     expect(calls?.insertable).toBe('calls');

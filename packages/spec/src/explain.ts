@@ -174,7 +174,9 @@ function explainTransition(transition: Transition, entity: string): string {
       : `by ${wordList(transition.who, 'or')}`;
   const guard = transition.guard === null ? '' : `, when ${transition.guard}`;
   const error = transition.guard !== null && transition.error !== null ? `; otherwise ${transition.error}` : '';
-  return `${transition.name}: ${from} → ${transition.to}, ${who}${guard}${error}`;
+  const assignments = (transition.sets ?? []).map((a) => `${a.field} = ${a.source}`);
+  const sets = assignments.length > 0 ? `; sets ${assignments.join(', ')}` : '';
+  return `${transition.name}: ${from} → ${transition.to}, ${who}${guard}${error}${sets}`;
 }
 
 function explainRule(rule: Rule): string[] {

@@ -13,14 +13,22 @@ export {
 } from './cel-types.ts';
 export { type CheckResult, checkSpec, MAX_SPEC_BYTES } from './check.ts';
 export { conditionWords } from './condition-words.ts';
-export { decimalLimit, decimalMultipleTest, decimalPlaces, EXACT_DIGITS, isDecimalMultiple } from './decimals.ts';
-export { deriveCalls, effectiveCalls, formatCallsTable } from './derive-calls.ts';
+export {
+  DECIMAL_MULTIPLE_OF,
+  decimalLimit,
+  decimalMultipleTest,
+  decimalPlaces,
+  EXACT_DIGITS,
+  isDecimalMultiple,
+} from './decimals.ts';
+export { callsDeclared, deriveCalls, effectiveCalls, formatCallsTable } from './derive-calls.ts';
 export { dashboardText, deriveScreens, effectiveScreens, formatScreensTable } from './derive-screens.ts';
-export { DIAGNOSTIC_CODES, type DiagnosticCode } from './diagnostic-codes.ts';
+export { DIAGNOSTIC_CODES, type DiagnosticCode, type DiagnosticPoint } from './diagnostic-codes.ts';
 export type { Diagnostic, Severity } from './diagnostics.ts';
 export { entityDiagram, mermaidText, type SpecDiagram, specDiagrams, stateDiagram } from './diagrams.ts';
 export {
   type CelUser,
+  type CompiledEffect,
   type CompiledExpression,
   type CompiledModelExpressions,
   celRecord,
@@ -56,6 +64,13 @@ export {
   type ValueFamily,
   valueWords,
 } from './field-kinds.ts';
+export {
+  FIELD_SCHEMAS,
+  fieldValueSchema,
+  ID_SCHEMA,
+  type JsonSchema,
+  type JsonType,
+} from './field-schema.ts';
 export { type CountTerm, findCounts } from './filled-terms.ts';
 export { type InsertablePoint, insertDerived, isInsertable } from './insert-derived.ts';
 export { limitGroupWords } from './limit-words.ts';
@@ -74,9 +89,11 @@ export {
 } from './permission-matrix.ts';
 export { type PointProgress, pointProgress } from './progress.ts';
 export { offsetAt, type QuickFix, quickFixes } from './quick-fixes.ts';
+export { isAbsoluteHttpUrl } from './read-outgoing.ts';
 export { RUNTIME_CONSTANTS, type RuntimeSettings, runtimeSettings } from './runtime-constants.ts';
 export type { StudioStatus } from './studio-status.ts';
 export { type PointSummary, summarizePoints } from './summary.ts';
+export { type EffectsOutcome, storedValue, transitionEffects } from './transition-effects.ts';
 export { typeWords } from './type-words.ts';
 export {
   defaultValueAt,

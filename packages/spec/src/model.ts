@@ -195,9 +195,25 @@ export interface Transition {
    * TRANSITION_NOT_ALLOWED. A wrong from-state answers TRANSITION_NOT_ALLOWED either way.
    */
   error: string | null;
+  /**
+   * The fields it sets as it is taken (point 4's `sets` column): evaluated after the guard, on the
+   * record with the call's payload applied, before the rules run on the result. Absent when none.
+   */
+  sets?: Assignment[];
   doc: string;
   span: Span;
   guardSpan: Span | null;
+}
+
+/** One `field = expression` of a transition's `sets` cell (`decided_on = today`). */
+export interface Assignment {
+  field: string;
+  /** The CEL expression whose value the field takes. */
+  source: string;
+  /** The whole `field = expression`. */
+  span: Span;
+  fieldSpan: Span;
+  sourceSpan: Span;
 }
 
 export interface StateMachine {
@@ -353,6 +369,45 @@ export interface Call {
   span: Span | null;
 }
 
+/** A change to a record that sets off notifications and calls to other systems. */
+export type OutgoingEvent =
+  | { kind: 'create' | 'update' | 'delete'; entity: string }
+  | { kind: 'transition'; entity: string; transition: string };
+
+/** Where a value the runtime needs comes from: a point-9 constant, or the server's environment. */
+export type ValueSource = { kind: 'constant'; name: string } | { kind: 'env'; name: string };
+
+/** Who a notification goes to. */
+export type Recipient =
+  /** The user a field names, directly (`assignee`) or through references (`doctor.account`). */
+  | { kind: 'field'; path: string[] }
+  /** Every active user holding the role. */
+  | { kind: 'role'; role: string }
+  /** One email address, from a text constant or an environment variable: no user, no in-app list. */
+  | { kind: 'address'; source: ValueSource };
+
+/** Point 7's "Notifications": who is told what, and when. */
+export interface Notification {
+  event: OutgoingEvent;
+  to: Recipient[];
+  /** With `{field}` and `{CONSTANT}` placeholders, filled as refusal messages are. */
+  subject: string;
+  text: string;
+  span: Span;
+}
+
+/** Point 7's "Calls to other systems": a signed HTTP call (a webhook) on an event. */
+export interface Webhook {
+  event: OutgoingEvent;
+  method: 'POST' | 'PUT' | 'PATCH';
+  url: ValueSource;
+  /** The record's fields the body carries; null for the whole record. */
+  fields: string[] | null;
+  /** The environment variable holding the `whsec_` signing secret: never the secret itself. */
+  secretEnv: string;
+  span: Span;
+}
+
 // ---------------------------------------------------------------------------------------------
 // 8. The error catalogue
 
@@ -402,6 +457,9 @@ export interface Model {
   permissions: Permission[];
   /** The calls as declared in point 7 (empty when not shown; see `effectiveCalls`). */
   calls: Call[];
+  /** Point 7's notifications and calls to other systems (empty when none are declared). */
+  notifications: Notification[];
+  webhooks: Webhook[];
   /** The catalogue as declared in point 8 (see `errorCatalogue` for built-ins merged in). */
   errors: ErrorCode[];
   constants: Constant[];

@@ -6,6 +6,7 @@ import {
   ReadPending,
   type TxReader,
   type Value,
+  type WriteEffects,
 } from '../compile/record-types.ts';
 import {
   DEFAULT_SORT_COLUMNS,
@@ -33,6 +34,7 @@ import type {
   DeleteCheck,
   DeleteOutcome,
   EntityRecords,
+  FollowedWrite,
   HistoryEntry,
   ListPage,
   ListQuery,
@@ -43,6 +45,7 @@ import type {
   TransitionWrite,
   WriteCheck,
   WriteContext,
+  WriteFollower,
   WriteOutcome,
 } from './store.ts';
 
@@ -124,6 +127,8 @@ class Shared<C> {
   readonly byTable = new Map<string, Records<C>>();
   /** A synchronous dialect's reader: every read answered at once, in the running transaction. */
   readonly directReader: TxReader | null;
+  /** The rows every write adds in its transaction (the outbox), with their prepared insert. */
+  follower: { rowsFor: WriteFollower['rowsFor']; insert: Prepared<C> } | null = null;
 
   constructor(dialect: RecordsDialect<C>) {
     this.dialect = dialect;
@@ -142,6 +147,23 @@ class Shared<C> {
           count: (query) => runSync(this.read(conn, { kind: 'count', query })) as number,
         }
       : null;
+  }
+
+  follow(follower: WriteFollower): void {
+    const d = this.dialect;
+    const columns = follower.columns.map((c) => d.quote(c)).join(', ');
+    const values = follower.columns.map((_, i) => d.placeholder(i + 1)).join(', ');
+    const insert = d.prepare(`INSERT INTO ${d.quote(follower.table)} (${columns}) VALUES (${values})`);
+    this.follower = { rowsFor: follower.rowsFor, insert };
+  }
+
+  /** The follower's rows for a write, inserted on the write's connection (see `Store.follow`). */
+  *followed(conn: C, write: FollowedWrite): Step<void> {
+    const follower = this.follower;
+    if (!follower) return;
+    const rows = follower.rowsFor(write);
+    if (!rows) return;
+    for (const row of rows) yield* wait(follower.insert.run(conn, row as unknown[]));
   }
 
   records(entity: string): Records<C> {
@@ -203,8 +225,13 @@ export function servedTables(tables: readonly SqlTable[], layout: readonly SqlTa
 }
 
 /** Every table's records on one database, by entity. */
-export function recordsOf<C>(dialect: RecordsDialect<C>, tables: readonly SqlTable[]): Map<string, Records<C>> {
+export function recordsOf<C>(
+  dialect: RecordsDialect<C>,
+  tables: readonly SqlTable[],
+  follower: WriteFollower | null = null,
+): Map<string, Records<C>> {
   const shared = new Shared(dialect);
+  if (follower) shared.follow(follower);
   for (const table of tables) {
     const referrers = tables.flatMap((other) =>
       other.columns.filter((c) => c.references?.table === table.name).map((column) => ({ table: other, column })),
@@ -219,10 +246,20 @@ export function recordsOf<C>(dialect: RecordsDialect<C>, tables: readonly SqlTab
 /** The records a store serves: none until a schema is applied, then every table of the newest. */
 export class ServedRecords<C> {
   #records = new Map<string, Records<C>>();
+  #follower: WriteFollower | null = null;
+  #dialect: RecordsDialect<C> | null = null;
 
   /** Serves every table of `schema` as the migration left it (`layout`, see `servedTables`). */
   serve(dialect: RecordsDialect<C>, schema: SqlSchema, layout: readonly SqlTable[]): void {
-    this.#records = recordsOf(dialect, servedTables(schema.tables, layout));
+    this.#dialect = dialect;
+    this.#records = recordsOf(dialect, servedTables(schema.tables, layout), this.#follower);
+  }
+
+  /** See `Store.follow`: every served entity's writes, and those of a later `serve`. */
+  follow(follower: WriteFollower): void {
+    this.#follower = follower;
+    const first = this.#records.values().next().value;
+    if (first && this.#dialect) first.shared.follow(follower);
   }
 
   of(entity: string): Records<C> {
@@ -246,6 +283,10 @@ export class Records<C> implements EntityRecords {
   readonly entity: string;
   readonly #table: SqlTable;
   readonly #shared: Shared<C>;
+  /** What every entity's records of this database share (for `ServedRecords.follow`). */
+  get shared(): Shared<C> {
+    return this.#shared;
+  }
   readonly #d: RecordsDialect<C>;
   readonly #columns: ReadonlyMap<string, SqlColumn>;
   /** Columns the API shows: all but the version. */
@@ -571,19 +612,22 @@ export class Records<C> implements EntityRecords {
     if (answer) return answer;
     if (!(yield* this.#writeChange(conn, plan, context.at))) return { ok: false, refusal: { kind: 'stale' } };
     yield* this.#changeHistory(conn, plan, context);
-    // Hook: rows that must commit with the change (a durable outbox of its notifications and
-    // calls, issue 25) are written here, after its history entry, in the same transaction.
+    // Rows that must commit with the change (the outbox of its notifications and calls).
+    yield* this.#followed(
+      conn,
+      plan.transition ? 'transition' : 'update',
+      plan.transition?.name ?? null,
+      plan.record,
+      context,
+    );
     return { ok: true, stored: { record: plan.record, version: plan.current.version + 1 }, changed: true };
   }
 
   /**
    * Plan: the record read for update and what the write would make of it; no check yet, nothing
    * written. Undefined when there is no such record.
-   *
-   * Hook: a transition's field assignments (its effects, issue 25) join `changes` and `record`
-   * here, so that the rules and limits of the check step, the row and the history entry all see
-   * them. The guard and `authorize` (which refuses fields the caller may not set) run on what the
-   * caller asked, so a plan carrying effects also keeps that record for them.
+   * A transition's field assignments (its `sets`) are not planned here: they are worked out after
+   * its guard, in the check step, and join the plan there (see `#checkChange`).
    */
   *#planChange(
     conn: C,
@@ -604,7 +648,10 @@ export class Records<C> implements EntityRecords {
    * (`authorize`), the record is at an expected version, something changes, its references name
    * records the actor may read, and the entity's rules, guard and limits hold (`check`). Answers
    * the outcome when the write is not to be made (a refusal, or nothing to change), else null.
-   * A check that refuses by throwing ends the transaction.
+   * A check that refuses by throwing ends the transaction. What a transition sets (its `sets`,
+   * worked out by `check` after the guard and before the rules, which see the result) joins the
+   * plan's `record` and `changes` here: the row and the history entry carry it. `authorize` ran
+   * on what the caller asked, so the fields a transition sets need no permission of theirs.
    */
   *#checkChange(
     conn: C,
@@ -623,7 +670,10 @@ export class Records<C> implements EntityRecords {
       return { ok: true, stored: current, changed: false };
     const missing = yield* this.#unknownReferences(conn, changes, context);
     if (missing.length > 0) return { ok: false, refusal: { kind: 'unknown-reference', fields: missing } };
-    if (check) yield* this.#shared.decide(conn, (reader) => check(record, current.record, reader));
+    if (check) {
+      const effects = yield* this.#shared.decide(conn, (reader) => check(record, current.record, reader));
+      if (effects) applyEffects(effects, record, changes, current.record);
+    }
     return null;
   }
 
@@ -673,6 +723,7 @@ export class Records<C> implements EntityRecords {
     for (const column of this.#fieldColumns) changes[column.name] = created[column.name] ?? null;
     const state = this.#hasState ? (record.state as string) : null;
     yield* this.#history(conn, String(record.id), context, 'create', null, null, state, changes, NO_VALUES);
+    yield* this.#followed(conn, 'create', null, created, context);
     return { ok: true, stored: { record: created, version: 1 }, changed: true };
   }
 
@@ -692,6 +743,7 @@ export class Records<C> implements EntityRecords {
     yield* wait(this.#delete.run(conn, [id]));
     const before = lastValues(this.#fieldColumns, this.#hasState, stored);
     yield* this.#history(conn, id, context, 'delete', null, null, null, {}, before);
+    yield* this.#followed(conn, 'delete', null, stored, context);
     return { ok: true };
   }
 
@@ -734,6 +786,27 @@ export class Records<C> implements EntityRecords {
       if ((yield* wait(this.#d.user(conn, value))) === undefined) missing.push(field);
     }
     return missing;
+  }
+
+  /** The outbox's rows for this write, in its transaction (`Store.follow`); nothing when none follows. */
+  *#followed(
+    conn: C,
+    action: FollowedWrite['action'],
+    transition: string | null,
+    record: ApiRecord,
+    context: WriteContext,
+  ): Step<void> {
+    if (!this.#shared.follower) return;
+    const id = String(record.id);
+    yield* this.#shared.followed(conn, {
+      entity: this.entity,
+      action,
+      transition,
+      id,
+      record,
+      at: context.at,
+      by: context.by,
+    });
   }
 
   *#history(
@@ -831,6 +904,18 @@ export class Records<C> implements EntityRecords {
     const picked: ApiRecord = {};
     for (const name of this.#apiNames) picked[name] = record[name] ?? null;
     return picked;
+  }
+}
+
+/**
+ * A transition's sets (see `WriteCheck`) put into the record to be written and its history's
+ * changes: a field it sets to what it already holds is no change.
+ */
+function applyEffects(effects: WriteEffects, record: ApiRecord, changes: Record<string, Value>, current: ApiRecord) {
+  for (const [name, value] of Object.entries(effects)) {
+    record[name] = value;
+    if (value === (current[name] ?? null)) delete changes[name];
+    else changes[name] = value;
   }
 }
 
