@@ -35,6 +35,22 @@ export const DIAGNOSTIC_CODES = {
   'unknown-constant': { severity: 'error', summary: 'A constant is used but not defined in point 9.' },
   'unknown-error-code': { severity: 'error', summary: 'An error code is used but not catalogued in point 8.' },
   // Fields
+  // Automatic transitions (point 4)
+  'invalid-duration': {
+    severity: 'error',
+    summary: 'A duration does not parse, or names a constant that is no duration.',
+  },
+  'timeless-automatic-transition': {
+    severity: 'error',
+    summary: 'The system takes a transition on a condition that never changes with time.',
+  },
+  'after-without-system': {
+    severity: 'error',
+    summary: 'A transition waits `after` a time, but `system` does not take it.',
+  },
+  'after-state-not-from': { severity: 'error', summary: 'A transition waits in a state it does not leave.' },
+  'automatic-creating-transition': { severity: 'error', summary: 'The system is named to take a creating transition.' },
+  'unknown-time-zone': { severity: 'error', summary: '`TIME_ZONE` is not an IANA time zone name.' },
   'unknown-type': { severity: 'error', summary: 'A field type is not one Ninepoint knows.' },
   'invalid-field-rule': { severity: 'error', summary: "A field's rule is not understood or does not fit its type." },
   'invalid-default': { severity: 'error', summary: "A default value does not fit the field's type or rules." },

@@ -74,9 +74,11 @@ export {
 } from './permission-matrix.ts';
 export { type PointProgress, pointProgress } from './progress.ts';
 export { offsetAt, type QuickFix, quickFixes } from './quick-fixes.ts';
+export { mentionsTime, SYSTEM_ACTOR } from './read-automatic.ts';
 export { RUNTIME_CONSTANTS, type RuntimeSettings, runtimeSettings } from './runtime-constants.ts';
 export type { StudioStatus } from './studio-status.ts';
 export { type PointSummary, summarizePoints } from './summary.ts';
+export { isTimeZone, localDay, localParts, TIME_ZONE_CONSTANT, timeZoneOf, zonedInstant } from './time-zone.ts';
 export { typeWords } from './type-words.ts';
 export {
   defaultValueAt,
