@@ -28,6 +28,7 @@ export {
   compileExpressions,
   EntityExpressions,
   ExpressionCompileError,
+  type ExpressionOptions,
   LoadPending,
   NO_USER,
   type Outcome,
@@ -78,6 +79,7 @@ export { mentionsTime, SYSTEM_ACTOR } from './read-automatic.ts';
 export { RUNTIME_CONSTANTS, type RuntimeSettings, runtimeSettings } from './runtime-constants.ts';
 export type { StudioStatus } from './studio-status.ts';
 export { type PointSummary, summarizePoints } from './summary.ts';
+export { type TimeBound, timeBound } from './time-bound.ts';
 export { isTimeZone, localDay, localParts, TIME_ZONE_CONSTANT, timeZoneOf, zonedInstant } from './time-zone.ts';
 export { typeWords } from './type-words.ts';
 export {

@@ -57,6 +57,8 @@ interface EntityContext {
   recordPath: (id: string) => string;
   /** Told of each write once it has committed (live updates); not of a write that changed nothing. */
   committed: Committed;
+  /** The server's clock: writes are stamped with it, as `now` in guards and rules reads it. */
+  now: () => number;
 }
 
 /** A committed write: the record after it, or before it for a delete. */
@@ -84,6 +86,7 @@ export function registerEntityRoutes(
   compiled: CompiledApp,
   store: Store,
   committed: Committed = () => {},
+  now: () => number = Date.now,
 ): void {
   const { model, routeTable, catalogue, settings } = compiled;
   const contexts = new Map<string, EntityContext>();
@@ -111,6 +114,7 @@ export function registerEntityRoutes(
       settings,
       recordPath: (id) => (get ? get.path.replace(`:${get.params[0] ?? 'id'}`, id) : `${base ?? `/api/${name}`}/${id}`),
       committed,
+      now,
     };
     contexts.set(name, context);
     return context;
@@ -288,7 +292,7 @@ function createHandler(route: Route, context: EntityContext): Handler {
       throw denied(actor);
     }
     const body = readBody(request, errors, route.body === null);
-    const ms = Date.now();
+    const ms = context.now();
     const at = new Date(ms).toISOString();
     const settable = context.permissions.settable(actor, 'create');
     const values: Record<string, Value> = {};
@@ -351,7 +355,7 @@ function updateHandler(route: Route, context: EntityContext): Handler {
     // A PUT keeps what the actor may not change: they need not (and for a hidden field cannot) send it.
     const kept = replace && settable !== null ? (name: string) => !settable.has(name) : undefined;
     const body = readBody(request, errors, route.body === null, kept);
-    const at = new Date().toISOString();
+    const at = new Date(context.now()).toISOString();
     const values: Record<string, Value> = {};
     const failures: FieldError[] = [];
     /** Fields the actor may not change but sent: they must hold what the record holds. */
@@ -414,7 +418,7 @@ function transitionHandler(route: Route, context: EntityContext, name: string): 
     const read = readGrants(actor, context.permissions);
     const id = recordId(request, route, context);
     const body = readBody(request, errors, true);
-    const at = new Date().toISOString();
+    const at = new Date(context.now()).toISOString();
     const values: Record<string, Value> = {};
     const failures: FieldError[] = [];
     for (const field of fields) {
@@ -453,7 +457,7 @@ function deleteHandler(route: Route, context: EntityContext): Handler {
     const id = recordId(request, route, context);
     const ifVersions = ifMatchVersions(request.headers['if-match']);
     const allowed = writeAllowed(read, context.permissions.grants(actor, 'delete'), actor, context, id);
-    const at = new Date().toISOString();
+    const at = new Date(context.now()).toISOString();
     // The record as the delete found it: who may read it is told of the delete.
     const found: { record?: ApiRecord } = {};
     const outcome = await context.records.delete(id, { at, by: actor.userId, ifVersions }, (current, reader) => {

@@ -16,6 +16,7 @@ import { openStore, type StoreOptions } from '../store/open-store.ts';
 import { PgStore } from '../store/postgres/pg-store.ts';
 import { SavedViewsStore } from '../store/saved-views-store.ts';
 import type { Store } from '../store/store.ts';
+import { registerTimers, type Timers } from '../timers/timers-plugin.ts';
 import { registerApiDocs } from './api-docs.ts';
 import { registerAuth } from './auth.ts';
 import { clientErrorHandler, requestTimeouts } from './client-errors.ts';
@@ -52,7 +53,10 @@ export interface ServerOptions extends StoreOptions {
    * breaking a tightened rule); without it such a start throws `MigrationRefusedError`. Default false.
    */
   allowDestructive?: boolean;
-  /** For tests: the clock of sessions, sign-in lockouts and rate limits. Default `Date.now`. */
+  /**
+   * For tests: the clock of sessions, sign-in lockouts, rate limits, `now` and `today` in guards
+   * and rules, and the scheduler of automatic transitions. Default `Date.now`.
+   */
   now?: () => number;
   /**
    * Behind a reverse proxy that terminates HTTPS: trust its `X-Forwarded-For`/`-Proto`/`-Host`, so
@@ -101,6 +105,8 @@ export interface NinepointServer {
   listen(options?: { port?: number; host?: string }): Promise<string>;
   /** Ends the live update streams (`GET /api/events`): a replaced dev app's pages reconnect to the new one. */
   endStreams(): void;
+  /** The transitions the system takes by itself (`timers/`); tests with an injected clock run rounds. */
+  readonly timers: Timers;
   /** Stops taking requests, lets those under way finish, then closes the database. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -127,7 +133,7 @@ export function defaultLogger(format: LogFormat = defaultLogFormat()): Logger {
  * console.log(await server.listen({ port: 3000 }));
  */
 export async function createServer(options: ServerOptions): Promise<NinepointServer> {
-  const compiled = compileApp(options.model);
+  const compiled = compileApp(options.model, { clock: options.now });
   const logger = options.logger === false ? pino({ level: 'silent' }) : (options.logger ?? defaultLogger());
   const store = await openStore(options);
   try {
@@ -166,7 +172,7 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
           })
         : new LocalFeed();
     if (feed instanceof PgFeed) await feed.ready;
-    const { app, endStreams } = buildApp(compiled, store, logger, auth, feed, {
+    const { app, endStreams, timers } = buildApp(compiled, store, logger, auth, feed, {
       views,
       now: options.now,
       devMode,
@@ -176,7 +182,7 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
       oidc,
       live: options.live ?? {},
     });
-    return wrap(app, compiled, store, auth, plan, options.closeGraceMs, endStreams);
+    return wrap(app, compiled, store, auth, plan, options.closeGraceMs, endStreams, timers);
   } catch (error) {
     await store.close();
     throw error;
@@ -208,7 +214,7 @@ function buildApp(
     oidc: { settings: OidcSettings; logins: OidcStore } | null;
     live: NonNullable<ServerOptions['live']>;
   },
-): { app: FastifyInstance; endStreams: () => void } {
+): { app: FastifyInstance; endStreams: () => void; timers: Timers } {
   const { catalogue, settings } = compiled;
   const sendProblem = (
     request: FastifyRequest,
@@ -309,7 +315,14 @@ function buildApp(
     now,
     ...liveOptions,
   });
-  registerEntityRoutes(app, compiled, store, (change) => live.committed(change));
+  registerEntityRoutes(app, compiled, store, (change) => live.committed(change), now ?? Date.now);
+  const timers = registerTimers(app, {
+    compiled,
+    store,
+    logger,
+    now: now ?? Date.now,
+    committed: (change) => live.committed(change),
+  });
   registerSavedViews(app, { views, screens: effectiveScreens(compiled.model), ...(now ? { now } : {}) });
   if (devMode) registerDevRoutes(app, { auth, model: compiled.model, signIn });
   extend?.register(app);
@@ -334,7 +347,7 @@ function buildApp(
     if (!request.raw.complete) lingerBeforeClose(request.raw.socket);
     return sendProblem(request, reply, classified.code, classified.params, classified.extras);
   });
-  return { app, endStreams: () => live.endStreams() };
+  return { app, endStreams: () => live.endStreams(), timers };
 }
 
 function wrap(
@@ -345,6 +358,7 @@ function wrap(
   migration: MigrationPlan,
   closeGraceMs: number | undefined,
   endStreams: () => void,
+  timers: Timers,
 ): NinepointServer {
   let closing: Promise<void> | null = null;
   return {
@@ -354,6 +368,7 @@ function wrap(
     auth,
     migration,
     endStreams,
+    timers,
     async listen({ port = DEFAULT_PORT, host = DEFAULT_HOST } = {}) {
       // Fastify logs "Server listening at …" on its own; `serve` says where it listens once,
       // with the spec and the database, so Fastify's line is held back.
