@@ -110,7 +110,7 @@ export class EntityExpressions {
     entity: Entity,
     entities: ReadonlyMap<string, Entity>,
     constants: Readonly<Record<string, unknown>>,
-    time: { clock: () => number; zone: string } = { clock: Date.now, zone: 'UTC' },
+    time: { clock: () => number; zone: string } = { clock: readClock, zone: 'UTC' },
   ) {
     this.entity = entity;
     this.#entities = entities;
@@ -347,6 +347,9 @@ export interface CompiledModelExpressions {
   readonly rules: ReadonlyMap<string, CompiledExpression>;
 }
 
+/** The system clock, looked up at each call: a test that mocks `Date` moves it. */
+const readClock = (): number => Date.now();
+
 export interface ExpressionOptions {
   /** The clock `now` and `today` read, in milliseconds since 1970 (tests inject one). Default `Date.now`. */
   clock?: () => number;
@@ -371,7 +374,7 @@ function localCalendar(env: Environment, source: string, zone: string): ReturnTy
 /** Compiles every guard and rule expression of the model once. Throws `ExpressionCompileError`. */
 export function compileExpressions(model: Model, options: ExpressionOptions = {}): CompiledModelExpressions {
   const zone = timeZoneOf(model);
-  const time = { clock: options.clock ?? Date.now, zone };
+  const time = { clock: options.clock ?? readClock, zone };
   const entities = new Map(model.entities.map((e) => [e.name, e]));
   const machines = new Set(model.machines.map((m) => m.entity));
   const base = new Environment({ homogeneousAggregateLiterals: false });

@@ -86,7 +86,7 @@ export function registerEntityRoutes(
   compiled: CompiledApp,
   store: Store,
   committed: Committed = () => {},
-  now: () => number = Date.now,
+  now: () => number = () => Date.now(),
 ): void {
   const { model, routeTable, catalogue, settings } = compiled;
   const contexts = new Map<string, EntityContext>();

@@ -111,6 +111,9 @@ export interface NinepointServer {
   close(): Promise<void>;
 }
 
+/** The system clock, looked up at each call (as `new Date()` is): a test that mocks `Date` moves it. */
+const systemClock = (): number => Date.now();
+
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 3000;
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
@@ -315,12 +318,12 @@ function buildApp(
     now,
     ...liveOptions,
   });
-  registerEntityRoutes(app, compiled, store, (change) => live.committed(change), now ?? Date.now);
+  registerEntityRoutes(app, compiled, store, (change) => live.committed(change), now ?? systemClock);
   const timers = registerTimers(app, {
     compiled,
     store,
     logger,
-    now: now ?? Date.now,
+    now: now ?? systemClock,
     committed: (change) => live.committed(change),
   });
   registerSavedViews(app, { views, screens: effectiveScreens(compiled.model), ...(now ? { now } : {}) });
