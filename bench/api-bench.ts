@@ -380,7 +380,7 @@ export interface SeededDatabase {
 
 /** Adds the benchmark's user with an API token (the format `ninepoint` gives tokens); answers the token. */
 async function addBenchUser(server: NinepointServer, where: string): Promise<string> {
-  const user = await server.auth.addUser({
+  const user = await server.auth.users.add({
     id: randomUUID(),
     email: 'bench@example.com',
     name: 'Benchmark',
@@ -392,7 +392,7 @@ async function addBenchUser(server: NinepointServer, where: string): Promise<str
   if (!user) throw new Error(`${where} has a benchmark user already: seed a new database`);
   // `npt_` + 256 random bits; the database keeps its SHA-256.
   const token = `npt_${randomBytes(32).toString('base64url')}`;
-  await server.auth.createToken({
+  await server.auth.tokens.create({
     id: randomUUID(),
     userId: user.id,
     name: 'api benchmark',

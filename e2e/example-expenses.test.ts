@@ -399,7 +399,7 @@ describe.each(TEST_DATABASES)('the expenses example over HTTP on $name', (db) =>
     );
   });
 
-  it('walks draft → submit → send back → submit → approve → pay, each by who may', async () => {
+  it('walks draft → submit → send back → submit → approve → pay, each by who may, stamping who decided and when', async () => {
     const path = `/api/expenses/${leeds.id}`;
     walk.expectProblem(await manager.post(`${path}/submit`), 'FORBIDDEN');
     const ben = walk.as(await walk.user(['employee'], 'ben'));
@@ -420,12 +420,27 @@ describe.each(TEST_DATABASES)('the expenses example over HTTP on $name', (db) =>
       'VALIDATION_FAILED',
       [['decision_note', 'TOO_LONG']],
     );
+    expect((await employee.get(path)).body).toMatchObject({ decided_by: null, decided_on: null });
     const sentBack = await manager.post(`${path}/send-back`, { decision_note: 'Which project is this for?' });
-    expect(sentBack.body).toMatchObject({ state: 'draft', decision_note: 'Which project is this for?' });
+    expect(sentBack.body).toMatchObject({
+      state: 'draft',
+      decision_note: 'Which project is this for?',
+      decided_by: mike.id,
+      decided_on: inDays(0),
+    });
+    // Who decided is set by the transition only: not by a payload.
+    walk.expectProblem(await manager.post(`${path}/approve`, { decided_by: ada.id }), 'VALIDATION_FAILED', [
+      ['decided_by', 'READ_ONLY_FIELD'],
+    ]);
     await employee.put(path, whole({ notes: 'For the Acme kickoff, project 7.' }));
     expect((await employee.post(`${path}/submit`)).body.state).toBe('submitted');
     const approved = await manager.post(`${path}/approve`, { decision_note: 'Thanks.' });
-    expect(approved.body).toMatchObject({ state: 'approved', decision_note: 'Thanks.' });
+    expect(approved.body).toMatchObject({
+      state: 'approved',
+      decision_note: 'Thanks.',
+      decided_by: mike.id,
+      decided_on: inDays(0),
+    });
     walk.expectProblem(await employee.post(`${path}/withdraw`), 'TRANSITION_NOT_ALLOWED');
 
     walk.expectProblem(await manager.post(`${path}/pay`, { paid_at: new Date().toISOString() }), 'FORBIDDEN');
@@ -447,6 +462,13 @@ describe.each(TEST_DATABASES)('the expenses example over HTTP on $name', (db) =>
       ['approve', 'approved', mike.id],
       ['pay', 'paid', fiona.id],
     ]);
+    expect(history.find((h: Json) => h.transition === 'send back')?.changes).toEqual({
+      decision_note: 'Which project is this for?',
+      decided_by: mike.id,
+      decided_on: inDays(0),
+    });
+    // Approved by the same manager on the same day: the stamp holds what it held, so only the note changed.
+    expect(history.find((h: Json) => h.transition === 'approve')?.changes).toEqual({ decision_note: 'Thanks.' });
   });
 
   it('rejects a claim only with a reason of MIN_REASON_LENGTH, and only by its approver', async () => {
@@ -476,7 +498,12 @@ describe.each(TEST_DATABASES)('the expenses example over HTTP on $name', (db) =>
     );
 
     const rejected = await manager.post(`${path}/reject`, { decision_note: 'Taxis need a pre-approval.' });
-    expect(rejected.body).toMatchObject({ state: 'rejected', decision_note: 'Taxis need a pre-approval.' });
+    expect(rejected.body).toMatchObject({
+      state: 'rejected',
+      decision_note: 'Taxis need a pre-approval.',
+      decided_by: mike.id,
+      decided_on: inDays(0),
+    });
     walk.expectProblem(await manager.post(`${path}/approve`, {}), 'TRANSITION_NOT_ALLOWED');
   });
 

@@ -387,38 +387,30 @@ describe.each(TEST_DATABASES)('the lending desk example over HTTP on $name', (db
     expect(held.body.items.filter((l: Json) => l.state === 'out')).toHaveLength(5);
   });
 
-  it('walks a loan out → renew → renew → return with If-Match, refusing a renewal count past MAX_RENEWALS', async () => {
+  it('walks a loan out → renew → renew → return with If-Match: each renewal moves the due date on and counts itself, up to MAX_RENEWALS', async () => {
     const grace = await member('grace');
     const lent = await desk.create('/api/loans', loan(dune.id, grace));
     const path = `/api/loans/${lent.id}`;
-    walk.expectProblem(await walk.as(grace).post(`${path}/renew`, { due: inDays(20), renewals: 1 }), 'FORBIDDEN');
-    const renewed = await desk.post(`${path}/renew`, { due: inDays(20), renewals: 1 }, { ifMatch: '"1"' });
+    walk.expectProblem(await walk.as(grace).post(`${path}/renew`), 'FORBIDDEN');
+    const renewed = await desk.post(`${path}/renew`, undefined, { ifMatch: '"1"' });
     expect(renewed.status).toBe(200);
     expect(renewed.headers.get('etag')).toBe('"2"');
-    expect(renewed.body).toMatchObject({ state: 'out', due: inDays(20), renewals: 1 });
-    walk.expectProblem(
-      await desk.post(`${path}/renew`, { due: inDays(21), renewals: 2 }, { ifMatch: '"1"' }),
-      'CONFLICT',
-    );
-
-    walk.expectProblem(await desk.post(`${path}/renew`, { due: inDays(22), renewals: 2 }), 'VALIDATION_FAILED', [
-      ['due', 'RENEWAL_TOO_LONG'],
+    // LOAN_PERIOD (21 days) after the due date (14 days ahead), and one renewal counted.
+    expect(renewed.body).toMatchObject({ state: 'out', due: inDays(35), renewals: 1 });
+    walk.expectProblem(await desk.post(`${path}/renew`, undefined, { ifMatch: '"1"' }), 'CONFLICT');
+    // The desk no longer sends the due date or the count: the call takes no payload.
+    walk.expectProblem(await desk.post(`${path}/renew`, { due: inDays(22) }), 'VALIDATION_FAILED', [
+      ['due', 'READ_ONLY_FIELD'],
     ]);
-    walk.expectProblem(await desk.post(`${path}/renew`, { due: inDays(0), renewals: 2 }), 'VALIDATION_FAILED', [
-      ['due', 'RENEWAL_TOO_LONG'],
-      ['due', 'DUE_BEFORE_LENT'],
+    walk.expectProblem(await desk.post(`${path}/renew`, { renewals: 0 }), 'VALIDATION_FAILED', [
+      ['renewals', 'READ_ONLY_FIELD'],
     ]);
-    walk.expectProblem(await desk.post(`${path}/renew`, { due: inDays(21), renewals: 3 }), 'VALIDATION_FAILED', [
-      ['renewals', 'OUT_OF_RANGE'],
-    ]);
-    walk.expectProblem(await desk.post(`${path}/renew`, { due: inDays(21), lent_on: inDays(1) }), 'VALIDATION_FAILED', [
-      ['lent_on', 'READ_ONLY_FIELD'],
-    ]);
-    expect((await desk.post(`${path}/renew`, { due: inDays(21), renewals: 2 })).body.renewals).toBe(2);
-    // The guard sees the call's new count: a renewal with no count at all does not hold.
-    const uncounted = await desk.post(`${path}/renew`, { due: inDays(21), renewals: null });
-    walk.expectProblem(uncounted, 'TRANSITION_NOT_ALLOWED');
-    expect(uncounted.body.detail).toBe('Renew is allowed only when the renewals are at most 2.');
+    expect((await desk.post(`${path}/renew`)).body).toMatchObject({ due: inDays(56), renewals: 2 });
+    // The guard sees the count before this renewal: a third is refused, and nothing changes.
+    const third = await desk.post(`${path}/renew`);
+    walk.expectProblem(third, 'TRANSITION_NOT_ALLOWED');
+    expect(third.body.detail).toBe('Renew is allowed only when the renewals are less than 2.');
+    expect((await desk.get(path)).body).toMatchObject({ due: inDays(56), renewals: 2 });
 
     walk.expectProblem(await desk.post(`${path}/return`, { condition_note: 'n'.repeat(501) }), 'VALIDATION_FAILED', [
       ['condition_note', 'TOO_LONG'],
@@ -433,8 +425,8 @@ describe.each(TEST_DATABASES)('the lending desk example over HTTP on $name', (db
     const history = await walk.as(grace).get(`${path}/history`);
     expect(history.body.items).toMatchObject([
       { action: 'create', transition: null, from: null, to: 'out', by: deskUser.id },
-      { action: 'transition', transition: 'renew', from: 'out', to: 'out', changes: { due: inDays(20), renewals: 1 } },
-      { action: 'transition', transition: 'renew', from: 'out', to: 'out', changes: { due: inDays(21), renewals: 2 } },
+      { action: 'transition', transition: 'renew', from: 'out', to: 'out', changes: { due: inDays(35), renewals: 1 } },
+      { action: 'transition', transition: 'renew', from: 'out', to: 'out', changes: { due: inDays(56), renewals: 2 } },
       {
         action: 'transition',
         transition: 'return',
@@ -452,7 +444,7 @@ describe.each(TEST_DATABASES)('the lending desk example over HTTP on $name', (db
     ]);
     walk.expectProblem(await desk.post(`/api/loans/${lent.id}/write-off`, { reason: 'lost' }), 'INVALID_PAYLOAD');
     walk.expectProblem(await desk.post(`/api/loans/${someone()}/return`, {}), 'NOT_FOUND');
-    walk.expectProblem(await desk.post('/api/loans/nope/renew', { due: inDays(3) }), 'NOT_FOUND');
+    walk.expectProblem(await desk.post('/api/loans/nope/renew'), 'NOT_FOUND');
   });
 
   it('marks a late loan overdue and takes it back; writes off only a loan late past LOST_AFTER', async () => {
@@ -464,10 +456,7 @@ describe.each(TEST_DATABASES)('the lending desk example over HTTP on $name', (db
 
     const late = await desk.create('/api/loans', loan(dune.id, ivan, { lent_on: inDays(-30), due: inDays(-20) }));
     expect((await desk.post(`/api/loans/${late.id}/mark-overdue`)).body.state).toBe('overdue');
-    walk.expectProblem(
-      await desk.post(`/api/loans/${late.id}/renew`, { due: inDays(7), renewals: 1 }),
-      'TRANSITION_NOT_ALLOWED',
-    );
+    walk.expectProblem(await desk.post(`/api/loans/${late.id}/renew`), 'TRANSITION_NOT_ALLOWED');
     const soon = await desk.post(`/api/loans/${late.id}/write-off`);
     walk.expectProblem(soon, 'TRANSITION_NOT_ALLOWED');
     expect(soon.body.detail).toBe('Write off is allowed only when more than 8 weeks have passed since the due date.');

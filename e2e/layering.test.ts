@@ -45,9 +45,35 @@ function offending(from: string, forbidden: readonly string[], { tests = true } 
   return found;
 }
 
+/** The folders of packages/server/src that are features: each one owns its routes, schemas, OpenAPI calls and tables. */
+const FEATURES = ['people', 'records', 'live', 'views'];
+/** What runs underneath the features, and what sits above them. */
+const BELOW_FEATURES = ['compile', 'store', 'http', 'mail'];
+const ABOVE_FEATURES = ['app', 'dev'];
+
+/** The top folder of a path under packages/server/src (`.` for a file at its root), or null outside it. */
+function folderOf(path: string): string | null {
+  if (!path.startsWith(`${SERVER}/`)) return null;
+  const parts = relative(SERVER, path).split('/');
+  return parts.length > 1 ? (parts[0] as string) : '.';
+}
+
+/** Imports between folders of packages/server/src, test files and the package's index.ts aside. */
+function folderImports(): { from: string; to: string; file: string; target: string }[] {
+  return sources(SERVER)
+    .filter((file) => !file.endsWith('.test.ts') && file !== join(SERVER, 'index.ts'))
+    .flatMap((file) =>
+      importsOf(file).flatMap((target) => {
+        const from = folderOf(file);
+        const to = folderOf(target);
+        return from && to && from !== to ? [{ from, to, file, target }] : [];
+      }),
+    );
+}
+
 describe('layering of the server package', () => {
-  it('keeps compile/ free of the HTTP layer, the stores and the other runtime folders', () => {
-    expect(offending('compile', ['http', 'store', 'live', 'dev', 'auth', 'mail'])).toEqual([]);
+  it('keeps compile/ free of the HTTP layer, the stores, the features and the other runtime folders', () => {
+    expect(offending('compile', ['http', 'store', 'mail', ...FEATURES, ...ABOVE_FEATURES])).toEqual([]);
   });
 
   it('keeps each database dialect from importing the other', () => {
@@ -55,8 +81,60 @@ describe('layering of the server package', () => {
     expect(offending('store/postgres', ['store/sqlite'])).toEqual([]);
   });
 
-  it('keeps the stores (their tests aside) free of the HTTP layer', () => {
-    expect(offending('store', ['http', 'live', 'dev'], { tests: false })).toEqual([]);
+  it('keeps the stores (their tests aside) free of the HTTP layer, the features and the app', () => {
+    expect(offending('store', ['http', ...FEATURES, ...ABOVE_FEATURES], { tests: false })).toEqual([]);
+  });
+
+  it("keeps http/, what every feature's calls share, free of the features and of the app that composes them", () => {
+    expect(offending('http', [...FEATURES, ...ABOVE_FEATURES], { tests: false })).toEqual([]);
+  });
+
+  it('keeps each feature free of the app that composes it and of the dev server', () => {
+    for (const feature of FEATURES) expect(offending(feature, ABOVE_FEATURES, { tests: false })).toEqual([]);
+  });
+
+  it("lets code outside a feature use only the feature's public face, its index.ts", () => {
+    // A feature's routes, stores and schemas are its own: another feature, the app and the dev
+    // server reach them through what its index.ts exports, so they can change without the others.
+    const found = folderImports()
+      .filter(({ to, target }) => FEATURES.includes(to) && target !== join(SERVER, to, 'index.ts'))
+      .map(({ file, target }) => `${relative(ROOT, file)} imports ${relative(ROOT, target)}`);
+    expect(found).toEqual([]);
+  });
+
+  it('has no import circle between two folders', () => {
+    const edges = new Set(folderImports().map(({ from, to }) => `${from} -> ${to}`));
+    const circles = [...edges].filter((edge) => {
+      const [from, to] = edge.split(' -> ');
+      return (from as string) < (to as string) && edges.has(`${to} -> ${from}`);
+    });
+    expect(circles).toEqual([]);
+    // Every folder is below the features, a feature, or above them: nothing else may appear.
+    const folders = new Set([...edges].flatMap((edge) => edge.split(' -> ')));
+    const known = new Set([...BELOW_FEATURES, ...FEATURES, ...ABOVE_FEATURES]);
+    expect([...folders].filter((folder) => !known.has(folder))).toEqual([]);
+  });
+
+  it('has no import circle between files', () => {
+    const graph = new Map(
+      sources(SERVER)
+        .filter((file) => !file.endsWith('.test.ts'))
+        .map((file) => [file, importsOf(file).filter((target) => target.startsWith(`${SERVER}/`))]),
+    );
+    const circles: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const visit = (file: string, path: string[]): void => {
+      if (state.get(file) === 'done') return;
+      if (state.get(file) === 'open') {
+        circles.push([...path.slice(path.indexOf(file)), file].map((f) => relative(SERVER, f)).join(' -> '));
+        return;
+      }
+      state.set(file, 'open');
+      for (const target of graph.get(file) ?? []) visit(target, [...path, file]);
+      state.set(file, 'done');
+    };
+    for (const file of graph.keys()) visit(file, []);
+    expect(circles).toEqual([]);
   });
 });
 

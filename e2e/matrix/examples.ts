@@ -73,8 +73,6 @@ const LENDING_DATA: Omit<ExampleData, 'title' | 'source'> = {
   },
   body: (_entity, t): Values | undefined => {
     switch (t.name) {
-      case 'renew': // renewal period: due > today && due <= today + LOAN_PERIOD
-        return { due: inDays(14), renewals: 1 };
       case 'return':
         return { condition_note: 'Back in good order.' };
       default:

@@ -10,7 +10,7 @@ import {
   type Transition,
   USER_ENTITY,
 } from '@ninepoint/spec';
-import { addUser, createApiToken } from '../../packages/server/src/auth/accounts.ts';
+import { addUser, createApiToken } from '../../packages/server/src/people/accounts.ts';
 import type { FreshDatabase, TestDatabase } from '../../packages/server/test/databases.ts';
 import { type ExampleData, inDays, type Values } from './examples.ts';
 import { type MatrixActor, type Operation, type Outcome, PermissionOracle, type Verdict } from './oracle.ts';
@@ -161,7 +161,7 @@ export class Matrix {
    */
   async bystander(): Promise<string> {
     const id = randomUUID();
-    const added = await this.server.auth.addUser({
+    const added = await this.server.auth.users.add({
       id,
       email: `bystander-${id}@matrix.test`,
       name: 'Bystander',

@@ -158,8 +158,10 @@ describe.each(TEST_DATABASES)('the lending desk killed with SIGKILL mid-write on
     const late = out.filter((l) => String(l.record.due) < inDays(0));
     if (choice < 0.8 && renewable.length > 0) {
       const loan = pick(renewable);
-      const payload = { due: inDays(between(random, 1, 21)), renewals: Number(loan.record.renewals) + 1 };
-      return { kind: 'write', known: loan, expect: payload, path: `/api/loans/${loan.id}/renew` };
+      // A renewal takes no payload: it moves the due date on by LOAN_PERIOD (21 days) and counts itself.
+      const due = new Date(Date.parse(`${loan.record.due}T00:00:00Z`) + 21 * 86_400_000).toISOString().slice(0, 10);
+      const renewed = { due, renewals: Number(loan.record.renewals) + 1 };
+      return { kind: 'write', known: loan, expect: renewed, path: `/api/loans/${loan.id}/renew` };
     }
     if (choice < 0.85 && late.length > 0) {
       const loan = pick(late);
@@ -188,7 +190,7 @@ describe.each(TEST_DATABASES)('the lending desk killed with SIGKILL mid-write on
     if (pending.kind === 'delete') return call(url, token, 'DELETE', pending.path, undefined, { ifMatch });
     const isBook = pending.known.entity === 'Book';
     const { state: _, ...body } = pending.expect;
-    const transitionBody = pending.path.endsWith('/mark-overdue') ? undefined : body;
+    const transitionBody = pending.path.endsWith('/mark-overdue') || pending.path.endsWith('/renew') ? undefined : body;
     return call(url, token, isBook ? 'PATCH' : 'POST', pending.path, isBook ? body : transitionBody, { ifMatch });
   }
 

@@ -12,7 +12,7 @@ const point: PointSummary = {
 };
 
 const warning: Diagnostic = {
-  url: 'docs/spec-format.md#unused-constant',
+  url: 'docs/diagnostics.md#unused-constant',
   expected: [],
   hint: 'Use it or remove it.',
   endColumn: 44,

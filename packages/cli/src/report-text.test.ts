@@ -17,7 +17,7 @@ function diagnostic(over: Partial<Diagnostic>): Diagnostic {
     endColumn: 18,
     hint: 'Did you mean "integer"?',
     expected: ['integer'],
-    url: 'docs/spec-format.md#unknown-type',
+    url: 'docs/diagnostics.md#unknown-type',
     ...over,
   };
 }

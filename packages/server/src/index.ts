@@ -1,18 +1,10 @@
-export {
-  type AccountChange,
-  AccountError,
-  addUser,
-  changeAccount,
-  checkEmail,
-  checkRoles,
-  createApiToken,
-  recordAccountEvent,
-} from './auth/accounts.ts';
-export { type OidcSettings, OidcSettingsError, oidcSettingsFromEnv } from './auth/oidc-settings.ts';
-export { type AccountsDatabase, openAccounts } from './auth/open-accounts.ts';
-export { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, passwordProblem } from './auth/passwords.ts';
+export { type CompiledApp, compileApp, compileOpenApi } from './app/compile-app.ts';
+export { SYSTEM_ROUTES } from './app/features.ts';
+export { type AccountsDatabase, openAccounts } from './app/open-accounts.ts';
+export { formatDiagnostic, type Say, type ServeOptions, type ServeResult, serve } from './app/serve.ts';
+export { createServer, DEFAULT_HOST, DEFAULT_PORT, type NinepointServer, type ServerOptions } from './app/server.ts';
+export { SERVER_CREATED_CHANNEL, type ServerCreated } from './app/server-channel.ts';
 export { createAjv } from './compile/ajv.ts';
-export { type CompiledApp, compileApp } from './compile/compile-app.ts';
 export { compileJsonSchemas, type EntitySchemas, fieldSchema, type JsonSchema } from './compile/json-schemas.ts';
 export {
   compileListParams,
@@ -38,13 +30,7 @@ export {
 } from './compile/migration-contract.ts';
 export { planMigration } from './compile/migration-planner.ts';
 export { type FormatOptions, formatMigrationPlan, MigrationRefusedError } from './compile/migration-report.ts';
-export {
-  compileOpenApi,
-  HEALTH_SCHEMA,
-  OPENAPI_VERSION,
-  type OpenApiDocument,
-  type Operation,
-} from './compile/openapi.ts';
+export { type FeatureApi, OPENAPI_VERSION, type OpenApiDocument, type Operation } from './compile/openapi.ts';
 export { assignableRoles } from './compile/permissions.ts';
 export {
   type FieldError,
@@ -77,21 +63,9 @@ export {
   tableName,
   VERSION_COLUMN,
 } from './compile/sql-schema.ts';
-export { SYSTEM_ROUTES } from './compile/system-routes.ts';
 export { type DevServeResult, type DevServer, serveDev } from './dev/dev-server.ts';
 export { SPEC_EVENTS_PATH } from './dev/spec-events.ts';
 export { STUDIO_ROUTES, type Studio } from './dev/studio-routes.ts';
-export {
-  DEMO_EMAIL_DOMAIN,
-  DEV_ROUTES,
-  demoEmail,
-  ensureDemoUsers,
-  isDemoEmail,
-  registerDevRoutes,
-} from './dev-mode.ts';
-export { registerEntityRoutes } from './http/entity-routes.ts';
-export { etagOf, ifMatchVersions } from './http/etag.ts';
-export { encodeCursor, parseListQuery } from './http/list-query.ts';
 export {
   createLogger,
   defaultLogFormat,
@@ -104,20 +78,42 @@ export {
   LogLevelError,
   parseLogLevel,
 } from './http/logging.ts';
-export { type MailOptions, PASSWORD_RESET_LIMITS, PASSWORD_RESET_ROUTES } from './http/password-reset.ts';
-export { createServer, DEFAULT_HOST, DEFAULT_PORT, type NinepointServer, type ServerOptions } from './http/server.ts';
 export { closeOnSignals, type ShutdownOptions } from './http/shutdown.ts';
+export { HEALTH_SCHEMA } from './http/system-api.ts';
 export { type MailSettings, MailSettingsError, mailSettingsFromEnv, type SmtpSettings } from './mail/mail-settings.ts';
 export { type KeptMail, type Mail, type Mailer, Outbox, smtpMailer } from './mail/mailer.ts';
-export { formatDiagnostic, type Say, type ServeOptions, type ServeResult, serve } from './serve.ts';
 export {
+  type AccountChange,
+  AccountError,
   type AccountEvent,
   type AccountHistoryEntry,
   AuthStore,
+  addUser,
+  changeAccount,
+  checkEmail,
+  checkRoles,
+  createApiToken,
+  DEMO_EMAIL_DOMAIN,
+  DEV_ROUTES,
+  demoEmail,
+  ensureDemoUsers,
+  isDemoEmail,
+  MAX_PASSWORD_LENGTH,
+  type MailOptions,
   type ManagedAccount,
+  MIN_PASSWORD_LENGTH,
+  type OidcSettings,
+  OidcSettingsError,
+  oidcSettingsFromEnv,
+  PASSWORD_RESET_LIMITS,
+  PASSWORD_RESET_ROUTES,
+  passwordProblem,
+  recordAccountEvent,
+  registerDevRoutes,
   type TokenInfo,
   type UserAccount,
-} from './store/auth-store.ts';
+} from './people/index.ts';
+export { encodeCursor, etagOf, ifMatchVersions, parseListQuery, registerEntityRoutes } from './records/index.ts';
 export { DEFAULT_DB_PATH, openStore, type StoreOptions } from './store/open-store.ts';
 export type { Records } from './store/records-core.ts';
 export {

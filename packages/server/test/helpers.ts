@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { blankSpec, checkSpec, type Model } from '@ninepoint/spec';
-import { createServer, type NinepointServer } from '../src/http/server.ts';
+import { createServer, type NinepointServer } from '../src/app/server.ts';
 
 /** The sketch of the product brief: two entities, a state machine, rules, roles and three declared calls. */
 export const LENDING_DESK = readFileSync(new URL('./fixtures/lending-desk.md', import.meta.url), 'utf8');

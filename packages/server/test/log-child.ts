@@ -4,8 +4,8 @@
 // sends itself SIGTERM; `node log-child.ts burst <lines>` logs that many records in one go and
 // calls process.exit at once. Either way its stdout must hold every line.
 import { blankSpec } from '@ninepoint/spec';
+import { serve } from '../src/app/serve.ts';
 import { createLogger } from '../src/http/logging.ts';
-import { serve } from '../src/serve.ts';
 
 const [mode, ...rest] = process.argv.slice(2);
 if (mode === 'burst') {

@@ -1,7 +1,7 @@
-import { addUser, createApiToken } from '../src/auth/accounts.ts';
+import type { NinepointServer } from '../src/app/server.ts';
 import { assignableRoles } from '../src/compile/permissions.ts';
-import type { NinepointServer } from '../src/http/server.ts';
-import type { UserAccount } from '../src/store/auth-store.ts';
+import { addUser, createApiToken } from '../src/people/accounts.ts';
+import type { UserAccount } from '../src/people/users-store.ts';
 
 export const TEST_PASSWORD = 'correct horse battery staple';
 
@@ -25,7 +25,7 @@ export async function userWithToken(
  */
 export async function knownUser(server: NinepointServer, id: string, roles: readonly string[] = []): Promise<void> {
   const known = assignableRoles(server.compiled.model);
-  await server.auth.addUser({
+  await server.auth.users.add({
     id,
     email: `${id}@example.test`,
     name: `User ${id.slice(-4)}`,

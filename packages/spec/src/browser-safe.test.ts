@@ -6,7 +6,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const dir = new URL('./', import.meta.url);
-const sources = readdirSync(dir).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'));
+const sources = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter(
+  (f) => f.endsWith('.ts') && !f.endsWith('.test.ts'),
+);
 
 describe('the spec package', () => {
   it('imports no Node built-in module, so it runs in the browser', () => {

@@ -1,7 +1,4 @@
-import { checkGuardFields } from './check-guards.ts';
-import { checkUsage } from './check-usage.ts';
 import { type Diagnostic, DiagnosticBag } from './diagnostics.ts';
-import { ExpressionChecker, type ExpressionItem } from './expressions.ts';
 import { type Model, POINTS, type Point } from './model.ts';
 import { POINT_TITLES, parseSections, type Section } from './parse-sections.ts';
 import { readCalls } from './read-calls.ts';
@@ -12,9 +9,15 @@ import { readProduct } from './read-product.ts';
 import { readRoles } from './read-roles.ts';
 import { readRules } from './read-rules.ts';
 import { readScreens } from './read-screens.ts';
-import { readMachines } from './read-states.ts';
+import { readStates } from './read-states.ts';
 import { Scope } from './scope.ts';
 import { START } from './spans.ts';
+import { validateConstants } from './validate/constants.ts';
+import { validateDocument } from './validate/document.ts';
+import { validateErrors } from './validate/errors.ts';
+import { validateExpressions } from './validate/expressions.ts';
+import { validateRoles } from './validate/roles.ts';
+import { validateStates } from './validate/states.ts';
 
 /** Specs larger than this are refused: 2 MB is ~40,000 lines, far beyond any real product. */
 export const MAX_SPEC_BYTES = 2 * 1024 * 1024;
@@ -29,8 +32,9 @@ export interface CheckResult {
 }
 
 /**
- * Reads and checks a spec in one pass: Markdown → sections → model, then links names and
- * type-checks expressions. Never throws on user input; every problem is a diagnostic.
+ * Reads and checks a spec in stages: Markdown → sections; each point read into the model, its
+ * names linked through the `Scope` as it goes; then each point's checks on the whole model
+ * (`validate/<point>.ts`). Never throws on user input; every problem is a diagnostic.
  */
 export function checkSpec(source: string): CheckResult {
   const bag = new DiagnosticBag();
@@ -50,24 +54,18 @@ export function checkSpec(source: string): CheckResult {
     return section ? reader(section, scope) : none;
   };
 
-  // Order matters: each point is read after the points it refers to.
+  // Read and link. Order matters: each point is read after the points it refers to.
   const model = emptyModel();
-  model.points = POINTS.map((key, i): Point => {
-    const section = sections[key];
-    if (!section) {
-      bag.report('missing-section', START, `Point ${i + 1} (${POINT_TITLES[key]}) has no section.`, {
-        hint: `Add "## ${i + 1}. ${POINT_TITLES[key]}" with its table, or with "Not shown." to say it is absent on purpose.`,
-      });
-    }
-    return {
+  model.points = POINTS.map(
+    (key, i): Point => ({
       key,
       number: i + 1,
       title: POINT_TITLES[key],
-      shown: section?.shown ?? false,
-      span: section?.span ?? null,
-      prose: section?.prose ?? '',
-    };
-  });
+      shown: sections[key]?.shown ?? false,
+      span: sections[key]?.span ?? null,
+      prose: sections[key]?.prose ?? '',
+    }),
+  );
   model.product = readProduct(parsed.title, shown('product'));
   model.constants = read('constants', readConstants, []);
   model.errors = read('errors', readErrors, []);
@@ -76,40 +74,21 @@ export function checkSpec(source: string): CheckResult {
   const roles = read('roles', readRoles, { roles: [], permissions: [] });
   model.roles = roles.roles;
   model.permissions = roles.permissions;
-  model.machines = read('states', readMachines, []);
-  for (const check of scope.afterMachines) check();
+  model.machines = read('states', readStates, []);
+  for (const link of scope.afterMachines) link();
   model.rules = read('rules', readRules, []);
   model.screens = read('screens', readScreens, []);
   model.calls = read('calls', readCalls, []);
 
-  checkExpressions(model, bag);
-  checkGuardFields(model, bag);
-  checkUsage(model, scope);
+  // Validate: each point's checks on what was read. Errors before constants: a message's
+  // placeholders mark the constants they name as used.
+  validateDocument(sections, bag);
+  validateStates(model, bag);
+  validateRoles(model, bag);
+  validateExpressions(model, bag);
+  validateErrors(model, scope);
+  validateConstants(model, scope);
   return finish(model, bag);
-}
-
-/** Type-checks every guard and rule condition, each against its entity (and field). */
-function checkExpressions(model: Model, bag: DiagnosticBag): void {
-  const items: ExpressionItem[] = [];
-  for (const machine of model.machines) {
-    for (const t of machine.transitions) {
-      if (t.guard !== null && t.guardSpan) {
-        items.push({
-          source: t.guard,
-          span: t.guardSpan,
-          entity: machine.entity,
-          field: null,
-          what: `The guard of "${t.name}"`,
-        });
-      }
-    }
-  }
-  for (const rule of model.rules) {
-    if (rule.condition.kind !== 'expression') continue;
-    const { entity, field } = rule.appliesTo;
-    items.push({ source: rule.condition.source, span: rule.conditionSpan, entity, field, what: `Rule "${rule.name}"` });
-  }
-  new ExpressionChecker(model).checkAll(items, bag);
 }
 
 function finish(model: Model, bag: DiagnosticBag): CheckResult {

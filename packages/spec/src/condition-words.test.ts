@@ -22,7 +22,7 @@ describe('a guard in words', () => {
   it('says the lending desk’s guards with constants by value and dates as passing time', () => {
     expect(guardsInWords(example('lending-desk'))).toEqual({
       lend: 'the book’s copies are more than 0',
-      renew: 'the renewals are at most 2',
+      renew: 'the renewals are less than 2',
       'mark overdue': 'the due date has passed',
       'write off': 'more than 8 weeks have passed since the due date',
     });

@@ -20,11 +20,11 @@ export interface Diagnostic {
   hint: string;
   /** Names that would have been valid here, best first ("did you mean"). */
   expected: string[];
-  /** The link to this code's entry in the spec format docs. */
+  /** The link to this code's entry in the diagnostics' docs. */
   url: string;
 }
 
-export const DOCS_URL = 'docs/spec-format.md';
+export const DOCS_URL = 'docs/diagnostics.md';
 
 /** Collects diagnostics during one check; never throws. */
 export class DiagnosticBag {

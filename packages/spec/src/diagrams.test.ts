@@ -28,6 +28,13 @@ describe('specDiagrams', () => {
     expect(er).toContain('"User" { }');
   });
 
+  it('labels a transition with what it sets', () => {
+    const text = specDiagrams(model('lending-desk.md')).find((d) => d.entity === 'Loan')?.mermaid ?? '';
+    expect(text).toContain(
+      `s0 --> s0 : ${mermaidText('renew (staff) when renewals < MAX_RENEWALS sets due = due + LOAN_PERIOD; renewals = renewals + 1')}`,
+    );
+  });
+
   it('writes guards with Mermaid entity codes, so comparisons draw as written', () => {
     expect(mermaidText('amount <= LIMIT; "x"')).toBe('amount #60;= LIMIT#59; #34;x#34;');
   });

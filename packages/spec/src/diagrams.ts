@@ -38,8 +38,8 @@ export function specDiagrams(model: Pick<Model, 'entities' | 'machines'>): SpecD
 
 /**
  * A Mermaid state diagram: `[*]` enters the initial state (through the creating transition when
- * there is one), and each transition is an arrow labelled with its name, who may take it and its
- * guard. States get generated ids so that any state name draws.
+ * there is one), and each transition is an arrow labelled with its name, who may take it, its
+ * guard and what it sets. States get generated ids so that any state name draws.
  */
 export function stateDiagram(machine: StateMachine): string {
   const ids = new Map(machine.states.map((s, i) => [s.name, `s${i}`]));
@@ -49,7 +49,13 @@ export function stateDiagram(machine: StateMachine): string {
   const creating = machine.transitions.filter((t) => t.creates);
   if (creating.length === 0) lines.push(`  [*] --> ${id(machine.initial)}`);
   for (const t of machine.transitions) {
-    const label = [t.name, t.who.length > 0 ? `(${t.who.join(', ')})` : '', t.guard ? `when ${t.guard}` : '']
+    const sets = (t.sets ?? []).map((a) => `${a.field} = ${a.source}`).join('; ');
+    const label = [
+      t.name,
+      t.who.length > 0 ? `(${t.who.join(', ')})` : '',
+      t.guard ? `when ${t.guard}` : '',
+      sets ? `sets ${sets}` : '',
+    ]
       .filter((part) => part !== '')
       .join(' ');
     const sources = t.creates ? ['[*]'] : t.from.map(id);

@@ -3,7 +3,7 @@ import { celFieldType, constantInstant, entityEnvironment } from './cel-types.ts
 import { conditionWords } from './condition-words.ts';
 import { assertNever, kindFacts } from './field-kinds.ts';
 import { type CountTerm, findCounts, type PresenceTerm } from './filled-terms.ts';
-import type { Entity, FieldType, Model } from './model.ts';
+import type { Entity, Field, FieldType, Model } from './model.ts';
 import { USER_ENTITY } from './names.ts';
 import { localDay, timeZoneOf } from './time-zone.ts';
 
@@ -131,6 +131,37 @@ export class EntityExpressions {
     user: CelUser = NO_USER,
     count?: RecordCounter,
   ): Outcome {
+    const run = this.#run(expression, record, load, user, count, new Date(this.#clock()));
+    if (run.skipped) return mode === 'rule' ? 'skipped' : 'fails';
+    if (run.ok) return run.value === true ? 'holds' : 'fails';
+    return run.empty && mode === 'rule' ? 'skipped' : 'fails';
+  }
+
+  /**
+   * The value of `expression` (a transition's `sets`) on `record`, with `now` and `today` taken
+   * from `now`: `{ ok: false, empty }` when it cannot be worked out, `empty` when an empty field
+   * it needs is why. Never throws, except a loader's `LoadPending`.
+   */
+  compute(
+    expression: CompiledExpression,
+    record: RecordValues,
+    load: RecordLoader,
+    user: CelUser,
+    now: Date,
+    count?: RecordCounter,
+  ): { ok: true; value: unknown } | { ok: false; empty: boolean } {
+    const run = this.#run(expression, record, load, user, count, now);
+    return run.skipped ? { ok: false, empty: true } : run;
+  }
+
+  #run(
+    expression: CompiledExpression,
+    record: RecordValues,
+    load: RecordLoader,
+    user: CelUser,
+    count: RecordCounter | undefined,
+    now: Date,
+  ): { ok: true; value: unknown; skipped?: never } | { ok: false; empty: boolean; skipped?: boolean } {
     try {
       const loaded = new Map<string, RecordValues | undefined>();
       const loadOnce = (entity: string, id: string) => {
@@ -139,13 +170,12 @@ export class EntityExpressions {
         return loaded.get(key);
       };
       const context: Record<string, unknown> = { ...this.#constants };
-      const now = new Date(this.#clock());
       context.now = now;
       context.today = localDay(now, this.#zone);
       context.user = user;
       Object.assign(context, celRecord(this.entity, record));
       if (expression.field !== null) {
-        if ((record[expression.field] ?? null) === null) return mode === 'rule' ? 'skipped' : 'fails';
+        if ((record[expression.field] ?? null) === null) return { ok: false, empty: true, skipped: true };
         if (context[expression.field] !== undefined) context.value = context[expression.field];
       }
       for (const term of expression.counts) {
@@ -162,22 +192,20 @@ export class EntityExpressions {
       for (const chain of expression.chains) {
         if (this.#resolve(chain, expression.field, record, context, loadOnce)) empty = true;
       }
-      let result: unknown;
       try {
-        result = expression.program(context);
+        return { ok: true, value: expression.program(context) };
       } catch (error) {
         if (error instanceof LoadPending) throw error;
         // An empty field's error that CEL's `||`/`&&` did not absorb: an unbound name or key.
         // Any other error (a division by zero) fails closed, empty fields or not.
         const code = (error as { code?: unknown } | null)?.code;
         const unbound = code === 'unknown_variable' || code === 'no_such_key';
-        return empty && unbound && mode === 'rule' ? 'skipped' : 'fails';
+        return { ok: false, empty: empty && unbound };
       }
-      return result === true ? 'holds' : 'fails';
     } catch (error) {
       // The caller must load first, then evaluate again (see `LoadPending`).
       if (error instanceof LoadPending) throw error;
-      return 'fails';
+      return { ok: false, empty: false };
     }
   }
 
@@ -345,6 +373,14 @@ export interface CompiledModelExpressions {
   readonly guardWords: ReadonlyMap<string, ReadonlyMap<string, string>>;
   /** By rule name. */
   readonly rules: ReadonlyMap<string, CompiledExpression>;
+  /** What each transition sets (point 4's `sets`), in order: by entity name, then transition name. */
+  readonly effects: ReadonlyMap<string, ReadonlyMap<string, readonly CompiledEffect[]>>;
+}
+
+/** One `field = expression` of a transition, compiled. */
+export interface CompiledEffect {
+  readonly field: Field;
+  readonly expression: CompiledExpression;
 }
 
 /** The system clock, looked up at each call: a test that mocks `Date` moves it. */
@@ -414,7 +450,13 @@ export function compileExpressions(model: Model, options: ExpressionOptions = {}
   const registeredByEntity = new Map<string, Set<string>>();
   const registeredOf = (entity: Entity) => registeredByEntity.get(entity.name) ?? new Set<string>();
 
-  const compile = (entity: Entity, field: string | null, source: string, what: string): CompiledExpression => {
+  const compile = (
+    entity: Entity,
+    field: string | null,
+    source: string,
+    what: string,
+    value = false,
+  ): CompiledExpression => {
     const { rewritten, terms, present } = findCounts(source);
     let env = envOf(entity, field);
     if (terms.length > 0 || present.length > 0) {
@@ -427,7 +469,7 @@ export function compileExpressions(model: Model, options: ExpressionOptions = {}
       const parsed = localCalendar(env, rewritten, zone) ?? env.parse(rewritten);
       const checked = parsed.check();
       if (!checked.valid) throw checked.error ?? new Error('does not type-check');
-      if (checked.type !== 'bool') throw new Error(`is ${checked.type}, not a condition`);
+      if (!value && checked.type !== 'bool') throw new Error(`is ${checked.type}, not a condition`);
       program = parsed;
     } catch (error) {
       const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
@@ -468,7 +510,23 @@ export function compileExpressions(model: Model, options: ExpressionOptions = {}
     if (!entity) continue;
     rules.set(rule.name, compile(entity, rule.appliesTo.field, rule.condition.source, `The rule "${rule.name}"`));
   }
-  return { entities: entityExpressions, guards, guardWords, rules };
+  const effects = new Map<string, Map<string, CompiledEffect[]>>();
+  for (const machine of model.machines) {
+    const entity = entities.get(machine.entity);
+    if (!entity) continue;
+    const byName = new Map<string, CompiledEffect[]>();
+    for (const t of machine.transitions) {
+      const compiled: CompiledEffect[] = [];
+      for (const a of t.sets ?? []) {
+        const field = entity.fields.find((f) => f.name === a.field);
+        if (!field) throw new ExpressionCompileError(`"${t.name}" sets ${a.field}, which ${entity.name} does not have`);
+        compiled.push({ field, expression: compile(entity, null, a.source, `"${a.field} = …" of "${t.name}"`, true) });
+      }
+      if (compiled.length > 0) byName.set(t.name, compiled);
+    }
+    if (byName.size > 0) effects.set(entity.name, byName);
+  }
+  return { entities: entityExpressions, guards, guardWords, rules, effects };
 }
 
 /** The entities an entity reaches through references (not itself unless it refers to itself), referenced ones first. */

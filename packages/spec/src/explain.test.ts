@@ -156,6 +156,7 @@ function lendingDesk(): Model {
           who: ['staff', 'member'],
           guard: null,
           error: null,
+          sets: [{ field: 'returned_on', source: 'today', span: at, fieldSpan: at, sourceSpan: at }],
           doc: '',
           span: at,
           guardSpan: null,
@@ -288,11 +289,11 @@ describe('explainModel', () => {
     expect(text).toContain('    due: date, required\n      When it must be back.\n');
   });
 
-  it('describes state machines: initial state, states, and each transition with who and when', () => {
+  it('describes state machines: initial state, states, and each transition with who, when and what it sets', () => {
     const text = explainModel(lendingDesk());
     expect(text).toContain('  Loan: starts in out; states out, overdue and returned\n    out: With the member.\n');
     expect(text).toContain('    lend: (new) → out, by staff, when book.copies > 0\n');
-    expect(text).toContain('    return: out, overdue → returned, by staff or member\n');
+    expect(text).toContain('    return: out, overdue → returned, by staff or member; sets returned_on = today\n');
     expect(text).toContain(
       '    mark overdue: out → overdue, by any role that may update Loan, when now > due; otherwise FORBIDDEN\n',
     );

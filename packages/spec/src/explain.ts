@@ -174,6 +174,8 @@ function explainTransition(transition: Transition, entity: string): string {
       : `by ${wordList(transition.who, 'or')}`;
   const guard = transition.guard === null ? '' : `, when ${transition.guard}`;
   const error = transition.guard !== null && transition.error !== null ? `; otherwise ${transition.error}` : '';
+  const assignments = (transition.sets ?? []).map((a) => `${a.field} = ${a.source}`);
+  const sets = assignments.length > 0 ? `; sets ${assignments.join(', ')}` : '';
   const timing = transition.automatic;
   if (timing) {
     const by =
@@ -182,9 +184,9 @@ function explainTransition(transition: Transition, entity: string): string {
       timing.kind === 'after'
         ? `, after ${timing.constant ?? `${timing.seconds} s`} in ${timing.state ?? 'its state'}`
         : guard;
-    return `${transition.name}: ${from} → ${transition.to}, ${by}${when}${error}`;
+    return `${transition.name}: ${from} → ${transition.to}, ${by}${when}${error}${sets}`;
   }
-  return `${transition.name}: ${from} → ${transition.to}, ${who}${guard}${error}`;
+  return `${transition.name}: ${from} → ${transition.to}, ${who}${guard}${error}${sets}`;
 }
 
 function explainRule(rule: Rule): string[] {

@@ -24,6 +24,11 @@ export interface ExpressionItem {
   field: string | null;
   /** How messages name it, e.g. `The guard of "lend"`. */
   what: string;
+  /**
+   * Present for a value (a transition's `sets`), not a condition: told the value's CEL type once
+   * it type-checks, to judge whether it fits.
+   */
+  typed?: (type: string) => void;
 }
 
 /**
@@ -178,15 +183,11 @@ export class ExpressionChecker {
       return key;
     });
     items.forEach((item, i) => {
-      this.check(
-        item.source,
-        item.span,
-        item.entity,
-        bag,
-        item.what,
-        item.field,
-        groups.get(keys[i] ?? '') ?? [item.source],
-      );
+      const sources = groups.get(keys[i] ?? '') ?? [item.source];
+      if (item.typed) {
+        const type = this.#typeOf(item.source, item.span, item.entity, bag, item.what, item.field, sources);
+        if (type !== null) item.typed(type);
+      } else this.check(item.source, item.span, item.entity, bag, item.what, item.field, sources);
     });
   }
 
@@ -224,10 +225,33 @@ export class ExpressionChecker {
     field: string | null = null,
     sources: readonly string[] = [source],
   ): boolean {
+    const type = this.#typeOf(source, span, entityName, bag, what, field, sources);
+    if (type === null) return false;
+    if (type === 'bool') return true;
+    bag.report(
+      'expression-type',
+      span,
+      `${what} must be a condition (true or false), but "${source}" is ${typeName(type)}.`,
+      {
+        hint: 'Compare it with something, e.g. "copies > 0".',
+      },
+    );
+    return false;
+  }
+
+  #typeOf(
+    source: string,
+    span: Span,
+    entityName: string,
+    bag: DiagnosticBag,
+    what: string,
+    field: string | null,
+    sources: readonly string[],
+  ): string | null {
     const entity = this.#entities.get(entityName);
-    if (!entity) return false;
+    if (!entity) return null;
     const counts = findCounts(source);
-    if (!this.#checkCounts(counts, span, entityName, bag, what)) return false;
+    if (!this.#checkCounts(counts, span, entityName, bag, what)) return null;
     let env = this.#env(entity, field, sources);
     for (const term of counts.present) {
       const allowed = ['id', 'created_at', 'updated_at', 'created_by', ...(field !== null ? ['value'] : [])];
@@ -247,7 +271,7 @@ export class ExpressionChecker {
           ),
         },
       );
-      return false;
+      return null;
     }
     if (counts.terms.length > 0 || counts.present.length > 0) {
       env = env.clone();
@@ -259,20 +283,9 @@ export class ExpressionChecker {
       result = env.check(counts.rewritten);
     } catch (error) {
       bag.report('expression-syntax', span, `${what}: ${plainMessage(error)}.`);
-      return false;
+      return null;
     }
-    if (result.valid) {
-      if (result.type === 'bool') return true;
-      bag.report(
-        'expression-type',
-        span,
-        `${what} must be a condition (true or false), but "${source}" is ${typeName(String(result.type))}.`,
-        {
-          hint: 'Compare it with something, e.g. "copies > 0".',
-        },
-      );
-      return false;
-    }
+    if (result.valid) return String(result.type);
     const error = result.error as { code?: string; range?: { start: number; end: number }; name?: string } & Error;
     const range = error.range ?? { start: 0, end: source.length };
     // An error at the end ("unexpected end of input") points at the last character, inside the cell.
@@ -313,7 +326,7 @@ export class ExpressionChecker {
         hint: 'Dates are timestamps (compare with now or today), decimals are doubles, references are records (book.copies).',
       });
     }
-    return false;
+    return null;
   }
 
   #names(entityName: string, withValue: boolean): string[] {
@@ -370,7 +383,8 @@ function orderByReferences(entities: readonly Entity[]): Entity[] {
   return order;
 }
 
-function typeName(type: string): string {
+/** A CEL type in the words of a message: `a timestamp`, `Book`, `an int`. */
+export function typeName(type: string): string {
   return type
     .replace(CEL_TIMESTAMP, 'a timestamp')
     .replace(CEL_DURATION, 'a duration')

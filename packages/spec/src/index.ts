@@ -13,14 +13,22 @@ export {
 } from './cel-types.ts';
 export { type CheckResult, checkSpec, MAX_SPEC_BYTES } from './check.ts';
 export { conditionWords } from './condition-words.ts';
-export { decimalLimit, decimalMultipleTest, decimalPlaces, EXACT_DIGITS, isDecimalMultiple } from './decimals.ts';
+export {
+  DECIMAL_MULTIPLE_OF,
+  decimalLimit,
+  decimalMultipleTest,
+  decimalPlaces,
+  EXACT_DIGITS,
+  isDecimalMultiple,
+} from './decimals.ts';
 export { deriveCalls, effectiveCalls, formatCallsTable } from './derive-calls.ts';
 export { dashboardText, deriveScreens, effectiveScreens, formatScreensTable } from './derive-screens.ts';
-export { DIAGNOSTIC_CODES, type DiagnosticCode } from './diagnostic-codes.ts';
+export { DIAGNOSTIC_CODES, type DiagnosticCode, type DiagnosticPoint } from './diagnostic-codes.ts';
 export type { Diagnostic, Severity } from './diagnostics.ts';
 export { entityDiagram, mermaidText, type SpecDiagram, specDiagrams, stateDiagram } from './diagrams.ts';
 export {
   type CelUser,
+  type CompiledEffect,
   type CompiledExpression,
   type CompiledModelExpressions,
   celRecord,
@@ -57,6 +65,13 @@ export {
   type ValueFamily,
   valueWords,
 } from './field-kinds.ts';
+export {
+  FIELD_SCHEMAS,
+  fieldValueSchema,
+  ID_SCHEMA,
+  type JsonSchema,
+  type JsonType,
+} from './field-schema.ts';
 export { type CountTerm, findCounts } from './filled-terms.ts';
 export { type InsertablePoint, insertDerived, isInsertable } from './insert-derived.ts';
 export { limitGroupWords } from './limit-words.ts';
@@ -81,6 +96,7 @@ export type { StudioStatus } from './studio-status.ts';
 export { type PointSummary, summarizePoints } from './summary.ts';
 export { type TimeBound, timeBound } from './time-bound.ts';
 export { isTimeZone, localDay, localParts, TIME_ZONE_CONSTANT, timeZoneOf, zonedInstant } from './time-zone.ts';
+export { type EffectsOutcome, storedValue, transitionEffects } from './transition-effects.ts';
 export { typeWords } from './type-words.ts';
 export {
   defaultValueAt,

@@ -195,6 +195,11 @@ export interface Transition {
    * TRANSITION_NOT_ALLOWED. A wrong from-state answers TRANSITION_NOT_ALLOWED either way.
    */
   error: string | null;
+  /**
+   * The fields it sets as it is taken (point 4's `sets` column): evaluated after the guard, on the
+   * record with the call's payload applied, before the rules run on the result. Absent when none.
+   */
+  sets?: Assignment[];
   doc: string;
   span: Span;
   guardSpan: Span | null;
@@ -215,6 +220,17 @@ export type AutomaticTiming =
   | { kind: 'after'; seconds: number; constant: string | null; state: string | null }
   /** The when column's condition mentions `now` or `today`: taken once it holds. */
   | { kind: 'condition' };
+
+/** One `field = expression` of a transition's `sets` cell (`decided_on = today`). */
+export interface Assignment {
+  field: string;
+  /** The CEL expression whose value the field takes. */
+  source: string;
+  /** The whole `field = expression`. */
+  span: Span;
+  fieldSpan: Span;
+  sourceSpan: Span;
+}
 
 export interface StateMachine {
   entity: string;

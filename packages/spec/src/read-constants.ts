@@ -19,7 +19,7 @@ const DURATION_UNITS: Record<string, number> = {
   week: 604800,
 };
 
-/** Point 9: constants with typed values. Runtime settings are range-checked here. */
+/** Point 9: constants with typed values. A runtime setting out of its range is not read. */
 export function readConstants(section: Section, scope: Scope): Constant[] {
   const { bag } = scope;
   const names = new NameSet(bag, 'constant');
@@ -71,13 +71,6 @@ export function readConstants(section: Section, scope: Scope): Constant[] {
     }
     constants.push(constant);
     scope.constants.set(constant.name, constant);
-  }
-  const page = scope.constants.get('PAGE_SIZE');
-  const maxPage = scope.constants.get('MAX_PAGE_SIZE')?.value ?? RUNTIME_CONSTANTS.MAX_PAGE_SIZE.default;
-  if (page && typeof page.value === 'number' && page.value > (maxPage as number)) {
-    bag.report('invalid-constant', page.span, `PAGE_SIZE (${page.value}) is larger than MAX_PAGE_SIZE (${maxPage}).`, {
-      hint: 'Lower PAGE_SIZE or raise MAX_PAGE_SIZE.',
-    });
   }
   return constants;
 }

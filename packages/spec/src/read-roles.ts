@@ -1,4 +1,4 @@
-import type { Access, Permission, RecordOperation, Role, Span } from './model.ts';
+import type { Access, Permission, RecordOperation, Role } from './model.ts';
 import { ANYONE } from './model.ts';
 import { plain, ROLE_NAME, USER_ENTITY } from './names.ts';
 import type { Section } from './parse-sections.ts';
@@ -100,19 +100,6 @@ export function readRoles(section: Section, scope: Scope): { roles: Role[]; perm
         permissions.push({ ...noPermission(row.role, entity), span: cell?.span ?? row.span });
     });
   }
-  for (const entity of scope.entities.values()) {
-    if (
-      permissions.some(
-        (p) =>
-          p.entity === entity.name && (p.create || p.read !== 'none' || p.update !== 'none' || p.delete !== 'none'),
-      )
-    )
-      continue;
-    bag.report('entity-without-permissions', section.span, `No role may do anything with ${entity.name}.`, {
-      hint: `Add a "${entity.name}" column to the roles table, e.g. "read" for the roles that see it.`,
-    });
-  }
-  checkSettable(permissions, scope);
   return { roles, permissions };
 }
 
@@ -418,32 +405,4 @@ function readFieldsOf(item: PermissionItem, entity: string, scope: Scope): strin
   if (!item.except) return fields;
   const all = scope.entities.get(entity)?.fields.map((f) => f.name) ?? [];
   return all.filter((name) => !fields.includes(name));
-}
-
-/**
- * A role that may create records but not set a required field without a default could never
- * create one: the field would always be missing. Without a list of its own, create sets the
- * fields the role reads (`read except (speaker)`: not speaker).
- */
-function checkSettable(permissions: readonly (Permission & { span: Span })[], scope: Scope): void {
-  for (const permission of permissions) {
-    const settable = permission.createFields ?? permission.readFields;
-    if (!permission.create || settable === null) continue;
-    const entity = scope.entities.get(permission.entity);
-    const missing = (entity?.fields ?? []).filter(
-      (f) => f.required && f.default === null && !settable.includes(f.name),
-    );
-    if (missing.length === 0) continue;
-    const names = missing.map((f) => f.name);
-    const one = names.length === 1;
-    const hidden = permission.createFields === null;
-    scope.bag.report(
-      'unsettable-field',
-      permission.span,
-      `${permission.role} may create ${permission.entity} but not set ${names.join(', ')}, which ${one ? 'is' : 'are'} required and ${one ? 'has' : 'have'} no default${hidden ? ` (a role sets only the fields it reads, unless create names ${one ? 'it' : 'them'})` : ''}: every create would be refused.`,
-      {
-        hint: `Add ${names.join(', ')} to the fields of "create", or give ${one ? 'it' : 'them'} a default in point 3.`,
-      },
-    );
-  }
 }

@@ -1,9 +1,10 @@
-import type { State, StateMachine, Transition } from './model.ts';
+import type { Assignment, State, StateMachine, Transition } from './model.ts';
 import { plain, STATE_NAME, TRANSITION_NAME, transitionSlug } from './names.ts';
 import type { Section, Subsection } from './parse-sections.ts';
 import type { Cell } from './parse-tables.ts';
 import { keyedRows, mapColumns, splitList } from './parse-tables.ts';
 import { readAutomatic } from './read-automatic.ts';
+import { readAssignments } from './read-effects.ts';
 import { cellOf, docOf, NameSet, requiredCell, validName } from './read-helpers.ts';
 import type { Scope } from './scope.ts';
 
@@ -15,12 +16,13 @@ const TRANSITION_COLUMNS = [
   { key: 'who', names: ['who', 'roles', 'by'] },
   { key: 'when', names: ['when', 'guard', 'if', 'condition'] },
   { key: 'error', names: ['error', 'code', 'error code'] },
+  { key: 'sets', names: ['sets', 'set', 'effects'] },
 ];
 const NEW = /^\((new|start|create)\)$/i;
 const STATE_RULE = 'State names are lowercase words joined by _ or -, e.g. in_review';
 
 /** Point 4: one `### Entity` per state machine, with an optional states table and a transitions table. */
-export function readMachines(section: Section, scope: Scope): StateMachine[] {
+export function readStates(section: Section, scope: Scope): StateMachine[] {
   const { bag } = scope;
   for (const table of section.tables) {
     bag.report('misplaced-table', table.span, 'This table in point 4 is not under an entity heading.', {
@@ -33,14 +35,13 @@ export function readMachines(section: Section, scope: Scope): StateMachine[] {
     const cell = { text: plain(sub.name), span: sub.span };
     if (!scope.entity(cell, 'This state machine') || !names.add(cell)) continue;
     const machine = readMachine(sub, cell.text, scope);
-    if (!machine) continue;
     machines.push(machine);
     scope.machines.set(machine.entity, machine);
   }
   return machines;
 }
 
-function readMachine(sub: Subsection, entity: string, scope: Scope): StateMachine | null {
+function readMachine(sub: Subsection, entity: string, scope: Scope): StateMachine {
   const { bag } = scope;
   const states: State[] = [];
   const stateNames = new NameSet(bag, `state of ${entity}`);
@@ -112,6 +113,7 @@ function readMachine(sub: Subsection, entity: string, scope: Scope): StateMachin
         who: who.map((r) => r.text),
         guard: timing.guard,
         error,
+        ...withSets(readAssignments(cellOf(row, 'sets'), bag, name.text)),
         doc: docOf(row),
         span: row.span,
         guardSpan: timing.guard === null ? null : when.span,
@@ -136,56 +138,11 @@ function readMachine(sub: Subsection, entity: string, scope: Scope): StateMachin
       );
     } else states.push({ name: mention.text, doc: '', span: mention.span });
   }
-  const creating = transitions.filter((t) => t.creates);
-  if (creating.length === 0) {
-    bag.report(
-      'no-initial-state',
-      sub.span,
-      `${entity}'s state machine has no transition from (new), so new records have no state.`,
-      {
-        hint: `Add a row such as "| create | (new) | ${states[0]?.name ?? 'draft'} | | |" to say which state a new ${entity} starts in.`,
-      },
-    );
-  }
-  for (const extra of creating.slice(1)) {
-    bag.report('duplicate-initial-state', extra.span, `${entity} has more than one transition from (new).`, {
-      hint: `Keep one creating transition (the first is "${creating[0]?.name}").`,
-    });
-  }
-  const initial = creating[0]?.to ?? states[0]?.name ?? '';
-  const machine: StateMachine = { entity, states, initial, transitions, doc: sub.prose, span: sub.span };
-  if (creating.length > 0) reportUnreachable(machine, scope);
-  return machine;
+  const initial = transitions.find((t) => t.creates)?.to ?? states[0]?.name ?? '';
+  return { entity, states, initial, transitions, doc: sub.prose, span: sub.span };
 }
 
-function reportUnreachable(machine: StateMachine, scope: Scope): void {
-  const leaving = new Map<string, string[]>();
-  for (const t of machine.transitions) {
-    for (const from of t.from) {
-      const targets = leaving.get(from);
-      if (targets) targets.push(t.to);
-      else leaving.set(from, [t.to]);
-    }
-  }
-  const reached = new Set([machine.initial]);
-  const queue = [machine.initial];
-  for (let state = queue.pop(); state !== undefined; state = queue.pop()) {
-    for (const to of leaving.get(state) ?? []) {
-      if (!reached.has(to)) {
-        reached.add(to);
-        queue.push(to);
-      }
-    }
-  }
-  for (const state of machine.states) {
-    if (reached.has(state.name)) continue;
-    scope.bag.report(
-      'unreachable-state',
-      state.span,
-      `State "${state.name}" of ${machine.entity} cannot be reached from "${machine.initial}".`,
-      {
-        hint: `Add a transition into "${state.name}" from a reachable state, or remove it.`,
-      },
-    );
-  }
+/** `sets` only when the transition sets something, so models without effects stay as they were. */
+function withSets(sets: Assignment[]): { sets?: Assignment[] } {
+  return sets.length > 0 ? { sets } : {};
 }

@@ -33,8 +33,8 @@ export function registerServe(program: Command, ctx: Context, version: string): 
 
 /** Whether anybody can sign in: demo users (`ninepoint dev`) cannot without dev mode, so they do not count. */
 async function hasUsers(server: NinepointServer): Promise<boolean> {
-  const count = await server.auth.countUsers();
+  const count = await server.auth.users.count();
   // At most one demo user per role: with more users than roles, some are real; no need to read them all.
   if (count > assignableRoles(server.compiled.model).length) return true;
-  return (await server.auth.users()).some((u) => !isDemoEmail(u.email));
+  return (await server.auth.users.all()).some((u) => !isDemoEmail(u.email));
 }

@@ -63,7 +63,7 @@ export function registerTokens(program: Command, ctx: Context, version: string):
     .version(version)
     .action(async (file: string, options: ListOptions) => {
       await withAccounts(ctx, file, options, async ({ db, where }) => {
-        const all = await db.auth.tokens();
+        const all = await db.auth.tokens.all();
         if (options.json === true) {
           const iso = (at: number | null) => (at === null ? null : new Date(at).toISOString());
           const rows = all.map((t) => ({
@@ -101,8 +101,8 @@ export function registerTokens(program: Command, ctx: Context, version: string):
     .version(version)
     .action(async (id: string, file: string, options: DbOption) => {
       await withAccounts(ctx, file, options, async ({ db }) => {
-        const token = (await db.auth.tokens()).find((t) => t.id === id.trim());
-        if (!token || !(await db.auth.revokeToken(token.id, Date.now()))) {
+        const token = (await db.auth.tokens.all()).find((t) => t.id === id.trim());
+        if (!token || !(await db.auth.tokens.revoke(token.id, Date.now()))) {
           ctx.io.stderr.write(
             token
               ? `error: the API token ${token.id} was revoked already.\n`

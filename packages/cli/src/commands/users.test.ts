@@ -294,8 +294,8 @@ describe('ninepoint users deactivate and reactivate', () => {
 
     const db = await openAccounts(checkSpec(LENDING_DESK).model, { dbPath: join(dir, 'ninepoint.db') });
     try {
-      const user = await db.auth.userByEmail('ada@example.org');
-      const history = await db.auth.accountHistory(user?.id ?? '');
+      const user = await db.auth.users.byEmail('ada@example.org');
+      const history = await db.auth.users.history(user?.id ?? '');
       expect(history.map(({ kind, by }) => ({ kind, by }))).toEqual([
         { kind: 'created', by: null },
         { kind: 'deactivated', by: null },
@@ -333,7 +333,7 @@ describe('ninepoint users remove', () => {
     expect((await listJson(dir)).map((u) => u.email)).toEqual(['bob@example.org']);
     const db = await openAccounts(checkSpec(LENDING_DESK).model, { dbPath: join(dir, 'ninepoint.db') });
     try {
-      expect(await db.auth.tokens()).toEqual([]);
+      expect(await db.auth.tokens.all()).toEqual([]);
       expect(await db.store.sql.all('SELECT * FROM "_ninepoint_sessions"')).toEqual([]);
     } finally {
       await db.close();

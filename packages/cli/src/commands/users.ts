@@ -58,7 +58,7 @@ export function registerUsers(program: Command, ctx: Context, version: string): 
         const normalized = checkEmail(email);
         requireRoles(options.role, db.roles);
         checkRoles(options.role, db.roles);
-        if (await db.auth.userByEmail(normalized)) {
+        if (await db.auth.users.byEmail(normalized)) {
           ctx.io.stderr.write(
             `error: a user with the email ${normalized} exists already; change their roles with ` +
               `npx ninepoint users set-role ${shellWord(normalized)} --role <role> ${shellWord(file)}\n`,
@@ -87,7 +87,7 @@ export function registerUsers(program: Command, ctx: Context, version: string): 
     .version(version)
     .action(async (file: string, options: ListOptions) => {
       await withAccounts(ctx, file, options, async ({ db, where }) => {
-        const all = await db.auth.accounts();
+        const all = await db.auth.users.accounts();
         if (options.json === true) {
           ctx.io.stdout.write(`${JSON.stringify({ users: all }, null, 2)}\n`);
           return;
@@ -127,7 +127,7 @@ export function registerUsers(program: Command, ctx: Context, version: string): 
       await withAccounts(ctx, file, options, async ({ db }) => {
         requireRoles(options.role, db.roles);
         checkRoles(options.role, db.roles);
-        const before = await db.auth.userByEmail(email);
+        const before = await db.auth.users.byEmail(email);
         const roles = [...new Set(options.role)];
         if (!before) {
           refuseUnknownUser(ctx, email);
@@ -157,12 +157,12 @@ export function registerUsers(program: Command, ctx: Context, version: string): 
       .version(version)
       .action(async (email: string, file: string, options: DbOption) => {
         await withAccounts(ctx, file, options, async ({ db }) => {
-          const user = await db.auth.userByEmail(email);
+          const user = await db.auth.users.byEmail(email);
           if (!user) {
             refuseUnknownUser(ctx, email);
             return;
           }
-          const before = await db.auth.managedUser(user.id);
+          const before = await db.auth.users.managed(user.id);
           const after = await changeAccount(db.auth, user.id, { active }, terminalChange(db));
           if (before?.active === after.active) {
             ctx.io.stdout.write(`${user.email} is ${active ? 'active' : 'deactivated'} already: nothing changed.\n`);
@@ -188,7 +188,7 @@ export function registerUsers(program: Command, ctx: Context, version: string): 
     .version(version)
     .action(async (email: string, file: string, options: DbOption) => {
       await withAccounts(ctx, file, options, async ({ db }) => {
-        const user = await db.auth.userByEmail(email);
+        const user = await db.auth.users.byEmail(email);
         if (!user || !(await db.auth.removeUser(email))) {
           refuseUnknownUser(ctx, email);
           return;

@@ -1,5 +1,6 @@
-import { decimalMultipleTest } from '@ninepoint/spec';
+import { DECIMAL_MULTIPLE_OF } from '@ninepoint/spec';
 import { Ajv, type Options } from 'ajv';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { RegExpEngine } from 'ajv/dist/types/index.js';
 import formats from 'ajv-formats';
 import { RE2JS } from 're2js';
@@ -16,27 +17,14 @@ import { RE2JS } from 're2js';
  * make a pattern backtrack for seconds (ReDoS).
  */
 export function createAjv(options: Options = {}): Ajv {
-  const ajv = new Ajv({
-    allErrors: true,
-    coerceTypes: false,
-    useDefaults: false,
-    removeAdditional: false,
-    strict: true,
-    code: { regExp: re2 },
-    ...options,
-  });
-  addFormats(ajv);
+  return withNinepointKeywords(new Ajv({ ...AJV_OPTIONS, ...options }));
+}
+
+/** Adds the formats and the decimal `multipleOf` (the spec package's) to an Ajv of either draft. */
+export function withNinepointKeywords<A extends Ajv | Ajv2020>(ajv: A): A {
+  addFormats(ajv as Ajv);
   ajv.removeKeyword('multipleOf');
-  ajv.addKeyword({
-    keyword: 'multipleOf',
-    type: 'number',
-    schemaType: 'number',
-    compile: (divisor: number) => {
-      const test = decimalMultipleTest(divisor);
-      return (value: number) => test(value);
-    },
-    errors: false,
-  });
+  ajv.addKeyword(DECIMAL_MULTIPLE_OF);
   return ajv;
 }
 
@@ -54,3 +42,13 @@ const re2: RegExpEngine = Object.assign(
   },
   { code: 'RE2JS' },
 );
+
+/** The options `createAjv` starts from: strict, every error, nothing coerced, defaulted or dropped. */
+export const AJV_OPTIONS: Options = {
+  allErrors: true,
+  coerceTypes: false,
+  useDefaults: false,
+  removeAdditional: false,
+  strict: true,
+  code: { regExp: re2 },
+};

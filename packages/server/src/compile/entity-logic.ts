@@ -1,8 +1,10 @@
 import {
   type CelUser,
+  type CompiledEffect,
   type CompiledModelExpressions,
   compileExpressions,
   type Entity,
+  type EntityExpressions,
   type ExpressionRule,
   expressionRule,
   guardErrorParams,
@@ -18,10 +20,11 @@ import {
   sharedRefusalCode,
   type Transition,
   timeZoneOf,
+  transitionEffects,
 } from '@ninepoint/spec';
 import { periodBounds } from './limit-period.ts';
 import { type FieldError, type ProblemCatalogue, ProblemError, type ProblemParams } from './problems.ts';
-import type { ApiRecord, CountQuery, TxReader, Value } from './record-types.ts';
+import type { ApiRecord, CountQuery, TxReader, Value, WriteEffects } from './record-types.ts';
 import type { RowLoader } from './row-access.ts';
 
 /**
@@ -35,7 +38,7 @@ export type LogicCheck = (
   reader: TxReader,
   user: CelUser,
   hidden?: HiddenFields,
-) => void;
+) => WriteEffects | undefined;
 
 /**
  * The fields the reader does not see of a record (see `EntityPermissions.hiddenOn`); `load` reads
@@ -134,6 +137,7 @@ export function compileEntityLogic(
       }
     }
     const guards = expressions.guards.get(entity.name);
+    const effects = expressions.effects.get(entity.name);
     const guardWords = expressions.guardWords.get(entity.name);
     const creating = machine?.transitions.find((t) => t.creates);
 
@@ -219,10 +223,15 @@ export function compileEntityLogic(
         }
         // The payload's fields, but the system fields as they are: `updated_at` is not yet now.
         const hidden = once(() => hiddenBoth(hiddenOf, next, current, loaderOf(reader)));
-        guardHolds(t, guardRecord(next, current), reader, user, hidden);
-        refuse(catalogue, failures(next, current, reader, t.name, user, hidden), () =>
-          ruleMessageParams(entity, next, null, hidden()),
+        const seen = guardRecord(next, current);
+        guardHolds(t, seen, reader, user, hidden);
+        const sets = effects?.get(t.name);
+        const set = sets ? effectsOf(evaluator, entity, t, sets, seen, reader, user, next.updated_at) : undefined;
+        const result = set ? { ...next, ...set } : next;
+        refuse(catalogue, failures(result, current, reader, t.name, user, hidden), () =>
+          ruleMessageParams(entity, result, null, hidden()),
         );
+        return set;
       });
     }
     const hasCreateChecks = creating?.guard != null || rules.length > 0;
@@ -233,6 +242,43 @@ export function compileEntityLogic(
     });
   }
   return logic;
+}
+
+/**
+ * What transition `t` sets, worked out on the record its guard saw (see `transitionEffects`),
+ * with `now` the write's instant; when an assignment cannot be worked out (a field it needs is
+ * empty) the transition is not allowed, and the detail says which field it could not set.
+ */
+function effectsOf(
+  evaluator: EntityExpressions,
+  entity: Entity,
+  t: Transition,
+  sets: readonly CompiledEffect[],
+  seen: ApiRecord,
+  reader: TxReader,
+  user: CelUser,
+  at: Value | undefined,
+): WriteEffects {
+  const now = typeof at === 'string' ? new Date(at) : new Date();
+  const outcome = transitionEffects(
+    evaluator,
+    sets,
+    seen,
+    (e, id) => reader.get(e, id),
+    user,
+    now,
+    counterOf(reader, seen),
+  );
+  if (outcome.ok) return outcome.values;
+  const params = { transition: t.name, entity: entity.name, state: String(seen.state ?? '') };
+  const why = outcome.empty ? 'a field it needs is empty' : 'its value could not be worked out';
+  throw new ProblemError('TRANSITION_NOT_ALLOWED', params, {
+    detail: `${capitalised(t.name)} sets ${outcome.field}, but ${why}.`,
+  });
+}
+
+function capitalised(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 function limitExceeded(

@@ -1,22 +1,8 @@
 import type { Entity, Field, Model } from '@ninepoint/spec';
 import { ID_SCHEMA, valueSchema } from './field-kinds.ts';
+import type { JsonSchema, JsonType } from './json-schema.ts';
 
-/**
- * A JSON Schema (the subset shared by draft-07, which Ajv and Fastify use, and 2020-12, which
- * OpenAPI 3.1 uses). Kept as plain data: the same object validates requests and documents them.
- */
-export interface JsonSchema {
-  type?: JsonType | JsonType[];
-  properties?: Record<string, JsonSchema>;
-  required?: string[];
-  additionalProperties?: boolean | JsonSchema;
-  items?: JsonSchema;
-  enum?: readonly (string | number | boolean | null)[];
-  $ref?: string;
-  [keyword: string]: unknown;
-}
-
-export type JsonType = 'string' | 'integer' | 'number' | 'boolean' | 'object' | 'array' | 'null';
+export type { JsonSchema, JsonType } from './json-schema.ts';
 
 /** The schemas of one entity's payloads and answers. */
 export interface EntitySchemas {
@@ -106,9 +92,14 @@ function historyEntry(states: string[] | null): JsonSchema {
       transition: { type: ['string', 'null'] },
       from: state,
       to: state,
-      changes: { type: 'object', description: 'The fields that changed, with their new values.' },
+      changes: {
+        type: 'object',
+        additionalProperties: true,
+        description: 'The fields that changed, with their new values.',
+      },
       before: {
         type: 'object',
+        additionalProperties: true,
         description: 'The same fields before the change; on delete, every field as it was last.',
       },
     },

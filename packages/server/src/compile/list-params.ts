@@ -17,7 +17,7 @@ import { DEFAULT_SORT_COLUMNS, type SqlType } from './sql-schema.ts';
 /**
  * What a list call of an entity accepts in its query string: the fields it may be sorted and
  * filtered by and the fields its text search reads. The server parses queries with it
- * (`http/list-query.ts`) and the OpenAPI document describes it, so the two cannot disagree.
+ * (`records/list-query.ts`) and the OpenAPI document describes it, so the two cannot disagree.
  */
 export interface ListParams {
   /** Sortable fields: the declared fields and the system fields. */

@@ -12,6 +12,9 @@ export type Value = string | number | boolean | null;
 /** A record as the API answers it: system fields, then declared fields (null when unset). */
 export type ApiRecord = Record<string, Value>;
 
+/** The fields a transition sets as it is taken (point 4's `sets`), with their values. */
+export type WriteEffects = Readonly<Record<string, Value>>;
+
 /** A count made inside a write: records of `entity` matching every condition, leaving out `excludeId`. */
 export interface CountQuery {
   entity: string;

@@ -10,7 +10,6 @@ import {
 } from '@ninepoint/spec';
 import { type EntitySchemas, type JsonSchema, pickFields } from './json-schemas.ts';
 import { compileListParams, type ListParams } from './list-params.ts';
-import { SYSTEM_ROUTES } from './system-routes.ts';
 
 /** One call the app serves, with everything the HTTP layer and the OpenAPI document need. */
 export interface Route {
@@ -58,18 +57,23 @@ const ALWAYS = ['RATE_LIMITED', 'INTERNAL_ERROR'];
 const BODY_READ = ['INVALID_PAYLOAD', 'PAYLOAD_TOO_LARGE'];
 const WITH_BODY = [...BODY_READ, 'VALIDATION_FAILED'];
 
-/** The calls the app serves (`effectiveCalls`), with their schemas, answers and error codes. */
+/**
+ * The calls the app serves (`effectiveCalls`), with their schemas, answers and error codes. A spec
+ * call with the method and path of one of `reserved` (the features' own calls, `SYSTEM_ROUTES`) is
+ * shadowed by it: left out, and listed in `shadowed`.
+ */
 export function compileRouteTable(
   model: Model,
   calls: readonly Call[],
   schemas: ReadonlyMap<string, EntitySchemas>,
+  reserved: readonly { method: string; path: string }[],
 ): RouteTable {
   const routes: Route[] = [];
   const shadowed: Call[] = [];
   const operationIds = new Set<string>();
   const facts = entityFacts(model);
   for (const call of calls) {
-    if (SYSTEM_ROUTES.some((s) => s.method === call.method && s.path === call.path)) {
+    if (reserved.some((s) => s.method === call.method && s.path === call.path)) {
       shadowed.push(call);
       continue;
     }

@@ -1,5 +1,5 @@
 import { collectionName, type Entity, type Field, type Model, USER_ENTITY } from '@ninepoint/spec';
-import { SERVER_FIELD_KINDS } from './field-kinds.ts';
+import { SERVER_FIELD_KINDS, type SqlType } from './field-kinds.ts';
 
 /**
  * The database schema of a model, independent of the database: one table per entity with its
@@ -18,8 +18,7 @@ export interface SqlTable {
   indexes: SqlIndex[];
 }
 
-/** Logical column types; each dialect maps them to its own. */
-export type SqlType = 'text' | 'integer' | 'decimal' | 'boolean' | 'date' | 'datetime';
+export type { SqlType };
 
 export interface SqlColumn {
   name: string;
@@ -56,7 +55,7 @@ export const SCHEMA_TABLE = '_ninepoint_schema';
 export const HISTORY_TABLE = '_ninepoint_history';
 
 /**
- * A counter every write of a record bumps; a record's ETag is made from it (`http/etag.ts`). Field
+ * A counter every write of a record bumps; a record's ETag is made from it (`records/etag.ts`). Field
  * names start with a lower-case letter, so this name cannot collide with a declared field, and the
  * API never shows it as a field.
  */

@@ -15,7 +15,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TEST_DATABASES } from '../../test/databases.ts';
 import { LENDING_DESK, replaceOnce } from '../../test/helpers.ts';
 import { problemOf, rawExchange } from '../../test/raw-http.ts';
-import { addUser } from '../auth/accounts.ts';
+import { addUser } from '../people/accounts.ts';
 import { type DevServer, serveDev } from './dev-server.ts';
 
 /** The lending desk's Book with one more field. */

@@ -3,15 +3,6 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import type { Socket } from 'node:net';
 import { basename, dirname, join } from 'node:path';
 import { behaviourKey, checkSpec, type Diagnostic, type StudioStatus } from '@ninepoint/spec';
-import { changesSchema } from '../compile/migration-contract.ts';
-import { formatMigrationPlan, MigrationRefusedError } from '../compile/migration-report.ts';
-import { isLocalHostname } from '../dev-mode.ts';
-import { clientErrorHandler, requestTimeouts } from '../http/client-errors.ts';
-import { defaultLogFormat } from '../http/logging.ts';
-import type { MailOptions } from '../http/password-reset.ts';
-import { createServer, DEFAULT_HOST, DEFAULT_PORT, type NinepointServer } from '../http/server.ts';
-import { closeOnSignals } from '../http/shutdown.ts';
-import { type Mailer, Outbox, smtpMailer } from '../mail/mailer.ts';
 import {
   formatDiagnostic,
   listenFailure,
@@ -24,7 +15,16 @@ import {
   trustProxyFromEnv,
   verifyMailServer,
   where,
-} from '../serve.ts';
+} from '../app/serve.ts';
+import { createServer, DEFAULT_HOST, DEFAULT_PORT, type NinepointServer } from '../app/server.ts';
+import { changesSchema } from '../compile/migration-contract.ts';
+import { formatMigrationPlan, MigrationRefusedError } from '../compile/migration-report.ts';
+import { clientErrorHandler, requestTimeouts } from '../http/client-errors.ts';
+import { isLocalHostname } from '../http/local-host.ts';
+import { defaultLogFormat } from '../http/logging.ts';
+import { closeOnSignals } from '../http/shutdown.ts';
+import { type Mailer, Outbox, smtpMailer } from '../mail/mailer.ts';
+import type { MailOptions } from '../people/index.ts';
 import { DEFAULT_DB_PATH } from '../store/open-store.ts';
 import { redact } from '../store/postgres/pg-store.ts';
 import { OUTBOX_ROUTE, registerOutboxRoutes } from './outbox-routes.ts';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { refuseNamedHost } from '../dev-mode.ts';
+import { refuseNamedHost } from '../http/local-host.ts';
 import type { Mailer, Outbox } from '../mail/mailer.ts';
 
 /** `GET`: the mails `ninepoint dev` kept instead of sending, newest first. */

@@ -3,8 +3,8 @@ import { MAX_SPEC_BYTES } from '@ninepoint/spec';
 import type { FastifyInstance } from 'fastify';
 import type { JsonSchema } from '../compile/json-schemas.ts';
 import { ProblemError } from '../compile/problems.ts';
-import { refuseNamedHost } from '../dev-mode.ts';
-import { sameOrigin } from '../http/auth.ts';
+import { refuseNamedHost } from '../http/local-host.ts';
+import { sameOrigin } from '../http/same-origin.ts';
 import { SPEC_EVENTS_PATH } from './spec-events.ts';
 
 /** The Studio's page and calls; only `ninepoint dev` has them. */

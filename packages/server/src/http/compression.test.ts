@@ -1,8 +1,8 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blankModel, tempDir } from '../../test/helpers.ts';
+import { createServer, type NinepointServer } from '../app/server.ts';
 import { COMPRESS_MIN_BYTES, preferredCoding } from './compression.ts';
-import { createServer, type NinepointServer } from './server.ts';
 
 describe('choosing a coding from Accept-Encoding', () => {
   it('prefers brotli, then gzip, and honours q=0 and *', () => {

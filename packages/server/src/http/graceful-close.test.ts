@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { TEST_DATABASES } from '../../test/databases.ts';
 import { LENDING_DESK, modelOf } from '../../test/helpers.ts';
-import { createServer, type NinepointServer } from './server.ts';
+import { createServer, type NinepointServer } from '../app/server.ts';
 
 /** A signal a test raises once, and a promise that resolves when it is raised. */
 function latch() {

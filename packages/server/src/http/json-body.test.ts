@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LENDING_DESK, modelOf, tempDir } from '../../test/helpers.ts';
 import { userWithToken } from '../../test/users.ts';
-import { createServer, type NinepointServer } from './server.ts';
+import { createServer, type NinepointServer } from '../app/server.ts';
 
 // Found by e2e/reliability/bad-input.test.ts: a body with bytes that are not UTF-8 was stored
 // with U+FFFD in their place.

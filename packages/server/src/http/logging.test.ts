@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blankModel, tempDir } from '../../test/helpers.ts';
+import { createServer, type NinepointServer } from '../app/server.ts';
 import { createLogger, defaultLogFormat, formatLogLine, LineBatch, LogLevelError, parseLogLevel } from './logging.ts';
-import { createServer, type NinepointServer } from './server.ts';
 
 describe('LOG_LEVEL', () => {
   it('accepts pino’s levels in any case, and info when unset or empty', () => {

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { LENDING_DESK, modelOf, tempDir } from '../../test/helpers.ts';
 import { TEST_PASSWORD, userWithToken } from '../../test/users.ts';
-import { trustProxyFromEnv } from '../serve.ts';
-import { createServer, type NinepointServer, type TrustProxy } from './server.ts';
+import { trustProxyFromEnv } from '../app/serve.ts';
+import { createServer, type NinepointServer, type TrustProxy } from '../app/server.ts';
 
 const servers: { server: NinepointServer; remove: () => void }[] = [];
 afterEach(async () => {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FreshDatabase, TEST_DATABASES, TEST_POSTGRES_URL } from '../../test/databases.ts';
 import { modelOf } from '../../test/helpers.ts';
 import { callAs, TEST_PASSWORD, userWithToken } from '../../test/users.ts';
-import { createServer, type NinepointServer } from '../http/server.ts';
+import { createServer, type NinepointServer } from '../app/server.ts';
 import { channelFor } from './change-feed.ts';
 
 /** Doctors read the appointments made with them (`own via doctor.account`); the admin reads all. */
@@ -187,8 +187,8 @@ describe.each(TEST_DATABASES)('live updates on $name', (db) => {
     const { user, authorization } = await userWithToken(server, ['admin']);
     const events = await openEvents(base, { authorization });
     expect(events.status).toBe(200);
-    const [token] = (await server.auth.tokens()).filter((t) => t.userId === user.id);
-    expect(await server.auth.revokeToken(token?.id ?? '', Date.now())).toBe(true);
+    const [token] = (await server.auth.tokens.all()).filter((t) => t.userId === user.id);
+    expect(await server.auth.tokens.revoke(token?.id ?? '', Date.now())).toBe(true);
     expect(await events.change()).toBeNull();
   });
 });

@@ -1,13 +1,11 @@
 import { PassThrough } from 'node:stream';
 import type { RuntimeSettings } from '@ninepoint/spec';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { looksLikeSecret, secretHash } from '../auth/secrets.ts';
-import { SECURE_SESSION_COOKIE, SESSION_COOKIE } from '../compile/auth-schemas.ts';
+import type { FastifyInstance } from 'fastify';
 import type { Actor, EntityPermissions } from '../compile/permissions.ts';
 import { ProblemError } from '../compile/problems.ts';
 import type { ApiRecord } from '../compile/record-types.ts';
 import { covers, coversEveryRecord } from '../compile/row-access.ts';
-import type { AuthStore } from '../store/auth-store.ts';
+import { type AuthStore, type Credential, requestCredential } from '../people/index.ts';
 import { replayHistory } from '../store/history.ts';
 import { type SettledReads, settle } from '../store/settle-reads.ts';
 import type { Store } from '../store/store.ts';
@@ -51,7 +49,7 @@ export interface LiveEvents {
 /** One open stream: whose it is and how they proved it, so it ends with their session. */
 interface Stream {
   actor: Actor;
-  credential: { kind: 'session' | 'token'; hash: string };
+  credential: Credential;
   out: PassThrough;
 }
 
@@ -153,10 +151,10 @@ export function registerLiveEvents(app: FastifyInstance, options: LiveOptions): 
       const at = now();
       let user: { id: string; roles: readonly string[] } | undefined;
       if (kind === 'session') {
-        const session = await auth.session(hash);
+        const session = await auth.sessions.get(hash);
         if (session && at < session.expiresAt && at - session.lastSeenAt < idleMs) user = session.user;
       } else {
-        user = (await auth.tokenUser(hash))?.user;
+        user = (await auth.tokens.user(hash))?.user;
       }
       for (const stream of group) {
         // A role taken away applies to the next change; a user gone ends the stream.
@@ -168,7 +166,7 @@ export function registerLiveEvents(app: FastifyInstance, options: LiveOptions): 
 
   app.get(LIVE_EVENTS_PATH, async (request, reply) => {
     const { actor } = request;
-    const credential = credentialOf(request);
+    const credential = requestCredential(request);
     if (actor.userId === null || credential === null) throw new ProblemError('NOT_SIGNED_IN');
     // A server closing sends no new stream: 204 tells a browser's EventSource not to reconnect here.
     if (closing) return reply.code(204).send();
@@ -201,7 +199,7 @@ export function registerLiveEvents(app: FastifyInstance, options: LiveOptions): 
   app.addHook('onResponse', (request, reply, done) => {
     // The method first: `routeOptions` is built anew at each read, and every call passes here.
     if (request.method === 'POST' && reply.statusCode < 300 && request.routeOptions.url === '/api/auth/sign-out') {
-      const credential = credentialOf(request);
+      const credential = requestCredential(request);
       if (credential) {
         for (const stream of streams) if (stream.credential.hash === credential.hash) end(stream);
       }
@@ -241,16 +239,4 @@ async function readRecord(store: Store, change: Change): Promise<ApiRecord | und
   if (change.kind !== 'delete') return (await records.get(change.id))?.record;
   const history = await records.history(change.id);
   return history.length === 0 ? undefined : replayHistory(history);
-}
-
-/** The session or token a request was signed in with, as stored (hashed). */
-function credentialOf(request: FastifyRequest): Stream['credential'] | null {
-  const { actor } = request;
-  if (actor.via === 'token') {
-    const secret = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
-    return secret ? { kind: 'token', hash: secretHash(secret) } : null;
-  }
-  const secret = request.cookies[request.protocol === 'https' ? SECURE_SESSION_COOKIE : SESSION_COOKIE];
-  if (secret === undefined || !looksLikeSecret('session', secret)) return null;
-  return { kind: 'session', hash: secretHash(secret) };
 }

@@ -3,9 +3,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type FreshDatabase, TEST_DATABASES } from '../../test/databases.ts';
 import { insertRowBefore, LENDING_DESK_DERIVED, modelOf, replaceOnce } from '../../test/helpers.ts';
 import { knownUser, userWithToken } from '../../test/users.ts';
+import { createServer } from '../app/server.ts';
 import { MigrationRefusedError } from '../compile/migration-report.ts';
 import { compileSqlSchema } from '../compile/sql-schema.ts';
-import { createServer } from '../http/server.ts';
 import { openStore } from './open-store.ts';
 
 // The must-show cases of migrations, through the API a user has, on every database under test.

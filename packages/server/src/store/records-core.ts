@@ -6,6 +6,7 @@ import {
   ReadPending,
   type TxReader,
   type Value,
+  type WriteEffects,
 } from '../compile/record-types.ts';
 import {
   DEFAULT_SORT_COLUMNS,
@@ -605,11 +606,8 @@ export class Records<C> implements EntityRecords {
   /**
    * Plan: the record read for update and what the write would make of it; no check yet, nothing
    * written. Undefined when there is no such record.
-   *
-   * Hook: a transition's field assignments (its effects, issue 25) join `changes` and `record`
-   * here, so that the rules and limits of the check step, the row and the history entry all see
-   * them. The guard and `authorize` (which refuses fields the caller may not set) run on what the
-   * caller asked, so a plan carrying effects also keeps that record for them.
+   * A transition's field assignments (its `sets`) are not planned here: they are worked out after
+   * its guard, in the check step, and join the plan there (see `#checkChange`).
    */
   *#planChange(
     conn: C,
@@ -631,7 +629,10 @@ export class Records<C> implements EntityRecords {
    * (`authorize`), the record is at an expected version, something changes, its references name
    * records the actor may read, and the entity's rules, guard and limits hold (`check`). Answers
    * the outcome when the write is not to be made (a refusal, or nothing to change), else null.
-   * A check that refuses by throwing ends the transaction.
+   * A check that refuses by throwing ends the transaction. What a transition sets (its `sets`,
+   * worked out by `check` after the guard and before the rules, which see the result) joins the
+   * plan's `record` and `changes` here: the row and the history entry carry it. `authorize` ran
+   * on what the caller asked, so the fields a transition sets need no permission of theirs.
    */
   *#checkChange(
     conn: C,
@@ -655,7 +656,10 @@ export class Records<C> implements EntityRecords {
       return { ok: true, stored: current, changed: false };
     const missing = yield* this.#unknownReferences(conn, changes, context);
     if (missing.length > 0) return { ok: false, refusal: { kind: 'unknown-reference', fields: missing } };
-    if (check) yield* this.#shared.decide(conn, (reader) => check(record, current.record, reader));
+    if (check) {
+      const effects = yield* this.#shared.decide(conn, (reader) => check(record, current.record, reader));
+      if (effects) applyEffects(effects, record, changes, current.record);
+    }
     return null;
   }
 
@@ -871,6 +875,18 @@ export class Records<C> implements EntityRecords {
     const picked: ApiRecord = {};
     for (const name of this.#apiNames) picked[name] = record[name] ?? null;
     return picked;
+  }
+}
+
+/**
+ * A transition's sets (see `WriteCheck`) put into the record to be written and its history's
+ * changes: a field it sets to what it already holds is no change.
+ */
+function applyEffects(effects: WriteEffects, record: ApiRecord, changes: Record<string, Value>, current: ApiRecord) {
+  for (const [name, value] of Object.entries(effects)) {
+    record[name] = value;
+    if (value === (current[name] ?? null)) delete changes[name];
+    else changes[name] = value;
   }
 }
 

@@ -2,10 +2,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { TEST_DATABASES } from '../../test/databases.ts';
 import { LENDING_DESK_DERIVED, REVIEWS_AND_APPOINTMENTS } from '../../test/helpers.ts';
 import { openSpecStore, listQuery as query } from '../../test/stores.ts';
-import type { ApiRecord, CountQuery, TxReader } from '../compile/record-types.ts';
+import type { ApiRecord, CountQuery } from '../compile/record-types.ts';
 import { escapeLike } from './record-logic.ts';
 import type { Records } from './records-core.ts';
-import type { ListQuery, Store } from './store.ts';
+import type { ListQuery, Store, WriteCheck } from './store.ts';
 
 /** The records core's contract, on every database of `TEST_DATABASES`. */
 
@@ -220,7 +220,7 @@ describe.each(TEST_DATABASES)('records on $name', (db) => {
       excludeId,
     });
     const seen: string[] = [];
-    const atMostOne = (next: ApiRecord, _current: ApiRecord | null, reader: TxReader) => {
+    const atMostOne: WriteCheck = (next, _current, reader) => {
       const doctor = reader.get('Doctor', String(next.doctor));
       if (reader.count(perDoctor(String(next.id))) >= 1) throw new Error(`${doctor?.name} is fully booked`);
       seen.push(String(doctor?.name));

@@ -1,6 +1,6 @@
 import type { Model } from '@ninepoint/spec';
 import type { MigrationPlan } from '../compile/migration-contract.ts';
-import type { ApiRecord, TxReader, Value } from '../compile/record-types.ts';
+import type { ApiRecord, TxReader, Value, WriteEffects } from '../compile/record-types.ts';
 import type { RowPath, RowScope } from '../compile/row-access.ts';
 import type { SqlSchema } from '../compile/sql-schema.ts';
 import type { SqlRunner } from './sql-runner.ts';
@@ -196,9 +196,12 @@ export interface HistoryEntry {
 /**
  * Runs inside a write's transaction on the record as it would be written (`next`) and as it is
  * (`current`, null on create), before anything is written. It refuses by throwing: the
- * transaction rolls back and the error reaches the caller unchanged.
+ * transaction rolls back and the error reaches the caller unchanged. A transition's check may
+ * answer the fields the transition sets (point 4's `sets`, worked out after its guard): they are
+ * written with the payload's and recorded in its history entry as its changes. It must not
+ * change `next`: on PostgreSQL it may run again once a read it asked for is made.
  */
-export type WriteCheck = (next: ApiRecord, current: ApiRecord | null, reader: TxReader) => void;
+export type WriteCheck = (next: ApiRecord, current: ApiRecord | null, reader: TxReader) => WriteEffects | undefined;
 
 /**
  * Runs inside a delete's transaction on the record about to be deleted; refuses by throwing. Like

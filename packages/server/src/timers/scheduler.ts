@@ -1,8 +1,9 @@
 import { NO_USER } from '@ninepoint/spec';
 import type { Logger } from 'pino';
-import type { CompiledApp } from '../compile/compile-app.ts';
+import type { CompiledApp } from '../compile/compiled-app.ts';
 import { ProblemError } from '../compile/problems.ts';
-import type { LocalChange } from '../live/live-events.ts';
+import type { LocalChange } from '../live/index.ts';
+import { effectFieldsCheck, withEffectFields } from '../records/index.ts';
 import type { Store, WriteCheck } from '../store/store.ts';
 import type { DueKind } from './due-kinds.ts';
 import type { SchedulerLock } from './scheduler-lock.ts';
@@ -101,9 +102,11 @@ export class TransitionScheduler {
     const { store, compiled, logger, committed } = this.#o;
     const records = store.records(kind.entity);
     const check = compiled.logic.get(kind.entity)?.transitions.get(kind.transition.name);
-    const systemCheck: WriteCheck | undefined = check
-      ? (next, current, reader) => check(next, current, reader, NO_USER)
-      : undefined;
+    // As a person's call: the guard, rules and limits, and what the transition sets meeting the fields' rules.
+    const systemCheck: WriteCheck | undefined = withEffectFields(
+      check ? (next, current, reader) => check(next, current, reader, NO_USER) : undefined,
+      this.#effectFields(kind),
+    );
     const now = this.#o.now();
     const before = kind.column === null ? null : new Date(now - kind.seconds * 1000).toISOString();
     const write = {
@@ -151,6 +154,13 @@ export class TransitionScheduler {
       if (ids.length < PAGE) return;
       after = ids.at(-1) ?? null;
     }
+  }
+
+  #effectFields(kind: DueKind): ReturnType<typeof effectFieldsCheck> {
+    const { model, jsonSchemas, catalogue } = this.#o.compiled;
+    const entity = model.entities.find((e) => e.name === kind.entity);
+    const machine = model.machines.find((m) => m.entity === kind.entity);
+    return entity ? effectFieldsCheck(entity, machine, jsonSchemas.get(kind.entity), catalogue) : null;
   }
 
   /** A guard that does not hold yet, or a record no longer in a from-state (taken by another server). */

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
 import type { Logger } from 'pino';
-import type { CompiledApp } from '../compile/compile-app.ts';
-import type { LocalChange } from '../live/live-events.ts';
+import type { CompiledApp } from '../compile/compiled-app.ts';
+import type { LocalChange } from '../live/index.ts';
 import { PgStore } from '../store/postgres/pg-store.ts';
 import type { Store } from '../store/store.ts';
 import { dueKinds } from './due-kinds.ts';
@@ -63,3 +64,22 @@ export function registerTimers(app: FastifyInstance, options: TimersOptions): Ti
   });
   return scheduler;
 }
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Automatic transitions (`timers` plugin): run a round, or wait for the one under way. */
+    timers: Timers;
+  }
+}
+
+/**
+ * Automatic transitions, as a Fastify plugin: the scheduler's rounds from the moment the app is
+ * ready until it closes, and `app.timers`. Not encapsulated: the server hands `app.timers` on.
+ */
+export const timers = fastifyPlugin<TimersOptions>(
+  (app, options, done) => {
+    app.decorate('timers', registerTimers(app, options));
+    done();
+  },
+  { name: 'ninepoint-timers', fastify: '5.x', dependencies: ['ninepoint-records', 'ninepoint-live'] },
+);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POSTGRES_AVAILABLE, TEST_DATABASES, type TestDatabase } from '../../test/databases.ts';
 import { modelOf } from '../../test/helpers.ts';
 import { knownUser, userWithToken } from '../../test/users.ts';
-import { createServer, type NinepointServer } from '../http/server.ts';
+import { createServer, type NinepointServer } from '../app/server.ts';
 import type { StoreOptions } from '../store/open-store.ts';
 
 type Json = Record<string, unknown>;
@@ -209,8 +209,8 @@ describe.runIf(POSTGRES_AVAILABLE)('two servers on one PostgreSQL database', () 
 
 describe.each(TEST_DATABASES)('a transition after a time in a state on $name', (db: TestDatabase) => {
   const source = LENDING.replace(
-    '| write off    | overdue      | lost     | staff         | now - due > LOST_AFTER   |',
-    '| write off    | overdue      | lost     | system, staff | after LOST_AFTER         |',
+    '| write off    | overdue      | lost     | staff         | now - due > LOST_AFTER  |',
+    '| write off    | overdue      | lost     | system, staff | after LOST_AFTER        |',
   );
 
   it('waits from when the record entered its state, not from when it was created', async () => {

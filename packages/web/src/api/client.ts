@@ -1,18 +1,6 @@
-/** A field error of a problem answer, with its catalogue code and message. */
-export interface FieldProblem {
-  field: string | null;
-  code: string;
-  message: string;
-}
+import type { Problem } from './wire.ts';
 
-/** An `application/problem+json` answer, as the server's catalogue writes it. */
-export interface Problem {
-  status: number;
-  code: string;
-  title: string;
-  detail: string;
-  errors?: FieldProblem[];
-}
+export type { FieldProblem, Problem } from './wire.ts';
 
 /** A call the server refused; `problem` is its catalogued answer. */
 export class ApiError extends Error {

@@ -2,15 +2,9 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from './client.ts';
 import type { User } from './session.ts';
 
-/** A pending invitation, as `GET /api/invitations` lists it. */
-export interface Invitation {
-  id: string;
-  email: string;
-  roles: string[];
-  invitedBy: { id: string; name: string };
-  createdAt: string;
-  expiresAt: string;
-}
+import type { Invitation } from './wire.ts';
+
+export type { Invitation } from './wire.ts';
 
 /** `POST /api/auth/sign-up`: mails a link to confirm the email; the same answer whether or not it has an account. */
 export function useSignUp() {

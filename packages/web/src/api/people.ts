@@ -1,37 +1,9 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from './client.ts';
 
-/** An account as those who manage people see it (`GET /api/users`, `PATCH /api/users/:id`). */
-export interface Account {
-  id: string;
-  email: string;
-  name: string;
-  roles: string[];
-  createdAt: string;
-  active: boolean;
-  deactivatedAt: string | null;
-}
+import type { Account, AccountEvent, AccountPage } from './wire.ts';
 
-/** A page of the list of accounts, with how many match in all. */
-export interface AccountPage {
-  items: Account[];
-  total: number;
-  limit: number;
-  offset: number;
-}
-
-/** One entry of an account's history (`GET /api/users/:id/history`). */
-export interface AccountEvent {
-  id: string;
-  at: string;
-  kind: 'created' | 'roles-changed' | 'deactivated' | 'reactivated' | 'password-reset';
-  /** Who did it; null at the server's terminal. */
-  by: { id: string; name: string } | null;
-  how?: 'terminal' | 'sign-up' | 'invitation' | 'single-sign-on' | 'email';
-  roles?: string[];
-  from?: string[];
-  to?: string[];
-}
+export type { Account, AccountEvent, AccountPage } from './wire.ts';
 
 /** How many accounts the Users screen shows a page. */
 export const ACCOUNTS_PER_PAGE = 25;

@@ -2,51 +2,9 @@ import type { Model } from '@ninepoint/spec';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from './client.ts';
 
-export type Access = 'none' | 'own' | 'all';
+import type { Me, User } from './wire.ts';
 
-/** What point 6 lets the signed-in user (or a visitor) do with one entity, as the server enforces it. */
-export interface EntityAccess {
-  create: boolean;
-  read: Access;
-  update: Access;
-  delete: Access;
-  transitions: Record<string, Access>;
-  /** The fields the user may set on create and change on update (point 6's `create (title)`); null for all. */
-  createFields: string[] | null;
-  updateFields: string[] | null;
-  /** The states a record must be in to be updated or deleted (point 6's `while`); null for any. */
-  updateStates?: string[] | null;
-  deleteStates?: string[] | null;
-  /** Whether `own` records are reached through references (`own via doctor.account`): the server decides. */
-  ownedVia?: boolean;
-  /** The fields the user sees of every record they may read (point 6's `read except (speaker)`); null for all. */
-  readFields: string[] | null;
-}
-
-export interface User {
-  id: string;
-  email: string;
-  name: string;
-  roles: string[];
-}
-
-/** What the signed-in user may do with people's accounts (point 6's `people` column). */
-export interface PeopleAccess {
-  mayInvite: boolean;
-  inviteRoles: string[];
-  manage: boolean;
-}
-
-export interface Me {
-  user: User | null;
-  access: Record<string, EntityAccess>;
-  /** Null when signed out. */
-  people: PeopleAccess | null;
-  /** The roles people may sign up to themselves, with the email domains each accepts (none: any). */
-  signUp: { role: string; domains: string[] }[];
-  /** Sign-in with an OpenID Connect provider, when the server has one: its button's words and where it starts. */
-  singleSignOn: { name: string; start: string } | null;
-}
+export type { Access, EntityAccess, Me, PeopleAccess, User } from './wire.ts';
 
 /** The checked model of the spec being served (`GET /api/spec`); it never changes while the app runs. */
 export function useModel() {

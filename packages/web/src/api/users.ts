@@ -1,18 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { api } from './client.ts';
 
-/**
- * A user as the directory (`GET /api/users`) shows them: the id and the name; email and roles
- * only of the signed-in user themselves.
- */
-export interface DirectoryUser {
-  id: string;
-  name: string;
-  email?: string;
-  roles?: string[];
-  /** Said to those who manage people, whose directory lists deactivated accounts too (false). */
-  active?: boolean;
-}
+import type { DirectoryUser } from './wire.ts';
+
+export type { DirectoryUser } from './wire.ts';
 
 /** Whether a picker may offer a user: deactivated accounts are not (their names still show on records). */
 export const offered = (user: DirectoryUser): boolean => user.active !== false;

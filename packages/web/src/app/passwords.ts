@@ -1,4 +1,4 @@
-/** The server's password policy (`auth/passwords.ts`), checked here first so errors show at the field. */
+/** The server's password policy (`people/passwords.ts`), checked here first so errors show at the field. */
 export const MIN_PASSWORD_LENGTH = 10;
 export const MAX_PASSWORD_LENGTH = 1024;
 

@@ -53,6 +53,9 @@ const access = (read: EntityAccess['read']): EntityAccess => ({
   createFields: null,
   updateFields: null,
   readFields: null,
+  updateStates: null,
+  deleteStates: null,
+  ownedVia: false,
 });
 
 describe('the tiles of a dashboard', () => {

@@ -3,6 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router';
 import { api } from '../api/client.ts';
+import type { SavedView } from '../api/wire.ts';
 import { problemOf } from '../records/api.ts';
 import { ProblemAlert } from '../records/ProblemAlert.tsx';
 import { TickedGroup } from './FilterPanel.tsx';
@@ -42,15 +43,6 @@ export function ColumnsButton({
       </Popover.Dropdown>
     </Popover>
   );
-}
-
-/** A view the user saved, as `GET /api/views` answers it. */
-export interface SavedView {
-  id: string;
-  screen: string;
-  name: string;
-  query: string;
-  savedAt: string;
 }
 
 /**

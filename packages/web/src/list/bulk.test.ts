@@ -74,7 +74,7 @@ describe('bulk transitions', () => {
   const { model } = checkSpec(readFileSync(new URL('../../../../examples/helpdesk.md', import.meta.url), 'utf8'));
   const machine = model.machines.find((m) => m.entity === 'Ticket');
   const access = (transitions: Record<string, 'all' | 'own' | 'none'>): Me => ({
-    user: { id: 'u', email: 'u@example.test', name: 'U', roles: ['lead'] },
+    user: { id: 'u', email: 'u@example.test', name: 'U', roles: ['lead'], createdAt: '2026-01-01T00:00:00.000Z' },
     access: { Ticket: { transitions } as never },
     people: null,
     signUp: [],

@@ -39,7 +39,7 @@ const screen = (model: Model, route: string) => {
 };
 const ME = '01900000-0000-7000-8000-000000000001';
 const me: Me = {
-  user: { id: ME, email: 'ada@example.test', name: 'Ada', roles: ['staff'] },
+  user: { id: ME, email: 'ada@example.test', name: 'Ada', roles: ['staff'], createdAt: '2026-01-01T00:00:00.000Z' },
   access: {},
   people: null,
   signUp: [],

@@ -64,7 +64,7 @@ const ANA = '01900000-0000-7000-8000-00000000000a';
 
 /** What `GET /api/auth/me` answers an employee (the server's `accessSummary`). */
 const employee: Me = {
-  user: { id: ANA, email: 'ana@example.test', name: 'Ana', roles: ['employee'] },
+  user: { id: ANA, email: 'ana@example.test', name: 'Ana', roles: ['employee'], createdAt: '2026-01-01T00:00:00.000Z' },
   people: { mayInvite: false, inviteRoles: [], manage: false },
   signUp: [],
   singleSignOn: null,

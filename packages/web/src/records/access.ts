@@ -13,6 +13,9 @@ const NONE: EntityAccess = {
   createFields: null,
   updateFields: null,
   readFields: null,
+  updateStates: null,
+  deleteStates: null,
+  ownedVia: false,
 };
 
 /** What point 6 lets the signed-in user (or a visitor) do with an entity, as `/api/auth/me` says. */

@@ -18,17 +18,7 @@ export interface Page {
   total?: number;
 }
 
-/** One entry of a record's history, oldest first. */
-export interface HistoryEntry {
-  at: string;
-  by: string | null;
-  action: 'create' | 'update' | 'delete' | 'transition';
-  transition: string | null;
-  from: string | null;
-  to: string | null;
-  changes: Record<string, unknown>;
-  before?: Record<string, unknown>;
-}
+export type { HistoryEntry } from '../api/wire.ts';
 
 type PlainKind = 'list' | 'get' | 'create' | 'update' | 'delete' | 'history';
 

@@ -11,7 +11,7 @@ const AMARA = '01900000-0000-7000-8000-0000000000a1';
 const JONAS = '01900000-0000-7000-8000-0000000000b2';
 const LENA = '01900000-0000-7000-8000-0000000000c3';
 const person = (id: string, roles: string[]): Me => ({
-  user: { id, email: `${id}@x.test`, name: id, roles },
+  user: { id, email: `${id}@x.test`, name: id, roles, createdAt: '2026-01-01T00:00:00.000Z' },
   access: {},
   people: null,
   signUp: [],

@@ -25,10 +25,16 @@ export interface TakeInput {
   body?: Record<string, unknown>;
 }
 
-/** The fields a transition's call lets the user send along (point 7's payload), none for most. */
+/**
+ * The fields a transition's call lets the user send along (point 7's payload), none for most;
+ * never one the transition sets itself (point 4's `sets`): the server would replace it.
+ */
 export function transitionFields(model: Model, entity: string, transition: Transition) {
   const target = entityNamed(model, entity);
-  return target ? payloadFields(target, transitionCall(model, entity, transition.name)) : [];
+  if (!target) return [];
+  const fields = payloadFields(target, transitionCall(model, entity, transition.name));
+  const sets = transition.sets ?? [];
+  return sets.length === 0 ? fields : fields.filter((f) => !sets.some((a) => a.field === f.name));
 }
 
 /**

@@ -16,6 +16,9 @@ const access = (readFields: string[] | null): EntityAccess => ({
   createFields: null,
   updateFields: ['score'],
   readFields,
+  updateStates: null,
+  deleteStates: null,
+  ownedVia: false,
 });
 const reviewer: Me = {
   user: null,

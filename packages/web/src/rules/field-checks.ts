@@ -1,4 +1,4 @@
-import { decimalLimit, decimalPlaces, type Field, kindFacts, type Model, typeWords } from '@ninepoint/spec';
+import { decimalMultipleTest, type Field, fieldValueSchema, type Model, typeWords } from '@ninepoint/spec';
 import { fieldLabel } from '../app/screens.ts';
 import { catalogueOf, type MessageParams } from './catalogue.ts';
 
@@ -70,18 +70,18 @@ export function checkField(
     return field.required && !filledIn ? fail('REQUIRED') : null;
   }
   const t = field.type;
+  // The bounds are the server's own, read from the JSON Schema it validates the field with.
+  const schema = fieldValueSchema(field);
   switch (t.kind) {
     case 'integer':
     case 'decimal': {
       if (typeof value !== 'number' || !Number.isFinite(value)) return fail('INVALID_TYPE', { type: typeWords(field) });
       if (t.kind === 'integer' && !Number.isSafeInteger(value)) return fail('INVALID_TYPE', { type: typeWords(field) });
-      if (t.kind === 'decimal' && t.scale !== null && decimalPlaces(value) > t.scale) {
+      if (typeof schema.multipleOf === 'number' && !decimalMultipleTest(schema.multipleOf)(value)) {
         return fail('INVALID_TYPE', { type: typeWords(field) });
       }
-      // A decimal(N) is bounded where a number stops being held as written, as on the server.
-      const limit = t.kind === 'decimal' && t.scale !== null ? decimalLimit(t.scale) : undefined;
-      const min = limit === undefined ? field.min?.value : Math.max(field.min?.value ?? -limit, -limit);
-      const max = limit === undefined ? field.max?.value : Math.min(field.max?.value ?? limit, limit);
+      const min = bound(schema.minimum);
+      const max = bound(schema.maximum);
       if ((min !== undefined && value < min) || (max !== undefined && value > max)) {
         return fail('OUT_OF_RANGE', { min: min ?? '-∞', max: max ?? '∞' });
       }
@@ -93,10 +93,8 @@ export function checkField(
     case 'url': {
       if (typeof value !== 'string') return fail('INVALID_TYPE', { type: typeWords(field) });
       const length = Array.from(value).length;
-      // The server's schema bounds an address's length when the spec does not (RFC 5321 for email).
-      const defaultMax = kindFacts(t).maxLength ?? undefined;
-      const minLength = field.minLength?.value;
-      const maxLength = field.maxLength?.value ?? defaultMax;
+      const minLength = bound(schema.minLength);
+      const maxLength = bound(schema.maxLength);
       if (minLength !== undefined && length < minLength) return fail('TOO_SHORT', { min: minLength });
       if (maxLength !== undefined && length > maxLength) return fail('TOO_LONG', { max: maxLength });
       if (t.kind === 'email' && !EMAIL.test(value)) return fail('INVALID_TYPE', { type: typeWords(field) });
@@ -108,7 +106,7 @@ export function checkField(
       return null;
     }
     case 'choice':
-      return typeof value === 'string' && t.values.includes(value)
+      return typeof value === 'string' && (schema.enum ?? []).includes(value)
         ? null
         : fail('INVALID_CHOICE', { values: t.values.join(', ') });
     case 'boolean':
@@ -140,6 +138,14 @@ export function checkFields(
     if (failure) failures[field.name] = failure;
   }
   return failures;
+}
+
+/**
+ * A bound of the schema as people read it: an integer's own safe-integer bound (every integer
+ * field has one) is no bound to them, so a range message says -∞ or ∞ there, as before.
+ */
+function bound(value: unknown): number | undefined {
+  return typeof value === 'number' && Math.abs(value) !== Number.MAX_SAFE_INTEGER ? value : undefined;
 }
 
 function isRealDate(text: string): boolean {

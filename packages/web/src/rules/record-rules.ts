@@ -4,6 +4,7 @@ import {
   compileExpressions,
   defaultValueAt,
   type Entity,
+  type EntityExpressions,
   type ExpressionRule,
   expressionRule,
   type Field,
@@ -19,6 +20,8 @@ import {
   ruleMessageParams,
   ruleRuns,
   sharedRefusalCode,
+  type Transition,
+  transitionEffects,
   USER_ENTITY,
 } from '@ninepoint/spec';
 import type { QueryClient } from '@tanstack/react-query';
@@ -141,15 +144,19 @@ export function checkRules(model: Model, input: WriteInput, load: RecordLoader):
     }
   }
 
+  // What the transition sets (point 4's `sets`), worked out as the server does, so the rules see
+  // the record it would store; a value that cannot be worked out here leaves what needs it to the server.
+  const { next, unsure } = withEffects(compiled, input, transition, load, blind, evaluator);
+  if (unsure.size > 0) unchecked++;
   const failures: FieldProblem[] = [];
   for (const rule of expressionRules(model, compiled, entity)) {
-    if (!ruleRuns(rule, input.transition, input.next, input.current)) continue;
-    if (blind(rule.mentions)) {
+    if (!ruleRuns(rule, input.transition, next, input.current)) continue;
+    if (blind(rule.mentions) || [...rule.mentions].some((name) => unsure.has(name))) {
       unchecked++;
       continue;
     }
-    if (evaluate(rule.expression, input.next, load, 'rule', input.user) !== 'fails') continue;
-    const message = catalogue.message(rule.rule.error, ruleMessageParams(entity, input.next, rule.at));
+    if (evaluate(rule.expression, next, load, 'rule', input.user) !== 'fails') continue;
+    const message = catalogue.message(rule.rule.error, ruleMessageParams(entity, next, rule.at));
     failures.push({ field: rule.at, code: rule.rule.error, message });
   }
   if (failures.length === 0) return { problem: null, unchecked };
@@ -161,9 +168,38 @@ export function checkRules(model: Model, input: WriteInput, load: RecordLoader):
   const problem =
     shared === null
       ? problemOf(catalogue, 'VALIDATION_FAILED', {}, failures)
-      : problemOf(catalogue, shared, ruleMessageParams(entity, input.next, null), failures);
+      : problemOf(catalogue, shared, ruleMessageParams(entity, next, null), failures);
   return { problem, unchecked };
 }
+
+/**
+ * The would-be record with what the transition sets applied (see the spec package's
+ * `transitionEffects`), and the fields it sets that could not be worked out here (a record not
+ * fetched, a field the API did not send, a value the server will refuse).
+ */
+function withEffects(
+  compiled: CompiledModelExpressions,
+  input: WriteInput,
+  transition: Transition | undefined,
+  load: RecordLoader,
+  blind: (names: Iterable<string>) => boolean,
+  evaluator: EntityExpressions,
+): { next: RecordValues; unsure: ReadonlySet<string> } {
+  const sets = transition ? compiled.effects.get(input.entity)?.get(transition.name) : undefined;
+  if (!sets || input.current === null) return { next: input.next, unsure: NONE };
+  const unsure = new Set(sets.map((s) => s.field.name));
+  if (blind(sets.flatMap((s) => s.expression.chains.map((c) => c[0] ?? '')))) return { next: input.next, unsure };
+  try {
+    const seen = guardRecord(input.next, input.current);
+    const outcome = transitionEffects(evaluator, sets, seen, load, input.user, new Date());
+    return outcome.ok ? { next: { ...input.next, ...outcome.values }, unsure: NONE } : { next: input.next, unsure };
+  } catch (error) {
+    if (!(error instanceof LoadPending)) throw error;
+    return { next: input.next, unsure };
+  }
+}
+
+const NONE: ReadonlySet<string> = new Set();
 
 /** A record the browser fetches for a rule: the record, undefined when there is none; throws when it cannot tell. */
 export type RecordFetcher = (entity: string, id: string) => Promise<RecordValues | undefined>;

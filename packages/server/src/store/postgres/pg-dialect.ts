@@ -1,10 +1,10 @@
 import type pg from 'pg';
 import type { ApiRecord, Value } from '../../compile/record-types.ts';
 import type { SqlColumn, SqlTable } from '../../compile/sql-schema.ts';
-import { USER_FOR_EXPRESSIONS_SQL, USERS_TABLE } from '../auth-store.ts';
 import type { Records } from '../records-core.ts';
 import type { Prepared, RecordsDialect, Row, Violation } from '../records-dialect.ts';
 import { runAsync, type Step } from '../step.ts';
+import { USER_FOR_EXPRESSIONS_SQL, USERS_TABLE } from '../users-table.ts';
 import { pgName, quoteIdentifier } from './pg-ddl.ts';
 import { inTransaction, type Named, named, pgCode } from './pg-transaction.ts';
 

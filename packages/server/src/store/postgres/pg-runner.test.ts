@@ -1,9 +1,9 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { TEST_DATABASES } from '../../../test/databases.ts';
-import { AUTH_DDL } from '../auth-store.ts';
-import { JOINING_DDL } from '../joining-store.ts';
-import { SAVED_VIEWS_DDL } from '../saved-views-store.ts';
+import { AUTH_DDL } from '../../people/auth-store.ts';
+import { JOINING_DDL } from '../../people/joining-store.ts';
+import { SAVED_VIEWS_DDL } from '../../views/saved-views-store.ts';
 import { PgRunner } from './pg-runner.ts';
 
 const postgres = TEST_DATABASES.filter((db) => db.name === 'postgres');

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import type { MigrationPlan } from '../../compile/migration-contract.ts';
 import { planMigration } from '../../compile/migration-planner.ts';
 import { SCHEMA_TABLE, type SqlSchema } from '../../compile/sql-schema.ts';
-import { USERS_TABLE } from '../auth-store.ts';
+import { USERS_TABLE } from '../users-table.ts';
 import { quoteIdentifier as q } from './sqlite-ddl.ts';
 import { readRecordedSchema, SqliteMigrationProbe } from './sqlite-probe.ts';
 

@@ -1,11 +1,11 @@
 import type Database from 'better-sqlite3';
 import type { ApiRecord, Value } from '../../compile/record-types.ts';
 import type { SqlColumn, SqlTable } from '../../compile/sql-schema.ts';
-import { USER_FOR_EXPRESSIONS_SQL, USERS_TABLE } from '../auth-store.ts';
 import { sumPlaces } from '../record-logic.ts';
 import type { Records } from '../records-core.ts';
 import type { Prepared, RecordsDialect, Row, Violation } from '../records-dialect.ts';
 import { runSync, type Step } from '../step.ts';
+import { USER_FOR_EXPRESSIONS_SQL, USERS_TABLE } from '../users-table.ts';
 import { quoteIdentifier } from './sqlite-ddl.ts';
 import { StatementCache } from './statement-cache.ts';
 

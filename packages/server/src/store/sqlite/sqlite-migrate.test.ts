@@ -4,7 +4,7 @@ import { insertRowBefore, LENDING_DESK, modelOf, replaceOnce, tempDir } from '..
 import { MigrationRefusedError } from '../../compile/migration-report.ts';
 import type { ApiRecord } from '../../compile/record-types.ts';
 import { compileSqlSchema, SCHEMA_TABLE, type SqlSchema } from '../../compile/sql-schema.ts';
-import { AuthStore } from '../auth-store.ts';
+import { AuthStore } from '../../people/auth-store.ts';
 import { SqliteStore } from './sqlite-store.ts';
 
 const cleanups: (() => void)[] = [];
@@ -273,7 +273,14 @@ describe('SqliteStore migrations', () => {
     // The borrower must be a user: references to users are checked like any other.
     const auth = new AuthStore(store.sql);
     await auth.setUp();
-    await auth.addUser({ id: 'u1', email: 'u1@example.test', name: 'U1', roles: [], passwordHash: 'x', createdAt: at });
+    await auth.users.add({
+      id: 'u1',
+      email: 'u1@example.test',
+      name: 'U1',
+      roles: [],
+      passwordHash: 'x',
+      createdAt: at,
+    });
     const loan = { id: '00000000-0000-7000-8000-000000000001', created_at: at, updated_at: at, created_by: null };
     const created = await store
       .records('Loan')

@@ -1,0 +1,359 @@
+import { channel } from 'node:diagnostics_channel';
+import { effectiveScreens, type Model } from '@ninepoint/spec';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { type Logger, pino } from 'pino';
+import { createAjv } from '../compile/ajv.ts';
+import { changesSchema, type MigrationPlan } from '../compile/migration-contract.ts';
+import { PROBLEM_CONTENT_TYPE, type ProblemExtras, type ProblemParams } from '../compile/problems.ts';
+import { registerApiDocs } from '../http/api-docs.ts';
+import { clientErrorHandler, requestTimeouts } from '../http/client-errors.ts';
+import { registerCompression } from '../http/compression.ts';
+import { classifyError } from '../http/error-handler.ts';
+import { closeGracefully } from '../http/graceful-close.ts';
+import { registerJsonBody } from '../http/json-body.ts';
+import { lingerBeforeClose } from '../http/linger.ts';
+import {
+  createLogger,
+  defaultLogFormat,
+  type LogFormat,
+  noteRefusal,
+  parseLogLevel,
+  requestLogging,
+} from '../http/logging.ts';
+import { REQUEST_ID_HEADER, requestId } from '../http/request-id.ts';
+import { HSTS, REFERRER_POLICY } from '../http/security-headers.ts';
+import { registerWebApp } from '../http/web-app.ts';
+import { type ChangeFeed, type LiveOptions, LocalFeed, liveUpdates, PgFeed } from '../live/index.ts';
+import { AuthStore, ensureDemoUsers, type MailOptions, type OidcSettings, OidcStore, people } from '../people/index.ts';
+import { records } from '../records/index.ts';
+import { openStore, type StoreOptions } from '../store/open-store.ts';
+import { PgStore } from '../store/postgres/pg-store.ts';
+import type { Store } from '../store/store.ts';
+import { type Timers, timers } from '../timers/index.ts';
+import { SavedViewsStore, savedViews } from '../views/index.ts';
+import { type CompiledApp, compileApp } from './compile-app.ts';
+import { SERVER_CREATED_CHANNEL, type ServerCreated } from './server-channel.ts';
+
+export interface ServerOptions extends StoreOptions {
+  /** A checked model without errors. */
+  model: Model;
+  /** A pino logger, or false for none. Default: `defaultLogger()`. */
+  logger?: Logger | false;
+  /**
+   * Apply migration steps that could hide or invalidate stored data (a removed field's values, rows
+   * breaking a tightened rule); without it such a start throws `MigrationRefusedError`. Default false.
+   */
+  allowDestructive?: boolean;
+  /**
+   * For tests: the clock of sessions, sign-in lockouts, rate limits, `now` and `today` in guards
+   * and rules, records' time stamps and the scheduler of automatic transitions. Default `Date.now`.
+   */
+  now?: () => number;
+  /**
+   * Behind a reverse proxy that terminates HTTPS: trust its `X-Forwarded-For`/`-Proto`/`-Host`, so
+   * the client's address, the `https` scheme (Secure, `__Host-` cookies) and the origin check
+   * see what the browser sees. Fastify's `trustProxy`: true, a hop count, or addresses/CIDRs
+   * (`TRUST_PROXY` for `ninepoint serve`). Default false: never trust these headers.
+   */
+  trustProxy?: TrustProxy;
+  /**
+   * Development mode (`ninepoint dev`, see `people/dev-mode.ts`): a demo user per role, made or brought up
+   * to date at each start, and `POST /api/dev/sign-in-as`, which signs in as one without a
+   * password. Never for production; `ninepoint serve` never sets it. Default false.
+   */
+  devMode?: boolean;
+  /**
+   * Adds the caller's own calls to the app before its catch-all answers: `ninepoint dev` adds the
+   * Studio's (`dev/studio-routes.ts`). Pages named in `pages` are served the web app.
+   */
+  extend?: { register: (app: FastifyInstance) => void; pages: readonly string[] };
+  /**
+   * How the app sends mail (password reset links) and the address its links point to. Without it
+   * mail is not sent: asking for a reset answers the same, and the start says once that email is
+   * not configured.
+   */
+  mail?: MailOptions;
+  /** Live updates (`GET /api/events`): for tests, a shorter heartbeat or another bound per user. */
+  live?: Pick<LiveOptions, 'heartbeatMs' | 'maxStreamsPerUser'>;
+  /** Sign-in with an OpenID Connect provider (`OIDC_ISSUER`…, see people/oidc-settings.ts); none by default. */
+  oidc?: OidcSettings | null;
+  /** How long `close` waits for requests under way before cutting them. Default `CLOSE_GRACE_MS` (8 s). */
+  closeGraceMs?: number;
+}
+
+/** Fastify's `trustProxy`: all, none, addresses/CIDRs, or a function of the address and its hop. */
+export type TrustProxy = boolean | string | string[] | ((address: string, hop: number) => boolean);
+
+export interface NinepointServer {
+  readonly app: FastifyInstance;
+  readonly compiled: CompiledApp;
+  readonly store: Store;
+  /** Users, sessions, API tokens and rate limits, in the same database. */
+  readonly auth: AuthStore;
+  /** What opening the database did to bring it to this spec (steps empty when nothing changed). */
+  readonly migration: MigrationPlan;
+  /** Starts listening; resolves to the URL it listens at. Default: 127.0.0.1, port 3000. */
+  listen(options?: { port?: number; host?: string }): Promise<string>;
+  /** Ends the live update streams (`GET /api/events`): a replaced dev app's pages reconnect to the new one. */
+  endStreams(): void;
+  /** The transitions the system takes by itself (`timers/`); tests with an injected clock run rounds. */
+  readonly timers: Timers;
+  /** Stops taking requests, lets those under way finish, then closes the database. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+const serverCreated = channel(SERVER_CREATED_CHANNEL);
+
+/** The system clock, looked up at each call (as `new Date()` is): a test that mocks `Date` moves it. */
+const systemClock = (): number => Date.now();
+
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_PORT = 3000;
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * A logger for a server at `LOG_LEVEL` (default info; another value throws `LogLevelError`):
+ * pretty lines on a terminal, JSON lines otherwise, unless `format` says which.
+ */
+export function defaultLogger(format: LogFormat = defaultLogFormat()): Logger {
+  return createLogger({ level: parseLogLevel(process.env.LOG_LEVEL), format });
+}
+
+/**
+ * Compiles the model, opens its database and migrates it to the model (docs/migrations.md), and
+ * builds the HTTP server around them. It does not listen until `listen` is called. Throws
+ * `MigrationRefusedError` (with the plan) when the migration could lose or invalidate data.
+ *
+ * @example
+ * const server = await createServer({ model, dbPath: 'data/ninepoint.db' });
+ * console.log(await server.listen({ port: 3000 }));
+ */
+export async function createServer(options: ServerOptions): Promise<NinepointServer> {
+  const compiled = compileApp(options.model, { clock: options.now });
+  const logger = options.logger === false ? pino({ level: 'silent' }) : (options.logger ?? defaultLogger());
+  const store = await openStore(options);
+  try {
+    const allowDestructive = options.allowDestructive ?? false;
+    const { plan } = await store.applySchema(compiled.sqlSchema, compiled.model, { allowDestructive });
+    if (changesSchema(plan)) {
+      logger.info(
+        { steps: plan.steps.filter((s) => s.changes.length > 0).map((s) => s.summary) },
+        'migrated the database',
+      );
+    }
+    for (const step of plan.steps.filter((s) => s.safety !== 'safe')) {
+      logger.warn({ kind: step.kind, table: step.table, column: step.column, rows: step.rows }, step.summary);
+    }
+    const auth = new AuthStore(store.sql);
+    await auth.setUp();
+    const oidc = options.oidc ? { settings: options.oidc, logins: new OidcStore(store.sql) } : null;
+    await oidc?.logins.setUp();
+    const views = new SavedViewsStore(store.sql);
+    await views.setUp();
+    const devMode = options.devMode ?? false;
+    // What to do next (add a user; dev mode's demo users; email not configured) is said once by
+    // the command that started the server (`ninepoint serve`, `ninepoint dev`), not at every app
+    // `dev` builds.
+    if (devMode) await ensureDemoUsers(auth, compiled.model);
+    for (const call of compiled.routeTable.shadowed) {
+      logger.warn({ method: call.method, path: call.path }, 'a system call takes precedence over this spec call');
+    }
+    // Several servers may share a PostgreSQL database: changes reach the others through it.
+    const feed =
+      store instanceof PgStore && options.databaseUrl
+        ? new PgFeed({
+            url: options.databaseUrl,
+            notify: (channel, payload) => store.pool.query('SELECT pg_notify($1, $2)', [channel, payload]),
+            logger,
+          })
+        : new LocalFeed();
+    if (feed instanceof PgFeed) await feed.ready;
+    const { app, endStreams } = buildApp(compiled, store, logger, auth, feed, {
+      views,
+      now: options.now,
+      devMode,
+      trustProxy: options.trustProxy ?? false,
+      extend: options.extend,
+      mail: options.mail ?? null,
+      oidc,
+      live: options.live ?? {},
+    });
+    if (serverCreated.hasSubscribers) serverCreated.publish({ app, openapi: compiled.openapi } satisfies ServerCreated);
+    return wrap(app, compiled, store, auth, plan, options.closeGraceMs, endStreams);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}
+
+function buildApp(
+  compiled: CompiledApp,
+  store: Store,
+  logger: Logger,
+  auth: AuthStore,
+  feed: ChangeFeed,
+  {
+    views,
+    now,
+    devMode,
+    trustProxy,
+    extend,
+    mail,
+    oidc,
+    live: liveOptions,
+  }: {
+    views: SavedViewsStore;
+    now: (() => number) | undefined;
+    devMode: boolean;
+    trustProxy: TrustProxy;
+    extend: ServerOptions['extend'];
+    mail: MailOptions | null;
+    oidc: { settings: OidcSettings; logins: OidcStore } | null;
+    live: NonNullable<ServerOptions['live']>;
+  },
+): { app: FastifyInstance; endStreams: () => void } {
+  const { catalogue, settings } = compiled;
+  const sendProblem = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    code: string,
+    params: ProblemParams = {},
+    extras: ProblemExtras = {},
+  ) => {
+    const instance = request.url.split('?', 1)[0] ?? '/';
+    noteRefusal(request, code);
+    const body = catalogue.problem(code, params, { instance, requestId: request.id }, extras);
+    return reply.code(body.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
+  };
+
+  const app = Fastify({
+    // A hop count is valid (Fastify docs), though its types list only the other forms.
+    trustProxy: trustProxy as boolean | string,
+    // Fastify makes a child of its logger for every request, which costs even when it is silent
+    // (about a tenth of a get's time): with logging off it gets no logger at all.
+    ...(logger.level === 'silent' ? {} : requestLogging(logger)),
+    bodyLimit: settings.MAX_BODY_BYTES,
+    // Slow clients (slowloris) are cut off after REQUEST_TIMEOUT_SECONDS; what Node's parser
+    // refuses before Fastify sees a request is answered from the catalogue too.
+    requestTimeout: requestTimeouts(settings).requestTimeout,
+    http: requestTimeouts(settings),
+    clientErrorHandler: clientErrorHandler(catalogue, settings, logger),
+    genReqId: requestId,
+    requestIdHeader: false,
+    // Errors raised before routing (an undecodable URL): the same catalogue answers them.
+    frameworkErrors: (error, request, reply) => {
+      const classified = classifyError(error, settings);
+      void sendProblem(request, reply, classified.code === 'INTERNAL_ERROR' ? 'UNKNOWN_CALL' : classified.code);
+    },
+  }) as unknown as FastifyInstance;
+
+  // Request bodies are checked strictly: no coercion, no silently dropped properties.
+  const ajv = createAjv();
+  app.setValidatorCompiler(({ schema }) => ajv.compile(schema));
+  registerJsonBody(app);
+  registerCompression(app);
+
+  // A callback hook, not an async one: it runs on every call, and an async hook costs a promise.
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header(REQUEST_ID_HEADER, request.id);
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('referrer-policy', REFERRER_POLICY);
+    // HTTPS as Secure cookies see it (auth.ts): a TLS socket, or a trusted proxy's X-Forwarded-Proto.
+    if (request.protocol === 'https') reply.header('strict-transport-security', HSTS);
+    done();
+  });
+  app.addHook('onClose', async () => {
+    await store.close();
+  });
+
+  const health = JSON.stringify({ status: 'ok', spec: compiled.model.product.name, database: store.dialect });
+  app.get('/api/health', async (_request, reply) => {
+    await store.ping();
+    return reply.type(JSON_CONTENT_TYPE).send(health);
+  });
+  app.get('/api/spec', (_request, reply) => reply.type(JSON_CONTENT_TYPE).send(compiled.modelJson));
+  app.get('/api/openapi.json', (_request, reply) => reply.type(JSON_CONTENT_TYPE).send(compiled.openapiJson));
+  registerApiDocs(app, compiled.model.product.name);
+
+  // Each feature is a Fastify plugin: people first, since the others read the `request.actor` it sets.
+  void app.register(people, { compiled, auth, sql: store.sql, mail, oidc, devMode, ...(now ? { now } : {}) });
+  void app.register(liveUpdates, {
+    store,
+    auth,
+    feed,
+    permissions: compiled.permissions,
+    settings,
+    now,
+    ...liveOptions,
+  });
+  const clock = now ?? systemClock;
+  void app.register(records, { compiled, store, committed: (change) => app.live.committed(change), now: clock });
+  void app.register(timers, { compiled, store, logger, now: clock, committed: (change) => app.live.committed(change) });
+  void app.register(savedViews, { views, screens: effectiveScreens(compiled.model), ...(now ? { now } : {}) });
+  extend?.register(app);
+
+  // Any other path answers UNKNOWN_CALL (transition calls too, until they are served). Fastify
+  // reads a body before resolving the call, so a malformed or oversized body answers
+  // INVALID_PAYLOAD or PAYLOAD_TOO_LARGE even on a path that does not exist.
+  const webApp = registerWebApp(
+    app,
+    [...effectiveScreens(compiled.model).map((screen) => screen.route), ...(extend?.pages ?? [])],
+    { devMode },
+  );
+  app.setNotFoundHandler((request, reply) =>
+    // A browser asking for a page the app does not have sees the app's own "not found" page.
+    webApp.isPage(request) ? webApp.sendPage(reply, 404) : sendProblem(request, reply, 'UNKNOWN_CALL'),
+  );
+
+  app.setErrorHandler((error, request, reply) => {
+    const classified = classifyError(error, settings);
+    // A refusal's code is on the request's one log line; an internal error gets its own, with the stack.
+    if (classified.internal) request.log.error({ err: error }, 'internal error');
+    if (!request.raw.complete) lingerBeforeClose(request.raw.socket);
+    return sendProblem(request, reply, classified.code, classified.params, classified.extras);
+  });
+  return { app, endStreams: () => app.live.endStreams() };
+}
+
+function wrap(
+  app: FastifyInstance,
+  compiled: CompiledApp,
+  store: Store,
+  auth: AuthStore,
+  migration: MigrationPlan,
+  closeGraceMs: number | undefined,
+  endStreams: () => void,
+): NinepointServer {
+  let closing: Promise<void> | null = null;
+  return {
+    app,
+    compiled,
+    store,
+    auth,
+    migration,
+    endStreams,
+    get timers() {
+      return app.timers;
+    },
+    async listen({ port = DEFAULT_PORT, host = DEFAULT_HOST } = {}) {
+      // Fastify logs "Server listening at …" on its own; `serve` says where it listens once,
+      // with the spec and the database, so Fastify's line is held back.
+      const level = app.log.level;
+      const hold = level === 'info' || level === 'debug' || level === 'trace';
+      if (hold) app.log.level = 'warn';
+      try {
+        await app.listen({ port, host });
+      } finally {
+        if (hold) app.log.level = level;
+      }
+      const address = app.server.address();
+      const bound = typeof address === 'object' && address ? address.port : port;
+      const shown = host.includes(':') ? `[${host}]` : host;
+      return `http://${shown}:${bound}`;
+    },
+    close() {
+      closing ??= closeGracefully(app, closeGraceMs).then(() => store.close());
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,141 @@
+import { describe, expect, it } from 'vitest';
+import { TEST_DATABASES } from '../../test/databases.ts';
+import { openStore } from '../store/open-store.ts';
+import { USERS_TABLE } from '../store/users-table.ts';
+import { AuthStore } from './auth-store.ts';
+
+/** The users table as databases made before accounts could be deactivated have it. */
+const OLD_USERS_TABLE = `CREATE TABLE "${USERS_TABLE}" (
+  "id" TEXT PRIMARY KEY,
+  "email" TEXT NOT NULL UNIQUE,
+  "name" TEXT NOT NULL,
+  "roles" TEXT NOT NULL,
+  "password_hash" TEXT NOT NULL,
+  "created_at" TEXT NOT NULL
+)`;
+
+const ID = '0190f3c4-7a2b-7c3d-8e4f-5a6b7c8d9e0f';
+
+describe.each(TEST_DATABASES)('the runtime’s tables on $name', (db) => {
+  it('upgrades an older users table in place: the new column is added, the accounts kept', async () => {
+    const fresh = await db.fresh();
+    const store = await openStore(fresh.options);
+    try {
+      await store.sql.exec([OLD_USERS_TABLE]);
+      await store.sql.run(
+        `INSERT INTO "${USERS_TABLE}" ("id", "email", "name", "roles", "password_hash", "created_at") VALUES (?, ?, ?, ?, ?, ?)`,
+        [ID, 'old@example.test', 'Old Timer', '["staff"]', 'hash', '2025-01-01T00:00:00.000Z'],
+      );
+      const auth = new AuthStore(store.sql);
+      await auth.setUp();
+      // Twice: starting again on an upgraded database changes nothing.
+      await auth.setUp();
+      expect(await auth.users.managed(ID)).toEqual({
+        id: ID,
+        email: 'old@example.test',
+        name: 'Old Timer',
+        roles: ['staff'],
+        createdAt: '2025-01-01T00:00:00.000Z',
+        active: true,
+        deactivatedAt: null,
+      });
+      expect(await auth.setDeactivated(ID, '2026-01-01T00:00:00.000Z')).toBe(true);
+      expect(await auth.setDeactivated(ID, '2026-01-02T00:00:00.000Z')).toBe(false);
+      expect(await auth.users.managed(ID)).toMatchObject({ active: false, deactivatedAt: '2026-01-01T00:00:00.000Z' });
+      expect((await auth.users.forSignIn('old@example.test'))?.active).toBe(false);
+      expect(await auth.users.activeByEmail('old@example.test')).toBeUndefined();
+    } finally {
+      await store.close();
+      await fresh.remove();
+    }
+  });
+
+  it('finds a token’s or session’s user in one lookup, only while the token is unrevoked and the user active and present', async () => {
+    const fresh = await db.fresh();
+    const store = await openStore(fresh.options);
+    try {
+      const auth = new AuthStore(store.sql);
+      await auth.setUp();
+      const user = {
+        id: ID,
+        email: 'lookup@example.test',
+        name: 'Look Up',
+        roles: ['staff'],
+        createdAt: '2025-01-01T00:00:00.000Z',
+      };
+      await auth.users.add({ ...user, passwordHash: 'hash' });
+      await auth.tokens.create({ id: 'token-1', userId: ID, name: 'ci', hash: 'token-hash', now: 1000 });
+      await auth.sessions.create('session-hash', ID, 1000, 9000);
+      expect(await auth.tokens.user('token-hash')).toEqual({ tokenId: 'token-1', user, lastUsedAt: null });
+      expect(await auth.sessions.get('session-hash')).toEqual({
+        user,
+        createdAt: 1000,
+        lastSeenAt: 1000,
+        expiresAt: 9000,
+      });
+      expect(await auth.tokens.user('other-hash')).toBeUndefined();
+      expect(await auth.sessions.get('other-hash')).toBeUndefined();
+      // SQLite answers at once: the lookup every call makes costs no promise there.
+      if (db.name === 'sqlite') expect(auth.tokens.user('token-hash')).not.toBeInstanceOf(Promise);
+
+      await auth.tokens.touch('token-1', 2000);
+      expect((await auth.tokens.user('token-hash'))?.lastUsedAt).toBe(2000);
+      await auth.setDeactivated(ID, '2026-01-01T00:00:00.000Z');
+      expect(await auth.tokens.user('token-hash')).toBeUndefined();
+      await auth.setDeactivated(ID, null);
+      expect((await auth.tokens.user('token-hash'))?.user).toEqual(user);
+      await auth.tokens.revoke('token-1', 3000);
+      expect(await auth.tokens.user('token-hash')).toBeUndefined();
+
+      // A user row deleted on its own (cascading, or not where foreign keys are off) leaves no way in.
+      await auth.tokens.create({ id: 'token-2', userId: ID, name: 'ci', hash: 'token-hash-2', now: 1000 });
+      await auth.sessions.create('session-hash-2', ID, 1000, 9000);
+      await store.sql.run(`DELETE FROM "${USERS_TABLE}" WHERE "id" = ?`, [ID]);
+      expect(await auth.tokens.user('token-hash-2')).toBeUndefined();
+      expect(await auth.sessions.get('session-hash-2')).toBeUndefined();
+    } finally {
+      await store.close();
+      await fresh.remove();
+    }
+  });
+
+  it('keeps an account’s history, oldest first, and removes it with the account', async () => {
+    const fresh = await db.fresh();
+    const store = await openStore(fresh.options);
+    try {
+      const auth = new AuthStore(store.sql);
+      await auth.setUp();
+      await auth.users.add({
+        id: ID,
+        email: 'h@example.test',
+        name: 'H',
+        roles: [],
+        passwordHash: 'x',
+        createdAt: '2026-01-01T00:00:00.000Z',
+      });
+      const at = '2026-01-01T00:00:00.000Z';
+      await auth.users.addEvent({
+        id: '0190f3c4-7a2b-7c3d-8e4f-000000000002',
+        userId: ID,
+        at,
+        by: null,
+        kind: 'deactivated',
+      });
+      await auth.users.addEvent({
+        id: '0190f3c4-7a2b-7c3d-8e4f-000000000001',
+        userId: ID,
+        at,
+        by: ID,
+        kind: 'created',
+        how: 'sign-up',
+        roles: [],
+      });
+      expect((await auth.users.history(ID)).map((e) => e.kind)).toEqual(['created', 'deactivated']);
+      await auth.removeUser('h@example.test');
+      expect(await auth.users.history(ID)).toEqual([]);
+    } finally {
+      await store.close();
+      await fresh.remove();
+    }
+  });
+});

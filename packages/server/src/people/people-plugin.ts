@@ -1,0 +1,81 @@
+import { peopleAccess, signUpRoles, USER_ENTITY } from '@ninepoint/spec';
+import fastifyPlugin from 'fastify-plugin';
+import type { CompiledApp } from '../compile/compiled-app.ts';
+import { type Actor, accessSummary, assignableRoles } from '../compile/permissions.ts';
+import type { SqlRunner } from '../store/sql-runner.ts';
+import { registerAuth } from './auth.ts';
+import type { AuthStore } from './auth-store.ts';
+import { registerDevRoutes } from './dev-mode.ts';
+import { OIDC_START_PATH, registerOidc } from './oidc.ts';
+import type { OidcSettings } from './oidc-settings.ts';
+import type { OidcStore } from './oidc-store.ts';
+import { type MailOptions, registerPasswordReset } from './password-reset.ts';
+import { registerPeopleJoining } from './people-joining.ts';
+import { registerUserAdmin } from './user-admin.ts';
+
+export interface PeopleOptions {
+  compiled: CompiledApp;
+  /** People's tables, set up (`AuthStore.setUp`). */
+  auth: AuthStore;
+  /** The database, for the tables of joining (made when the app is ready). */
+  sql: SqlRunner;
+  /** How mail is sent, or null: links are then not mailed, and the answers are the same. */
+  mail: MailOptions | null;
+  /** Single sign-on, when configured, with its pending logins' table set up. */
+  oidc: { settings: OidcSettings; logins: OidcStore } | null;
+  /** Dev mode's sign-in as a role's demo user (`dev-mode.ts`). */
+  devMode: boolean;
+  /** For tests: the clock of sessions, links, lockouts and rate limits. */
+  now?: () => number;
+}
+
+/**
+ * People, as a Fastify plugin: who every call is from (session or API token), rate limits and the
+ * cross-site check, for every call of the app, so it is not encapsulated (fastify-plugin); then
+ * sign-in, `GET /api/auth/me` and the user directory, user administration, password reset,
+ * sign-up and invitations, single sign-on when configured, and dev mode's demo sign-in.
+ * Other features read `request.actor`, which it sets before any handler runs.
+ */
+export const people = fastifyPlugin<PeopleOptions>(
+  (app, options, done) => {
+    const { compiled, auth, mail, oidc } = options;
+    const { model, settings, catalogue } = compiled;
+    const now = options.now ?? Date.now;
+    const { signIn } = registerAuth(app, {
+      auth,
+      settings,
+      now: options.now,
+      mayPickUsers: userPickers(compiled),
+      managesPeople: (actor) => actor.userId !== null && peopleAccess(model, actor.roles).manage,
+      accessOf: (actor) => accessSummary(compiled.permissions, model, actor),
+      peopleOf: (actor) => peopleAccess(model, actor.roles),
+      signUp: signUpRoles(model),
+      singleSignOn: oidc === null ? null : { name: oidc.settings.name, start: OIDC_START_PATH },
+    });
+    registerUserAdmin(app, {
+      auth,
+      catalogue,
+      knownRoles: assignableRoles(model),
+      manages: (roles) => peopleAccess(model, roles).manage,
+      now,
+    });
+    registerPasswordReset(app, { auth, settings, catalogue, productName: model.product.name, mail, now });
+    registerPeopleJoining(app, { compiled, auth, sql: options.sql, signIn, mail, now });
+    if (oidc !== null) registerOidc(app, { ...oidc, auth, model, signIn, now });
+    if (options.devMode) registerDevRoutes(app, { auth, model, signIn });
+    done();
+  },
+  { name: 'ninepoint-people', fastify: '5.x' },
+);
+
+/** Who may search the user directory: those who may create or update a record with a `User` field. */
+function userPickers(compiled: CompiledApp): (actor: Actor) => boolean {
+  const withUserFields = compiled.model.entities.filter((e) =>
+    e.fields.some((f) => f.type.kind === 'reference' && f.type.entity === USER_ENTITY),
+  );
+  const permissions = withUserFields.flatMap((e) => {
+    const p = compiled.permissions.get(e.name);
+    return p ? [p] : [];
+  });
+  return (actor) => permissions.some((p) => p.mayCreate(actor) || p.access(actor, 'update') !== 'none');
+}

@@ -1,0 +1,286 @@
+import type { JsonSchema } from '../compile/json-schemas.ts';
+
+/**
+ * What sign-in looks like on the wire, shared by the server (`auth.ts`), which validates and
+ * sets cookies with it, and the OpenAPI document, which describes it: one source for both.
+ */
+
+/** The session cookie over plain HTTP (loopback, development). */
+export const SESSION_COOKIE = 'np_session';
+/** Over HTTPS: `__Host-` makes the browser refuse it unless Secure, host-only and `Path=/`. */
+export const SECURE_SESSION_COOKIE = '__Host-np_session';
+
+/** The body of `POST /api/auth/sign-in`. */
+export const SIGN_IN_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    email: { type: 'string', minLength: 1, maxLength: 320 },
+    password: { type: 'string', minLength: 1, maxLength: 1024 },
+  },
+  required: ['email', 'password'],
+  additionalProperties: false,
+};
+
+/** A user as sign-in and `GET /api/auth/me` answer it (`UserAccount`): never a password hash. */
+export const USER_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    email: { type: 'string' },
+    name: { type: 'string' },
+    roles: { type: 'array', items: { type: 'string' }, description: 'The roles of point 6 the user has.' },
+    createdAt: { type: 'string', format: 'date-time' },
+  },
+  required: ['id', 'email', 'name', 'roles', 'createdAt'],
+  additionalProperties: false,
+};
+
+/**
+ * Another user as the user directory (`GET /api/users`) shows them: id and name, for pickers and
+ * for naming who a record refers to. The caller's own entry is a whole `USER_SCHEMA`.
+ */
+export const DIRECTORY_USER_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    name: { type: 'string' },
+  },
+  required: ['id', 'name'],
+  additionalProperties: false,
+};
+
+/** An account as those who manage people see it (`GET /api/users`, `PATCH /api/users/:id`). */
+export const MANAGED_USER_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    ...(USER_SCHEMA.properties as Record<string, JsonSchema>),
+    active: { type: 'boolean', description: 'False once the account is deactivated: it cannot sign in.' },
+    deactivatedAt: { type: ['string', 'null'], format: 'date-time' },
+  },
+  required: ['id', 'email', 'name', 'roles', 'createdAt', 'active', 'deactivatedAt'],
+  additionalProperties: false,
+};
+
+/** The body of `PATCH /api/users/:id`: the account's new roles, and whether it is active. */
+export const ACCOUNT_CHANGE_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    roles: {
+      type: 'array',
+      items: { type: 'string', minLength: 1, maxLength: 100 },
+      maxItems: 50,
+      uniqueItems: true,
+      description: "The account's roles from now on: roles of point 6 only, all of them replaced.",
+    },
+    active: { type: 'boolean', description: 'false deactivates the account, true reactivates it.' },
+  },
+  minProperties: 1,
+  additionalProperties: false,
+};
+
+/** One entry of an account's history (`GET /api/users/:id/history`). */
+export const ACCOUNT_EVENT_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    at: { type: 'string', format: 'date-time' },
+    kind: { type: 'string', enum: ['created', 'roles-changed', 'deactivated', 'reactivated', 'password-reset'] },
+    by: {
+      anyOf: [
+        {
+          type: 'object',
+          properties: { id: { type: 'string' }, name: { type: 'string' } },
+          required: ['id', 'name'],
+          additionalProperties: false,
+        },
+        { type: 'null' },
+      ],
+      description: 'Who did it; null at the server’s terminal (`ninepoint users`).',
+    },
+    how: {
+      type: 'string',
+      enum: ['terminal', 'sign-up', 'invitation', 'single-sign-on', 'email'],
+      description: 'created: how the account was made; password-reset: by a mailed link or at the terminal.',
+    },
+    roles: { type: 'array', items: { type: 'string' }, description: 'created: the roles it was given.' },
+    from: { type: 'array', items: { type: 'string' }, description: 'roles-changed: the roles before.' },
+    to: { type: 'array', items: { type: 'string' }, description: 'roles-changed: the roles after.' },
+  },
+  required: ['id', 'at', 'kind', 'by'],
+  additionalProperties: false,
+};
+
+/** The body of `POST /api/auth/password-reset`: the email of the account. */
+export const PASSWORD_RESET_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: { email: { type: 'string', minLength: 1, maxLength: 320 } },
+  required: ['email'],
+  additionalProperties: false,
+};
+
+/** The body of `POST /api/auth/password-reset/confirm`: the link's token and the new password. */
+export const PASSWORD_RESET_CONFIRM_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    token: { type: 'string', minLength: 1, maxLength: 200, description: 'The `token` of the link in the mail.' },
+    password: { type: 'string', minLength: 1, maxLength: 1024 },
+  },
+  required: ['token', 'password'],
+  additionalProperties: false,
+};
+
+/**
+ * What `POST /api/auth/password-reset` answers, whether or not an account has the email: the
+ * same status and the very same body.
+ */
+export const PASSWORD_RESET_ACCEPTED = {
+  message:
+    'If an account has this email address, a link to choose a new password has been sent to it. ' +
+    'It works once, for a limited time.',
+} as const;
+
+export const PASSWORD_RESET_ACCEPTED_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: { message: { type: 'string', enum: [PASSWORD_RESET_ACCEPTED.message] } },
+  required: ['message'],
+  additionalProperties: false,
+};
+
+/** What a password reset answers: the email of the account, to sign in with. */
+export const PASSWORD_RESET_DONE_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: { email: { type: 'string' } },
+  required: ['email'],
+  additionalProperties: false,
+};
+
+/** How many reset mails may be asked for, per email address and per client address, in one clock hour. */
+export const PASSWORD_RESET_LIMITS = { perEmail: 3, perAddress: 10, windowMs: 3_600_000 } as const;
+
+/** The body of `POST /api/auth/sign-up`: who joins, with which role (optional when only one is open). */
+export const SIGN_UP_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    email: { type: 'string', minLength: 1, maxLength: 320 },
+    name: { type: 'string', minLength: 1, maxLength: 200, description: 'The name others see.' },
+    role: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 100,
+      description: 'A role of point 6 whose `joins` is `sign up`; optional when only one is.',
+    },
+  },
+  required: ['email', 'name'],
+  additionalProperties: false,
+};
+
+/**
+ * What `POST /api/auth/sign-up` answers, whether or not the email has an account already: the
+ * same status and the very same body.
+ */
+export const SIGN_UP_ACCEPTED = {
+  message:
+    'Check your email: a link to confirm the address and finish signing up has been sent to it. ' +
+    'It works once, for a limited time.',
+} as const;
+
+export const SIGN_UP_ACCEPTED_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: { message: { type: 'string', enum: [SIGN_UP_ACCEPTED.message] } },
+  required: ['message'],
+  additionalProperties: false,
+};
+
+/** The body of `POST /api/auth/verify-email`: the token of the link in the sign-up mail. */
+export const VERIFY_EMAIL_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    token: { type: 'string', minLength: 1, maxLength: 200, description: 'The `token` of the link in the mail.' },
+    password: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 1024,
+      description:
+        'The password of the new account, chosen here by whoever holds the mail: never at sign-up, where anyone could type any address.',
+    },
+  },
+  required: ['token', 'password'],
+  additionalProperties: false,
+};
+
+/** How many sign-ups may be asked for, per email address and per client address, in one clock hour. */
+export const SIGN_UP_LIMITS = { perEmail: 3, perAddress: 10, windowMs: 3_600_000 } as const;
+
+/** The body of `POST /api/invitations`. */
+export const INVITE_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    email: { type: 'string', minLength: 1, maxLength: 320 },
+    roles: {
+      type: 'array',
+      items: { type: 'string', minLength: 1, maxLength: 100 },
+      maxItems: 50,
+      description: 'The roles the account will have: those the caller’s `people` grant allows.',
+    },
+  },
+  required: ['email', 'roles'],
+  additionalProperties: false,
+};
+
+/** The body of `POST /api/invitations/accept`: the link's token, and the invitee's name and password. */
+export const ACCEPT_INVITATION_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    token: { type: 'string', minLength: 1, maxLength: 200, description: 'The `token` of the link in the mail.' },
+    name: { type: 'string', minLength: 1, maxLength: 200 },
+    password: { type: 'string', minLength: 1, maxLength: 1024 },
+  },
+  required: ['token', 'name', 'password'],
+  additionalProperties: false,
+};
+
+/** The body of `POST /api/invitations/lookup`: the token of the link in the mail. */
+export const INVITATION_LOOKUP_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    token: { type: 'string', minLength: 1, maxLength: 200, description: 'The `token` of the link in the mail.' },
+  },
+  required: ['token'],
+  additionalProperties: false,
+};
+
+/** What the invitee's page shows before they accept: for whom, as what, from whom, until when. */
+export const INVITATION_LOOKED_UP_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    email: { type: 'string', description: 'The email the account will have, to sign in with.' },
+    roles: { type: 'array', items: { type: 'string' } },
+    invitedBy: { type: 'string', description: 'The name of who sent it.' },
+    expiresAt: { type: 'string', format: 'date-time' },
+  },
+  required: ['email', 'roles', 'invitedBy', 'expiresAt'],
+  additionalProperties: false,
+};
+
+/** A pending invitation, as `GET /api/invitations` lists it: never its link. */
+export const INVITATION_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    email: { type: 'string' },
+    roles: { type: 'array', items: { type: 'string' } },
+    invitedBy: {
+      type: 'object',
+      properties: { id: { type: 'string', format: 'uuid' }, name: { type: 'string' } },
+      required: ['id', 'name'],
+      additionalProperties: false,
+    },
+    createdAt: { type: 'string', format: 'date-time' },
+    expiresAt: { type: 'string', format: 'date-time' },
+  },
+  required: ['id', 'email', 'roles', 'invitedBy', 'createdAt', 'expiresAt'],
+  additionalProperties: false,
+};
+
+/** How many invitations one user may send, and one email address receive, in one clock hour. */
+export const INVITATION_LIMITS = { perUser: 50, perEmail: 3, windowMs: 3_600_000 } as const;

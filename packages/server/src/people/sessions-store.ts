@@ -1,0 +1,88 @@
+import { andThen, type SqlRunner } from '../store/sql-runner.ts';
+import type { MaybePromise } from '../store/step.ts';
+import { USERS_TABLE } from '../store/users-table.ts';
+import { activeUserOf, type UserOfRow, userOf } from './user-rows.ts';
+import type { UserAccount } from './users-store.ts';
+
+/** A session as a request finds it: whose it is and when it ends. Times are epoch milliseconds. */
+export interface SessionFound {
+  user: UserAccount;
+  createdAt: number;
+  lastSeenAt: number;
+  expiresAt: number;
+}
+
+export const SESSIONS_TABLE = '_ninepoint_sessions';
+
+/** Sessions keep only the SHA-256 of their secret; deleting a user deletes their sessions. */
+export const SESSIONS_DDL: readonly string[] = [
+  `CREATE TABLE IF NOT EXISTS "${SESSIONS_TABLE}" (
+  "id_hash" TEXT PRIMARY KEY,
+  "user_id" TEXT NOT NULL REFERENCES "${USERS_TABLE}" ("id") ON DELETE CASCADE,
+  "created_at" BIGINT NOT NULL,
+  "last_seen_at" BIGINT NOT NULL,
+  "expires_at" BIGINT NOT NULL
+)`,
+  `CREATE INDEX IF NOT EXISTS "${SESSIONS_TABLE}_user_idx" ON "${SESSIONS_TABLE}" ("user_id")`,
+];
+
+/** Browser sessions: made at sign-in, looked up by every call with the cookie, ended at sign-out or expiry. */
+export class SessionsStore {
+  readonly #sql: SqlRunner;
+
+  constructor(sql: SqlRunner) {
+    this.#sql = sql;
+  }
+
+  async create(idHash: string, userId: string, now: number, expiresAt: number): Promise<void> {
+    await this.#sql.run(
+      `INSERT INTO "${SESSIONS_TABLE}" ("id_hash", "user_id", "created_at", "last_seen_at", "expires_at") VALUES (?, ?, ?, ?, ?)`,
+      [idHash, userId, now, now, expiresAt],
+    );
+  }
+
+  /** A session with its user, if the session exists and its user is active (one statement, `USER_OF`). */
+  get(idHash: string): MaybePromise<SessionFound | undefined> {
+    return andThen(this.#sql.get<SessionRow>(SESSION_SQL, [idHash]), sessionFound);
+  }
+
+  async touch(idHash: string, now: number): Promise<void> {
+    await this.#sql.run(`UPDATE "${SESSIONS_TABLE}" SET "last_seen_at" = ? WHERE "id_hash" = ?`, [now, idHash]);
+  }
+
+  async end(idHash: string): Promise<void> {
+    await this.#sql.run(`DELETE FROM "${SESSIONS_TABLE}" WHERE "id_hash" = ?`, [idHash]);
+  }
+
+  async endAllOf(userId: string): Promise<void> {
+    await this.#sql.run(`DELETE FROM "${SESSIONS_TABLE}" WHERE "user_id" = ?`, [userId]);
+  }
+
+  /** Deletes sessions that ended before `now` (idle or absolute). */
+  async prune(now: number, idleMs: number): Promise<number> {
+    return this.#sql.run(`DELETE FROM "${SESSIONS_TABLE}" WHERE "expires_at" <= ? OR "last_seen_at" <= ?`, [
+      now,
+      now - idleMs,
+    ]);
+  }
+}
+
+interface SessionRow extends UserOfRow {
+  created_at: number | string;
+  last_seen_at: number | string;
+  expires_at: number | string;
+}
+
+const SESSION_SQL = `SELECT s."created_at", s."last_seen_at", s."expires_at", ${userOf('s."user_id"')}
+  FROM "${SESSIONS_TABLE}" s WHERE s."id_hash" = ?`;
+
+function sessionFound(row: SessionRow | undefined): SessionFound | undefined {
+  const user = row && activeUserOf(row);
+  if (!row || !user) return undefined;
+  return {
+    user,
+    createdAt: Number(row.created_at),
+    lastSeenAt: Number(row.last_seen_at),
+    expiresAt: Number(row.expires_at),
+  };
+}

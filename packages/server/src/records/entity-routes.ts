@@ -1,0 +1,717 @@
+import {
+  type CelUser,
+  defaultValueAt,
+  type Entity,
+  type Field,
+  NO_USER,
+  type RuntimeSettings,
+  type StateMachine,
+  typeWords,
+  USER_ENTITY,
+} from '@ninepoint/spec';
+import type { ErrorObject } from 'ajv';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { CompiledApp } from '../compile/compiled-app.ts';
+import type { EntityLogic, HiddenFields, LogicCheck } from '../compile/entity-logic.ts';
+import type { JsonSchema } from '../compile/json-schemas.ts';
+import type { EntityPermissions } from '../compile/permissions.ts';
+import { type FieldError, type ProblemCatalogue, ProblemError } from '../compile/problems.ts';
+import type { ApiRecord, TxReader, Value, WriteEffects } from '../compile/record-types.ts';
+import type { Route } from '../compile/route-table.ts';
+import { covers, coversEveryRecord, type Grant } from '../compile/row-access.ts';
+import type { LocalChange } from '../live/index.ts';
+import type { RequestActor } from '../people/index.ts';
+import { replayHistory } from '../store/history.ts';
+import { type SettledReads, settle } from '../store/settle-reads.ts';
+import type { EntityRecords, Refusal, Store, WriteCheck, WriteContext } from '../store/store.ts';
+import { UUID, uuidv7 } from '../store/uuidv7.ts';
+import { etagOf, ifMatchVersions } from './etag.ts';
+import { FieldErrors } from './field-errors.ts';
+import { encodeCursor, parseListQuery, type RawQuery } from './list-query.ts';
+import { hiddenFieldsOf, visibleEntry, visibleRecord } from './read-fields.ts';
+import { groupableFields, summableFields, summaryRoutes } from './summary-routes.ts';
+import { effectFieldsCheck, withEffectFields } from './transition-effects.ts';
+import { storedText } from './values.ts';
+
+/** The longest id a NOT_FOUND answer repeats in full. */
+const ID_ECHO_LENGTH = 64;
+/** In a `u` regex a surrogate pair is one code point: this matches only unpaired halves. */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+/** The body schema of a call that takes none: nothing but `{}`. */
+const NO_BODY: JsonSchema = { type: 'object', properties: {}, additionalProperties: false };
+
+/** What every handler of one entity's calls needs, worked out once at start-up. */
+interface EntityContext {
+  entity: Entity;
+  machine: StateMachine | undefined;
+  records: EntityRecords;
+  /** Every entity's records, for the chains of `own via`. */
+  store: Store;
+  /** The rules, guards and limits its writes check, inside their transactions. */
+  logic: EntityLogic | undefined;
+  /** What point 6 lets each actor do with these records. */
+  permissions: EntityPermissions;
+  /** Its fields referring to another entity (not `User`), with what point 6 lets each actor read of that entity. */
+  references: readonly { field: string; entity: string; permissions: EntityPermissions }[];
+  catalogue: ProblemCatalogue;
+  settings: Readonly<RuntimeSettings>;
+  /** The path of one record (`/api/books/:id`) for `Location`; the get call's when there is one. */
+  recordPath: (id: string) => string;
+  /** Told of each write once it has committed (live updates); not of a write that changed nothing. */
+  committed: Committed;
+  /** The server's clock: writes are stamped with it, as `now` in guards and rules reads it. */
+  now: () => number;
+  /** Checks what its transitions set against the fields' rules; null when they set nothing. */
+  effectFields: ((set: WriteEffects) => void) | null;
+}
+
+/** A committed write: the record after it, or before it for a delete. */
+export type Committed = (change: LocalChange) => void;
+
+/**
+ * Serves the calls of the route table: list, get, create, update, delete, history and transitions.
+ * Every write runs its entity's compiled checks (rules, guards, limits; see `compile/entity-logic.ts`)
+ * inside its transaction, with the permission checks that depend on the record (`own`), so that
+ * what is checked is what is written. The rest of point 6 is checked before the record is read:
+ *
+ * - No access to the entity at all: NOT_SIGNED_IN for a visitor, FORBIDDEN for a user.
+ * - A record the actor may not read (`read own`, not theirs) is NOT_FOUND, whatever the call:
+ *   indistinguishable from a record that does not exist. Lists hold only the readable records.
+ * - A record the actor may read but not change, delete or move on: FORBIDDEN, or NOT_SIGNED_IN
+ *   for a visitor (signing in may grant it). A user with `own` access may not make a record no
+ *   longer theirs.
+ * - A field the actor may not see (`read except (speaker)`) is never sent to them: not in a
+ *   record, a list, a history entry or a refusal's message; lists cannot be sorted, filtered or
+ *   searched by it (`read-fields.ts`). An update that sends such a field is refused whatever its
+ *   value, so that it cannot be used to guess the value.
+ */
+export function registerEntityRoutes(
+  app: FastifyInstance,
+  compiled: CompiledApp,
+  store: Store,
+  committed: Committed = () => {},
+  now: () => number = () => Date.now(),
+): void {
+  const { model, routeTable, catalogue, settings } = compiled;
+  const contexts = new Map<string, EntityContext>();
+  const machineOf = (name: string) => model.machines.find((m) => m.entity === name);
+  const contextOf = (name: string): EntityContext => {
+    const known = contexts.get(name);
+    if (known) return known;
+    const entity = model.entities.find((e) => e.name === name);
+    if (!entity) throw new Error(`The route table names entity ${name}, which the model does not have.`);
+    const routes = routeTable.routes.filter((r) => r.action.entity === name);
+    const get = routes.find((r) => r.action.kind === 'get');
+    const base = routes.find((r) => r.action.kind === 'list' || r.action.kind === 'create')?.path;
+    const context: EntityContext = {
+      entity,
+      machine: machineOf(name),
+      records: store.records(name),
+      store,
+      logic: compiled.logic.get(name),
+      permissions: permissionsOf(compiled, name),
+      references: entity.fields.flatMap((f) =>
+        f.type.kind === 'reference' && f.type.entity !== USER_ENTITY
+          ? [{ field: f.name, entity: f.type.entity, permissions: permissionsOf(compiled, f.type.entity) }]
+          : [],
+      ),
+      catalogue,
+      settings,
+      recordPath: (id) => (get ? get.path.replace(`:${get.params[0] ?? 'id'}`, id) : `${base ?? `/api/${name}`}/${id}`),
+      committed,
+      now,
+      effectFields: effectFieldsCheck(entity, machineOf(name), compiled.jsonSchemas.get(name), catalogue),
+    };
+    contexts.set(name, context);
+    return context;
+  };
+
+  for (const route of routeTable.routes) {
+    const context = contextOf(route.action.entity);
+    const method = route.method;
+    const action = route.action;
+    switch (action.kind) {
+      case 'list':
+        app.route({ method, url: route.path, handler: listHandler(route, context) });
+        break;
+      case 'get':
+        app.route({ method, url: route.path, handler: getHandler(route, context) });
+        break;
+      case 'history':
+        app.route({ method, url: route.path, handler: historyHandler(route, context) });
+        break;
+      case 'create':
+      case 'update':
+      case 'transition':
+        app.route({
+          method,
+          url: route.path,
+          schema: { body: route.body?.schema ?? NO_BODY },
+          // Schema errors reach the handler, which answers them field by field.
+          attachValidation: true,
+          handler:
+            action.kind === 'transition'
+              ? transitionHandler(route, context, action.transition)
+              : action.kind === 'create'
+                ? createHandler(route, context)
+                : updateHandler(route, context),
+        });
+        break;
+      case 'delete':
+        app.route({ method, url: route.path, handler: deleteHandler(route, context) });
+        break;
+    }
+  }
+  // Dashboards' figures: beside each list, unless the spec's own calls take that path.
+  for (const { entity, path } of summaryRoutes(routeTable.routes, model)) {
+    app.route({ method: 'GET', url: path, handler: summaryHandler(contextOf(entity)) });
+  }
+}
+
+/** The most fields one summary may total. */
+const MAX_SUMS = 10;
+
+/**
+ * Counts (and totals number fields of) the records the actor may read, in the database: in all, or
+ * per value of the state, a choice or a boolean field (`?by=state&sum=amount`). Fields the actor
+ * may not read on every record they may list cannot be grouped or summed: INVALID_PAYLOAD, as for
+ * a field that does not exist.
+ */
+function summaryHandler(context: EntityContext): Handler {
+  const { entity, machine, permissions, records } = context;
+  return async (request, reply) => {
+    const { actor } = request;
+    const grants = readGrants(actor, permissions);
+    const hidden = permissions.unsearchable(actor);
+    const query = request.query as Record<string, string | string[] | undefined>;
+    const unknown = Object.keys(query).find((k) => k !== 'by' && k !== 'sum');
+    if (unknown !== undefined) throw invalidSummary(`the parameters are by and sum, not ${unknown}`);
+    const groupable = groupableFields(entity, machine).filter((name) => !hidden.has(name));
+    const summable = new Set(summableFields(entity).filter((name) => !hidden.has(name)));
+    const numbers = entity.fields.filter((f) => summable.has(f.name));
+    const by = query.by ?? null;
+    if (by !== null && (typeof by !== 'string' || !groupable.includes(by))) {
+      throw invalidSummary(`by must be one of ${groupable.join(', ') || '(none)'}`);
+    }
+    const sums = query.sum === undefined ? [] : Array.isArray(query.sum) ? query.sum : [query.sum];
+    const fields = sums.map((name) => numbers.find((f) => f.name === name));
+    if (fields.some((f) => f === undefined) || new Set(sums).size !== sums.length || sums.length > MAX_SUMS) {
+      throw invalidSummary(
+        `sum takes up to ${MAX_SUMS} different number fields of ${entity.name}: ${numbers.map((f) => f.name).join(', ') || '(none)'}`,
+      );
+    }
+    const summary = await records.summary({
+      filters: [],
+      owner: coversEveryRecord(grants) ? null : { grants, userId: ownerId(actor) },
+      by,
+      sums,
+    });
+    // The store answers sums as stored: a decimal's with its places, on every database.
+    return reply.send({
+      count: summary.count,
+      sums: summary.sums,
+      ...(summary.groups ? { groups: summary.groups } : {}),
+    });
+  };
+}
+
+function invalidSummary(detail: string): ProblemError {
+  return new ProblemError('INVALID_PAYLOAD', { detail });
+}
+
+type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+
+function listHandler(route: Route, context: EntityContext): Handler {
+  const { records, settings, permissions } = context;
+  const params = route.list;
+  if (!params) throw new Error(`${route.method} ${route.path} lists without list parameters.`);
+  return async (request, reply) => {
+    const { actor } = request;
+    const grants = readGrants(actor, permissions);
+    const all = coversEveryRecord(grants);
+    // What some record the list may hold hides: sorting, filtering or searching by it would tell its values.
+    const unsearchable = permissions.unsearchable(actor);
+    const query = parseListQuery(request.query as RawQuery, params, settings, unsearchable, actor.userId);
+    if (!all) query.owner = { grants, userId: ownerId(actor) };
+    const page = await records.list(query);
+    const sort = `${query.sort.descending ? '-' : ''}${query.sort.column}`;
+    const hidden = hiddenOf(actor, context);
+    const items = hidden === null ? page.records : await visibleAll(page.records, hidden, context);
+    return reply.send({
+      items,
+      next: page.next ? encodeCursor(sort, page.next) : null,
+      ...(page.total !== undefined ? { total: page.total } : {}),
+    });
+  };
+}
+
+function getHandler(route: Route, context: EntityContext): Handler {
+  return async (request, reply) => {
+    const { actor } = request;
+    const grants = readGrants(actor, context.permissions);
+    const id = recordId(request, route, context);
+    const stored = await context.records.get(id);
+    if (!stored) throw notFound(context, id);
+    const hidden = hiddenOf(actor, context);
+    // Most reads may see every record whole: nothing to read along a chain, nothing to await.
+    if (hidden === null && coversEveryRecord(grants)) {
+      return reply.header('etag', etagOf(stored.version)).send(stored.record);
+    }
+    const reads: SettledReads = new Map();
+    if (!(await readable(grants, stored.record, actor, context, reads))) throw notFound(context, id);
+    return reply.header('etag', etagOf(stored.version)).send(await visible(stored.record, hidden, context, reads));
+  };
+}
+
+function historyHandler(route: Route, context: EntityContext): Handler {
+  return async (request, reply) => {
+    const grants = readGrants(request.actor, context.permissions);
+    const id = recordId(request, route, context);
+    const items = await context.records.history(id);
+    // A deleted record's history stays readable; an id never used has none.
+    if (items.length === 0) throw notFound(context, id);
+    const hidden = hiddenOf(request.actor, context);
+    if (!coversEveryRecord(grants) || hidden !== null) {
+      // The record as it is, or as it was last when deleted: its history holds every change.
+      const current = (await context.records.get(id))?.record ?? replayHistory(items);
+      const reads: SettledReads = new Map();
+      if (!(await readable(grants, current, request.actor, context, reads))) throw notFound(context, id);
+      if (hidden !== null) {
+        const unseen = await settle((load) => hidden(current, load), context.store, reads);
+        return reply.send({ items: items.map((entry) => visibleEntry(entry, unseen)) });
+      }
+    }
+    return reply.send({ items });
+  };
+}
+
+function createHandler(route: Route, context: EntityContext): Handler {
+  const { entity, machine, records } = context;
+  const errors = new FieldErrors(entity, route.body?.schema ?? NO_BODY, context.catalogue);
+  const creating = machine?.transitions.find((t) => t.creates);
+  return async (request, reply) => {
+    const { actor } = request;
+    if (
+      !context.permissions.mayCreate(actor) ||
+      (creating && context.permissions.transitionAccess(actor, creating) === 'none')
+    ) {
+      throw denied(actor);
+    }
+    const body = readBody(request, errors, route.body === null);
+    const ms = context.now();
+    const at = new Date(ms).toISOString();
+    const settable = context.permissions.settable(actor, 'create');
+    const values: Record<string, Value> = {};
+    const failures: FieldError[] = [];
+    const notSettable: Field[] = [];
+    for (const field of entity.fields) {
+      const given = Object.hasOwn(body, field.name);
+      const fallback = defaultValueAt(field.default, at, actor.userId);
+      // A field the actor may not set takes its default; sending the default itself is no attempt.
+      if (given && settable && !settable.has(field.name) && !sameValue(field, body[field.name] as Value, fallback)) {
+        notSettable.push(field);
+      }
+      const value = given ? (body[field.name] as Value) : fallback;
+      values[field.name] = checkValue(field, value, errors, failures);
+    }
+    if (notSettable.length > 0) throw mayNotSet(notSettable, `on a new ${entity.name}`);
+    if (failures.length > 0) throw new ProblemError('VALIDATION_FAILED', {}, { errors: failures });
+    const record: ApiRecord = {
+      id: uuidv7(ms),
+      created_at: at,
+      updated_at: at,
+      created_by: actor.userId,
+      ...(machine ? { state: machine.initial } : {}),
+      ...values,
+    };
+    const hidden = hiddenOf(actor, context);
+    const outcome = await records.create(
+      record,
+      { at, by: actor.userId, unreadableReferences: unreadableReferences(actor, context) },
+      withUser(context.logic?.create, actor, hidden),
+    );
+    if (!outcome.ok) throw refused(outcome.refusal, context, String(record.id));
+    context.committed({
+      entity: entity.name,
+      id: String(record.id),
+      kind: 'create',
+      at,
+      record: outcome.stored.record,
+    });
+    return reply
+      .code(201)
+      .header('location', context.recordPath(String(record.id)))
+      .header('etag', etagOf(outcome.stored.version))
+      .send(await visible(outcome.stored.record, hidden, context));
+  };
+}
+
+function updateHandler(route: Route, context: EntityContext): Handler {
+  const { entity, records } = context;
+  const schema = route.body?.schema ?? NO_BODY;
+  const errors = new FieldErrors(entity, schema, context.catalogue);
+  // PUT replaces the fields its payload names (all of them, or a point-7 subset); PATCH sets those given.
+  const replace = route.method === 'PUT';
+  const fields = entity.fields.filter((f) => Object.hasOwn(schema.properties ?? {}, f.name));
+  return async (request, reply) => {
+    const { actor } = request;
+    const read = readGrants(actor, context.permissions);
+    const id = recordId(request, route, context);
+    const settable = context.permissions.settable(actor, 'update');
+    // A PUT keeps what the actor may not change: they need not (and for a hidden field cannot) send it.
+    const kept = replace && settable !== null ? (name: string) => !settable.has(name) : undefined;
+    const body = readBody(request, errors, route.body === null, kept);
+    const at = new Date(context.now()).toISOString();
+    const values: Record<string, Value> = {};
+    const failures: FieldError[] = [];
+    /** Fields the actor may not change but sent: they must hold what the record holds. */
+    const fixed: Field[] = [];
+    for (const field of fields) {
+      const given = Object.hasOwn(body, field.name);
+      const mayChange = settable === null || settable.has(field.name);
+      // PUT replaces what the actor may change: a field they may not is kept, not reset.
+      if (!given && (!replace || !mayChange)) continue;
+      if (given && !mayChange) fixed.push(field);
+      const value = given ? (body[field.name] as Value) : defaultValueAt(field.default, at, actor.userId);
+      values[field.name] = checkValue(field, value, errors, failures);
+    }
+    if (failures.length > 0) throw new ProblemError('VALIDATION_FAILED', {}, { errors: failures });
+    const ifVersions = ifMatchVersions(request.headers['if-match']);
+    const allowed = writeAllowed(read, context.permissions.grants(actor, 'update'), actor, context, id);
+    const hidden = hiddenOf(actor, context);
+    const authorize: typeof allowed =
+      fixed.length === 0
+        ? allowed
+        : (current, next, reader) => {
+            allowed(current, next, reader);
+            // A field the actor cannot see is refused even unchanged: accepting the stored value would tell it.
+            const unseen = hidden?.(current, (e, key) => reader.get(e, key));
+            const changed = fixed.filter(
+              (f) => unseen?.has(f.name) || !sameValue(f, current[f.name] ?? null, next[f.name] ?? null),
+            );
+            if (changed.length > 0) throw mayNotSet(changed, `of this ${entity.name}`, 'change');
+          };
+    const outcome = await records.update(
+      id,
+      values,
+      { at, by: actor.userId, ifVersions, authorize, unreadableReferences: unreadableReferences(actor, context) },
+      withUser(context.logic?.update, actor, hidden),
+    );
+    if (!outcome.ok) throw refused(outcome.refusal, context, id);
+    if (outcome.changed)
+      context.committed({ entity: entity.name, id, kind: 'update', at, record: outcome.stored.record });
+    return reply
+      .header('etag', etagOf(outcome.stored.version))
+      .send(await visible(outcome.stored.record, hidden, context));
+  };
+}
+
+/**
+ * Takes a transition in one transaction: the record (404), its from-state and the guard
+ * (TRANSITION_NOT_ALLOWED), the payload's fields (validated like an update), the rules, the new
+ * state, the version and a history entry naming the transition.
+ */
+function transitionHandler(route: Route, context: EntityContext, name: string): Handler {
+  const { entity, records, machine } = context;
+  const transition = machine?.transitions.find((t) => t.name === name && !t.creates);
+  if (!transition) throw new Error(`${route.method} ${route.path} takes ${name}, which ${entity.name} does not have.`);
+  const check = context.logic?.transitions.get(name);
+  const schema = route.body?.schema ?? NO_BODY;
+  const errors = new FieldErrors(entity, schema, context.catalogue);
+  const fields = entity.fields.filter((f) => Object.hasOwn(schema.properties ?? {}, f.name));
+  return async (request, reply) => {
+    const { actor } = request;
+    const read = readGrants(actor, context.permissions);
+    const id = recordId(request, route, context);
+    const body = readBody(request, errors, true);
+    const at = new Date(context.now()).toISOString();
+    const values: Record<string, Value> = {};
+    const failures: FieldError[] = [];
+    for (const field of fields) {
+      if (!Object.hasOwn(body, field.name)) continue;
+      values[field.name] = checkValue(field, body[field.name] as Value, errors, failures);
+    }
+    if (failures.length > 0) throw new ProblemError('VALIDATION_FAILED', {}, { errors: failures });
+    const ifVersions = ifMatchVersions(request.headers['if-match']);
+    const allowed = writeAllowed(read, context.permissions.transitionGrants(actor, transition), actor, context, id);
+    const hidden = hiddenOf(actor, context);
+    const outcome = await records.transition(
+      id,
+      { name: transition.name, to: transition.to },
+      values,
+      {
+        at,
+        by: actor.userId,
+        ifVersions,
+        authorize: allowed,
+        unreadableReferences: unreadableReferences(actor, context),
+      },
+      withEffectFields(withUser(check, actor, hidden), context.effectFields),
+    );
+    if (!outcome.ok) throw refused(outcome.refusal, context, id);
+    context.committed({ entity: entity.name, id, kind: 'transition', at, record: outcome.stored.record });
+    return reply
+      .header('etag', etagOf(outcome.stored.version))
+      .send(await visible(outcome.stored.record, hidden, context));
+  };
+}
+
+function deleteHandler(route: Route, context: EntityContext): Handler {
+  return async (request, reply) => {
+    const { actor } = request;
+    const read = readGrants(actor, context.permissions);
+    const id = recordId(request, route, context);
+    const ifVersions = ifMatchVersions(request.headers['if-match']);
+    const allowed = writeAllowed(read, context.permissions.grants(actor, 'delete'), actor, context, id);
+    const at = new Date(context.now()).toISOString();
+    // The record as the delete found it: who may read it is told of the delete.
+    const found: { record?: ApiRecord } = {};
+    const outcome = await context.records.delete(id, { at, by: actor.userId, ifVersions }, (current, reader) => {
+      allowed(current, current, reader);
+      found.record = current;
+    });
+    if (!outcome.ok) throw refused(outcome.refusal, context, id);
+    if (found.record) context.committed({ entity: context.entity.name, id, kind: 'delete', at, record: found.record });
+    return reply.code(204).send();
+  };
+}
+
+/**
+ * The body, once its schema accepted it; else the catalogued answer to what is wrong with it.
+ * A call without a payload may be sent without a body, or with `{}`. A required field that
+ * `mayOmit` excuses may be missing (Ajv reports every error, so the others still answer).
+ */
+function readBody(
+  request: FastifyRequest,
+  errors: FieldErrors,
+  optional: boolean,
+  mayOmit?: (field: string) => boolean,
+): Record<string, unknown> {
+  if (optional && request.body === undefined) return {};
+  const failed = request.validationError as (Error & { validation?: ErrorObject[] }) | undefined;
+  if (failed) {
+    if (!failed.validation) throw new ProblemError('INVALID_PAYLOAD', { detail: 'the body could not be checked' });
+    const wrong = mayOmit
+      ? failed.validation.filter(
+          (e) => !(e.keyword === 'required' && e.instancePath === '' && mayOmit(String(e.params.missingProperty))),
+        )
+      : failed.validation;
+    if (wrong.length > 0) throw errors.problem(wrong, request.body);
+  }
+  return request.body as Record<string, unknown>;
+}
+
+/**
+ * A value the schema accepted, in the form it is stored in (date-times in UTC), with what the
+ * schema cannot see: a required field left empty after defaults, a date-time JavaScript cannot hold.
+ */
+function checkValue(field: Field, value: Value, errors: FieldErrors, failures: FieldError[]): Value {
+  if (value === null) {
+    if (field.required) failures.push(errors.error(field.name, 'REQUIRED'));
+    return null;
+  }
+  // PostgreSQL cannot store U+0000 in text; refused on both databases, so they behave the same.
+  if (typeof value === 'string' && value.includes('\u0000')) {
+    failures.push(errors.error(field.name, 'INVALID_TYPE', { type: 'text without NUL (U+0000) characters' }));
+    return null;
+  }
+  // A lone surrogate (JSON's "\ud800") is no character: UTF-8 cannot hold it, so SQLite would store
+  // U+FFFD instead and PostgreSQL refuses it in the record's history (jsonb).
+  if (typeof value === 'string' && LONE_SURROGATE.test(value)) {
+    failures.push(errors.error(field.name, 'INVALID_TYPE', { type: 'text without unpaired surrogates' }));
+    return null;
+  }
+  // Ids in lower case (one borrower whatever the case sent), date-times in UTC.
+  if (typeof value !== 'string') return value;
+  const stored = storedText(field.type, value);
+  if (stored === null) failures.push(errors.error(field.name, 'INVALID_TYPE', { type: typeWords(field) }));
+  return stored;
+}
+
+/** The record id of the path; one that cannot be an id names no record. */
+function recordId(request: FastifyRequest, route: Route, context: EntityContext): string {
+  const raw = (request.params as Record<string, string | undefined>)[route.params[0] ?? 'id'] ?? '';
+  const id = raw.toLowerCase();
+  if (!UUID.test(id)) throw notFound(context, raw);
+  return id;
+}
+
+function notFound(context: EntityContext, id: string): ProblemError {
+  const shown = id.length > ID_ECHO_LENGTH ? `${id.slice(0, ID_ECHO_LENGTH)}…` : id;
+  return new ProblemError('NOT_FOUND', { entity: context.entity.name, id: shown });
+}
+
+function refused(refusal: Refusal, context: EntityContext, id: string): ProblemError {
+  const entity = context.entity.name;
+  const fieldError = (field: string, code: string, params: Record<string, string> = {}): FieldError => ({
+    field,
+    code,
+    message: context.catalogue.message(code, { field, entity, ...params }),
+  });
+  switch (refusal.kind) {
+    case 'not-found':
+      return notFound(context, id);
+    case 'stale':
+      return new ProblemError('CONFLICT', { entity });
+    case 'not-unique':
+      return new ProblemError(
+        'NOT_UNIQUE',
+        { entity, field: refusal.field },
+        { errors: [fieldError(refusal.field, 'NOT_UNIQUE')] },
+      );
+    case 'unknown-reference':
+      return new ProblemError(
+        'UNKNOWN_REFERENCE',
+        { entity, field: refusal.fields[0] ?? '' },
+        { errors: refusal.fields.map((f) => fieldError(f, 'UNKNOWN_REFERENCE')) },
+      );
+    case 'referenced':
+      return new ProblemError(
+        'CONFLICT',
+        { entity },
+        {
+          detail: `This ${entity} cannot be deleted while a ${refusal.entity} refers to it (${refusal.entity}.${refusal.field}). Delete or change that ${refusal.entity} first.`,
+        },
+      );
+  }
+}
+
+/** FORBIDDEN for fields point 6 does not let the actor's roles set (`create (title)`). */
+function mayNotSet(fields: readonly Field[], where: string, verb = 'set'): ProblemError {
+  const names = fields.map((f) => f.name);
+  const list = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+  return new ProblemError('FORBIDDEN', {}, { detail: `Your roles may not ${verb} ${list} ${where}.` });
+}
+
+/** Whether two values of a field are the same once read as the store reads them (ids in any case, times in any zone). */
+function sameValue(field: Field, a: Value, b: Value): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'string' || typeof b !== 'string') return false;
+  return storedText(field.type, a) === storedText(field.type, b);
+}
+
+/** The refusal for an actor with no access at all: sign in, or you may not. */
+function denied(actor: RequestActor): ProblemError {
+  return new ProblemError(actor.userId === null ? 'NOT_SIGNED_IN' : 'FORBIDDEN');
+}
+
+/** The actor's read grants on the entity; refuses at once when there are none. */
+function readGrants(actor: RequestActor, permissions: EntityPermissions): readonly Grant[] {
+  const grants = permissions.grants(actor, 'read');
+  if (grants.length === 0) throw denied(actor);
+  return grants;
+}
+
+/** The id `own` is matched against; a visitor owns nothing (an id no record can have). */
+function ownerId(actor: RequestActor): string {
+  return actor.userId ?? '';
+}
+
+/**
+ * Whether the actor may read a record outside a write: the records an `own via` chain goes
+ * through are read first (`settle`), then `covers` decides as it does inside a write.
+ */
+async function readable(
+  grants: readonly Grant[],
+  record: ApiRecord,
+  actor: RequestActor,
+  context: EntityContext,
+  reads?: SettledReads,
+): Promise<boolean> {
+  if (coversEveryRecord(grants)) return true;
+  return settle((load) => covers(grants, record, actor.userId, load), context.store, reads);
+}
+
+/**
+ * The check a write makes of the record in its transaction: NOT_FOUND when the actor may not read
+ * it, FORBIDDEN when they may read it but not do this, or when `own` access would write a record
+ * that is not (or no longer) theirs. A grant limited to some states (`while`) is tested on the
+ * record as it is: a transition leaves those states by design.
+ */
+function writeAllowed(
+  read: readonly Grant[],
+  granted: readonly Grant[],
+  actor: RequestActor,
+  context: EntityContext,
+  id: string,
+): (current: ApiRecord, next: ApiRecord, reader: TxReader) => void {
+  return (current, next, reader) => {
+    const load = (entity: string, key: string) => reader.get(entity, key);
+    if (!covers(read, current, actor.userId, load)) throw notFound(context, id);
+    if (granted.length === 0) throw denied(actor);
+    if (coversEveryRecord(granted)) return;
+    const stays = { ...next, state: current.state ?? null };
+    if (!covers(granted, current, actor.userId, load) || !covers(granted, stays, actor.userId, load)) {
+      throw denied(actor);
+    }
+  };
+}
+
+/**
+ * The reference fields of a write naming a record the actor may not read (point 6 of the entity
+ * it refers to: `read own`, `read while`, none at all). The store answers them as UNKNOWN_REFERENCE,
+ * as it does a record that does not exist, before any rule: otherwise which rule fails (a limit
+ * read from the record, a manager compared) would tell what the actor may not read. A reference
+ * to `User` may name any user (pickers); see `GET /api/users` for what is shown of them.
+ * Undefined when the actor may read every record each reference may name.
+ */
+function unreadableReferences(actor: RequestActor, context: EntityContext): WriteContext['unreadableReferences'] {
+  const checked = context.references
+    .map((r) => ({ ...r, grants: r.permissions.grants(actor, 'read') }))
+    .filter((r) => !coversEveryRecord(r.grants));
+  if (checked.length === 0) return undefined;
+  return (values, reader) => {
+    const load = (entity: string, key: string) => reader.get(entity, key);
+    return checked.flatMap(({ field, entity, grants }) => {
+      const id = values[field];
+      if (typeof id !== 'string') return [];
+      // One that does not exist is the store's own existence check's to answer.
+      const target = reader.get(entity, id);
+      return target !== undefined && !covers(grants, target, actor.userId, load) ? [field] : [];
+    });
+  };
+}
+
+/** A compiled check as the store runs it, with the acting user and what they do not see filled in. */
+function withUser(
+  check: LogicCheck | undefined,
+  actor: RequestActor,
+  hidden: HiddenFields | null = null,
+): WriteCheck | undefined {
+  if (!check) return undefined;
+  const user: CelUser = actor.user
+    ? { id: actor.user.id, email: actor.user.email, name: actor.user.name, roles: actor.user.roles }
+    : NO_USER;
+  if (hidden === null) return (next, current, reader) => check(next, current, reader, user);
+  return (next, current, reader) => check(next, current, reader, user, hidden);
+}
+
+/** The fields the actor does not see of each record; null when they see them all. */
+function hiddenOf(actor: RequestActor, context: EntityContext): HiddenFields | null {
+  return hiddenFieldsOf(context.permissions, actor);
+}
+
+/** The record as the actor may see it: without the fields no role of theirs that covers it shows. */
+async function visible(
+  record: ApiRecord,
+  hidden: HiddenFields | null,
+  context: EntityContext,
+  reads?: SettledReads,
+): Promise<ApiRecord> {
+  if (hidden === null) return record;
+  return visibleRecord(record, await settle((load) => hidden(record, load), context.store, reads));
+}
+
+/** A page's records as the actor may see them, reading each record a chain goes through once. */
+async function visibleAll(records: ApiRecord[], hidden: HiddenFields, context: EntityContext): Promise<ApiRecord[]> {
+  const reads: SettledReads = new Map();
+  const shown: ApiRecord[] = [];
+  for (const record of records) shown.push(await visible(record, hidden, context, reads));
+  return shown;
+}
+
+function permissionsOf(compiled: CompiledApp, entity: string): EntityPermissions {
+  const permissions = compiled.permissions.get(entity);
+  if (!permissions) throw new Error(`No permissions were compiled for ${entity}.`);
+  return permissions;
+}

@@ -1,0 +1,282 @@
+import type { CallAction, Entity, StateMachine } from '@ninepoint/spec';
+import type { JsonSchema } from '../compile/json-schemas.ts';
+import { listQueryParameters } from '../compile/list-params.ts';
+import {
+  API,
+  type ApiContext,
+  type FeatureApi,
+  type Operation,
+  type Parameter,
+  type ProblemResponses,
+  ref,
+  type SecurityRequirement,
+} from '../compile/openapi.ts';
+import { type EntityPermissions, VISITOR } from '../compile/permissions.ts';
+import { type Route, schemaComponent } from '../compile/route-table.ts';
+import { groupableFields, type SummaryRoute, summableFields, summaryRoutes } from './summary-routes.ts';
+
+/**
+ * The spec's own calls in the OpenAPI document (`entity-routes.ts` serves them): each entity's
+ * schemas, its calls from the route table, and the dashboards' summaries. Visitors may make a
+ * call exactly when `entity-routes.ts` lets them (`visitorsMay`).
+ */
+export const RECORDS_API: FeatureApi = {
+  schemas: ({ schemas }) => {
+    const components: Record<string, JsonSchema> = {};
+    for (const [entity, s] of schemas) {
+      components[schemaComponent(entity, 'record')] = s.record;
+      components[schemaComponent(entity, 'create')] = s.create;
+      components[schemaComponent(entity, 'update')] = s.update;
+      components[schemaComponent(entity, 'page')] = {
+        ...s.page,
+        properties: { ...s.page.properties, items: { type: 'array', items: ref(entity) } },
+      };
+      components[schemaComponent(entity, 'history')] = s.history;
+    }
+    return components;
+  },
+  calls: (context) => [...entityCalls(context), ...summaryCalls(context)],
+};
+
+function entityCalls({ model, routes, permissions, responses, settings }: ApiContext) {
+  return routes.map((route) => {
+    const { entity } = route.action;
+    const machine = model.machines.find((m) => m.entity === entity);
+    const security = visitorsMay(route.action, permissions.get(entity), machine) ? API.anybody : API.signedIn;
+    return {
+      path: route.openapiPath,
+      method: route.method,
+      operation: callOperation(route, responses, settings, security),
+    };
+  });
+}
+
+function summaryCalls({ model, routes, permissions, responses }: ApiContext) {
+  return summaryRoutes(routes, model).flatMap((summary) => {
+    const entity = model.entities.find((e) => e.name === summary.entity);
+    if (!entity) return [];
+    const machine = model.machines.find((m) => m.entity === summary.entity);
+    const security = visitorsMay(summary.list.action, permissions.get(summary.entity), machine)
+      ? API.anybody
+      : API.signedIn;
+    return [
+      {
+        path: summary.openapiPath,
+        method: 'GET',
+        operation: summaryOperation(summary, entity, machine, responses, security),
+      },
+    ];
+  });
+}
+
+const STRING = API.string;
+/** A call's summary when point 7 gives it no words: what it does, e.g. "Loan: return". */
+function callSummary(action: Route['action']): string {
+  switch (action.kind) {
+    case 'list':
+      return `List ${action.entity} records`;
+    case 'get':
+      return `One ${action.entity}`;
+    case 'create':
+      return `Create a ${action.entity}`;
+    case 'update':
+      return `Change a ${action.entity}`;
+    case 'delete':
+      return `Delete a ${action.entity}`;
+    case 'history':
+      return `The history of a ${action.entity}`;
+    case 'transition':
+      return `${action.entity}: ${action.transition}`;
+  }
+}
+
+/** `GET …/summary`: the figures of a dashboard (see `entity-routes.ts`). */
+function summaryOperation(
+  summary: SummaryRoute,
+  entity: Entity,
+  machine: StateMachine | undefined,
+  responses: ProblemResponses,
+  security: SecurityRequirement[],
+): Operation {
+  const groupable = groupableFields(entity, machine);
+  const summable = summableFields(entity);
+  const sums: JsonSchema = { type: 'object', additionalProperties: { type: 'number' } };
+  const groupValue: JsonSchema = { anyOf: [{ type: 'string' }, { type: 'boolean' }, { type: 'null' }] };
+  return {
+    operationId: summary.operationId,
+    summary: `Count ${entity.name} records and total their numbers`,
+    description:
+      'Counts the records the caller may read (and totals number fields), in all or per value of `by`; ' +
+      'for dashboards. A field the caller may not read on every record they may list cannot be grouped or summed.',
+    tags: [entity.name],
+    parameters: [
+      {
+        name: 'by',
+        in: 'query',
+        required: false,
+        description: 'Count (and total) per value of this field: one group per value, largest first.',
+        schema: groupable.length > 0 ? { type: 'string', enum: groupable } : { type: 'string', maxLength: 0 },
+      },
+      {
+        name: 'sum',
+        in: 'query',
+        required: false,
+        // Repeated (`sum=a&sum=b`): a query array's default style, form with explode.
+        description: 'Number fields to total (repeatable, at most 10).',
+        schema: {
+          type: 'array',
+          items: summable.length > 0 ? { type: 'string', enum: summable } : STRING,
+          maxItems: 10,
+        },
+      },
+    ],
+    responses: {
+      '200': {
+        description: 'The count and totals, and with `by` the same per group.',
+        content: {
+          [API.json]: {
+            schema: {
+              type: 'object',
+              properties: {
+                count: { type: 'integer', minimum: 0 },
+                sums,
+                groups: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: { value: groupValue, count: { type: 'integer', minimum: 0 }, sums },
+                    required: ['value', 'count', 'sums'],
+                    additionalProperties: false,
+                  },
+                },
+              },
+              required: ['count', 'sums'],
+              additionalProperties: false,
+            },
+          },
+        },
+      },
+      // A list's refusals, and a field that cannot be grouped or summed.
+      ...responses.for([...new Set(['INVALID_PAYLOAD', ...summary.list.errors])]),
+    },
+    security,
+  };
+}
+
+const ETAG_HEADER = {
+  description: 'The version of the record: give it as If-Match to change the record only if nobody else has.',
+  schema: API.string,
+};
+const IF_MATCH: Parameter = {
+  name: 'If-Match',
+  in: 'header',
+  required: false,
+  description: 'The ETag the record was read with; a stale one answers CONFLICT and changes nothing.',
+  schema: API.string,
+};
+
+/**
+ * Whether a signed-out visitor may make a call, as `entity-routes.ts` decides it: reads need
+ * read access; a visitor owns no record, so writes need `all` access to read and to change.
+ */
+function visitorsMay(
+  action: CallAction,
+  permissions: EntityPermissions | undefined,
+  machine: StateMachine | undefined,
+): boolean {
+  if (!permissions) return false;
+  const read = permissions.access(VISITOR, 'read');
+  switch (action.kind) {
+    case 'list':
+    case 'get':
+    case 'history':
+      return read !== 'none';
+    case 'create': {
+      const creating = machine?.transitions.find((t) => t.creates);
+      return (
+        permissions.mayCreate(VISITOR) && (!creating || permissions.transitionAccess(VISITOR, creating) !== 'none')
+      );
+    }
+    case 'update':
+    case 'delete':
+      return read === 'all' && permissions.access(VISITOR, action.kind) === 'all';
+    case 'transition': {
+      const transition = machine?.transitions.find((t) => t.name === action.transition && !t.creates);
+      return read === 'all' && transition !== undefined && permissions.transitionAccess(VISITOR, transition) === 'all';
+    }
+  }
+}
+
+function callOperation(
+  route: Route,
+  responses: ProblemResponses,
+  settings: Parameters<typeof listQueryParameters>[1],
+  security: SecurityRequirement[],
+): Operation {
+  const { success, action } = route;
+  const successContent = success.schema
+    ? { content: { [API.json]: { schema: success.component ? ref(success.component) : success.schema } } }
+    : {};
+  const answersRecord = action.kind === 'get' || action.kind === 'create' || action.kind === 'update';
+  const headers = answersRecord
+    ? {
+        headers: {
+          ETag: ETAG_HEADER,
+          ...(action.kind === 'create'
+            ? { Location: { description: 'The path of the record created.', schema: API.string } }
+            : {}),
+        },
+      }
+    : {};
+  const parameters: Parameter[] = [
+    ...route.params.map(
+      (name): Parameter => ({
+        name,
+        in: 'path',
+        required: true,
+        schema: name === 'id' ? { type: 'string', format: 'uuid' } : STRING,
+      }),
+    ),
+    ...(action.kind === 'update' || action.kind === 'delete' ? [IF_MATCH] : []),
+    ...(route.list ? listQueryParameters(route.list, settings) : []),
+  ];
+  return {
+    operationId: route.operationId,
+    summary: route.doc.trim() || callSummary(action),
+    tags: [action.entity],
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(route.body
+      ? {
+          requestBody: {
+            required: true as const,
+            content: { [API.json]: { schema: route.body.component ? ref(route.body.component) : route.body.schema } },
+          },
+        }
+      : {}),
+    responses: {
+      [String(success.status)]: { description: successDescription(route), ...headers, ...successContent },
+      ...responses.for(route.errors),
+    },
+    security,
+  };
+}
+
+function successDescription(route: Route): string {
+  const { action } = route;
+  switch (action.kind) {
+    case 'list':
+      return `A page of ${action.entity} records.`;
+    case 'get':
+      return `The ${action.entity}.`;
+    case 'create':
+      return `The ${action.entity} created.`;
+    case 'update':
+      return `The ${action.entity} as updated.`;
+    case 'delete':
+      return `The ${action.entity} was deleted.`;
+    case 'history':
+      return `The history of the ${action.entity}.`;
+    case 'transition':
+      return `The ${action.entity} after ${action.transition}.`;
+  }
+}

@@ -1,0 +1,25 @@
+import fastifyPlugin from 'fastify-plugin';
+import type { CompiledApp } from '../compile/compiled-app.ts';
+import type { Store } from '../store/store.ts';
+import { type Committed, registerEntityRoutes } from './entity-routes.ts';
+
+export interface RecordsOptions {
+  compiled: CompiledApp;
+  store: Store;
+  /** Told of each write once the store has committed it (live updates). */
+  committed?: Committed;
+  /** The server's clock, which stamps writes. Default `Date.now`. */
+  now?: () => number;
+}
+
+/**
+ * The spec's records, as a Fastify plugin: each entity's calls (list, get, create, update, delete,
+ * history, transitions) and the dashboards' summaries, with point 6 applied to each.
+ */
+export const records = fastifyPlugin<RecordsOptions>(
+  (app, { compiled, store, committed, now }, done) => {
+    registerEntityRoutes(app, compiled, store, committed, now);
+    done();
+  },
+  { name: 'ninepoint-records', fastify: '5.x', dependencies: ['ninepoint-people'] },
+);

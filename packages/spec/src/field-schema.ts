@@ -1,0 +1,84 @@
+import { decimalLimit } from './decimals.ts';
+import { type FieldTypeOf, kindFacts } from './field-kinds.ts';
+import type { Field, FieldKind } from './model.ts';
+
+/**
+ * A JSON Schema (the subset shared by draft-07, which Ajv and Fastify use, and 2020-12, which
+ * OpenAPI 3.1 uses). Kept as plain data: the same object validates requests and documents them.
+ */
+export interface JsonSchema {
+  type?: JsonType | JsonType[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  additionalProperties?: boolean | JsonSchema;
+  items?: JsonSchema;
+  enum?: readonly (string | number | boolean | null)[];
+  $ref?: string;
+  [keyword: string]: unknown;
+}
+
+export type JsonType = 'string' | 'integer' | 'number' | 'boolean' | 'object' | 'array' | 'null';
+
+/** Ids are UUIDs (version 7, time-ordered). */
+export const ID_SCHEMA: JsonSchema = { type: 'string', format: 'uuid' };
+/** JSON numbers beyond ±2^53 lose precision, and `1e300` passes as an "integer": bound every integer. */
+const SAFE_INTEGER = { minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER };
+
+const range = (field: Field): JsonSchema => ({
+  ...(field.min ? { minimum: field.min.value } : {}),
+  ...(field.max ? { maximum: field.max.value } : {}),
+});
+
+/** A text's length and pattern; an address is bounded by its kind's own limit when the spec gives none. */
+const textual = (field: Field): JsonSchema => {
+  const defaultMax = kindFacts(field.type).maxLength;
+  return {
+    ...(field.minLength ? { minLength: field.minLength.value } : {}),
+    ...(field.maxLength ? { maxLength: field.maxLength.value } : defaultMax !== null ? { maxLength: defaultMax } : {}),
+    ...(field.pattern !== null ? { pattern: field.pattern } : {}),
+  };
+};
+
+/**
+ * The JSON Schema of each field type's values, with the field's own rules (range, length,
+ * pattern), one row a kind: the server validates request bodies and documents the API with it,
+ * and the web app checks a form's values against the same schema before sending.
+ */
+export const FIELD_SCHEMAS: { readonly [K in FieldKind]: (type: FieldTypeOf<K>, field: Field) => JsonSchema } = {
+  text: (_, field) => ({ type: 'string', ...textual(field) }),
+  longText: (_, field) => ({ type: 'string', ...textual(field) }),
+  email: (_, field) => ({ type: 'string', format: 'email', ...textual(field) }),
+  // `format: uri` alone admits javascript: and data: links; a url field is shown as a link.
+  url: (_, field) => ({
+    type: 'string',
+    format: 'uri',
+    ...textual(field),
+    pattern: '^https?://',
+    ...(field.pattern !== null ? { allOf: [{ pattern: field.pattern }] } : {}),
+  }),
+  integer: (_, field) => ({ type: 'integer', ...SAFE_INTEGER, ...range(field) }),
+  decimal: (type, field) => {
+    if (type.scale === null) return { type: 'number', ...range(field) };
+    // `multipleOf` is decided in decimal (DECIMAL_MULTIPLE_OF). Beyond `decimalLimit` a JSON number
+    // is not read as written, so it could not come back as sent: bound it as integers are.
+    const limit = decimalLimit(type.scale);
+    return {
+      type: 'number',
+      minimum: Math.max(field.min?.value ?? -limit, -limit),
+      maximum: Math.min(field.max?.value ?? limit, limit),
+      multipleOf: 10 ** -type.scale,
+    };
+  },
+  boolean: () => ({ type: 'boolean' }),
+  date: () => ({ type: 'string', format: 'date' }),
+  datetime: () => ({ type: 'string', format: 'date-time' }),
+  choice: (type) => ({ type: 'string', enum: [...type.values] }),
+  reference: (type) => ({ ...ID_SCHEMA, description: `The id of a ${type.entity}.` }),
+};
+
+/** The JSON Schema of a field's values, before its doc, default and nullability. */
+export function fieldValueSchema(field: Field): JsonSchema {
+  // One cast for the table: TypeScript cannot see that a type's kind and its row agree.
+  const schema = FIELD_SCHEMAS[field.type.kind] as (type: Field['type'], field: Field) => JsonSchema;
+  return schema(field.type, field);
+}
