@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { type Logger, pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POSTGRES_AVAILABLE, TEST_DATABASES, type TestDatabase } from '../../test/databases.ts';
 import { modelOf } from '../../test/helpers.ts';
@@ -20,8 +21,13 @@ function testClock() {
   return { now: () => at, move: (ms: number) => (at += ms) };
 }
 
-async function open(source: string, options: StoreOptions, now: () => number): Promise<NinepointServer> {
-  const server = await createServer({ model: modelOf(source), ...options, logger: false, now });
+async function open(
+  source: string,
+  options: StoreOptions,
+  now: () => number,
+  logger: Logger | false = false,
+): Promise<NinepointServer> {
+  const server = await createServer({ model: modelOf(source), ...options, logger, now });
   await server.app.ready();
   await server.timers.idle();
   return server;
@@ -230,6 +236,46 @@ describe.each(TEST_DATABASES)('a transition after a time in a state on $name', (
       clock.move(2 * DAY);
       expect((await server.timers.round()).taken).toBe(1);
       expect((await call('GET', `/api/loans/${id}`)).body.state).toBe('lost');
+    } finally {
+      await server.close();
+      await temp.remove();
+    }
+  });
+});
+
+describe.each(TEST_DATABASES)('a refused automatic transition on $name', (db: TestDatabase) => {
+  // A rule that never holds when a loan is marked overdue: the system's transition is refused.
+  const source = LENDING.replace(
+    '| loan limit           | Loan       |',
+    '| desk closed          | Loan: mark overdue | renewals > 5                                   | LOAN_TOO_LONG   |\n| loan limit           | Loan       |',
+  );
+
+  it('is logged, left as it was, and tried again once a round, not in a loop', async () => {
+    expect(source).not.toBe(LENDING);
+    const lines: Json[] = [];
+    const logger: Logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line) as Json) });
+    const temp = await db.fresh();
+    const clock = testClock();
+    const server = await open(source, temp.options, clock.now, logger);
+    try {
+      const { call, lend } = await lendingDesk(server, clock.now);
+      const id = await lend();
+      clock.move(15 * DAY);
+      expect(await server.timers.round()).toMatchObject({ taken: 0, refused: 1 });
+      expect(await server.timers.round()).toMatchObject({ taken: 0, refused: 1 });
+      expect((await call('GET', `/api/loans/${id}`)).body.state).toBe('out');
+      const refusals = lines.filter(
+        (l) => l.msg === 'an automatic transition was refused; it is tried again next round',
+      );
+      expect(refusals).toHaveLength(2);
+      expect(refusals[0]).toMatchObject({
+        level: 40,
+        entity: 'Loan',
+        id,
+        transition: 'mark overdue',
+        code: 'VALIDATION_FAILED',
+        errors: [expect.objectContaining({ code: 'LOAN_TOO_LONG' })],
+      });
     } finally {
       await server.close();
       await temp.remove();
