@@ -1,14 +1,16 @@
 // `npm run bench`: every benchmark, printed as Markdown tables for docs/benchmarks.md.
-// `npm run bench -- check` runs only the checker's, `npm run bench -- api` only the HTTP API's;
+// `npm run bench -- check` runs only the checker's, `npm run bench -- api` only the HTTP API's,
+// `npm run bench -- outbox` only the outbox's (docs/outbox.md);
 // `--no-docs` leaves docs/benchmarks.md as it is (the API benchmark otherwise rewrites its section).
 // The API benchmark's parts can be left out: `--no-postgres`, `--no-json-server`, `--no-startup`
 // (or BENCH_DATABASES=sqlite, BENCH_JSON_SERVER=0, BENCH_STARTUP_RUNS=0).
 import os from 'node:os';
 import { apiOptionsFromEnv, benchApi, benchEnvOf, formatApiReport, verdictOf, writeApiDocs } from './api-bench.ts';
 import { benchCheck, benchHardSpecs } from './check-spec.bench.ts';
+import { benchOutbox, formatOutboxReport } from './outbox-bench.ts';
 
 const TARGET_MS = 150;
-const PARTS = ['check', 'api'] as const;
+const PARTS = ['check', 'api', 'outbox'] as const;
 const FLAGS = ['--no-docs', '--no-postgres', '--no-json-server', '--no-startup'] as const;
 
 const args = process.argv.slice(2);
@@ -52,6 +54,12 @@ if (parts.includes('check')) {
   console.log('| spec | KB | median ms |');
   console.log('|---|---|---|');
   for (const row of benchHardSpecs()) console.log(`| ${row.name} | ${row.kilobytes} | ${row.medianMs.toFixed(1)} |`);
+  console.log('');
+}
+
+if (parts.includes('outbox')) {
+  console.log('## Notifications and calls to other systems (the outbox)\n');
+  console.log(formatOutboxReport(await benchOutbox()));
   console.log('');
 }
 

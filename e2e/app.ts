@@ -28,6 +28,7 @@ import {
   type MailOptions,
   mailSettingsFromEnv,
   type NinepointServer,
+  type ServerOptions,
   smtpMailer,
 } from '@ninepoint/server';
 import { blankSpec, checkSpec, type Model } from '@ninepoint/spec';
@@ -149,7 +150,12 @@ function lockHolderAlive(lock: string): boolean {
  */
 export async function startApp(
   example: string,
-  options: { smtpUrl?: string; database?: TestDatabase | 'sqlite' | 'postgres' } = {},
+  options: {
+    smtpUrl?: string;
+    database?: TestDatabase | 'sqlite' | 'postgres';
+    /** Point 7's environment (call URLs, secrets, CALLS_ALLOW_PRIVATE) and delivery timing. */
+    outbox?: ServerOptions['outbox'];
+  } = {},
 ): Promise<App> {
   await ensureWebApp();
   const status = await ensureChromium();
@@ -165,7 +171,13 @@ export async function startApp(
   let server: NinepointServer;
   let url = '';
   try {
-    server = await createServer({ model, ...temp.options, logger: false, ...mailTo(options.smtpUrl, () => url) });
+    server = await createServer({
+      model,
+      ...temp.options,
+      logger: false,
+      ...mailTo(options.smtpUrl, () => url),
+      ...(options.outbox ? { outbox: options.outbox } : {}),
+    });
     url = await server.listen({ port: 0, host: '127.0.0.1' });
   } catch (error) {
     await temp.remove();

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type NinepointServer, type Route, type Value } from '@ninepoint/server';
+import { addUser, createApiToken, createServer, type NinepointServer, type Route, type Value } from '@ninepoint/server';
 import {
   ANYONE,
   checkSpec,
@@ -10,7 +10,6 @@ import {
   type Transition,
   USER_ENTITY,
 } from '@ninepoint/spec';
-import { addUser, createApiToken } from '../../packages/server/src/people/accounts.ts';
 import type { FreshDatabase, TestDatabase } from '../../packages/server/test/databases.ts';
 import { type ExampleData, inDays, type Values } from './examples.ts';
 import { type MatrixActor, type Operation, type Outcome, PermissionOracle, type Verdict } from './oracle.ts';

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { registerBackup } from './commands/backup.ts';
 import { registerCalls } from './commands/calls.ts';
 import { registerCheck } from './commands/check.ts';
+import { registerDeliveries } from './commands/deliveries.ts';
 import { registerDev } from './commands/dev.ts';
 import { registerDiagram } from './commands/diagram.ts';
 import { registerExplain } from './commands/explain.ts';
@@ -54,6 +55,7 @@ export function createProgram(ctx: Context): Command {
   registerOpenApi(program, ctx, VERSION);
   registerUsers(program, ctx, VERSION);
   registerTokens(program, ctx, VERSION);
+  registerDeliveries(program, ctx, VERSION);
   registerBackup(program, ctx, VERSION);
   registerRestore(program, ctx, VERSION);
   return program;

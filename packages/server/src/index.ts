@@ -82,6 +82,7 @@ export { closeOnSignals, type ShutdownOptions } from './http/shutdown.ts';
 export { HEALTH_SCHEMA } from './http/system-api.ts';
 export { type MailSettings, MailSettingsError, mailSettingsFromEnv, type SmtpSettings } from './mail/mail-settings.ts';
 export { type KeptMail, type Mail, type Mailer, Outbox, smtpMailer } from './mail/mailer.ts';
+export { DeliveriesStore, type Delivery, type DeliveryStatus, deliveryOf } from './outbox/index.ts';
 export {
   type AccountChange,
   AccountError,

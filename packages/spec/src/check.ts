@@ -5,6 +5,7 @@ import { readCalls } from './read-calls.ts';
 import { readConstants } from './read-constants.ts';
 import { readEntities } from './read-entities.ts';
 import { readErrors } from './read-errors.ts';
+import { readOutgoing } from './read-outgoing.ts';
 import { readProduct } from './read-product.ts';
 import { readRoles } from './read-roles.ts';
 import { readRules } from './read-rules.ts';
@@ -79,6 +80,9 @@ export function checkSpec(source: string): CheckResult {
   model.rules = read('rules', readRules, []);
   model.screens = read('screens', readScreens, []);
   model.calls = read('calls', readCalls, []);
+  const outgoing = read('calls', readOutgoing, { notifications: [], webhooks: [] });
+  model.notifications = outgoing.notifications;
+  model.webhooks = outgoing.webhooks;
 
   // Validate: each point's checks on what was read. Errors before constants: a message's
   // placeholders mark the constants they name as used.
@@ -115,6 +119,8 @@ function emptyModel(): Model {
     roles: [],
     permissions: [],
     calls: [],
+    notifications: [],
+    webhooks: [],
     errors: [],
     constants: [],
   };

@@ -47,10 +47,18 @@ export function deriveCalls(model: Pick<Model, 'entities' | 'machines'>): Call[]
   return calls;
 }
 
-/** The calls the runtime serves: point 7 as declared, or the derived set when it is not shown. */
+/**
+ * The calls the runtime serves: point 7 as declared, or the derived set when it is not shown or
+ * lists no API call (only notifications or calls to other systems).
+ */
 export function effectiveCalls(model: Model): Call[] {
+  return callsDeclared(model) ? model.calls : deriveCalls(model);
+}
+
+/** True when point 7 lists the API's calls; false when they are derived. */
+export function callsDeclared(model: Pick<Model, 'points' | 'calls'>): boolean {
   const shown = model.points.find((p) => p.key === 'calls')?.shown ?? false;
-  return shown ? model.calls : deriveCalls(model);
+  return shown && model.calls.length > 0;
 }
 
 /** A point-7 table for `calls`, ready to paste into a spec. */

@@ -194,6 +194,26 @@ export const DIAGNOSTIC_CODES = {
     summary: "A call's method or path does not fit the action it names.",
   },
   'duplicate-call': { point: 7, severity: 'error', summary: 'Two calls share a method and path.' },
+  'invalid-event': {
+    point: 7,
+    severity: 'error',
+    summary: 'A notification or call to another system is set off by something that is not an event.',
+  },
+  'invalid-recipient': {
+    point: 7,
+    severity: 'error',
+    summary: 'A notification goes to a field that is not a User, or a constant that is not an email address.',
+  },
+  'invalid-webhook': {
+    point: 7,
+    severity: 'error',
+    summary: "A call to another system's method, URL or body is not understood.",
+  },
+  'secret-in-spec': {
+    point: 7,
+    severity: 'error',
+    summary: 'A call to another system is signed with a secret written in the spec, not read from the environment.',
+  },
   // Point 8: the error catalogue
   'unknown-error-code': {
     point: 8,

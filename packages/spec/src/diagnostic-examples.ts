@@ -1459,6 +1459,99 @@ two collections, when a GET or DELETE has a payload, and when the payload is ano
 | PATCH  | /api/books/:id | Book (title, copies) | update Book |
 `,
   },
+  'invalid-event': {
+    about: `The \`on\` column of a notification or call to another system names a write: \`create Loan\`,
+\`update Loan\`, \`delete Loan\`, or a transition as \`Loan: return\`.`,
+    bad: `## 7. The calls it makes
+
+### Notifications
+
+| on          | to       | subject  | text             |
+| ----------- | -------- | -------- | ---------------- |
+| lend a Loan | borrower | Borrowed | It is due {due}. |
+`,
+    fixed: `## 7. The calls it makes
+
+### Notifications
+
+| on          | to       | subject  | text             |
+| ----------- | -------- | -------- | ---------------- |
+| create Loan | borrower | Borrowed | It is due {due}. |
+`,
+  },
+  'invalid-recipient': {
+    about: `A notification is sent to people: a \`User\` field, a chain of references ending in one
+(\`book.owner\`), \`every <role>\`, or an address from a text constant or \`env NAME\`.`,
+    bad: `## 7. The calls it makes
+
+### Notifications
+
+| on          | to   | subject  | text             |
+| ----------- | ---- | -------- | ---------------- |
+| create Loan | book | Borrowed | It is due {due}. |
+`,
+    fixed: `## 7. The calls it makes
+
+### Notifications
+
+| on          | to       | subject  | text             |
+| ----------- | -------- | -------- | ---------------- |
+| create Loan | borrower | Borrowed | It is due {due}. |
+`,
+  },
+  'invalid-webhook': {
+    about: `A call to another system goes to a constant holding an absolute \`http:\` or \`https:\` URL, or to
+\`env NAME\`; its method is \`POST\`, \`PUT\` or \`PATCH\`; its body is empty (the whole record) or
+\`Loan (id, due)\`.`,
+    bad: `## 7. The calls it makes
+
+### Calls to other systems
+
+| on          | url         | secret            |
+| ----------- | ----------- | ----------------- |
+| create Loan | LEDGER_HOOK | env LEDGER_SECRET |
+
+## 9. Business constants and limits
+
+| name        | value          |
+| ----------- | -------------- |
+| LEDGER_HOOK | "/hooks/loans" |
+`,
+    fixed: `## 7. The calls it makes
+
+### Calls to other systems
+
+| on          | url         | secret            |
+| ----------- | ----------- | ----------------- |
+| create Loan | LEDGER_HOOK | env LEDGER_SECRET |
+
+## 9. Business constants and limits
+
+| name        | value                                    |
+| ----------- | ---------------------------------------- |
+| LEDGER_HOOK | "https://ledger.example.com/hooks/loans" |
+`,
+  },
+  'secret-in-spec': {
+    about: `A spec is shared, versioned and shown in the Studio: a secret written in it is no secret. Set the
+\`whsec_…\` secret in the server's environment and name the variable.`,
+    bad: `## 7. The calls it makes
+
+### Calls to other systems
+
+| on          | url                 | secret                                 |
+| ----------- | ------------------- | -------------------------------------- |
+| create Loan | env LEDGER_HOOK_URL | whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw |
+`,
+    fixed: `## 7. The calls it makes
+
+### Calls to other systems
+
+| on          | url                 | secret                 |
+| ----------- | ------------------- | ---------------------- |
+| create Loan | env LEDGER_HOOK_URL | env LEDGER_HOOK_SECRET |
+`,
+  },
   'invalid-status': {
     about: `An error answer needs an error status: 422 for a broken rule, 409 for a conflict or limit, 403
 for a refusal, 5xx for a fault on the server's side.`,

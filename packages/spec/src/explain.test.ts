@@ -53,6 +53,8 @@ function blankModel(): Model {
     roles: [],
     permissions: [],
     calls: [],
+    notifications: [],
+    webhooks: [],
     errors: [],
     constants: [],
   };

@@ -21,7 +21,7 @@ export {
   EXACT_DIGITS,
   isDecimalMultiple,
 } from './decimals.ts';
-export { deriveCalls, effectiveCalls, formatCallsTable } from './derive-calls.ts';
+export { callsDeclared, deriveCalls, effectiveCalls, formatCallsTable } from './derive-calls.ts';
 export { dashboardText, deriveScreens, effectiveScreens, formatScreensTable } from './derive-screens.ts';
 export { DIAGNOSTIC_CODES, type DiagnosticCode, type DiagnosticPoint } from './diagnostic-codes.ts';
 export type { Diagnostic, Severity } from './diagnostics.ts';
@@ -91,6 +91,7 @@ export {
 export { type PointProgress, pointProgress } from './progress.ts';
 export { offsetAt, type QuickFix, quickFixes } from './quick-fixes.ts';
 export { mentionsTime, SYSTEM_ACTOR } from './read-automatic.ts';
+export { isAbsoluteHttpUrl } from './read-outgoing.ts';
 export { RUNTIME_CONSTANTS, type RuntimeSettings, runtimeSettings } from './runtime-constants.ts';
 export type { StudioStatus } from './studio-status.ts';
 export { type PointSummary, summarizePoints } from './summary.ts';

@@ -385,6 +385,45 @@ export interface Call {
   span: Span | null;
 }
 
+/** A change to a record that sets off notifications and calls to other systems. */
+export type OutgoingEvent =
+  | { kind: 'create' | 'update' | 'delete'; entity: string }
+  | { kind: 'transition'; entity: string; transition: string };
+
+/** Where a value the runtime needs comes from: a point-9 constant, or the server's environment. */
+export type ValueSource = { kind: 'constant'; name: string } | { kind: 'env'; name: string };
+
+/** Who a notification goes to. */
+export type Recipient =
+  /** The user a field names, directly (`assignee`) or through references (`doctor.account`). */
+  | { kind: 'field'; path: string[] }
+  /** Every active user holding the role. */
+  | { kind: 'role'; role: string }
+  /** One email address, from a text constant or an environment variable: no user, no in-app list. */
+  | { kind: 'address'; source: ValueSource };
+
+/** Point 7's "Notifications": who is told what, and when. */
+export interface Notification {
+  event: OutgoingEvent;
+  to: Recipient[];
+  /** With `{field}` and `{CONSTANT}` placeholders, filled as refusal messages are. */
+  subject: string;
+  text: string;
+  span: Span;
+}
+
+/** Point 7's "Calls to other systems": a signed HTTP call (a webhook) on an event. */
+export interface Webhook {
+  event: OutgoingEvent;
+  method: 'POST' | 'PUT' | 'PATCH';
+  url: ValueSource;
+  /** The record's fields the body carries; null for the whole record. */
+  fields: string[] | null;
+  /** The environment variable holding the `whsec_` signing secret: never the secret itself. */
+  secretEnv: string;
+  span: Span;
+}
+
 // ---------------------------------------------------------------------------------------------
 // 8. The error catalogue
 
@@ -434,6 +473,9 @@ export interface Model {
   permissions: Permission[];
   /** The calls as declared in point 7 (empty when not shown; see `effectiveCalls`). */
   calls: Call[];
+  /** Point 7's notifications and calls to other systems (empty when none are declared). */
+  notifications: Notification[];
+  webhooks: Webhook[];
   /** The catalogue as declared in point 8 (see `errorCatalogue` for built-ins merged in). */
   errors: ErrorCode[];
   constants: Constant[];

@@ -3,6 +3,7 @@ import { transitionSlug } from './names.ts';
 import type { Section } from './parse-sections.ts';
 import { type Cell, cellPart, splitList } from './parse-tables.ts';
 import { allTables, cellOf, docOf, NameSet, pathParams, requiredCell, rowsOf } from './read-helpers.ts';
+import { isOutgoingSubsection } from './read-outgoing.ts';
 import type { Scope } from './scope.ts';
 import { suggest } from './suggest.ts';
 
@@ -35,7 +36,9 @@ export function readCalls(section: Section, scope: Scope): Call[] {
   const seen = new NameSet(bag, 'call', 'duplicate-call');
   const collections = new Map<string, { segment: string; line: number }>();
   const calls: Call[] = [];
-  for (const row of rowsOf(allTables(section), COLUMNS, bag, 'calls')) {
+  // Notifications and calls to other systems have sub-sections of their own (`read-outgoing.ts`).
+  const api = { ...section, subsections: section.subsections.filter((s) => !isOutgoingSubsection(s)) };
+  for (const row of rowsOf(allTables(api), COLUMNS, bag, 'calls')) {
     const methodCell = requiredCell(row, 'method', bag, 'A call');
     const path = requiredCell(row, 'path', bag, 'A call');
     const does = requiredCell(row, 'does', bag, `Call ${path?.text ?? ''}`.trim());

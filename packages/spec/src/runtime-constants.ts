@@ -46,6 +46,18 @@ export const RUNTIME_CONSTANTS = {
     meaning: 'a sign-up’s email confirmation link works this long after it is sent',
   },
   INVITATION_DAYS: { default: 7, min: 1, max: 90, meaning: 'an invitation’s link works this long after it is sent' },
+  CALLS_TIMEOUT_SECONDS: {
+    default: 10,
+    min: 1,
+    max: 120,
+    meaning: 'seconds a call to another system may take before it counts as failed and is tried again',
+  },
+  CALLS_RETRY_HOURS: {
+    default: 24,
+    min: 0,
+    max: 720,
+    meaning: 'hours a failing call or mail is tried again, with growing pauses, before it is marked dead',
+  },
 } as const satisfies Record<string, { default: number; min: number; max: number; meaning: string }>;
 
 export type RuntimeSettings = { -readonly [K in keyof typeof RUNTIME_CONSTANTS]: number };

@@ -1,4 +1,4 @@
-import { effectiveCalls, formatCallsTable } from '@ninepoint/spec';
+import { callsDeclared, effectiveCalls, formatCallsTable } from '@ninepoint/spec';
 import type { Command } from 'commander';
 import type { Context } from '../context.ts';
 import { loadCheckedSpec } from '../load-spec.ts';
@@ -16,7 +16,7 @@ export function registerCalls(program: Command, ctx: Context, version: string): 
     .action(async (file: string) => {
       const model = await loadCheckedSpec(ctx, file);
       if (!model) return;
-      const shown = model.points.find((p) => p.key === 'calls')?.shown ?? false;
+      const shown = callsDeclared(model);
       ctx.io.stdout.write(`${formatCallsTable(effectiveCalls(model))}\n`);
       ctx.io.stderr.write(
         shown

@@ -1,12 +1,12 @@
-import { compileExpressions, effectiveCalls, type Model, type RuntimeSettings, runtimeSettings } from '@ninepoint/spec';
+import { compileExpressions, effectiveCalls, type Model, runtimeSettings } from '@ninepoint/spec';
 import type { CompiledApp } from '../compile/compiled-app.ts';
-import { compileEntityLogic, type EntityLogic } from '../compile/entity-logic.ts';
+import { compileEntityLogic } from '../compile/entity-logic.ts';
 import { compileJsonSchemas, type EntitySchemas } from '../compile/json-schemas.ts';
 import { assembleOpenApi, type OpenApiDocument } from '../compile/openapi.ts';
 import { compilePermissions, type EntityPermissions } from '../compile/permissions.ts';
 import { ProblemCatalogue } from '../compile/problems.ts';
-import { compileRouteTable, type Route, type RouteTable } from '../compile/route-table.ts';
-import { compileSqlSchema, type SqlSchema } from '../compile/sql-schema.ts';
+import { compileRouteTable, type Route } from '../compile/route-table.ts';
+import { compileSqlSchema } from '../compile/sql-schema.ts';
 import { FEATURE_APIS, SYSTEM_ROUTES } from './features.ts';
 
 export type { CompiledApp };

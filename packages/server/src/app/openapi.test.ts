@@ -89,6 +89,11 @@ describe('the OpenAPI document', () => {
       '/api/events',
       '/api/views',
       '/api/views/{id}',
+      '/api/deliveries',
+      '/api/deliveries/{id}/retry',
+      '/api/notifications',
+      '/api/notifications/read',
+      '/api/notifications/{id}/read',
     ]);
     expect(Object.keys(openapi.components.schemas)).toEqual([
       'ninepoint.Problem',
@@ -109,6 +114,8 @@ describe('the OpenAPI document', () => {
       'ninepoint.InvitationLookup',
       'ninepoint.SavedView',
       'ninepoint.SaveView',
+      'ninepoint.Delivery',
+      'ninepoint.Notification',
     ]);
   });
 
@@ -200,6 +207,11 @@ describe('the OpenAPI document', () => {
       'GET /api/views listViews',
       'POST /api/views saveView',
       'DELETE /api/views/{id} deleteView',
+      'GET /api/deliveries listDeliveries',
+      'POST /api/deliveries/{id}/retry retryDelivery',
+      'GET /api/notifications listNotifications',
+      'POST /api/notifications/read markAllNotificationsRead',
+      'POST /api/notifications/{id}/read markNotificationRead',
       'GET /api/books listBooks',
       'POST /api/books createBook',
       'GET /api/books/{id} getBook',
@@ -471,6 +483,11 @@ describe('the OpenAPI document', () => {
       listViews: [['NOT_SIGNED_IN'], undefined],
       saveView: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
       deleteView: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
+      listDeliveries: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
+      retryDelivery: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
+      listNotifications: [['NOT_SIGNED_IN'], undefined],
+      markAllNotificationsRead: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
+      markNotificationRead: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
       streamEvents: [['NOT_SIGNED_IN'], undefined],
       listNotes: [['NOT_SIGNED_IN'], undefined],
       createNote: [['NOT_SIGNED_IN'], ['FORBIDDEN']],

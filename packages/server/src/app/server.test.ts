@@ -97,6 +97,11 @@ describe('the blank spec over HTTP', () => {
       '/api/events',
       '/api/views',
       '/api/views/{id}',
+      '/api/deliveries',
+      '/api/deliveries/{id}/retry',
+      '/api/notifications',
+      '/api/notifications/read',
+      '/api/notifications/{id}/read',
     ]);
     expect(document).toEqual(server.compiled.openapi);
   });
@@ -293,6 +298,11 @@ describe('a spec with entities over HTTP', () => {
         '/api/events',
         '/api/views',
         '/api/views/{id}',
+        '/api/deliveries',
+        '/api/deliveries/{id}/retry',
+        '/api/notifications',
+        '/api/notifications/read',
+        '/api/notifications/{id}/read',
         '/api/books',
         '/api/loans/{id}/return',
       ]);

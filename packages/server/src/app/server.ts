@@ -1,5 +1,5 @@
 import { channel } from 'node:diagnostics_channel';
-import { effectiveScreens, type Model } from '@ninepoint/spec';
+import { effectiveScreens, type Model, peopleAccess } from '@ninepoint/spec';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { type Logger, pino } from 'pino';
 import { createAjv } from '../compile/ajv.ts';
@@ -23,7 +23,8 @@ import {
 import { REQUEST_ID_HEADER, requestId } from '../http/request-id.ts';
 import { HSTS, REFERRER_POLICY } from '../http/security-headers.ts';
 import { registerWebApp } from '../http/web-app.ts';
-import { type ChangeFeed, type LiveOptions, LocalFeed, liveUpdates, PgFeed } from '../live/index.ts';
+import { type ChangeFeed, type LiveOptions, type LocalChange, LocalFeed, liveUpdates, PgFeed } from '../live/index.ts';
+import { Outbox, type OutboxTiming, outbox as outboxPlugin } from '../outbox/index.ts';
 import { AuthStore, ensureDemoUsers, type MailOptions, type OidcSettings, OidcStore, people } from '../people/index.ts';
 import { records } from '../records/index.ts';
 import { openStore, type StoreOptions } from '../store/open-store.ts';
@@ -79,6 +80,12 @@ export interface ServerOptions extends StoreOptions {
   oidc?: OidcSettings | null;
   /** How long `close` waits for requests under way before cutting them. Default `CLOSE_GRACE_MS` (8 s). */
   closeGraceMs?: number;
+  /**
+   * Point 7's notifications and calls to other systems: the environment their URLs, secrets,
+   * addresses and `CALLS_ALLOW_PRIVATE` are read from (default `process.env`), and for tests,
+   * faster retries.
+   */
+  outbox?: { env?: NodeJS.ProcessEnv; timing?: OutboxTiming };
 }
 
 /** Fastify's `trustProxy`: all, none, addresses/CIDRs, or a function of the address and its hop. */
@@ -150,6 +157,17 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
     await oidc?.logins.setUp();
     const views = new SavedViewsStore(store.sql);
     await views.setUp();
+    const outbox = await Outbox.open({
+      model: compiled.model,
+      store,
+      auth,
+      permissions: compiled.permissions,
+      settings: compiled.settings,
+      mailer: options.mail?.mailer ?? null,
+      logger,
+      ...(options.outbox?.env ? { env: options.outbox.env } : {}),
+      ...(options.outbox?.timing ? { timing: options.outbox.timing } : {}),
+    });
     const devMode = options.devMode ?? false;
     // What to do next (add a user; dev mode's demo users; email not configured) is said once by
     // the command that started the server (`ninepoint serve`, `ninepoint dev`), not at every app
@@ -170,6 +188,7 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
     if (feed instanceof PgFeed) await feed.ready;
     const { app, endStreams } = buildApp(compiled, store, logger, auth, feed, {
       views,
+      outbox,
       now: options.now,
       devMode,
       trustProxy: options.trustProxy ?? false,
@@ -194,6 +213,7 @@ function buildApp(
   feed: ChangeFeed,
   {
     views,
+    outbox,
     now,
     devMode,
     trustProxy,
@@ -203,6 +223,7 @@ function buildApp(
     live: liveOptions,
   }: {
     views: SavedViewsStore;
+    outbox: Outbox;
     now: (() => number) | undefined;
     devMode: boolean;
     trustProxy: TrustProxy;
@@ -287,9 +308,19 @@ function buildApp(
     ...liveOptions,
   });
   const clock = now ?? systemClock;
-  void app.register(records, { compiled, store, committed: (change) => app.live.committed(change), now: clock });
-  void app.register(timers, { compiled, store, logger, now: clock, committed: (change) => app.live.committed(change) });
+  // Every committed write: live updates, and the outbox's notifications and calls to other systems.
+  const committed = (change: LocalChange) => {
+    app.live.committed(change);
+    outbox.committed(change.entity, change.kind);
+  };
+  void app.register(records, { compiled, store, committed, now: clock });
+  void app.register(timers, { compiled, store, logger, now: clock, committed });
   void app.register(savedViews, { views, screens: effectiveScreens(compiled.model), ...(now ? { now } : {}) });
+  void app.register(outboxPlugin, {
+    outbox,
+    managesPeople: (actor) => actor.userId !== null && peopleAccess(compiled.model, actor.roles).manage,
+    now: now ?? Date.now,
+  });
   extend?.register(app);
 
   // Any other path answers UNKNOWN_CALL (transition calls too, until they are served). Fastify

@@ -55,7 +55,9 @@ function entitySchemas(entity: Entity, states: string[] | null, hidable: Readonl
     Object.fromEntries(entity.fields.map((f) => [f.name, fieldSchema(f, nullable(f))]));
   const described = entity.doc ? { description: entity.doc } : {};
 
-  const record = object({ ...system, ...fields((f) => !f.required) }, [
+  // A record as stored, not as a write must be: a field that became required over rows without
+  // a value (added, or back in the spec, with allowDestructive) is served as null in those rows.
+  const record = object({ ...system, ...fields(() => true) }, [
     ...Object.keys(system),
     ...entity.fields.map((f) => f.name).filter((name) => !hidable.has(name)),
   ]);

@@ -90,7 +90,7 @@ export const ref = (component: string): JsonSchema => ({ $ref: `#/components/sch
 export interface ApiContext {
   model: Pick<
     Model,
-    'product' | 'entities' | 'constants' | 'machines' | 'permissions' | 'roles' | 'points' | 'screens'
+    'product' | 'entities' | 'constants' | 'machines' | 'permissions' | 'roles' | 'points' | 'screens' | 'calls'
   >;
   settings: RuntimeSettings;
   /** The spec's calls (point 7, or derived). */

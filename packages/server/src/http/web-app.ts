@@ -91,7 +91,7 @@ function readBuild(dist: string): Map<string, File> {
 
 /**
  * The web app's pages for signing in, resetting a password, signing up, accepting an invitation,
- * inviting, and the Users screen of those who manage people.
+ * inviting, and the Users and Deliveries screens of those who manage people.
  */
 export const ACCOUNT_PAGES = [
   '/sign-in',
@@ -102,6 +102,7 @@ export const ACCOUNT_PAGES = [
   '/accept-invitation',
   '/invite',
   '/users',
+  '/deliveries',
 ] as const;
 
 /** `/books/:id/edit` → a pattern matching `/books/<anything but a slash>/edit`. */

@@ -2,8 +2,11 @@ import { createHash, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from 'pino';
 
-/** What happened to a record, as live updates tell it: never a field's value. */
-export type ChangeKind = 'create' | 'update' | 'transition' | 'delete';
+/**
+ * What happened to a record, as live updates tell it: never a field's value. `notification` is
+ * not a record's change: a user (`id`) got an in-app notification (`outbox/`).
+ */
+export type ChangeKind = 'create' | 'update' | 'transition' | 'delete' | 'notification';
 
 /** A committed change of one record, as `GET /api/events` sends it. */
 export interface Change {
@@ -14,7 +17,7 @@ export interface Change {
   at: string;
 }
 
-const KINDS: ReadonlySet<string> = new Set<ChangeKind>(['create', 'update', 'transition', 'delete']);
+const KINDS: ReadonlySet<string> = new Set<ChangeKind>(['create', 'update', 'transition', 'delete', 'notification']);
 
 /**
  * Where committed changes travel between the app servers of one database. Changes published here

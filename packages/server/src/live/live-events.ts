@@ -42,6 +42,8 @@ export interface LocalChange extends Change {
 export interface LiveEvents {
   /** Tells the streams (and the other servers) of a committed change. */
   committed(change: LocalChange): void;
+  /** Tells a user's open pages, on every server, that they have a new in-app notification. */
+  notified(userId: string): void;
   /** Ends every open stream; browsers reconnect (to the app that serves then). */
   endStreams(): void;
 }
@@ -90,6 +92,11 @@ export function registerLiveEvents(app: FastifyInstance, options: LiveOptions): 
   });
 
   const dispatch = async (change: Change): Promise<void> => {
+    if (change.kind === 'notification') {
+      const data = `event: notification\ndata: ${JSON.stringify({ at: change.at })}\n\n`;
+      for (const stream of streams) if (stream.actor.userId === change.id) send(stream, data);
+      return;
+    }
     const entity = permissions.get(change.entity);
     if (!entity) return;
     let record: ApiRecord | undefined | null = records.get(change);
@@ -226,6 +233,9 @@ export function registerLiveEvents(app: FastifyInstance, options: LiveOptions): 
       // The feed hands this very object to the listener above, which finds the record by it.
       records.set(told, record);
       feed.publish(told);
+    },
+    notified(userId) {
+      feed.publish({ entity: '', id: userId, kind: 'notification', at: new Date().toISOString() });
     },
     endStreams() {
       for (const stream of streams) end(stream);

@@ -7,6 +7,7 @@ import {
   type Parameter,
   type ProblemResponses,
   ref,
+  type SecurityRequirement,
   type SecurityScheme,
 } from '../compile/openapi.ts';
 import {
@@ -34,132 +35,6 @@ import {
   USER_SCHEMA,
   VERIFY_EMAIL_SCHEMA,
 } from './people-schemas.ts';
-
-/**
- * People's calls as the OpenAPI document describes them: each call's words (`summary`) and, by
- * its operationId, what it takes and answers. The handlers are `auth.ts`, `password-reset.ts`,
- * `sign-up.ts`, `invitations.ts` and `user-admin.ts`; the schemas they validate with are
- * `people-schemas.ts`, shared with this description.
- */
-export const PEOPLE_CALLS = [
-  {
-    method: 'POST',
-    path: '/api/auth/sign-in',
-    operationId: 'signIn',
-    summary: 'Signs in with an email and a password: starts a new session and sets its cookie',
-  },
-  {
-    method: 'POST',
-    path: '/api/auth/sign-out',
-    operationId: 'signOut',
-    summary: 'Ends the session of the cookie sent, if any, and clears the cookie',
-  },
-  {
-    method: 'POST',
-    path: '/api/auth/password-reset',
-    operationId: 'requestPasswordReset',
-    summary:
-      'Mails a link to choose a new password to the account with this email, if there is one. ' +
-      'Answers the same, at once, whether or not there is: the link is made and sent afterwards. ' +
-      `At most ${PASSWORD_RESET_LIMITS.perEmail} requests per email address and ${PASSWORD_RESET_LIMITS.perAddress} per client address an hour (RATE_LIMITED).`,
-  },
-  {
-    method: 'POST',
-    path: '/api/auth/password-reset/confirm',
-    operationId: 'confirmPasswordReset',
-    summary:
-      'Sets a new password with the token of a reset link (once, before it expires) and ends every session of the user',
-  },
-  {
-    method: 'POST',
-    path: '/api/auth/sign-up',
-    operationId: 'signUp',
-    summary:
-      'Signs up to a role whose point-6 `joins` is `sign up`: mails a link to confirm the email, which creates the account. ' +
-      'Answers the same, at once, whether or not the email has an account (its owner is mailed that it has). ' +
-      `At most ${SIGN_UP_LIMITS.perEmail} requests per email address and ${SIGN_UP_LIMITS.perAddress} per client address an hour (RATE_LIMITED).`,
-  },
-  {
-    method: 'POST',
-    path: '/api/auth/verify-email',
-    operationId: 'verifyEmail',
-    summary:
-      'Confirms a sign-up with the token of its mail (once, before it expires): creates the account and signs it in',
-  },
-  {
-    method: 'POST',
-    path: '/api/invitations',
-    operationId: 'createInvitation',
-    summary:
-      'Invites an email into roles the caller’s point-6 `people` grant allows: mails a link to accept. ' +
-      'Answers the same whether or not the email has an account (its owner is mailed that it has, with no link). ' +
-      `At most ${INVITATION_LIMITS.perUser} an hour per user and ${INVITATION_LIMITS.perEmail} per email address (RATE_LIMITED).`,
-  },
-  {
-    method: 'GET',
-    path: '/api/invitations',
-    operationId: 'listInvitations',
-    summary: 'The pending invitations the caller sent (all of them for a user who manages people), newest first',
-  },
-  {
-    method: 'DELETE',
-    path: '/api/invitations/{id}',
-    operationId: 'revokeInvitation',
-    summary:
-      'Revokes a pending invitation the caller sent (any, for a user who manages people): its link stops working',
-  },
-  {
-    method: 'POST',
-    path: '/api/invitations/accept',
-    operationId: 'acceptInvitation',
-    summary:
-      'Accepts an invitation with the token of its mail (once, before it expires): creates the account with its roles, ' +
-      'the name and password given, and signs it in',
-  },
-  {
-    method: 'POST',
-    path: '/api/invitations/lookup',
-    operationId: 'lookUpInvitation',
-    summary:
-      'What an invitation is (the email, roles and sender), with the token of its mail, without using it: ' +
-      'for the page its link opens',
-  },
-  {
-    method: 'GET',
-    path: '/api/auth/me',
-    operationId: 'getMe',
-    summary: 'Who the call is from: the signed-in user, or null for a signed-out visitor',
-  },
-  {
-    method: 'GET',
-    path: '/api/users',
-    operationId: 'listUsers',
-    summary:
-      'Users whose name contains q, by name: for picking a value of a field referring to User. ' +
-      'Open to users who may create or update a record with such a field; with id (repeatable), ' +
-      'any signed-in user may ask for the users records name. Shows the id and name of each; ' +
-      'email and roles only of the caller. To those whose roles manage people (point 6), without id: ' +
-      'a page of every account, active or deactivated, with email, roles and status; q searches names and emails.',
-  },
-  {
-    method: 'PATCH',
-    path: '/api/users/:id',
-    operationId: 'changeUser',
-    summary:
-      "Changes an account's roles, or deactivates or reactivates it: for those whose roles manage people. " +
-      'A deactivated account cannot sign in; its sessions end and its API tokens stop working at once.',
-  },
-  {
-    method: 'GET',
-    path: '/api/users/:id/history',
-    operationId: 'getUserHistory',
-    summary:
-      "An account's history, oldest first: how it was made, role changes, deactivation, reactivation and " +
-      'password resets, each with who did it and when. For those whose roles manage people.',
-  },
-] as const;
-
-export type PeopleCall = (typeof PEOPLE_CALLS)[number];
 
 const SIGN_IN = 'ninepoint.SignIn';
 const USER = 'ninepoint.User';
@@ -267,6 +142,505 @@ const ACCESS_SCHEMA: JsonSchema = {
 };
 const SET_COOKIE = (what: string) => ({ 'Set-Cookie': { description: what, schema: API.string } });
 
+/** One of people's calls: its route, its words, who may make it, and what it takes and answers. */
+export interface PeopleCall {
+  method: string;
+  /** As Fastify writes it: `/api/users/:id`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  /** Who may make it; none given: no credentials are needed (`security: []`). */
+  security?: SecurityRequirement[];
+  /** The call's parameters, body and answers in the OpenAPI document. */
+  describe(responses: ProblemResponses): Pick<Operation, 'parameters' | 'requestBody' | 'responses'>;
+}
+
+/**
+ * People's calls, one row each: the route, its words and its description in the OpenAPI document
+ * together. The handlers are `auth.ts`, `password-reset.ts`, `sign-up.ts`, `invitations.ts` and
+ * `user-admin.ts`; the schemas they validate with are `people-schemas.ts`, shared with this table.
+ */
+export const PEOPLE_CALLS: readonly PeopleCall[] = [
+  {
+    method: 'POST',
+    path: '/api/auth/sign-in',
+    operationId: 'signIn',
+    summary: 'Signs in with an email and a password: starts a new session and sets its cookie',
+
+    describe: (responses) => ({
+      requestBody: { required: true, content: { [API.json]: { schema: ref(SIGN_IN) } } },
+      responses: {
+        '200': {
+          description: 'Signed in: the user, and a new session cookie (any session the browser had ends).',
+          headers: SET_COOKIE(
+            `The session cookie, HttpOnly and SameSite=Lax (\`${SECURE_SESSION_COOKIE}\`, Secure, over HTTPS).`,
+          ),
+          content: { [API.json]: { schema: JSON_USER } },
+        },
+        ...responses.for([...API.posted, 'SIGN_IN_FAILED', 'ACCOUNT_DEACTIVATED', 'SIGN_IN_LOCKED', ...API.anyCall]),
+      },
+    }),
+  },
+  {
+    method: 'POST',
+    path: '/api/auth/sign-out',
+    operationId: 'signOut',
+    summary: 'Ends the session of the cookie sent, if any, and clears the cookie',
+
+    describe: (responses) => ({
+      responses: {
+        '204': {
+          description: 'Signed out: the session ended on the server.',
+          headers: SET_COOKIE('Clears the session cookie.'),
+        },
+        ...responses.for([...API.posted, ...API.anyCall]),
+      },
+      security: [{ session: [] }, {}],
+    }),
+  },
+  {
+    method: 'POST',
+    path: '/api/auth/password-reset',
+    operationId: 'requestPasswordReset',
+    summary:
+      'Mails a link to choose a new password to the account with this email, if there is one. ' +
+      'Answers the same, at once, whether or not there is: the link is made and sent afterwards. ' +
+      `At most ${PASSWORD_RESET_LIMITS.perEmail} requests per email address and ${PASSWORD_RESET_LIMITS.perAddress} per client address an hour (RATE_LIMITED).`,
+
+    describe: (responses) => ({
+      requestBody: { required: true, content: { [API.json]: { schema: ref(PASSWORD_RESET) } } },
+      responses: {
+        '202': {
+          description:
+            'Taken: the same answer whether or not an account has the email. If one has, a link to ' +
+            '`/reset-password?token=…` is mailed to it.',
+          content: { [API.json]: { schema: PASSWORD_RESET_ACCEPTED_SCHEMA } },
+        },
+        // RATE_LIMITED here also counts requests per email address and per client address.
+        ...responses.for([...API.posted, ...API.anyCall]),
+      },
+      security: [],
+    }),
+  },
+  {
+    method: 'POST',
+    path: '/api/auth/password-reset/confirm',
+    operationId: 'confirmPasswordReset',
+    summary:
+      'Sets a new password with the token of a reset link (once, before it expires) and ends every session of the user',
+
+    describe: (responses) => ({
+      requestBody: { required: true, content: { [API.json]: { schema: ref(PASSWORD_RESET_CONFIRM) } } },
+      responses: {
+        '200': {
+          description: 'The password is set; every session of the user has ended. Sign in with it.',
+          content: { [API.json]: { schema: PASSWORD_RESET_DONE_SCHEMA } },
+        },
+        ...responses.for([...API.posted, 'RESET_LINK_INVALID', 'VALIDATION_FAILED', ...API.anyCall]),
+      },
+      security: [],
+    }),
+  },
+  {
+    method: 'POST',
+    path: '/api/auth/sign-up',
+    operationId: 'signUp',
+    summary:
+      'Signs up to a role whose point-6 `joins` is `sign up`: mails a link to confirm the email, which creates the account. ' +
+      'Answers the same, at once, whether or not the email has an account (its owner is mailed that it has). ' +
+      `At most ${SIGN_UP_LIMITS.perEmail} requests per email address and ${SIGN_UP_LIMITS.perAddress} per client address an hour (RATE_LIMITED).`,
+
+    describe: (responses) => ({
+      requestBody: { required: true, content: { [API.json]: { schema: ref(SIGN_UP) } } },
+      responses: {
+        '202': {
+          description:
+            'Taken: the same answer whether or not the email has an account. A new email is mailed a link to ' +
+            '`/verify-email?token=…`; an email with an account is mailed that it has one.',
+          content: { [API.json]: { schema: SIGN_UP_ACCEPTED_SCHEMA } },
+        },
+        // FORBIDDEN also answers a role nobody may sign up to; RATE_LIMITED counts per email and address.
+        ...responses.for([...API.posted, 'SIGN_UP_DOMAIN', 'VALIDATION_FAILED', ...API.anyCall]),
+      },
+    }),
+  },
+  {
+    method: 'POST',
+    path: '/api/auth/verify-email',
+    operationId: 'verifyEmail',
+    summary:
+      'Confirms a sign-up with the token of its mail (once, before it expires): creates the account and signs it in',
+
+    describe: (responses) => ({
+      requestBody: {
+        required: true,
+        content: {
+          [API.json]: { schema: ref(VERIFY_EMAIL) },
+        },
+      },
+      responses: {
+        '200': {
+          description: 'The account is made: signed in as it, with a new session cookie.',
+          headers: SET_COOKIE(
+            `The session cookie, HttpOnly and SameSite=Lax (\`${SECURE_SESSION_COOKIE}\`, Secure, over HTTPS).`,
+          ),
+          content: {
+            [API.json]: {
+              schema: {
+                type: 'object',
+                properties: { user: ref(USER) },
+                required: ['user'],
+                additionalProperties: false,
+              },
+            },
+          },
+        },
+        // The password chosen at the link is checked there: too short answers VALIDATION_FAILED.
+        ...responses.for([...API.posted, 'VERIFY_LINK_INVALID', 'VALIDATION_FAILED', ...API.anyCall]),
+      },
+    }),
+  },
+  {
+    method: 'POST',
+    path: '/api/invitations',
+    operationId: 'createInvitation',
+    summary:
+      'Invites an email into roles the caller’s point-6 `people` grant allows: mails a link to accept. ' +
+      'Answers the same whether or not the email has an account (its owner is mailed that it has, with no link). ' +
+      `At most ${INVITATION_LIMITS.perUser} an hour per user and ${INVITATION_LIMITS.perEmail} per email address (RATE_LIMITED).`,
+
+    describe: (responses) => ({
+      requestBody: { required: true, content: { [API.json]: { schema: ref(INVITE) } } },
+      responses: {
+        '201': {
+          description:
+            'Invited: the same answer whether or not the email has an account. A new email is mailed a link to ' +
+            '`/accept-invitation?token=…`; an email with an account is mailed that it has one, with no link.',
+          content: { [API.json]: { schema: ref(INVITATION) } },
+        },
+        ...responses.for([...API.posted, ...API.anyCall]),
+      },
+      security: API.signedIn,
+    }),
+  },
+  {
+    method: 'GET',
+    path: '/api/invitations',
+    operationId: 'listInvitations',
+    summary: 'The pending invitations the caller sent (all of them for a user who manages people), newest first',
+
+    describe: (responses) => ({
+      responses: {
+        '200': {
+          description: 'The pending invitations: neither accepted, revoked nor expired.',
+          content: {
+            [API.json]: {
+              schema: {
+                type: 'object',
+                properties: { items: { type: 'array', items: ref(INVITATION) } },
+                required: ['items'],
+                additionalProperties: false,
+              },
+            },
+          },
+        },
+        ...responses.for(['FORBIDDEN', ...API.anyCall]),
+      },
+      security: API.signedIn,
+    }),
+  },
+  {
+    method: 'DELETE',
+    path: '/api/invitations/{id}',
+    operationId: 'revokeInvitation',
+    summary:
+      'Revokes a pending invitation the caller sent (any, for a user who manages people): its link stops working',
+
+    describe: (responses) => ({
+      parameters: [
+        {
+          name: 'id',
+          in: 'path',
+          required: true,
+          description: 'The invitation’s id.',
+          schema: { type: 'string', format: 'uuid' },
+        },
+      ],
+      responses: {
+        '204': { description: 'Revoked: its link no longer works.' },
+        ...responses.for(['FORBIDDEN', 'NOT_FOUND', ...API.anyCall]),
+      },
+      security: API.signedIn,
+    }),
+  },
+  {
+    method: 'POST',
+    path: '/api/invitations/accept',
+    operationId: 'acceptInvitation',
+    summary:
+      'Accepts an invitation with the token of its mail (once, before it expires): creates the account with its roles, ' +
+      'the name and password given, and signs it in',
+
+    describe: (responses) => ({
+      requestBody: {
+        required: true,
+        content: {
+          [API.json]: { schema: ref(ACCEPT_INVITATION) },
+        },
+      },
+      responses: {
+        '200': {
+          description: 'The account is made: signed in as it, with a new session cookie.',
+          headers: SET_COOKIE(
+            `The session cookie, HttpOnly and SameSite=Lax (\`${SECURE_SESSION_COOKIE}\`, Secure, over HTTPS).`,
+          ),
+          content: {
+            [API.json]: {
+              schema: {
+                type: 'object',
+                properties: { user: ref(USER) },
+                required: ['user'],
+                additionalProperties: false,
+              },
+            },
+          },
+        },
+        ...responses.for([...API.posted, 'INVITATION_INVALID', 'VALIDATION_FAILED', ...API.anyCall]),
+      },
+    }),
+  },
+  {
+    method: 'POST',
+    path: '/api/invitations/lookup',
+    operationId: 'lookUpInvitation',
+    summary:
+      'What an invitation is (the email, roles and sender), with the token of its mail, without using it: ' +
+      'for the page its link opens',
+
+    describe: (responses) => ({
+      requestBody: { required: true, content: { [API.json]: { schema: ref(INVITATION_LOOKUP) } } },
+      responses: {
+        '200': {
+          description: 'The invitation, which may still be accepted.',
+          content: { [API.json]: { schema: INVITATION_LOOKED_UP_SCHEMA } },
+        },
+        ...responses.for([...API.posted, 'INVITATION_INVALID', ...API.anyCall]),
+      },
+    }),
+  },
+  {
+    method: 'GET',
+    path: '/api/auth/me',
+    operationId: 'getMe',
+    summary: 'Who the call is from: the signed-in user, or null for a signed-out visitor',
+
+    describe: (responses) => ({
+      responses: {
+        '200': {
+          description: 'The signed-in user, or null.',
+          content: {
+            [API.json]: {
+              schema: {
+                ...JSON_USER,
+                properties: {
+                  user: { anyOf: [ref(USER), { type: 'null' }] },
+                  access: ACCESS_SCHEMA,
+                  people: {
+                    description:
+                      "What the user may do with people's accounts (point 6's people column); null when signed out.",
+                    anyOf: [
+                      {
+                        type: 'object',
+                        properties: {
+                          mayInvite: { type: 'boolean' },
+                          inviteRoles: { type: 'array', items: { type: 'string' } },
+                          manage: { type: 'boolean' },
+                        },
+                        required: ['mayInvite', 'inviteRoles', 'manage'],
+                        additionalProperties: false,
+                      },
+                      { type: 'null' },
+                    ],
+                  },
+                  singleSignOn: {
+                    description:
+                      'Sign-in with an OpenID Connect provider, when the server is configured for one: what its button says, and the path that starts it (a browser navigation).',
+                    anyOf: [
+                      {
+                        type: 'object',
+                        properties: { name: { type: 'string' }, start: { type: 'string' } },
+                        required: ['name', 'start'],
+                        additionalProperties: false,
+                      },
+                      { type: 'null' },
+                    ],
+                  },
+                  signUp: {
+                    description:
+                      "The roles people may sign up to themselves (point 6's joins column), with the email domains each accepts (none: any).",
+                    type: 'array',
+                    items: {
+                      type: 'object',
+                      properties: {
+                        role: { type: 'string' },
+                        domains: { type: 'array', items: { type: 'string' } },
+                      },
+                      required: ['role', 'domains'],
+                      additionalProperties: false,
+                    },
+                  },
+                },
+                required: ['user', 'access', 'people', 'signUp', 'singleSignOn'],
+              },
+            },
+          },
+        },
+        ...responses.for(API.anyCall),
+      },
+      security: API.anybody,
+    }),
+  },
+  {
+    method: 'GET',
+    path: '/api/users',
+    operationId: 'listUsers',
+    summary:
+      'Users whose name contains q, by name: for picking a value of a field referring to User. ' +
+      'Open to users who may create or update a record with such a field; with id (repeatable), ' +
+      'any signed-in user may ask for the users records name. Shows the id and name of each; ' +
+      'email and roles only of the caller. To those whose roles manage people (point 6), without id: ' +
+      'a page of every account, active or deactivated, with email, roles and status; q searches names and emails.',
+
+    describe: (responses) => ({
+      parameters: [
+        {
+          name: 'id',
+          in: 'query',
+          required: false,
+          description: 'A user id, repeatable (at most 100): answers those users, for any signed-in caller.',
+          schema: { type: 'string', format: 'uuid' },
+        },
+        {
+          name: 'q',
+          in: 'query',
+          required: false,
+          description:
+            'Text the name contains (emails are not searched: they are not shown). For those who manage people: ' +
+            'text the name or the email contains.',
+          schema: { type: 'string', maxLength: 200 },
+        },
+        {
+          name: 'limit',
+          in: 'query',
+          required: false,
+          description: 'At most this many (default 20; 50 in the list of accounts of those who manage people).',
+          schema: { type: 'integer', minimum: 1, maximum: 100 },
+        },
+        {
+          name: 'offset',
+          in: 'query',
+          required: false,
+          description: 'For those who manage people: how many accounts to skip (paging).',
+          schema: { type: 'integer', minimum: 0, maximum: 1_000_000 },
+        },
+      ],
+      responses: {
+        '200': {
+          description:
+            'The users found: of each, the id and the name; the whole account (email, roles) only of the caller. ' +
+            'To those who manage people (without id): a page of every account, with how many there are.',
+          content: {
+            [API.json]: {
+              schema: {
+                anyOf: [
+                  {
+                    type: 'object',
+                    properties: {
+                      items: { type: 'array', items: { anyOf: [ref(DIRECTORY_USER), ref(USER)] } },
+                    },
+                    required: ['items'],
+                    additionalProperties: false,
+                  },
+                  {
+                    type: 'object',
+                    properties: {
+                      items: { type: 'array', items: ref(MANAGED_USER) },
+                      total: { type: 'integer', minimum: 0, description: 'How many accounts match q.' },
+                      limit: { type: 'integer' },
+                      offset: { type: 'integer' },
+                    },
+                    required: ['items', 'total', 'limit', 'offset'],
+                    additionalProperties: false,
+                  },
+                ],
+              },
+            },
+          },
+        },
+        ...responses.for(['INVALID_PAYLOAD', 'FORBIDDEN', ...API.anyCall]),
+      },
+      security: API.signedIn,
+    }),
+  },
+  {
+    method: 'PATCH',
+    path: '/api/users/:id',
+    operationId: 'changeUser',
+    summary:
+      "Changes an account's roles, or deactivates or reactivates it: for those whose roles manage people. " +
+      'A deactivated account cannot sign in; its sessions end and its API tokens stop working at once.',
+
+    describe: (responses) => ({
+      parameters: [USER_ID],
+      requestBody: { required: true, content: { [API.json]: { schema: ref(ACCOUNT_CHANGE) } } },
+      responses: {
+        '200': {
+          description: 'The account as changed.',
+          content: { [API.json]: { schema: ref(MANAGED_USER) } },
+        },
+        ...responses.for([
+          ...API.posted,
+          'NOT_FOUND',
+          'VALIDATION_FAILED',
+          'CANNOT_DEACTIVATE_SELF',
+          'LAST_MANAGER',
+          ...API.anyCall,
+        ]),
+      },
+      security: API.signedIn,
+    }),
+  },
+  {
+    method: 'GET',
+    path: '/api/users/:id/history',
+    operationId: 'getUserHistory',
+    summary:
+      "An account's history, oldest first: how it was made, role changes, deactivation, reactivation and " +
+      'password resets, each with who did it and when. For those whose roles manage people.',
+
+    describe: (responses) => ({
+      parameters: [USER_ID],
+      responses: {
+        '200': {
+          description: "The account's history, oldest first.",
+          content: {
+            [API.json]: {
+              schema: {
+                type: 'object',
+                properties: { items: { type: 'array', items: ref(ACCOUNT_EVENT) } },
+                required: ['items'],
+                additionalProperties: false,
+              },
+            },
+          },
+        },
+        ...responses.for(['FORBIDDEN', 'NOT_FOUND', ...API.anyCall]),
+      },
+      security: API.signedIn,
+    }),
+  },
+];
+
 /** People's calls, schemas and the two ways to prove who a call is from, for the OpenAPI document. */
 export const PEOPLE_API: FeatureApi = {
   schemas: () => ({
@@ -290,371 +664,12 @@ export const PEOPLE_API: FeatureApi = {
     PEOPLE_CALLS.map((call) => ({
       path: openApiPath(call.path),
       method: call.method,
-      operation: peopleOperation(call, responses),
+      operation: {
+        operationId: call.operationId,
+        summary: call.summary,
+        tags: [API.systemTag],
+        security: call.security ?? [],
+        ...call.describe(responses),
+      },
     })),
 };
-
-function peopleOperation(route: PeopleCall, responses: ProblemResponses): Operation {
-  const base = {
-    operationId: route.operationId,
-    summary: route.summary,
-    tags: [API.systemTag],
-    security: [] as Operation['security'],
-  };
-  switch (route.operationId) {
-    case 'signIn':
-      return {
-        ...base,
-        requestBody: { required: true, content: { [API.json]: { schema: ref(SIGN_IN) } } },
-        responses: {
-          '200': {
-            description: 'Signed in: the user, and a new session cookie (any session the browser had ends).',
-            headers: SET_COOKIE(
-              `The session cookie, HttpOnly and SameSite=Lax (\`${SECURE_SESSION_COOKIE}\`, Secure, over HTTPS).`,
-            ),
-            content: { [API.json]: { schema: JSON_USER } },
-          },
-          ...responses.for([...API.posted, 'SIGN_IN_FAILED', 'ACCOUNT_DEACTIVATED', 'SIGN_IN_LOCKED', ...API.anyCall]),
-        },
-      };
-    case 'requestPasswordReset':
-      return {
-        ...base,
-        requestBody: { required: true, content: { [API.json]: { schema: ref(PASSWORD_RESET) } } },
-        responses: {
-          '202': {
-            description:
-              'Taken: the same answer whether or not an account has the email. If one has, a link to ' +
-              '`/reset-password?token=…` is mailed to it.',
-            content: { [API.json]: { schema: PASSWORD_RESET_ACCEPTED_SCHEMA } },
-          },
-          // RATE_LIMITED here also counts requests per email address and per client address.
-          ...responses.for([...API.posted, ...API.anyCall]),
-        },
-        security: [],
-      };
-    case 'confirmPasswordReset':
-      return {
-        ...base,
-        requestBody: { required: true, content: { [API.json]: { schema: ref(PASSWORD_RESET_CONFIRM) } } },
-        responses: {
-          '200': {
-            description: 'The password is set; every session of the user has ended. Sign in with it.',
-            content: { [API.json]: { schema: PASSWORD_RESET_DONE_SCHEMA } },
-          },
-          ...responses.for([...API.posted, 'RESET_LINK_INVALID', 'VALIDATION_FAILED', ...API.anyCall]),
-        },
-        security: [],
-      };
-    case 'signUp':
-      return {
-        ...base,
-        requestBody: { required: true, content: { [API.json]: { schema: ref(SIGN_UP) } } },
-        responses: {
-          '202': {
-            description:
-              'Taken: the same answer whether or not the email has an account. A new email is mailed a link to ' +
-              '`/verify-email?token=…`; an email with an account is mailed that it has one.',
-            content: { [API.json]: { schema: SIGN_UP_ACCEPTED_SCHEMA } },
-          },
-          // FORBIDDEN also answers a role nobody may sign up to; RATE_LIMITED counts per email and address.
-          ...responses.for([...API.posted, 'SIGN_UP_DOMAIN', 'VALIDATION_FAILED', ...API.anyCall]),
-        },
-      };
-    case 'verifyEmail':
-    case 'acceptInvitation':
-      return {
-        ...base,
-        requestBody: {
-          required: true,
-          content: {
-            [API.json]: { schema: ref(route.operationId === 'verifyEmail' ? VERIFY_EMAIL : ACCEPT_INVITATION) },
-          },
-        },
-        responses: {
-          '200': {
-            description: 'The account is made: signed in as it, with a new session cookie.',
-            headers: SET_COOKIE(
-              `The session cookie, HttpOnly and SameSite=Lax (\`${SECURE_SESSION_COOKIE}\`, Secure, over HTTPS).`,
-            ),
-            content: {
-              [API.json]: {
-                schema: {
-                  type: 'object',
-                  properties: { user: ref(USER) },
-                  required: ['user'],
-                  additionalProperties: false,
-                },
-              },
-            },
-          },
-          ...responses.for(
-            // The password chosen at the link is checked there: too short answers VALIDATION_FAILED.
-            route.operationId === 'verifyEmail'
-              ? [...API.posted, 'VERIFY_LINK_INVALID', 'VALIDATION_FAILED', ...API.anyCall]
-              : [...API.posted, 'INVITATION_INVALID', 'VALIDATION_FAILED', ...API.anyCall],
-          ),
-        },
-      };
-    case 'createInvitation':
-      return {
-        ...base,
-        requestBody: { required: true, content: { [API.json]: { schema: ref(INVITE) } } },
-        responses: {
-          '201': {
-            description:
-              'Invited: the same answer whether or not the email has an account. A new email is mailed a link to ' +
-              '`/accept-invitation?token=…`; an email with an account is mailed that it has one, with no link.',
-            content: { [API.json]: { schema: ref(INVITATION) } },
-          },
-          ...responses.for([...API.posted, ...API.anyCall]),
-        },
-        security: API.signedIn,
-      };
-    case 'lookUpInvitation':
-      return {
-        ...base,
-        requestBody: { required: true, content: { [API.json]: { schema: ref(INVITATION_LOOKUP) } } },
-        responses: {
-          '200': {
-            description: 'The invitation, which may still be accepted.',
-            content: { [API.json]: { schema: INVITATION_LOOKED_UP_SCHEMA } },
-          },
-          ...responses.for([...API.posted, 'INVITATION_INVALID', ...API.anyCall]),
-        },
-      };
-    case 'listInvitations':
-      return {
-        ...base,
-        responses: {
-          '200': {
-            description: 'The pending invitations: neither accepted, revoked nor expired.',
-            content: {
-              [API.json]: {
-                schema: {
-                  type: 'object',
-                  properties: { items: { type: 'array', items: ref(INVITATION) } },
-                  required: ['items'],
-                  additionalProperties: false,
-                },
-              },
-            },
-          },
-          ...responses.for(['FORBIDDEN', ...API.anyCall]),
-        },
-        security: API.signedIn,
-      };
-    case 'revokeInvitation':
-      return {
-        ...base,
-        parameters: [
-          {
-            name: 'id',
-            in: 'path',
-            required: true,
-            description: 'The invitation’s id.',
-            schema: { type: 'string', format: 'uuid' },
-          },
-        ],
-        responses: {
-          '204': { description: 'Revoked: its link no longer works.' },
-          ...responses.for(['FORBIDDEN', 'NOT_FOUND', ...API.anyCall]),
-        },
-        security: API.signedIn,
-      };
-    case 'signOut':
-      return {
-        ...base,
-        responses: {
-          '204': {
-            description: 'Signed out: the session ended on the server.',
-            headers: SET_COOKIE('Clears the session cookie.'),
-          },
-          ...responses.for([...API.posted, ...API.anyCall]),
-        },
-        security: [{ session: [] }, {}],
-      };
-    case 'getMe':
-      return {
-        ...base,
-        responses: {
-          '200': {
-            description: 'The signed-in user, or null.',
-            content: {
-              [API.json]: {
-                schema: {
-                  ...JSON_USER,
-                  properties: {
-                    user: { anyOf: [ref(USER), { type: 'null' }] },
-                    access: ACCESS_SCHEMA,
-                    people: {
-                      description:
-                        "What the user may do with people's accounts (point 6's people column); null when signed out.",
-                      anyOf: [
-                        {
-                          type: 'object',
-                          properties: {
-                            mayInvite: { type: 'boolean' },
-                            inviteRoles: { type: 'array', items: { type: 'string' } },
-                            manage: { type: 'boolean' },
-                          },
-                          required: ['mayInvite', 'inviteRoles', 'manage'],
-                          additionalProperties: false,
-                        },
-                        { type: 'null' },
-                      ],
-                    },
-                    singleSignOn: {
-                      description:
-                        'Sign-in with an OpenID Connect provider, when the server is configured for one: what its button says, and the path that starts it (a browser navigation).',
-                      anyOf: [
-                        {
-                          type: 'object',
-                          properties: { name: { type: 'string' }, start: { type: 'string' } },
-                          required: ['name', 'start'],
-                          additionalProperties: false,
-                        },
-                        { type: 'null' },
-                      ],
-                    },
-                    signUp: {
-                      description:
-                        "The roles people may sign up to themselves (point 6's joins column), with the email domains each accepts (none: any).",
-                      type: 'array',
-                      items: {
-                        type: 'object',
-                        properties: {
-                          role: { type: 'string' },
-                          domains: { type: 'array', items: { type: 'string' } },
-                        },
-                        required: ['role', 'domains'],
-                        additionalProperties: false,
-                      },
-                    },
-                  },
-                  required: ['user', 'access', 'people', 'signUp', 'singleSignOn'],
-                },
-              },
-            },
-          },
-          ...responses.for(API.anyCall),
-        },
-        security: API.anybody,
-      };
-    case 'listUsers':
-      return {
-        ...base,
-        parameters: [
-          {
-            name: 'id',
-            in: 'query',
-            required: false,
-            description: 'A user id, repeatable (at most 100): answers those users, for any signed-in caller.',
-            schema: { type: 'string', format: 'uuid' },
-          },
-          {
-            name: 'q',
-            in: 'query',
-            required: false,
-            description:
-              'Text the name contains (emails are not searched: they are not shown). For those who manage people: ' +
-              'text the name or the email contains.',
-            schema: { type: 'string', maxLength: 200 },
-          },
-          {
-            name: 'limit',
-            in: 'query',
-            required: false,
-            description: 'At most this many (default 20; 50 in the list of accounts of those who manage people).',
-            schema: { type: 'integer', minimum: 1, maximum: 100 },
-          },
-          {
-            name: 'offset',
-            in: 'query',
-            required: false,
-            description: 'For those who manage people: how many accounts to skip (paging).',
-            schema: { type: 'integer', minimum: 0, maximum: 1_000_000 },
-          },
-        ],
-        responses: {
-          '200': {
-            description:
-              'The users found: of each, the id and the name; the whole account (email, roles) only of the caller. ' +
-              'To those who manage people (without id): a page of every account, with how many there are.',
-            content: {
-              [API.json]: {
-                schema: {
-                  anyOf: [
-                    {
-                      type: 'object',
-                      properties: {
-                        items: { type: 'array', items: { anyOf: [ref(DIRECTORY_USER), ref(USER)] } },
-                      },
-                      required: ['items'],
-                      additionalProperties: false,
-                    },
-                    {
-                      type: 'object',
-                      properties: {
-                        items: { type: 'array', items: ref(MANAGED_USER) },
-                        total: { type: 'integer', minimum: 0, description: 'How many accounts match q.' },
-                        limit: { type: 'integer' },
-                        offset: { type: 'integer' },
-                      },
-                      required: ['items', 'total', 'limit', 'offset'],
-                      additionalProperties: false,
-                    },
-                  ],
-                },
-              },
-            },
-          },
-          ...responses.for(['INVALID_PAYLOAD', 'FORBIDDEN', ...API.anyCall]),
-        },
-        security: API.signedIn,
-      };
-    case 'changeUser':
-      return {
-        ...base,
-        parameters: [USER_ID],
-        requestBody: { required: true, content: { [API.json]: { schema: ref(ACCOUNT_CHANGE) } } },
-        responses: {
-          '200': {
-            description: 'The account as changed.',
-            content: { [API.json]: { schema: ref(MANAGED_USER) } },
-          },
-          ...responses.for([
-            ...API.posted,
-            'NOT_FOUND',
-            'VALIDATION_FAILED',
-            'CANNOT_DEACTIVATE_SELF',
-            'LAST_MANAGER',
-            ...API.anyCall,
-          ]),
-        },
-        security: API.signedIn,
-      };
-    case 'getUserHistory':
-      return {
-        ...base,
-        parameters: [USER_ID],
-        responses: {
-          '200': {
-            description: "The account's history, oldest first.",
-            content: {
-              [API.json]: {
-                schema: {
-                  type: 'object',
-                  properties: { items: { type: 'array', items: ref(ACCOUNT_EVENT) } },
-                  required: ['items'],
-                  additionalProperties: false,
-                },
-              },
-            },
-          },
-          ...responses.for(['FORBIDDEN', 'NOT_FOUND', ...API.anyCall]),
-        },
-        security: API.signedIn,
-      };
-  }
-}

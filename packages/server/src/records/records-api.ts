@@ -43,12 +43,23 @@ function entityCalls({ model, routes, permissions, responses, settings }: ApiCon
     const { entity } = route.action;
     const machine = model.machines.find((m) => m.entity === entity);
     const security = visitorsMay(route.action, permissions.get(entity), machine) ? API.anybody : API.signedIn;
+    const operation = callOperation(route, responses, settings, security);
+    const sets = effectsDescription(route.action, machine);
     return {
       path: route.openapiPath,
       method: route.method,
-      operation: callOperation(route, responses, settings, security),
+      operation: sets ? { ...operation, description: sets } : operation,
     };
   });
+}
+
+/** What a transition sets as it is taken (point 4's `sets`), for its operation's description. */
+function effectsDescription(action: Route['action'], machine: StateMachine | undefined): string | null {
+  if (action.kind !== 'transition') return null;
+  const sets = machine?.transitions.find((t) => t.name === action.transition)?.sets ?? [];
+  if (sets.length === 0) return null;
+  const listed = sets.map((a) => `\`${a.field} = ${a.source}\``).join(', ');
+  return `Sets ${listed} as it is taken, after its guard; the rules are checked on the result.`;
 }
 
 function summaryCalls({ model, routes, permissions, responses }: ApiContext) {

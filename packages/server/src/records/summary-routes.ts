@@ -1,4 +1,4 @@
-import { type Entity, isGroupable, isNumeric, type Model, type StateMachine } from '@ninepoint/spec';
+import { callsDeclared, type Entity, isGroupable, isNumeric, type Model, type StateMachine } from '@ninepoint/spec';
 import type { Route } from '../compile/route-table.ts';
 
 /** An entity's summary call: its dashboards' figures, served beside its list (`/api/tickets/summary`). */
@@ -15,8 +15,11 @@ export interface SummaryRoute {
  * path): of every entity with a list call when the calls are derived; when point 7 declares them,
  * only of the entities a dashboard screen counts, so that the app serves what its spec says.
  */
-export function summaryRoutes(routes: readonly Route[], model: Pick<Model, 'points' | 'screens'>): SummaryRoute[] {
-  const declared = model.points.find((p) => p.key === 'calls')?.shown ?? false;
+export function summaryRoutes(
+  routes: readonly Route[],
+  model: Pick<Model, 'points' | 'screens' | 'calls'>,
+): SummaryRoute[] {
+  const declared = callsDeclared(model);
   // Derived screens are never dashboards: the declared ones are all there are to look at.
   const counted = new Set(model.screens.flatMap((s) => s.tiles ?? []).map((t) => t.entity));
   const taken = new Set(routes.filter((r) => r.method === 'GET').map((r) => r.path));

@@ -23,6 +23,7 @@ const SPEC = `# Specification: Effects desk
 | decided_by  | User       |                         |
 | decided_on  | date       |                         |
 | resolved_at | datetime   |                         |
+| bumps       | integer    | default 0               |
 
 ## 4. States and transitions
 
@@ -33,6 +34,7 @@ const SPEC = `# Specification: Effects desk
 | open       | (new)    | open     | agent |                                                            |
 | resolve    | open     | resolved | agent | decided_by = user; decided_on = today; resolved_at = now   |
 | reopen     | resolved | open     | agent | reopened = reopened + 1; due = due + GRACE                 |
+| bump       | open     | open     | agent | bumps = bumps + 1                                          |
 
 ## 5. Validation rules
 
@@ -60,6 +62,8 @@ const SPEC = `# Specification: Effects desk
 | GRACE       | 3 days     |
 | LAST_DAY    | 2099-12-31 |
 `;
+
+type Json = Record<string, unknown>;
 
 const today = () => new Date().toISOString().slice(0, 10);
 const plusDays = (date: string, days: number) =>
@@ -188,6 +192,25 @@ describe.each(TEST_DATABASES)('transition effects on $name', (db: TestDatabase) 
       detail: 'Reopen sets due, but a field it needs is empty.',
     });
     expect((await as('GET', `/api/tickets/${id}`)).body).toMatchObject({ state: 'resolved', reopened: 0 });
+  });
+
+  it('increments inside the transaction: concurrent transitions lose no count', async () => {
+    const id = await ticket();
+    const answers = await Promise.all(Array.from({ length: 12 }, () => as('POST', `/api/tickets/${id}/bump`)));
+    expect(answers.map((a) => a.status)).toEqual(Array.from({ length: 12 }, () => 200));
+    expect((await as('GET', `/api/tickets/${id}`)).body.bumps).toBe(12);
+    const counts = (await history(id)).filter((e) => e.transition === 'bump').map((e) => (e.changes as Json).bumps);
+    expect(counts.sort((a, b) => Number(a) - Number(b))).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+  });
+
+  it('says in the OpenAPI document what each transition sets', async () => {
+    const document = (await as('GET', '/api/openapi.json')).body as {
+      paths: Record<string, Record<string, { description?: string }>>;
+    };
+    expect(document.paths['/api/tickets/{id}/resolve']?.post?.description).toBe(
+      'Sets `decided_by = user`, `decided_on = today`, `resolved_at = now` as it is taken, after its guard; the rules are checked on the result.',
+    );
+    expect(document.paths['/api/tickets/{id}']?.get?.description).toBeUndefined();
   });
 
   it('adds days across a month end and a leap day as UTC days', async () => {

@@ -36,6 +36,7 @@ import type {
   DeleteOutcome,
   DueQuery,
   EntityRecords,
+  FollowedWrite,
   HistoryEntry,
   ListPage,
   ListQuery,
@@ -46,6 +47,7 @@ import type {
   TransitionWrite,
   WriteCheck,
   WriteContext,
+  WriteFollower,
   WriteOutcome,
 } from './store.ts';
 
@@ -129,6 +131,8 @@ class Shared<C> {
   readonly byTable = new Map<string, Records<C>>();
   /** A synchronous dialect's reader: every read answered at once, in the running transaction. */
   readonly directReader: TxReader | null;
+  /** The rows every write adds in its transaction (the outbox), with their prepared insert. */
+  follower: { rowsFor: WriteFollower['rowsFor']; insert: Prepared<C> } | null = null;
 
   constructor(dialect: RecordsDialect<C>) {
     this.dialect = dialect;
@@ -147,6 +151,23 @@ class Shared<C> {
           count: (query) => runSync(this.read(conn, { kind: 'count', query })) as number,
         }
       : null;
+  }
+
+  follow(follower: WriteFollower): void {
+    const d = this.dialect;
+    const columns = follower.columns.map((c) => d.quote(c)).join(', ');
+    const values = follower.columns.map((_, i) => d.placeholder(i + 1)).join(', ');
+    const insert = d.prepare(`INSERT INTO ${d.quote(follower.table)} (${columns}) VALUES (${values})`);
+    this.follower = { rowsFor: follower.rowsFor, insert };
+  }
+
+  /** The follower's rows for a write, inserted on the write's connection (see `Store.follow`). */
+  *followed(conn: C, write: FollowedWrite): Step<void> {
+    const follower = this.follower;
+    if (!follower) return;
+    const rows = follower.rowsFor(write);
+    if (!rows) return;
+    for (const row of rows) yield* wait(follower.insert.run(conn, row as unknown[]));
   }
 
   records(entity: string): Records<C> {
@@ -208,8 +229,13 @@ export function servedTables(tables: readonly SqlTable[], layout: readonly SqlTa
 }
 
 /** Every table's records on one database, by entity. */
-export function recordsOf<C>(dialect: RecordsDialect<C>, tables: readonly SqlTable[]): Map<string, Records<C>> {
+export function recordsOf<C>(
+  dialect: RecordsDialect<C>,
+  tables: readonly SqlTable[],
+  follower: WriteFollower | null = null,
+): Map<string, Records<C>> {
   const shared = new Shared(dialect);
+  if (follower) shared.follow(follower);
   for (const table of tables) {
     const referrers = tables.flatMap((other) =>
       other.columns.filter((c) => c.references?.table === table.name).map((column) => ({ table: other, column })),
@@ -224,10 +250,20 @@ export function recordsOf<C>(dialect: RecordsDialect<C>, tables: readonly SqlTab
 /** The records a store serves: none until a schema is applied, then every table of the newest. */
 export class ServedRecords<C> {
   #records = new Map<string, Records<C>>();
+  #follower: WriteFollower | null = null;
+  #dialect: RecordsDialect<C> | null = null;
 
   /** Serves every table of `schema` as the migration left it (`layout`, see `servedTables`). */
   serve(dialect: RecordsDialect<C>, schema: SqlSchema, layout: readonly SqlTable[]): void {
-    this.#records = recordsOf(dialect, servedTables(schema.tables, layout));
+    this.#dialect = dialect;
+    this.#records = recordsOf(dialect, servedTables(schema.tables, layout), this.#follower);
+  }
+
+  /** See `Store.follow`: every served entity's writes, and those of a later `serve`. */
+  follow(follower: WriteFollower): void {
+    this.#follower = follower;
+    const first = this.#records.values().next().value;
+    if (first && this.#dialect) first.shared.follow(follower);
   }
 
   of(entity: string): Records<C> {
@@ -251,6 +287,10 @@ export class Records<C> implements EntityRecords {
   readonly entity: string;
   readonly #table: SqlTable;
   readonly #shared: Shared<C>;
+  /** What every entity's records of this database share (for `ServedRecords.follow`). */
+  get shared(): Shared<C> {
+    return this.#shared;
+  }
   readonly #d: RecordsDialect<C>;
   readonly #columns: ReadonlyMap<string, SqlColumn>;
   /** Columns the API shows: all but the version. */
@@ -598,8 +638,14 @@ export class Records<C> implements EntityRecords {
     if (answer) return answer;
     if (!(yield* this.#writeChange(conn, plan, context.at))) return { ok: false, refusal: { kind: 'stale' } };
     yield* this.#changeHistory(conn, plan, context);
-    // Hook: rows that must commit with the change (a durable outbox of its notifications and
-    // calls, issue 25) are written here, after its history entry, in the same transaction.
+    // Rows that must commit with the change (the outbox of its notifications and calls).
+    yield* this.#followed(
+      conn,
+      plan.transition ? 'transition' : 'update',
+      plan.transition?.name ?? null,
+      plan.record,
+      context,
+    );
     return { ok: true, stored: { record: plan.record, version: plan.current.version + 1 }, changed: true };
   }
 
@@ -717,6 +763,7 @@ export class Records<C> implements EntityRecords {
     for (const column of this.#fieldColumns) changes[column.name] = created[column.name] ?? null;
     const state = this.#hasState ? (record.state as string) : null;
     yield* this.#history(conn, String(record.id), context, 'create', null, null, state, changes, NO_VALUES);
+    yield* this.#followed(conn, 'create', null, created, context);
     return { ok: true, stored: { record: created, version: 1 }, changed: true };
   }
 
@@ -736,6 +783,7 @@ export class Records<C> implements EntityRecords {
     yield* wait(this.#delete.run(conn, [id]));
     const before = lastValues(this.#fieldColumns, this.#hasState, stored);
     yield* this.#history(conn, id, context, 'delete', null, null, null, {}, before);
+    yield* this.#followed(conn, 'delete', null, stored, context);
     return { ok: true };
   }
 
@@ -778,6 +826,27 @@ export class Records<C> implements EntityRecords {
       if ((yield* wait(this.#d.user(conn, value))) === undefined) missing.push(field);
     }
     return missing;
+  }
+
+  /** The outbox's rows for this write, in its transaction (`Store.follow`); nothing when none follows. */
+  *#followed(
+    conn: C,
+    action: FollowedWrite['action'],
+    transition: string | null,
+    record: ApiRecord,
+    context: WriteContext,
+  ): Step<void> {
+    if (!this.#shared.follower) return;
+    const id = String(record.id);
+    yield* this.#shared.followed(conn, {
+      entity: this.entity,
+      action,
+      transition,
+      id,
+      record,
+      at: context.at,
+      by: context.by,
+    });
   }
 
   *#history(

@@ -37,11 +37,42 @@ export interface Store {
   applySchema(schema: SqlSchema, model: Model, options?: ApplyOptions): Promise<AppliedSchema>;
   /** The records of an entity; throws when `applySchema` has not laid out its table. */
   records(entity: string): EntityRecords;
+  /**
+   * Adds the follower's rows in the transaction of every create, update, transition and delete
+   * from now on (one follower; a second replaces it). Survives a later `applySchema`.
+   */
+  follow(follower: WriteFollower): void;
   /** Statements on the runtime's own tables (users, sessions, tokens, rate limits). */
   readonly sql: SqlRunner;
   /** Throws when the database does not answer. */
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * A committed-with-the-write change, as a `WriteFollower` sees it inside the write's transaction:
+ * the record after it (before it, for a delete).
+ */
+export interface FollowedWrite {
+  entity: string;
+  action: 'create' | 'update' | 'transition' | 'delete';
+  transition: string | null;
+  id: string;
+  record: ApiRecord;
+  /** ISO 8601 in UTC, and the acting user's id: the write's `WriteContext`. */
+  at: string;
+  by: string | null;
+}
+
+/**
+ * Rows a write adds to one table of the runtime's, in the write's own transaction, so they are
+ * committed with it or not at all (the outbox, `outbox/`). The table must exist before `follow`.
+ */
+export interface WriteFollower {
+  table: string;
+  columns: readonly string[];
+  /** The rows (one value per column, in order) this write adds; null or none for a write it ignores. */
+  rowsFor(write: FollowedWrite): readonly (readonly unknown[])[] | null;
 }
 
 export interface ApplyOptions {

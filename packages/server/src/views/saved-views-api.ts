@@ -42,14 +42,52 @@ export const SAVE_VIEW_SCHEMA: JsonSchema = {
 export const SAVED_VIEW = 'ninepoint.SavedView';
 export const SAVE_VIEW = 'ninepoint.SaveView';
 
-/** The calls of saved views, for the OpenAPI document: what each answers, by problem code. */
-export const SAVED_VIEW_ROUTES = [
+const VIEW = { [API.json]: { schema: ref(SAVED_VIEW) } };
+
+/**
+ * The calls of saved views (`saved-views.ts` serves them), one row each: the route, its words, and
+ * what it takes and answers in the OpenAPI document. Signed-in callers only, each their own views.
+ */
+export const SAVED_VIEW_CALLS: readonly {
+  method: string;
+  /** As OpenAPI writes it. */
+  path: string;
+  operationId: string;
+  summary: string;
+  describe(responses: ProblemResponses): Pick<Operation, 'parameters' | 'requestBody' | 'responses'>;
+}[] = [
   {
     method: 'GET',
     path: '/api/views',
     operationId: 'listViews',
     summary: 'The caller’s saved views of a list screen, by name',
-    problems: ['INVALID_PAYLOAD'],
+    describe: (responses) => ({
+      parameters: [
+        {
+          name: 'screen',
+          in: 'query',
+          required: true,
+          description: 'The route of a list screen, e.g. `/books`.',
+          schema: { type: 'string' },
+        },
+      ],
+      responses: {
+        '200': {
+          description: 'The caller’s views of the screen, by name.',
+          content: {
+            [API.json]: {
+              schema: {
+                type: 'object',
+                properties: { items: { type: 'array', items: ref(SAVED_VIEW) } },
+                required: ['items'],
+                additionalProperties: false,
+              },
+            },
+          },
+        },
+        ...responses.for(['INVALID_PAYLOAD', ...API.anyCall]),
+      },
+    }),
   },
   {
     method: 'POST',
@@ -58,83 +96,43 @@ export const SAVED_VIEW_ROUTES = [
     summary:
       'Saves a view of a list screen under a name, for the caller only; a view of the same name on ' +
       `that screen is replaced. At most ${SAVED_VIEW_LIMITS.perScreen} per screen.`,
-    problems: ['INVALID_PAYLOAD', 'PAYLOAD_TOO_LARGE', 'FORBIDDEN'],
+    describe: (responses) => ({
+      requestBody: { required: true, content: { [API.json]: { schema: ref(SAVE_VIEW) } } },
+      responses: {
+        '200': { description: 'A view of that name was replaced.', content: VIEW },
+        '201': { description: 'The view is saved.', content: VIEW },
+        ...responses.for(['INVALID_PAYLOAD', 'PAYLOAD_TOO_LARGE', 'FORBIDDEN', ...API.anyCall]),
+      },
+    }),
   },
   {
     method: 'DELETE',
     path: '/api/views/{id}',
     operationId: 'deleteView',
     summary: 'Deletes one of the caller’s saved views',
-    problems: ['NOT_FOUND', 'FORBIDDEN'],
+    describe: (responses) => ({
+      parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
+      responses: {
+        '204': { description: 'The view is deleted.' },
+        ...responses.for(['NOT_FOUND', 'FORBIDDEN', ...API.anyCall]),
+      },
+    }),
   },
-] as const;
+];
 
 /** Saved views in the OpenAPI document. */
 export const SAVED_VIEWS_API: FeatureApi = {
   schemas: () => ({ [SAVED_VIEW]: SAVED_VIEW_SCHEMA, [SAVE_VIEW]: SAVE_VIEW_SCHEMA }),
   calls: ({ responses }) =>
-    SAVED_VIEW_ROUTES.map((view) => ({
-      path: view.path,
-      method: view.method,
-      operation: savedViewOperation(view, responses),
+    SAVED_VIEW_CALLS.map((call) => ({
+      path: call.path,
+      method: call.method,
+      operation: {
+        operationId: call.operationId,
+        summary: call.summary,
+        tags: [API.systemTag],
+        security: API.signedIn,
+        ...call.describe(responses),
+      },
     })),
 };
-
-/** A call of saved list views (`saved-views.ts`): signed-in callers only, each their own views. */
-function savedViewOperation(route: (typeof SAVED_VIEW_ROUTES)[number], responses: ProblemResponses): Operation {
-  const base = {
-    operationId: route.operationId,
-    summary: route.summary,
-    tags: [API.systemTag],
-    security: API.signedIn,
-  };
-  const problems = responses.for([...route.problems, ...API.anyCall]);
-  const view = { [API.json]: { schema: ref(SAVED_VIEW) } };
-  switch (route.operationId) {
-    case 'listViews':
-      return {
-        ...base,
-        parameters: [
-          {
-            name: 'screen',
-            in: 'query',
-            required: true,
-            description: 'The route of a list screen, e.g. `/books`.',
-            schema: { type: 'string' },
-          },
-        ],
-        responses: {
-          '200': {
-            description: 'The caller’s views of the screen, by name.',
-            content: {
-              [API.json]: {
-                schema: {
-                  type: 'object',
-                  properties: { items: { type: 'array', items: ref(SAVED_VIEW) } },
-                  required: ['items'],
-                  additionalProperties: false,
-                },
-              },
-            },
-          },
-          ...problems,
-        },
-      };
-    case 'saveView':
-      return {
-        ...base,
-        requestBody: { required: true, content: { [API.json]: { schema: ref(SAVE_VIEW) } } },
-        responses: {
-          '200': { description: 'A view of that name was replaced.', content: view },
-          '201': { description: 'The view is saved.', content: view },
-          ...problems,
-        },
-      };
-    case 'deleteView':
-      return {
-        ...base,
-        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
-        responses: { '204': { description: 'The view is deleted.' }, ...problems },
-      };
-  }
-}

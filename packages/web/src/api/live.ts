@@ -87,6 +87,10 @@ export function useLiveUpdates(model: Model, userId: string | null): void {
         pending.push(change);
         batch ??= setTimeout(flush, BATCH_MS);
       });
+      // A notification for this user (point 7, the bell): its list is fetched again.
+      stream.addEventListener('notification', () => {
+        void client.invalidateQueries({ queryKey: ['notifications'] });
+      });
       stream.addEventListener('error', () => {
         if (stream.readyState !== EventSource.CLOSED) return;
         void client.invalidateQueries({ queryKey: ['me'] });

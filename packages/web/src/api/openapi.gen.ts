@@ -365,6 +365,91 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every notification and call to another system the app made or is making, newest first: for those who manage people. Never the records’ values. */
+        get: operations["listDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/deliveries/{id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Retry now: a pending or dead delivery is tried at once (with the same webhook-id) */
+        post: operations["retryDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller’s in-app notifications, newest first, and how many are unread */
+        get: operations["listNotifications"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Marks every notification of the caller read */
+        post: operations["markAllNotificationsRead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications/{id}/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Marks one of the caller’s notifications read */
+        post: operations["markNotificationRead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/notes": {
         parameters: {
             query?: never;
@@ -603,6 +688,51 @@ export interface components {
             name: string;
             query: string;
         };
+        "ninepoint.Delivery": {
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description A call to another system, or a notification (mail and in-app).
+             * @enum {unknown}
+             */
+            kind: "call" | "mail";
+            /** @description Where it goes, as point 7 says: `POST env FINANCE_WEBHOOK_URL`, `notify assignee`. */
+            target: string;
+            /** @enum {unknown} */
+            event: "create" | "update" | "transition" | "delete";
+            entity: string;
+            recordId: string;
+            transition: string | null;
+            /**
+             * Format: date-time
+             * @description When the change was made.
+             */
+            at: string;
+            /** @enum {unknown} */
+            status: "pending" | "delivered" | "dead";
+            attempts: number;
+            /** @description The receiver’s last HTTP status; null when none came (or for a mail). */
+            lastCode: number | null;
+            lastError: string | null;
+            /** Format: date-time */
+            lastAt: string | null;
+            /**
+             * Format: date-time
+             * @description When it is tried next; null once delivered or dead.
+             */
+            nextAt: string | null;
+        };
+        "ninepoint.Notification": {
+            /** Format: uuid */
+            id: string;
+            entity: string;
+            recordId: string;
+            subject: string;
+            text: string;
+            /** Format: date-time */
+            at: string;
+            read: boolean;
+        };
         Note: {
             /** Format: uuid */
             readonly id: string;
@@ -612,7 +742,7 @@ export interface components {
             readonly updated_at: string;
             /** @description The user who created it; null for a visitor. */
             readonly created_by: string | null;
-            title: string;
+            title: string | null;
         };
         "Note.create": {
             title: string;
@@ -1628,6 +1758,147 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The view is deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["ninepoint.401.NOT_SIGNED_IN"];
+            403: components["responses"]["ninepoint.403.FORBIDDEN"];
+            404: components["responses"]["ninepoint.404.NOT_FOUND"];
+            429: components["responses"]["ninepoint.429.RATE_LIMITED"];
+            500: components["responses"]["ninepoint.500.INTERNAL_ERROR"];
+        };
+    };
+    listDeliveries: {
+        parameters: {
+            query?: {
+                status?: "pending" | "delivered" | "dead";
+                limit?: number;
+                /** @description The `next` of the previous page. */
+                before?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every notification and call to another system the app made or is making, newest first: for those who manage people. Never the records’ values. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["ninepoint.Delivery"][];
+                        next: string | null;
+                        counts: {
+                            pending: number;
+                            delivered: number;
+                            dead: number;
+                        };
+                        /** @description Calls and recipients the server’s environment leaves unset. */
+                        unconfigured: string[];
+                    };
+                };
+            };
+            400: components["responses"]["ninepoint.400.INVALID_PAYLOAD"];
+            401: components["responses"]["ninepoint.401.NOT_SIGNED_IN"];
+            403: components["responses"]["ninepoint.403.FORBIDDEN"];
+            429: components["responses"]["ninepoint.429.RATE_LIMITED"];
+            500: components["responses"]["ninepoint.500.INTERNAL_ERROR"];
+        };
+    };
+    retryDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Retry now: a pending or dead delivery is tried at once (with the same webhook-id) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ninepoint.Delivery"];
+                };
+            };
+            401: components["responses"]["ninepoint.401.NOT_SIGNED_IN"];
+            403: components["responses"]["ninepoint.403.FORBIDDEN"];
+            404: components["responses"]["ninepoint.404.NOT_FOUND"];
+            409: components["responses"]["ninepoint.409.CONFLICT"];
+            429: components["responses"]["ninepoint.429.RATE_LIMITED"];
+            500: components["responses"]["ninepoint.500.INTERNAL_ERROR"];
+        };
+    };
+    listNotifications: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller’s in-app notifications, newest first, and how many are unread */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["ninepoint.Notification"][];
+                        unread: number;
+                    };
+                };
+            };
+            401: components["responses"]["ninepoint.401.NOT_SIGNED_IN"];
+            429: components["responses"]["ninepoint.429.RATE_LIMITED"];
+            500: components["responses"]["ninepoint.500.INTERNAL_ERROR"];
+        };
+    };
+    markAllNotificationsRead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Marks every notification of the caller read */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["ninepoint.401.NOT_SIGNED_IN"];
+            403: components["responses"]["ninepoint.403.FORBIDDEN"];
+            429: components["responses"]["ninepoint.429.RATE_LIMITED"];
+            500: components["responses"]["ninepoint.500.INTERNAL_ERROR"];
+        };
+    };
+    markNotificationRead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Marks one of the caller’s notifications read */
             204: {
                 headers: {
                     [name: string]: unknown;

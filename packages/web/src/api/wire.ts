@@ -49,3 +49,12 @@ export type SavedView = Schemas['ninepoint.SavedView'];
 type NoteHistoryEntry = Schemas['Note.history']['items'][number];
 /** One entry of a record's history, oldest first; its states are the spec's. */
 export type HistoryEntry = Omit<NoteHistoryEntry, 'from' | 'to'> & { from: string | null; to: string | null };
+
+/** A notification or call to another system as the outbox holds it (`GET /api/deliveries`). */
+export type Delivery = Schemas['ninepoint.Delivery'];
+/** A page of deliveries, with the counts by status and the calls left unconfigured. */
+export type DeliveryPage = Json<'listDeliveries'>;
+/** One entry of the signed-in user's notification list (`GET /api/notifications`). */
+export type InAppNotification = Schemas['ninepoint.Notification'];
+/** `GET /api/notifications`: the newest notifications and how many are unread. */
+export type NotificationList = Json<'listNotifications'>;

@@ -4,6 +4,8 @@ import { useEffect, useMemo, useRef } from 'react';
 import { createBrowserRouter, RouterProvider } from 'react-router';
 import { useModel } from '../api/session.ts';
 // The Studio (`ninepoint dev`): a full-width tool page of its own, outside the app's shell.
+import { DELIVERIES_PATH } from '../outbox/api.ts';
+import { DeliveriesRoute } from '../outbox/DeliveriesPage.tsx';
 import { USERS_PATH } from '../people/UsersPage.tsx';
 import { UsersRoute } from '../people/UsersRoute.tsx';
 import { StudioRoute } from '../studio/StudioRoute.tsx';
@@ -52,6 +54,9 @@ function Routed({ model }: { model: Model }) {
             ...(screensOf(model).some((s) => s.route === USERS_PATH)
               ? []
               : [{ path: USERS_PATH, element: <UsersRoute model={model} /> }]),
+            ...(screensOf(model).some((s) => s.route === DELIVERIES_PATH)
+              ? []
+              : [{ path: DELIVERIES_PATH, element: <DeliveriesRoute /> }]),
             { path: '/sign-up', element: <SignUp /> },
             { path: '/verify-email', element: <VerifyEmail /> },
             { path: '/accept-invitation', element: <AcceptInvitation /> },

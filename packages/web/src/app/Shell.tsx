@@ -32,6 +32,8 @@ import {
   SignOutIcon,
   StudioIcon,
 } from '../list/icons.tsx';
+import { DELIVERIES_PATH } from '../outbox/api.ts';
+import { NotificationBell } from '../outbox/NotificationBell.tsx';
 import { USERS_PATH } from '../people/UsersPage.tsx';
 import { navigation, refusal, screenAt, screenDoc, screensOf, screenTitle, screenTitles } from './screens.ts';
 
@@ -85,7 +87,10 @@ export function Shell({ model }: { model: Model }) {
             </UnstyledButton>
           </Group>
           {user ? (
-            <UserMenu user={user} />
+            <Group gap="xs" wrap="nowrap">
+              <NotificationBell />
+              <UserMenu user={user} />
+            </Group>
           ) : me.isPending || location.pathname === '/sign-in' ? null : (
             <Button
               component={Link}
@@ -123,6 +128,19 @@ export function Shell({ model }: { model: Model }) {
                 leftSection={<PeopleIcon size={18} />}
                 active={location.pathname === USERS_PATH}
                 aria-current={location.pathname === USERS_PATH ? 'page' : undefined}
+                onClick={close}
+                styles={{ description: { whiteSpace: 'normal', opacity: 1 } }}
+              />
+            )}
+            {me.data?.people?.manage && !links.some((s) => s.route === DELIVERIES_PATH) && (
+              <NavLink
+                component={Link}
+                to={DELIVERIES_PATH}
+                label="Deliveries"
+                description="Mails and calls to other systems"
+                leftSection={<ListIcon size={18} />}
+                active={location.pathname === DELIVERIES_PATH}
+                aria-current={location.pathname === DELIVERIES_PATH ? 'page' : undefined}
                 onClick={close}
                 styles={{ description: { whiteSpace: 'normal', opacity: 1 } }}
               />
@@ -282,6 +300,7 @@ const ACCOUNT_PAGE_TITLES: Readonly<Record<string, string>> = {
   '/forgot-password': 'Forgot your password',
   '/reset-password': 'Choose a new password',
   [USERS_PATH]: 'Users',
+  [DELIVERIES_PATH]: 'Deliveries',
   '/sign-up': 'Create an account',
   '/verify-email': 'Confirm your email',
   '/accept-invitation': 'Accept the invitation',

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { SCHEMA_TABLE, type SqlSchema } from '../../compile/sql-schema.ts';
 import { ServedRecords } from '../records-core.ts';
 import { type MigrationSteps, migrate, SCHEMA_ROW_COLUMNS } from '../schema-apply.ts';
-import type { AppliedSchema, ApplyOptions, Store } from '../store.ts';
+import type { AppliedSchema, ApplyOptions, Store, WriteFollower } from '../store.ts';
 import { HISTORY_TABLE_DDL, quoteIdentifier, SCHEMA_TABLE_DDL } from './pg-ddl.ts';
 import { type PgConn, PgDialect, type PgRecords } from './pg-dialect.ts';
 import { applyPgPlan } from './pg-migrate.ts';
@@ -99,6 +99,10 @@ export class PgStore implements Store {
     // Every table's point reads and writes are prepared now: a request never prepares one.
     if (applied.applied) this.#records.serve(new PgDialect(this.pool), schema, applied.plan.tables);
     return applied;
+  }
+
+  follow(follower: WriteFollower): void {
+    this.#records.follow(follower);
   }
 
   records(entity: string): PgRecords {

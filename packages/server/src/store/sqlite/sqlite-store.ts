@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { HISTORY_TABLE, SCHEMA_TABLE, type SqlSchema } from '../../compile/sql-schema.ts';
 import { ServedRecords } from '../records-core.ts';
 import { type MigrationSteps, migrate, SCHEMA_ROW_COLUMNS } from '../schema-apply.ts';
-import type { AppliedSchema, ApplyOptions, Store, Synchronous } from '../store.ts';
+import type { AppliedSchema, ApplyOptions, Store, Synchronous, WriteFollower } from '../store.ts';
 import { GroupCommit } from './group-commit.ts';
 import { HISTORY_BEFORE_COLUMN, HISTORY_TABLE_DDL, quoteIdentifier, SCHEMA_TABLE_DDL } from './sqlite-ddl.ts';
 import { SqliteDialect, type SqliteRecords, type TransactionRunner } from './sqlite-dialect.ts';
@@ -116,6 +116,10 @@ export class SqliteStore implements Store {
         db.prepare(`INSERT INTO ${table} (${SCHEMA_ROW_COLUMNS}) VALUES (?, ?, ?, ?, ?)`).run(...values);
       },
     };
+  }
+
+  follow(follower: WriteFollower): void {
+    this.#records.follow(follower);
   }
 
   records(entity: string): SqliteRecords {
