@@ -90,23 +90,19 @@ async function benchOne(database: string, options: { dbPath?: string; databaseUr
     });
     const lent = new Date(at).toISOString().slice(0, 10);
     // Two batches: one falls due for the round timed alone, the other for the round beside reads.
+    const rows: unknown[][] = [];
     for (let i = 0; i < 2 * COUNT; i++) {
       const due = new Date(at + (i < COUNT ? 14 : 21) * DAY).toISOString().slice(0, 10);
-      await loans.create(
-        {
-          id: randomUUID(),
-          created_at: stamp,
-          updated_at: stamp,
-          created_by: null,
-          state: 'out',
-          book: bookId,
-          borrower,
-          lent_on: lent,
-          due,
-          renewals: 0,
-          condition_note: null,
-        },
-        system,
+      rows.push([randomUUID(), stamp, stamp, null, 'out', bookId, borrower, lent, due, 0, null]);
+    }
+    // Straight into the table, 500 rows a statement: the loans' making is not what is measured.
+    const columns = LOAN_COLUMNS.map((c) => `"${c}"`).join(', ');
+    const row = `(${LOAN_COLUMNS.map(() => '?').join(', ')})`;
+    for (let start = 0; start < rows.length; start += 500) {
+      const batch = rows.slice(start, start + 500);
+      await server.store.sql.run(
+        `INSERT INTO "loans" (${columns}) VALUES ${batch.map(() => row).join(', ')}`,
+        batch.flat(),
       );
     }
     const id = (
@@ -158,6 +154,20 @@ async function benchOne(database: string, options: { dbPath?: string; databaseUr
     await server.close();
   }
 }
+
+const LOAN_COLUMNS = [
+  'id',
+  'created_at',
+  'updated_at',
+  'created_by',
+  'state',
+  'book',
+  'borrower',
+  'lent_on',
+  'due',
+  'renewals',
+  'condition_note',
+];
 
 async function tokenOf(server: NinepointServer): Promise<{ authorization: string }> {
   const known = assignableRoles(server.compiled.model);
