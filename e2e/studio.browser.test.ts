@@ -228,7 +228,7 @@ describe('the Studio under ninepoint dev', () => {
     const transition = position(SPEC, '| write off    | overdue');
     await cursorTo(page, transition.line + 2, 1);
     await page.keyboard.insertText(
-      '| report lost  | out          | lost     | staff |                          | the member says it is gone        |\n',
+      '| report lost  | out          | lost     | staff |                         |                                                  | the member says it is gone             |\n',
     );
     const call = position(SPEC, '| POST   | /api/loans/:id/write-off');
     await cursorTo(page, call.line + 3, 1);
