@@ -10,6 +10,7 @@ const BERLIN = REVIEWS_AND_APPOINTMENTS.replace(
   '| TIME_ZONE          | Europe/Berlin | the clinic’s calendar |\n| MAX_PER_DAY        | 3     |',
 );
 
+// On PostgreSQL too: a local day is a range of timestamps that each database compares its own way.
 describe.each(TEST_DATABASES)('limits per local day on $name', (db) => {
   it('counts a doctor’s day in Berlin across the switch to summer time (a 23-hour day)', async () => {
     expect(BERLIN).not.toBe(REVIEWS_AND_APPOINTMENTS);

@@ -75,6 +75,7 @@ async function lendingDesk(server: NinepointServer, now: () => number) {
   return { call, lend };
 }
 
+// On PostgreSQL too: due records are found by SQL and taken under each database's own scheduler lock.
 describe.each(TEST_DATABASES)('automatic transitions on $name', (db: TestDatabase) => {
   describe('the helpdesk escalates a ticket past its service level by itself', () => {
     const clock = testClock();
