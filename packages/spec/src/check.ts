@@ -80,9 +80,10 @@ export function checkSpec(source: string): CheckResult {
   model.rules = read('rules', readRules, []);
   model.screens = read('screens', readScreens, []);
   model.calls = read('calls', readCalls, []);
-  const outgoing = read('calls', readOutgoing, { notifications: [], webhooks: [] });
+  const outgoing = read('calls', readOutgoing, { notifications: [], webhooks: [], schedules: [] });
   model.notifications = outgoing.notifications;
   model.webhooks = outgoing.webhooks;
+  model.schedules = outgoing.schedules;
 
   // Validate: each point's checks on what was read. Errors before constants: a message's
   // placeholders mark the constants they name as used.
@@ -121,6 +122,7 @@ function emptyModel(): Model {
     calls: [],
     notifications: [],
     webhooks: [],
+    schedules: [],
     errors: [],
     constants: [],
   };

@@ -209,6 +209,11 @@ export const DIAGNOSTIC_CODES = {
     severity: 'error',
     summary: "A call to another system's method, URL or body is not understood.",
   },
+  'invalid-schedule': {
+    point: 7,
+    severity: 'error',
+    summary: 'A scheduled job does not parse, is declared twice, or a call names a job no schedule declares.',
+  },
   'secret-in-spec': {
     point: 7,
     severity: 'error',

@@ -1499,6 +1499,28 @@ two collections, when a GET or DELETE has a payload, and when the payload is ano
 | create Loan | borrower | Borrowed | It is due {due}. |
 `,
   },
+  'invalid-schedule': {
+    about: `Point 7's \`### Schedules\` names recurring jobs, each run in words (\`every day at 07:00\`,
+\`every monday at 09:00\`, \`every weekday at 08:30\`, \`every hour\`, \`every 15 minutes\`, \`every month on
+the 1st at 06:00\`) or in five cron fields (\`0 7 * * *\`), in the product's \`TIME_ZONE\`. A call to
+another system on \`schedule <job>\` is made each time the job falls due.`,
+    bad: `## 7. The calls it makes
+
+### Schedules
+
+| job            | every                |
+| -------------- | -------------------- |
+| nightly export | every night at 02:00 |
+`,
+    fixed: `## 7. The calls it makes
+
+### Schedules
+
+| job            | every              |
+| -------------- | ------------------ |
+| nightly export | every day at 02:00 |
+`,
+  },
   'invalid-webhook': {
     about: `A call to another system goes to a constant holding an absolute \`http:\` or \`https:\` URL, or to
 \`env NAME\`; its method is \`POST\`, \`PUT\` or \`PATCH\`; its body is empty (the whole record) or

@@ -55,6 +55,7 @@ function blankModel(): Model {
     calls: [],
     notifications: [],
     webhooks: [],
+    schedules: [],
     errors: [],
     constants: [],
   };

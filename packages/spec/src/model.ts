@@ -388,7 +388,19 @@ export interface Call {
 /** A change to a record that sets off notifications and calls to other systems. */
 export type OutgoingEvent =
   | { kind: 'create' | 'update' | 'delete'; entity: string }
-  | { kind: 'transition'; entity: string; transition: string };
+  | { kind: 'transition'; entity: string; transition: string }
+  /** A job of point 7's "Schedules" falling due (`schedule nightly export`): calls only. */
+  | { kind: 'schedule'; job: string };
+
+/** Point 7's "Schedules": recurring work, a named job that sets off its calls when due. */
+export interface Schedule {
+  name: string;
+  /** As written: `every day at 07:00` or `0 7 * * *`. */
+  every: string;
+  /** The five-field cron pattern it stands for, read in the product's time zone. */
+  cron: string;
+  span: Span;
+}
 
 /** Where a value the runtime needs comes from: a point-9 constant, or the server's environment. */
 export type ValueSource = { kind: 'constant'; name: string } | { kind: 'env'; name: string };
@@ -476,6 +488,8 @@ export interface Model {
   /** Point 7's notifications and calls to other systems (empty when none are declared). */
   notifications: Notification[];
   webhooks: Webhook[];
+  /** Point 7's recurring jobs (empty when none are declared). */
+  schedules: Schedule[];
   /** The catalogue as declared in point 8 (see `errorCatalogue` for built-ins merged in). */
   errors: ErrorCode[];
   constants: Constant[];

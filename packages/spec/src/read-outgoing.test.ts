@@ -139,4 +139,34 @@ describe('notifications and calls to other systems (point 7)', () => {
     const result = withOutgoing(calls('| create Ticket | POST | env URL | Ticket (id, titel) | env S |'));
     expect(result.diagnostics.map((d) => d.code)).toEqual(['unknown-field']);
   });
+
+  const schedules = (rows: string) => `### Schedules\n\n| job | every |\n| --- | ----- |\n${rows}`;
+
+  it('reads schedules in words and cron, and a call on a job falling due', () => {
+    const result = withOutgoing(
+      `${schedules('| daily digest | every day at 07:00 |\n| weekly report | 0 9 * * 1 |')}\n\n${calls('| schedule daily digest | POST | env DIGEST_URL | | env DIGEST_SECRET |')}`,
+    );
+    expect(codes(result)).toEqual([]);
+    expect(result.model.schedules.map((s) => [s.name, s.cron])).toEqual([
+      ['daily digest', '0 7 * * *'],
+      ['weekly report', '0 9 * * 1'],
+    ]);
+    expect(result.model.webhooks.map((w) => w.event)).toEqual([{ kind: 'schedule', job: 'daily digest' }]);
+  });
+
+  it('refuses a schedule that does not parse, a job declared twice and a call on an unknown job, with hints', () => {
+    const result = withOutgoing(
+      `${schedules('| digest | every night at 07:00 |\n| report | 61 * * * * |\n| export | every hour |\n| export | every day at 01:00 |')}\n\n${calls('| schedule exports | POST | env X_URL | | env X_SECRET |\n| schedule export | POST | env X_URL | id | env X_SECRET |')}`,
+    );
+    const found = result.diagnostics.filter((d) => d.code === 'invalid-schedule' || d.code === 'invalid-webhook');
+    expect(found.map((d) => d.message)).toEqual([
+      'The job "digest" runs "every night at 07:00" is not a schedule in words.',
+      'The job "report" runs "61 * * * *" is not a cron pattern (CronPattern: Invalid value for minute: 61).',
+      'The job "export" is declared twice.',
+      'The call on "schedule exports" names job "exports", which point 7\'s Schedules do not declare.',
+      'The call on "schedule export" sends no record, so it lists no fields.',
+    ]);
+    expect(found.every((d) => (d.hint ?? '') !== '')).toBe(true);
+    expect(found[3]?.expected).toEqual(['export']);
+  });
 });

@@ -1,9 +1,10 @@
-import type { Entity, Model, Notification, OutgoingEvent, Recipient, ValueSource, Webhook } from './model.ts';
+import type { Entity, Model, Notification, OutgoingEvent, Recipient, Schedule, ValueSource, Webhook } from './model.ts';
 import { CONSTANT_NAME, transitionSlug, USER_ENTITY } from './names.ts';
 import type { Section, Subsection } from './parse-sections.ts';
 import { type Cell, cellPart, splitList, type TableRow } from './parse-tables.ts';
 import { cellOf, requiredCell, rowsOf } from './read-helpers.ts';
 import { readReferencePath } from './reference-paths.ts';
+import { readSchedule } from './schedules.ts';
 import type { Scope } from './scope.ts';
 import { subSpan } from './spans.ts';
 import { suggest } from './suggest.ts';
@@ -11,10 +12,12 @@ import { suggest } from './suggest.ts';
 /** Point 7's sub-sections that say what the product sends out, rather than the API it serves. */
 const NOTIFICATIONS = /^notifications?$/i;
 const WEBHOOKS = /^(calls to other systems|webhooks?|outgoing calls)$/i;
+const SCHEDULES = /^(schedules?|scheduled jobs|recurring work)$/i;
 
-/** True for a point-7 sub-section holding notifications or calls to other systems. */
+/** True for a point-7 sub-section holding notifications, calls to other systems or schedules. */
 export function isOutgoingSubsection(sub: Subsection): boolean {
-  return NOTIFICATIONS.test(sub.name.trim()) || WEBHOOKS.test(sub.name.trim());
+  const name = sub.name.trim();
+  return NOTIFICATIONS.test(name) || WEBHOOKS.test(name) || SCHEDULES.test(name);
 }
 
 const NOTIFICATION_COLUMNS = [
@@ -30,15 +33,29 @@ const WEBHOOK_COLUMNS = [
   { key: 'body', names: ['body', 'payload', 'sends'] },
   { key: 'secret', names: ['secret', 'signed with', 'signing secret'], required: true },
 ];
+const SCHEDULE_COLUMNS = [
+  { key: 'job', names: ['job', 'name'], required: true },
+  { key: 'every', names: ['every', 'schedule', 'when', 'runs'], required: true },
+];
 const METHODS = ['POST', 'PUT', 'PATCH'] as const;
 const ENV = /^env(?:ironment)?\s+([A-Z][A-Z0-9_]*)$/;
 /** The fields a webhook's body may list beside the entity's own. */
 const SYSTEM_FIELDS = ['id', 'state', 'created_at', 'updated_at', 'created_by'];
 
 /** Reads point 7's "Notifications" and "Calls to other systems" sub-sections. */
-export function readOutgoing(section: Section, scope: Scope): Pick<Model, 'notifications' | 'webhooks'> {
+export function readOutgoing(section: Section, scope: Scope): Pick<Model, 'notifications' | 'webhooks' | 'schedules'> {
   const notifications: Notification[] = [];
   const webhooks: Webhook[] = [];
+  // Schedules first: a call names its job, wherever the sub-sections stand.
+  const schedules: Schedule[] = [];
+  for (const sub of section.subsections) {
+    if (!SCHEDULES.test(sub.name.trim())) continue;
+    for (const row of rowsOf(sub.tables, SCHEDULE_COLUMNS, scope.bag, 'schedules')) {
+      const schedule = readScheduleRow(row, scope, schedules);
+      if (schedule) schedules.push(schedule);
+    }
+  }
+  const jobs = new Set(schedules.map((s) => s.name));
   for (const sub of section.subsections) {
     const name = sub.name.trim();
     if (NOTIFICATIONS.test(name)) {
@@ -48,12 +65,43 @@ export function readOutgoing(section: Section, scope: Scope): Pick<Model, 'notif
       }
     } else if (WEBHOOKS.test(name)) {
       for (const row of rowsOf(sub.tables, WEBHOOK_COLUMNS, scope.bag, 'calls to other systems')) {
-        const w = readWebhook(row, scope);
+        const w = readWebhook(row, scope, jobs);
         if (w) webhooks.push(w);
       }
     }
   }
-  return { notifications, webhooks };
+  return { notifications, webhooks, schedules };
+}
+
+function readScheduleRow(row: TableRow, scope: Scope, earlier: readonly Schedule[]): Schedule | null {
+  const job = requiredCell(row, 'job', scope.bag, 'A schedule');
+  const every = requiredCell(row, 'every', scope.bag, 'A schedule');
+  if (!job || !every) return null;
+  const hint =
+    'Write words (every day at 07:00, every monday at 09:00, every weekday at 08:30, every hour, every 15 minutes, every month on the 1st at 06:00) or five cron fields (0 7 * * *: minute, hour, day of month, month, day of week).';
+  if (!/^[a-z][a-z0-9 _-]*$/i.test(job.text)) {
+    scope.bag.report(
+      'invalid-schedule',
+      job.span,
+      `The job "${job.text}" needs a name of letters, digits and spaces.`,
+      {
+        hint: 'Name it as the calls will: nightly export, weekly digest.',
+      },
+    );
+    return null;
+  }
+  if (earlier.some((s) => s.name.toLowerCase() === job.text.toLowerCase())) {
+    scope.bag.report('invalid-schedule', job.span, `The job "${job.text}" is declared twice.`, {
+      hint: 'Give each job its own name; one job may set off several calls.',
+    });
+    return null;
+  }
+  const reading = readSchedule(every.text);
+  if (!reading.ok) {
+    scope.bag.report('invalid-schedule', every.span, `The job "${job.text}" runs ${reading.why}.`, { hint });
+    return null;
+  }
+  return { name: job.text, every: every.text, cron: reading.cron, span: row.span };
 }
 
 function readNotification(row: TableRow, scope: Scope): Notification | null {
@@ -78,15 +126,17 @@ function readNotification(row: TableRow, scope: Scope): Notification | null {
   return { event, to: recipients, subject: subject.text, text: text.text, span: row.span };
 }
 
-function readWebhook(row: TableRow, scope: Scope): Webhook | null {
+function readWebhook(row: TableRow, scope: Scope, jobs: ReadonlySet<string>): Webhook | null {
   const on = requiredCell(row, 'on', scope.bag, 'A call to another system');
   const urlCell = requiredCell(row, 'url', scope.bag, 'A call to another system');
   const secretCell = requiredCell(row, 'secret', scope.bag, 'A call to another system');
   if (!on || !urlCell || !secretCell) return null;
+  const what = `The call on "${on.text}"`;
+  const scheduled = /^schedule\s+(.+)$/i.exec(on.text);
+  if (scheduled) return readScheduledWebhook(row, scheduled[1] as string, on, urlCell, secretCell, scope, jobs, what);
   const read = readEvent(on, scope, 'A call to another system');
   if (!read) return null;
   const { event, entity } = read;
-  const what = `The call on "${on.text}"`;
   const methodCell = cellOf(row, 'method');
   const method = (methodCell.text === '' ? 'POST' : methodCell.text.toUpperCase()) as Webhook['method'];
   if (!METHODS.includes(method)) {
@@ -101,6 +151,52 @@ function readWebhook(row: TableRow, scope: Scope): Webhook | null {
   const fields = readBodyFields(cellOf(row, 'body'), entity, scope, what);
   if (!url || !secretEnv || fields === undefined) return null;
   return { event, method, url, fields, secretEnv, span: row.span };
+}
+
+/** A call on `schedule <job>`: its body is the job and the time it fell due, never a record. */
+function readScheduledWebhook(
+  row: TableRow,
+  job: string,
+  on: Cell,
+  urlCell: Cell,
+  secretCell: Cell,
+  scope: Scope,
+  jobs: ReadonlySet<string>,
+  what: string,
+): Webhook | null {
+  const name = [...jobs].find((j) => j.toLowerCase() === job.trim().toLowerCase());
+  if (!name) {
+    scope.bag.report(
+      'invalid-schedule',
+      on.span,
+      `${what} names job "${job}", which point 7's Schedules do not declare.`,
+      {
+        expected: suggest(job, jobs),
+        hint: 'Declare it under ### Schedules: | job | every | with a row such as | nightly export | every day at 02:00 |.',
+      },
+    );
+    return null;
+  }
+  const methodCell = cellOf(row, 'method');
+  const method = (methodCell.text === '' ? 'POST' : methodCell.text.toUpperCase()) as Webhook['method'];
+  if (!METHODS.includes(method)) {
+    scope.bag.report('invalid-webhook', methodCell.span, `${what} uses "${methodCell.text}", which it cannot send.`, {
+      expected: suggest(methodCell.text.toUpperCase(), METHODS),
+      hint: 'A call to another system is a POST (the default), PUT or PATCH.',
+    });
+    return null;
+  }
+  const bodyCell = cellOf(row, 'body');
+  if (bodyCell.text !== '' && !/^(-|—|–)$/.test(bodyCell.text)) {
+    scope.bag.report('invalid-webhook', bodyCell.span, `${what} sends no record, so it lists no fields.`, {
+      hint: "A scheduled call's body is the job's name and the time it fell due: leave the body empty.",
+    });
+    return null;
+  }
+  const url = readUrl(urlCell, scope, what);
+  const secretEnv = readSecret(secretCell, scope, what);
+  if (!url || !secretEnv) return null;
+  return { event: { kind: 'schedule', job: name }, method, url, fields: null, secretEnv, span: row.span };
 }
 
 /** `create Ticket`, `update Ticket`, `delete Ticket` or `Ticket: assign` (a transition). */

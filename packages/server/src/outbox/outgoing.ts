@@ -39,7 +39,13 @@ export function eventKey(entity: string, action: string, transition: string | nu
   return `${entity}\u0000${action}\u0000${transition ?? ''}`;
 }
 
+/** The key of a job falling due: no entity, the job's name in the transition's place. */
+export function scheduleKey(job: string): string {
+  return eventKey('', 'schedule', job);
+}
+
 function keyOf(event: OutgoingEvent): string {
+  if (event.kind === 'schedule') return scheduleKey(event.job);
   return eventKey(event.entity, event.kind, event.kind === 'transition' ? event.transition : null);
 }
 
@@ -116,6 +122,7 @@ export function compileOutgoing(model: Model, env: NodeJS.ProcessEnv = process.e
 
 /** `create Ticket`, `Ticket: assign`. */
 export function eventWords(event: OutgoingEvent): string {
+  if (event.kind === 'schedule') return `schedule ${event.job}`;
   return event.kind === 'transition' ? `${event.entity}: ${event.transition}` : `${event.kind} ${event.entity}`;
 }
 
