@@ -1,5 +1,5 @@
 import { channel } from 'node:diagnostics_channel';
-import { effectiveScreens, type Model, peopleAccess } from '@ninepoint/spec';
+import { effectiveScreens, type Model, peopleAccess, timeZoneOf } from '@ninepoint/spec';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { type Logger, pino } from 'pino';
 import { createAjv } from '../compile/ajv.ts';
@@ -30,7 +30,7 @@ import { records } from '../records/index.ts';
 import { openStore, type StoreOptions } from '../store/open-store.ts';
 import { PgStore } from '../store/postgres/pg-store.ts';
 import type { Store } from '../store/store.ts';
-import { type Timers, timers } from '../timers/index.ts';
+import { RecurringJobs, ScheduleRuns, type Timers, timers } from '../timers/index.ts';
 import { SavedViewsStore, savedViews } from '../views/index.ts';
 import { type CompiledApp, compileApp } from './compile-app.ts';
 import { SERVER_CREATED_CHANNEL, type ServerCreated } from './server-channel.ts';
@@ -168,6 +168,21 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
       ...(options.outbox?.env ? { env: options.outbox.env } : {}),
       ...(options.outbox?.timing ? { timing: options.outbox.timing } : {}),
     });
+    // Point 7's recurring jobs: their runs table only when the spec declares some.
+    let jobs: RecurringJobs | null = null;
+    if (compiled.model.schedules.length > 0) {
+      const runs = new ScheduleRuns(store.sql);
+      await runs.setUp();
+      const clock = options.now ?? systemClock;
+      jobs = new RecurringJobs({
+        schedules: compiled.model.schedules,
+        runs,
+        timeZone: timeZoneOf(compiled.model),
+        run: (job, dueAt) => outbox.scheduled(job, dueAt, clock()),
+        now: clock,
+        logger,
+      });
+    }
     const devMode = options.devMode ?? false;
     // What to do next (add a user; dev mode's demo users; email not configured) is said once by
     // the command that started the server (`ninepoint serve`, `ninepoint dev`), not at every app
@@ -189,6 +204,7 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
     const { app, endStreams } = buildApp(compiled, store, logger, auth, feed, {
       views,
       outbox,
+      jobs,
       now: options.now,
       devMode,
       trustProxy: options.trustProxy ?? false,
@@ -214,6 +230,7 @@ function buildApp(
   {
     views,
     outbox,
+    jobs,
     now,
     devMode,
     trustProxy,
@@ -224,6 +241,7 @@ function buildApp(
   }: {
     views: SavedViewsStore;
     outbox: Outbox;
+    jobs: RecurringJobs | null;
     now: (() => number) | undefined;
     devMode: boolean;
     trustProxy: TrustProxy;
@@ -314,7 +332,7 @@ function buildApp(
     outbox.committed(change.entity, change.kind);
   };
   void app.register(records, { compiled, store, committed, now: clock });
-  void app.register(timers, { compiled, store, logger, now: clock, committed });
+  void app.register(timers, { compiled, store, logger, now: clock, committed, jobs });
   void app.register(savedViews, { views, screens: effectiveScreens(compiled.model), ...(now ? { now } : {}) });
   void app.register(outboxPlugin, {
     outbox,

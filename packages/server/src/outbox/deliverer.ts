@@ -27,6 +27,15 @@ export interface DelivererOptions {
 
 /** The body of a call: what happened, to which record, by whom and when. */
 export function callBody(row: DeliveryRow, fields: readonly string[] | null): string {
+  if (row.event === 'schedule') {
+    // A job falling due: no record, its name and the time it was due.
+    return JSON.stringify({
+      type: eventType('', 'schedule', row.record_id),
+      event: 'schedule',
+      job: row.record_id,
+      due: row.at,
+    });
+  }
   const record = JSON.parse(row.record) as Record<string, unknown>;
   const sent = fields === null ? record : Object.fromEntries(fields.map((f) => [f, record[f] ?? null]));
   return JSON.stringify({
@@ -126,7 +135,7 @@ export class Deliverer {
       delivery: row.id,
       kind: row.kind,
       target: row.target,
-      event: eventType(row.entity, row.event, row.transition),
+      event: eventType(row.entity, row.event, row.event === 'schedule' ? row.record_id : row.transition),
       record: row.record_id,
       attempt: row.attempts,
       status: outcome.status,

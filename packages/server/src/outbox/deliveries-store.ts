@@ -1,5 +1,5 @@
 import type { SqlRunner } from '../store/sql-runner.ts';
-import { DELIVERIES_TABLE, NOTIFICATIONS_TABLE, OUTBOX_DDL } from './outbox-tables.ts';
+import { DELIVERIES_TABLE, DELIVERY_INSERT_COLUMNS, NOTIFICATIONS_TABLE, OUTBOX_DDL } from './outbox-tables.ts';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'dead';
 
@@ -113,6 +113,13 @@ export class DeliveriesStore {
 
   async setUp(): Promise<void> {
     await this.#sql.exec(OUTBOX_DDL);
+  }
+
+  /** Adds deliveries outside a record's write (a scheduled job's calls), in `DELIVERY_INSERT_COLUMNS` order. */
+  async add(rows: readonly (readonly unknown[])[]): Promise<void> {
+    const columns = DELIVERY_INSERT_COLUMNS.map((c) => `"${c}"`).join(', ');
+    const marks = DELIVERY_INSERT_COLUMNS.map(() => '?').join(', ');
+    for (const row of rows) await this.#sql.run(`INSERT INTO ${D} (${columns}) VALUES (${marks})`, row);
   }
 
   /**

@@ -4,10 +4,12 @@ import type { EntityPermissions } from '../compile/permissions.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import type { AuthStore } from '../people/index.ts';
 import type { Store } from '../store/store.ts';
+import { uuidv7 } from '../store/uuidv7.ts';
+import { SYSTEM_ACTOR_ID } from '../timers/system-actor.ts';
 import { Deliverer } from './deliverer.ts';
 import { DeliveriesStore } from './deliveries-store.ts';
 import { sendNotification } from './notify.ts';
-import { compileOutgoing, type Outgoing, outboxFollower } from './outgoing.ts';
+import { compileOutgoing, type Outgoing, outboxFollower, scheduleKey } from './outgoing.ts';
 
 /** For tests and operators: how fast deliveries are tried and retried. */
 export interface OutboxTiming {
@@ -97,6 +99,34 @@ export class Outbox {
   /** After a committed write: wakes the deliverer when such writes of the entity set anything off. */
   committed(entity: string, kind: string): void {
     if (this.#kinds.has(`${entity}\u0000${kind}`)) this.#deliverer.kick();
+  }
+
+  /**
+   * A scheduled job fell due: one pending call per call on `schedule <job>`, its body the job's
+   * name and the time it was due, delivered (signed, retried) as any other call.
+   */
+  async scheduled(job: string, dueAt: string, now: number): Promise<void> {
+    const items = this.outgoing.byEvent.get(scheduleKey(job)) ?? [];
+    if (items.length === 0) return;
+    await this.deliveries.add(
+      items.map((item) => [
+        uuidv7(now),
+        item.kind,
+        item.index,
+        item.target,
+        'schedule',
+        '',
+        job,
+        null,
+        SYSTEM_ACTOR_ID,
+        dueAt,
+        '{}',
+        'pending',
+        0,
+        now,
+      ]),
+    );
+    this.#deliverer.kick();
   }
 
   /** Stops delivering; resolves once the deliveries under way are settled. */

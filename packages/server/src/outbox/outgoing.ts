@@ -128,6 +128,7 @@ export function eventWords(event: OutgoingEvent): string {
 
 /** The Standard Webhooks `type` of an event: `expense.approve`, `ticket.created`. */
 export function eventType(entity: string, action: string, transition: string | null): string {
+  if (action === 'schedule') return `schedule.${transitionSlug(transition ?? '')}`;
   const past: Record<string, string> = { create: 'created', update: 'updated', delete: 'deleted' };
   return `${entity.toLowerCase()}.${transition ? transitionSlug(transition) : (past[action] ?? action)}`;
 }

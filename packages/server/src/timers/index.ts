@@ -1,4 +1,6 @@
 // The timers feature's public face: automatic transitions (point 4's `system`) and their scheduler.
 export { type DueKind, dueKinds } from './due-kinds.ts';
+export { RecurringJobs } from './recurring.ts';
+export { SCHEDULE_RUNS_TABLE, ScheduleRuns } from './schedule-runs.ts';
 export { type RoundReport, SYSTEM_ACTOR_ID } from './scheduler.ts';
 export { ROUND_INTERVAL_MS, type Timers, type TimersOptions, timers } from './timers-plugin.ts';

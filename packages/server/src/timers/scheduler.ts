@@ -6,10 +6,11 @@ import type { LocalChange } from '../live/index.ts';
 import { effectFieldsCheck, withEffectFields } from '../records/index.ts';
 import type { Store, WriteCheck } from '../store/store.ts';
 import type { DueKind } from './due-kinds.ts';
+import type { RecurringJobs } from './recurring.ts';
 import type { SchedulerLock } from './scheduler-lock.ts';
+import { SYSTEM_ACTOR_ID } from './system-actor.ts';
 
-/** How the system appears in history (`by`) and the API: a reserved actor, never a user's id. */
-export const SYSTEM_ACTOR_ID = 'system';
+export { SYSTEM_ACTOR_ID };
 
 /** How many due ids one query finds; a round pages through them all. */
 const PAGE = 500;
@@ -25,12 +26,16 @@ export interface RoundReport {
   skipped: number;
   /** Queries that looked for due records. */
   queries: number;
+  /** Scheduled jobs (point 7's Schedules) run. */
+  jobs: number;
 }
 
 export interface SchedulerOptions {
   compiled: CompiledApp;
   store: Store;
   kinds: readonly DueKind[];
+  /** Point 7's recurring jobs, run in the same rounds under the same lock. */
+  jobs: RecurringJobs | null;
   lock: SchedulerLock;
   logger: Logger;
   /** Milliseconds since 1970: the same clock as `now` in guards. */
@@ -80,8 +85,9 @@ export class TransitionScheduler {
   }
 
   async #round(): Promise<RoundReport> {
-    const report: RoundReport = { ran: false, taken: 0, refused: 0, skipped: 0, queries: 0 };
-    if (this.#o.kinds.length === 0) return { ...report, ran: true };
+    const report: RoundReport = { ran: false, taken: 0, refused: 0, skipped: 0, queries: 0, jobs: 0 };
+    const jobs = this.#o.jobs;
+    if (this.#o.kinds.length === 0 && (jobs === null || jobs.empty)) return { ...report, ran: true };
     report.ran = await this.#o.lock.whileHeld(async () => {
       for (const kind of this.#o.kinds) {
         try {
@@ -94,6 +100,7 @@ export class TransitionScheduler {
           );
         }
       }
+      if (jobs) report.jobs = await jobs.round();
     });
     return report;
   }

@@ -6,6 +6,7 @@ import type { LocalChange } from '../live/index.ts';
 import { PgStore } from '../store/postgres/pg-store.ts';
 import type { Store } from '../store/store.ts';
 import { dueKinds } from './due-kinds.ts';
+import type { RecurringJobs } from './recurring.ts';
 import { type RoundReport, TransitionScheduler } from './scheduler.ts';
 import { LOCAL_LOCK, pgSchedulerLock } from './scheduler-lock.ts';
 
@@ -26,12 +27,15 @@ export interface TimersOptions {
   logger: Logger;
   now: () => number;
   committed: (change: LocalChange) => void;
+  /** Point 7's recurring jobs, or null when the spec declares none. */
+  jobs: RecurringJobs | null;
   /** Milliseconds between rounds; default `ROUND_INTERVAL_MS`. */
   intervalMs?: number;
 }
 
 /**
- * The scheduler of automatic transitions (point 4's `system`): a first round as soon as the app
+ * The scheduler of automatic transitions (point 4's `system`) and recurring jobs (point 7's
+ * Schedules): a first round as soon as the app
  * is ready (catching up on what fell due while no server ran), then one every interval, until
  * the app closes. With several servers on one PostgreSQL database, one runs each round.
  */
@@ -42,7 +46,7 @@ export function registerTimers(app: FastifyInstance, options: TimersOptions): Ti
     kinds,
     lock: options.store instanceof PgStore ? pgSchedulerLock(options.store.pool) : LOCAL_LOCK,
   });
-  if (kinds.length === 0) return scheduler;
+  if (kinds.length === 0 && (options.jobs === null || options.jobs.empty)) return scheduler;
   let timer: NodeJS.Timeout | null = null;
   let closed = false;
   const background = () => {
