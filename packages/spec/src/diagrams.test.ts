@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { checkSpec } from './check.ts';
-import { entityDiagram, mermaidText, specDiagrams } from './diagrams.ts';
+import { entityDiagram, mermaidText, specDiagrams, stateDiagram } from './diagrams.ts';
 import type { Entity, Field } from './model.ts';
 import { formatPermissionMatrix, permissionMatrix, SIGNED_IN } from './permission-matrix.ts';
 import { pointProgress } from './progress.ts';
@@ -33,6 +33,28 @@ describe('specDiagrams', () => {
     expect(text).toContain(
       `s0 --> s0 : ${mermaidText('renew (staff) when renewals < MAX_RENEWALS sets due = due + LOAN_PERIOD; renewals = renewals + 1')}`,
     );
+  });
+
+  it('labels a transition the system takes by itself, after a time or when a condition over time holds', () => {
+    const loans = specDiagrams(model('lending-desk.md')).find((d) => d.entity === 'Loan')?.mermaid ?? '';
+    expect(loans).toContain(`s0 --> s1 : ${mermaidText('mark overdue ⏱ automatic (staff) when now > due')}`);
+    const tickets = model('helpdesk.md').machines.find((m) => m.entity === 'Ticket');
+    if (!tickets) throw new Error('the helpdesk has a Ticket machine');
+    const waiting = {
+      ...tickets,
+      transitions: tickets.transitions.map((t) =>
+        t.automatic
+          ? {
+              ...t,
+              guard: null,
+              automatic: { kind: 'after' as const, seconds: 4 * 3600, constant: null, state: 'new' },
+            }
+          : t,
+      ),
+    };
+    const drawn = stateDiagram(waiting);
+    expect(drawn).toContain(mermaidText('miss service level ⏱ after 4 hours in new'));
+    expect(drawn).not.toContain('⏱ automatic');
   });
 
   it('writes guards with Mermaid entity codes, so comparisons draw as written', () => {

@@ -1,4 +1,4 @@
-import type { Entity, Field, Model, StateMachine } from './model.ts';
+import type { AutomaticTiming, Entity, Field, Model, StateMachine } from './model.ts';
 import { USER_ENTITY } from './names.ts';
 
 /** One picture of the model, as Mermaid text: the Studio draws it, `ninepoint diagram` prints it. */
@@ -52,6 +52,7 @@ export function stateDiagram(machine: StateMachine): string {
     const sets = (t.sets ?? []).map((a) => `${a.field} = ${a.source}`).join('; ');
     const label = [
       t.name,
+      t.automatic ? automaticWords(t.automatic) : '',
       t.who.length > 0 ? `(${t.who.join(', ')})` : '',
       t.guard ? `when ${t.guard}` : '',
       sets ? `sets ${sets}` : '',
@@ -62,6 +63,30 @@ export function stateDiagram(machine: StateMachine): string {
     for (const from of sources) lines.push(`  ${from} --> ${id(t.to)} : ${mermaidText(label)}`);
   }
   return lines.join('\n');
+}
+
+/** How the system takes a transition by itself: `⏱ after 4 hours in new`, `⏱ after SLA_RESPONSE`, `⏱ automatic`. */
+function automaticWords(timing: AutomaticTiming): string {
+  if (timing.kind === 'condition') return '⏱ automatic';
+  const after = timing.constant ?? durationWords(timing.seconds);
+  return `⏱ after ${after}${timing.state ? ` in ${timing.state}` : ''}`;
+}
+
+/** 14400 → `4 hours`: the largest unit the duration is a whole number of. */
+function durationWords(seconds: number): string {
+  const units: [number, string][] = [
+    [604_800, 'week'],
+    [86_400, 'day'],
+    [3_600, 'hour'],
+    [60, 'minute'],
+  ];
+  for (const [size, name] of units) {
+    if (seconds >= size && seconds % size === 0) {
+      const n = seconds / size;
+      return `${n} ${name}${n === 1 ? '' : 's'}`;
+    }
+  }
+  return `${seconds} second${seconds === 1 ? '' : 's'}`;
 }
 
 /**

@@ -6,6 +6,7 @@ import { formatDateTime, formatRelative } from '../fields/display.ts';
 import { FieldValue, UserName } from '../fields/FieldValue.tsx';
 import { stateColor, stateLabel, transitionLabel } from './access.ts';
 import { type HistoryEntry, machineOf } from './calls.ts';
+import { actorWords } from './history-actor.ts';
 
 /**
  * A record's history as a timeline, newest first: who did what and when, each change from its old
@@ -34,7 +35,7 @@ export function HistoryTimeline({ model, entity, entries }: { model: Model; enti
             title={<EntryTitle model={model} entity={entity} entry={entry} />}
           >
             <Text size="xs" c="dimmed">
-              {entry.by ? <UserName id={entry.by} /> : 'A signed-out visitor'} ·{' '}
+              {actorWords(entry.by) ?? <UserName id={entry.by ?? ''} />} ·{' '}
               <time dateTime={entry.at} title={formatDateTime(entry.at)}>
                 {formatRelative(entry.at)}
               </time>
