@@ -72,6 +72,7 @@ export class Outbox {
       notify: (row) =>
         sendNotification(row, {
           model: options.model,
+          notifications: outgoing.notifications,
           store: options.store,
           auth: options.auth,
           deliveries,
