@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from '@ninepoint/server';
 import { checkSpec } from '@ninepoint/spec';
-import { ensureChromium, launchChromium } from '../e2e/browser.ts';
+import { closeBrowser, ensureChromium, launchChromium } from '../e2e/browser.ts';
 
 const example = process.argv[2] ?? 'lending-desk.md';
 const { model, ok } = checkSpec(readFileSync(new URL(`../examples/${example}`, import.meta.url), 'utf8'));
@@ -41,7 +41,7 @@ try {
   }
   console.log(`${(total / 1024).toFixed(1).padStart(8)} KB  in all, ${finished.length} requests (${example})`);
 } finally {
-  await chromium.close();
+  await closeBrowser();
   await server.close();
   rmSync(dir, { recursive: true, force: true });
 }

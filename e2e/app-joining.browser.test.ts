@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { POSTGRES_AVAILABLE } from '../packages/server/test/databases.ts';
+import { SQLITE_ONLY } from '../packages/server/test/databases.ts';
 import { linkTo, type SmtpCatcher, startSmtpCatcher } from '../packages/server/test/smtp-catcher.ts';
 import {
   type App,
@@ -17,7 +17,8 @@ import {
 } from './app.ts';
 
 /**
- * People joining, end to end in Chromium, on both databases: the clinic of
+ * People joining, end to end in Chromium (on SQLite: the joining store's SQL runs on both databases
+ * in packages/server/src/http/people-joining.test.ts): the clinic of
  * `packages/server/test/fixtures/clinic-people.md` (patients sign up; staff sign up with a
  * clinic.example address; doctors invite patients), served with a real SMTP server. A visitor
  * creates an account from the sign-in page, reads the mail and follows its link; a doctor invites
@@ -26,7 +27,7 @@ import {
 
 const FIXTURE = 'packages/server/test/fixtures/clinic-people.md';
 const PASSWORD = 'a long enough password to join with';
-const DATABASES = POSTGRES_AVAILABLE ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const);
+const DATABASES = SQLITE_ONLY.map((db) => db.name);
 
 let smtp: SmtpCatcher;
 beforeAll(async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_DATABASES } from '../packages/server/test/databases.ts';
+import { SQLITE_ONLY } from '../packages/server/test/databases.ts';
 import { resetLink, type SmtpCatcher, startSmtpCatcher } from '../packages/server/test/smtp-catcher.ts';
 import {
   type App,
@@ -21,7 +21,7 @@ import {
 
 const NEW_PASSWORD = 'a new password from the reset link';
 
-describe.each(TEST_DATABASES)('password reset in Chromium, on $name', (db) => {
+describe.each(SQLITE_ONLY)('password reset in Chromium, on $name', (db) => {
   let smtp: SmtpCatcher;
   let app: App;
 

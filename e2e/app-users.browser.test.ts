@@ -1,6 +1,6 @@
 import type { Cookie, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_DATABASES } from '../packages/server/test/databases.ts';
+import { SQLITE_ONLY } from '../packages/server/test/databases.ts';
 import {
   type App,
   accountMenu,
@@ -27,7 +27,7 @@ const CLUB = 'packages/server/test/fixtures/club.md';
 /** Wide enough that no page overflows sideways on a phone. */
 const PHONE = { width: 390, height: 844 };
 
-describe.each(TEST_DATABASES)('the Users screen on $name, in Chromium', (db) => {
+describe.each(SQLITE_ONLY)('the Users screen on $name, in Chromium', (db) => {
   let app: App;
 
   beforeAll(async () => {

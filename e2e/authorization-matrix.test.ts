@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_DATABASES } from '../packages/server/test/databases.ts';
+import { SQLITE_ONLY } from '../packages/server/test/databases.ts';
 import { BLANK_SOURCE, EXAMPLES, type Values } from './matrix/examples.ts';
 import { Matrix } from './matrix/harness.ts';
 
@@ -16,7 +16,7 @@ describe.each(EXAMPLES)('the authorisation matrix of $title', (data) => {
   const model = Matrix.model(data.source);
   const actorNames = Matrix.actorNames(model);
 
-  describe.each(TEST_DATABASES)('on $name', (db) => {
+  describe.each(SQLITE_ONLY)('on $name', (db) => {
     let matrix: Matrix | undefined;
     let started = 0;
     const ready = (): Matrix => {
@@ -133,7 +133,7 @@ describe.each(EXAMPLES)('the authorisation matrix of $title', (data) => {
   });
 });
 
-describe.each(TEST_DATABASES)('the blank example on $name', (db) => {
+describe.each(SQLITE_ONLY)('the blank example on $name', (db) => {
   it('has no entities and no roles: a visitor and a signed-in user get UNKNOWN_CALL for any record call', async () => {
     const m = await Matrix.start({ title: 'blank.md', source: BLANK_SOURCE }, db);
     try {

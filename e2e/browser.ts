@@ -1,7 +1,8 @@
 /**
  * Chromium for the project's browser tests: Debian's `chromium` package driven by playwright-core
  * (no browser download from a CDN). A test calls `ensureChromium()` in `beforeAll` (installing it
- * takes minutes the first time: give the hook a long timeout), then `launchChromium()`.
+ * takes minutes the first time: give the hook a long timeout), then `launchChromium()`: a context of
+ * the file's own in the one Chromium its vitest worker shares between the files it runs.
  *
  * @example
  * let chromium: Chromium | null = null;
@@ -20,11 +21,11 @@
  * });
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 
 /** Where Debian's `chromium` package puts the browser. */
 export const CHROMIUM_PATH = '/usr/bin/chromium';
@@ -38,8 +39,8 @@ export const SCREENSHOT_DIR = fileURLToPath(new URL('../test-results/screenshots
 /**
  * Flags for a quiet, reproducible headless Chromium: no sandbox (tests run as root in a
  * container), no GPU, and nothing the browser would fetch on its own (updates, sync, QUIC probes).
- * `--headless` comes from the `headless` option and `--user-data-dir` from `launchPersistentContext`:
- * playwright-core refuses `--user-data-dir` in `args`.
+ * `--headless` comes from the `headless` option; playwright-core gives the browser a temporary
+ * profile and removes it when the browser closes.
  */
 export const CHROMIUM_ARGS = [
   '--no-sandbox',
@@ -144,47 +145,75 @@ function holderAlive(lock: string): boolean {
 }
 
 export interface Chromium {
+  /** This test file's own context: its cookies, storage and pages are nobody else's. */
   readonly context: BrowserContext;
-  /** The fresh profile folder the browser runs with; removed by `close`. */
-  readonly userDataDir: string;
   /** A new tab. */
   newPage(): Promise<Page>;
-  /** Closes the browser and removes its profile. */
+  /** Closes the context and its pages; the worker's browser stays up for the next file. */
   close(): Promise<void>;
 }
 
 /**
- * Launches headless Chromium with a fresh profile in a temp folder. Call `ensureChromium()` first.
- * The browser has one context (a persistent context is the only way to choose the profile folder).
+ * The worker's one headless Chromium, launched on first use. Starting Chromium is the costly part
+ * of a browser test (about a second of CPU on this machine), so every file a vitest worker runs
+ * shares it (the browser project runs without isolation) and gets a context of its own instead.
+ * Playwright closes it when the worker exits (its exit and SIGTERM handlers).
+ */
+let shared: Promise<Browser> | null = null;
+
+/** The contexts open now, for `closeOpenContexts` at the end of each test file. */
+const open = new Set<Chromium>();
+
+function sharedBrowser(): Promise<Browser> {
+  shared ??= chromium
+    .launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS })
+    .then((browser) => {
+      // A crashed browser is launched again for the next file rather than failing every one after it.
+      browser.on('disconnected', () => {
+        shared = null;
+      });
+      return browser;
+    })
+    .catch((error: unknown) => {
+      shared = null;
+      throw error;
+    });
+  return shared;
+}
+
+/**
+ * A fresh browser context (no cookies, no storage) in the worker's shared headless Chromium.
+ * Call `ensureChromium()` first; `close()` it in `afterAll` (the browser project's setup file
+ * closes any a file left open).
  */
 export async function launchChromium(): Promise<Chromium> {
-  const userDataDir = mkdtempSync(join(tmpdir(), 'ninepoint-chromium-'));
-  let context: BrowserContext;
-  try {
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM_PATH,
-      headless: true,
-      args: CHROMIUM_ARGS,
-      viewport: { width: 1280, height: 900 },
-    });
-  } catch (error) {
-    rmSync(userDataDir, { recursive: true, force: true });
-    throw error;
-  }
+  const browser = await sharedBrowser();
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   let closing: Promise<void> | null = null;
-  return {
+  const handle: Chromium = {
     context,
-    userDataDir,
-    async newPage() {
-      // The persistent context opens with one blank tab: use it first.
-      const blank = context.pages().find((p) => p.url() === 'about:blank');
-      return blank ?? context.newPage();
-    },
+    newPage: () => context.newPage(),
     close() {
-      closing ??= context.close().finally(() => rmSync(userDataDir, { recursive: true, force: true }));
+      open.delete(handle);
+      closing ??= context.close();
       return closing;
     },
   };
+  open.add(handle);
+  return handle;
+}
+
+/** Closes every context still open: a test file's end, so the next file starts from nothing. */
+export async function closeOpenContexts(): Promise<void> {
+  await Promise.all([...open].map((c) => c.close()));
+}
+
+/** Closes the shared browser, for a script that must exit when it is done (`bench/first-load.ts`). */
+export async function closeBrowser(): Promise<void> {
+  await closeOpenContexts();
+  const browser = await shared?.catch(() => null);
+  shared = null;
+  await browser?.close();
 }
 
 /** What a page did that a test should look at: console errors, uncaught exceptions, requests to other hosts. */

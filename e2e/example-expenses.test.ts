@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_DATABASES } from '../packages/server/test/databases.ts';
+import { SQLITE_ONLY } from '../packages/server/test/databases.ts';
 import {
   type Client,
   exampleSource,
@@ -28,7 +28,7 @@ const EXCLUDED: Readonly<Record<string, string>> = {
   LAST_MANAGER: 'no role of the expenses example manages people',
 };
 
-describe.each(TEST_DATABASES)('the expenses example over HTTP on $name', (db) => {
+describe.each(SQLITE_ONLY)('the expenses example over HTTP on $name', (db) => {
   let walk: Walk;
   /** Finance keep the employee records and pay claims. */
   let fiona: User;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_DATABASES } from '../packages/server/test/databases.ts';
+import { SQLITE_ONLY } from '../packages/server/test/databases.ts';
 import {
   type Client,
   exampleSource,
@@ -32,7 +32,7 @@ const EXCLUDED: Readonly<Record<string, string>> = {
   LAST_MANAGER: 'no role of the helpdesk manages people',
 };
 
-describe.each(TEST_DATABASES)('the helpdesk example over HTTP on $name', (db) => {
+describe.each(SQLITE_ONLY)('the helpdesk example over HTTP on $name', (db) => {
   let walk: Walk;
   let lead: Client;
   /** The agent who works the printer ticket. */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_DATABASES } from '../packages/server/test/databases.ts';
+import { SQLITE_ONLY } from '../packages/server/test/databases.ts';
 import {
   type Client,
   exampleSource,
@@ -29,7 +29,7 @@ const EXCLUDED: Readonly<Record<string, string>> = {
   INVALID_CHOICE: 'no field of the lending desk is a choice',
 };
 
-describe.each(TEST_DATABASES)('the lending desk example over HTTP on $name', (db) => {
+describe.each(SQLITE_ONLY)('the lending desk example over HTTP on $name', (db) => {
   let walk: Walk;
   /** The desk: staff may do everything the spec allows. */
   let desk: Client;
@@ -554,7 +554,7 @@ describe.each(TEST_DATABASES)('the lending desk example over HTTP on $name', (db
  * or a filter must be too: otherwise an existing book is "unknown", and a borrower written in
  * upper case is another borrower to LOAN_LIMIT. And a reference to a user must name one.
  */
-describe.each(TEST_DATABASES)('the lending desk example: references on $name', (db) => {
+describe.each(SQLITE_ONLY)('the lending desk example: references on $name', (db) => {
   let walk: Walk;
   let desk: Client;
   let bookId: string;

@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { PROBLEM_CONTENT_TYPE } from '@ninepoint/server';
 import { checkSpec, errorCatalogue, type Model } from '@ninepoint/spec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FreshDatabase, TEST_DATABASES } from '../../packages/server/test/databases.ts';
+import type { FreshDatabase } from '../../packages/server/test/databases.ts';
 import { exampleSource } from '../walk.ts';
 import { withSettings } from './fuzz-campaign.ts';
 import { exchange, head, type RawExchange, type RawResponse } from './fuzz-raw-http.ts';
-import { scaled } from './scale.ts';
+import { SCALED_DATABASES, scaled } from './scale.ts';
 import { addApiUsers, type ServeProcess, servedDatabase, startServe } from './server-process.ts';
 
 /**
@@ -75,7 +75,7 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }
 
-describe.each(TEST_DATABASES)('bad input over TCP, on $name', (db) => {
+describe.each(SCALED_DATABASES)('bad input over TCP, on $name', (db) => {
   let fresh: FreshDatabase;
   let served: ServeProcess;
   let dir: string;

@@ -31,6 +31,7 @@ const SHARED_BOOKS = scaled(2, 4);
 const WRITERS_PER_BOOK = scaled(6, 10);
 const WRITES_PER_WRITER = scaled(5, 12);
 
+// On PostgreSQL too: racing writes are serialised by each database's own locking.
 describe.each(TEST_DATABASES)('racing clients on the lending desk on $name', (db) => {
   const model = deskModel();
   /** Set up in beforeAll, so that a describe filtered out (`-t`) leaves no folder behind. */

@@ -63,6 +63,7 @@ interface Tally {
   records: number;
 }
 
+// On PostgreSQL too: what survives a SIGKILL is each database's durability.
 describe.each(TEST_DATABASES)('the lending desk killed with SIGKILL mid-write on $name', (db) => {
   const model = deskModel();
   /** Set up in beforeAll, so that a describe filtered out (`-t`) leaves no folder behind. */

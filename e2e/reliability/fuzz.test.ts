@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { assignableRoles, compileApp, createServer, type NinepointServer } from '@ninepoint/server';
 import { checkSpec, type Model } from '@ninepoint/spec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FreshDatabase, TEST_DATABASES } from '../../packages/server/test/databases.ts';
+import type { FreshDatabase } from '../../packages/server/test/databases.ts';
 import { userWithToken } from '../../packages/server/test/users.ts';
 import { exampleSource } from '../walk.ts';
 import type { FuzzRequest } from './fuzz-arbitraries.ts';
@@ -19,7 +19,7 @@ import {
   type Tally,
   withSettings,
 } from './fuzz-campaign.ts';
-import { FULL, scaled } from './scale.ts';
+import { FULL, SCALED_DATABASES, scaled } from './scale.ts';
 import { addApiUsers, type ServeProcess, servedDatabase, startServe } from './server-process.ts';
 
 /**
@@ -64,7 +64,7 @@ function expectSeeded(tally: Tally, model: Model): void {
   }
 }
 
-describe.each(TEST_DATABASES)('the payload fuzzer on $name', (db) => {
+describe.each(SCALED_DATABASES)('the payload fuzzer on $name', (db) => {
   describe.each(EXAMPLES)('%s', (example) => {
     const source = fuzzSource(example);
     const model = modelOf(source);

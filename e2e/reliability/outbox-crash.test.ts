@@ -135,6 +135,7 @@ async function until<T>(find: () => Promise<T | undefined> | T | undefined, ms: 
   }
 }
 
+// On PostgreSQL too: what survives a SIGKILL is each database's durability.
 describe.each(TEST_DATABASES)('declared calls through SIGKILL on $name', (db) => {
   const { model } = checkSpec(SPEC);
   const random = prng(SEED + (db.name === 'postgres' ? 1 : 0));

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_DATABASES } from '../../packages/server/test/databases.ts';
 import { type Desk, inDays, setUpDesk } from './desk.ts';
-import { FULL, scaled } from './scale.ts';
+import { FULL, SCALED_DATABASES, scaled } from './scale.ts';
 import {
   type Answer,
   type ApiUser,
@@ -38,7 +37,6 @@ const CLIENTS = 4;
  */
 const GROWTH_LIMIT_KB = 16 * 1024;
 
-const SOAKED = FULL ? TEST_DATABASES : TEST_DATABASES.filter((d) => d.name === 'sqlite');
 if (!FULL) {
   console.log(
     'soak: reduced under npm test (12 s, SQLite only): answers are checked, memory is judged only in ' +
@@ -46,7 +44,7 @@ if (!FULL) {
   );
 }
 
-describe.each(SOAKED)('the lending desk under steady load on $name', (db) => {
+describe.each(SCALED_DATABASES)('the lending desk under steady load on $name', (db) => {
   /** Set up in beforeAll, so that a describe filtered out (`-t`) leaves no folder behind. */
   let setup: Desk | undefined;
   let database: ServedDatabase;

@@ -22,7 +22,16 @@ const contracts = new WeakMap<FastifyInstance, Promise<OpenApiContract>>();
 const checker = () => import('./openapi-contract.ts');
 const violations: string[] = [];
 
-channel('fastify.initialization').subscribe((message) => {
+/**
+ * A worker of a project without isolation (unit, browser) evaluates a setup file again for each
+ * test file: the previous evaluation's subscriptions are dropped first, so that a server made
+ * later is checked once, by this file's hook, and not once more per file run before it.
+ */
+const UNSUBSCRIBE = Symbol.for('ninepoint.contract-hook.unsubscribe');
+const registry = globalThis as { [UNSUBSCRIBE]?: () => void };
+registry[UNSUBSCRIBE]?.();
+
+const onInitialization = (message: unknown) => {
   const { fastify } = message as { fastify: FastifyInstance };
   fastify.addHook('onSend', async (request, reply, payload) => {
     const contract = await contracts.get(fastify);
@@ -41,15 +50,22 @@ channel('fastify.initialization').subscribe((message) => {
     }
     return payload;
   });
-});
+};
 
-channel(SERVER_CREATED_CHANNEL).subscribe((message) => {
+const onServerCreated = (message: unknown) => {
   const { app, openapi } = message as ServerCreated;
   contracts.set(
     app,
     checker().then((m) => m.contractOf(openapi)),
   );
-});
+};
+
+channel('fastify.initialization').subscribe(onInitialization);
+channel(SERVER_CREATED_CHANNEL).subscribe(onServerCreated);
+registry[UNSUBSCRIBE] = () => {
+  channel('fastify.initialization').unsubscribe(onInitialization);
+  channel(SERVER_CREATED_CHANNEL).unsubscribe(onServerCreated);
+};
 
 function failOnViolations(): void {
   if (violations.length === 0) return;

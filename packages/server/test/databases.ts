@@ -7,7 +7,8 @@ import type { Store } from '../src/store/store.ts';
 import { tempDir } from './helpers.ts';
 
 /**
- * The databases a suite runs on: SQLite always, PostgreSQL when the server at
+ * The databases a suite runs on (`TEST_DATABASES`, or `SQLITE_ONLY` when its behaviour does not
+ * depend on the database): SQLite always, PostgreSQL when the server at
  * `TEST_DATABASE_URL` (default `postgres://postgres@127.0.0.1:5432/test`) answers. Without it the
  * PostgreSQL runs are skipped with a printed reason, except with `CI=true`, where a missing server
  * fails the suite.
@@ -108,8 +109,22 @@ const missing: TestDatabase = {
   },
 };
 
+/**
+ * SQLite and PostgreSQL: for the suites whose behaviour depends on the database, each saying why
+ * in a comment (the stores and their SQL, migrations, filters and summaries, values as each
+ * database keeps them, live updates across servers, concurrency, crashes). Everything else runs on
+ * `SQLITE_ONLY`.
+ */
 export const TEST_DATABASES: readonly TestDatabase[] =
   unavailable === null ? [sqlite, postgres] : process.env.CI === 'true' ? [sqlite, missing] : [sqlite];
+
+/**
+ * SQLite alone: for suites whose behaviour is the HTTP layer's, the checker's or the app's
+ * (permissions, transitions, sign-in, the examples' walks, the browser), which run the same SQL
+ * through the same store code on either database. The store's SQL is tested on both by the suites
+ * on `TEST_DATABASES`; running these twice would test the same thing twice.
+ */
+export const SQLITE_ONLY: readonly TestDatabase[] = [sqlite];
 
 /** True when the PostgreSQL runs are in `TEST_DATABASES` (they are skipped otherwise). */
 export const POSTGRES_AVAILABLE = unavailable === null;

@@ -2,9 +2,11 @@
  * Property tests: whatever the input, `checkSpec` returns (quickly) a model and well-formed
  * diagnostics, and never throws.
  *
- * Reproducible by default (seed 42). `FUZZ_SEED=123` picks another seed; `FUZZ_RUNS=10` multiplies
- * every property's number of runs (e.g. for a long soak: `FUZZ_RUNS=20 FUZZ_SEED=$RANDOM npx vitest
- * run packages/spec/src/check.fuzz.test.ts`). A failure prints the seed and path to replay it.
+ * Reproducible by default (seed 42). Each property runs a fifth of its full count under `npm test`
+ * and the full count under `npm run test:reliability` (RELIABILITY=full, the reliability project's
+ * setting: e2e/reliability/scale.ts). `FUZZ_SEED=123` picks another seed; `FUZZ_RUNS=10` multiplies
+ * every property's full number of runs instead (e.g. for a long soak: `FUZZ_RUNS=20 FUZZ_SEED=$RANDOM
+ * npx vitest run packages/spec/src/check.fuzz.test.ts`). A failure prints the seed and path to replay it.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -14,7 +16,7 @@ import { type CheckResult, checkSpec, MAX_SPEC_BYTES } from './check.ts';
 import { DIAGNOSTIC_CODES } from './diagnostic-codes.ts';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 42);
-const SCALE = Number(process.env.FUZZ_RUNS ?? 1);
+const SCALE = Number(process.env.FUZZ_RUNS ?? (process.env.RELIABILITY === 'full' ? 1 : 0.2));
 const runs = (n: number) => Math.max(1, Math.round(n * SCALE));
 /**
  * A property stops after this long, reporting the (partly shrunk) counterexample if it has one:

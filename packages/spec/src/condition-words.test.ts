@@ -43,6 +43,9 @@ describe('a guard in words', () => {
       escalate:
         'more than 30 minutes have passed since it was created if the priority is "urgent", ' +
         'and otherwise when more than 4 hours have passed since it was created',
+      'miss service level':
+        'more than 30 minutes have passed since it was created if the priority is "urgent", ' +
+        'and otherwise when more than 4 hours have passed since it was created',
       start: 'you are the assignee',
       resolve: 'the resolution has at least 20 characters',
       reopen: 'less than 14 days have passed since it was last changed',

@@ -3,7 +3,8 @@ import { collectionName } from './names.ts';
 
 /**
  * The conventional REST set for a model whose point 7 is not shown: list, create, get, update,
- * delete and history per entity, and one POST per transition that does not create.
+ * delete and history per entity, and one POST per transition that does not create (nor is the
+ * system's alone).
  */
 export function deriveCalls(model: Pick<Model, 'entities' | 'machines'>): Call[] {
   const calls: Call[] = [];
@@ -31,7 +32,8 @@ export function deriveCalls(model: Pick<Model, 'entities' | 'machines'>): Call[]
     );
     const machine = model.machines.find((m) => m.entity === entity.name);
     for (const t of machine?.transitions ?? []) {
-      if (t.creates) continue;
+      // A transition the system alone takes has no call: no person may take it.
+      if (t.creates || (t.automatic && t.who.length === 0)) continue;
       calls.push(
         call(
           'POST',

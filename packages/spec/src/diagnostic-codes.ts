@@ -117,6 +117,27 @@ export const DIAGNOSTIC_CODES = {
     summary: 'A state machine has more than one transition from `(new)`.',
   },
   'unreachable-state': { point: 4, severity: 'error', summary: 'A state cannot be reached from the initial state.' },
+  'invalid-duration': {
+    point: 4,
+    severity: 'error',
+    summary: 'A duration does not parse, or names a constant that is no duration.',
+  },
+  'timeless-automatic-transition': {
+    point: 4,
+    severity: 'error',
+    summary: 'The system takes a transition on a condition that never changes with time.',
+  },
+  'after-without-system': {
+    point: 4,
+    severity: 'error',
+    summary: 'A transition waits `after` a time, but `system` does not take it.',
+  },
+  'after-state-not-from': { point: 4, severity: 'error', summary: 'A transition waits in a state it does not leave.' },
+  'automatic-creating-transition': {
+    point: 4,
+    severity: 'error',
+    summary: 'The system is named to take a creating transition.',
+  },
   'guard-field-never-set': {
     point: 4,
     severity: 'warning',
@@ -208,6 +229,7 @@ export const DIAGNOSTIC_CODES = {
   'unused-error-code': { point: 8, severity: 'warning', summary: 'A catalogued error code is never used.' },
   // Point 9: business constants and limits
   'unknown-constant': { point: 9, severity: 'error', summary: 'A constant is used but not defined in point 9.' },
+  'unknown-time-zone': { point: 9, severity: 'error', summary: '`TIME_ZONE` is not an IANA time zone name.' },
   'invalid-constant': {
     point: 9,
     severity: 'error',

@@ -807,6 +807,115 @@ be in it.`,
 | write off  | out   | lost     | staff |      |
 `,
   },
+  'invalid-duration': {
+    about: `The time an automatic transition waits (\`after …\` in point 4) is a number and a unit (seconds,
+minutes, hours, days or weeks), or a point-9 constant holding one.`,
+    bad: `## 4. States and transitions
+
+### Loan
+
+| transition | from  | to       | who    | when              |
+| ---------- | ----- | -------- | ------ | ----------------- |
+| lend       | (new) | out      | staff  |                   |
+| return     | out   | returned | system | after three weeks |
+`,
+    fixed: `## 4. States and transitions
+
+### Loan
+
+| transition | from  | to       | who    | when          |
+| ---------- | ----- | -------- | ------ | ------------- |
+| lend       | (new) | out      | staff  |               |
+| return     | out   | returned | system | after 3 weeks |
+`,
+  },
+  'timeless-automatic-transition': {
+    about: `The app takes an automatic transition when its condition becomes true; one that mentions
+neither \`now\` nor \`today\` (nor waits \`after\` a time) would only ever hold because someone
+changed the record, when a person's transition is the right tool.`,
+    bad: `## 4. States and transitions
+
+### Loan
+
+| transition | from  | to       | who    | when            |
+| ---------- | ----- | -------- | ------ | --------------- |
+| lend       | (new) | out      | staff  |                 |
+| return     | out   | returned | system | book.copies > 0 |
+`,
+    fixed: `## 4. States and transitions
+
+### Loan
+
+| transition | from  | to       | who    | when      |
+| ---------- | ----- | -------- | ------ | --------- |
+| lend       | (new) | out      | staff  |           |
+| return     | out   | returned | system | now > due |
+`,
+  },
+  'after-without-system': {
+    about: `\`after 4 hours\` says when the app takes a transition by itself; it is no guard for people.`,
+    bad: `## 4. States and transitions
+
+### Loan
+
+| transition | from  | to       | who   | when         |
+| ---------- | ----- | -------- | ----- | ------------ |
+| lend       | (new) | out      | staff |              |
+| return     | out   | returned | staff | after 1 week |
+`,
+    fixed: `## 4. States and transitions
+
+### Loan
+
+| transition | from  | to       | who           | when         |
+| ---------- | ----- | -------- | ------------- | ------------ |
+| lend       | (new) | out      | staff         |              |
+| return     | out   | returned | system, staff | after 1 week |
+`,
+  },
+  'after-state-not-from': {
+    about: `\`after 1 week in out\` waits in one of the states the transition leaves; a state it does not leave
+is never one a record it takes is in.`,
+    bad: `## 4. States and transitions
+
+### Loan
+
+| transition | from  | to       | who    | when                 |
+| ---------- | ----- | -------- | ------ | -------------------- |
+| lend       | (new) | out      | staff  |                      |
+| return     | out   | returned | system | after 1 week in owed |
+`,
+    fixed: `## 4. States and transitions
+
+### Loan
+
+| transition | from  | to       | who    | when                |
+| ---------- | ----- | -------- | ------ | ------------------- |
+| lend       | (new) | out      | staff  |                     |
+| return     | out   | returned | system | after 1 week in out |
+`,
+  },
+  'automatic-creating-transition': {
+    about: `The system takes transitions of records that exist; a record is created by a person or a call.`,
+    bad: `## 4. States and transitions
+
+### Loan
+
+| transition | from  | to       | who           | when |
+| ---------- | ----- | -------- | ------------- | ---- |
+| lend       | (new) | out      | staff, system |      |
+| return     | out   | returned | staff         |      |
+`,
+    fixed: `## 4. States and transitions
+
+### Loan
+
+| transition | from  | to       | who   | when |
+| ---------- | ----- | -------- | ----- | ---- |
+| lend       | (new) | out      | staff |      |
+| return     | out   | returned | staff |      |
+`,
+  },
   'guard-field-never-set': {
     about: `A guard that mentions an empty field fails. A field is set when it has a default, when a role
 may set it (point 6's \`create (…)\` and \`update (…)\` lists; every signed-in user when point 6 is
@@ -1498,6 +1607,23 @@ runtime's placeholders (\`field\`, \`entity\`, \`id\`, \`state\`, \`transition\`
 | code        | status | message                     |
 | ----------- | ------ | --------------------------- |
 | DUE_IN_PAST | 422    | {due} is not in the future. |
+`,
+  },
+  'unknown-time-zone': {
+    about: `\`TIME_ZONE\` in point 9 makes \`today\`, limits per day, week or month and \`getHours()\` follow the
+local calendar of that zone, daylight saving included; without it they follow UTC. Its value is a
+name from the IANA time zone database, such as \`Europe/Berlin\` or \`America/New_York\`.`,
+    bad: `## 9. Business constants and limits
+
+| name      | value         |
+| --------- | ------------- |
+| TIME_ZONE | Europe/Berlim |
+`,
+    fixed: `## 9. Business constants and limits
+
+| name      | value         |
+| --------- | ------------- |
+| TIME_ZONE | Europe/Berlin |
 `,
   },
   'invalid-constant': {

@@ -433,3 +433,37 @@ describe('errors that are not an empty field', () => {
     expect(evaluator.evaluate(rule, { ...record, amount: 5 }, () => undefined, 'rule')).toBe('holds');
   });
 });
+
+describe('the clock and the product time zone', () => {
+  /** The spec with a rule on the hour of the day, in a zone (or UTC). */
+  const zoned = (zone: string | null) =>
+    modelOf(
+      SPEC.replace(
+        '| soon              | Loan       | due - today < GRACE        | DUE_IN_PAST  |',
+        (row) => `${row}\n| desk hours        | Loan       | now.getHours() >= 9        | DUE_IN_PAST  |`,
+      ).replace('| GRACE        | 3 days | grace               |', (row) =>
+        zone === null ? row : `${row}\n| TIME_ZONE    | ${zone} | the desk’s calendar |`,
+      ),
+    );
+  const outcome = (zone: string | null, at: string, name: string, record: RecordValues) => {
+    const compiled = compileExpressions(zoned(zone), { clock: () => Date.parse(at) });
+    const expression = compiled.rules.get(name);
+    if (!expression) throw new Error(`no rule ${name}`);
+    return compiled.entities.get('Loan')?.evaluate(expression, record, load, 'rule');
+  };
+
+  it('reads now and today from the injected clock, today as the local date of the product', () => {
+    // 23:30 UTC on 28 March is already 29 March in Berlin.
+    const at = '2026-03-28T23:30:00Z';
+    expect(outcome(null, at, 'due in the future', loan({ due: '2026-03-29' }))).toBe('holds');
+    expect(outcome('Europe/Berlin', at, 'due in the future', loan({ due: '2026-03-29' }))).toBe('fails');
+    expect(outcome('Europe/Berlin', at, 'due in the future', loan({ due: '2026-03-30' }))).toBe('holds');
+  });
+
+  it('reads getHours() on the local clock, across the switch to summer time', () => {
+    // 07:30 UTC is 08:30 in Berlin the day before the switch and 09:30 on the day itself.
+    expect(outcome('Europe/Berlin', '2026-03-28T07:30:00Z', 'desk hours', loan())).toBe('fails');
+    expect(outcome('Europe/Berlin', '2026-03-29T07:30:00Z', 'desk hours', loan())).toBe('holds');
+    expect(outcome(null, '2026-03-29T07:30:00Z', 'desk hours', loan())).toBe('fails');
+  });
+});

@@ -5,6 +5,7 @@ import { assertNever, kindFacts } from './field-kinds.ts';
 import { type CountTerm, findCounts, type PresenceTerm } from './filled-terms.ts';
 import type { Entity, Field, FieldType, Model } from './model.ts';
 import { USER_ENTITY } from './names.ts';
+import { localDay, timeZoneOf } from './time-zone.ts';
 
 /**
  * Every transition guard and rule condition of a model, parsed and type-checked once into cel-js
@@ -102,11 +103,20 @@ export class EntityExpressions {
   readonly entity: Entity;
   readonly #entities: ReadonlyMap<string, Entity>;
   readonly #constants: Readonly<Record<string, unknown>>;
+  readonly #clock: () => number;
+  readonly #zone: string;
 
-  constructor(entity: Entity, entities: ReadonlyMap<string, Entity>, constants: Readonly<Record<string, unknown>>) {
+  constructor(
+    entity: Entity,
+    entities: ReadonlyMap<string, Entity>,
+    constants: Readonly<Record<string, unknown>>,
+    time: { clock: () => number; zone: string } = { clock: readClock, zone: 'UTC' },
+  ) {
     this.entity = entity;
     this.#entities = entities;
     this.#constants = constants;
+    this.#clock = time.clock;
+    this.#zone = time.zone;
   }
 
   /**
@@ -121,7 +131,7 @@ export class EntityExpressions {
     user: CelUser = NO_USER,
     count?: RecordCounter,
   ): Outcome {
-    const run = this.#run(expression, record, load, user, count, new Date());
+    const run = this.#run(expression, record, load, user, count, new Date(this.#clock()));
     if (run.skipped) return mode === 'rule' ? 'skipped' : 'fails';
     if (run.ok) return run.value === true ? 'holds' : 'fails';
     return run.empty && mode === 'rule' ? 'skipped' : 'fails';
@@ -161,7 +171,7 @@ export class EntityExpressions {
       };
       const context: Record<string, unknown> = { ...this.#constants };
       context.now = now;
-      context.today = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+      context.today = localDay(now, this.#zone);
       context.user = user;
       Object.assign(context, celRecord(this.entity, record));
       if (expression.field !== null) {
@@ -373,8 +383,34 @@ export interface CompiledEffect {
   readonly expression: CompiledExpression;
 }
 
+/** The system clock, looked up at each call: a test that mocks `Date` moves it. */
+const readClock = (): number => Date.now();
+
+export interface ExpressionOptions {
+  /** The clock `now` and `today` read, in milliseconds since 1970 (tests inject one). Default `Date.now`. */
+  clock?: () => number;
+}
+
+const CALENDAR_GETTERS =
+  /\.(getFullYear|getMonth|getDate|getDayOfMonth|getDayOfWeek|getDayOfYear|getHours|getMinutes)\(\s*\)/g;
+
+/**
+ * With a product time zone, a timestamp's calendar getters (`now.getHours()`) read the local
+ * calendar: each gets the zone as its argument. Null when there is none, or when the expression
+ * then does not type-check (a duration's `getHours()` takes no zone): it keeps UTC.
+ */
+function localCalendar(env: Environment, source: string, zone: string): ReturnType<Environment['parse']> | null {
+  if (zone === 'UTC' || source.match(CALENDAR_GETTERS) === null) return null;
+  const parsed = env.parse(
+    source.replace(CALENDAR_GETTERS, (_, getter: string) => `.${getter}(${JSON.stringify(zone)})`),
+  );
+  return parsed.check().valid ? parsed : null;
+}
+
 /** Compiles every guard and rule expression of the model once. Throws `ExpressionCompileError`. */
-export function compileExpressions(model: Model): CompiledModelExpressions {
+export function compileExpressions(model: Model, options: ExpressionOptions = {}): CompiledModelExpressions {
+  const zone = timeZoneOf(model);
+  const time = { clock: options.clock ?? readClock, zone };
   const entities = new Map(model.entities.map((e) => [e.name, e]));
   const machines = new Set(model.machines.map((m) => m.entity));
   const base = new Environment({ homogeneousAggregateLiterals: false });
@@ -430,7 +466,7 @@ export function compileExpressions(model: Model): CompiledModelExpressions {
     }
     let program: (context: Record<string, unknown>) => unknown;
     try {
-      const parsed = env.parse(rewritten);
+      const parsed = localCalendar(env, rewritten, zone) ?? env.parse(rewritten);
       const checked = parsed.check();
       if (!checked.valid) throw checked.error ?? new Error('does not type-check');
       if (!value && checked.type !== 'bool') throw new Error(`is ${checked.type}, not a condition`);
@@ -450,7 +486,7 @@ export function compileExpressions(model: Model): CompiledModelExpressions {
 
   const entityExpressions = new Map<string, EntityExpressions>();
   for (const entity of model.entities) {
-    entityExpressions.set(entity.name, new EntityExpressions(entity, entities, frozenConstants));
+    entityExpressions.set(entity.name, new EntityExpressions(entity, entities, frozenConstants, time));
   }
   const guards = new Map<string, Map<string, CompiledExpression>>();
   const guardWords = new Map<string, Map<string, string>>();

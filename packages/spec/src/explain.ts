@@ -177,6 +177,16 @@ function explainTransition(transition: Transition, entity: string): string {
   const error = transition.guard !== null && transition.error !== null ? `; otherwise ${transition.error}` : '';
   const assignments = (transition.sets ?? []).map((a) => `${a.field} = ${a.source}`);
   const sets = assignments.length > 0 ? `; sets ${assignments.join(', ')}` : '';
+  const timing = transition.automatic;
+  if (timing) {
+    const by =
+      transition.who.length === 0 ? 'by the app itself' : `by the app itself (or by ${wordList(transition.who, 'or')})`;
+    const when =
+      timing.kind === 'after'
+        ? `, after ${timing.constant ?? `${timing.seconds} s`} in ${timing.state ?? 'its state'}`
+        : guard;
+    return `${transition.name}: ${from} → ${transition.to}, ${by}${when}${error}${sets}`;
+  }
   return `${transition.name}: ${from} → ${transition.to}, ${who}${guard}${error}${sets}`;
 }
 

@@ -36,6 +36,7 @@ export {
   compileExpressions,
   EntityExpressions,
   ExpressionCompileError,
+  type ExpressionOptions,
   LoadPending,
   NO_USER,
   type Outcome,
@@ -90,10 +91,13 @@ export {
 } from './permission-matrix.ts';
 export { type PointProgress, pointProgress } from './progress.ts';
 export { offsetAt, type QuickFix, quickFixes } from './quick-fixes.ts';
+export { mentionsTime, SYSTEM_ACTOR } from './read-automatic.ts';
 export { isAbsoluteHttpUrl } from './read-outgoing.ts';
 export { RUNTIME_CONSTANTS, type RuntimeSettings, runtimeSettings } from './runtime-constants.ts';
 export type { StudioStatus } from './studio-status.ts';
 export { type PointSummary, summarizePoints } from './summary.ts';
+export { type TimeBound, timeBound } from './time-bound.ts';
+export { isTimeZone, localDay, localParts, TIME_ZONE_CONSTANT, timeZoneOf, zonedInstant } from './time-zone.ts';
 export { type EffectsOutcome, storedValue, transitionEffects } from './transition-effects.ts';
 export { typeWords } from './type-words.ts';
 export {

@@ -203,7 +203,23 @@ export interface Transition {
   doc: string;
   span: Span;
   guardSpan: Span | null;
+  /**
+   * Set when the system takes the transition by itself (`system` in its who column): the app
+   * takes it as soon as it is due. `who` then lists only the roles that may also take it by hand.
+   */
+  automatic?: AutomaticTiming;
 }
+
+/** When the system takes an automatic transition. */
+export type AutomaticTiming =
+  /**
+   * `after 4 hours in new` or `after SLA_RESPONSE`: once the record has been this long in its
+   * state. `state` narrows it to one of the from-states (null: any of them); `constant` names the
+   * point-9 duration it was written with.
+   */
+  | { kind: 'after'; seconds: number; constant: string | null; state: string | null }
+  /** The when column's condition mentions `now` or `today`: taken once it holds. */
+  | { kind: 'condition' };
 
 /** One `field = expression` of a transition's `sets` cell (`decided_on = today`). */
 export interface Assignment {

@@ -4,6 +4,7 @@ import type { Section } from './parse-sections.ts';
 import { allTables, docOf, NameSet, requiredCell, rowsOf, validName } from './read-helpers.ts';
 import { RUNTIME_CONSTANTS } from './runtime-constants.ts';
 import type { Scope } from './scope.ts';
+import { isTimeZone, TIME_ZONE_CONSTANT } from './time-zone.ts';
 
 const COLUMNS = [
   { key: 'name', names: ['name', 'constant', 'limit', 'setting'], required: true },
@@ -44,6 +45,15 @@ export function readConstants(section: Section, scope: Scope): Constant[] {
       meaning: docOf(row),
       span: row.span,
     };
+    if (name.text === TIME_ZONE_CONSTANT) {
+      scope.usedConstants.add(name.text);
+      if (typed.type !== 'text' || !isTimeZone(String(typed.value))) {
+        bag.report('unknown-time-zone', value.span, `TIME_ZONE "${value.text}" is not an IANA time zone name.`, {
+          hint: 'Write a name from the IANA time zone database, such as Europe/Berlin, America/New_York or UTC.',
+        });
+        continue;
+      }
+    }
     const setting = RUNTIME_CONSTANTS[name.text as keyof typeof RUNTIME_CONSTANTS];
     if (setting) {
       scope.usedConstants.add(name.text);

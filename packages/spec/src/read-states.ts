@@ -3,6 +3,7 @@ import { plain, STATE_NAME, TRANSITION_NAME, transitionSlug } from './names.ts';
 import type { Section, Subsection } from './parse-sections.ts';
 import type { Cell } from './parse-tables.ts';
 import { keyedRows, mapColumns, splitList } from './parse-tables.ts';
+import { readAutomatic } from './read-automatic.ts';
 import { readAssignments } from './read-effects.ts';
 import { cellOf, docOf, NameSet, requiredCell, validName } from './read-helpers.ts';
 import type { Scope } from './scope.ts';
@@ -89,8 +90,15 @@ function readMachine(sub: Subsection, entity: string, scope: Scope): StateMachin
       }
       if (!validName(to, STATE_NAME, bag, 'state', STATE_RULE)) continue;
       mentions.push(to);
-      const who = splitList(cellOf(row, 'who')).filter((r) => scope.role(r, `Transition "${name.text}"`));
       const when = cellOf(row, 'when');
+      const timing = readAutomatic(
+        name.text,
+        splitList(cellOf(row, 'who')),
+        when,
+        { states: from, creates, cell: fromCell },
+        scope,
+      );
+      const who = timing.roles.filter((r) => scope.role(r, `Transition "${name.text}"`));
       const errorCell = cellOf(row, 'error');
       const error =
         errorCell.text !== '' && !/^[-—–]$/.test(errorCell.text) && scope.code(errorCell, `Transition "${name.text}"`)
@@ -103,12 +111,13 @@ function readMachine(sub: Subsection, entity: string, scope: Scope): StateMachin
         to: to.text,
         creates,
         who: who.map((r) => r.text),
-        guard: when.text === '' ? null : when.text,
+        guard: timing.guard,
         error,
         ...withSets(readAssignments(cellOf(row, 'sets'), bag, name.text)),
         doc: docOf(row),
         span: row.span,
-        guardSpan: when.text === '' ? null : when.span,
+        guardSpan: timing.guard === null ? null : when.span,
+        ...(timing.automatic ? { automatic: timing.automatic } : {}),
       });
       if (creates && from.length > 0) {
         bag.report('invalid-name', fromCell.span, `Transition "${name.text}" comes from (new) and from other states.`, {

@@ -1,4 +1,4 @@
-import { effectiveCalls, type Model, runtimeSettings } from '@ninepoint/spec';
+import { compileExpressions, effectiveCalls, type Model, runtimeSettings } from '@ninepoint/spec';
 import type { CompiledApp } from '../compile/compiled-app.ts';
 import { compileEntityLogic } from '../compile/entity-logic.ts';
 import { compileJsonSchemas, type EntitySchemas } from '../compile/json-schemas.ts';
@@ -21,7 +21,13 @@ export type { CompiledApp };
  * const { model, ok } = checkSpec(source);
  * if (ok) console.log(compileApp(model).openapi.paths);
  */
-export function compileApp(model: Model): CompiledApp {
+/** What the compiled app reads the time from. */
+export interface CompileOptions {
+  /** The clock of `now` and `today` in guards and rules (tests inject one). Default `Date.now`. */
+  clock?: () => number;
+}
+
+export function compileApp(model: Model, options: CompileOptions = {}): CompiledApp {
   const settings = Object.freeze(runtimeSettings(model));
   const catalogue = new ProblemCatalogue(model);
   const sqlSchema = compileSqlSchema(model);
@@ -29,7 +35,7 @@ export function compileApp(model: Model): CompiledApp {
   const routeTable = compileRouteTable(model, effectiveCalls(model), jsonSchemas, SYSTEM_ROUTES);
   const permissions = compilePermissions(model);
   const openapi = compileOpenApi(model, routeTable.routes, jsonSchemas, catalogue, permissions);
-  const logic = compileEntityLogic(model, catalogue);
+  const logic = compileEntityLogic(model, catalogue, compileExpressions(model, { clock: options.clock }));
   return Object.freeze({
     model,
     settings,

@@ -23,13 +23,14 @@ import {
 import { REQUEST_ID_HEADER, requestId } from '../http/request-id.ts';
 import { HSTS, REFERRER_POLICY } from '../http/security-headers.ts';
 import { registerWebApp } from '../http/web-app.ts';
-import { type ChangeFeed, type LiveOptions, LocalFeed, liveUpdates, PgFeed } from '../live/index.ts';
+import { type ChangeFeed, type LiveOptions, type LocalChange, LocalFeed, liveUpdates, PgFeed } from '../live/index.ts';
 import { Outbox, type OutboxTiming, outbox as outboxPlugin } from '../outbox/index.ts';
 import { AuthStore, ensureDemoUsers, type MailOptions, type OidcSettings, OidcStore, people } from '../people/index.ts';
 import { records } from '../records/index.ts';
 import { openStore, type StoreOptions } from '../store/open-store.ts';
 import { PgStore } from '../store/postgres/pg-store.ts';
 import type { Store } from '../store/store.ts';
+import { type Timers, timers } from '../timers/index.ts';
 import { SavedViewsStore, savedViews } from '../views/index.ts';
 import { type CompiledApp, compileApp } from './compile-app.ts';
 import { SERVER_CREATED_CHANNEL, type ServerCreated } from './server-channel.ts';
@@ -44,7 +45,10 @@ export interface ServerOptions extends StoreOptions {
    * breaking a tightened rule); without it such a start throws `MigrationRefusedError`. Default false.
    */
   allowDestructive?: boolean;
-  /** For tests: the clock of sessions, sign-in lockouts and rate limits. Default `Date.now`. */
+  /**
+   * For tests: the clock of sessions, sign-in lockouts, rate limits, `now` and `today` in guards
+   * and rules, records' time stamps and the scheduler of automatic transitions. Default `Date.now`.
+   */
   now?: () => number;
   /**
    * Behind a reverse proxy that terminates HTTPS: trust its `X-Forwarded-For`/`-Proto`/`-Host`, so
@@ -99,11 +103,16 @@ export interface NinepointServer {
   listen(options?: { port?: number; host?: string }): Promise<string>;
   /** Ends the live update streams (`GET /api/events`): a replaced dev app's pages reconnect to the new one. */
   endStreams(): void;
+  /** The transitions the system takes by itself (`timers/`); tests with an injected clock run rounds. */
+  readonly timers: Timers;
   /** Stops taking requests, lets those under way finish, then closes the database. Safe to call twice. */
   close(): Promise<void>;
 }
 
 const serverCreated = channel(SERVER_CREATED_CHANNEL);
+
+/** The system clock, looked up at each call (as `new Date()` is): a test that mocks `Date` moves it. */
+const systemClock = (): number => Date.now();
 
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 3000;
@@ -127,7 +136,7 @@ export function defaultLogger(format: LogFormat = defaultLogFormat()): Logger {
  * console.log(await server.listen({ port: 3000 }));
  */
 export async function createServer(options: ServerOptions): Promise<NinepointServer> {
-  const compiled = compileApp(options.model);
+  const compiled = compileApp(options.model, { clock: options.now });
   const logger = options.logger === false ? pino({ level: 'silent' }) : (options.logger ?? defaultLogger());
   const store = await openStore(options);
   try {
@@ -298,14 +307,14 @@ function buildApp(
     now,
     ...liveOptions,
   });
-  void app.register(records, {
-    compiled,
-    store,
-    committed: (change) => {
-      app.live.committed(change);
-      outbox.committed(change.entity, change.kind);
-    },
-  });
+  const clock = now ?? systemClock;
+  // Every committed write: live updates, and the outbox's notifications and calls to other systems.
+  const committed = (change: LocalChange) => {
+    app.live.committed(change);
+    outbox.committed(change.entity, change.kind);
+  };
+  void app.register(records, { compiled, store, committed, now: clock });
+  void app.register(timers, { compiled, store, logger, now: clock, committed });
   void app.register(savedViews, { views, screens: effectiveScreens(compiled.model), ...(now ? { now } : {}) });
   void app.register(outboxPlugin, {
     outbox,
@@ -354,6 +363,9 @@ function wrap(
     auth,
     migration,
     endStreams,
+    get timers() {
+      return app.timers;
+    },
     async listen({ port = DEFAULT_PORT, host = DEFAULT_HOST } = {}) {
       // Fastify logs "Server listening at …" on its own; `serve` says where it listens once,
       // with the spec and the database, so Fastify's line is held back.

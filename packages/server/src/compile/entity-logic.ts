@@ -19,6 +19,7 @@ import {
   type StateMachine,
   sharedRefusalCode,
   type Transition,
+  timeZoneOf,
   transitionEffects,
 } from '@ninepoint/spec';
 import { periodBounds } from './limit-period.ts';
@@ -96,7 +97,8 @@ interface CompiledLimit {
   states: readonly string[] | null;
   per: readonly string[];
   /** The period's field and how its column stores values. */
-  period: { unit: PeriodUnit; field: string; type: 'date' | 'datetime' } | null;
+  /** The period's field, how its column stores values, and the time zone of its calendar. */
+  period: { unit: PeriodUnit; field: string; type: 'date' | 'datetime'; zone: string } | null;
 }
 
 /** Compiles the checks of every entity. Throws `ExpressionCompileError` for an expression cel-js refuses. */
@@ -128,7 +130,9 @@ export function compileEntityLogic(
           states: machine && condition.states.length > 0 ? condition.states : null,
           per: condition.per,
           // created_at and updated_at are date-times.
-          period: period ? { ...period, type: periodField?.type.kind === 'date' ? 'date' : 'datetime' } : null,
+          period: period
+            ? { ...period, type: periodField?.type.kind === 'date' ? 'date' : 'datetime', zone: timeZoneOf(model) }
+            : null,
         });
       }
     }
@@ -314,10 +318,10 @@ function groupOf(limit: CompiledLimit, record: ApiRecord): Group | null {
     equal.push({ column, value });
   }
   if (limit.period === null) return { equal, within: null };
-  const { unit, field, type } = limit.period;
+  const { unit, field, type, zone } = limit.period;
   const value = record[field];
   if (value == null) return null;
-  const bounds = periodBounds(unit, String(value), type);
+  const bounds = periodBounds(unit, String(value), type, zone);
   return bounds === null ? null : { equal, within: { column: field, ...bounds } };
 }
 

@@ -51,3 +51,49 @@ describe('periodBounds', () => {
     expect(periodBounds('day', 'soon', 'datetime')).toBeNull();
   });
 });
+
+describe('periodBounds in a product time zone', () => {
+  it('gives the local day of a date-time, 23 hours long when clocks go forward and 25 when they go back', () => {
+    // Berlin goes from UTC+1 to UTC+2 at 01:00 UTC on 29 March 2026, and back at 01:00 UTC on 25 October.
+    expect(periodBounds('day', '2026-03-29T10:00:00.000Z', 'datetime', 'Europe/Berlin')).toEqual({
+      from: '2026-03-28T23:00:00.000Z',
+      to: '2026-03-29T22:00:00.000Z',
+    });
+    expect(periodBounds('day', '2026-10-25T10:00:00.000Z', 'datetime', 'Europe/Berlin')).toEqual({
+      from: '2026-10-24T22:00:00.000Z',
+      to: '2026-10-25T23:00:00.000Z',
+    });
+  });
+
+  it('puts an instant in the local day it falls on, not the UTC one', () => {
+    // 23:30 UTC on 28 March is 00:30 on 29 March in Berlin.
+    expect(periodBounds('day', '2026-03-28T23:30:00.000Z', 'datetime', 'Europe/Berlin')?.from).toBe(
+      '2026-03-28T23:00:00.000Z',
+    );
+    expect(periodBounds('day', '2026-03-28T22:30:00.000Z', 'datetime', 'Europe/Berlin')?.from).toBe(
+      '2026-03-27T23:00:00.000Z',
+    );
+  });
+
+  it('gives the local week from Monday and the local month across a switch', () => {
+    expect(periodBounds('week', '2026-03-29T10:00:00.000Z', 'datetime', 'Europe/Berlin')).toEqual({
+      from: '2026-03-22T23:00:00.000Z',
+      to: '2026-03-29T22:00:00.000Z',
+    });
+    expect(periodBounds('month', '2026-03-15T10:00:00.000Z', 'datetime', 'Europe/Berlin')).toEqual({
+      from: '2026-02-28T23:00:00.000Z',
+      to: '2026-03-31T22:00:00.000Z',
+    });
+    expect(periodBounds('year', '2026-06-01T00:00:00.000Z', 'datetime', 'America/New_York')).toEqual({
+      from: '2026-01-01T05:00:00.000Z',
+      to: '2027-01-01T05:00:00.000Z',
+    });
+  });
+
+  it('keeps a date a calendar date whatever the zone', () => {
+    expect(periodBounds('day', '2026-03-29', 'date', 'Europe/Berlin')).toEqual({
+      from: '2026-03-29',
+      to: '2026-03-30',
+    });
+  });
+});

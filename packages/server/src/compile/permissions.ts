@@ -139,6 +139,8 @@ export function compilePermissions(
       return rowsOf(actor).some((row) => row.create);
     };
     const transitionAccess = (actor: Actor, transition: Transition): Access => {
+      // Taken by the system alone (`system` is its only who): no person may take it.
+      if (transition.automatic && transition.who.length === 0) return 'none';
       if (transition.who.length === 0)
         return transition.creates ? (mayCreate(actor) ? 'all' : 'none') : access(actor, 'update');
       const named =
@@ -149,7 +151,7 @@ export function compilePermissions(
       return 'all';
     };
     const transitionGrants = (actor: Actor, transition: Transition): readonly Grant[] => {
-      if (transition.who.length === 0) return grants(actor, 'update');
+      if (transition.who.length === 0 && !transition.automatic) return grants(actor, 'update');
       return transitionAccess(actor, transition) === 'none' ? [] : [EVERY_RECORD];
     };
     const settable = (actor: Actor, operation: 'create' | 'update'): ReadonlySet<string> | null => {

@@ -61,6 +61,13 @@ export const HISTORY_TABLE = '_ninepoint_history';
  */
 export const VERSION_COLUMN = '_version';
 
+/**
+ * When a record entered its state: kept for entities whose machine has a transition the system
+ * takes `after` a time in a state (`timers/`), which finds due records by it. Not a field: the
+ * API never shows it. A transition into the state the record is in does not restart it.
+ */
+export const STATE_SINCE_COLUMN = '_state_since';
+
 /** Thrown when a model cannot be laid out as tables; the message says what to rename. */
 export class SqlSchemaError extends Error {
   override name = 'SqlSchemaError';
@@ -93,8 +100,13 @@ export function compileSqlSchema(model: Pick<Model, 'entities' | 'machines' | 'r
     if (screen.entity)
       for (const filter of screen.filters) ask(screen.entity, [filter.field, ...DEFAULT_SORT_COLUMNS], 'filter');
   }
+  // A transition the system takes after a time in a state finds its records by state and entry time.
+  const timed = new Set(
+    model.machines.filter((m) => m.transitions.some((t) => t.automatic?.kind === 'after')).map((m) => m.entity),
+  );
+  for (const entity of timed) ask(entity, ['state', STATE_SINCE_COLUMN], 'state');
   const tables = model.entities.map((entity) =>
-    compileTable(entity, machines.has(entity.name), extra.get(entity.name) ?? []),
+    compileTable(entity, machines.has(entity.name), extra.get(entity.name) ?? [], timed.has(entity.name)),
   );
   checkNames(tables);
   return { tables };
@@ -104,6 +116,7 @@ function compileTable(
   entity: Entity,
   hasState: boolean,
   extra: readonly { columns: string[]; reason: IndexReason }[],
+  timed = false,
 ): SqlTable {
   const name = tableName(entity.name);
   const system = (column: string, type: SqlType, notNull: boolean, primaryKey = false): SqlColumn => ({
@@ -123,6 +136,7 @@ function compileTable(
     { ...system('created_by', 'text', false), references: { entity: USER_ENTITY, table: null } },
     ...(hasState ? [system('state', 'text', true)] : []),
     { ...system(VERSION_COLUMN, 'integer', true), default: 1 },
+    ...(hasState && timed ? [system(STATE_SINCE_COLUMN, 'datetime', false)] : []),
     ...entity.fields.map(fieldColumn),
   ];
 

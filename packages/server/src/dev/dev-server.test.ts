@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { StudioStatus } from '@ninepoint/spec';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TEST_DATABASES } from '../../test/databases.ts';
+import { SQLITE_ONLY } from '../../test/databases.ts';
 import { LENDING_DESK, replaceOnce } from '../../test/helpers.ts';
 import { problemOf, rawExchange } from '../../test/raw-http.ts';
 import { addUser } from '../people/accounts.ts';
@@ -38,7 +38,7 @@ async function eventually(check: () => boolean | Promise<boolean>, what: string,
   throw new Error(`timed out waiting until ${what}`);
 }
 
-describe.each(TEST_DATABASES)('ninepoint dev on $name', (db) => {
+describe.each(SQLITE_ONLY)('ninepoint dev on $name', (db) => {
   let dir: string;
   let specPath: string;
   let dev: DevServer;

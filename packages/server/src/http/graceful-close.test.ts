@@ -41,6 +41,7 @@ async function serverWithSlowCall(options: object, closeGraceMs?: number) {
   return { server, url, started: started.raised, release: release.raise };
 }
 
+// On PostgreSQL too: closing waits on each database's own connections (a file, or a pool).
 describe.each(TEST_DATABASES)('closing a server on $name', (db) => {
   it('lets a request under way finish with the database open, then closes its connection and the database', async () => {
     const fresh = await db.fresh();

@@ -62,6 +62,7 @@ async function openEvents(base: string, headers: Record<string, string>): Promis
   return new EventReader(await fetch(`${base}/api/events`, { headers }));
 }
 
+// On PostgreSQL too: live updates go through each database's own notifications (PostgreSQL's LISTEN/NOTIFY reaches other servers).
 describe.each(TEST_DATABASES)('live updates on $name', (db) => {
   let fresh: FreshDatabase;
   let server: NinepointServer;

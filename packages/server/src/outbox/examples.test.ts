@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_DATABASES } from '../../test/databases.ts';
+import { SQLITE_ONLY } from '../../test/databases.ts';
 import { modelOf } from '../../test/helpers.ts';
 import { type SmtpCatcher, startSmtpCatcher } from '../../test/smtp-catcher.ts';
 import { callAs, userWithToken } from '../../test/users.ts';
@@ -18,7 +18,7 @@ afterAll(async () => {
   await smtp?.close();
 });
 
-describe.each(TEST_DATABASES)('the helpdesk example’s mails on $name', (db) => {
+describe.each(SQLITE_ONLY)('the helpdesk example’s mails on $name', (db) => {
   let server: NinepointServer;
   let remove: () => Promise<void>;
   const call = callAs(() => server);

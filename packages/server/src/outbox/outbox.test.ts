@@ -130,6 +130,7 @@ afterAll(async () => {
   await smtp?.close();
 });
 
+// On PostgreSQL too: the outbox is a table each database keeps and hands out under its own locking.
 describe.each(TEST_DATABASES)('notifications and signed calls on $name', (db) => {
   let server: NinepointServer;
   let remove: () => Promise<void>;

@@ -16,6 +16,7 @@ const OLD_USERS_TABLE = `CREATE TABLE "${USERS_TABLE}" (
 
 const ID = '0190f3c4-7a2b-7c3d-8e4f-5a6b7c8d9e0f';
 
+// On PostgreSQL too: the runtime's tables are created and queried with each database's own SQL.
 describe.each(TEST_DATABASES)('the runtime’s tables on $name', (db) => {
   it('upgrades an older users table in place: the new column is added, the accounts kept', async () => {
     const fresh = await db.fresh();

@@ -28,6 +28,7 @@ A club's members and its secretary.
 const APP_URL = 'http://club.test';
 const CALLBACK = `${APP_URL}/api/auth/oidc/callback`;
 
+// On PostgreSQL too: the only suite of the OIDC store (identities, ON CONFLICT) on each database.
 describe.each(TEST_DATABASES)('sign-in with an OpenID Connect provider, on $name', (db) => {
   let fresh: FreshDatabase;
   let server: NinepointServer;

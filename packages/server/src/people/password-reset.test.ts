@@ -52,6 +52,7 @@ afterAll(async () => {
   await smtp?.close();
 });
 
+// On PostgreSQL too: reset links are used once by an UPDATE … RETURNING that each database runs.
 describe.each(TEST_DATABASES)('password reset by email on $name', (db) => {
   let server: NinepointServer;
   let remove: () => Promise<void>;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FreshDatabase, TEST_DATABASES } from '../../test/databases.ts';
+import { type FreshDatabase, SQLITE_ONLY } from '../../test/databases.ts';
 import { modelOf } from '../../test/helpers.ts';
 import { userWithToken } from '../../test/users.ts';
 import { createServer, type NinepointServer } from '../app/server.ts';
@@ -41,7 +41,7 @@ Not shown.
 Not shown.
 `;
 
-describe.each(TEST_DATABASES)('what GET /api/auth/me says about people, on $name', (db) => {
+describe.each(SQLITE_ONLY)('what GET /api/auth/me says about people, on $name', (db) => {
   let fresh: FreshDatabase;
   let server: NinepointServer;
 

@@ -50,6 +50,7 @@ afterAll(async () => {
   await smtp?.close();
 });
 
+// On PostgreSQL too: the only suite of the joining store (sign-up and invitation SQL with RETURNING).
 describe.each(TEST_DATABASES)('people joining on $name', (db) => {
   let server: NinepointServer;
   let remove: () => Promise<void>;

@@ -23,6 +23,7 @@ Notes anyone signed in keeps.
 | text | text | required |
 `;
 
+// On PostgreSQL too: the only suite of the account changes (roles, deactivation, sessions revoked) as SQL on each database.
 describe.each(TEST_DATABASES)('user administration on $name', (db) => {
   let fresh: FreshDatabase;
   let server: NinepointServer;

@@ -6,6 +6,7 @@ import { createServer, type NinepointServer } from '../app/server.ts';
 
 type Entry = Record<string, unknown>;
 
+// On PostgreSQL too: the directory's search and paging are SQL on the users table, read by each database its own way.
 describe.each(TEST_DATABASES)('the user directory on $name', (db) => {
   let fresh: FreshDatabase;
   let server: NinepointServer;

@@ -1,6 +1,6 @@
 import { checkSpec } from '@ninepoint/spec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FreshDatabase, TEST_DATABASES } from '../../test/databases.ts';
+import { type FreshDatabase, SQLITE_ONLY } from '../../test/databases.ts';
 import { modelOf } from '../../test/helpers.ts';
 import { userWithToken } from '../../test/users.ts';
 import { createServer, type NinepointServer } from '../app/server.ts';
@@ -41,7 +41,7 @@ Not shown.
 Not shown.
 `;
 
-describe.each(TEST_DATABASES)('a roles table whose only row is anyone, on $name', (db) => {
+describe.each(SQLITE_ONLY)('a roles table whose only row is anyone, on $name', (db) => {
   let fresh: FreshDatabase;
   let server: NinepointServer;
 
@@ -85,7 +85,7 @@ describe.each(TEST_DATABASES)('a roles table whose only row is anyone, on $name'
   });
 });
 
-describe.each(TEST_DATABASES)('a roles table whose only row is anyone and grants nothing, on $name', (db) => {
+describe.each(SQLITE_ONLY)('a roles table whose only row is anyone and grants nothing, on $name', (db) => {
   let fresh: FreshDatabase;
   let server: NinepointServer;
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FreshDatabase, TEST_DATABASES } from '../../test/databases.ts';
+import { type FreshDatabase, SQLITE_ONLY } from '../../test/databases.ts';
 import { modelOf } from '../../test/helpers.ts';
 import { callAs, userWithToken } from '../../test/users.ts';
 import { createServer, type NinepointServer } from '../app/server.ts';
@@ -8,7 +8,7 @@ import { createServer, type NinepointServer } from '../app/server.ts';
 /** Guards and rules that count related records: `count(Review where talk = this) >= MIN_REVIEWS`. */
 const CONFERENCE = readFileSync(new URL('../../test/fixtures/conference.md', import.meta.url), 'utf8');
 
-describe.each(TEST_DATABASES)('counts of related records in guards and rules, on $name', (db) => {
+describe.each(SQLITE_ONLY)('counts of related records in guards and rules, on $name', (db) => {
   let fresh: FreshDatabase;
   let server: NinepointServer;
   let speaker: string;

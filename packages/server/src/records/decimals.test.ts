@@ -29,6 +29,7 @@ type Json = Record<string, unknown>;
  * 0.2 sent as 0.30000000000000004 too), and what is accepted comes back exactly as sent, on both
  * databases (SQLite keeps the double read from JSON; PostgreSQL's NUMERIC the same number's text).
  */
+// On PostgreSQL too: each database keeps and sums decimals its own way (REAL in SQLite, numeric in PostgreSQL).
 describe.each(TEST_DATABASES)('decimal fields on $name', (db) => {
   let fresh: FreshDatabase;
   let server: NinepointServer;

@@ -6,6 +6,7 @@ import { createServer } from '../app/server.ts';
 
 // Found by e2e/reliability/fuzz.test.ts: a text field sent as JSON "\ud800" (half a surrogate
 // pair) answered 500 on PostgreSQL, whose jsonb history refuses it, and was stored as U+FFFD on SQLite.
+// On PostgreSQL too: each database keeps text its own way (PostgreSQL refuses NUL, collations differ).
 describe.each(TEST_DATABASES)('text values on $name', (db) => {
   it('refuses unpaired surrogates with INVALID_TYPE on create and update, and keeps whole characters intact', async () => {
     const fresh = await db.fresh();

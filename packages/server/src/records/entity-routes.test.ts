@@ -1,6 +1,6 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_DATABASES, type TestDatabase } from '../../test/databases.ts';
+import { SQLITE_ONLY, type TestDatabase } from '../../test/databases.ts';
 import { insertRowBefore, LENDING_DESK_DERIVED, modelOf, replaceOnce } from '../../test/helpers.ts';
 import { knownUser, userWithToken } from '../../test/users.ts';
 import { createServer, type NinepointServer } from '../app/server.ts';
@@ -64,7 +64,7 @@ function fieldCodes(answer: Answer): string[] {
   return (answer.body.errors as { field: string; code: string }[]).map((e) => `${e.field} ${e.code}`);
 }
 
-describe.each(TEST_DATABASES)('on $name', (db) => {
+describe.each(SQLITE_ONLY)('on $name', (db) => {
   describe('the entity calls of the lending desk', () => {
     let server: NinepointServer;
     let call: Awaited<ReturnType<typeof start>>['call'];

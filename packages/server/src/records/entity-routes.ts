@@ -59,6 +59,8 @@ interface EntityContext {
   recordPath: (id: string) => string;
   /** Told of each write once it has committed (live updates); not of a write that changed nothing. */
   committed: Committed;
+  /** The server's clock: writes are stamped with it, as `now` in guards and rules reads it. */
+  now: () => number;
   /** Checks what its transitions set against the fields' rules; null when they set nothing. */
   effectFields: ((set: WriteEffects) => void) | null;
 }
@@ -88,6 +90,7 @@ export function registerEntityRoutes(
   compiled: CompiledApp,
   store: Store,
   committed: Committed = () => {},
+  now: () => number = () => Date.now(),
 ): void {
   const { model, routeTable, catalogue, settings } = compiled;
   const contexts = new Map<string, EntityContext>();
@@ -116,6 +119,7 @@ export function registerEntityRoutes(
       settings,
       recordPath: (id) => (get ? get.path.replace(`:${get.params[0] ?? 'id'}`, id) : `${base ?? `/api/${name}`}/${id}`),
       committed,
+      now,
       effectFields: effectFieldsCheck(entity, machineOf(name), compiled.jsonSchemas.get(name), catalogue),
     };
     contexts.set(name, context);
@@ -294,7 +298,7 @@ function createHandler(route: Route, context: EntityContext): Handler {
       throw denied(actor);
     }
     const body = readBody(request, errors, route.body === null);
-    const ms = Date.now();
+    const ms = context.now();
     const at = new Date(ms).toISOString();
     const settable = context.permissions.settable(actor, 'create');
     const values: Record<string, Value> = {};
@@ -357,7 +361,7 @@ function updateHandler(route: Route, context: EntityContext): Handler {
     // A PUT keeps what the actor may not change: they need not (and for a hidden field cannot) send it.
     const kept = replace && settable !== null ? (name: string) => !settable.has(name) : undefined;
     const body = readBody(request, errors, route.body === null, kept);
-    const at = new Date().toISOString();
+    const at = new Date(context.now()).toISOString();
     const values: Record<string, Value> = {};
     const failures: FieldError[] = [];
     /** Fields the actor may not change but sent: they must hold what the record holds. */
@@ -420,7 +424,7 @@ function transitionHandler(route: Route, context: EntityContext, name: string): 
     const read = readGrants(actor, context.permissions);
     const id = recordId(request, route, context);
     const body = readBody(request, errors, true);
-    const at = new Date().toISOString();
+    const at = new Date(context.now()).toISOString();
     const values: Record<string, Value> = {};
     const failures: FieldError[] = [];
     for (const field of fields) {
@@ -459,7 +463,7 @@ function deleteHandler(route: Route, context: EntityContext): Handler {
     const id = recordId(request, route, context);
     const ifVersions = ifMatchVersions(request.headers['if-match']);
     const allowed = writeAllowed(read, context.permissions.grants(actor, 'delete'), actor, context, id);
-    const at = new Date().toISOString();
+    const at = new Date(context.now()).toISOString();
     // The record as the delete found it: who may read it is told of the delete.
     const found: { record?: ApiRecord } = {};
     const outcome = await context.records.delete(id, { at, by: actor.userId, ifVersions }, (current, reader) => {

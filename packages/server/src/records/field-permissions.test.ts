@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FreshDatabase, TEST_DATABASES } from '../../test/databases.ts';
+import { type FreshDatabase, SQLITE_ONLY } from '../../test/databases.ts';
 import { LENDING_DESK, modelOf, replaceOnce } from '../../test/helpers.ts';
 import { userWithToken } from '../../test/users.ts';
 import { createServer, type NinepointServer } from '../app/server.ts';
@@ -18,7 +18,7 @@ const SOURCE = replaceOnce(
   (row) => `${row}\n| PUT | /api/books/:id | Book | update Book |\n| PATCH | /api/books/:id | Book | update Book |`,
 );
 
-describe.each(TEST_DATABASES)('fields a role may set, on $name', (db) => {
+describe.each(SQLITE_ONLY)('fields a role may set, on $name', (db) => {
   let fresh: FreshDatabase;
   let server: NinepointServer;
   let clerk: string;

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_DATABASES } from '../../test/databases.ts';
+import { SQLITE_ONLY } from '../../test/databases.ts';
 import { modelOf } from '../../test/helpers.ts';
 import { userWithToken } from '../../test/users.ts';
 import { createServer, type NinepointServer } from '../app/server.ts';
@@ -10,7 +10,7 @@ const GRANT_CALL = readFileSync(new URL('../../test/fixtures/grant-call.md', imp
 
 type Json = Record<string, unknown>;
 
-describe.each(TEST_DATABASES)('on $name', (db) => {
+describe.each(SQLITE_ONLY)('on $name', (db) => {
   describe('date constants and guards with their own error codes', () => {
     let server: NinepointServer;
     let remove: () => Promise<void>;

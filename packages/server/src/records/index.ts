@@ -4,3 +4,4 @@ export { etagOf, ifMatchVersions } from './etag.ts';
 export { encodeCursor, parseListQuery } from './list-query.ts';
 export { RECORDS_API } from './records-api.ts';
 export { type RecordsOptions, records } from './records-plugin.ts';
+export { effectFieldsCheck, withEffectFields } from './transition-effects.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_DATABASES, type TestDatabase } from '../../test/databases.ts';
+import { SQLITE_ONLY, type TestDatabase } from '../../test/databases.ts';
 import { modelOf, REVIEWS_AND_APPOINTMENTS } from '../../test/helpers.ts';
 import { knownUser, userWithToken } from '../../test/users.ts';
 import { createServer } from '../app/server.ts';
@@ -38,7 +38,7 @@ async function start(db: TestDatabase) {
   return { call, created, stop };
 }
 
-describe.each(TEST_DATABASES)('on $name', (db) => {
+describe.each(SQLITE_ONLY)('on $name', (db) => {
   let app: Awaited<ReturnType<typeof start>>;
   beforeAll(async () => {
     app = await start(db);

@@ -21,6 +21,7 @@ const SPEC = insertRowBefore(
 
 type Json = Record<string, unknown>;
 
+// On PostgreSQL too: filters and search become SQL conditions, which each database reads its own way (collation, LIKE, nulls).
 describe.each(TEST_DATABASES)('list filters on $name', (db) => {
   let fresh: FreshDatabase;
   let server: NinepointServer;

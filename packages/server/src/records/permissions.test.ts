@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FreshDatabase, TEST_DATABASES } from '../../test/databases.ts';
+import { type FreshDatabase, SQLITE_ONLY } from '../../test/databases.ts';
 import { LENDING_DESK, modelOf } from '../../test/helpers.ts';
 import { userWithToken } from '../../test/users.ts';
 import { createServer, type NinepointServer } from '../app/server.ts';
@@ -8,7 +8,7 @@ import { createServer, type NinepointServer } from '../app/server.ts';
  * What a write reveals to someone who may not read its record: nothing. The permission check runs
  * first in the transaction, before "nothing changed", the version and the references.
  */
-describe.each(TEST_DATABASES)('writes to records the actor may not read, on $name', (db) => {
+describe.each(SQLITE_ONLY)('writes to records the actor may not read, on $name', (db) => {
   let fresh: FreshDatabase;
   let server: NinepointServer;
   let staff: string;

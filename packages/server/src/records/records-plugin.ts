@@ -8,6 +8,8 @@ export interface RecordsOptions {
   store: Store;
   /** Told of each write once the store has committed it (live updates). */
   committed?: Committed;
+  /** The server's clock, which stamps writes. Default `Date.now`. */
+  now?: () => number;
 }
 
 /**
@@ -15,8 +17,8 @@ export interface RecordsOptions {
  * history, transitions) and the dashboards' summaries, with point 6 applied to each.
  */
 export const records = fastifyPlugin<RecordsOptions>(
-  (app, { compiled, store, committed }, done) => {
-    registerEntityRoutes(app, compiled, store, committed);
+  (app, { compiled, store, committed, now }, done) => {
+    registerEntityRoutes(app, compiled, store, committed, now);
     done();
   },
   { name: 'ninepoint-records', fastify: '5.x', dependencies: ['ninepoint-people'] },

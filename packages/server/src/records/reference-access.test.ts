@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FreshDatabase, TEST_DATABASES } from '../../test/databases.ts';
+import { type FreshDatabase, SQLITE_ONLY } from '../../test/databases.ts';
 import { modelOf } from '../../test/helpers.ts';
 import { userWithToken } from '../../test/users.ts';
 import { createServer, type NinepointServer } from '../app/server.ts';
@@ -75,7 +75,7 @@ function said(body: Json): Json {
  * (UNKNOWN_REFERENCE at that field), before any rule: which rule fails would otherwise tell the
  * record's existence and values (its limit, its manager).
  */
-describe.each(TEST_DATABASES)('references to records the caller may not read, on $name', (db) => {
+describe.each(SQLITE_ONLY)('references to records the caller may not read, on $name', (db) => {
   describe('the expenses example', () => {
     let fresh: FreshDatabase;
     let server: NinepointServer;

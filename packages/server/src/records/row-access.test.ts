@@ -13,6 +13,7 @@ const CLINIC = readFileSync(new URL('../../test/fixtures/clinic.md', import.meta
 
 type Body = Record<string, unknown>;
 
+// On PostgreSQL too: "own via" chains become SQL subqueries on lists, run by each database.
 describe.each(TEST_DATABASES)('own via a chain of references and grants while in a state, on $name', (db) => {
   let fresh: FreshDatabase;
   let server: NinepointServer;

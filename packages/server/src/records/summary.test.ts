@@ -10,6 +10,7 @@ const HELPDESK = readFileSync(new URL('../../../../examples/helpdesk.md', import
 /** Reviewers read talks but not who gives them; speakers read their own, and others' titles only. */
 const BLIND_REVIEW = readFileSync(new URL('../../test/fixtures/blind-review.md', import.meta.url), 'utf8');
 
+// On PostgreSQL too: the figures are SQL aggregates (count, sum, group by), computed by each database.
 describe.each(TEST_DATABASES)('dashboard figures (GET …/summary) on $name', (db) => {
   let fresh: FreshDatabase;
   let server: NinepointServer;

@@ -69,6 +69,7 @@ const today = () => new Date().toISOString().slice(0, 10);
 const plusDays = (date: string, days: number) =>
   new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 
+// On PostgreSQL too: a transition's effects are written in its transaction, under each database's own locking (concurrent increments).
 describe.each(TEST_DATABASES)('transition effects on $name', (db: TestDatabase) => {
   let server: NinepointServer;
   let remove: () => Promise<void>;

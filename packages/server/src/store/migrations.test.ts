@@ -40,6 +40,7 @@ interface Book {
   note?: string | null;
 }
 
+// On PostgreSQL too: migrations are each database's own DDL.
 describe.each(TEST_DATABASES)('migrations on $name', (database) => {
   let fresh: FreshDatabase;
   beforeEach(async () => {

@@ -14,6 +14,7 @@ import {
   type SqlColumn,
   type SqlSchema,
   type SqlTable,
+  STATE_SINCE_COLUMN,
   VERSION_COLUMN,
 } from '../compile/sql-schema.ts';
 import { valuesBefore } from './history.ts';
@@ -33,6 +34,7 @@ import type {
   ConditionalWrite,
   DeleteCheck,
   DeleteOutcome,
+  DueQuery,
   EntityRecords,
   FollowedWrite,
   HistoryEntry,
@@ -104,6 +106,8 @@ interface ChangePlan {
   changes: Record<string, Value>;
   /** The record as the write would leave it. */
   record: ApiRecord;
+  /** When the record entered its state, where the table keeps it (`STATE_SINCE_COLUMN`). */
+  stateSince: string | null;
 }
 
 /** A table that refers to this one, and the statement that finds whether a record is referred to. */
@@ -299,6 +303,8 @@ export class Records<C> implements EntityRecords {
   /** Every reference field, in the order a refusal names them. */
   readonly #referenceOrder: readonly string[];
   readonly #hasState: boolean;
+  /** Whether the table keeps when each record entered its state (`STATE_SINCE_COLUMN`). */
+  readonly #timed: boolean;
   readonly #select: string;
   /** The API's columns only: a list's rows are its records as they come (`#records`). */
   readonly #listSelect: string;
@@ -329,7 +335,8 @@ export class Records<C> implements EntityRecords {
     this.#quote = (name) => d.quote(name);
     this.#toDb = (column, value) => d.toDb(column, value);
     this.#columns = new Map(table.columns.map((c) => [c.name, c]));
-    this.#apiColumns = table.columns.filter((c) => c.name !== VERSION_COLUMN);
+    this.#apiColumns = table.columns.filter((c) => c.name !== VERSION_COLUMN && c.name !== STATE_SINCE_COLUMN);
+    this.#timed = this.#columns.has(STATE_SINCE_COLUMN);
     this.#apiNames = this.#apiColumns.map((c) => c.name);
     this.#fieldColumns = table.columns.filter((c) => c.field !== null);
     this.#userReferences = this.#fieldColumns.filter((c) => c.references?.entity === USER_ENTITY).map((c) => c.name);
@@ -359,6 +366,8 @@ export class Records<C> implements EntityRecords {
       let n = set.length;
       if (setState) set.push(`"state" = ${p(++n)}`);
       set.push(`"updated_at" = ${p(++n)}`, `${version} = ${version} + 1`);
+      // Entering another state restarts its time; a transition back into the same state does not.
+      if (setState && this.#timed) set.push(`${q(STATE_SINCE_COLUMN)} = ${p(++n)}`);
       return d.prepare(`UPDATE ${t} SET ${set.join(', ')} WHERE "id" = ${p(n + 1)} AND ${version} = ${p(n + 2)}`);
     };
     this.#update = update(false);
@@ -426,6 +435,23 @@ export class Records<C> implements EntityRecords {
       },
     );
     return { sql: this.#countOf(where), params };
+  }
+
+  async dueIds(query: DueQuery): Promise<string[]> {
+    if (!this.#hasState) throw new Error(`${this.entity} has no state machine`);
+    const params: unknown[] = [];
+    const bind = this.#binder(params);
+    const where = [this.#d.stateAmong(query.states, bind)];
+    if (query.column !== null && query.before !== null) {
+      const column = this.#columns.get(query.column);
+      if (!column) throw new Error(`${this.#table.name} has no column ${query.column}`);
+      const bound = column.type === 'date' ? query.before.slice(0, 10) : query.before;
+      where.push(`${this.#quote(column.name)} <= ${bind(this.#toDb(column, bound))}`);
+    }
+    if (query.after !== null) where.push(`"id" > ${bind(query.after)}`);
+    const sql = `SELECT "id" FROM ${this.#quote(this.#table.name)} WHERE ${where.join(' AND ')} ORDER BY "id" LIMIT ${bind(query.limit)}`;
+    const rows = await this.#d.cached(sql).all(this.#d.idle, params);
+    return rows.map((row) => String(row.id));
   }
 
   async create(record: ApiRecord, context: WriteContext, check?: WriteCheck): Promise<WriteOutcome> {
@@ -640,7 +666,8 @@ export class Records<C> implements EntityRecords {
     if (!row) return undefined;
     const current = this.#stored(row);
     const { changes, record } = plannedWrite(this.#fieldColumns, current.record, values, transition, at);
-    return { id, current, transition, changes, record };
+    const since = row[STATE_SINCE_COLUMN];
+    return { id, current, transition, changes, record, stateSince: typeof since === 'string' ? since : null };
   }
 
   /**
@@ -665,6 +692,11 @@ export class Records<C> implements EntityRecords {
     if (context.ifVersions !== null && !context.ifVersions.includes(current.version)) {
       return { ok: false, refusal: { kind: 'stale' } };
     }
+    // A transition due after a time in a state: the record has re-entered its state since it was found.
+    const enteredBy = plan.transition?.enteredBy;
+    if (enteredBy !== undefined && (plan.stateSince === null || plan.stateSince > enteredBy)) {
+      return { ok: false, refusal: { kind: 'stale' } };
+    }
     // A transition is written even when no field changes: its history entry is the point.
     if (Object.keys(changes).length === 0 && plan.transition === null)
       return { ok: true, stored: current, changed: false };
@@ -685,10 +717,13 @@ export class Records<C> implements EntityRecords {
     const d = this.#d;
     const { id, record, transition, current } = plan;
     const fields: unknown[] = this.#fieldColumns.map((c) => d.toDb(c, record[c.name] ?? null));
-    const updated =
-      transition && this.#updateState
-        ? yield* wait(this.#updateState.run(conn, [...fields, transition.to, at, id, current.version]))
-        : yield* wait(this.#update.run(conn, [...fields, at, id, current.version]));
+    let updated: number;
+    if (transition && this.#updateState) {
+      const timing = this.#timed ? [transition.to === current.record.state ? plan.stateSince : at] : [];
+      updated = yield* wait(
+        this.#updateState.run(conn, [...fields, transition.to, at, ...timing, id, current.version]),
+      );
+    } else updated = yield* wait(this.#update.run(conn, [...fields, at, id, current.version]));
     return updated === 1;
   }
 
@@ -716,7 +751,12 @@ export class Records<C> implements EntityRecords {
     const values: unknown[] = new Array(columns.length);
     for (let i = 0; i < columns.length; i++) {
       const column = columns[i] as SqlColumn;
-      values[i] = column.name === VERSION_COLUMN ? 1 : d.toDb(column, created[column.name] ?? null);
+      values[i] =
+        column.name === VERSION_COLUMN
+          ? 1
+          : column.name === STATE_SINCE_COLUMN
+            ? context.at
+            : d.toDb(column, created[column.name] ?? null);
     }
     yield* wait(this.#insert.run(conn, values));
     const changes: Record<string, Value> = {};

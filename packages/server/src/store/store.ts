@@ -244,6 +244,24 @@ export type DeleteCheck = (current: ApiRecord, reader: TxReader) => void;
 export interface TransitionWrite {
   name: string;
   to: string;
+  /**
+   * For a transition due after a time in a state: the record must have entered its state at or
+   * before this instant (ISO 8601), else the write is refused as `stale` (it re-entered since).
+   */
+  enteredBy?: string;
+}
+
+/**
+ * Records a transition the system takes may be due for (`timers/`): in one of `states`, with
+ * `column` (a date or date-time field, a system time, or `_state_since`) at or before `before`
+ * when given, ids after `after`, in id order, at most `limit`.
+ */
+export interface DueQuery {
+  states: readonly string[];
+  column: string | null;
+  before: string | null;
+  after: string | null;
+  limit: number;
 }
 
 /**
@@ -284,6 +302,8 @@ export interface EntityRecords {
   summary(query: SummaryQuery): Promise<Summary>;
   /** The record's history, oldest first; kept after the record is deleted. */
   history(id: string): Promise<HistoryEntry[]>;
+  /** The ids of records a system transition may be due for, one page of them (see `DueQuery`). */
+  dueIds(query: DueQuery): Promise<string[]>;
 }
 
 /** SQLite's durability choice: see `store/sqlite/sqlite-store.ts`. */

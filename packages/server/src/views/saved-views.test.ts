@@ -9,6 +9,7 @@ import { SAVED_VIEWS_TABLE } from './saved-views-store.ts';
 type Json = Record<string, unknown>;
 const SCHEMA = 'the body does not match its schema';
 
+// On PostgreSQL too: the only suite of the saved-views store, whose upsert is SQL each database runs.
 describe.each(TEST_DATABASES)('saved list views on $name', (db) => {
   let fresh: FreshDatabase;
   let server: NinepointServer;

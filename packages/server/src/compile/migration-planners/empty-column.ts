@@ -2,7 +2,7 @@ import type { Field } from '@ninepoint/spec';
 import { ALLOW_DESTRUCTIVE_FLAG, type StepSafety } from '../migration-contract.ts';
 import { plural } from '../migration-report.ts';
 import type { Value } from '../record-types.ts';
-import type { SqlColumn } from '../sql-schema.ts';
+import { type SqlColumn, STATE_SINCE_COLUMN } from '../sql-schema.ts';
 import type { PlanContext } from './plan-context.ts';
 import { showValue, verb } from './step-words.ts';
 
@@ -57,6 +57,8 @@ export function fillOf(
 ): Value {
   if (field === null) {
     if (column.name === 'state' && initialState !== null) return initialState;
+    // When existing records entered their states is unknown: their time counts from the upgrade.
+    if (column.name === STATE_SINCE_COLUMN) return context.now.toISOString();
     return column.default;
   }
   const value = field.default;

@@ -1,4 +1,4 @@
-import { type LimitPeriod, limitGroupWords, type RuleCondition } from '@ninepoint/spec';
+import { type LimitPeriod, limitGroupWords, type RuleCondition, timeZoneOf } from '@ninepoint/spec';
 import { periodBounds } from '../limit-period.ts';
 import { ALLOW_DESTRUCTIVE_FLAG } from '../migration-contract.ts';
 import { plural } from '../migration-report.ts';
@@ -19,6 +19,7 @@ export function planLimitCheck(
   const states = machine && condition.states.length > 0 ? new Set(condition.states) : null;
   const { period } = condition;
   const periodType = entity.fields.find((f) => f.name === period?.field)?.type.kind === 'date' ? 'date' : 'datetime';
+  const zone = timeZoneOf(plan.context.model);
   const groups = new Map<string, number>();
   plan.scan.visit((_row, record) => {
     const r = record();
@@ -32,7 +33,7 @@ export function planLimitCheck(
     }
     if (period) {
       const value = r[period.field];
-      const bounds = value == null ? null : periodBounds(period.unit, String(value), periodType);
+      const bounds = value == null ? null : periodBounds(period.unit, String(value), periodType, zone);
       if (bounds === null) return;
       key.push(bounds.from);
     }

@@ -1,0 +1,45 @@
+import type pg from 'pg';
+
+/** Whoever holds it runs the scheduler's round; the others skip theirs. */
+export interface SchedulerLock {
+  /** Runs `round` if this server gets the lock now (answering true), else answers false at once. */
+  whileHeld(round: () => Promise<void>): Promise<boolean>;
+}
+
+/** One process on its own database (SQLite): rounds never overlap within it, so it always holds it. */
+export const LOCAL_LOCK: SchedulerLock = {
+  async whileHeld(round) {
+    await round();
+    return true;
+  },
+};
+
+/**
+ * The advisory lock key of the scheduler (the two-int form, a key space apart from the
+ * single-key locks limits take): "np" and "timers" in ASCII, any fixed pair would do.
+ */
+const LOCK_KEY = [0x6e70, 0x74696d65] as const;
+
+/**
+ * Servers sharing one PostgreSQL database: a session advisory lock, tried (never waited for) on
+ * one connection held for the round and given back after it, so one server runs each round. A
+ * server that dies mid-round loses its connection, and the lock with it.
+ */
+export function pgSchedulerLock(pool: pg.Pool): SchedulerLock {
+  return {
+    async whileHeld(round) {
+      const client = await pool.connect();
+      let held = false;
+      try {
+        const answer = await client.query('SELECT pg_try_advisory_lock($1, $2) AS held', [...LOCK_KEY]);
+        held = answer.rows[0]?.held === true;
+        if (!held) return false;
+        await round();
+        return true;
+      } finally {
+        if (held) await client.query('SELECT pg_advisory_unlock($1, $2)', [...LOCK_KEY]).catch(() => {});
+        client.release();
+      }
+    },
+  };
+}

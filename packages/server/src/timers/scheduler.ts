@@ -1,0 +1,170 @@
+import { NO_USER } from '@ninepoint/spec';
+import type { Logger } from 'pino';
+import type { CompiledApp } from '../compile/compiled-app.ts';
+import { ProblemError } from '../compile/problems.ts';
+import type { LocalChange } from '../live/index.ts';
+import { effectFieldsCheck, withEffectFields } from '../records/index.ts';
+import type { Store, WriteCheck } from '../store/store.ts';
+import type { DueKind } from './due-kinds.ts';
+import type { SchedulerLock } from './scheduler-lock.ts';
+
+/** How the system appears in history (`by`) and the API: a reserved actor, never a user's id. */
+export const SYSTEM_ACTOR_ID = 'system';
+
+/** How many due ids one query finds; a round pages through them all. */
+const PAGE = 500;
+
+/** What one round did, per transition and in all. */
+export interface RoundReport {
+  /** False when another server held the lock and ran it. */
+  ran: boolean;
+  taken: number;
+  /** Refused by a rule or limit: logged, tried again next round. */
+  refused: number;
+  /** Found but not due after all (its guard does not hold yet), or taken or moved on by someone else. */
+  skipped: number;
+  /** Queries that looked for due records. */
+  queries: number;
+}
+
+export interface SchedulerOptions {
+  compiled: CompiledApp;
+  store: Store;
+  kinds: readonly DueKind[];
+  lock: SchedulerLock;
+  logger: Logger;
+  /** Milliseconds since 1970: the same clock as `now` in guards. */
+  now: () => number;
+  /** Told of each transition taken (live updates), as for a person's. */
+  committed: (change: LocalChange) => void;
+}
+
+/**
+ * Takes the transitions the system takes by itself: each round finds the due records of each
+ * kind (one query per page of 500) and takes each through the store's transition, with the
+ * transition's from-state, guard, rules and limits, as a person's call would, `by` the system.
+ * Rounds never overlap; a round asked for while one runs follows it.
+ */
+export class TransitionScheduler {
+  readonly #o: SchedulerOptions;
+  #running: Promise<RoundReport> | null = null;
+  #queued: Promise<RoundReport> | null = null;
+
+  constructor(options: SchedulerOptions) {
+    this.#o = options;
+  }
+
+  /** Resolves once no round runs or waits. */
+  async idle(): Promise<void> {
+    while (this.#running || this.#queued) await (this.#queued ?? this.#running)?.catch(() => undefined);
+  }
+
+  /** Runs a round now, or after the one under way. */
+  round(): Promise<RoundReport> {
+    if (this.#queued) return this.#queued;
+    if (!this.#running) {
+      this.#running = this.#round().finally(() => {
+        this.#running = null;
+      });
+      return this.#running;
+    }
+    const after = this.#running.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#queued = after.then(() => {
+      this.#queued = null;
+      return this.round();
+    });
+    return this.#queued;
+  }
+
+  async #round(): Promise<RoundReport> {
+    const report: RoundReport = { ran: false, taken: 0, refused: 0, skipped: 0, queries: 0 };
+    if (this.#o.kinds.length === 0) return { ...report, ran: true };
+    report.ran = await this.#o.lock.whileHeld(async () => {
+      for (const kind of this.#o.kinds) {
+        try {
+          await this.#take(kind, report);
+        } catch (error) {
+          // A database failure: this kind waits for the next round; the others still run.
+          this.#o.logger.error(
+            { err: error, entity: kind.entity, transition: kind.transition.name },
+            'automatic transitions failed this round',
+          );
+        }
+      }
+    });
+    return report;
+  }
+
+  async #take(kind: DueKind, report: RoundReport): Promise<void> {
+    const { store, compiled, logger, committed } = this.#o;
+    const records = store.records(kind.entity);
+    const check = compiled.logic.get(kind.entity)?.transitions.get(kind.transition.name);
+    // As a person's call: the guard, rules and limits, and what the transition sets meeting the fields' rules.
+    const systemCheck: WriteCheck | undefined = withEffectFields(
+      check ? (next, current, reader) => check(next, current, reader, NO_USER) : undefined,
+      this.#effectFields(kind),
+    );
+    const now = this.#o.now();
+    const before = kind.column === null ? null : new Date(now - kind.seconds * 1000).toISOString();
+    const write = {
+      name: kind.transition.name,
+      to: kind.transition.to,
+      ...(kind.waits && before !== null ? { enteredBy: before } : {}),
+    };
+    let after: string | null = null;
+    for (;;) {
+      const ids = await records.dueIds({ states: kind.states, column: kind.column, before, after, limit: PAGE });
+      report.queries++;
+      for (const id of ids) {
+        const at = new Date(this.#o.now()).toISOString();
+        try {
+          const outcome = await records.transition(
+            id,
+            write,
+            {},
+            { at, by: SYSTEM_ACTOR_ID, ifVersions: null },
+            systemCheck,
+          );
+          if (outcome.ok) {
+            report.taken++;
+            committed({ entity: kind.entity, id, kind: 'transition', at, record: outcome.stored.record });
+          } else report.skipped++;
+        } catch (error) {
+          if (!(error instanceof ProblemError)) throw error;
+          if (this.#notDue(kind, error)) {
+            report.skipped++;
+            continue;
+          }
+          report.refused++;
+          logger.warn(
+            {
+              entity: kind.entity,
+              id,
+              transition: kind.transition.name,
+              code: error.code,
+              errors: error.extras.errors,
+            },
+            'an automatic transition was refused; it is tried again next round',
+          );
+        }
+      }
+      if (ids.length < PAGE) return;
+      after = ids.at(-1) ?? null;
+    }
+  }
+
+  #effectFields(kind: DueKind): ReturnType<typeof effectFieldsCheck> {
+    const { model, jsonSchemas, catalogue } = this.#o.compiled;
+    const entity = model.entities.find((e) => e.name === kind.entity);
+    const machine = model.machines.find((m) => m.entity === kind.entity);
+    return entity ? effectFieldsCheck(entity, machine, jsonSchemas.get(kind.entity), catalogue) : null;
+  }
+
+  /** A guard that does not hold yet, or a record no longer in a from-state (taken by another server). */
+  #notDue(kind: DueKind, error: ProblemError): boolean {
+    return error.code === 'TRANSITION_NOT_ALLOWED' || error.code === kind.transition.error;
+  }
+}

@@ -1,0 +1,285 @@
+import { readFileSync } from 'node:fs';
+import { type Logger, pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { POSTGRES_AVAILABLE, TEST_DATABASES, type TestDatabase } from '../../test/databases.ts';
+import { modelOf } from '../../test/helpers.ts';
+import { knownUser, userWithToken } from '../../test/users.ts';
+import { createServer, type NinepointServer } from '../app/server.ts';
+import type { StoreOptions } from '../store/open-store.ts';
+
+type Json = Record<string, unknown>;
+
+const example = (name: string) => readFileSync(new URL(`../../../../examples/${name}`, import.meta.url), 'utf8');
+const HELPDESK = example('helpdesk.md');
+const LENDING = example('lending-desk.md');
+const MINUTE = 60_000;
+const DAY = 86_400_000;
+
+/** A clock the test moves by hand; it starts at the real time, as the records' stamps do. */
+function testClock() {
+  let at = Date.now();
+  return { now: () => at, move: (ms: number) => (at += ms) };
+}
+
+async function open(
+  source: string,
+  options: StoreOptions,
+  now: () => number,
+  logger: Logger | false = false,
+): Promise<NinepointServer> {
+  const server = await createServer({ model: modelOf(source), ...options, logger, now });
+  await server.app.ready();
+  await server.timers.idle();
+  return server;
+}
+
+function caller(server: NinepointServer, authorization: string) {
+  return async (method: string, url: string, body?: unknown): Promise<{ status: number; body: Json }> => {
+    const response = await server.app.inject({
+      method: method as 'GET',
+      url,
+      headers: { authorization, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
+    });
+    return { status: response.statusCode, body: response.body === '' ? {} : (response.json() as Json) };
+  };
+}
+
+let borrowers = 0;
+const inDays = (now: number, days: number) => new Date(now + days * DAY).toISOString().slice(0, 10);
+
+/** A lending desk with a book; `lend` lends it to a new member for 14 days. */
+async function lendingDesk(server: NinepointServer, now: () => number) {
+  const { authorization } = await userWithToken(server, ['staff']);
+  const call = caller(server, authorization);
+  const book = await call('POST', '/api/books', {
+    title: 'Dune',
+    author: 'Herbert, Frank',
+    isbn: '9780441172719',
+    copies: 3,
+    shelf: 'FIC-12',
+  });
+  expect(book.body).toMatchObject({ title: 'Dune' });
+  const lend = async () => {
+    const borrower = `0190f3c4-7a2b-7c3d-8e4f-${String(++borrowers).padStart(12, '0')}`;
+    await knownUser(server, borrower, ['member']);
+    const loan = await call('POST', '/api/loans', {
+      book: book.body.id,
+      borrower,
+      lent_on: inDays(now(), 0),
+      due: inDays(now(), 14),
+    });
+    expect(loan.body).toMatchObject({ state: 'out' });
+    return String(loan.body.id);
+  };
+  return { call, lend };
+}
+
+// On PostgreSQL too: due records are found by SQL and taken under each database's own scheduler lock.
+describe.each(TEST_DATABASES)('automatic transitions on $name', (db: TestDatabase) => {
+  describe('the helpdesk escalates a ticket past its service level by itself', () => {
+    const clock = testClock();
+    let server: NinepointServer;
+    let temp: Awaited<ReturnType<TestDatabase['fresh']>>;
+    beforeAll(async () => {
+      temp = await db.fresh();
+      server = await open(HELPDESK, temp.options, clock.now);
+    });
+    afterAll(async () => {
+      await server?.close();
+      await temp?.remove();
+    });
+
+    it('escalates an urgent ticket after SLA_URGENT, once, by the system, and a normal one not yet', async () => {
+      const { authorization, user } = await userWithToken(server, ['agent']);
+      const call = caller(server, authorization);
+      const ticket = (priority: string) =>
+        call('POST', '/api/tickets', {
+          title: `A ${priority} problem`,
+          description: 'It stopped working this morning.',
+          priority,
+          reporter: user.id,
+        });
+      const urgent = await ticket('urgent');
+      const normal = await ticket('normal');
+      expect(urgent.body.errors ?? urgent.body.detail).toBeUndefined();
+
+      clock.move(29 * MINUTE);
+      expect((await server.timers.round()).taken).toBe(0);
+      clock.move(2 * MINUTE);
+      const round = await server.timers.round();
+      expect(round).toMatchObject({ ran: true, taken: 1, refused: 0 });
+      expect((await call('GET', `/api/tickets/${urgent.body.id}`)).body.state).toBe('escalated');
+      expect((await call('GET', `/api/tickets/${normal.body.id}`)).body.state).toBe('new');
+      expect((await server.timers.round()).taken).toBe(0);
+
+      const history = await call('GET', `/api/tickets/${urgent.body.id}/history`);
+      const entries = (history.body.items ?? history.body) as Json[];
+      const transitions = entries.filter((e) => e.action === 'transition');
+      expect(transitions).toEqual([
+        expect.objectContaining({ by: 'system', transition: 'miss service level', from: 'new', to: 'escalated' }),
+      ]);
+      // The system's transition has no call: no person may take it.
+      expect((await call('POST', `/api/tickets/${normal.body.id}/miss-service-level`)).status).toBe(404);
+
+      clock.move(4 * 60 * MINUTE);
+      expect((await server.timers.round()).taken).toBe(1);
+      expect((await call('GET', `/api/tickets/${normal.body.id}`)).body.state).toBe('escalated');
+    });
+  });
+
+  describe('the lending desk marks a loan overdue by itself', () => {
+    const clock = testClock();
+    let server: NinepointServer;
+    let temp: Awaited<ReturnType<TestDatabase['fresh']>>;
+    beforeAll(async () => {
+      temp = await db.fresh();
+      server = await open(LENDING, temp.options, clock.now);
+    });
+    afterAll(async () => {
+      await server?.close();
+      await temp?.remove();
+    });
+
+    it('marks a loan past its due date overdue, once', async () => {
+      const { call, lend } = await lendingDesk(server, clock.now);
+      const late = await lend();
+      clock.move(10 * DAY);
+      const onTime = await lend();
+      expect((await server.timers.round()).taken).toBe(0);
+      clock.move(5 * DAY);
+      expect(await server.timers.round()).toMatchObject({ taken: 1, refused: 0 });
+      expect((await call('GET', `/api/loans/${late}`)).body.state).toBe('overdue');
+      expect((await call('GET', `/api/loans/${onTime}`)).body.state).toBe('out');
+      expect((await server.timers.round()).taken).toBe(0);
+      const history = (await call('GET', `/api/loans/${late}/history`)).body;
+      const entries = ((history.items ?? history) as Json[]).filter((e) => e.transition === 'mark overdue');
+      expect(entries).toHaveLength(1);
+      expect(entries[0]?.by).toBe('system');
+    });
+  });
+
+  it('catches up at start on what fell due while no server ran', async () => {
+    const temp = await db.fresh();
+    const clock = testClock();
+    try {
+      const first = await open(LENDING, temp.options, clock.now);
+      const { lend } = await lendingDesk(first, clock.now);
+      const ids = [await lend(), await lend()];
+      await first.close();
+
+      clock.move(20 * DAY);
+      const second = await open(LENDING, temp.options, clock.now);
+      try {
+        const states = await Promise.all(
+          ids.map(async (id) => (await second.store.records('Loan').get(id))?.record.state),
+        );
+        expect(states).toEqual(['overdue', 'overdue']);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await temp.remove();
+    }
+  });
+});
+
+describe.runIf(POSTGRES_AVAILABLE)('two servers on one PostgreSQL database', () => {
+  const postgres = TEST_DATABASES.find((d) => d.name === 'postgres') as TestDatabase;
+
+  it('take each of 50 due records exactly once', async () => {
+    const temp = await postgres.fresh();
+    const clock = testClock();
+    const servers: NinepointServer[] = [];
+    try {
+      servers.push(await open(LENDING, temp.options, clock.now));
+      servers.push(await open(LENDING, temp.options, clock.now));
+      const { lend } = await lendingDesk(servers[0] as NinepointServer, clock.now);
+      const ids: string[] = [];
+      for (let i = 0; i < 50; i++) ids.push(await lend());
+      clock.move(15 * DAY);
+      // Both servers run rounds at once, several times over.
+      const rounds = await Promise.all(servers.flatMap((s) => [s.timers.round(), s.timers.round(), s.timers.round()]));
+      expect(rounds.reduce((sum, r) => sum + r.taken, 0)).toBe(50);
+      expect(rounds.reduce((sum, r) => sum + r.refused, 0)).toBe(0);
+      const records = (servers[1] as NinepointServer).store.records('Loan');
+      for (const id of ids) {
+        const history = await records.history(id);
+        expect(history.filter((e) => e.transition === 'mark overdue')).toHaveLength(1);
+      }
+    } finally {
+      for (const server of servers) await server.close();
+      await temp.remove();
+    }
+  });
+});
+
+describe.each(TEST_DATABASES)('a transition after a time in a state on $name', (db: TestDatabase) => {
+  const source = LENDING.replace(
+    '| write off    | overdue      | lost     | staff         | now - due > LOST_AFTER  |',
+    '| write off    | overdue      | lost     | system, staff | after LOST_AFTER        |',
+  );
+
+  it('waits from when the record entered its state, not from when it was created', async () => {
+    expect(source).not.toBe(LENDING);
+    const temp = await db.fresh();
+    const clock = testClock();
+    const server = await open(source, temp.options, clock.now);
+    try {
+      const { call, lend } = await lendingDesk(server, clock.now);
+      const id = await lend();
+      clock.move(15 * DAY);
+      expect((await server.timers.round()).taken).toBe(1);
+      expect((await call('GET', `/api/loans/${id}`)).body.state).toBe('overdue');
+      // LOST_AFTER is 8 weeks: counted from entering overdue, not from the loan.
+      clock.move(55 * DAY);
+      expect((await server.timers.round()).taken).toBe(0);
+      clock.move(2 * DAY);
+      expect((await server.timers.round()).taken).toBe(1);
+      expect((await call('GET', `/api/loans/${id}`)).body.state).toBe('lost');
+    } finally {
+      await server.close();
+      await temp.remove();
+    }
+  });
+});
+
+describe.each(TEST_DATABASES)('a refused automatic transition on $name', (db: TestDatabase) => {
+  // A rule that never holds when a loan is marked overdue: the system's transition is refused.
+  const source = LENDING.replace(
+    '| loan limit           | Loan       |',
+    '| desk closed          | Loan: mark overdue | renewals > 5                                   | LOAN_TOO_LONG   |\n| loan limit           | Loan       |',
+  );
+
+  it('is logged, left as it was, and tried again once a round, not in a loop', async () => {
+    expect(source).not.toBe(LENDING);
+    const lines: Json[] = [];
+    const logger: Logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line) as Json) });
+    const temp = await db.fresh();
+    const clock = testClock();
+    const server = await open(source, temp.options, clock.now, logger);
+    try {
+      const { call, lend } = await lendingDesk(server, clock.now);
+      const id = await lend();
+      clock.move(15 * DAY);
+      expect(await server.timers.round()).toMatchObject({ taken: 0, refused: 1 });
+      expect(await server.timers.round()).toMatchObject({ taken: 0, refused: 1 });
+      expect((await call('GET', `/api/loans/${id}`)).body.state).toBe('out');
+      const refusals = lines.filter(
+        (l) => l.msg === 'an automatic transition was refused; it is tried again next round',
+      );
+      expect(refusals).toHaveLength(2);
+      expect(refusals[0]).toMatchObject({
+        level: 40,
+        entity: 'Loan',
+        id,
+        transition: 'mark overdue',
+        code: 'VALIDATION_FAILED',
+        errors: [expect.objectContaining({ code: 'LOAN_TOO_LONG' })],
+      });
+    } finally {
+      await server.close();
+      await temp.remove();
+    }
+  });
+});
