@@ -132,19 +132,21 @@ export function Shell({ model }: { model: Model }) {
                 styles={{ description: { whiteSpace: 'normal', opacity: 1 } }}
               />
             )}
-            {me.data?.people?.manage && !links.some((s) => s.route === DELIVERIES_PATH) && (
-              <NavLink
-                component={Link}
-                to={DELIVERIES_PATH}
-                label="Deliveries"
-                description="Mails and calls to other systems"
-                leftSection={<ListIcon size={18} />}
-                active={location.pathname === DELIVERIES_PATH}
-                aria-current={location.pathname === DELIVERIES_PATH ? 'page' : undefined}
-                onClick={close}
-                styles={{ description: { whiteSpace: 'normal', opacity: 1 } }}
-              />
-            )}
+            {me.data?.people?.manage &&
+              (model.notifications.length > 0 || model.webhooks.length > 0) &&
+              !links.some((s) => s.route === DELIVERIES_PATH) && (
+                <NavLink
+                  component={Link}
+                  to={DELIVERIES_PATH}
+                  label="Deliveries"
+                  description="Mails and calls to other systems"
+                  leftSection={<ListIcon size={18} />}
+                  active={location.pathname === DELIVERIES_PATH}
+                  aria-current={location.pathname === DELIVERIES_PATH ? 'page' : undefined}
+                  onClick={close}
+                  styles={{ description: { whiteSpace: 'normal', opacity: 1 } }}
+                />
+              )}
           </Stack>
         </AppShell.Section>
         {(me.data?.people?.mayInvite ?? false) && (
