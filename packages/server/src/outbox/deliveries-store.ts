@@ -114,10 +114,6 @@ export class DeliveriesStore {
 
   async setUp(): Promise<void> {
     await this.#sql.exec(OUTBOX_DDL);
-    // Tables made before deliveries held keys had a BIGINT position; SQLite stores text there as is.
-    if (this.#sql.dialect === 'postgres') {
-      await this.#sql.run(`ALTER TABLE ${D} ALTER COLUMN "item" TYPE TEXT`);
-    }
   }
 
   /**
