@@ -270,6 +270,13 @@ describe('the Studio under ninepoint dev', () => {
     await loanRow.getByRole('group', { name: /read/ }).first().waitFor();
     expect(await loanRow.locator('[data-level="all"]').count()).toBeGreaterThan(0);
     await capture(page, 'studio-permissions');
+
+    // The Progress tab says what the product does as records change: what a transition sets.
+    await page.getByRole('tab', { name: 'Progress' }).click();
+    await page
+      .getByRole('list', { name: 'What transitions set' })
+      .getByText('Loan: renew sets due = due + LOAN_PERIOD, renewals = renewals + 1', { exact: true })
+      .waitFor();
     await page.getByRole('tab', { name: 'Problems' }).click();
 
     const applied = await save(page, 'applied');

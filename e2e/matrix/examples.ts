@@ -110,6 +110,8 @@ export const EXAMPLES: readonly ExampleData[] = [
       '## 6. Roles and permissions\n\nNot shown.\n',
     )
       .replace(/\| (?:staff|member)(?:, (?:staff|member))* +(?=\|)/g, (cell) => `|${' '.repeat(cell.length - 1)}`)
+      // A transition the app also takes by itself keeps `system`, without the roles beside it.
+      .replace(/\| system(?:, (?:staff|member))+ +(?=\|)/g, (cell) => `| system${' '.repeat(cell.length - 8)}`)
       // "members only" reads borrower.roles, and without point 6 nobody has a role.
       .replace(/^\| members only .*\n/m, ''),
     ...LENDING_DATA,

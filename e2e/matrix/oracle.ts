@@ -15,7 +15,7 @@ import { type Access, ANYONE, type Model, type Permission, type Transition, USER
  * - A record holds the system fields and the fields the rows granting its read show (`read
  *   except (speaker)`); history entries' `changes` and `before` hold no others.
  * - A **transition** may be taken by the roles its `who` names (`anyone`: everybody); an empty
- *   `who` means whoever may update the record. Creating a record takes the creating transition,
+ *   `who` means whoever may update the record; `system` alone, that no person may take it. Creating a record takes the creating transition,
  *   so it needs both `create` and that transition's `who`.
  *
  * The status rules (docs/spec-format.md point 8's built-in codes, and the runtime's stated rules):
@@ -185,6 +185,10 @@ export class PermissionOracle {
     };
     if (operation === 'update' || operation === 'delete') return writes(operation);
     if (!transition) throw new Error('a transition call needs its transition');
+    // `system` alone in who: the app takes it by itself and no person may.
+    if (transition.automatic && transition.who.length === 0) {
+      return refuse('who: system', visitor ? VISITOR_REFUSAL : FORBIDDEN);
+    }
     if (transition.who.length === 0) return writes('update');
     if (this.named(transition, actor)) return { allowed: true, why: `who: ${transition.who.join(', ')}` };
     return refuse(`who: ${transition.who.join(', ')}`, visitor ? VISITOR_REFUSAL : FORBIDDEN);

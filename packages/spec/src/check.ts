@@ -13,6 +13,7 @@ import { readScreens } from './read-screens.ts';
 import { readStates } from './read-states.ts';
 import { Scope } from './scope.ts';
 import { START } from './spans.ts';
+import { validateCalls } from './validate/calls.ts';
 import { validateConstants } from './validate/constants.ts';
 import { validateDocument } from './validate/document.ts';
 import { validateErrors } from './validate/errors.ts';
@@ -81,8 +82,6 @@ export function checkSpec(source: string): CheckResult {
   model.screens = read('screens', readScreens, []);
   model.calls = read('calls', readCalls, []);
   const outgoing = read('calls', readOutgoing, { notifications: [], webhooks: [], schedules: [] });
-  model.notifications = outgoing.notifications;
-  model.webhooks = outgoing.webhooks;
   model.schedules = outgoing.schedules;
 
   // Validate: each point's checks on what was read. Errors before constants: a message's
@@ -91,6 +90,9 @@ export function checkSpec(source: string): CheckResult {
   validateStates(model, bag);
   validateRoles(model, bag);
   validateExpressions(model, bag);
+  const checked = validateCalls(outgoing, scope);
+  model.notifications = checked.notifications;
+  model.webhooks = checked.webhooks;
   validateErrors(model, scope);
   validateConstants(model, scope);
   return finish(model, bag);

@@ -1,4 +1,5 @@
 import { dashboardText } from './derive-screens.ts';
+import { explainOutgoing } from './explain-outgoing.ts';
 import { explainedType } from './field-kinds.ts';
 import { limitGroupWords } from './limit-words.ts';
 import type {
@@ -84,7 +85,7 @@ function explainPoint(model: Model, key: PointKey): string[] {
     case 'roles':
       return model.roles.flatMap((role) => explainRole(role, model));
     case 'calls':
-      return model.calls.flatMap(explainCall);
+      return [...model.calls.flatMap(explainCall), ...explainOutgoing(model)];
     case 'errors':
       return model.errors.map(explainError);
     case 'constants':

@@ -1,6 +1,7 @@
 import { BUILTIN_ERRORS } from './builtin-errors.ts';
 import { deriveCalls } from './derive-calls.ts';
 import { deriveScreens } from './derive-screens.ts';
+import { explainEffects, explainOutgoing } from './explain-outgoing.ts';
 import { type InsertablePoint, isInsertable } from './insert-derived.ts';
 import type { Model, PointKey } from './model.ts';
 import { RUNTIME_CONSTANTS } from './runtime-constants.ts';
@@ -12,6 +13,11 @@ export interface PointProgress extends PointSummary {
   instead: string | null;
   /** Set when what the runtime derives can be written into the spec with `insertDerived`. */
   insertable: InsertablePoint | null;
+  /**
+   * What the product does as records change, one sentence each: the fields point 4's
+   * transitions set, point 7's notifications and calls to other systems. Empty for other points.
+   */
+  acts: string[];
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -23,13 +29,20 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
  */
 export function pointProgress(model: Model): PointProgress[] {
   return summarizePoints(model).map((summary) => {
-    if (summary.shown) return { ...summary, instead: null, insertable: null };
+    if (summary.shown) return { ...summary, instead: null, insertable: null, acts: acts(model, summary.key) };
     return {
       ...summary,
+      acts: [],
       instead: instead(model, summary.key),
       insertable: isInsertable(summary.key) && model.entities.length > 0 ? summary.key : null,
     };
   });
+}
+
+function acts(model: Model, key: PointKey): string[] {
+  if (key === 'states') return explainEffects(model);
+  if (key === 'calls') return explainOutgoing(model);
+  return [];
 }
 
 function instead(model: Model, key: PointKey): string {

@@ -107,7 +107,7 @@ export class Deliverer {
       const now = this.#now();
       // The lease outlasts an attempt: a call's timeout, or a mail's SMTP steps (20 s each).
       const attemptMs =
-        this.#o.outgoing.notifications.length > 0 ? Math.max(this.#o.timeoutMs, 20_000) : this.#o.timeoutMs;
+        this.#o.outgoing.notifications.size > 0 ? Math.max(this.#o.timeoutMs, 20_000) : this.#o.timeoutMs;
       const lease = now + attemptMs * 2 + 5_000;
       const rows = await this.#o.deliveries.claim(now, lease, batch);
       if (rows.length === 0) return;
@@ -118,6 +118,16 @@ export class Deliverer {
 
   async #attempt(row: DeliveryRow): Promise<void> {
     const started = this.#now();
+    if (!this.#o.outgoing.keys.has(row.item)) {
+      // Point 7 changed since the write: whatever now sits there is not what the write set off.
+      const error = `its ${row.kind === 'call' ? 'call' : 'notification'} is no longer in the spec (point 7 changed after the write)`;
+      await this.#o.deliveries.failed(row.id, started, null, error, null);
+      this.#o.logger.error(
+        { delivery: row.id, kind: row.kind, target: row.target, item: row.item, outcome: 'dead', error },
+        `gave up on ${row.kind} ${row.target}`,
+      );
+      return;
+    }
     let outcome: CallOutcome;
     let detail: Record<string, unknown> = {};
     if (row.kind === 'call') {

@@ -7,7 +7,8 @@ export type DeliveryStatus = 'pending' | 'delivered' | 'dead';
 export interface DeliveryRow {
   id: string;
   kind: 'call' | 'mail';
-  item: number;
+  /** The notification's or call's stable key (`outgoingKey`). */
+  item: string;
   target: string;
   event: string;
   entity: string;
@@ -65,7 +66,7 @@ function normal(row: DeliveryRow): DeliveryRow {
   const n = (v: unknown) => (v === null || v === undefined ? null : Number(v));
   return {
     ...row,
-    item: Number(row.item),
+    item: String(row.item),
     attempts: Number(row.attempts),
     next_at: Number(row.next_at),
     claimed_until: n(row.claimed_until),

@@ -15,6 +15,8 @@ export const HIDDEN_VALUE = '—';
 
 export interface NotifyContext {
   model: Model;
+  /** The declared notifications by stable key (`Outgoing.notifications`). */
+  notifications: ReadonlyMap<string, Notification>;
   store: Store;
   auth: AuthStore;
   deliveries: DeliveriesStore;
@@ -43,7 +45,7 @@ export interface NotifyOutcome {
  * twice; a mail may be sent twice: at least once).
  */
 export async function sendNotification(row: DeliveryRow, context: NotifyContext): Promise<NotifyOutcome> {
-  const notification = context.model.notifications[row.item];
+  const notification = context.notifications.get(row.item);
   if (!notification) throw new Error(`notification ${row.item} is no longer in the spec`);
   const record = JSON.parse(row.record) as ApiRecord;
   const permissions = context.permissions.get(row.entity);

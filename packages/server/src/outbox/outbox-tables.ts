@@ -9,13 +9,14 @@ export const NOTIFICATIONS_TABLE = '_ninepoint_notifications';
  * Like the auth tables: the same DDL on both databases (TEXT and BIGINT; times in milliseconds
  * since 1970, except `at`, the write's own ISO 8601 time). A delivery is `pending` until it is
  * `delivered`, or `dead` once its retry window is over; `claimed_until` is the lease a server holds
- * while it delivers (see `deliveries-store.ts`).
+ * while it delivers (see `deliveries-store.ts`). `item` is the declaration's stable key
+ * (`outgoingKey`), never its place in point 7.
  */
 export const OUTBOX_DDL: readonly string[] = [
   `CREATE TABLE IF NOT EXISTS "${DELIVERIES_TABLE}" (
   "id" TEXT PRIMARY KEY,
   "kind" TEXT NOT NULL,
-  "item" BIGINT NOT NULL,
+  "item" TEXT NOT NULL,
   "target" TEXT NOT NULL,
   "event" TEXT NOT NULL,
   "entity" TEXT NOT NULL,

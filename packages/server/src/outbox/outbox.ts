@@ -74,6 +74,7 @@ export class Outbox {
       notify: (row) =>
         sendNotification(row, {
           model: options.model,
+          notifications: outgoing.notifications,
           store: options.store,
           auth: options.auth,
           deliveries,
@@ -112,7 +113,7 @@ export class Outbox {
       items.map((item) => [
         uuidv7(now),
         item.kind,
-        item.index,
+        item.key,
         item.target,
         'schedule',
         '',

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { checkSpec } from '@ninepoint/spec';
 import { describe, expect, it } from 'vitest';
-import { compileOutgoing, eventKey } from './outgoing.ts';
+import { compileOutgoing, eventKey, outgoingKey } from './outgoing.ts';
 
 const EXPENSES = checkSpec(readFileSync(new URL('../../../../examples/expenses.md', import.meta.url), 'utf8')).model;
 const SECRET = `whsec_${Buffer.from('finance gave us this secret').toString('base64')}`;
@@ -29,8 +29,22 @@ describe('compiling point 7 against the environment', () => {
     });
     expect(ready.unconfigured).toEqual([]);
     expect(ready.byEvent.get(eventKey('Expense', 'transition', 'approve'))).toEqual([
-      { kind: 'call', index: 0, target: 'POST env FINANCE_WEBHOOK_URL' },
+      {
+        kind: 'call',
+        key: expect.stringMatching(/^call:expense\.approve:[0-9a-f]{12}$/),
+        target: 'POST env FINANCE_WEBHOOK_URL',
+      },
     ]);
     expect(ready.byEvent.get(eventKey('Expense', 'transition', 'reject'))).toBeUndefined();
+  });
+
+  it('keys a declaration by what it says, not where point 7 puts it', () => {
+    const webhook = EXPENSES.webhooks[0];
+    if (!webhook) throw new Error('the expenses example declares a call');
+    const moved = { ...webhook, span: { ...webhook.span, line: webhook.span.line + 40 } };
+    expect(outgoingKey('call', moved)).toBe(outgoingKey('call', webhook));
+    expect(outgoingKey('call', { ...webhook, fields: [...(webhook.fields ?? []), 'amount'] })).not.toBe(
+      outgoingKey('call', webhook),
+    );
   });
 });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Model, Notification, OutgoingEvent, ValueSource, Webhook } from '@ninepoint/spec';
 import { isAbsoluteHttpUrl, transitionSlug } from '@ninepoint/spec';
 import type { FollowedWrite, WriteFollower } from '../store/store.ts';
@@ -8,8 +9,8 @@ import { webhookKey } from './signing.ts';
 /** One declared notification or call that an event sets off. */
 export interface OutgoingItem {
   kind: 'call' | 'mail';
-  /** Its index in `model.webhooks` or `model.notifications`. */
-  index: number;
+  /** Its stable key (`outgoingKey`), stored in the delivery instead of its place in point 7. */
+  key: string;
   /** What the Deliveries screen shows as its target: `POST env FINANCE_WEBHOOK_URL`, `mail to assignee`. */
   target: string;
 }
@@ -25,9 +26,12 @@ export interface ReadyWebhook {
 export interface Outgoing {
   /** The items each event sets off, by `eventKey`. */
   byEvent: ReadonlyMap<string, readonly OutgoingItem[]>;
-  /** The webhooks that can be made, by index (an unconfigured one is missing). */
-  webhooks: ReadonlyMap<number, ReadyWebhook>;
-  notifications: readonly Notification[];
+  /** The webhooks that can be made, by key (an unconfigured one is missing). */
+  webhooks: ReadonlyMap<string, ReadyWebhook>;
+  /** The notifications, by key. */
+  notifications: ReadonlyMap<string, Notification>;
+  /** The key of every declared notification and call, configured or not. */
+  keys: ReadonlySet<string>;
   /** Sentences for the start's log: calls and recipients that are not configured. */
   unconfigured: string[];
   /** True when nothing is declared at all. */
@@ -66,6 +70,22 @@ export function sourceValue(
 }
 
 /**
+ * A declaration's stable key: kind, event and a short hash of what it says (not where it is), so
+ * reordering point 7 between a write and its delivery changes nothing, and a changed declaration
+ * no longer matches the deliveries written for the old one (`mail:ticket.assign:3f9a0c1b2d4e`).
+ */
+export function outgoingKey(kind: OutgoingItem['kind'], declaration: Notification | Webhook): string {
+  const { span: _span, ...content } = declaration;
+  const hash = createHash('sha256').update(JSON.stringify(content)).digest('hex').slice(0, 12);
+  const event = declaration.event;
+  const type =
+    event.kind === 'schedule'
+      ? eventType('', 'schedule', event.job)
+      : eventType(event.entity, event.kind, event.kind === 'transition' ? event.transition : null);
+  return `${kind}:${type}:${hash}`;
+}
+
+/**
  * Compiles point 7's notifications and calls: which items each event sets off, and each call's
  * URL and signing key, read once from the environment. A call whose URL or secret is unset (or
  * not a URL, not a `whsec_` secret) is left out and named in `unconfigured`: the app starts without it.
@@ -76,9 +96,13 @@ export function compileOutgoing(model: Model, env: NodeJS.ProcessEnv = process.e
     const key = keyOf(event);
     byEvent.set(key, [...(byEvent.get(key) ?? []), item]);
   };
-  const webhooks = new Map<number, ReadyWebhook>();
+  const webhooks = new Map<string, ReadyWebhook>();
+  const notifications = new Map<string, Notification>();
+  const keys = new Set<string>();
   const unconfigured: string[] = [];
-  model.webhooks.forEach((webhook, index) => {
+  for (const webhook of model.webhooks) {
+    const key = outgoingKey('call', webhook);
+    keys.add(key);
     const where = `The call to ${sourceWords(webhook.url)} on ${eventWords(webhook.event)}`;
     const url = sourceValue(webhook.url, model, env);
     const secret = env[webhook.secretEnv];
@@ -86,17 +110,20 @@ export function compileOutgoing(model: Model, env: NodeJS.ProcessEnv = process.e
       unconfigured.push(
         `${where} is not configured: ${webhook.url.kind === 'env' ? `set ${webhook.url.name} to an http(s) URL` : 'its URL is not valid'}.`,
       );
-      return;
+      continue;
     }
-    const key = webhookKey(secret);
-    if (!key) {
+    const signing = webhookKey(secret);
+    if (!signing) {
       unconfigured.push(`${where} is not configured: set ${webhook.secretEnv} to a whsec_… secret.`);
-      return;
+      continue;
     }
-    webhooks.set(index, { webhook, url, key });
-    add(webhook.event, { kind: 'call', index, target: `${webhook.method} ${sourceWords(webhook.url)}` });
-  });
-  model.notifications.forEach((notification, index) => {
+    webhooks.set(key, { webhook, url, key: signing });
+    add(webhook.event, { kind: 'call', key, target: `${webhook.method} ${sourceWords(webhook.url)}` });
+  }
+  for (const notification of model.notifications) {
+    const key = outgoingKey('mail', notification);
+    keys.add(key);
+    notifications.set(key, notification);
     for (const to of notification.to) {
       if (to.kind === 'address' && sourceValue(to.source, model, env) === undefined) {
         unconfigured.push(
@@ -109,12 +136,13 @@ export function compileOutgoing(model: Model, env: NodeJS.ProcessEnv = process.e
         to.kind === 'field' ? to.path.join('.') : to.kind === 'role' ? `every ${to.role}` : sourceWords(to.source),
       )
       .join(', ');
-    add(notification.event, { kind: 'mail', index, target: `notify ${target}` });
-  });
+    add(notification.event, { kind: 'mail', key, target: `notify ${target}` });
+  }
   return {
     byEvent,
     webhooks,
-    notifications: model.notifications,
+    notifications,
+    keys,
     unconfigured,
     empty: model.webhooks.length === 0 && model.notifications.length === 0,
   };
@@ -149,7 +177,7 @@ export function outboxFollower(outgoing: Outgoing): WriteFollower {
       return items.map((item) => [
         uuidv7(at),
         item.kind,
-        item.index,
+        item.key,
         item.target,
         write.action,
         write.entity,

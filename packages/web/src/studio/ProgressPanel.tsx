@@ -34,6 +34,22 @@ export function ProgressPanel({ points, onInsert }: ProgressPanelProps) {
                 <Text size="sm" c={point.shown ? undefined : 'dimmed'}>
                   {point.shown ? point.detail : point.instead}
                 </Text>
+                {point.acts.length > 0 && (
+                  <Box
+                    component="ul"
+                    m={0}
+                    pl="md"
+                    aria-label={
+                      point.key === 'states' ? 'What transitions set' : 'Notifications and calls to other systems'
+                    }
+                  >
+                    {point.acts.map((line) => (
+                      <Text component="li" size="xs" c="dimmed" key={line}>
+                        {line}
+                      </Text>
+                    ))}
+                  </Box>
+                )}
               </Stack>
               <Badge color={point.shown ? 'teal' : 'gray'} variant="light" style={{ flexShrink: 0 }}>
                 {point.shown ? 'shown' : 'not shown'}
