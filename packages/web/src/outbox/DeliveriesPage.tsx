@@ -77,9 +77,7 @@ function DeliveriesPage() {
               {items.map((d) => (
                 <Table.Tr key={d.id}>
                   <Table.Td>
-                    <Text size="sm">
-                      {d.entity} {d.transition ?? d.event}
-                    </Text>
+                    <Text size="sm">{eventWords(d)}</Text>
                     <Text size="xs" c="dimmed">
                       {when(d.at)}
                     </Text>
@@ -111,7 +109,7 @@ function DeliveriesPage() {
                           variant="light"
                           loading={retry.isPending && retry.variables === d.id}
                           onClick={() => retry.mutate(d.id)}
-                          aria-label={`Retry now: ${d.kind} ${d.target} of ${d.entity} ${d.transition ?? d.event}`}
+                          aria-label={`Retry now: ${d.kind} ${d.target} of ${eventWords(d)}`}
                         >
                           Retry now
                         </Button>
@@ -126,4 +124,9 @@ function DeliveriesPage() {
       )}
     </Stack>
   );
+}
+
+/** `Ticket assign`, or `schedule daily digest` for a call a scheduled job set off (no record). */
+function eventWords(d: { event: string; entity: string; recordId: string; transition: string | null }): string {
+  return d.event === 'schedule' ? `schedule ${d.recordId}` : `${d.entity} ${d.transition ?? d.event}`;
 }
