@@ -3,7 +3,7 @@ import { createServer as createHttpServer, type IncomingMessage, type Server } f
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { POSTGRES_AVAILABLE, TEST_DATABASES, type TestDatabase } from '../../test/databases.ts';
+import { POSTGRES_AVAILABLE, SQLITE_ONLY, TEST_DATABASES, type TestDatabase } from '../../test/databases.ts';
 import { modelOf } from '../../test/helpers.ts';
 import { createServer, type NinepointServer } from '../app/server.ts';
 import type { StoreOptions } from '../store/open-store.ts';
@@ -168,6 +168,49 @@ describe.runIf(POSTGRES_AVAILABLE)('recurring jobs with two servers on one Postg
     } finally {
       await one.close();
       await two.close();
+      await fresh.remove();
+      await receiver.close();
+    }
+  });
+});
+
+// The due time is computed before either database is asked, so one database shows it.
+describe.each(SQLITE_ONLY)("a recurring job in the product's time zone on $name", (db: TestDatabase) => {
+  it('runs at 07:00 Berlin time on both sides of the switch to summer time', async () => {
+    const berlin = SPEC.replace(/(\| RATE_LIMIT_PER_MINUTE .*\n)/, '$1| TIME_ZONE | Europe/Berlin | |\n');
+    expect(berlin).not.toBe(SPEC);
+    const receiver = await startReceiver();
+    const fresh = await db.fresh();
+    let at = Date.parse('2026-03-28T05:30:00Z');
+    const server = await createServer({
+      model: modelOf(berlin),
+      ...fresh.options,
+      logger: false,
+      now: () => at,
+      outbox: {
+        env: { HOOK_URL: receiver.url, HOOK_SECRET: SECRET, CALLS_ALLOW_PRIVATE: 'true' },
+        timing: { baseDelayMs: 50, pollMs: 50 },
+      },
+    });
+    try {
+      await server.app.ready();
+      await server.timers.idle();
+      // 06:30 in Berlin (UTC+1): not yet.
+      expect((await server.timers.round()).jobs).toBe(0);
+      at = Date.parse('2026-03-28T06:00:00Z');
+      expect((await server.timers.round()).jobs).toBe(1);
+      // The next morning is summer time (UTC+2): 07:00 is 05:00 UTC.
+      at = Date.parse('2026-03-29T04:59:00Z');
+      expect((await server.timers.round()).jobs).toBe(0);
+      at = Date.parse('2026-03-29T05:00:00Z');
+      expect((await server.timers.round()).jobs).toBe(1);
+      await until(() => receiver.bodies.length === 2);
+      expect(receiver.bodies.map((b) => (b as { due: string }).due)).toEqual([
+        '2026-03-28T06:00:00.000Z',
+        '2026-03-29T05:00:00.000Z',
+      ]);
+    } finally {
+      await server.close();
       await fresh.remove();
       await receiver.close();
     }
