@@ -33,4 +33,28 @@ describe('explaining what the product does as records change', () => {
     expect(states.find((l) => l.startsWith('Expense: approve sets'))).toMatch(/decided_by = user.*decided_on = today/);
     expect(progress.find((p) => p.key === 'entities')?.acts).toEqual([]);
   });
+
+  it('names each recurring job and when it runs, and the call it sets off', () => {
+    const helpdesk = readFileSync(new URL('../../../examples/helpdesk.md', import.meta.url), 'utf8').replace(
+      '## 8. The error catalogue',
+      `### Schedules
+
+| job          | every              |
+| ------------ | ------------------ |
+| daily digest | every day at 07:00 |
+
+### Calls to other systems
+
+| on                    | url          | secret          |
+| --------------------- | ------------ | --------------- |
+| schedule daily digest | env HOOK_URL | env HOOK_SECRET |
+
+## 8. The error catalogue`,
+    );
+    const acts = pointProgress(checkSpec(helpdesk).model).find((p) => p.key === 'calls')?.acts ?? [];
+    expect(acts).toContain("Job daily digest runs every day at 07:00 (cron 0 7 * * *), in the product's time zone");
+    expect(acts).toContain(
+      'POST to env HOOK_URL when job daily digest falls due, with the job and the time it fell due, signed with env HOOK_SECRET',
+    );
+  });
 });

@@ -1,4 +1,4 @@
-import type { Model, Notification, OutgoingEvent, Recipient, ValueSource, Webhook } from './model.ts';
+import type { Model, Notification, OutgoingEvent, Recipient, Schedule, ValueSource, Webhook } from './model.ts';
 import { wordList } from './word-list.ts';
 
 /** `on create Ticket`, `when Ticket: assign is taken`. */
@@ -35,9 +35,19 @@ export function explainWebhook(w: Webhook): string {
   return `${w.method} to ${sourceWords(w.url)} ${eventWords(w.event)}, with ${body}, signed with env ${w.secretEnv}`;
 }
 
-/** Point 7's notifications and calls to other systems, one sentence each. */
-export function explainOutgoing(model: Pick<Model, 'notifications' | 'webhooks'>): string[] {
-  return [...model.notifications.map(explainNotification), ...model.webhooks.map(explainWebhook)];
+/** E.g. `Job daily digest runs every day at 07:00 (cron 0 7 * * *), in the product's time zone`. */
+export function explainSchedule(schedule: Schedule): string {
+  const cron = schedule.every.trim() === schedule.cron ? '' : ` (cron ${schedule.cron})`;
+  return `Job ${schedule.name} runs ${schedule.every}${cron}, in the product's time zone`;
+}
+
+/** Point 7's recurring jobs, notifications and calls to other systems, one sentence each. */
+export function explainOutgoing(model: Pick<Model, 'notifications' | 'webhooks' | 'schedules'>): string[] {
+  return [
+    ...model.schedules.map(explainSchedule),
+    ...model.notifications.map(explainNotification),
+    ...model.webhooks.map(explainWebhook),
+  ];
 }
 
 /** Point 4's transitions that set fields as they are taken: `Expense: approve sets decided_by = user`. */

@@ -46,7 +46,7 @@ export {
   type RecordValues,
 } from './evaluate.ts';
 export { explainModel } from './explain.ts';
-export { explainEffects, explainOutgoing } from './explain-outgoing.ts';
+export { explainEffects, explainOutgoing, explainSchedule } from './explain-outgoing.ts';
 export {
   assertNever,
   type CelKind,
