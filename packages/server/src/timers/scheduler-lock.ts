@@ -15,10 +15,13 @@ export const LOCAL_LOCK: SchedulerLock = {
 };
 
 /**
- * The advisory lock key of the scheduler (the two-int form, a key space apart from the
- * single-key locks limits take): "np" and "timers" in ASCII, any fixed pair would do.
+ * The advisory lock of the scheduler (the two-int form, a key space apart from the single-key
+ * locks limits take): "np" in ASCII, then a hash of the app's schema. Advisory locks are shared by
+ * the whole database, so apps in different schemas of one database (search_path) each get their
+ * own scheduler rather than skipping each other's rounds.
  */
-const LOCK_KEY = [0x6e70, 0x74696d65] as const;
+const LOCK_CLASS = 0x6e70;
+const LOCK_ID = 'hashtext(current_schema())';
 
 /**
  * Servers sharing one PostgreSQL database: a session advisory lock, tried (never waited for) on
@@ -31,13 +34,13 @@ export function pgSchedulerLock(pool: pg.Pool): SchedulerLock {
       const client = await pool.connect();
       let held = false;
       try {
-        const answer = await client.query('SELECT pg_try_advisory_lock($1, $2) AS held', [...LOCK_KEY]);
+        const answer = await client.query(`SELECT pg_try_advisory_lock($1, ${LOCK_ID}) AS held`, [LOCK_CLASS]);
         held = answer.rows[0]?.held === true;
         if (!held) return false;
         await round();
         return true;
       } finally {
-        if (held) await client.query('SELECT pg_advisory_unlock($1, $2)', [...LOCK_KEY]).catch(() => {});
+        if (held) await client.query(`SELECT pg_advisory_unlock($1, ${LOCK_ID})`, [LOCK_CLASS]).catch(() => {});
         client.release();
       }
     },
