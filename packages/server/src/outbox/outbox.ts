@@ -5,7 +5,7 @@ import type { Mailer } from '../mail/mailer.ts';
 import type { AuthStore } from '../people/index.ts';
 import type { Store } from '../store/store.ts';
 import { uuidv7 } from '../store/uuidv7.ts';
-import { SYSTEM_ACTOR_ID } from '../timers/system-actor.ts';
+import { SYSTEM_ACTOR_ID } from '../timers/index.ts';
 import { Deliverer } from './deliverer.ts';
 import { DeliveriesStore } from './deliveries-store.ts';
 import { sendNotification } from './notify.ts';
