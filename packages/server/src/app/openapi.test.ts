@@ -2,6 +2,7 @@ import { blankSpec } from '@ninepoint/spec';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { blankModel, insertRowBefore, LENDING_DESK, LENDING_DESK_DERIVED, modelOf } from '../../test/helpers.ts';
+import { SYSTEM_PATHS } from '../../test/system-paths.ts';
 import { createAjv } from '../compile/ajv.ts';
 import type { OpenApiDocument, Operation, Response } from '../compile/openapi.ts';
 import {
@@ -12,6 +13,7 @@ import {
   SIGN_IN_SCHEMA,
   USER_SCHEMA,
 } from '../people/people-schemas.ts';
+
 import { compileApp } from './compile-app.ts';
 
 /** A response, following its $ref into the components. */
@@ -67,34 +69,7 @@ describe('the OpenAPI document', () => {
     await expectValidOpenApi(openapi);
     expect(openapi.openapi).toMatch(/^3\.1\.\d+$/);
     expect(openapi.info.title).toBe('New product');
-    expect(Object.keys(openapi.paths)).toEqual([
-      '/api/health',
-      '/api/spec',
-      '/api/openapi.json',
-      '/api/docs',
-      '/api/auth/sign-in',
-      '/api/auth/sign-out',
-      '/api/auth/password-reset',
-      '/api/auth/password-reset/confirm',
-      '/api/auth/sign-up',
-      '/api/auth/verify-email',
-      '/api/invitations',
-      '/api/invitations/{id}',
-      '/api/invitations/accept',
-      '/api/invitations/lookup',
-      '/api/auth/me',
-      '/api/users',
-      '/api/users/{id}',
-      '/api/users/{id}/history',
-      '/api/events',
-      '/api/views',
-      '/api/views/{id}',
-      '/api/deliveries',
-      '/api/deliveries/{id}/retry',
-      '/api/notifications',
-      '/api/notifications/read',
-      '/api/notifications/{id}/read',
-    ]);
+    expect(Object.keys(openapi.paths)).toEqual([...SYSTEM_PATHS]);
     expect(Object.keys(openapi.components.schemas)).toEqual([
       'ninepoint.Problem',
       'ninepoint.Health',

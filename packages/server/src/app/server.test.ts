@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blankModel, insertRowBefore, LENDING_DESK, modelOf, tempDir } from '../../test/helpers.ts';
+import { SYSTEM_PATHS } from '../../test/system-paths.ts';
 import { userWithToken } from '../../test/users.ts';
 import { createServer, type NinepointServer } from './server.ts';
 
@@ -75,34 +76,7 @@ describe('the blank spec over HTTP', () => {
     expect(response.status).toBe(200);
     const document = (await response.json()) as { openapi: string; paths: Record<string, unknown> };
     expect(document.openapi).toMatch(/^3\.1\./);
-    expect(Object.keys(document.paths)).toEqual([
-      '/api/health',
-      '/api/spec',
-      '/api/openapi.json',
-      '/api/docs',
-      '/api/auth/sign-in',
-      '/api/auth/sign-out',
-      '/api/auth/password-reset',
-      '/api/auth/password-reset/confirm',
-      '/api/auth/sign-up',
-      '/api/auth/verify-email',
-      '/api/invitations',
-      '/api/invitations/{id}',
-      '/api/invitations/accept',
-      '/api/invitations/lookup',
-      '/api/auth/me',
-      '/api/users',
-      '/api/users/{id}',
-      '/api/users/{id}/history',
-      '/api/events',
-      '/api/views',
-      '/api/views/{id}',
-      '/api/deliveries',
-      '/api/deliveries/{id}/retry',
-      '/api/notifications',
-      '/api/notifications/read',
-      '/api/notifications/{id}/read',
-    ]);
+    expect(Object.keys(document.paths)).toEqual([...SYSTEM_PATHS]);
     expect(document).toEqual(server.compiled.openapi);
   });
 
@@ -276,36 +250,7 @@ describe('a spec with entities over HTTP', () => {
     try {
       const url = await server.listen({ port: 0 });
       const document = (await (await fetch(`${url}/api/openapi.json`)).json()) as { paths: Record<string, unknown> };
-      expect(Object.keys(document.paths)).toEqual([
-        '/api/health',
-        '/api/spec',
-        '/api/openapi.json',
-        '/api/docs',
-        '/api/auth/sign-in',
-        '/api/auth/sign-out',
-        '/api/auth/password-reset',
-        '/api/auth/password-reset/confirm',
-        '/api/auth/sign-up',
-        '/api/auth/verify-email',
-        '/api/invitations',
-        '/api/invitations/{id}',
-        '/api/invitations/accept',
-        '/api/invitations/lookup',
-        '/api/auth/me',
-        '/api/users',
-        '/api/users/{id}',
-        '/api/users/{id}/history',
-        '/api/events',
-        '/api/views',
-        '/api/views/{id}',
-        '/api/deliveries',
-        '/api/deliveries/{id}/retry',
-        '/api/notifications',
-        '/api/notifications/read',
-        '/api/notifications/{id}/read',
-        '/api/books',
-        '/api/loans/{id}/return',
-      ]);
+      expect(Object.keys(document.paths)).toEqual([...SYSTEM_PATHS, '/api/books', '/api/loans/{id}/return']);
       const health = await (await fetch(`${url}/api/health`)).json();
       expect(health).toEqual({ status: 'ok', spec: 'Lending desk', database: 'sqlite' });
       const visitor = await fetch(`${url}/api/books`);
