@@ -260,6 +260,7 @@ export class ExpressionChecker {
         span: subSpan(span, source.indexOf(term.field, term.start + 4), term.field.length),
       };
       if (entity.fields.some((f) => f.name === term.field) || allowed.includes(term.field)) continue;
+      if (entity.untyped?.includes(term.field)) continue;
       bag.report(
         'unknown-field',
         part.span,

@@ -162,6 +162,12 @@ export interface Entity {
   fields: Field[];
   doc: string;
   span: Span;
+  /**
+   * Fields whose type could not be read (reported once, `unknown-type` or `unknown-entity`): not in
+   * `fields`, but still names of the entity for the checks that follow, which say nothing more of
+   * them (a guard or call naming one is not also an unknown field). Only a model with errors has it.
+   */
+  untyped?: string[];
 }
 
 /** Fields every record has in addition to its declared fields. */
