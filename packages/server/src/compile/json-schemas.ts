@@ -104,6 +104,11 @@ function historyEntry(states: string[] | null): JsonSchema {
         additionalProperties: true,
         description: 'The same fields before the change; on delete, every field as it was last.',
       },
+      how: {
+        type: 'string',
+        enum: ['import'],
+        description: 'How the change was made, when not by a call on the record: `import` for a row of an import.',
+      },
     },
     ['at', 'by', 'action', 'transition', 'from', 'to', 'changes'],
   );

@@ -9,8 +9,9 @@ import {
   typeWords,
   USER_ENTITY,
 } from '@ninepoint/spec';
-import type { ErrorObject } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { createAjv } from '../compile/ajv.ts';
 import type { CompiledApp } from '../compile/compiled-app.ts';
 import type { EntityLogic, HiddenFields, LogicCheck } from '../compile/entity-logic.ts';
 import type { JsonSchema } from '../compile/json-schemas.ts';
@@ -23,7 +24,7 @@ import type { LocalChange } from '../live/index.ts';
 import type { RequestActor } from '../people/index.ts';
 import { replayHistory } from '../store/history.ts';
 import { type SettledReads, settle } from '../store/settle-reads.ts';
-import type { EntityRecords, Refusal, Store, WriteCheck, WriteContext } from '../store/store.ts';
+import type { BatchCreate, EntityRecords, Refusal, Store, WriteCheck, WriteContext } from '../store/store.ts';
 import { UUID, uuidv7 } from '../store/uuidv7.ts';
 import { etagOf, ifMatchVersions } from './etag.ts';
 import { FieldErrors } from './field-errors.ts';
@@ -92,40 +93,8 @@ export function registerEntityRoutes(
   committed: Committed = () => {},
   now: () => number = () => Date.now(),
 ): void {
-  const { model, routeTable, catalogue, settings } = compiled;
-  const contexts = new Map<string, EntityContext>();
-  const machineOf = (name: string) => model.machines.find((m) => m.entity === name);
-  const contextOf = (name: string): EntityContext => {
-    const known = contexts.get(name);
-    if (known) return known;
-    const entity = model.entities.find((e) => e.name === name);
-    if (!entity) throw new Error(`The route table names entity ${name}, which the model does not have.`);
-    const routes = routeTable.routes.filter((r) => r.action.entity === name);
-    const get = routes.find((r) => r.action.kind === 'get');
-    const base = routes.find((r) => r.action.kind === 'list' || r.action.kind === 'create')?.path;
-    const context: EntityContext = {
-      entity,
-      machine: machineOf(name),
-      records: store.records(name),
-      store,
-      logic: compiled.logic.get(name),
-      permissions: permissionsOf(compiled, name),
-      references: entity.fields.flatMap((f) =>
-        f.type.kind === 'reference' && f.type.entity !== USER_ENTITY
-          ? [{ field: f.name, entity: f.type.entity, permissions: permissionsOf(compiled, f.type.entity) }]
-          : [],
-      ),
-      catalogue,
-      settings,
-      recordPath: (id) => (get ? get.path.replace(`:${get.params[0] ?? 'id'}`, id) : `${base ?? `/api/${name}`}/${id}`),
-      committed,
-      now,
-      effectFields: effectFieldsCheck(entity, machineOf(name), compiled.jsonSchemas.get(name), catalogue),
-    };
-    contexts.set(name, context);
-    return context;
-  };
-
+  const { routeTable, model } = compiled;
+  const contextOf = entityContexts(compiled, store, committed, now);
   for (const route of routeTable.routes) {
     const context = contextOf(route.action.entity);
     const method = route.method;
@@ -166,6 +135,105 @@ export function registerEntityRoutes(
   for (const { entity, path } of summaryRoutes(routeTable.routes, model)) {
     app.route({ method: 'GET', url: path, handler: summaryHandler(contextOf(entity)) });
   }
+}
+
+/**
+ * The create path of one entity for a caller other than its create call (an import): the same
+ * permission, the same body checks, the same record and the same check in the store's transaction.
+ */
+export interface RecordCreator {
+  readonly entity: Entity;
+  /** The create call's path (`/api/books`). */
+  readonly path: string;
+  readonly records: EntityRecords;
+  /** NOT_SIGNED_IN or FORBIDDEN when the actor may not create these records. */
+  authorize(actor: RequestActor): void;
+  /**
+   * A body (field values as JSON would hold them) checked as the create call checks its body
+   * (JSON Schema, fields the actor may set, values), made the write the call would make; throws
+   * the problem the call would answer. `how` is kept in the history entry.
+   */
+  plan(actor: RequestActor, body: unknown, ms: number, how?: WriteContext['how']): BatchCreate;
+  /** A store's refusal as the create call answers it. */
+  refusal(refusal: Refusal, id: string): ProblemError;
+  /** Tells live updates of a committed create, as the create call does. */
+  committed(record: ApiRecord, at: string): void;
+}
+
+/** A `RecordCreator` per entity the spec's calls create (`POST /api/books`), by entity name. */
+export function recordCreators(
+  compiled: CompiledApp,
+  store: Store,
+  committed: Committed = () => {},
+  now: () => number = () => Date.now(),
+): Map<string, RecordCreator> {
+  const contextOf = entityContexts(compiled, store, committed, now);
+  const creators = new Map<string, RecordCreator>();
+  for (const route of compiled.routeTable.routes) {
+    if (route.action.kind !== 'create' || creators.has(route.action.entity)) continue;
+    const context = contextOf(route.action.entity);
+    const schema = route.body?.schema ?? NO_BODY;
+    const errors = new FieldErrors(context.entity, schema, context.catalogue);
+    let validate: ValidateFunction | undefined;
+    creators.set(context.entity.name, {
+      entity: context.entity,
+      path: route.path,
+      records: context.records,
+      authorize: (actor) => authorizeCreate(actor, context),
+      plan: (actor, body, ms, how) => {
+        validate ??= createAjv().compile(schema);
+        if (!validate(body)) throw errors.problem(validate.errors ?? [], body);
+        return planCreate(actor, body as Record<string, unknown>, ms, context, errors, how);
+      },
+      refusal: (refusal, id) => refused(refusal, context, id),
+      committed: (record, at) =>
+        context.committed({ entity: context.entity.name, id: String(record.id), kind: 'create', at, record }),
+    });
+  }
+  return creators;
+}
+
+/** Each entity's `EntityContext`, made on first use and kept. */
+function entityContexts(
+  compiled: CompiledApp,
+  store: Store,
+  committed: Committed,
+  now: () => number,
+): (name: string) => EntityContext {
+  const { model, catalogue, settings, routeTable } = compiled;
+  const contexts = new Map<string, EntityContext>();
+  const machineOf = (name: string) => model.machines.find((m) => m.entity === name);
+  const contextOf = (name: string): EntityContext => {
+    const known = contexts.get(name);
+    if (known) return known;
+    const entity = model.entities.find((e) => e.name === name);
+    if (!entity) throw new Error(`The route table names entity ${name}, which the model does not have.`);
+    const routes = routeTable.routes.filter((r) => r.action.entity === name);
+    const get = routes.find((r) => r.action.kind === 'get');
+    const base = routes.find((r) => r.action.kind === 'list' || r.action.kind === 'create')?.path;
+    const context: EntityContext = {
+      entity,
+      machine: machineOf(name),
+      records: store.records(name),
+      store,
+      logic: compiled.logic.get(name),
+      permissions: permissionsOf(compiled, name),
+      references: entity.fields.flatMap((f) =>
+        f.type.kind === 'reference' && f.type.entity !== USER_ENTITY
+          ? [{ field: f.name, entity: f.type.entity, permissions: permissionsOf(compiled, f.type.entity) }]
+          : [],
+      ),
+      catalogue,
+      settings,
+      recordPath: (id) => (get ? get.path.replace(`:${get.params[0] ?? 'id'}`, id) : `${base ?? `/api/${name}`}/${id}`),
+      committed,
+      now,
+      effectFields: effectFieldsCheck(entity, machineOf(name), compiled.jsonSchemas.get(name), catalogue),
+    };
+    contexts.set(name, context);
+    return context;
+  };
+  return contextOf;
 }
 
 /** The most fields one summary may total. */
@@ -286,63 +354,92 @@ function historyHandler(route: Route, context: EntityContext): Handler {
 }
 
 function createHandler(route: Route, context: EntityContext): Handler {
-  const { entity, machine, records } = context;
+  const { entity, records } = context;
   const errors = new FieldErrors(entity, route.body?.schema ?? NO_BODY, context.catalogue);
-  const creating = machine?.transitions.find((t) => t.creates);
   return async (request, reply) => {
     const { actor } = request;
-    if (
-      !context.permissions.mayCreate(actor) ||
-      (creating && context.permissions.transitionAccess(actor, creating) === 'none')
-    ) {
-      throw denied(actor);
-    }
+    authorizeCreate(actor, context);
     const body = readBody(request, errors, route.body === null);
-    const ms = context.now();
-    const at = new Date(ms).toISOString();
-    const settable = context.permissions.settable(actor, 'create');
-    const values: Record<string, Value> = {};
-    const failures: FieldError[] = [];
-    const notSettable: Field[] = [];
-    for (const field of entity.fields) {
-      const given = Object.hasOwn(body, field.name);
-      const fallback = defaultValueAt(field.default, at, actor.userId);
-      // A field the actor may not set takes its default; sending the default itself is no attempt.
-      if (given && settable && !settable.has(field.name) && !sameValue(field, body[field.name] as Value, fallback)) {
-        notSettable.push(field);
-      }
-      const value = given ? (body[field.name] as Value) : fallback;
-      values[field.name] = checkValue(field, value, errors, failures);
-    }
-    if (notSettable.length > 0) throw mayNotSet(notSettable, `on a new ${entity.name}`);
-    if (failures.length > 0) throw new ProblemError('VALIDATION_FAILED', {}, { errors: failures });
-    const record: ApiRecord = {
-      id: uuidv7(ms),
-      created_at: at,
-      updated_at: at,
-      created_by: actor.userId,
-      ...(machine ? { state: machine.initial } : {}),
-      ...values,
-    };
-    const hidden = hiddenOf(actor, context);
-    const outcome = await records.create(
-      record,
-      { at, by: actor.userId, unreadableReferences: unreadableReferences(actor, context) },
-      withUser(context.logic?.create, actor, hidden),
-    );
+    const write = planCreate(actor, body, context.now(), context, errors);
+    const { record } = write;
+    const outcome = await records.create(record, write.context, write.check);
     if (!outcome.ok) throw refused(outcome.refusal, context, String(record.id));
     context.committed({
       entity: entity.name,
       id: String(record.id),
       kind: 'create',
-      at,
+      at: write.context.at,
       record: outcome.stored.record,
     });
     return reply
       .code(201)
       .header('location', context.recordPath(String(record.id)))
       .header('etag', etagOf(outcome.stored.version))
-      .send(await visible(outcome.stored.record, hidden, context));
+      .send(await visible(outcome.stored.record, hiddenOf(actor, context), context));
+  };
+}
+
+/** Refuses an actor who may not create the entity's records (nor take its creating transition). */
+function authorizeCreate(actor: RequestActor, context: EntityContext): void {
+  const creating = context.machine?.transitions.find((t) => t.creates);
+  if (
+    !context.permissions.mayCreate(actor) ||
+    (creating && context.permissions.transitionAccess(actor, creating) === 'none')
+  ) {
+    throw denied(actor);
+  }
+}
+
+/**
+ * A create's body (its schema passed) made the write the store makes: the fields the actor may
+ * set (FORBIDDEN for others), defaults, values as stored (VALIDATION_FAILED), the new record with
+ * its system fields and initial state, and the check the store runs in the transaction (rules,
+ * the creating transition's guard, limits, with the acting user). Throws the call's problem.
+ */
+function planCreate(
+  actor: RequestActor,
+  body: Record<string, unknown>,
+  ms: number,
+  context: EntityContext,
+  errors: FieldErrors,
+  how?: WriteContext['how'],
+): BatchCreate {
+  const { entity, machine } = context;
+  const at = new Date(ms).toISOString();
+  const settable = context.permissions.settable(actor, 'create');
+  const values: Record<string, Value> = {};
+  const failures: FieldError[] = [];
+  const notSettable: Field[] = [];
+  for (const field of entity.fields) {
+    const given = Object.hasOwn(body, field.name);
+    const fallback = defaultValueAt(field.default, at, actor.userId);
+    // A field the actor may not set takes its default; sending the default itself is no attempt.
+    if (given && settable && !settable.has(field.name) && !sameValue(field, body[field.name] as Value, fallback)) {
+      notSettable.push(field);
+    }
+    const value = given ? (body[field.name] as Value) : fallback;
+    values[field.name] = checkValue(field, value, errors, failures);
+  }
+  if (notSettable.length > 0) throw mayNotSet(notSettable, `on a new ${entity.name}`);
+  if (failures.length > 0) throw new ProblemError('VALIDATION_FAILED', {}, { errors: failures });
+  const record: ApiRecord = {
+    id: uuidv7(ms),
+    created_at: at,
+    updated_at: at,
+    created_by: actor.userId,
+    ...(machine ? { state: machine.initial } : {}),
+    ...values,
+  };
+  const check = withUser(context.logic?.create, actor, hiddenOf(actor, context));
+  return {
+    record,
+    context: {
+      at,
+      by: actor.userId,
+      unreadableReferences: unreadableReferences(actor, context),
+      ...(how ? { how } : {}),
+    },
+    ...(check ? { check } : {}),
   };
 }
 
@@ -580,7 +677,9 @@ function refused(refusal: Refusal, context: EntityContext, id: string): ProblemE
 function mayNotSet(fields: readonly Field[], where: string, verb = 'set'): ProblemError {
   const names = fields.map((f) => f.name);
   const list = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
-  return new ProblemError('FORBIDDEN', {}, { detail: `Your roles may not ${verb} ${list} ${where}.` });
+  // Field by field too, so that a report of many writes (an import) can say which column it was.
+  const errors = names.map((field) => ({ field, code: 'FORBIDDEN', message: `Your roles may not ${verb} ${field}.` }));
+  return new ProblemError('FORBIDDEN', {}, { detail: `Your roles may not ${verb} ${list} ${where}.`, errors });
 }
 
 /** Whether two values of a field are the same once read as the store reads them (ids in any case, times in any zone). */
