@@ -64,6 +64,9 @@ export type FieldErrorPair = readonly [string | null, string];
  */
 export const NEVER_ANSWERED: Readonly<Record<string, string>> = {
   INTERNAL_ERROR: 'a fault of the server: every answer of the walk is asserted not to be a 500',
+  UNSUPPORTED_MEDIA_TYPE: 'only an import takes a body that is not JSON: packages/server/src/import/ tests it',
+  IMPORT_UNREADABLE: 'answered by an import only: packages/server/src/import/ tests it',
+  IMPORT_REFUSED: 'answered by an import only: packages/server/src/import/ tests it',
 };
 
 /** What a body must never show: stack frames, driver error names, SQL. */

@@ -40,6 +40,9 @@ export const BUILTIN_ERRORS = {
     status: 400,
     message: 'This invitation was used already, revoked or has expired. Ask for a new one.',
   },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'The body must be {type}.' },
+  IMPORT_UNREADABLE: { status: 400, message: 'The file cannot be imported: {detail}.' },
+  IMPORT_REFUSED: { status: 422, message: 'Some rows cannot be imported, so nothing was imported.' },
   INTERNAL_ERROR: { status: 500, message: 'Something went wrong on our side. It has been logged.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

@@ -1,5 +1,6 @@
 import type { FeatureApi } from '../compile/openapi.ts';
 import { SYSTEM_API, SYSTEM_CALLS } from '../http/system-api.ts';
+import { IMPORT_API } from '../import/index.ts';
 import { LIVE_API, LIVE_CALLS } from '../live/index.ts';
 import { OUTBOX_API } from '../outbox/index.ts';
 import { PEOPLE_API, PEOPLE_CALLS } from '../people/index.ts';
@@ -18,6 +19,7 @@ export const FEATURE_APIS: readonly FeatureApi[] = [
   SAVED_VIEWS_API,
   OUTBOX_API,
   RECORDS_API,
+  IMPORT_API,
 ];
 
 /**

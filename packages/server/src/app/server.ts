@@ -23,6 +23,7 @@ import {
 import { REQUEST_ID_HEADER, requestId } from '../http/request-id.ts';
 import { HSTS, REFERRER_POLICY } from '../http/security-headers.ts';
 import { registerWebApp } from '../http/web-app.ts';
+import { imports } from '../import/index.ts';
 import { type ChangeFeed, type LiveOptions, type LocalChange, LocalFeed, liveUpdates, PgFeed } from '../live/index.ts';
 import { Outbox, type OutboxTiming, outbox as outboxPlugin } from '../outbox/index.ts';
 import { AuthStore, ensureDemoUsers, type MailOptions, type OidcSettings, OidcStore, people } from '../people/index.ts';
@@ -332,6 +333,7 @@ function buildApp(
     outbox.committed(change.entity, change.kind);
   };
   void app.register(records, { compiled, store, committed, now: clock });
+  void app.register(imports, { compiled, store, auth, committed, now: clock });
   void app.register(timers, { compiled, store, logger, now: clock, committed, jobs });
   void app.register(savedViews, { views, screens: effectiveScreens(compiled.model), ...(now ? { now } : {}) });
   void app.register(outboxPlugin, {
