@@ -203,6 +203,8 @@ describe('the OpenAPI document', () => {
       'POST /api/loans/{id}/mark-overdue markOverdueLoan',
       'GET /api/books/summary summarizeBooks',
       'GET /api/loans/summary summarizeLoans',
+      'POST /api/books/import importBook',
+      'POST /api/loans/import importLoan',
     ]);
     expect(openapi.paths['/api/books/{id}']?.patch?.requestBody?.content['application/json']?.schema).toEqual({
       $ref: '#/components/schemas/Book.update',
@@ -411,6 +413,8 @@ describe('the OpenAPI document', () => {
       markOverdueLoan: signedIn,
       summarizeBooks: anybody,
       summarizeLoans: signedIn,
+      importBook: anybody,
+      importLoan: signedIn,
     });
   });
 
@@ -471,6 +475,7 @@ describe('the OpenAPI document', () => {
       deleteNote: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
       getNoteHistory: [['NOT_SIGNED_IN'], undefined],
       summarizeNotes: [['NOT_SIGNED_IN'], undefined],
+      importNote: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
     });
   });
 

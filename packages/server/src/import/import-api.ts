@@ -1,6 +1,7 @@
 import type { JsonSchema } from '../compile/json-schemas.ts';
 import { API, type ApiContext, type FeatureApi, ref } from '../compile/openapi.ts';
 import type { Route } from '../compile/route-table.ts';
+import { visitorsMay } from '../records/index.ts';
 import { CSV_TYPE, MAX_ROW_BYTES, XLSX_TYPE } from './read-table.ts';
 import { MAX_REPORTED } from './run-import.ts';
 
@@ -59,7 +60,7 @@ const FILE_SCHEMA: JsonSchema = { type: 'string', contentMediaType: CSV_TYPE };
 /** The imports in the OpenAPI document: one per entity the spec's calls create. */
 export const IMPORT_API: FeatureApi = {
   schemas: () => ({ [IMPORT_REPORT]: IMPORT_REPORT_SCHEMA, [IMPORT_ERROR]: IMPORT_ERROR_SCHEMA }),
-  calls: ({ routes, responses }: ApiContext) =>
+  calls: ({ routes, responses, model, permissions }: ApiContext) =>
     importRoutes(routes).map((route) => ({
       path: importPath(route.openapiPath),
       method: 'POST',
@@ -76,7 +77,14 @@ export const IMPORT_API: FeatureApi = {
           `says what the import would do. A row may hold at most ${MAX_ROW_BYTES / (1024 * 1024)} MiB; ` +
           'formulas are refused, never evaluated. History records each created record with `how: import`.',
         tags: [route.action.entity],
-        security: API.signedIn,
+        // Whoever may make the create call may import: the same permission decides both.
+        security: visitorsMay(
+          route.action,
+          permissions.get(route.action.entity),
+          model.machines.find((m) => m.entity === route.action.entity),
+        )
+          ? API.anybody
+          : API.signedIn,
         parameters: [
           {
             name: DRY_RUN_PARAMETER,

@@ -2,6 +2,6 @@
 export { type Committed, type RecordCreator, recordCreators, registerEntityRoutes } from './entity-routes.ts';
 export { etagOf, ifMatchVersions } from './etag.ts';
 export { encodeCursor, parseListQuery } from './list-query.ts';
-export { RECORDS_API } from './records-api.ts';
+export { RECORDS_API, visitorsMay } from './records-api.ts';
 export { type RecordsOptions, records } from './records-plugin.ts';
 export { effectFieldsCheck, withEffectFields } from './transition-effects.ts';

@@ -190,7 +190,7 @@ const IF_MATCH: Parameter = {
  * Whether a signed-out visitor may make a call, as `entity-routes.ts` decides it: reads need
  * read access; a visitor owns no record, so writes need `all` access to read and to change.
  */
-function visitorsMay(
+export function visitorsMay(
   action: CallAction,
   permissions: EntityPermissions | undefined,
   machine: StateMachine | undefined,
