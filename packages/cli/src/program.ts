@@ -6,6 +6,7 @@ import { registerDeliveries } from './commands/deliveries.ts';
 import { registerDev } from './commands/dev.ts';
 import { registerDiagram } from './commands/diagram.ts';
 import { registerExplain } from './commands/explain.ts';
+import { registerImport } from './commands/import.ts';
 import { registerMigrate } from './commands/migrate.ts';
 import { registerNew } from './commands/new.ts';
 import { registerOpenApi } from './commands/openapi.ts';
@@ -55,6 +56,7 @@ export function createProgram(ctx: Context): Command {
   registerOpenApi(program, ctx, VERSION);
   registerUsers(program, ctx, VERSION);
   registerTokens(program, ctx, VERSION);
+  registerImport(program, ctx, VERSION);
   registerDeliveries(program, ctx, VERSION);
   registerBackup(program, ctx, VERSION);
   registerRestore(program, ctx, VERSION);

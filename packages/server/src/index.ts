@@ -80,6 +80,18 @@ export {
 } from './http/logging.ts';
 export { closeOnSignals, type ShutdownOptions } from './http/shutdown.ts';
 export { HEALTH_SCHEMA } from './http/system-api.ts';
+export {
+  CSV_TYPE,
+  DRY_RUN_PARAMETER,
+  type ImportError,
+  type ImportProgress,
+  type ImportReport,
+  type ImportTableOptions,
+  importTable,
+  TableError,
+  type TableKind,
+  XLSX_TYPE,
+} from './import/index.ts';
 export { type MailSettings, MailSettingsError, mailSettingsFromEnv, type SmtpSettings } from './mail/mail-settings.ts';
 export { type KeptMail, type Mail, type Mailer, Outbox, smtpMailer } from './mail/mailer.ts';
 export { DeliveriesStore, type Delivery, type DeliveryStatus, deliveryOf } from './outbox/index.ts';
