@@ -204,7 +204,9 @@ describe('the OpenAPI document', () => {
       'GET /api/books/summary summarizeBooks',
       'GET /api/loans/summary summarizeLoans',
       'POST /api/books/import importBook',
+      'POST /api/books/import/preview previewBookImport',
       'POST /api/loans/import importLoan',
+      'POST /api/loans/import/preview previewLoanImport',
     ]);
     expect(openapi.paths['/api/books/{id}']?.patch?.requestBody?.content['application/json']?.schema).toEqual({
       $ref: '#/components/schemas/Book.update',
@@ -414,7 +416,9 @@ describe('the OpenAPI document', () => {
       summarizeBooks: anybody,
       summarizeLoans: signedIn,
       importBook: anybody,
+      previewBookImport: anybody,
       importLoan: signedIn,
+      previewLoanImport: signedIn,
     });
   });
 
@@ -476,6 +480,7 @@ describe('the OpenAPI document', () => {
       getNoteHistory: [['NOT_SIGNED_IN'], undefined],
       summarizeNotes: [['NOT_SIGNED_IN'], undefined],
       importNote: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
+      previewNoteImport: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
     });
   });
 

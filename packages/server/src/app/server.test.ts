@@ -256,6 +256,7 @@ describe('a spec with entities over HTTP', () => {
         '/api/books',
         '/api/loans/{id}/return',
         '/api/books/import',
+        '/api/books/import/preview',
       ]);
       const health = await (await fetch(`${url}/api/health`)).json();
       expect(health).toEqual({ status: 'ok', spec: 'Lending desk', database: 'sqlite' });

@@ -27,8 +27,9 @@ export function fieldFor(entity: Entity, header: string): Field | undefined {
 /**
  * The header row matched to the entity's fields, by name or label. A header that matches no field,
  * or two headers of one field, is a `TableError` naming them (with the fields it could mean); an
- * empty header cell over an empty column is ignored. `mapping` (column header → field name) is the
- * caller's own choice for headers that do not match by themselves (the web app's wizard).
+ * empty header cell over an empty column is ignored. `mapping` (column header → field name, or ''
+ * to leave the column out) is the caller's own choice, over what the headers match by themselves
+ * (the web app's wizard).
  */
 export function matchColumns(
   entity: Entity,
@@ -40,7 +41,8 @@ export function matchColumns(
   const byField = new Map<string, string>();
   header.forEach((text, index) => {
     if (text.trim() === '') return;
-    const chosen = mapping[text];
+    const chosen = Object.hasOwn(mapping, text) ? mapping[text] : undefined;
+    if (chosen === '') return;
     const field = chosen !== undefined ? entity.fields.find((f) => f.name === chosen) : fieldFor(entity, text);
     if (!field) {
       unknown.push(text);
@@ -67,4 +69,18 @@ export function matchColumns(
   }
   if (columns.length === 0) throw new TableError(`the header row names no field of ${entity.name}`);
   return columns;
+}
+
+/** A header cell as the wizard shows it: the field it matches by itself, if any. */
+export interface HeaderMatch {
+  header: string;
+  field: string | null;
+}
+
+/** What each header cell matches by itself (name or label), for the caller to confirm or choose. */
+export function headerMatches(entity: Entity, header: readonly string[]): HeaderMatch[] {
+  return header.map((text) => ({
+    header: text,
+    field: text.trim() === '' ? null : (fieldFor(entity, text)?.name ?? null),
+  }));
 }

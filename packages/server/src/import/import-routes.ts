@@ -5,10 +5,17 @@ import { ProblemError } from '../compile/problems.ts';
 import type { AuthStore } from '../people/index.ts';
 import { type Committed, recordCreators } from '../records/index.ts';
 import type { Store } from '../store/store.ts';
-import { DRY_RUN_PARAMETER, IMPORT_MAX_BYTES, importPath, importRoutes } from './import-api.ts';
+import {
+  DRY_RUN_PARAMETER,
+  IMPORT_MAX_BYTES,
+  importPath,
+  importPreviewPath,
+  importRoutes,
+  PREVIEW_ROWS,
+} from './import-api.ts';
 import { CSV_TYPE, TableError, type TableKind, tableRows, XLSX_TYPE } from './read-table.ts';
 import { ReferenceResolver } from './references.ts';
-import { type ImportReport, runImport } from './run-import.ts';
+import { type ImportReport, previewTable, runImport } from './run-import.ts';
 
 export interface ImportOptions {
   compiled: CompiledApp;
@@ -47,7 +54,7 @@ export function registerImports(app: FastifyInstance, options: ImportOptions): v
         const { actor } = request;
         creator.authorize(actor);
         const dryRun = dryRunOf(request);
-        const { stream, declared } = await upload(request);
+        const { stream, declared, mapping } = await upload(request);
         let report: ImportReport;
         try {
           report = await runImport({
@@ -58,6 +65,7 @@ export function registerImports(app: FastifyInstance, options: ImportOptions): v
             rows: tableRows(limited(stream), declared),
             dryRun,
             now,
+            ...(mapping ? { mapping } : {}),
           });
         } catch (error) {
           throw asProblem(error);
@@ -75,6 +83,17 @@ export function registerImports(app: FastifyInstance, options: ImportOptions): v
         }
         return reply.code(dryRun ? 200 : 201).send(report);
       });
+      scope.post(importPreviewPath(route.path), async (request, reply) => {
+        creator.authorize(request.actor);
+        if (Object.keys(request.query as object).length > 0) throw invalid('the preview takes no parameters');
+        const { stream, declared } = await upload(request);
+        try {
+          const preview = await previewTable(creator.entity, tableRows(limited(stream), declared), PREVIEW_ROWS);
+          return reply.send(preview);
+        } catch (error) {
+          throw asProblem(error);
+        }
+      });
     }
   });
 }
@@ -89,10 +108,16 @@ function dryRunOf(request: FastifyRequest): boolean {
   throw invalid(`${DRY_RUN_PARAMETER} is true or false`);
 }
 
-/** The file of the request and its declared kind (null: decided by its first bytes). */
-async function upload(
-  request: FastifyRequest,
-): Promise<{ stream: AsyncIterable<Uint8Array>; declared: TableKind | null }> {
+/**
+ * The file of the request and its declared kind (null: decided by its first bytes); from a form,
+ * also its `mapping` field (JSON: column header → field name, or '' to leave the column out),
+ * which must come before the file.
+ */
+async function upload(request: FastifyRequest): Promise<{
+  stream: AsyncIterable<Uint8Array>;
+  declared: TableKind | null;
+  mapping?: Record<string, string>;
+}> {
   if (request.isMultipart()) {
     let part: Awaited<ReturnType<FastifyRequest['file']>>;
     try {
@@ -108,7 +133,9 @@ async function upload(
         : part.mimetype === CSV_TYPE || name.endsWith('.csv')
           ? 'csv'
           : null;
-    return { stream: part.file, declared };
+    const field = part.fields.mapping;
+    const text = field && !Array.isArray(field) && field.type === 'field' ? String(field.value) : undefined;
+    return { stream: part.file, declared, ...(text !== undefined ? { mapping: mappingOf(text) } : {}) };
   }
   const type = (request.headers['content-type'] ?? '').split(';', 1)[0]?.trim().toLowerCase() ?? '';
   const declared: TableKind | null | undefined =
@@ -124,6 +151,22 @@ async function upload(
     throw new ProblemError('UNSUPPORTED_MEDIA_TYPE', { type: ACCEPTED });
   }
   return { stream: body, declared };
+}
+
+/** The form's `mapping` field: a JSON object of strings. */
+function mappingOf(text: string): Record<string, string> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw invalid('mapping must be a JSON object of column headers to field names');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw invalid('mapping must be a JSON object of column headers to field names');
+  }
+  const entries = Object.entries(parsed as Record<string, unknown>);
+  if (entries.some(([, v]) => typeof v !== 'string')) throw invalid('each field name of mapping is a string');
+  return Object.fromEntries(entries) as Record<string, string>;
 }
 
 function isStream(body: unknown): body is AsyncIterable<Uint8Array> {

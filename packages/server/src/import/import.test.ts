@@ -269,6 +269,52 @@ describe.each(SQLITE_ONLY)('import files on $name', (db) => {
   });
 });
 
+describe.each(SQLITE_ONLY)('the import wizard’s calls on $name', (db) => {
+  let app: Awaited<ReturnType<typeof start>>;
+  beforeAll(async () => {
+    app = await start(db);
+  });
+  afterAll(() => app.stop());
+
+  it('previews a file: what each header matches and the first rows, checking none and writing nothing', async () => {
+    const rows = Array.from({ length: 12 }, (_, i) => `A-${String(700 + i)},Chair ${i},red`).join('\n');
+    const form = multipartForm('assets.csv', 'text/csv', Buffer.from(`Asset tag,Name,Colour\n${rows}\n`));
+    const answer = await app.send(app.clerk, '/api/assets/import/preview', form.body, form.type);
+    expect(answer.status).toBe(200);
+    expect(answer.body.columns).toEqual([
+      { header: 'Asset tag', field: 'tag' },
+      { header: 'Name', field: 'name' },
+      { header: 'Colour', field: null },
+    ]);
+    expect(answer.body.total).toBe(12);
+    expect(answer.body.rows).toHaveLength(10);
+    expect((answer.body.rows as Json[])[0]).toEqual({ row: 2, cells: ['A-700', 'Chair 0', 'red'] });
+    expect(await app.assets()).toEqual([]);
+    const visitor = await app.send(app.visitor, '/api/assets/import/preview', form.body, form.type);
+    expect(visitor.status).toBe(403);
+  });
+
+  it('takes the columns a form’s mapping chooses, leaving out those it maps to nothing', async () => {
+    const csv = Buffer.from('Code,Label,Colour\nA-801,Stool,red\nbad,Bench,blue\n');
+    const mapping = JSON.stringify({ Code: 'tag', Label: 'name', Colour: '' });
+    const dry = multipartForm('assets.csv', 'text/csv', csv, 'file', { mapping });
+    const checked = await app.send(app.clerk, '/api/assets/import?dryRun=true', dry.body, dry.type);
+    expect(checked.body).toMatchObject({ dryRun: true, rows: 2, refused: 1 });
+    expect((checked.body.errors as Json[]).map((e) => [e.row, e.column, e.code])).toEqual([
+      [3, 'Code', 'PATTERN_MISMATCH'],
+    ]);
+    const fixed = multipartForm('assets.csv', 'text/csv', Buffer.from('Code,Label,Colour\nA-801,Stool,red\n'), 'file', {
+      mapping,
+    });
+    expect((await app.send(app.clerk, '/api/assets/import', fixed.body, fixed.type)).status).toBe(201);
+    expect((await app.assets()).map((a) => a.name)).toEqual(['Stool']);
+    const broken = multipartForm('assets.csv', 'text/csv', csv, 'file', { mapping: '["tag"]' });
+    expect((await app.send(app.clerk, '/api/assets/import', broken.body, broken.type)).body).toMatchObject({
+      code: 'INVALID_PAYLOAD',
+    });
+  });
+});
+
 /** An XLSX workbook of one sheet holding these rows. */
 async function workbook(rows: unknown[][]): Promise<Buffer> {
   const book = new ExcelJS.Workbook();
@@ -277,11 +323,21 @@ async function workbook(rows: unknown[][]): Promise<Buffer> {
   return Buffer.from(await book.xlsx.writeBuffer());
 }
 
-/** A multipart form with one file part. */
-function multipartForm(filename: string, type: string, content: Buffer, name = 'file') {
+/** A multipart form with text fields, then one file part. */
+function multipartForm(
+  filename: string,
+  type: string,
+  content: Buffer,
+  name = 'file',
+  fields: Record<string, string> = {},
+) {
   const boundary = '----ninepoint-test-boundary';
+  const texts = Object.entries(fields)
+    .map(([key, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${key}"\r\n\r\n${value}\r\n`)
+    .join('');
   const head = Buffer.from(
-    `--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${filename}"\r\nContent-Type: ${type}\r\n\r\n`,
+    texts +
+      `--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${filename}"\r\nContent-Type: ${type}\r\n\r\n`,
   );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   return { body: Buffer.concat([head, content, tail]), type: `multipart/form-data; boundary=${boundary}` };

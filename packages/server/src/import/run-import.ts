@@ -2,13 +2,14 @@ import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
+import type { Entity } from '@ninepoint/spec';
 import { type ProblemCatalogue, ProblemError } from '../compile/problems.ts';
 import type { ApiRecord } from '../compile/record-types.ts';
 import type { RequestActor } from '../people/index.ts';
 import type { RecordCreator } from '../records/index.ts';
 import type { BatchCreate } from '../store/store.ts';
 import { cellValue, isFormula } from './cell-values.ts';
-import { type Column, matchColumns } from './columns.ts';
+import { type Column, type HeaderMatch, headerMatches, matchColumns } from './columns.ts';
 import { columnName, TableError, type TableRow } from './read-table.ts';
 import type { ReferenceResolver } from './references.ts';
 
@@ -282,4 +283,36 @@ class Spool {
     writeSync(this.#fd, this.#buffer);
     this.#buffer = '';
   }
+}
+
+/** The first rows of a table and what its header cells match, for the web app's wizard. */
+export interface TablePreview {
+  columns: HeaderMatch[];
+  rows: TableRow[];
+  /** Rows in all, the header left out. */
+  total: number;
+}
+
+/**
+ * Reads the whole table (so that a file that cannot be read is said at once) and keeps its header's
+ * matches and its first `count` rows; checks no row.
+ */
+export async function previewTable(
+  entity: Entity,
+  rows: AsyncIterable<TableRow>,
+  count: number,
+): Promise<TablePreview> {
+  let columns: HeaderMatch[] | null = null;
+  const kept: TableRow[] = [];
+  let total = 0;
+  for await (const row of rows) {
+    if (columns === null) {
+      columns = headerMatches(entity, row.cells);
+      continue;
+    }
+    total++;
+    if (kept.length < count) kept.push(row);
+  }
+  if (columns === null) throw new TableError('the file is empty: it needs a header row naming the fields');
+  return { columns, rows: kept, total };
 }

@@ -535,9 +535,29 @@ export interface paths {
         put?: never;
         /**
          * Imports Note records from a CSV or XLSX file, all or nothing
-         * @description The file is the body (`text/csv` or XLSX), or the part named `file` of a multipart form. Its header row names the fields (by name or label). Every row is checked as a create of the same caller is (JSON Schema, the fields they may set, rules, the creating transition’s guard, limits, references, which may name a record by id, a unique field or its title), and all rows are created in one transaction, or none: IMPORT_REFUSED lists every refusal by row and column. With `dryRun=true` nothing is written and the report says what the import would do. A row may hold at most 1 MiB; formulas are refused, never evaluated. History records each created record with `how: import`.
+         * @description The file is the body (`text/csv` or XLSX), or the part named `file` of a multipart form. Its header row names the fields (by name or label), or a form's `mapping` does. Every row is checked as a create of the same caller is (JSON Schema, the fields they may set, rules, the creating transition’s guard, limits, references, which may name a record by id, a unique field or its title), and all rows are created in one transaction, or none: IMPORT_REFUSED lists every refusal by row and column. With `dryRun=true` nothing is written and the report says what the import would do. A row may hold at most 1 MiB; formulas are refused, never evaluated. History records each created record with `how: import`.
          */
         post: operations["importNote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notes/import/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reads a CSV or XLSX file for an import of Note records, writing nothing
+         * @description What each header cell matches by name or label, and the first rows as text, for choosing the columns before an import (the web app’s wizard). No row is checked: a dry run of the import does that.
+         */
+        post: operations["previewNoteImport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -824,6 +844,20 @@ export interface components {
             field: string | null;
             code: string;
             message: string;
+        };
+        "ninepoint.ImportPreview": {
+            /** @description Each header cell, with the field it matches by name or label (null: none). */
+            columns: {
+                header: string;
+                field: string | null;
+            }[];
+            /** @description The first 10 rows, each cell as text. */
+            rows: {
+                row: number;
+                cells: string[];
+            }[];
+            /** @description Rows in all, the header left out. */
+            total: number;
         };
     };
     responses: {
@@ -2261,6 +2295,8 @@ export interface operations {
                 "text/csv": string;
                 "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                 "multipart/form-data": {
+                    /** @description JSON: column header → field name, or "" to leave the column out. Before the file. */
+                    mapping?: string;
                     file: string;
                 };
             };
@@ -2290,6 +2326,43 @@ export interface operations {
             413: components["responses"]["ninepoint.413.PAYLOAD_TOO_LARGE"];
             415: components["responses"]["ninepoint.415.UNSUPPORTED_MEDIA_TYPE"];
             422: components["responses"]["ninepoint.422.IMPORT_REFUSED"];
+            429: components["responses"]["ninepoint.429.RATE_LIMITED"];
+            500: components["responses"]["ninepoint.500.INTERNAL_ERROR"];
+        };
+    };
+    previewNoteImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/csv": string;
+                "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                "multipart/form-data": {
+                    /** @description JSON: column header → field name, or "" to leave the column out. Before the file. */
+                    mapping?: string;
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The header and the first rows. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ninepoint.ImportPreview"];
+                };
+            };
+            400: components["responses"]["ninepoint.400.IMPORT_UNREADABLE.INVALID_PAYLOAD"];
+            401: components["responses"]["ninepoint.401.NOT_SIGNED_IN"];
+            403: components["responses"]["ninepoint.403.FORBIDDEN"];
+            413: components["responses"]["ninepoint.413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ninepoint.415.UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["ninepoint.429.RATE_LIMITED"];
             500: components["responses"]["ninepoint.500.INTERNAL_ERROR"];
         };
