@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { DeliveriesStore, DeliveryRow } from './deliveries-store.ts';
+import type { AccountReads } from './notify.ts';
 import { eventType, type Outgoing } from './outgoing.ts';
 import { type CallOutcome, sendCall } from './send-call.ts';
 import { webhookSignature } from './signing.ts';
@@ -7,8 +8,8 @@ import { webhookSignature } from './signing.ts';
 export interface DelivererOptions {
   deliveries: DeliveriesStore;
   outgoing: Outgoing;
-  /** Sends one notification delivery; throws to have it tried again. */
-  notify: (row: DeliveryRow) => Promise<{ mailed: number; told: number; skipped: number }>;
+  /** Sends one notification delivery (`accounts`: those its batch read); throws to have it tried again. */
+  notify: (row: DeliveryRow, accounts: AccountReads) => Promise<{ mailed: number; told: number; skipped: number }>;
   logger: Logger;
   /** `CALLS_TIMEOUT_SECONDS`, in milliseconds. */
   timeoutMs: number;
@@ -20,9 +21,35 @@ export interface DelivererOptions {
   maxDelayMs?: number;
   /** How often due deliveries are looked for when nothing says so sooner. Default 1 s. */
   pollMs?: number;
-  /** Deliveries made at once. Default 8. */
+  /** Deliveries claimed, made and settled at once. Default 32. */
   batch?: number;
+  /**
+   * True while requests wait for their answer (`WaitingRequests`): delivery then yields to them.
+   * Default: never (deliver at once).
+   */
+  busy?: () => boolean;
+  /**
+   * While requests keep waiting, the longest a due delivery is held back: one batch is made at
+   * least this often however busy the server is (default 100 ms), so none waits for a quiet moment.
+   */
+  busyIntervalMs?: number;
   now?: () => number;
+  /** The timer the yielding waits on (tests step it by hand). Default `setTimeout`. */
+  timer?: (run: () => void, ms: number) => () => void;
+}
+
+const systemTimer = (run: () => void, ms: number) => {
+  const handle = setTimeout(run, ms);
+  handle.unref();
+  return () => clearTimeout(handle);
+};
+
+/** How one claimed delivery's attempt ended, settled with the rest of its batch. */
+interface Attempted {
+  row: DeliveryRow;
+  outcome: CallOutcome;
+  at: number;
+  line: Record<string, unknown>;
 }
 
 /** The body of a call: what happened, to which record, by whom and when. */
@@ -52,58 +79,109 @@ export function callBody(row: DeliveryRow, fields: readonly string[] | null): st
 
 /**
  * Delivers the outbox after the writes commit, off the requests' path: claims due deliveries
- * (`DeliveriesStore.claim`), makes each (a signed call, or a notification), and settles it:
- * delivered, or tried again after an exponential pause with jitter, or dead once the retry window
- * is over. One log line per attempt. Woken by `kick` after a write and every `pollMs` otherwise.
+ * (`DeliveriesStore.claim`, a batch in one statement), makes them (signed calls, notifications)
+ * side by side, and settles the batch (`DeliveriesStore.settle`): delivered, or tried again after
+ * an exponential pause with jitter, or dead once the retry window is over. One log line per
+ * attempt. Woken by `kick` after a write and every `pollMs` otherwise.
+ *
+ * Delivery yields to requests (`busy`): a wake-up while requests wait for their answer is held
+ * until the last of them is answered (`idle`), so a quiet server delivers at once and a busy one
+ * spends its time on answers first. Under a load that never lets the requests run out, one batch
+ * is still made every `busyIntervalMs`: no delivery waits for a pause that may not come.
  */
 export class Deliverer {
   readonly #o: DelivererOptions;
   readonly #now: () => number;
-  #timer: NodeJS.Timeout | null = null;
+  readonly #timer: (run: () => void, ms: number) => () => void;
+  readonly #busy: () => boolean;
+  #poll: NodeJS.Timeout | null = null;
   #running: Promise<void> | null = null;
   #again = false;
   #stopped = false;
+  /** A wake-up held back while requests wait: the timer that makes one batch anyway. */
+  #held: (() => void) | null = null;
 
   constructor(options: DelivererOptions) {
     this.#o = options;
     this.#now = options.now ?? Date.now;
+    this.#timer = options.timer ?? systemTimer;
+    this.#busy = options.busy ?? (() => false);
   }
 
   start(): void {
-    this.#timer = setInterval(() => this.kick(), this.#o.pollMs ?? 1000);
-    this.#timer.unref();
+    this.#poll = setInterval(() => this.kick(), this.#o.pollMs ?? 1000);
+    this.#poll.unref();
     this.kick();
   }
 
-  /** Looks for due deliveries now (after a write that added some, or "Retry now"). */
+  /** Looks for due deliveries now, or once waiting requests are answered (after a write, "Retry now"). */
   kick(): void {
     if (this.#stopped) return;
     if (this.#running) {
       this.#again = true;
       return;
     }
-    this.#running = this.#drain()
+    if (this.#busy()) {
+      this.#hold();
+      return;
+    }
+    this.#run(false);
+  }
+
+  /** The last waiting request was answered: a held wake-up delivers now. */
+  idle(): void {
+    if (this.#held === null || this.#running || this.#stopped) return;
+    this.#release();
+    this.#run(false);
+  }
+
+  /** Stops claiming; resolves once the deliveries under way are settled. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#poll) clearInterval(this.#poll);
+    this.#release();
+    await this.#running;
+  }
+
+  /** Holds a wake-up until requests stop waiting, or `busyIntervalMs` at most. */
+  #hold(): void {
+    if (this.#held !== null) return;
+    this.#held = this.#timer(() => {
+      this.#held = null;
+      // However busy: one batch now.
+      if (!this.#stopped && !this.#running) this.#run(true);
+    }, this.#o.busyIntervalMs ?? 100);
+  }
+
+  #release(): void {
+    this.#held?.();
+    this.#held = null;
+  }
+
+  #run(forced: boolean): void {
+    this.#release();
+    this.#running = this.#drain(forced)
       .catch((error: unknown) => this.#o.logger.error({ err: error }, 'the outbox could not deliver'))
       .finally(() => {
         this.#running = null;
-        if (this.#again) {
+        // A wake-up that came meanwhile, or one held while requests waited that may be free to go now.
+        if (this.#again || this.#held !== null) {
           this.#again = false;
           this.kick();
         }
       });
   }
 
-  /** Stops claiming; resolves once the deliveries under way are settled. */
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    if (this.#timer) clearInterval(this.#timer);
-    await this.#running;
-  }
-
-  async #drain(): Promise<void> {
-    const batch = this.#o.batch ?? 8;
-    for (;;) {
+  /** Batches until none is due; yields (holds) between batches while requests wait, except after a forced first one. */
+  async #drain(forced: boolean): Promise<void> {
+    const batch = this.#o.batch ?? 32;
+    for (let first = true; ; first = false) {
       if (this.#stopped) return;
+      if (!(forced && first) && this.#busy()) {
+        this.#again = false;
+        this.#hold();
+        return;
+      }
       const now = this.#now();
       // The lease outlasts an attempt: a call's timeout, or a mail's SMTP steps (20 s each).
       const attemptMs =
@@ -111,22 +189,24 @@ export class Deliverer {
       const lease = now + attemptMs * 2 + 5_000;
       const rows = await this.#o.deliveries.claim(now, lease, batch);
       if (rows.length === 0) return;
-      await Promise.all(rows.map((row) => this.#attempt(row)));
+      const accounts: AccountReads = new Map();
+      const attempted = await Promise.all(rows.map((row) => this.#attempt(row, accounts)));
+      await this.#settle(attempted);
       if (rows.length < batch) return;
     }
   }
 
-  async #attempt(row: DeliveryRow): Promise<void> {
+  async #attempt(row: DeliveryRow, accounts: AccountReads): Promise<Attempted> {
     const started = this.#now();
     if (!this.#o.outgoing.keys.has(row.item)) {
       // Point 7 changed since the write: whatever now sits there is not what the write set off.
       const error = `its ${row.kind === 'call' ? 'call' : 'notification'} is no longer in the spec (point 7 changed after the write)`;
-      await this.#o.deliveries.failed(row.id, started, null, error, null);
-      this.#o.logger.error(
-        { delivery: row.id, kind: row.kind, target: row.target, item: row.item, outcome: 'dead', error },
-        `gave up on ${row.kind} ${row.target}`,
-      );
-      return;
+      return {
+        row,
+        outcome: { ok: false, status: null, error },
+        at: started,
+        line: { delivery: row.id, kind: row.kind, target: row.target, item: row.item },
+      };
     }
     let outcome: CallOutcome;
     let detail: Record<string, unknown> = {};
@@ -134,7 +214,7 @@ export class Deliverer {
       outcome = await this.#call(row);
     } else {
       try {
-        detail = await this.#o.notify(row);
+        detail = await this.#o.notify(row, accounts);
         outcome = { ok: true, status: null, error: null };
       } catch (error) {
         outcome = { ok: false, status: null, error: error instanceof Error ? error.message : String(error) };
@@ -152,21 +232,39 @@ export class Deliverer {
       ms: at - started,
       ...detail,
     };
-    if (outcome.ok) {
-      await this.#o.deliveries.delivered(row.id, at, outcome.status);
-      this.#o.logger.info({ ...line, outcome: 'delivered' }, `delivered ${row.kind} ${row.target}`);
-      return;
+    return { row, outcome, at, line };
+  }
+
+  /** Records a batch's attempts (the delivered ones in one statement each answer code), then logs each. */
+  async #settle(attempted: readonly Attempted[]): Promise<void> {
+    const settled: { id: string; at: number; code: number | null; error: string | null; next: number | null }[] = [];
+    for (const { row, outcome, at } of attempted) {
+      if (outcome.ok) {
+        settled.push({ id: row.id, at, code: outcome.status, error: null, next: null });
+      } else {
+        const known = this.#o.outgoing.keys.has(row.item);
+        settled.push({
+          id: row.id,
+          at,
+          code: outcome.status,
+          error: outcome.error ?? 'failed',
+          next: known ? this.#nextTry(row, at) : null,
+        });
+      }
     }
-    const next = this.#nextTry(row, at);
-    await this.#o.deliveries.failed(row.id, at, outcome.status, outcome.error ?? 'failed', next);
-    const error = outcome.error ?? 'failed';
-    if (next === null)
-      this.#o.logger.error({ ...line, outcome: 'dead', error }, `gave up on ${row.kind} ${row.target}`);
-    else
-      this.#o.logger.warn(
-        { ...line, outcome: 'retry', error, next: new Date(next).toISOString() },
-        `${row.kind} ${row.target} failed; trying again`,
-      );
+    await this.#o.deliveries.settle(settled);
+    for (const [i, { row, outcome, line }] of attempted.entries()) {
+      const next = settled[i]?.next ?? null;
+      const error = outcome.error ?? 'failed';
+      if (outcome.ok) this.#o.logger.info({ ...line, outcome: 'delivered' }, `delivered ${row.kind} ${row.target}`);
+      else if (next === null)
+        this.#o.logger.error({ ...line, outcome: 'dead', error }, `gave up on ${row.kind} ${row.target}`);
+      else
+        this.#o.logger.warn(
+          { ...line, outcome: 'retry', error, next: new Date(next).toISOString() },
+          `${row.kind} ${row.target} failed; trying again`,
+        );
+    }
   }
 
   async #call(row: DeliveryRow): Promise<CallOutcome> {

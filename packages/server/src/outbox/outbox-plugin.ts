@@ -14,7 +14,8 @@ export interface OutboxPluginOptions {
 /**
  * Notifications and calls to other systems, as a Fastify plugin: `GET /api/deliveries`, "Retry
  * now", the caller's notification list; it starts the deliverer, which tells `app.live` of each
- * in-app notification, and stops it before the database closes.
+ * in-app notification, and stops it before the database closes. It counts the requests waiting
+ * for an answer, which delivery yields to.
  */
 export const outbox = fastifyPlugin<OutboxPluginOptions>(
   (app, options, done) => {
@@ -26,6 +27,22 @@ export const outbox = fastifyPlugin<OutboxPluginOptions>(
       now: options.now,
       unconfigured: box.outgoing.unconfigured,
     });
+    if (!box.outgoing.empty) {
+      // Delivery yields to requests waiting for their answer (`WaitingRequests`): each is counted
+      // from its arrival until its answer starts, or its connection closes.
+      const answered = Symbol('answered');
+      type Counted = { [answered]?: () => void };
+      app.addHook('onRequest', (request, reply, done) => {
+        const countOut = box.waiting.started();
+        (request as Counted)[answered] = countOut;
+        reply.raw.once('close', countOut);
+        done();
+      });
+      app.addHook('onSend', (request, _reply, payload, done) => {
+        (request as Counted)[answered]?.();
+        done(null, payload);
+      });
+    }
     box.start((userId) => app.live.notified(userId));
     app.addHook('preClose', async () => {
       await box.stop();
