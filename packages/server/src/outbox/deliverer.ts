@@ -23,13 +23,10 @@ export interface DelivererOptions {
   pollMs?: number;
   /** Deliveries claimed, made and settled at once. Default 32. */
   batch?: number;
-  /**
-   * True while requests wait for their answer (`WaitingRequests`): delivery then yields to them.
-   * Default: never (deliver at once).
-   */
+  /** True while requests keep the server busy (`RequestLoad`): delivery then yields to them. Default: never. */
   busy?: () => boolean;
   /**
-   * While requests keep waiting, the longest a due delivery is held back: one batch is made at
+   * While requests keep the server busy, the longest a due delivery is held back: one batch is made at
    * least this often however busy the server is (default 100 ms), so none waits for a quiet moment.
    */
   busyIntervalMs?: number;
@@ -114,7 +111,7 @@ export class Deliverer {
     this.kick();
   }
 
-  /** Looks for due deliveries now, or once waiting requests are answered (after a write, "Retry now"). */
+  /** Looks for due deliveries now, or once requests leave time for it (after a write, "Retry now"). */
   kick(): void {
     if (this.#stopped) return;
     if (this.#running) {
@@ -128,9 +125,9 @@ export class Deliverer {
     this.#run(false);
   }
 
-  /** The last waiting request was answered: a held wake-up delivers now. */
+  /** The last waiting request was answered: a held wake-up delivers now, unless the server is still busy. */
   idle(): void {
-    if (this.#held === null || this.#running || this.#stopped) return;
+    if (this.#held === null || this.#running || this.#stopped || this.#busy()) return;
     this.#release();
     this.#run(false);
   }
@@ -143,7 +140,7 @@ export class Deliverer {
     await this.#running;
   }
 
-  /** Holds a wake-up until requests stop waiting, or `busyIntervalMs` at most. */
+  /** Holds a wake-up until requests leave time for it, or `busyIntervalMs` at most. */
   #hold(): void {
     if (this.#held !== null) return;
     this.#held = this.#timer(() => {

@@ -28,12 +28,12 @@ export const outbox = fastifyPlugin<OutboxPluginOptions>(
       unconfigured: box.outgoing.unconfigured,
     });
     if (!box.outgoing.empty) {
-      // Delivery yields to requests waiting for their answer (`WaitingRequests`): each is counted
-      // from its arrival until its answer starts, or its connection closes.
+      // Delivery yields to the requests (`RequestLoad`): each is counted from its arrival until its
+      // answer starts, or its connection closes.
       const answered = Symbol('answered');
       type Counted = { [answered]?: () => void };
       app.addHook('onRequest', (request, reply, done) => {
-        const countOut = box.waiting.started();
+        const countOut = box.requests.started();
         (request as Counted)[answered] = countOut;
         reply.raw.once('close', countOut);
         done();

@@ -10,7 +10,7 @@ import { Deliverer } from './deliverer.ts';
 import { DeliveriesStore } from './deliveries-store.ts';
 import { type NotifyContext, sendNotification } from './notify.ts';
 import { compileOutgoing, type Outgoing, outboxFollower, scheduleKey } from './outgoing.ts';
-import { WaitingRequests } from './waiting-requests.ts';
+import { RequestLoad } from './request-load.ts';
 
 /** For tests and operators: how fast deliveries are tried and retried. */
 export interface OutboxTiming {
@@ -18,7 +18,7 @@ export interface OutboxTiming {
   baseDelayMs?: number;
   /** How often due deliveries are looked for besides after each write (default 1 s). */
   pollMs?: number;
-  /** While requests keep waiting for answers, one batch at least this often (default 100 ms). */
+  /** While requests keep the server busy, one batch at least this often (default 100 ms). */
   busyIntervalMs?: number;
 }
 
@@ -43,17 +43,17 @@ export class Outbox {
   readonly deliveries: DeliveriesStore;
   readonly outgoing: Outgoing;
   readonly #deliverer: Deliverer;
-  /** The requests waiting for an answer, which delivery yields to (counted by the plugin's hooks). */
-  readonly waiting: WaitingRequests;
+  /** The requests the server is answering, which delivery yields to (counted by the plugin's hooks). */
+  readonly requests: RequestLoad;
   #told: (userId: string) => void = () => {};
   /** `entity NUL kind` of every event that sets something off. */
   readonly #kinds: ReadonlySet<string>;
 
-  private constructor(deliveries: DeliveriesStore, outgoing: Outgoing, deliverer: Deliverer, waiting: WaitingRequests) {
+  private constructor(deliveries: DeliveriesStore, outgoing: Outgoing, deliverer: Deliverer, requests: RequestLoad) {
     this.deliveries = deliveries;
     this.outgoing = outgoing;
     this.#deliverer = deliverer;
-    this.waiting = waiting;
+    this.requests = requests;
     this.#kinds = new Set([...outgoing.byEvent.keys()].map((key) => key.split('\u0000').slice(0, 2).join('\u0000')));
   }
 
@@ -82,7 +82,7 @@ export class Outbox {
         if (outbox) outbox.#told(userId);
       },
     };
-    const waiting = new WaitingRequests(() => deliverer.idle());
+    const requests = new RequestLoad({ onIdle: () => deliverer.idle() });
     const deliverer = new Deliverer({
       deliveries,
       outgoing,
@@ -93,10 +93,10 @@ export class Outbox {
       ...(options.timing?.baseDelayMs !== undefined ? { baseDelayMs: options.timing.baseDelayMs } : {}),
       ...(options.timing?.pollMs !== undefined ? { pollMs: options.timing.pollMs } : {}),
       ...(options.timing?.busyIntervalMs !== undefined ? { busyIntervalMs: options.timing.busyIntervalMs } : {}),
-      busy: () => waiting.count > 0,
+      busy: () => requests.busy(),
       notify: (row, accounts) => sendNotification(row, notifyContext, accounts),
     });
-    outbox = new Outbox(deliveries, outgoing, deliverer, waiting);
+    outbox = new Outbox(deliveries, outgoing, deliverer, requests);
     return outbox;
   }
 
