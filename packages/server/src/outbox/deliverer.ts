@@ -77,14 +77,16 @@ export function callBody(row: DeliveryRow, fields: readonly string[] | null): st
 /**
  * Delivers the outbox after the writes commit, off the requests' path: claims due deliveries
  * (`DeliveriesStore.claim`, a batch in one statement), makes them (signed calls, notifications)
- * side by side, and settles the batch (`DeliveriesStore.settle`): delivered, or tried again after
- * an exponential pause with jitter, or dead once the retry window is over. One log line per
- * attempt. Woken by `kick` after a write and every `pollMs` otherwise.
+ * side by side, and settles them as they end (`DeliveriesStore.settle`, those ending in one turn
+ * together): delivered, or tried again after an exponential pause with jitter, or dead once the
+ * retry window is over. One log line per attempt. Woken by `kick` after a write and every
+ * `pollMs` otherwise.
  *
- * Delivery yields to requests (`busy`): a wake-up while requests wait for their answer is held
- * until the last of them is answered (`idle`), so a quiet server delivers at once and a busy one
- * spends its time on answers first. Under a load that never lets the requests run out, one batch
- * is still made every `busyIntervalMs`: no delivery waits for a pause that may not come.
+ * Delivery yields to requests (`busy`, `RequestLoad`): a wake-up while requests keep the server
+ * busy is held until they leave it time (`idle`, or the next wake-up), so a server with time to
+ * spare delivers at once and a saturated one spends its time on answers first. However long the
+ * load lasts, one batch, oldest first, is still made every `busyIntervalMs`: no delivery waits for
+ * a pause that may not come.
  */
 export class Deliverer {
   readonly #o: DelivererOptions;
@@ -95,6 +97,9 @@ export class Deliverer {
   #running: Promise<void> | null = null;
   #again = false;
   #stopped = false;
+  /** Attempts made and not yet recorded, and the recording that will take them (`#settleSoon`). */
+  #toSettle: Attempted[] = [];
+  #settling: Promise<void> | null = null;
   /** A wake-up held back while requests wait: the timer that makes one batch anyway. */
   #held: (() => void) | null = null;
 
@@ -187,8 +192,7 @@ export class Deliverer {
       const rows = await this.#o.deliveries.claim(now, lease, batch);
       if (rows.length === 0) return;
       const accounts: AccountReads = new Map();
-      const attempted = await Promise.all(rows.map((row) => this.#attempt(row, accounts)));
-      await this.#settle(attempted);
+      await Promise.all(rows.map(async (row) => this.#settleSoon(await this.#attempt(row, accounts))));
       if (rows.length < batch) return;
     }
   }
@@ -232,7 +236,23 @@ export class Deliverer {
     return { row, outcome, at, line };
   }
 
-  /** Records a batch's attempts (the delivered ones in one statement each answer code), then logs each. */
+  /**
+   * Settles an attempt together with the others that end in the same turn of the event loop: a
+   * batch's settling is a statement or two, and a crash repeats only the calls of that turn that
+   * were made but not yet recorded (at least once), not every call of the batch.
+   */
+  #settleSoon(attempted: Attempted): Promise<void> {
+    this.#toSettle.push(attempted);
+    this.#settling ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      const now = this.#toSettle;
+      this.#toSettle = [];
+      this.#settling = null;
+      return this.#settle(now);
+    });
+    return this.#settling;
+  }
+
+  /** Records attempts (the delivered ones in one statement each answer code), then logs each. */
   async #settle(attempted: readonly Attempted[]): Promise<void> {
     const settled: { id: string; at: number; code: number | null; error: string | null; next: number | null }[] = [];
     for (const { row, outcome, at } of attempted) {
