@@ -1,8 +1,9 @@
 import type { Logger } from 'pino';
+import type { Agent } from 'undici';
 import type { DeliveriesStore, DeliveryRow } from './deliveries-store.ts';
 import type { AccountReads } from './notify.ts';
 import { eventType, type Outgoing } from './outgoing.ts';
-import { type CallOutcome, sendCall } from './send-call.ts';
+import { type CallOutcome, callConnections, sendCall } from './send-call.ts';
 import { webhookSignature } from './signing.ts';
 
 export interface DelivererOptions {
@@ -93,6 +94,8 @@ export class Deliverer {
   readonly #now: () => number;
   readonly #timer: (run: () => void, ms: number) => () => void;
   readonly #busy: () => boolean;
+  /** The calls' connections, kept alive between them. */
+  readonly #connections: Agent;
   #poll: NodeJS.Timeout | null = null;
   #running: Promise<void> | null = null;
   #again = false;
@@ -108,6 +111,7 @@ export class Deliverer {
     this.#now = options.now ?? Date.now;
     this.#timer = options.timer ?? systemTimer;
     this.#busy = options.busy ?? (() => false);
+    this.#connections = callConnections(options.allowPrivate);
   }
 
   start(): void {
@@ -143,6 +147,7 @@ export class Deliverer {
     if (this.#poll) clearInterval(this.#poll);
     this.#release();
     await this.#running;
+    await this.#connections.close();
   }
 
   /** Holds a wake-up until requests leave time for it, or `busyIntervalMs` at most. */
@@ -291,20 +296,23 @@ export class Deliverer {
     // The same id on every attempt: a receiver drops what it has seen (Standard Webhooks).
     const id = `msg_${row.id}`;
     const timestamp = Math.floor(this.#now() / 1000);
-    return sendCall({
-      url: ready.url,
-      method: ready.webhook.method,
-      headers: {
-        'content-type': 'application/json',
-        'user-agent': 'Ninepoint-Webhooks/1',
-        'webhook-id': id,
-        'webhook-timestamp': String(timestamp),
-        'webhook-signature': webhookSignature(ready.key, id, timestamp, body),
+    return sendCall(
+      {
+        url: ready.url,
+        method: ready.webhook.method,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'Ninepoint-Webhooks/1',
+          'webhook-id': id,
+          'webhook-timestamp': String(timestamp),
+          'webhook-signature': webhookSignature(ready.key, id, timestamp, body),
+        },
+        body,
+        timeoutMs: this.#o.timeoutMs,
+        allowPrivate: this.#o.allowPrivate,
       },
-      body,
-      timeoutMs: this.#o.timeoutMs,
-      allowPrivate: this.#o.allowPrivate,
-    });
+      this.#connections,
+    );
   }
 
   /** When to try again after a failed attempt: null when the retry window is over (dead). */
