@@ -153,7 +153,7 @@ export async function benchOutbox(): Promise<OutboxBenchReport> {
             const started = performance.now();
             let now = after;
             while (now.pending > 0 && performance.now() - started < CATCH_UP_LIMIT_MS) {
-              await new Promise((resolve) => setTimeout(resolve, 20));
+              await new Promise((resolve) => setTimeout(resolve, 100));
               now = await server.stats();
             }
             if (now.pending > 0) {

@@ -84,10 +84,10 @@ export function callBody(row: DeliveryRow, fields: readonly string[] | null): st
  * `pollMs` otherwise.
  *
  * Delivery yields to requests (`busy`, `RequestLoad`): a wake-up while requests keep the server
- * busy is held until they leave it time (`idle`, or the next wake-up), so a server with time to
- * spare delivers at once and a saturated one spends its time on answers first. However long the
- * load lasts, one batch, oldest first, is still made every `busyIntervalMs`: no delivery waits for
- * a pause that may not come.
+ * busy is held, so a server with time to spare delivers at once and a saturated one spends its
+ * time on answers first. However long the load lasts, one batch, oldest first, is made every
+ * `busyIntervalMs` (and all that is due once the load ends): no delivery waits for a pause that
+ * may not come.
  */
 export class Deliverer {
   readonly #o: DelivererOptions;
@@ -134,13 +134,6 @@ export class Deliverer {
     this.#run(false);
   }
 
-  /** The last waiting request was answered: a held wake-up delivers now, unless the server is still busy. */
-  idle(): void {
-    if (this.#held === null || this.#running || this.#stopped || this.#busy()) return;
-    this.#release();
-    this.#run(false);
-  }
-
   /** Stops claiming; resolves once the deliveries under way are settled. */
   async stop(): Promise<void> {
     this.#stopped = true;
@@ -150,7 +143,7 @@ export class Deliverer {
     await this.#connections.close();
   }
 
-  /** Holds a wake-up until requests leave time for it, or `busyIntervalMs` at most. */
+  /** Holds a wake-up for `busyIntervalMs`: then one batch, however busy, and more if the load has gone. */
   #hold(): void {
     if (this.#held !== null) return;
     this.#held = this.#timer(() => {

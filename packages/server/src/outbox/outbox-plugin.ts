@@ -14,8 +14,8 @@ export interface OutboxPluginOptions {
 /**
  * Notifications and calls to other systems, as a Fastify plugin: `GET /api/deliveries`, "Retry
  * now", the caller's notification list; it starts the deliverer, which tells `app.live` of each
- * in-app notification, and stops it before the database closes. It counts the requests waiting
- * for an answer, which delivery yields to.
+ * in-app notification, and stops it before the database closes. It notes each request's
+ * arrival: delivery yields to requests while they keep the server busy.
  */
 export const outbox = fastifyPlugin<OutboxPluginOptions>(
   (app, options, done) => {
@@ -28,19 +28,10 @@ export const outbox = fastifyPlugin<OutboxPluginOptions>(
       unconfigured: box.outgoing.unconfigured,
     });
     if (!box.outgoing.empty) {
-      // Delivery yields to the requests (`RequestLoad`): each is counted from its arrival until its
-      // answer starts, or its connection closes.
-      const answered = Symbol('answered');
-      type Counted = { [answered]?: () => void };
-      app.addHook('onRequest', (request, reply, done) => {
-        const countOut = box.requests.started();
-        (request as Counted)[answered] = countOut;
-        reply.raw.once('close', countOut);
+      // Delivery yields to the requests while they keep the server busy (`RequestLoad`).
+      app.addHook('onRequest', (_request, _reply, done) => {
+        box.requests.seen();
         done();
-      });
-      app.addHook('onSend', (request, _reply, payload, done) => {
-        (request as Counted)[answered]?.();
-        done(null, payload);
       });
     }
     box.start((userId) => app.live.notified(userId));

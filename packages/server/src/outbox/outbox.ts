@@ -82,7 +82,7 @@ export class Outbox {
         if (outbox) outbox.#told(userId);
       },
     };
-    const requests = new RequestLoad({ onIdle: () => deliverer.idle() });
+    const requests = new RequestLoad();
     const deliverer = new Deliverer({
       deliveries,
       outgoing,
