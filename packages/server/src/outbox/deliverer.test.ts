@@ -8,7 +8,7 @@ import { uuidv7 } from '../store/uuidv7.ts';
 import { Deliverer } from './deliverer.ts';
 import { DeliveriesStore } from './deliveries-store.ts';
 import { compileOutgoing, eventKey } from './outgoing.ts';
-import { RequestLoad } from './request-load.ts';
+import { RECENT_MS, RequestLoad } from './request-load.ts';
 
 // The deliverer's yielding to requests, with the load and the timer in the test's hands: a real
 // receiver, a real SQLite outbox, no sleeps.
@@ -87,6 +87,8 @@ interface Setup {
   /** Timers the deliverer set and that have not run or been cleared. */
   timers: { run: () => void; ms: number }[];
   load: { busy: boolean };
+  /** The deliverer's clock: `fire` moves it on by the timer's delay. */
+  clock: { now: number };
   ids: string[];
 }
 
@@ -132,7 +134,9 @@ async function setUp(count: number): Promise<Setup> {
   );
   const timers: Setup['timers'] = [];
   const load = { busy: false };
+  const clock = { now: Date.now() };
   const deliverer = new Deliverer({
+    now: () => clock.now,
     deliveries,
     outgoing,
     notify: () => Promise.reject(new Error('no notifications here')),
@@ -153,7 +157,7 @@ async function setUp(count: number): Promise<Setup> {
     },
   });
   open = { store, deliverer };
-  return { deliverer, deliveries, timers, load, ids };
+  return { deliverer, deliveries, timers, load, clock, ids };
 }
 
 async function until(check: () => boolean | Promise<boolean>): Promise<void> {
@@ -164,11 +168,14 @@ async function until(check: () => boolean | Promise<boolean>): Promise<void> {
   }
 }
 
-/** Runs the one pending timer, as its time had come. */
-function fire(timers: Setup['timers']): void {
+/** Runs the one pending timer, its delay gone by; answers the delay. */
+function fire({ timers, clock }: Pick<Setup, 'timers' | 'clock'>): number {
   expect(timers).toHaveLength(1);
   const [timer] = timers.splice(0, 1);
-  timer?.run();
+  if (!timer) return 0;
+  clock.now += timer.ms;
+  timer.run();
+  return timer.ms;
 }
 
 const settled = (d: DeliveriesStore, n: number) => async () => (await d.counts()).delivered === n;
@@ -183,15 +190,19 @@ describe('the deliverer and the requests it yields to', () => {
   });
 
   it('under a load that never stops, still makes one batch every busyIntervalMs, oldest first: none waits longer than its place in line says', async () => {
-    const { deliverer, deliveries, timers, load, ids } = await setUp(10);
+    const setup = await setUp(10);
+    const { deliverer, deliveries, timers, load, ids } = setup;
     load.busy = true;
     deliverer.kick();
     deliverer.kick();
-    // Held: nothing claimed, one timer at the interval.
-    expect(timers.map((t) => t.ms)).toEqual([INTERVAL_MS]);
+    // Held: nothing claimed; it looks again every few milliseconds.
+    expect(timers).toHaveLength(1);
     expect((await deliveries.counts()).pending).toBe(10);
     for (const made of [4, 8, 10]) {
-      fire(timers);
+      // Still busy at every look, until the interval is over: then one batch, however busy.
+      let waited = 0;
+      while (timers.length > 0) waited += fire(setup);
+      expect(waited).toBe(INTERVAL_MS);
       await until(settled(deliveries, made));
       // Each interval one batch, in the order the writes were made.
       expect(received).toEqual(ids.slice(0, made).map((id) => `msg_${id}`));
@@ -202,35 +213,32 @@ describe('the deliverer and the requests it yields to', () => {
     expect(await deliveries.counts()).toEqual({ pending: 0, delivered: 10, dead: 0 });
   });
 
-  it('a wake-up held back by the load goes at the next one once the load has gone, before its timer', async () => {
-    const { deliverer, deliveries, timers, load } = await setUp(6);
+  it('a wake-up held back by the load goes at the first look after the requests stop', async () => {
+    const setup = await setUp(6);
+    const { deliverer, deliveries, timers, load } = setup;
     load.busy = true;
     deliverer.kick();
+    expect(fire(setup)).toBeLessThan(INTERVAL_MS);
     expect(timers).toHaveLength(1);
     expect((await deliveries.counts()).delivered).toBe(0);
     load.busy = false;
-    deliverer.kick();
-    expect(timers).toEqual([]);
+    fire(setup);
+    // Not a forced batch: it goes on until nothing is due.
     await until(settled(deliveries, 6));
+    expect(timers).toEqual([]);
   });
 });
 
 describe('the request load', () => {
-  it('is busy while requests keep coming and the event loop works above the threshold', () => {
+  it('is busy while requests keep coming, and not once they leave a quiet moment', () => {
     let now = 0;
-    let utilization = 0.95;
-    const load = new RequestLoad({ now: () => now, utilization: () => ({ since: () => utilization }) });
-    // A loop kept busy by delivery alone, with no request coming, is no reason to yield.
+    const load = new RequestLoad(() => now);
     expect(load.busy()).toBe(false);
     load.seen();
     expect(load.busy()).toBe(true);
-    utilization = 0.5;
-    expect(load.busy()).toBe(false);
-    utilization = 0.95;
-    // A closed loop of clients leaves gaps: a request a moment ago still counts.
-    now += 5;
+    now += RECENT_MS;
     expect(load.busy()).toBe(true);
-    now += 100;
+    now += 1;
     expect(load.busy()).toBe(false);
   });
 });
