@@ -1,15 +1,14 @@
 // `node bench/outbox-bench.ts` (or `npm run bench -- outbox`): create-and-approve throughput of a
 // spec declaring one call to another system and one notification per create and per approval,
 // against the same spec declaring none, in one run: rounds alternate the two servers (each in a
-// process of its own, on a fresh SQLite file), and the receiver of the calls answers 204 from
-// this process. Delivery is off the request's path, so the target is `with` ≥ 0.9× `without`.
+// process of its own, on a fresh SQLite file), and the receiver of the calls answers 204 from a
+// process of its own (bench/outbox-receiver.ts), not the load generator's. Delivery is off the
+// request's path, so the target is `with` ≥ 0.9× `without`.
 // BENCH_OUTBOX_ROUNDS (default 3) and BENCH_OUTBOX_SECONDS (default 5) size it; BENCH_CPU_PROF (a
 // folder) has the servers write CPU profiles there (`node bench/cpu-profile.ts` reads them).
 // Each `with` round also waits for what its load left pending to be delivered, and reports how
 // long that took and the server's CPU time per delivery meanwhile.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer as createHttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnNode } from './child.ts';
@@ -44,14 +43,9 @@ interface Stats {
   delivered: number;
 }
 
-async function startServer(kind: 'with' | 'without', dbPath: string, receiver: string, profile: string) {
-  const profDir = process.env.BENCH_CPU_PROF;
-  const prof = profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, `--cpu-prof-name=${profile}.cpuprofile`] : [];
-  const child = spawnNode([...prof, new URL('./outbox-server.ts', import.meta.url).pathname, kind, dbPath, receiver], {
-    pin: false,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  // The server's stdout, a line at a time: first its URL and token, then one line per `stats`.
+/** A Node process of the bench that answers in lines on stdout: `ask` writes a line and reads the next. */
+async function lineChild(name: string, args: readonly string[]) {
+  const child = spawnNode(args, { pin: false, stdio: ['pipe', 'pipe', 'pipe'] });
   const lines: string[] = [];
   const waiters: ((line: string) => void)[] = [];
   let out = '';
@@ -66,7 +60,7 @@ async function startServer(kind: 'with' | 'without', dbPath: string, receiver: s
     }
   });
   const exited = child.exited.then(() => {
-    throw new Error(`the ${kind} server exited: ${child.stderr()}`);
+    throw new Error(`the ${name} exited: ${child.stderr()}`);
   });
   exited.catch(() => {});
   const next = () =>
@@ -78,12 +72,26 @@ async function startServer(kind: 'with' | 'without', dbPath: string, receiver: s
         else waiters.push(resolve);
       }),
     ]);
-  const { url, token } = JSON.parse(await next()) as { url: string; token: string };
-  const stats = async (): Promise<Stats> => {
-    child.child.stdin?.write('stats\n');
-    return JSON.parse(await next()) as Stats;
+  const first = await next();
+  const ask = async <T>(command: string): Promise<T> => {
+    child.child.stdin?.write(`${command}\n`);
+    return JSON.parse(await next()) as T;
   };
-  return { url, token, stats, stop: child.stop };
+  return { first, ask, stop: child.stop };
+}
+
+async function startServer(kind: 'with' | 'without', dbPath: string, receiver: string, profile: string) {
+  const profDir = process.env.BENCH_CPU_PROF;
+  const prof = profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, `--cpu-prof-name=${profile}.cpuprofile`] : [];
+  const server = await lineChild(`${kind} server`, [
+    ...prof,
+    new URL('./outbox-server.ts', import.meta.url).pathname,
+    kind,
+    dbPath,
+    receiver,
+  ]);
+  const { url, token } = JSON.parse(server.first) as { url: string; token: string };
+  return { url, token, stats: () => server.ask<Stats>('stats'), stop: server.stop };
 }
 
 /** Create-and-approve pairs a second, with `CONCURRENCY` clients for `SECONDS`. */
@@ -118,17 +126,8 @@ const median = (xs: number[]) => {
 };
 
 export async function benchOutbox(): Promise<OutboxBenchReport> {
-  let calls = 0;
-  const receiver = createHttpServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      calls++;
-      res.statusCode = 204;
-      res.end();
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+  const receiver = await lineChild('receiver', [new URL('./outbox-receiver.ts', import.meta.url).pathname]);
+  const receiverUrl = (JSON.parse(receiver.first) as { url: string }).url;
   const dir = mkdtempSync(join(tmpdir(), 'ninepoint-outbox-bench-'));
   const results: Record<'with' | 'without', number[]> = { with: [], without: [] };
   const cpuPerPair: Record<'with' | 'without', number[]> = { with: [], without: [] };
@@ -136,6 +135,7 @@ export async function benchOutbox(): Promise<OutboxBenchReport> {
   const left: number[] = [];
   const catchUp: number[] = [];
   const cpuPerDelivery: number[] = [];
+  let calls = 0;
   try {
     for (let round = 0; round < ROUNDS; round++) {
       for (const kind of round % 2 === 0 ? (['without', 'with'] as const) : (['with', 'without'] as const)) {
@@ -168,8 +168,9 @@ export async function benchOutbox(): Promise<OutboxBenchReport> {
         }
       }
     }
+    calls = (await receiver.ask<{ calls: number }>('count')).calls;
   } finally {
-    receiver.close();
+    await receiver.stop();
     rmSync(dir, { recursive: true, force: true });
   }
   const withRate = median(results.with);
