@@ -28,8 +28,8 @@ export interface DelivererOptions {
   busy?: () => boolean;
   /**
    * While requests keep the server busy, how long a wake-up is held at least before one batch is
-   * made however busy the server is (default 100 ms; longer, up to a second, when batches take
-   * long: nine times the last one's time), so none waits for a quiet moment.
+   * made however busy the server is (default `BUSY_INTERVAL_MS`; longer, up to `MAX_HOLD_MS`, when
+   * batches take long: `BUSY_SHARE` of the time), so none waits for a quiet moment.
    */
   busyIntervalMs?: number;
   now?: () => number;
@@ -39,6 +39,10 @@ export interface DelivererOptions {
 
 /** How often a held wake-up looks whether requests have stopped. */
 const QUIET_CHECK_MS = 10;
+/** Under a load that never pauses, a held wake-up makes one batch at least this often. */
+const BUSY_INTERVAL_MS = 250;
+/** The most of the time delivery takes under such a load (its holds lengthen when batches are slow). */
+const BUSY_SHARE = 0.05;
 /** The longest a wake-up is held under load, however long its last batch took. */
 const MAX_HOLD_MS = 1000;
 
@@ -92,9 +96,9 @@ export function callBody(row: DeliveryRow, fields: readonly string[] | null): st
  * Delivery yields to requests (`busy`, `RequestLoad`): a wake-up while requests keep coming is
  * held and looks again every `QUIET_CHECK_MS`, so a quiet server delivers at once (or within a few
  * milliseconds of its last request) and a busy one spends its time on answers first. However long
- * the load lasts, a held wake-up makes one batch, oldest first, after `busyIntervalMs` (or nine
- * times as long as its last batch took, up to `MAX_HOLD_MS`: about a tenth of the time goes to
- * delivery): no delivery waits for a pause that may not come.
+ * the load lasts, a held wake-up makes one batch, oldest first, after `busyIntervalMs` (or longer,
+ * up to `MAX_HOLD_MS`, so that batches take no more than `BUSY_SHARE` of the time): no delivery
+ * waits for a pause that may not come.
  */
 export class Deliverer {
   readonly #o: DelivererOptions;
@@ -122,7 +126,7 @@ export class Deliverer {
     this.#timer = options.timer ?? systemTimer;
     this.#busy = options.busy ?? (() => false);
     this.#connections = callConnections(options.allowPrivate);
-    this.#holdFor = options.busyIntervalMs ?? 100;
+    this.#holdFor = options.busyIntervalMs ?? BUSY_INTERVAL_MS;
   }
 
   start(): void {
@@ -210,11 +214,12 @@ export class Deliverer {
       }
       const now = this.#now();
       if (forced && first) {
-        // Under load delivery takes about a tenth of the time: the next hold lasts nine times as
-        // long as this batch took (between `busyIntervalMs` and `MAX_HOLD_MS`).
-        const interval = this.#o.busyIntervalMs ?? 100;
+        // Under load delivery takes at most `BUSY_SHARE` of the time: the next hold lasts as long
+        // as this batch took, times (1 − share) / share, between `busyIntervalMs` and `MAX_HOLD_MS`.
+        const interval = this.#o.busyIntervalMs ?? BUSY_INTERVAL_MS;
         const took = await this.#batch(now, batch);
-        this.#holdFor = Math.min(MAX_HOLD_MS, Math.max(interval, 9 * (this.#now() - now)));
+        const spent = this.#now() - now;
+        this.#holdFor = Math.min(MAX_HOLD_MS, Math.max(interval, (spent * (1 - BUSY_SHARE)) / BUSY_SHARE));
         if (took < batch) return;
         continue;
       }

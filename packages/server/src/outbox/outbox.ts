@@ -18,7 +18,7 @@ export interface OutboxTiming {
   baseDelayMs?: number;
   /** How often due deliveries are looked for besides after each write (default 1 s). */
   pollMs?: number;
-  /** While requests keep the server busy, one batch at least this often (default 100 ms). */
+  /** While requests keep the server busy, one batch at least this often (default 250 ms). */
   busyIntervalMs?: number;
 }
 

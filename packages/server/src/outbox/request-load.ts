@@ -6,8 +6,8 @@ export const RECENT_MS = 10;
 /**
  * Whether requests keep the server busy, for the deliverer to yield to them (`Deliverer`): one
  * came in the last `RECENT_MS`. A quiet moment that long, and delivery goes at full speed; under a
- * steady stream of requests it is rate-bound (about a tenth of the time, at least a batch a
- * second). Costs each request one clock read (`seen`, from Fastify's `onRequest`).
+ * steady stream of requests it is rate-bound (a batch every 250 ms, or fewer so that delivery
+ * takes at most a twentieth of the time, and at least one a second). Costs each request one clock read (`seen`, from Fastify's `onRequest`).
  */
 export class RequestLoad {
   #lastRequest = Number.NEGATIVE_INFINITY;
