@@ -46,10 +46,21 @@ const BUSY_SHARE = 0.05;
 /** The longest a wake-up is held under load, however long its last batch took. */
 const MAX_HOLD_MS = 1000;
 
+/**
+ * `setTimeout`, then `setImmediate`: a look runs after the event loop's poll phase, so requests
+ * that arrived while the process was not scheduled (on a crowded machine, for longer than
+ * `RECENT_MS`) have been seen before it asks whether the server is busy.
+ */
 const systemTimer = (run: () => void, ms: number) => {
-  const handle = setTimeout(run, ms);
+  let immediate: NodeJS.Immediate | null = null;
+  const handle = setTimeout(() => {
+    immediate = setImmediate(run);
+  }, ms);
   handle.unref();
-  return () => clearTimeout(handle);
+  return () => {
+    clearTimeout(handle);
+    if (immediate) clearImmediate(immediate);
+  };
 };
 
 /** How one claimed delivery's attempt ended, settled with the rest of its batch. */
