@@ -146,18 +146,16 @@ export class Deliverer {
     this.kick();
   }
 
-  /** Looks for due deliveries now, or once requests leave time for it (after a write, "Retry now"). */
+  /** Looks for due deliveries in a moment, or once requests leave time for it (after a write, "Retry now"). */
   kick(): void {
     if (this.#stopped) return;
     if (this.#running) {
       this.#again = true;
       return;
     }
-    if (this.#busy()) {
-      this.#hold();
-      return;
-    }
-    this.#run(false);
+    // Never at once: the wake-ups of one moment (a write each) make one batch at the first look,
+    // `QUIET_CHECK_MS` on, instead of a batch of one or two rows each.
+    this.#hold();
   }
 
   /** Stops claiming; resolves once the deliveries under way are settled. */
