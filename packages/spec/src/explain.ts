@@ -1,6 +1,6 @@
 import { dashboardText } from './derive-screens.ts';
 import { explainOutgoing } from './explain-outgoing.ts';
-import { explainedType } from './field-kinds.ts';
+import { explainedType, kindFacts } from './field-kinds.ts';
 import { limitGroupWords } from './limit-words.ts';
 import type {
   Access,
@@ -133,7 +133,13 @@ function explainField(field: Field): string {
   const range = explainLimits(field.min, field.max, '');
   if (range !== null) parts.push(range);
   const length = explainLimits(field.minLength, field.maxLength, ' characters');
-  if (length !== null) parts.push(length);
+  if (length !== null && field.maxLength !== null) parts.push(length);
+  else {
+    // No length of its own: the runtime's default bounds it, and the author should know the figure.
+    const most = kindFacts(field.type).maxLength;
+    if (length !== null) parts.push(length);
+    if (most !== null) parts.push(`at most ${Math.max(most, field.minLength?.value ?? 0)} characters (the default)`);
+  }
   if (field.pattern !== null) parts.push(`matching the pattern ${field.pattern}`);
   if (field.default !== null) parts.push(`default ${explainDefault(field.default)}`);
   return `${field.name}: ${parts.join(', ')}`;
