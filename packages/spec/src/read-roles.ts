@@ -308,7 +308,8 @@ function itemConditions(
     text = text.slice(0, during.index);
   }
   let via: string[][] | null = null;
-  const through = /\s+via\s+([^()]*?)\s*(?=\(|$)/i.exec(text);
+  // The chains end at the field list: `(notes)`, or `except (notes)`.
+  const through = /\s+via\s+([^()]*?)\s*(?=\bexcept\s*\(|\(|$)/i.exec(text);
   if (through && entity) {
     const list = through[1] ?? '';
     const listAt = (through.index ?? 0) + through[0].indexOf(list, 4);
