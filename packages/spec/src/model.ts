@@ -353,9 +353,15 @@ export interface Permission {
   /**
    * The fields the role sees of the records it may read (`read (title)`, `read except (speaker)`),
    * in the entity's order for `except`, or null for all of them (and when it reads nothing). The
-   * system fields are always seen.
+   * system fields are always seen, but `created_by` when the role's `read except (…)` names it.
    */
   readFields: string[] | null;
+  /**
+   * Whether the role does not learn who created a record or changed it (`read except
+   * (created_by)`): `created_by` and the `by` of history entries are hidden from it like a hidden
+   * field (blind review). Absent: false.
+   */
+  hidesAuthor?: boolean;
   span: Span;
 }
 
