@@ -282,6 +282,13 @@ export interface Rule {
   doc: string;
   span: Span;
   conditionSpan: Span;
+  /**
+   * What the author means the rule to tell those who trigger it though their roles may not read it
+   * (the `reveals` column): `all`, or paths as the condition reads them (`project.budget`) and
+   * `count` (a limit's count of records they may not read). Absent or empty: nothing, so the
+   * checker warns of each (`reveals-hidden`).
+   */
+  reveals?: readonly string[] | 'all';
 }
 
 // ---------------------------------------------------------------------------------------------
