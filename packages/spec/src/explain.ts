@@ -241,14 +241,16 @@ function explainPermission(permission: Permission, model: Model): string {
   const only = (fields: string[] | null) => (fields === null ? '' : ` (setting only ${wordList(fields, 'and')})`);
   const access = (verb: string, a: Access, fields: string[] | null = null, said = only) =>
     a === 'none' ? [] : [`${a === 'own' ? `${verb} own` : verb}${said(fields)}`];
+  const anonymous = permission.hidesAuthor === true ? ', not who made or changed them' : '';
   const seen = (fields: string[] | null) => {
-    if (fields === null) return '';
+    if (fields === null) return anonymous === '' ? '' : ` (all fields${anonymous})`;
     const all = model.entities.find((e) => e.name === permission.entity)?.fields.map((f) => f.name) ?? [];
     const hidden = all.filter((name) => !fields.includes(name));
-    if (fields.length === 0) return ' (no fields but the system ones)';
+    if (hidden.length === 0) return anonymous === '' ? '' : ` (all fields${anonymous})`;
+    if (fields.length === 0) return ` (no fields but the system ones${anonymous})`;
     return hidden.length < fields.length
-      ? ` (all but ${wordList(hidden, 'and')})`
-      : ` (only ${wordList(fields, 'and')})`;
+      ? ` (all but ${wordList(hidden, 'and')}${anonymous})`
+      : ` (only ${wordList(fields, 'and')}${anonymous})`;
   };
   const verbs = [
     ...(permission.create ? [`create${only(permission.createFields)}`] : []),

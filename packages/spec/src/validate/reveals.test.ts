@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkSpec } from '../check.ts';
+import { explainModel } from '../explain.ts';
 
 /** Projects with a budget members may not read; expenses against them; positions with a salary. */
 const spec = (rules: string, roles: string, extra = '') => `# Specification: Budgets
@@ -204,6 +205,7 @@ Speakers submit talks, reviewers mark them blind.
     expect(checked.diagnostics.filter((d) => d.severity !== 'warning' || d.code !== 'missing-section')).toEqual([]);
     const reviewer = checked.model.permissions.find((p) => p.role === 'reviewer');
     expect(reviewer).toMatchObject({ hidesAuthor: true, readFields: ['title'] });
+    expect(explainModel(checked.model)).toContain('reviewer may read (only title, not who made or changed them) Talk');
   });
 
   it('refuses created_by in the fields a role sets', () => {
