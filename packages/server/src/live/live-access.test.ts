@@ -134,3 +134,30 @@ describe.each(TEST_DATABASES)('live updates follow what their user may still see
     }
   });
 });
+
+describe.each(TEST_DATABASES.filter((db) => db.name === 'postgres'))(
+  'a deactivation heard across servers on $name',
+  (db) => {
+    it('ends the user’s stream on another server of the same database at once', async () => {
+      const fresh = await db.fresh();
+      const servers: NinepointServer[] = [];
+      try {
+        for (let i = 0; i < 2; i++) {
+          const options = { model: modelOf(CLINIC), ...fresh.options, logger: false, live: { heartbeatMs: 600_000 } };
+          servers.push(await createServer(options));
+        }
+        const [a, b] = servers as [NinepointServer, NinepointServer];
+        const admin = (await userWithToken(a, ['admin'])).authorization;
+        const { user, authorization } = await userWithToken(a, ['patient']);
+        const events = await openEvents(await b.listen({ port: 0 }), { authorization });
+        expect(events.status).toBe(200);
+        const off = await callAs(() => a)(admin, 'PATCH', `/api/users/${user.id}`, { active: false });
+        expect(off.status).toBe(200);
+        expect(await nextOrOpen(events, 5_000)).toBeNull();
+      } finally {
+        for (const server of servers) await server.close();
+        await fresh.remove();
+      }
+    });
+  },
+);
