@@ -104,9 +104,10 @@ export function callBody(row: DeliveryRow, fields: readonly string[] | null): st
  * retry window is over. One log line per attempt. Woken by `kick` after a write and every
  * `pollMs` otherwise.
  *
- * Delivery yields to requests (`busy`, `RequestLoad`): a wake-up while requests keep coming is
- * held and looks again every `QUIET_CHECK_MS`, so a quiet server delivers at once (or within a few
- * milliseconds of its last request) and a busy one spends its time on answers first. However long
+ * Delivery yields to requests (`busy`, `RequestLoad`): a wake-up looks `QUIET_CHECK_MS` on (the
+ * writes of that moment make one batch), and again every `QUIET_CHECK_MS` while requests keep
+ * coming, so a quiet server delivers about 10 ms after a write and a busy one spends its time on
+ * answers first. However long
  * the load lasts, a held wake-up makes one batch, oldest first, after `busyIntervalMs` (or longer,
  * up to `MAX_HOLD_MS`, so that batches take no more than `BUSY_SHARE` of the time): no delivery
  * waits for a pause that may not come.
