@@ -15,9 +15,9 @@ import {
   ACCOUNT_CHANGE_SCHEMA,
   ACCOUNT_EVENT_SCHEMA,
   CONFIRM_TWO_FACTOR_SCHEMA,
+  DIRECTORY_USER_SCHEMA,
   DISABLE_TWO_FACTOR_SCHEMA,
   ENROLMENT_SCHEMA,
-  DIRECTORY_USER_SCHEMA,
   INVITATION_LIMITS,
   INVITATION_LOOKED_UP_SCHEMA,
   INVITATION_LOOKUP_SCHEMA,
@@ -726,13 +726,7 @@ export const PEOPLE_CALLS: readonly PeopleCall[] = [
           description: 'On: from now on sign-in asks for a code. Keep the recovery codes somewhere safe.',
           content: { [API.json]: { schema: RECOVERY_CODES_SCHEMA } },
         },
-        ...responses.for([
-          ...API.posted,
-          'TWO_FACTOR_FAILED',
-          'TWO_FACTOR_ENABLED',
-          'SIGN_IN_LOCKED',
-          ...API.anyCall,
-        ]),
+        ...responses.for([...API.posted, 'TWO_FACTOR_FAILED', 'TWO_FACTOR_ENABLED', 'SIGN_IN_LOCKED', ...API.anyCall]),
       },
       security: [{ session: [] }],
     }),
@@ -772,7 +766,9 @@ export const PEOPLE_CALLS: readonly PeopleCall[] = [
     describe: (responses) => ({
       parameters: [USER_ID],
       responses: {
-        '204': { description: 'Reset (or it was not on). If their role requires it, they set it up again at their next call.' },
+        '204': {
+          description: 'Reset (or it was not on). If their role requires it, they set it up again at their next call.',
+        },
         ...responses.for(['FORBIDDEN', 'NOT_FOUND', ...API.anyCall]),
       },
       security: API.signedIn,

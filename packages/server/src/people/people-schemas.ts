@@ -383,7 +383,8 @@ export const RECOVERY_CODES_SCHEMA: JsonSchema = {
       items: { type: 'string' },
       minItems: 10,
       maxItems: 10,
-      description: 'Ten codes, each usable once instead of a code from the app. Shown this once: only their hashes are kept.',
+      description:
+        'Ten codes, each usable once instead of a code from the app. Shown this once: only their hashes are kept.',
     },
   },
   required: ['recoveryCodes'],

@@ -40,9 +40,7 @@ export class SecretSealer {
 
   constructor(secretKey: string | null) {
     this.#key =
-      secretKey === null
-        ? null
-        : Buffer.from(hkdfSync('sha256', secretKey, 'ninepoint', 'two-factor secrets v1', 32));
+      secretKey === null ? null : Buffer.from(hkdfSync('sha256', secretKey, 'ninepoint', 'two-factor secrets v1', 32));
   }
 
   /** Whether values are sealed (a `SECRET_KEY` is set). */

@@ -4,7 +4,9 @@ import type { CountersStore } from './counters-store.ts';
 export const SIGN_IN_WINDOW = 15 * 60_000;
 
 /** An attempt let through: `release` takes its count back once it succeeded. */
-export type Attempt = { locked: false; release: () => Promise<void> } | { locked: true; key: string; retryAfter: number };
+export type Attempt =
+  | { locked: false; release: () => Promise<void> }
+  | { locked: true; key: string; retryAfter: number };
 
 /**
  * Counts an attempt against each key (an account, an address) before it is checked, atomically,

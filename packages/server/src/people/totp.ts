@@ -19,7 +19,14 @@ export function newTotpSecret(): string {
 }
 
 function totp(secret: string, issuer = '', label = ''): TOTP {
-  return new TOTP({ issuer, label, secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: DIGITS, period: PERIOD });
+  return new TOTP({
+    issuer,
+    label,
+    secret: Secret.fromBase32(secret),
+    algorithm: 'SHA1',
+    digits: DIGITS,
+    period: PERIOD,
+  });
 }
 
 /** The `otpauth://totp/…` address an authenticator app reads from the QR code. */

@@ -126,7 +126,12 @@ export class TwoFactor {
     // Only sessions of users whose roles require it pay for a look-up; everyone else passes at once.
     app.addHook('preValidation', (request, _reply, done) => {
       const { actor } = request;
-      if (actor.via !== 'session' || actor.user === null || !requiredFor(actor.roles) || isDemoEmail(actor.user.email)) {
+      if (
+        actor.via !== 'session' ||
+        actor.user === null ||
+        !requiredFor(actor.roles) ||
+        isDemoEmail(actor.user.email)
+      ) {
         done();
         return;
       }
@@ -227,7 +232,8 @@ export class TwoFactor {
     app.post(TWO_FACTOR_ROUTES.enrol, async (request, reply) => {
       const user = self(request);
       const secret = newTotpSecret();
-      if (!(await auth.twoFactor.begin(user.id, sealer.seal(secret), now()))) throw new ProblemError('TWO_FACTOR_ENABLED');
+      if (!(await auth.twoFactor.begin(user.id, sealer.seal(secret), now())))
+        throw new ProblemError('TWO_FACTOR_ENABLED');
       const uri = totpUri(secret, issuer, user.email);
       return reply.send({ secret, uri, qr: qrDataUrl(uri) });
     });
@@ -262,7 +268,10 @@ export class TwoFactor {
         throw new ProblemError(
           'TWO_FACTOR_REQUIRED',
           {},
-          { detail: 'Your role requires two-factor sign-in: it cannot be turned off. Ask who manages people to reset it.' },
+          {
+            detail:
+              'Your role requires two-factor sign-in: it cannot be turned off. Ask who manages people to reset it.',
+          },
         );
       }
       const release = await attempt(request, reply, user.id);
@@ -270,7 +279,8 @@ export class TwoFactor {
       let ok: boolean;
       if (body.code !== undefined) ok = await totpAccepted(request, user.id, body.code);
       else if (body.recoveryCode !== undefined) ok = await recoveryAccepted(request, user.id, body.recoveryCode);
-      else ok = await verifyPassword((await auth.users.forSignIn(user.email))?.passwordHash ?? null, body.password ?? '');
+      else
+        ok = await verifyPassword((await auth.users.forSignIn(user.email))?.passwordHash ?? null, body.password ?? '');
       if (!ok) {
         await failed(request, user.id, 'turning two-factor off failed');
         throw new ProblemError(body.password !== undefined ? 'SIGN_IN_FAILED' : 'TWO_FACTOR_FAILED');
