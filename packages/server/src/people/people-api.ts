@@ -682,14 +682,7 @@ export const PEOPLE_CALLS: readonly PeopleCall[] = [
           content: { [API.json]: { schema: JSON_USER } },
         },
         // TWO_FACTOR_EXPIRED: no waiting sign-in for this browser (none, expired, or too many wrong codes).
-        ...responses.for([
-          ...API.posted,
-          'TWO_FACTOR_FAILED',
-          'TWO_FACTOR_EXPIRED',
-          'SIGN_IN_LOCKED',
-          'RATE_LIMITED',
-          'INTERNAL_ERROR',
-        ]),
+        ...responses.for([...API.posted, 'TWO_FACTOR_FAILED', 'TWO_FACTOR_EXPIRED', 'SIGN_IN_LOCKED', ...API.anyCall]),
       },
     }),
   },
