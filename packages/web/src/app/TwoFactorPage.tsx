@@ -135,8 +135,8 @@ function RecoveryCodes({ codes }: { codes: string[] }) {
       <Button
         w="fit-content"
         onClick={() => {
-          void finish();
-          navigate(target, { replace: true });
+          // Once `me` says it is on: a user held to this page is let through only then.
+          void finish().then(() => navigate(target, { replace: true }));
         }}
       >
         I have saved these codes
