@@ -81,7 +81,7 @@ export const people = fastifyPlugin<PeopleOptions>(
     });
     registerPasswordReset(app, { auth, settings, catalogue, productName: model.product.name, mail, now });
     registerPeopleJoining(app, { compiled, auth, sql: options.sql, signIn, mail, now });
-    if (oidc !== null) registerOidc(app, { ...oidc, auth, model, signIn, now });
+    if (oidc !== null) registerOidc(app, { ...oidc, auth, model, signIn, secondStep: twoFactor.beginSecondStep, now });
     if (options.devMode) registerDevRoutes(app, { auth, model, signIn });
     done();
   },

@@ -26,7 +26,8 @@ export function SignIn() {
   const problem = (signIn.error as ApiError | null)?.problem;
   const mayJoin = (useMe().data?.signUp ?? []).length > 0;
   // After a right password, for an account with two-factor sign-in on: the code, on this page.
-  const [secondStep, setSecondStep] = useState(false);
+  // Single sign-on sends an account with two-factor sign-in on here (`?step=two-factor`) for its code.
+  const [secondStep, setSecondStep] = useState(params.get('step') === 'two-factor');
   const [restarted, setRestarted] = useState<string | null>(null);
   if (secondStep) {
     return (
