@@ -1111,15 +1111,17 @@ export interface components {
          * @description TWO_FACTOR_FAILED: The code is not right, or it was used already.
          *
          *     TWO_FACTOR_EXPIRED: This sign-in has expired. Sign in with your password again.
+         *
+         *     NOT_SIGNED_IN: Sign in to do this.
          */
-        "ninepoint.401.TWO_FACTOR_FAILED.TWO_FACTOR_EXPIRED": {
+        "ninepoint.401.TWO_FACTOR_FAILED.TWO_FACTOR_EXPIRED.NOT_SIGNED_IN": {
             headers: {
                 [name: string]: unknown;
             };
             content: {
                 "application/problem+json": components["schemas"]["ninepoint.Problem"] & {
                     /** @enum {unknown} */
-                    code?: "TWO_FACTOR_FAILED" | "TWO_FACTOR_EXPIRED";
+                    code?: "TWO_FACTOR_FAILED" | "TWO_FACTOR_EXPIRED" | "NOT_SIGNED_IN";
                 };
             };
         };
@@ -1887,7 +1889,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["ninepoint.400.INVALID_PAYLOAD"];
-            401: components["responses"]["ninepoint.401.TWO_FACTOR_FAILED.TWO_FACTOR_EXPIRED"];
+            401: components["responses"]["ninepoint.401.TWO_FACTOR_FAILED.TWO_FACTOR_EXPIRED.NOT_SIGNED_IN"];
             403: components["responses"]["ninepoint.403.FORBIDDEN"];
             413: components["responses"]["ninepoint.413.PAYLOAD_TOO_LARGE"];
             429: components["responses"]["ninepoint.429.SIGN_IN_LOCKED.RATE_LIMITED"];
