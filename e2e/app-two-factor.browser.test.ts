@@ -146,6 +146,7 @@ describe.each(SQLITE_ONLY)('two-factor sign-in on $name, in Chromium', (db) => {
     const row = page.getByRole('row').filter({ hasText: member.email });
     await row.getByRole('button', { name: `Reset two-factor sign-in of ${member.name} (${member.email})` }).click();
     const dialog = page.getByRole('dialog', { name: `Reset two-factor sign-in of ${member.name}?` });
+    await expectAccessible(page, 'the reset dialog');
     await dialog.getByRole('button', { name: 'Reset two-factor' }).click();
     await dialog.waitFor({ state: 'hidden' });
     await row.getByRole('button', { name: `History of ${member.name} (${member.email})` }).click();

@@ -241,7 +241,6 @@ function Actions({ account, self, actions }: { account: Account; self: boolean; 
         <Button
           size="xs"
           variant="subtle"
-          color="orange"
           onClick={() => actions.resetTwoFactor(account)}
           aria-label={`Reset two-factor sign-in of ${who}`}
         >
@@ -354,7 +353,7 @@ function ResetTwoFactorDialog({ account, onClose }: { account: Account; onClose:
             Cancel
           </Button>
           <Button
-            color="orange"
+            color="red"
             loading={reset.isPending}
             onClick={() => reset.mutate(account.id, { onSuccess: onClose })}
           >
