@@ -119,6 +119,10 @@ describe('who must sign in with a second factor (point 6, sign in column)', () =
     expect(model.permissions.every((p) => p.entity === 'Book' || p.entity === 'Loan')).toBe(true);
     expect(requiresTwoFactor(model, ['member', 'staff'])).toBe(true);
     expect(requiresTwoFactor(model, ['member', 'guest'])).toBe(false);
+    expect(explainModel(model)).toContain(
+      'admin may create, read, update and delete Book; create, read, update and delete Loan; ' +
+        "manages people's accounts and roles; must sign in with two-factor (nothing else until it is set up)",
+    );
   });
 
   it('refuses words it does not know, and the cell on the anyone row', () => {
