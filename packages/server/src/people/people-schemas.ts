@@ -56,6 +56,10 @@ export const MANAGED_USER_SCHEMA: JsonSchema = {
     ...(USER_SCHEMA.properties as Record<string, JsonSchema>),
     active: { type: 'boolean', description: 'False once the account is deactivated: it cannot sign in.' },
     deactivatedAt: { type: ['string', 'null'], format: 'date-time' },
+    twoFactor: {
+      type: 'boolean',
+      description: 'In the list of accounts: whether their two-factor sign-in is on (a reset turns it off).',
+    },
   },
   required: ['id', 'email', 'name', 'roles', 'createdAt', 'active', 'deactivatedAt'],
   additionalProperties: false,

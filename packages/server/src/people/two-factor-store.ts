@@ -87,6 +87,17 @@ export class TwoFactorStore {
     return row !== undefined;
   }
 
+  /** Which of these users have their second factor on (one query, for a page of accounts). */
+  async enabledAmong(userIds: readonly string[]): Promise<Set<string>> {
+    if (userIds.length === 0) return new Set();
+    const rows = await this.#sql.all<{ user_id: string }>(
+      `SELECT "user_id" FROM "${TWO_FACTOR_TABLE}"
+       WHERE "confirmed_at" IS NOT NULL AND "user_id" IN (${userIds.map(() => '?').join(', ')})`,
+      userIds,
+    );
+    return new Set(rows.map((row) => row.user_id));
+  }
+
   /**
    * Starts (or starts again) an enrolment with a new sealed secret, not yet on; false when the
    * user's second factor is on already (it is then left as it is).

@@ -309,11 +309,15 @@ describe.each(SQLITE_ONLY)('two-factor sign-in on $name', (db) => {
     const { as: asAdmin, user: admin } = await enrolled(['admin'], 'boss@desk.example');
     const { user, as: asMember } = await enrolled(['member'], 'lost.phone@desk.example');
     expect((await signIn('lost.phone@desk.example')).status).toBe(202);
+    const listed = async () =>
+      (await asAdmin('GET', '/api/users?q=lost.phone')).body.items.map((a: Json) => a.twoFactor);
+    expect(await listed()).toEqual([true]);
     const refused = await asMember('DELETE', `/api/users/${admin.id}/two-factor`);
     expect(refused.status).toBe(403);
     expect(refused.body.code).toBe('FORBIDDEN');
     expect((await asAdmin('DELETE', `/api/users/${user.id}/two-factor`)).status).toBe(204);
     expect((await signIn('lost.phone@desk.example')).status).toBe(200);
+    expect(await listed()).toEqual([false]);
     const history = await asAdmin('GET', `/api/users/${user.id}/history`);
     const reset = history.body.items.find((e: Json) => e.kind === 'two-factor-reset');
     expect(reset.by).toEqual({ id: admin.id, name: 'boss' });

@@ -675,6 +675,8 @@ export interface components {
             active: boolean;
             /** Format: date-time */
             deactivatedAt: string | null;
+            /** @description In the list of accounts: whether their two-factor sign-in is on (a reset turns it off). */
+            twoFactor?: boolean;
         };
         "ninepoint.AccountChange": {
             /** @description The account's roles from now on: roles of point 6 only, all of them replaced. */

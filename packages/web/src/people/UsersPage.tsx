@@ -194,14 +194,25 @@ function Roles({ roles }: { roles: string[] }) {
 }
 
 function Status({ account }: { account: Account }) {
+  const twoFactor = account.twoFactor === true && (
+    <Badge variant="light" color="indigo" tt="none">
+      Two-factor
+    </Badge>
+  );
   return account.active ? (
-    <Badge variant="light" color="green" tt="none">
-      Active
-    </Badge>
+    <Group gap={4}>
+      <Badge variant="light" color="green" tt="none">
+        Active
+      </Badge>
+      {twoFactor}
+    </Group>
   ) : (
-    <Badge variant="light" color="gray" tt="none" title={`Since ${formatDateTime(account.deactivatedAt ?? '')}`}>
-      Deactivated
-    </Badge>
+    <Group gap={4}>
+      <Badge variant="light" color="gray" tt="none" title={`Since ${formatDateTime(account.deactivatedAt ?? '')}`}>
+        Deactivated
+      </Badge>
+      {twoFactor}
+    </Group>
   );
 }
 
@@ -237,7 +248,7 @@ function Actions({ account, self, actions }: { account: Account; self: boolean; 
           {account.active ? 'Deactivate' : 'Reactivate'}
         </Button>
       )}
-      {!self && (
+      {!self && account.twoFactor === true && (
         <Button
           size="xs"
           variant="subtle"
