@@ -144,11 +144,13 @@ describe.each(SQLITE_ONLY)('two-factor sign-in on $name, in Chromium', (db) => {
 
     await page.goto(`${app.url}/users`);
     const row = page.getByRole('row').filter({ hasText: member.email });
+    await row.getByText('Two-factor', { exact: true }).waitFor();
     await row.getByRole('button', { name: `Reset two-factor sign-in of ${member.name} (${member.email})` }).click();
     const dialog = page.getByRole('dialog', { name: `Reset two-factor sign-in of ${member.name}?` });
     await expectAccessible(page, 'the reset dialog');
     await dialog.getByRole('button', { name: 'Reset two-factor' }).click();
     await dialog.waitFor({ state: 'hidden' });
+    await row.getByText('Two-factor', { exact: true }).waitFor({ state: 'detached' });
     await row.getByRole('button', { name: `History of ${member.name} (${member.email})` }).click();
     await page.getByText('Two-factor sign-in reset').waitFor();
 

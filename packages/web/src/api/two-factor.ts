@@ -62,6 +62,10 @@ export function useResetTwoFactor() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (id: string) => api<null>('DELETE', `/api/users/${encodeURIComponent(id)}/two-factor`),
-    onSuccess: (_answer, id) => client.invalidateQueries({ queryKey: ['account-history', id] }),
+    onSuccess: (_answer, id) =>
+      Promise.all([
+        client.invalidateQueries({ queryKey: ['accounts'] }),
+        client.invalidateQueries({ queryKey: ['account-history', id] }),
+      ]),
   });
 }
