@@ -327,6 +327,7 @@ function buildApp(
     compiled,
     auth,
     sql: store.sql,
+    store,
     mail,
     oidc,
     devMode,

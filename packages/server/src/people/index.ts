@@ -30,4 +30,5 @@ export { type PeopleOptions, people } from './people-plugin.ts';
 export { SecretKeySettingError, secretKeyFromEnv } from './secret-key.ts';
 export type { SessionFound } from './sessions-store.ts';
 export type { TokenFound, TokenInfo } from './tokens-store.ts';
+export { USER_ADMIN_ROUTES } from './user-admin.ts';
 export type { AccountEvent, AccountHistoryEntry, ManagedAccount, UserAccount } from './users-store.ts';
