@@ -43,6 +43,16 @@ export const BUILTIN_ERRORS = {
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'The body must be {type}.' },
   IMPORT_UNREADABLE: { status: 400, message: 'The file cannot be imported: {detail}.' },
   IMPORT_REFUSED: { status: 422, message: 'Some rows cannot be imported, so nothing was imported.' },
+  TWO_FACTOR_FAILED: { status: 401, message: 'The code is not right, or it was used already.' },
+  TWO_FACTOR_EXPIRED: { status: 401, message: 'This sign-in has expired. Sign in with your password again.' },
+  TWO_FACTOR_REQUIRED: {
+    status: 403,
+    message: 'Your role requires two-factor sign-in. Set it up before you go on.',
+  },
+  TWO_FACTOR_ENABLED: {
+    status: 409,
+    message: 'Two-factor sign-in is on already. Turn it off first to set it up again.',
+  },
   INTERNAL_ERROR: { status: 500, message: 'Something went wrong on our side. It has been logged.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

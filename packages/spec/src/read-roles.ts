@@ -4,12 +4,23 @@ import { plain, ROLE_NAME, USER_ENTITY } from './names.ts';
 import type { Section } from './parse-sections.ts';
 import { type Cell, cellPart, DOC_COLUMNS, splitList } from './parse-tables.ts';
 import { allTables, NameSet, validName } from './read-helpers.ts';
-import { BY_INVITATION, JOINS_HEADERS, NO_PEOPLE_GRANT, PEOPLE_HEADERS, readJoins, readPeople } from './read-people.ts';
+import {
+  BY_INVITATION,
+  JOINS_HEADERS,
+  NO_PEOPLE_GRANT,
+  PEOPLE_HEADERS,
+  readJoins,
+  readPeople,
+  readSignIn,
+  SIGN_IN_HEADERS,
+} from './read-people.ts';
 import { readReferencePath } from './reference-paths.ts';
 import type { Scope } from './scope.ts';
 import { suggest } from './suggest.ts';
 
 const ROLE_HEADERS = ['role', 'roles', 'who'];
+/** The system field a read list may name, to hide who made a record: `read except (created_by)`. */
+const AUTHOR_FIELD = 'created_by';
 const OPERATIONS = [
   'create',
   'read',
@@ -59,6 +70,7 @@ export function readRoles(section: Section, scope: Scope): { roles: Role[]; perm
       if (DOC_COLUMNS.includes(name.toLowerCase())) return 'doc';
       if (!scope.entities.has(name) && JOINS_HEADERS.includes(name.toLowerCase())) return 'joins';
       if (!scope.entities.has(name) && PEOPLE_HEADERS.includes(name.toLowerCase())) return 'people';
+      if (!scope.entities.has(name) && SIGN_IN_HEADERS.includes(name.toLowerCase())) return 'sign in';
       const entity = scope.entity({ text: name, span: cell.span }, 'The permission column');
       return entity ? entity.name : null;
     });
@@ -78,7 +90,14 @@ export function readRoles(section: Section, scope: Scope): { roles: Role[]; perm
       const known = roles.find((r) => r.name === cell.text);
       if (known) known.doc ||= doc;
       else if (cell.text !== ANYONE) {
-        roles.push({ name: cell.text, doc, span: cell.span, joins: BY_INVITATION, people: NO_PEOPLE_GRANT });
+        roles.push({
+          name: cell.text,
+          doc,
+          span: cell.span,
+          joins: BY_INVITATION,
+          people: NO_PEOPLE_GRANT,
+          twoFactor: false,
+        });
         scope.roles.add(cell.text);
       }
       rows.push({ role: cell.text, cells: row.cells, columns, span: row.span });
@@ -90,6 +109,12 @@ export function readRoles(section: Section, scope: Scope): { roles: Role[]; perm
       const cell = row.cells[i];
       if (entity === 'joins' || entity === 'people') {
         if (cell) readPeopleCell(entity, cell, row.role, roles, scope);
+        return;
+      }
+      if (entity === 'sign in') {
+        const role = roles.find((r) => r.name === row.role);
+        // A role described in two tables requires two-factor when either says so.
+        if (cell && readSignIn(cell, row.role, scope) === true && role) role.twoFactor = true;
         return;
       }
       const permission = cell ? readPermission(cell, row.role, entity, scope) : null;
@@ -160,7 +185,23 @@ function readPermission(cell: Cell, role: string, entity: string, scope: Scope):
     const cellItem = conditions.bare;
     const item = permissionItem(cellItem, entity, scope);
     if (!item) continue;
-    const { op, own, fields } = item;
+    const { op, own } = item;
+    // `created_by` is the app's to set; a role may only be kept from seeing it (blind review).
+    let fields = item.fields;
+    if (fields?.includes(AUTHOR_FIELD)) {
+      if (op !== 'read') {
+        scope.bag.report(
+          'invalid-permission',
+          cellItem.span,
+          `"${cellItem.text}" names created_by, which the app sets: no role sets it.`,
+          { hint: 'Leave created_by out; to keep authors anonymous to a role, write "read except (created_by)".' },
+        );
+        continue;
+      }
+      if (item.except) permission.hidesAuthor = true;
+      fields = fields.filter((name) => name !== AUTHOR_FIELD);
+      item.fields = fields;
+    }
     const operations: RecordOperation[] =
       op === 'all' || op === 'crud' ? ['read', 'update', 'delete'] : op === 'create' ? [] : [op];
     if (conditions.via !== null && !own) {
@@ -308,7 +349,8 @@ function itemConditions(
     text = text.slice(0, during.index);
   }
   let via: string[][] | null = null;
-  const through = /\s+via\s+([^()]*?)\s*(?=\(|$)/i.exec(text);
+  // The chains end at the field list: `(notes)`, or `except (notes)`.
+  const through = /\s+via\s+([^()]*?)\s*(?=\bexcept\s*\(|\(|$)/i.exec(text);
   if (through && entity) {
     const list = through[1] ?? '';
     const listAt = (through.index ?? 0) + through[0].indexOf(list, 4);
@@ -391,7 +433,8 @@ function fieldList(item: Cell, entity: string, scope: Scope): { head: string; fi
   const fields: string[] = [];
   for (const name of splitList(inner)) {
     const field = { text: plain(name.text), span: name.span };
-    if ((!known || scope.field(known, field, `The permission "${item.text}"`)) && !fields.includes(field.text)) {
+    const what = `The permission "${item.text}"`;
+    if ((!known || scope.field(known, field, what, [AUTHOR_FIELD])) && !fields.includes(field.text)) {
       fields.push(field.text);
     }
   }
