@@ -73,6 +73,8 @@ export function compileRouteTable(
   const operationIds = new Set<string>();
   const facts = entityFacts(model);
   for (const call of calls) {
+    // Custom calls are the code feature's (`code/`): it serves and documents them.
+    if (call.action.kind === 'code') continue;
     if (reserved.some((s) => s.method === call.method && s.path === call.path)) {
       shadowed.push(call);
       continue;
@@ -132,6 +134,7 @@ function successOf(action: CallAction, schemas: EntitySchemas): Route['success']
     case 'get':
     case 'update':
     case 'transition':
+    case 'code':
       return answer(200, 'record');
   }
 }
@@ -226,6 +229,7 @@ function errorsOf(call: Call, hasBody: boolean, facts: EntityFacts | undefined, 
       break;
     case 'get':
     case 'history':
+    case 'code':
       break;
   }
   codes.push(...ALWAYS);
@@ -251,6 +255,10 @@ function operationName(call: Call): string {
       return `get${entity}History`;
     case 'transition': {
       const verb = pascal(action.transition.replace(/[\s_]+/g, '-'));
+      return `${verb.charAt(0).toLowerCase()}${verb.slice(1)}${entity}`;
+    }
+    case 'code': {
+      const verb = pascal(call.path.split('/').at(-1) ?? 'run');
       return `${verb.charAt(0).toLowerCase()}${verb.slice(1)}${entity}`;
     }
   }
