@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { composeSnippet } from '../test/compose-snippet.ts';
 import { checkSpec } from './check.ts';
-import { checkModules, codeNeeds } from './code-modules.ts';
+import { checkModules, codeNeeds, type ModuleFacts } from './code-modules.ts';
 
 const CALLS = `## 7. The calls it makes
 
@@ -90,13 +90,13 @@ describe("point 7's code", () => {
     const { model } = checkSpec(composeSnippet(CALLS));
     const found = checkModules(
       model,
-      new Map([
+      new Map<string, ModuleFacts>([
         ['code/loans.ts', { found: true, exports: { extnd: 'call' } }],
         ['reminders.ts', { found: false, why: 'is not there' }],
         ['checks.ts', { found: true, exports: { default: 'call' } }],
         ['after.ts', { found: true, exports: { thanks: 'other' } }],
         ['tidy.ts', { found: true, exports: { default: 'function' } }],
-      ] as const),
+      ]),
     );
     expect(found.map((d) => [d.code, d.message, d.expected])).toEqual([
       [
