@@ -95,7 +95,12 @@ export function compileRouteTable(
       body,
       list: call.action.kind === 'list' ? (facts.get(call.action.entity)?.list ?? null) : null,
       success: successOf(call.action, entitySchemas),
-      errors: errorsOf(call, body !== null, facts.get(call.action.entity), rolesDeclared(model)),
+      errors: [
+        ...new Set([
+          ...errorsOf(call, body !== null, facts.get(call.action.entity), rolesDeclared(model)),
+          ...hookedCodes(model, call.action),
+        ]),
+      ],
       doc: call.doc,
       derived: call.derived,
     });
@@ -234,6 +239,23 @@ function errorsOf(call: Call, hasBody: boolean, facts: EntityFacts | undefined, 
   }
   codes.push(...ALWAYS);
   return [...new Set(codes)];
+}
+
+/**
+ * A call with a `before` hook (point 7's Code) may also answer any code of point 8: the module
+ * refuses with whichever it likes.
+ */
+function hookedCodes(model: Model, action: CallAction): string[] {
+  const hooked = model.hooks.some(
+    (h) =>
+      h.moment === 'before' &&
+      h.event.kind !== 'schedule' &&
+      h.event.entity === action.entity &&
+      (h.event.kind === 'transition'
+        ? action.kind === 'transition' && action.transition === h.event.transition
+        : h.event.kind === action.kind),
+  );
+  return hooked ? model.errors.map((e) => e.code) : [];
 }
 
 /** `listBooks`, `getBook`, `createBook`, `replaceBook`, `markOverdueLoan`, … */

@@ -37,6 +37,8 @@ export interface LiveOptions {
 /** A committed change as the HTTP layer knows it: with the record (after it, or before a delete). */
 export interface LocalChange extends Change {
   record: ApiRecord;
+  /** The transition taken, for a `transition` change (point 7's hooks on `Entity: transition`). */
+  transition?: string;
 }
 
 export interface LiveEvents {

@@ -449,7 +449,14 @@ function transitionHandler(route: Route, context: EntityContext, name: string): 
       withEffectFields(withUser(check, actor, hidden), context.effectFields),
     );
     if (!outcome.ok) throw refused(outcome.refusal, context, id);
-    context.committed({ entity: entity.name, id, kind: 'transition', at, record: outcome.stored.record });
+    context.committed({
+      entity: entity.name,
+      id,
+      kind: 'transition',
+      transition: transition.name,
+      at,
+      record: outcome.stored.record,
+    });
     return reply
       .header('etag', etagOf(outcome.stored.version))
       .send(await visible(outcome.stored.record, hidden, context));
