@@ -1,5 +1,13 @@
 import { channel } from 'node:diagnostics_channel';
-import { checkModules, codeNeeds, effectiveScreens, type Model, peopleAccess, timeZoneOf } from '@ninepoint/spec';
+import {
+  checkModules,
+  codeNeeds,
+  type Diagnostic,
+  effectiveScreens,
+  type Model,
+  peopleAccess,
+  timeZoneOf,
+} from '@ninepoint/spec';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { type Logger, pino } from 'pino';
 import { CodeActors, type CodeFeature, CodeRunner, code as codePlugin, loadModules } from '../code/index.ts';
@@ -122,7 +130,12 @@ export interface NinepointServer {
   /** The transitions the system takes by itself (`timers/`); tests with an injected clock run rounds. */
   readonly timers: Timers;
   /** Point 7's TypeScript modules (`code/`), or null when the spec names none. */
-  readonly code: (Pick<CodeFeature, 'idle'> & { reload(version: string): Promise<void> }) | null;
+  readonly code:
+    | (Pick<CodeFeature, 'idle'> & {
+        /** Loads the modules anew (`version` busts Node's cache); answers what is wrong, keeping the old ones then. */
+        reload(version: string): Promise<Diagnostic[]>;
+      })
+    | null;
   /** Stops taking requests, lets those under way finish, then closes the database. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -244,7 +257,11 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
       ? {
           idle: () => app.code.idle(),
           reload: async (version: string) => {
-            runner.reload(await loadModules(compiled.model, options.codeFolder ?? '.', version));
+            const loaded = await loadModules(compiled.model, options.codeFolder ?? '.', version);
+            const problems = checkModules(compiled.model, loaded.facts);
+            // A module saved half-written: the app keeps the modules it had, as it keeps the last good spec.
+            if (problems.length === 0) runner.reload(loaded);
+            return problems;
           },
         }
       : null;

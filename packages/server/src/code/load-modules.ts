@@ -1,4 +1,4 @@
-import { realpath } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type CodeUse, codeNeeds, type Model, type ModuleFacts } from '@ninepoint/spec';
@@ -17,6 +17,8 @@ export interface LoadedModules {
  * file is loaded anew (`ninepoint dev` after a save): Node caches a module by its URL. Only the
  * named module is loaded anew, not the modules it imports. A module that is not there, resolves
  * outside the folder (a symbolic link), or throws while loading is a fact, never an exception.
+ * Each loaded version stays in Node's module cache until the process ends (a few per save in
+ * `ninepoint dev`; none in `serve`, which loads once).
  */
 export async function loadModules(model: Model, folder: string, version?: string): Promise<LoadedModules> {
   const facts = new Map<string, ModuleFacts>();
@@ -37,7 +39,9 @@ export async function loadModules(model: Model, folder: string, version?: string
       continue;
     }
     const url = pathToFileURL(path);
-    if (version !== undefined) url.searchParams.set('v', version);
+    // Node caches a module by its URL: a file changed since (its time and size) is a new URL.
+    const { mtimeMs, size } = await stat(path);
+    url.searchParams.set('v', `${version ?? 0}.${Math.trunc(mtimeMs)}.${size}`);
     try {
       const namespace = (await import(url.href)) as Record<string, unknown>;
       namespaces.set(file, namespace);
