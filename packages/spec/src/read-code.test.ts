@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { composeSnippet } from '../test/compose-snippet.ts';
 import { checkSpec } from './check.ts';
 import { checkModules, codeNeeds, type ModuleFacts } from './code-modules.ts';
+import { explainOutgoing } from './explain-outgoing.ts';
 
 const CALLS = `## 7. The calls it makes
 
@@ -45,6 +46,11 @@ describe("point 7's code", () => {
       ['before', { kind: 'create', entity: 'Loan' }, 'checks.ts', 'default'],
       ['after', { kind: 'transition', entity: 'Loan', transition: 'return' }, 'after.ts', 'thanks'],
       ['schedule', { kind: 'schedule', job: 'nightly tidy' }, 'tidy.ts', 'default'],
+    ]);
+    expect(explainOutgoing(model).slice(1)).toEqual([
+      'The module checks.ts runs before a Loan is created, which may refuse the write',
+      'The module thanks from after.ts runs after Loan: return is taken, once the write has committed',
+      'The module tidy.ts runs each time job nightly tidy falls due',
     ]);
     expect(codeNeeds(model).map((n) => `${n.use} ${n.export} ${n.file}`)).toEqual([
       'call extend code/loans.ts',
