@@ -159,3 +159,48 @@ describe('modules that fail: a clear refusal, nothing written, the server still 
     );
   });
 });
+
+describe("a module's own calls", () => {
+  const { dir, dbPath, remove } = tempDir();
+  let server: NinepointServer;
+  const call = callAs(() => server);
+  const SPEC = `${NOTES.replace('| POST   | /api/notes/:id/boom        |', '| GET    | /api/notes/:id             |         | get Note                 |        |\n| POST   | /api/notes/:id/reread      |         | code reread.ts           |        |\n| POST   | /api/notes/:id/boom        |')}
+## 9. Business constants and limits
+
+| name                  | value |
+| --------------------- | ----- |
+| RATE_LIMIT_PER_MINUTE | 3     |
+`;
+
+  beforeAll(async () => {
+    writeFileSync(join(dir, 'boom.ts'), BOOM);
+    writeFileSync(join(dir, 'hooks.ts'), HOOKS);
+    writeFileSync(
+      join(dir, 'reread.ts'),
+      "import { defineCall } from './notes.types.ts';\nexport default defineCall('Note', async ({ record, records }) => {\n  for (let n = 0; n < 10; n++) await records.get('Note', record.id);\n  return { reads: 10 };\n});\n",
+    );
+    writeFileSync(join(dir, 'notes.types.ts'), specTypes(modelOf(SPEC), 'notes.md'));
+    server = await createServer({ model: modelOf(SPEC), dbPath, logger: false, codeFolder: dir });
+    await server.app.ready();
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    remove();
+  });
+
+  it('are not counted against the rate limit: the request that ran the module was', async () => {
+    const { authorization } = await userWithToken(server, []);
+    const note = await call(authorization, 'POST', '/api/notes', { title: 'counted once' });
+    const answer = await call(authorization, 'POST', `/api/notes/${note.body.id}/reread`, {});
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ reads: 10 });
+    // A header naming no live module is nobody's: the caller's own token and limit still apply.
+    const forged = await server.app.inject({
+      method: 'GET',
+      url: `/api/notes/${note.body.id}`,
+      headers: { 'x-ninepoint-code-actor': 'guessed' },
+    });
+    expect(forged.statusCode).toBe(401);
+  });
+});

@@ -48,14 +48,15 @@ export function registerCode(app: FastifyInstance, options: CodeOptions): CodeFe
   const { compiled, runner, actors, logger } = options;
   runner.attach(app);
 
-  // A module's own API calls are made as its actor: swapped in after people's hook has found none.
-  app.addHook('preParsing', (request, _reply, payload, done) => {
+  // A module's own API calls are made as its actor, set before people's hook (which then keeps it
+  // and counts nothing against the rate limit: the request that ran the module was counted).
+  app.addHook('onRequest', (request, _reply, done) => {
     const secret = request.headers[CODE_ACTOR_HEADER];
     if (typeof secret === 'string') {
       const actor = actors.get(secret);
       if (actor) request.actor = actor;
     }
-    done(null, payload);
+    done();
   });
 
   for (const call of compiled.model.calls) {
