@@ -4,6 +4,7 @@ import fastifyPlugin from 'fastify-plugin';
 import type { Logger } from 'pino';
 import { createAjv } from '../compile/ajv.ts';
 import type { CompiledApp } from '../compile/compiled-app.ts';
+import type { Actor } from '../compile/permissions.ts';
 import { ProblemError } from '../compile/problems.ts';
 import type { Route } from '../compile/route-table.ts';
 import type { LocalChange } from '../live/index.ts';
@@ -160,9 +161,16 @@ function eventOf(route: Route): Exclude<OutgoingEvent, { kind: 'schedule' }> | n
   }
 }
 
-async function runBefore(request: FastifyRequest, route: Route, { store, runner }: CodeOptions): Promise<void> {
+async function runBefore(
+  request: FastifyRequest,
+  route: Route,
+  { compiled, store, runner }: CodeOptions,
+): Promise<void> {
   const event = eventOf(route);
   if (!event) return;
+  // A caller point 6 refuses outright hears that from the call itself, never a module's answer
+  // (which could tell them something about the records): the hook runs for callers who may write.
+  if (!mayAttempt(compiled, request.actor, event)) return;
   const idParam = route.params[0];
   const id = idParam ? (request.params as Record<string, string>)[idParam] : undefined;
   const stored = id === undefined ? undefined : await store.records(event.entity).get(id);
@@ -187,6 +195,25 @@ async function runBefore(request: FastifyRequest, route: Route, { store, runner 
       throw new CodeFault(
         `${hook.code.file} (${hook.code.export}), a before hook, answered ${typeof answer}: it answers nothing, and refuses with refuse(code). The write was not made.`,
       );
+    }
+  }
+}
+
+/** Whether point 6 lets the actor make this kind of write at all (`own` is the call's to decide per record). */
+function mayAttempt(compiled: CompiledApp, actor: Actor, event: Exclude<OutgoingEvent, { kind: 'schedule' }>): boolean {
+  const permissions = compiled.permissions.get(event.entity);
+  if (!permissions) return false;
+  switch (event.kind) {
+    case 'create':
+      return permissions.mayCreate(actor);
+    case 'update':
+    case 'delete':
+      return permissions.access(actor, event.kind) !== 'none';
+    case 'transition': {
+      const transition = compiled.model.machines
+        .find((m) => m.entity === event.entity)
+        ?.transitions.find((t) => t.name === event.transition);
+      return transition !== undefined && permissions.transitionAccess(actor, transition) !== 'none';
     }
   }
 }

@@ -104,6 +104,9 @@ describe('examples/quotes.md: the TypeScript beside the spec, through HTTP', () 
     });
     expect(refused.headers['x-request-id']).toBe(refused.body.requestId);
     expect((await call(sales, 'GET', '/api/quotes')).body.items).toHaveLength(before.length);
+    // The floor may not create quotes: point 6 answers them, never the stock hook.
+    const floors = await call(floor, 'POST', '/api/quotes', { customer: 'Big Hotel', product: 'bench', quantity: 41 });
+    expect(floors.body.code).toBe('FORBIDDEN');
     expect(
       (await call(sales, 'POST', '/api/quotes', { customer: 'Big Hotel', product: 'stool', quantity: 41 })).status,
     ).toBe(201);
