@@ -386,7 +386,7 @@ function buildApp(
     if (runner) app.code.committed(change);
   };
   // Before the records: a before hook is one of their calls' hooks.
-  if (runner) void app.register(codePlugin, { compiled, store, runner, actors: runner.actors, logger });
+  if (runner) void app.register(codePlugin, { compiled, auth, store, runner, actors: runner.actors, logger });
   void app.register(records, { compiled, store, committed, now: clock });
   void app.register(timers, { compiled, store, logger, now: clock, committed, jobs });
   void app.register(savedViews, { views, screens: effectiveScreens(compiled.model), ...(now ? { now } : {}) });

@@ -164,7 +164,7 @@ describe("a module's own calls", () => {
   const { dir, dbPath, remove } = tempDir();
   let server: NinepointServer;
   const call = callAs(() => server);
-  const SPEC = `${NOTES.replace('| POST   | /api/notes/:id/boom        |', '| GET    | /api/notes/:id             |         | get Note                 |        |\n| POST   | /api/notes/:id/reread      |         | code reread.ts           |        |\n| POST   | /api/notes/:id/boom        |')}
+  const SPEC = `${NOTES.replace('| POST   | /api/notes/:id/boom        |', '| GET    | /api/notes/:id             |         | get Note                 |        |\n| POST   | /api/notes/:id/reread      |         | code reread.ts           |        |\n| POST   | /api/notes/:id/boom        |').replace('| before create Note | guard from hooks.ts  |', '| before create Note | guard from hooks.ts  |\n| after create Note  | signed.ts            |')}
 ## 9. Business constants and limits
 
 | name                  | value |
@@ -179,6 +179,11 @@ describe("a module's own calls", () => {
       join(dir, 'reread.ts'),
       "import { defineCall } from './notes.types.ts';\nexport default defineCall('Note', async ({ record, records }) => {\n  for (let n = 0; n < 10; n++) await records.get('Note', record.id);\n  return { reads: 10 };\n});\n",
     );
+    // After a note is created, one more as its author (not after that one: it would go on for ever).
+    writeFileSync(
+      join(dir, 'signed.ts'),
+      "import { defineHook } from './notes.types.ts';\nexport default defineHook('Note', async ({ record, user, records }) => {\n  if (!record || record.title.startsWith('by ')) return;\n  await records.create('Note', { title: 'by ' + (user?.email ?? 'nobody') });\n});\n",
+    );
     writeFileSync(join(dir, 'notes.types.ts'), specTypes(modelOf(SPEC), 'notes.md'));
     server = await createServer({ model: modelOf(SPEC), dbPath, logger: false, codeFolder: dir });
     await server.app.ready();
@@ -190,11 +195,17 @@ describe("a module's own calls", () => {
   });
 
   it('are not counted against the rate limit: the request that ran the module was', async () => {
-    const { authorization } = await userWithToken(server, []);
+    const { authorization, user } = await userWithToken(server, []);
     const note = await call(authorization, 'POST', '/api/notes', { title: 'counted once' });
     const answer = await call(authorization, 'POST', `/api/notes/${note.body.id}/reread`, {});
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({ reads: 10 });
+    // The after hook acted for the note's author: their note, in their name.
+    await server.code?.idle();
+    const titles = (
+      (await call(authorization, 'GET', '/api/notes')).body.items as { title: string; created_by: string }[]
+    ).map((n) => [n.title, n.created_by]);
+    expect(titles).toContainEqual([`by ${user.email}`, user.id]);
     // A header naming no live module is nobody's: the caller's own token and limit still apply.
     const forged = await server.app.inject({
       method: 'GET',

@@ -8,6 +8,7 @@ import type { Actor } from '../compile/permissions.ts';
 import { ProblemError } from '../compile/problems.ts';
 import type { Route } from '../compile/route-table.ts';
 import type { LocalChange } from '../live/index.ts';
+import type { AuthStore, RequestActor } from '../people/index.ts';
 import type { Store } from '../store/store.ts';
 import { codeCallSchemas } from './code-api.ts';
 import { CODE_ACTOR_HEADER, type CodeActors, CodeRefusal, recordsAccess } from './code-records.ts';
@@ -15,6 +16,8 @@ import { CodeFault, type CodeRunner } from './code-runtime.ts';
 
 export interface CodeOptions {
   compiled: CompiledApp;
+  /** Who made a write, for its `after` hooks' `user`. */
+  auth: AuthStore;
   store: Store;
   runner: CodeRunner;
   actors: CodeActors;
@@ -87,33 +90,36 @@ export function registerCode(app: FastifyInstance, options: CodeOptions): CodeFe
         change.kind === 'transition'
           ? { kind: 'transition', entity: change.entity, transition: change.transition ?? '' }
           : { kind: change.kind, entity: change.entity };
-      for (const hook of runner.hooksOn('after', event)) {
-        track(
-          runner
-            .run({
-              file: hook.code.file,
-              export: hook.code.export,
-              actor: runner.system,
-              requestId: null,
-              readOnly: false,
-              extra: {
-                moment: 'after',
-                event: change.kind,
-                transition: change.transition ?? null,
-                record: change.record,
-                changes: change.record,
-              },
-            })
-            .then(
-              () => undefined,
-              (error: unknown) =>
-                logger.error(
-                  { err: error, module: hook.code.file, entity: change.entity, id: change.id },
-                  'an after hook failed; the write it followed stays committed',
-                ),
-            ),
-        );
-      }
+      const hooks = runner.hooksOn('after', event);
+      if (hooks.length === 0) return;
+      track(
+        (async () => {
+          const actor = await actorOf(options.auth, change.by, runner.system);
+          for (const hook of hooks) {
+            try {
+              await runner.run({
+                file: hook.code.file,
+                export: hook.code.export,
+                actor,
+                requestId: null,
+                readOnly: false,
+                extra: {
+                  moment: 'after',
+                  event: change.kind,
+                  transition: change.transition ?? null,
+                  record: change.record,
+                  changes: change.record,
+                },
+              });
+            } catch (error) {
+              logger.error(
+                { err: error, module: hook.code.file, entity: change.entity, id: change.id },
+                'an after hook failed; the write it followed stays committed',
+              );
+            }
+          }
+        })(),
+      );
     },
     async scheduled(job, dueAt) {
       for (const hook of runner.hooksOn('schedule', { kind: 'schedule', job })) {
@@ -135,6 +141,17 @@ export function registerCode(app: FastifyInstance, options: CodeOptions): CodeFe
       while (pending.size > 0) await Promise.allSettled([...pending]);
     },
   };
+}
+
+/**
+ * Who an `after` hook acts for: the user who made the write (as their roles stand now), a visitor
+ * for a visitor's, or the system for the system's own writes and for a user since deactivated.
+ */
+async function actorOf(auth: AuthStore, by: string | null | undefined, system: RequestActor): Promise<RequestActor> {
+  if (by === null) return { userId: null, roles: [], user: null, via: null };
+  if (by === undefined || by === system.userId) return system;
+  const user = await auth.users.activeById(by);
+  return user ? { userId: user.id, roles: user.roles, user, via: null } : system;
 }
 
 /** The entity routes that have `before` hooks, by method and path. */

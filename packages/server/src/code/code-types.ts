@@ -40,7 +40,7 @@ type RecordOf<S extends SpecTypes, E extends EntityOf<S>> = S['records'][E];
 /** What a write may send: some of the record's fields (the system's are ignored or refused as through the API). */
 export type Changes<S extends SpecTypes, E extends EntityOf<S>> = Partial<RecordOf<S, E>>;
 
-/** The user a module acts for: who made the request (null for a visitor), or null in a scheduled job. */
+/** The user a module acts for: who made the request or the write (null for a visitor, the system, a job). */
 export interface CodeUser {
   id: string;
   email: string;
@@ -81,7 +81,7 @@ export interface RecordsAccess<S extends SpecTypes> {
 
 /** What every module is given. */
 export interface CodeContext<S extends SpecTypes> {
-  /** Who the module acts for; null for a visitor and in a scheduled job. */
+  /** Who the module acts for; null for a visitor, the system and in a scheduled job. */
   user: CodeUser | null;
   /** Point 9's constants. */
   constants: Readonly<S['constants']>;

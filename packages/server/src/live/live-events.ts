@@ -39,6 +39,8 @@ export interface LocalChange extends Change {
   record: ApiRecord;
   /** The transition taken, for a `transition` change (point 7's hooks on `Entity: transition`). */
   transition?: string;
+  /** Who made it: a user's id, the system's, or null for a visitor (for point 7's `after` hooks). */
+  by?: string | null;
 }
 
 export interface LiveEvents {

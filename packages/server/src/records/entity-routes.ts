@@ -336,6 +336,7 @@ function createHandler(route: Route, context: EntityContext): Handler {
       id: String(record.id),
       kind: 'create',
       at,
+      by: actor.userId,
       record: outcome.stored.record,
     });
     return reply
@@ -399,7 +400,14 @@ function updateHandler(route: Route, context: EntityContext): Handler {
     );
     if (!outcome.ok) throw refused(outcome.refusal, context, id);
     if (outcome.changed)
-      context.committed({ entity: entity.name, id, kind: 'update', at, record: outcome.stored.record });
+      context.committed({
+        entity: entity.name,
+        id,
+        kind: 'update',
+        at,
+        by: actor.userId,
+        record: outcome.stored.record,
+      });
     return reply
       .header('etag', etagOf(outcome.stored.version))
       .send(await visible(outcome.stored.record, hidden, context));
@@ -455,6 +463,7 @@ function transitionHandler(route: Route, context: EntityContext, name: string): 
       kind: 'transition',
       transition: transition.name,
       at,
+      by: actor.userId,
       record: outcome.stored.record,
     });
     return reply
@@ -478,7 +487,15 @@ function deleteHandler(route: Route, context: EntityContext): Handler {
       found.record = current;
     });
     if (!outcome.ok) throw refused(outcome.refusal, context, id);
-    if (found.record) context.committed({ entity: context.entity.name, id, kind: 'delete', at, record: found.record });
+    if (found.record)
+      context.committed({
+        entity: context.entity.name,
+        id,
+        kind: 'delete',
+        at,
+        by: actor.userId,
+        record: found.record,
+      });
     return reply.code(204).send();
   };
 }

@@ -143,6 +143,7 @@ export class TransitionScheduler {
               kind: 'transition',
               transition: kind.transition.name,
               at,
+              by: SYSTEM_ACTOR_ID,
               record: outcome.stored.record,
             });
           } else report.skipped++;
