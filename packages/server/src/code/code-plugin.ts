@@ -85,7 +85,7 @@ export function registerCode(app: FastifyInstance, options: CodeOptions): CodeFe
   };
   return {
     committed(change) {
-      if (change.kind === 'notification') return;
+      if (change.kind === 'notification' || change.kind === 'account') return;
       const event: OutgoingEvent =
         change.kind === 'transition'
           ? { kind: 'transition', entity: change.entity, transition: change.transition ?? '' }
