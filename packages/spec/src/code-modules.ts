@@ -42,7 +42,7 @@ export function codeNeeds(model: Model): CodeNeed[] {
     needs.push({
       ...ref(hook.code),
       use: hook.moment === 'schedule' ? 'job' : 'hook',
-      what: hook.moment === 'schedule' ? `The job "${on}"` : `The hook ${hook.moment} ${on}`,
+      what: hook.event.kind === 'schedule' ? `The job "${hook.event.job}"` : `The hook ${hook.moment} ${on}`,
       span: hook.code.span,
     });
   }
