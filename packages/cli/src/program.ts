@@ -13,6 +13,7 @@ import { registerOpenApi } from './commands/openapi.ts';
 import { registerRestore } from './commands/restore.ts';
 import { registerServe } from './commands/serve.ts';
 import { registerTokens } from './commands/tokens.ts';
+import { registerTypes } from './commands/types.ts';
 import { registerUsers } from './commands/users.ts';
 import type { Context } from './context.ts';
 import { wantsColor } from './io.ts';
@@ -54,6 +55,7 @@ export function createProgram(ctx: Context): Command {
   registerCalls(program, ctx, VERSION);
   registerDiagram(program, ctx, VERSION);
   registerOpenApi(program, ctx, VERSION);
+  registerTypes(program, ctx, VERSION);
   registerUsers(program, ctx, VERSION);
   registerTokens(program, ctx, VERSION);
   registerImport(program, ctx, VERSION);

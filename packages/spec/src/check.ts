@@ -2,6 +2,7 @@ import { type Diagnostic, DiagnosticBag } from './diagnostics.ts';
 import { type Model, POINTS, type Point } from './model.ts';
 import { POINT_TITLES, parseSections, type Section } from './parse-sections.ts';
 import { readCalls } from './read-calls.ts';
+import { readHooks } from './read-code.ts';
 import { readConstants } from './read-constants.ts';
 import { readEntities } from './read-entities.ts';
 import { readErrors } from './read-errors.ts';
@@ -84,6 +85,7 @@ export function checkSpec(source: string): CheckResult {
   model.calls = read('calls', readCalls, []);
   const outgoing = read('calls', readOutgoing, { notifications: [], webhooks: [], schedules: [] });
   model.schedules = outgoing.schedules;
+  model.hooks = read('calls', (section, scope) => readHooks(section, scope, outgoing.schedules), []);
 
   // Validate: each point's checks on what was read. Errors before constants: a message's
   // placeholders mark the constants they name as used.
@@ -127,6 +129,7 @@ function emptyModel(): Model {
     notifications: [],
     webhooks: [],
     schedules: [],
+    hooks: [],
     errors: [],
     constants: [],
   };

@@ -229,6 +229,21 @@ export const DIAGNOSTIC_CODES = {
     severity: 'error',
     summary: 'A scheduled job does not parse, is declared twice, or a call names a job no schedule declares.',
   },
+  'invalid-module': {
+    point: 7,
+    severity: 'error',
+    summary: "A custom call or hook names a module that is not a TypeScript file inside the spec's folder.",
+  },
+  'missing-module': {
+    point: 7,
+    severity: 'error',
+    summary: 'A module the spec names is not there, or does not load (`ninepoint check` looks beside the spec).',
+  },
+  'missing-export': {
+    point: 7,
+    severity: 'error',
+    summary: 'A module does not export the function the spec names, or exports one made for another use.',
+  },
   'secret-in-spec': {
     point: 7,
     severity: 'error',

@@ -90,7 +90,16 @@ export const ref = (component: string): JsonSchema => ({ $ref: `#/components/sch
 export interface ApiContext {
   model: Pick<
     Model,
-    'product' | 'entities' | 'constants' | 'machines' | 'permissions' | 'roles' | 'points' | 'screens' | 'calls'
+    | 'product'
+    | 'entities'
+    | 'constants'
+    | 'machines'
+    | 'permissions'
+    | 'roles'
+    | 'points'
+    | 'screens'
+    | 'calls'
+    | 'errors'
   >;
   settings: RuntimeSettings;
   /** The spec's calls (point 7, or derived). */

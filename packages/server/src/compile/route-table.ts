@@ -73,6 +73,8 @@ export function compileRouteTable(
   const operationIds = new Set<string>();
   const facts = entityFacts(model);
   for (const call of calls) {
+    // Custom calls are the code feature's (`code/`): it serves and documents them.
+    if (call.action.kind === 'code') continue;
     if (reserved.some((s) => s.method === call.method && s.path === call.path)) {
       shadowed.push(call);
       continue;
@@ -93,7 +95,12 @@ export function compileRouteTable(
       body,
       list: call.action.kind === 'list' ? (facts.get(call.action.entity)?.list ?? null) : null,
       success: successOf(call.action, entitySchemas),
-      errors: errorsOf(call, body !== null, facts.get(call.action.entity), rolesDeclared(model)),
+      errors: [
+        ...new Set([
+          ...errorsOf(call, body !== null, facts.get(call.action.entity), rolesDeclared(model)),
+          ...hookedCodes(model, call.action),
+        ]),
+      ],
       doc: call.doc,
       derived: call.derived,
     });
@@ -132,6 +139,7 @@ function successOf(action: CallAction, schemas: EntitySchemas): Route['success']
     case 'get':
     case 'update':
     case 'transition':
+    case 'code':
       return answer(200, 'record');
   }
 }
@@ -226,10 +234,28 @@ function errorsOf(call: Call, hasBody: boolean, facts: EntityFacts | undefined, 
       break;
     case 'get':
     case 'history':
+    case 'code':
       break;
   }
   codes.push(...ALWAYS);
   return [...new Set(codes)];
+}
+
+/**
+ * A call with a `before` hook (point 7's Code) may also answer any code of point 8: the module
+ * refuses with whichever it likes.
+ */
+function hookedCodes(model: Model, action: CallAction): string[] {
+  const hooked = model.hooks.some(
+    (h) =>
+      h.moment === 'before' &&
+      h.event.kind !== 'schedule' &&
+      h.event.entity === action.entity &&
+      (h.event.kind === 'transition'
+        ? action.kind === 'transition' && action.transition === h.event.transition
+        : h.event.kind === action.kind),
+  );
+  return hooked ? model.errors.map((e) => e.code) : [];
 }
 
 /** `listBooks`, `getBook`, `createBook`, `replaceBook`, `markOverdueLoan`, … */
@@ -251,6 +277,10 @@ function operationName(call: Call): string {
       return `get${entity}History`;
     case 'transition': {
       const verb = pascal(action.transition.replace(/[\s_]+/g, '-'));
+      return `${verb.charAt(0).toLowerCase()}${verb.slice(1)}${entity}`;
+    }
+    case 'code': {
+      const verb = pascal(call.path.split('/').at(-1) ?? 'run');
       return `${verb.charAt(0).toLowerCase()}${verb.slice(1)}${entity}`;
     }
   }

@@ -373,6 +373,7 @@ function createHandler(route: Route, context: EntityContext): Handler {
       id: String(record.id),
       kind: 'create',
       at: write.context.at,
+      by: actor.userId,
       record: outcome.stored.record,
     });
     return reply
@@ -505,6 +506,7 @@ function updateHandler(route: Route, context: EntityContext): Handler {
         id,
         kind: 'update',
         at,
+        by: actor.userId,
         record: outcome.stored.record,
         ...(outcome.fields ? { fields: outcome.fields } : {}),
       });
@@ -557,7 +559,15 @@ function transitionHandler(route: Route, context: EntityContext, name: string): 
       withEffectFields(withUser(check, actor, hidden), context.effectFields),
     );
     if (!outcome.ok) throw refused(outcome.refusal, context, id);
-    context.committed({ entity: entity.name, id, kind: 'transition', at, record: outcome.stored.record });
+    context.committed({
+      entity: entity.name,
+      id,
+      kind: 'transition',
+      transition: transition.name,
+      at,
+      by: actor.userId,
+      record: outcome.stored.record,
+    });
     return reply
       .header('etag', etagOf(outcome.stored.version))
       .send(await visible(outcome.stored.record, hidden, context));
@@ -579,7 +589,15 @@ function deleteHandler(route: Route, context: EntityContext): Handler {
       found.record = current;
     });
     if (!outcome.ok) throw refused(outcome.refusal, context, id);
-    if (found.record) context.committed({ entity: context.entity.name, id, kind: 'delete', at, record: found.record });
+    if (found.record)
+      context.committed({
+        entity: context.entity.name,
+        id,
+        kind: 'delete',
+        at,
+        by: actor.userId,
+        record: found.record,
+      });
     return reply.code(204).send();
   };
 }

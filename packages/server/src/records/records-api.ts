@@ -98,6 +98,8 @@ function callSummary(action: Route['action']): string {
       return `The history of a ${action.entity}`;
     case 'transition':
       return `${action.entity}: ${action.transition}`;
+    case 'code':
+      return `${action.entity}: ${action.code.file}`;
   }
 }
 
@@ -215,6 +217,8 @@ export function visitorsMay(
       const transition = machine?.transitions.find((t) => t.name === action.transition && !t.creates);
       return read === 'all' && transition !== undefined && permissions.transitionAccess(VISITOR, transition) === 'all';
     }
+    case 'code':
+      return false;
   }
 }
 
@@ -289,5 +293,7 @@ function successDescription(route: Route): string {
       return `The history of the ${action.entity}.`;
     case 'transition':
       return `The ${action.entity} after ${action.transition}.`;
+    case 'code':
+      return `What ${action.code.file} answers.`;
   }
 }
