@@ -76,9 +76,9 @@ const NOTHING_HIDDEN: HiddenFields = () => new Set();
  *   rule's own entity are enforced.
  * - **Failures** are all collected. Each is reported at its field: a field rule's field; an
  *   entity rule's only mentioned field when it mentions exactly one of the record's fields
- *   (`due > today` → `due`); otherwise null. When every failure has the same code and that code's
- *   catalogue status is not 422 (LOAN_LIMIT 409), the answer is that code with that status;
- *   otherwise VALIDATION_FAILED 422. Both list the failures in `errors`.
+ *   (`due > today` → `due`); otherwise null. When every failure has the same code (one rule refused;
+ *   LOAN_LIMIT 409), the answer is that code with its catalogue status, so a client reads a
+ *   rule's code where it reads FORBIDDEN's; otherwise VALIDATION_FAILED 422. Both list the failures in `errors`.
  */
 export interface EntityLogic {
   /** Run on create; undefined when the entity has nothing to check. */

@@ -209,7 +209,7 @@ function errorsOf(call: Call, hasBody: boolean, facts: EntityFacts | undefined, 
       codes.push('CONFLICT');
       break;
     case 'transition': {
-      // A rule failing with a 422 code (or several failing) answers VALIDATION_FAILED, body or none.
+      // One rule failing answers its own code; several with different codes VALIDATION_FAILED.
       const rules = rulesFor(action.transition);
       const own = facts?.transitions.find((t) => t.name === action.transition && t.guard !== null)?.error;
       codes.push(
