@@ -343,9 +343,7 @@ describe.each(SQLITE_ONLY)('the expenses example over HTTP on $name', (db) => {
     expect(stale.body.detail).toBe(
       'Someone changed this Expense while you were editing it. Reload to see their changes.',
     );
-    walk.expectProblem(await employee.put(path, whole({ amount: 600 })), 'OVER_LIMIT', [
-      ['amount', 'OVER_LIMIT'],
-    ]);
+    walk.expectProblem(await employee.put(path, whole({ amount: 600 })), 'OVER_LIMIT', [['amount', 'OVER_LIMIT']]);
     walk.expectProblem(
       await employee.put(path, { ...whole(), description: undefined, employee: adaRecord.id }),
       'VALIDATION_FAILED',
