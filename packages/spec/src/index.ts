@@ -95,6 +95,7 @@ export { mentionsTime, SYSTEM_ACTOR } from './read-automatic.ts';
 export { isAbsoluteHttpUrl } from './read-outgoing.ts';
 export { RUNTIME_CONSTANTS, type RuntimeSettings, runtimeSettings } from './runtime-constants.ts';
 export { lastOccurrence, readSchedule, type ScheduleReading, scheduleWordsToCron } from './schedules.ts';
+export { type SpecLine, specLine, specLinesOf } from './spec-lines.ts';
 export type { StudioStatus } from './studio-status.ts';
 export { type PointSummary, summarizePoints } from './summary.ts';
 export { type TimeBound, timeBound } from './time-bound.ts';

@@ -269,6 +269,7 @@ function callOperation(
       ...responses.for(route.errors),
     },
     security,
+    ...(route.spec ? { 'x-spec-line': route.spec } : {}),
   };
 }
 

@@ -1,4 +1,4 @@
-import type { Model } from '@ninepoint/spec';
+import type { Model, SpecLine } from '@ninepoint/spec';
 import type { MigrationPlan } from '../compile/migration-contract.ts';
 import type { ApiRecord, TxReader, Value, WriteEffects } from '../compile/record-types.ts';
 import type { RowPath, RowScope } from '../compile/row-access.ts';
@@ -222,6 +222,11 @@ export interface HistoryEntry {
   changes: Record<string, Value>;
   /** The same fields' values before the change; on delete, every field's last value. */
   before: Record<string, Value>;
+  /**
+   * Added by the history call, never stored: the line of the transition as the spec the server
+   * runs declares it (a renamed or removed transition has none).
+   */
+  spec?: SpecLine;
 }
 
 /**
