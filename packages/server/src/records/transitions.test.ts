@@ -106,7 +106,7 @@ describe.each(SQLITE_ONLY)('on $name', (db) => {
       expect(answer.body.code).toBe('DUE_IN_PAST');
       expect(answer.body.detail).toBe('The due date must be in the future.');
       expect(answer.body.errors).toEqual([
-        { field: 'due', code: 'DUE_IN_PAST', message: 'The due date must be in the future.' },
+        expect.objectContaining({ field: 'due', code: 'DUE_IN_PAST', message: 'The due date must be in the future.' }),
       ]);
     });
 
@@ -128,7 +128,7 @@ describe.each(SQLITE_ONLY)('on $name', (db) => {
         expect(answer.body.code).toBe('LOAN_LIMIT');
         expect(answer.body.detail).toBe('A member may hold at most 5 books at once.');
         expect(answer.body.errors).toEqual([
-          { field: null, code: 'LOAN_LIMIT', message: 'A member may hold at most 5 books at once.' },
+          expect.objectContaining({ field: null, code: 'LOAN_LIMIT', message: 'A member may hold at most 5 books at once.' }),
         ]);
       }
       const list = await call('GET', `/api/loans?filter[borrower]=${borrower}&filter[state]=out&count=true`);
@@ -152,8 +152,8 @@ describe.each(SQLITE_ONLY)('on $name', (db) => {
       expect(both.status).toBe(422);
       expect(both.body.code).toBe('VALIDATION_FAILED');
       expect(both.body.errors).toEqual([
-        { field: 'due', code: 'DUE_IN_PAST', message: 'The due date must be in the future.' },
-        { field: null, code: 'LOAN_LIMIT', message: 'A member may hold at most 5 books at once.' },
+        expect.objectContaining({ field: 'due', code: 'DUE_IN_PAST', message: 'The due date must be in the future.' }),
+        expect.objectContaining({ field: null, code: 'LOAN_LIMIT', message: 'A member may hold at most 5 books at once.' }),
       ]);
       expect((await call('GET', `/api/loans/${other.body.id}`)).body.borrower).toBe(
         '0190f3c4-7a2b-7c3d-8e4f-0000000000c2',
@@ -226,7 +226,7 @@ describe.each(SQLITE_ONLY)('on $name', (db) => {
       const answer = await call('PATCH', `/api/loans/${loan.body.id}`, { due: inDays(-2) });
       expect(answer.status).toBe(422);
       expect(answer.body.errors).toEqual([
-        { field: 'due', code: 'DUE_IN_PAST', message: 'The due date must be in the future.' },
+        expect.objectContaining({ field: 'due', code: 'DUE_IN_PAST', message: 'The due date must be in the future.' }),
       ]);
     });
   });
