@@ -548,7 +548,17 @@ export interface components {
                 field: string | null;
                 code: string;
                 message: string;
+                /** @description Where in the spec the rule, guard, limit, field or permission behind this is written: the 1-based line and that line as written. */
+                spec?: {
+                    line: number;
+                    text: string;
+                };
             }[];
+            /** @description Where in the spec the rule, guard, limit, field or permission behind this is written: the 1-based line and that line as written. */
+            spec?: {
+                line: number;
+                text: string;
+            };
         };
         "ninepoint.Health": {
             /** @enum {string} */
@@ -774,6 +784,11 @@ export interface components {
                 /** @description The same fields before the change; on delete, every field as it was last. */
                 before?: {
                     [key: string]: unknown;
+                };
+                /** @description For a transition the spec still has: the line of point 4 that declares it, and its words. */
+                spec?: {
+                    line: number;
+                    text: string;
                 };
             }[];
         };
