@@ -142,7 +142,7 @@ export function guardRefusal(
  * code (OWN_TALK) at the top level as it reads FORBIDDEN or a limit's 409; null when the answer
  * is VALIDATION_FAILED (422) listing codes that differ. `errors[]` lists the failures either way.
  */
-export function sharedRefusalCode(codes: readonly string[], _status?: (code: string) => number): string | null {
+export function sharedRefusalCode(codes: readonly string[]): string | null {
   const distinct = new Set(codes);
   const [only] = distinct;
   return distinct.size === 1 && only !== undefined ? only : null;

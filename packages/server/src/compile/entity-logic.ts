@@ -212,13 +212,13 @@ export function compileEntityLogic(
     const create: LogicCheck = (next, _current, reader, user, hiddenOf = NOTHING_HIDDEN) => {
       const hidden = once(() => hiddenOf(next, loaderOf(reader)));
       if (creating) guardHolds(creating, next, reader, user, hidden);
-      refuse(catalogue, failures(next, null, reader, creating?.name ?? null, user, hidden), () =>
+      refuse(failures(next, null, reader, creating?.name ?? null, user, hidden), () =>
         ruleMessageParams(entity, next, null, hidden()),
       );
     };
     const update: LogicCheck = (next, current, reader, user, hiddenOf = NOTHING_HIDDEN) => {
       const hidden = once(() => hiddenBoth(hiddenOf, next, current, loaderOf(reader)));
-      refuse(catalogue, failures(next, current, reader, null, user, hidden), () =>
+      refuse(failures(next, current, reader, null, user, hidden), () =>
         ruleMessageParams(entity, next, null, hidden()),
       );
     };
@@ -244,7 +244,7 @@ export function compileEntityLogic(
           ? effectsOf(evaluator, entity, t, sets, seen, reader, user, next.updated_at, transitionLines.get(t) ?? null)
           : undefined;
         const result = set ? { ...next, ...set } : next;
-        refuse(catalogue, failures(result, current, reader, t.name, user, hidden), () =>
+        refuse(failures(result, current, reader, t.name, user, hidden), () =>
           ruleMessageParams(entity, result, null, hidden()),
         );
         return set;
@@ -395,12 +395,9 @@ function hiddenBoth(
 }
 
 /** Throws the answer to the failures, if any (see `EntityLogic`). */
-function refuse(catalogue: ProblemCatalogue, failures: readonly FieldError[], params: () => ProblemParams): void {
+function refuse(failures: readonly FieldError[], params: () => ProblemParams): void {
   if (failures.length === 0) return;
-  const only = sharedRefusalCode(
-    failures.map((f) => f.code),
-    (code) => catalogue.status(code),
-  );
+  const only = sharedRefusalCode(failures.map((f) => f.code));
   if (only !== null) throw new ProblemError(only, params(), { errors: failures });
   throw new ProblemError('VALIDATION_FAILED', {}, { errors: failures });
 }

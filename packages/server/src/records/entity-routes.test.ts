@@ -260,21 +260,41 @@ describe.each(SQLITE_ONLY)('on $name', (db) => {
       expect((await bad(book({ copies: 1.5 }))).codes).toEqual(['copies INVALID_TYPE']);
       expect((await bad(book({ acquired: 'yesterday' }))).codes).toEqual(['acquired INVALID_TYPE']);
       expect((await bad(book({ title: '' }))).errors).toEqual([
-        expect.objectContaining({ field: 'title', code: 'TOO_SHORT', message: 'title must be at least 1 characters long.' }),
+        expect.objectContaining({
+          field: 'title',
+          code: 'TOO_SHORT',
+          message: 'title must be at least 1 characters long.',
+        }),
       ]);
       expect((await bad(book({ title: 'x'.repeat(201) }))).errors).toEqual([
-        expect.objectContaining({ field: 'title', code: 'TOO_LONG', message: 'title must be at most 200 characters long.' }),
+        expect.objectContaining({
+          field: 'title',
+          code: 'TOO_LONG',
+          message: 'title must be at most 200 characters long.',
+        }),
       ]);
       for (const copies of [51, -1]) {
         expect((await bad(book({ copies }))).errors).toEqual([
-          expect.objectContaining({ field: 'copies', code: 'OUT_OF_RANGE', message: 'copies must be between 0 and 50.' }),
+          expect.objectContaining({
+            field: 'copies',
+            code: 'OUT_OF_RANGE',
+            message: 'copies must be between 0 and 50.',
+          }),
         ]);
       }
       expect((await bad(book({ isbn: '12345' }))).errors).toEqual([
-        expect.objectContaining({ field: 'isbn', code: 'PATTERN_MISMATCH', message: 'isbn is not in the expected format.' }),
+        expect.objectContaining({
+          field: 'isbn',
+          code: 'PATTERN_MISMATCH',
+          message: 'isbn is not in the expected format.',
+        }),
       ]);
       expect((await bad(book({ format: 'scroll' }))).errors).toEqual([
-        expect.objectContaining({ field: 'format', code: 'INVALID_CHOICE', message: 'format must be one of hardcover, paperback.' }),
+        expect.objectContaining({
+          field: 'format',
+          code: 'INVALID_CHOICE',
+          message: 'format must be one of hardcover, paperback.',
+        }),
       ]);
       // Several at once, one error per field.
       expect((await bad({ title: '', isbn: 'x', copies: 99 })).codes).toEqual([
@@ -352,7 +372,13 @@ describe.each(SQLITE_ONLY)('on $name', (db) => {
       expect(again.body).toMatchObject({
         code: 'NOT_UNIQUE',
         detail: 'Another Book already has this isbn.',
-        errors: [expect.objectContaining({ field: 'isbn', code: 'NOT_UNIQUE', message: 'Another Book already has this isbn.' })],
+        errors: [
+          expect.objectContaining({
+            field: 'isbn',
+            code: 'NOT_UNIQUE',
+            message: 'Another Book already has this isbn.',
+          }),
+        ],
       });
       const other = await call('POST', '/api/books', book());
       const clash = await call('PATCH', `/api/books/${other.body.id}`, { isbn: first.body.isbn });

@@ -128,7 +128,11 @@ describe.each(SQLITE_ONLY)('on $name', (db) => {
         expect(answer.body.code).toBe('LOAN_LIMIT');
         expect(answer.body.detail).toBe('A member may hold at most 5 books at once.');
         expect(answer.body.errors).toEqual([
-          expect.objectContaining({ field: null, code: 'LOAN_LIMIT', message: 'A member may hold at most 5 books at once.' }),
+          expect.objectContaining({
+            field: null,
+            code: 'LOAN_LIMIT',
+            message: 'A member may hold at most 5 books at once.',
+          }),
         ]);
       }
       const list = await call('GET', `/api/loans?filter[borrower]=${borrower}&filter[state]=out&count=true`);
@@ -153,7 +157,11 @@ describe.each(SQLITE_ONLY)('on $name', (db) => {
       expect(both.body.code).toBe('VALIDATION_FAILED');
       expect(both.body.errors).toEqual([
         expect.objectContaining({ field: 'due', code: 'DUE_IN_PAST', message: 'The due date must be in the future.' }),
-        expect.objectContaining({ field: null, code: 'LOAN_LIMIT', message: 'A member may hold at most 5 books at once.' }),
+        expect.objectContaining({
+          field: null,
+          code: 'LOAN_LIMIT',
+          message: 'A member may hold at most 5 books at once.',
+        }),
       ]);
       expect((await call('GET', `/api/loans/${other.body.id}`)).body.borrower).toBe(
         '0190f3c4-7a2b-7c3d-8e4f-0000000000c2',
