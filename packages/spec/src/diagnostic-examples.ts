@@ -1402,6 +1402,75 @@ Without a list, \`create\` sets the fields the role reads: \`create, read except
 | member | create (title, copies), read | read own |
 `,
   },
+  'own-without-owner': {
+    about: `\`own\` without \`via\` means the records the user created (\`created_by\`) or that name them in a
+field referring to \`User\`. On an entity without such a field, a role that does not create its
+records owns none, so \`read own\` gives it nothing, silently. Say whose records they are with
+\`own via\` and the chain of references that leads to the user: the hint names the chain the
+role's own screen filters by (\`Loan where borrower.account = me\`), else the first one found.`,
+    bad: `## 2. Screens and routes
+
+| route     | screen | shows                            | who    |
+| --------- | ------ | -------------------------------- | ------ |
+| /loans    | list   | Loan                             | staff  |
+| /my/loans | list   | Loan where borrower.account = me | member |
+
+## 3. Entities and their fields
+
+### Member
+
+| field   | type | rules            |
+| ------- | ---- | ---------------- |
+| name    | text | required         |
+| account | User | required, unique |
+
+### Loan
+
+| field    | type   | rules    |
+| -------- | ------ | -------- |
+| book     | Book   | required |
+| borrower | Member | required |
+| due      | date   | required |
+
+## 6. Roles and permissions
+
+| role   | Book | Member   | Loan                 |
+| ------ | ---- | -------- | -------------------- |
+| staff  | all  | all      | create, read, update |
+| member | read | read own | read own             |
+`,
+    fixed: `## 2. Screens and routes
+
+| route     | screen | shows                            | who    |
+| --------- | ------ | -------------------------------- | ------ |
+| /loans    | list   | Loan                             | staff  |
+| /my/loans | list   | Loan where borrower.account = me | member |
+
+## 3. Entities and their fields
+
+### Member
+
+| field   | type | rules            |
+| ------- | ---- | ---------------- |
+| name    | text | required         |
+| account | User | required, unique |
+
+### Loan
+
+| field    | type   | rules    |
+| -------- | ------ | -------- |
+| book     | Book   | required |
+| borrower | Member | required |
+| due      | date   | required |
+
+## 6. Roles and permissions
+
+| role   | Book | Member   | Loan                              |
+| ------ | ---- | -------- | --------------------------------- |
+| staff  | all  | all      | create, read, update              |
+| member | read | read own | read own via borrower.account     |
+`,
+  },
   'invalid-call': {
     about: `Methods are \`GET\`, \`POST\`, \`PUT\`, \`PATCH\` and \`DELETE\`; paths look like \`/api/books\`,
 \`/api/books/:id\`, \`/api/books/:id/history\` or \`/api/loans/:id/return\`; actions are \`list\`,

@@ -110,6 +110,7 @@ function readFields(tables: Section['tables'], entity: string, scope: Scope): Fi
           ? `Every record already has ${name.text}; remove this row.`
           : `"${name.text}" means something in every expression; choose another name.`,
       });
+      bag.reservedFields.add(`${entity}.${name.text}`);
       continue;
     }
     if (!names.add(name, name.text.toLowerCase())) continue;
