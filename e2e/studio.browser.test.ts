@@ -168,7 +168,9 @@ async function save(page: Page, outcome: string): Promise<string> {
 describe('a refusal under ninepoint dev', () => {
   it('has a "why?" that opens the Studio with the line of the rule that refused selected', async (ctx) => {
     if (!chromium) return ctx.skip(unavailable);
-    const page = await chromium.context.newPage();
+    // A context of its own: signed in here, the test below still finds the sign-in page.
+    const own = await launchChromium();
+    const page = await own.newPage();
     page.setDefaultTimeout(STEP_MS);
     const watch = await watchPage(page, url);
     await page.goto(`${url}/sign-in?next=/loans/new`);
@@ -192,7 +194,7 @@ describe('a refusal under ninepoint dev', () => {
     const selected = page.locator('.cm-line', { hasText: words });
     expect(await selected.isVisible()).toBe(true);
     expect(faults(watch), 'faults on the page').toEqual([]);
-    await page.close();
+    await own.close();
   });
 });
 
