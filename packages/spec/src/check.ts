@@ -19,6 +19,7 @@ import { validateConstants } from './validate/constants.ts';
 import { validateDocument } from './validate/document.ts';
 import { validateErrors } from './validate/errors.ts';
 import { validateExpressions } from './validate/expressions.ts';
+import { validateReveals } from './validate/reveals.ts';
 import { validateRoles } from './validate/roles.ts';
 import { validateStates } from './validate/states.ts';
 
@@ -91,6 +92,7 @@ export function checkSpec(source: string): CheckResult {
   validateStates(model, bag);
   validateRoles(model, bag);
   validateExpressions(model, bag);
+  validateReveals(model, bag);
   const checked = validateCalls(outgoing, scope);
   model.notifications = checked.notifications;
   model.webhooks = checked.webhooks;
