@@ -132,6 +132,17 @@ describe.each(SQLITE_ONLY)('spec lines in answers, on $name', (db) => {
       paths: Record<string, Record<string, Body>>;
     };
     expect(doc.paths['/api/loans']?.post?.['x-spec-line']).toEqual(lineOf('| POST   | /api/loans   '));
+    // Every call of the spec (an entity's tag), and none of the runtime's own.
+    const operations = Object.values(doc.paths).flatMap((p) => Object.values(p));
+    const ofSpec = operations.filter((o) => (o.tags as string[]).some((t) => t === 'Book' || t === 'Loan'));
+    expect(ofSpec.length).toBeGreaterThan(10);
+    for (const operation of ofSpec) {
+      const line = operation['x-spec-line'] as { line: number; text: string } | undefined;
+      // A summary call is served beside each list, so it names no line of point 7.
+      if (String(operation.operationId).startsWith('summar')) continue;
+      expect(line, String(operation.operationId)).toBeDefined();
+      expect(LINES[(line?.line ?? 0) - 1]?.trim(), String(operation.operationId)).toBe(line?.text);
+    }
     expect(doc.paths['/api/loans/{id}/return']?.post?.['x-spec-line']).toEqual(
       lineOf('| POST   | /api/loans/:id/return'),
     );
