@@ -90,6 +90,9 @@ describe.each(SQLITE_ONLY)('spec lines in answers, on $name', (db) => {
     expect(forbidden.body).toMatchObject({ code: 'FORBIDDEN', spec: lineOf('| member | read | read own') });
     const visitor = await server.app.inject({ method: 'GET', url: '/api/loans' });
     expect(visitor.json()).toMatchObject({ code: 'NOT_SIGNED_IN', spec: lineOf('| anyone | read') });
+    // Managing people is point 6 too: the role's row (its people column) says who may.
+    const promote = await call(member.auth, 'PATCH', `/api/users/${member.id}`, { roles: ['staff'] });
+    expect(promote.body).toMatchObject({ code: 'FORBIDDEN', spec: lineOf('| member | read | read own') });
   });
 
   it("names the transition's row for a guard and a wrong state, and its history entries name it", async () => {
