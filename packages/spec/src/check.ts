@@ -14,6 +14,7 @@ import { readScreens } from './read-screens.ts';
 import { readStates } from './read-states.ts';
 import { Scope } from './scope.ts';
 import { START } from './spans.ts';
+import { specLinesOf } from './spec-lines.ts';
 import { validateCalls } from './validate/calls.ts';
 import { validateConstants } from './validate/constants.ts';
 import { validateDocument } from './validate/document.ts';
@@ -99,6 +100,7 @@ export function checkSpec(source: string): CheckResult {
   model.webhooks = checked.webhooks;
   validateErrors(model, scope);
   validateConstants(model, scope);
+  model.lines = specLinesOf(source, model);
   return finish(model, bag);
 }
 

@@ -196,6 +196,11 @@ export const DIAGNOSTIC_CODES = {
     severity: 'error',
     summary: 'A role may create records but not set a required field that has no default.',
   },
+  'own-without-owner': {
+    point: 6,
+    severity: 'warning',
+    summary: "A role's own records are none: the entity names no user, and the role does not create them.",
+  },
   'author-reveals-hidden-field': {
     point: 6,
     severity: 'warning',

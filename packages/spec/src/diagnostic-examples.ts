@@ -1467,6 +1467,75 @@ Without a list, \`create\` sets the fields the role reads: \`create, read except
 | member | create (title, copies), read | read own |
 `,
   },
+  'own-without-owner': {
+    about: `\`own\` without \`via\` means the records the user created (\`created_by\`) or that name them in a
+field referring to \`User\`. On an entity without such a field, a role that does not create its
+records owns none, so \`read own\` gives it nothing, silently. Say whose records they are with
+\`own via\` and the chain of references that leads to the user: the hint names the chain the
+role's own screen filters by (\`Loan where borrower.account = me\`), else the first one found.`,
+    bad: `## 2. Screens and routes
+
+| route     | screen | shows                            | who    |
+| --------- | ------ | -------------------------------- | ------ |
+| /loans    | list   | Loan                             | staff  |
+| /my/loans | list   | Loan where borrower.account = me | member |
+
+## 3. Entities and their fields
+
+### Member
+
+| field   | type | rules            |
+| ------- | ---- | ---------------- |
+| name    | text | required         |
+| account | User | required, unique |
+
+### Loan
+
+| field    | type   | rules    |
+| -------- | ------ | -------- |
+| book     | Book   | required |
+| borrower | Member | required |
+| due      | date   | required |
+
+## 6. Roles and permissions
+
+| role   | Book | Member   | Loan                 |
+| ------ | ---- | -------- | -------------------- |
+| staff  | all  | all      | create, read, update |
+| member | read | read own | read own             |
+`,
+    fixed: `## 2. Screens and routes
+
+| route     | screen | shows                            | who    |
+| --------- | ------ | -------------------------------- | ------ |
+| /loans    | list   | Loan                             | staff  |
+| /my/loans | list   | Loan where borrower.account = me | member |
+
+## 3. Entities and their fields
+
+### Member
+
+| field   | type | rules            |
+| ------- | ---- | ---------------- |
+| name    | text | required         |
+| account | User | required, unique |
+
+### Loan
+
+| field    | type   | rules    |
+| -------- | ------ | -------- |
+| book     | Book   | required |
+| borrower | Member | required |
+| due      | date   | required |
+
+## 6. Roles and permissions
+
+| role   | Book | Member   | Loan                              |
+| ------ | ---- | -------- | --------------------------------- |
+| staff  | all  | all      | create, read, update              |
+| member | read | read own | read own via borrower.account     |
+`,
+  },
   'author-reveals-hidden-field': {
     about: `\`read except (borrower)\` hides who a loan is for, but \`created_by\` stays visible, and when the
 people a \`User\` field names create their own records (a role that reads only its own records

@@ -550,4 +550,10 @@ export interface Model {
   /** The catalogue as declared in point 8 (see `errorCatalogue` for built-ins merged in). */
   errors: ErrorCode[];
   constants: Constant[];
+  /**
+   * The source lines the runtime points at (a refusal's rule, guard, limit or permission; an
+   * operation's declaration; a transition), by line number, as written (trimmed): see
+   * `specLinesOf` and `specLine`. Absent in a model not made by `checkSpec`.
+   */
+  lines?: Readonly<Record<string, string>>;
 }

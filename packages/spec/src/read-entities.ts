@@ -113,6 +113,7 @@ function readFields(tables: Section['tables'], entity: string, scope: Scope, unt
           ? `Every record already has ${name.text}; remove this row.`
           : `"${name.text}" means something in every expression; choose another name.`,
       });
+      bag.reservedFields.add(`${entity}.${name.text}`);
       continue;
     }
     if (!names.add(name, name.text.toLowerCase())) continue;

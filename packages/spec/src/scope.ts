@@ -52,6 +52,7 @@ export class Scope {
     if (entity.fields.some((f) => f.name === name) || extra.includes(name)) return true;
     // Its type was reported where it is declared; the use is no second mistake.
     if (entity.untyped?.includes(name)) return false;
+    if (this.bag.reserved(entity.name, name)) return false;
     this.bag.report('unknown-field', cell.span, `${what} names field "${name}", which ${entity.name} does not have.`, {
       expected: suggest(name, [...entity.fields.map((f) => f.name), ...extra]),
       hint: entity.fields.length === 0 ? `${entity.name} has no fields.` : undefined,

@@ -166,17 +166,17 @@ const WALKS: Record<string, object> = {
   expenses: {
     created: { state: 'draft' },
     moved: { state: 'submitted' },
-    refused: { status: 422, code: 'VALIDATION_FAILED', field: 'amount', fieldCode: 'OVER_LIMIT' },
+    refused: { status: 422, code: 'OVER_LIMIT', field: 'amount', fieldCode: 'OVER_LIMIT' },
   },
   helpdesk: {
     created: { state: 'new' },
     moved: { state: 'assigned' },
-    refused: { status: 422, code: 'VALIDATION_FAILED', field: 'priority', fieldCode: 'URGENT_BY_PHONE' },
+    refused: { status: 422, code: 'URGENT_BY_PHONE', field: 'priority', fieldCode: 'URGENT_BY_PHONE' },
   },
   'lending-desk': {
     created: { state: 'out' },
     moved: { state: 'returned' },
-    refused: { status: 422, code: 'VALIDATION_FAILED', field: 'due', fieldCode: 'DUE_BEFORE_LENT' },
+    refused: { status: 422, code: 'DUE_BEFORE_LENT', field: 'due', fieldCode: 'DUE_BEFORE_LENT' },
   },
   quotes: {
     created: { state: 'draft' },

@@ -4,6 +4,8 @@ import {
   type Model,
   type Permission,
   rolesDeclared,
+  type SpecLine,
+  specLine,
   type Transition,
   USER_ENTITY,
 } from '@ninepoint/spec';
@@ -93,6 +95,11 @@ export interface EntityPermissions {
   unsearchable(actor: Actor): ReadonlySet<string>;
   /** Whether anybody at all may read this entity, signed out. */
   readonly visitorsMayRead: boolean;
+  /**
+   * Where point 6 writes what the actor may do with these records, for a refusal to name: the
+   * cell of their first role that has a row (else `anyone`'s), else point 6's heading.
+   */
+  specLine(actor: Actor): SpecLine | null;
 }
 
 const NOTHING_HIDDEN: ReadonlySet<string> = new Set();
@@ -101,9 +108,10 @@ export const AUTHOR = 'created_by';
 
 /** Compiles point 6 (and the transitions' `who`) into a permission table per entity. */
 export function compilePermissions(
-  model: Pick<Model, 'entities' | 'permissions' | 'roles'>,
+  model: Pick<Model, 'entities' | 'permissions' | 'roles'> & Partial<Pick<Model, 'points' | 'lines'>>,
 ): Map<string, EntityPermissions> {
   const rolesShown = rolesDeclared(model);
+  const heading = specLine(model, model.points?.find((p) => p.key === 'roles')?.span);
   const table = new Map<string, EntityPermissions>();
   for (const entity of model.entities) {
     const rows = model.permissions.filter((p) => p.entity === entity.name);
@@ -124,6 +132,11 @@ export function compilePermissions(
         }
       }
       return found;
+    };
+    const rowLines = new Map(rows.map((row) => [row.role, specLine(model, row.span)]));
+    const lineFor = (actor: Actor): SpecLine | null => {
+      const own = actor.userId === null ? undefined : actor.roles.find((r) => rowLines.get(r));
+      return (own ? rowLines.get(own) : rowLines.get(ANYONE)) ?? heading;
     };
     const defaultPaths: RowPath[] = ownerColumns.map((c) => ({ column: c, through: [] }));
     const pathsOf = new Map<Permission, Record<Operation, RowPath[] | null>>();
@@ -226,6 +239,7 @@ export function compilePermissions(
       hiddenOn: (actor, record, load) => (isSystem(actor) ? NOTHING_HIDDEN : hiddenOn(actor, record, load)),
       unsearchable: (actor) => (isSystem(actor) ? NOTHING_HIDDEN : unsearchable(actor)),
       visitorsMayRead: access({ userId: null, roles: [] }, 'read') !== 'none',
+      specLine: lineFor,
     });
   }
   return table;

@@ -6,6 +6,8 @@ import {
   type Model,
   type Rule,
   rolesDeclared,
+  type SpecLine,
+  specLine,
   type Transition,
 } from '@ninepoint/spec';
 import { type EntitySchemas, type JsonSchema, pickFields } from './json-schemas.ts';
@@ -32,6 +34,8 @@ export interface Route {
   doc: string;
   /** True when derived because point 7 is not shown. */
   derived: boolean;
+  /** Where the spec declares the call (see `callLine`); null for a model without its lines. */
+  spec: SpecLine | null;
 }
 
 export interface Payload {
@@ -103,9 +107,25 @@ export function compileRouteTable(
       ],
       doc: call.doc,
       derived: call.derived,
+      spec: callLine(model, call),
     });
   }
   return { routes, shadowed };
+}
+
+/**
+ * The line that declares a call: its row in point 7; for a call derived from the spec, the row
+ * of the transition it takes, else its entity's heading in point 3.
+ */
+function callLine(model: Model, call: Call): SpecLine | null {
+  if (call.span) return specLine(model, call.span);
+  const { action } = call;
+  if (action.kind === 'transition') {
+    const machine = model.machines.find((m) => m.entity === action.entity);
+    const transition = machine?.transitions.find((t) => t.name === action.transition);
+    if (transition) return specLine(model, transition.span);
+  }
+  return specLine(model, model.entities.find((e) => e.name === action.entity)?.span);
 }
 
 function payloadOf(call: Call, schemas: EntitySchemas): Payload | null {
@@ -217,7 +237,7 @@ function errorsOf(call: Call, hasBody: boolean, facts: EntityFacts | undefined, 
       codes.push('CONFLICT');
       break;
     case 'transition': {
-      // A rule failing with a 422 code (or several failing) answers VALIDATION_FAILED, body or none.
+      // One rule failing answers its own code; several with different codes VALIDATION_FAILED.
       const rules = rulesFor(action.transition);
       const own = facts?.transitions.find((t) => t.name === action.transition && t.guard !== null)?.error;
       codes.push(

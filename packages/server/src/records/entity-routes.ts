@@ -5,7 +5,9 @@ import {
   type Field,
   NO_USER,
   type RuntimeSettings,
+  type SpecLine,
   type StateMachine,
+  specLine,
   typeWords,
   USER_ENTITY,
 } from '@ninepoint/spec';
@@ -24,7 +26,15 @@ import type { LocalChange } from '../live/index.ts';
 import type { RequestActor } from '../people/index.ts';
 import { replayHistory } from '../store/history.ts';
 import { type SettledReads, settle } from '../store/settle-reads.ts';
-import type { BatchCreate, EntityRecords, Refusal, Store, WriteCheck, WriteContext } from '../store/store.ts';
+import type {
+  BatchCreate,
+  EntityRecords,
+  HistoryEntry,
+  Refusal,
+  Store,
+  WriteCheck,
+  WriteContext,
+} from '../store/store.ts';
 import { UUID, uuidv7 } from '../store/uuidv7.ts';
 import { etagOf, ifMatchVersions } from './etag.ts';
 import { FieldErrors } from './field-errors.ts';
@@ -64,6 +74,10 @@ interface EntityContext {
   now: () => number;
   /** Checks what its transitions set against the fields' rules; null when they set nothing. */
   effectFields: ((set: WriteEffects) => void) | null;
+  /** The spec line of each field (point 3's row), compiled once: a field's refusal names it. */
+  fieldLine: (field: string) => SpecLine | null;
+  /** The spec line of each transition by name (point 4's row), which its history entries name. */
+  transitionLines: ReadonlyMap<string, SpecLine>;
 }
 
 /** A committed write: the record after it, or before it for a delete. */
@@ -211,6 +225,13 @@ function entityContexts(
     const routes = routeTable.routes.filter((r) => r.action.entity === name);
     const get = routes.find((r) => r.action.kind === 'get');
     const base = routes.find((r) => r.action.kind === 'list' || r.action.kind === 'create')?.path;
+    const fieldLines = new Map(entity.fields.map((f) => [f.name, specLine(model, f.span)]));
+    const fieldLine = (field: string) => fieldLines.get(field) ?? null;
+    const transitionLines = new Map<string, SpecLine>();
+    for (const t of machineOf(name)?.transitions ?? []) {
+      const line = specLine(model, t.span);
+      if (line) transitionLines.set(t.name, line);
+    }
     const context: EntityContext = {
       entity,
       machine: machineOf(name),
@@ -228,7 +249,9 @@ function entityContexts(
       recordPath: (id) => (get ? get.path.replace(`:${get.params[0] ?? 'id'}`, id) : `${base ?? `/api/${name}`}/${id}`),
       committed,
       now,
-      effectFields: effectFieldsCheck(entity, machineOf(name), compiled.jsonSchemas.get(name), catalogue),
+      effectFields: effectFieldsCheck(entity, machineOf(name), compiled.jsonSchemas.get(name), catalogue, fieldLine),
+      fieldLine,
+      transitionLines,
     };
     contexts.set(name, context);
     return context;
@@ -249,7 +272,7 @@ function summaryHandler(context: EntityContext): Handler {
   const { entity, machine, permissions, records } = context;
   return async (request, reply) => {
     const { actor } = request;
-    const grants = readGrants(actor, permissions);
+    const grants = readGrants(actor, context);
     const hidden = permissions.unsearchable(actor);
     const query = request.query as Record<string, string | string[] | undefined>;
     const unknown = Object.keys(query).find((k) => k !== 'by' && k !== 'sum');
@@ -295,7 +318,7 @@ function listHandler(route: Route, context: EntityContext): Handler {
   if (!params) throw new Error(`${route.method} ${route.path} lists without list parameters.`);
   return async (request, reply) => {
     const { actor } = request;
-    const grants = readGrants(actor, permissions);
+    const grants = readGrants(actor, context);
     const all = coversEveryRecord(grants);
     // What some record the list may hold hides: sorting, filtering or searching by it would tell its values.
     const unsearchable = permissions.unsearchable(actor);
@@ -316,7 +339,7 @@ function listHandler(route: Route, context: EntityContext): Handler {
 function getHandler(route: Route, context: EntityContext): Handler {
   return async (request, reply) => {
     const { actor } = request;
-    const grants = readGrants(actor, context.permissions);
+    const grants = readGrants(actor, context);
     const id = recordId(request, route, context);
     const stored = await context.records.get(id);
     if (!stored) throw notFound(context, id);
@@ -333,9 +356,9 @@ function getHandler(route: Route, context: EntityContext): Handler {
 
 function historyHandler(route: Route, context: EntityContext): Handler {
   return async (request, reply) => {
-    const grants = readGrants(request.actor, context.permissions);
+    const grants = readGrants(request.actor, context);
     const id = recordId(request, route, context);
-    const items = await context.records.history(id);
+    const items = withTransitionLines(await context.records.history(id), context.transitionLines);
     // A deleted record's history stays readable; an id never used has none.
     if (items.length === 0) throw notFound(context, id);
     const hidden = hiddenOf(request.actor, context);
@@ -357,9 +380,18 @@ function historyHandler(route: Route, context: EntityContext): Handler {
   };
 }
 
+/** Each entry of a transition the spec still declares, with that transition's line (`spec`). */
+function withTransitionLines(items: HistoryEntry[], lines: ReadonlyMap<string, SpecLine>): HistoryEntry[] {
+  if (lines.size === 0) return items;
+  return items.map((entry) => {
+    const spec = entry.transition === null ? undefined : lines.get(entry.transition);
+    return spec ? { ...entry, spec } : entry;
+  });
+}
+
 function createHandler(route: Route, context: EntityContext): Handler {
   const { entity, records } = context;
-  const errors = new FieldErrors(entity, route.body?.schema ?? NO_BODY, context.catalogue);
+  const errors = new FieldErrors(entity, route.body?.schema ?? NO_BODY, context.catalogue, context.fieldLine);
   return async (request, reply) => {
     const { actor } = request;
     authorizeCreate(actor, context);
@@ -391,7 +423,7 @@ function authorizeCreate(actor: RequestActor, context: EntityContext): void {
     !context.permissions.mayCreate(actor) ||
     (creating && context.permissions.transitionAccess(actor, creating) === 'none')
   ) {
-    throw denied(actor);
+    throw denied(actor, context);
   }
 }
 
@@ -425,7 +457,8 @@ function planCreate(
     const value = given ? (body[field.name] as Value) : fallback;
     values[field.name] = checkValue(field, value, errors, failures);
   }
-  if (notSettable.length > 0) throw mayNotSet(notSettable, `on a new ${entity.name}`);
+  if (notSettable.length > 0)
+    throw mayNotSet(notSettable, `on a new ${entity.name}`, context.permissions.specLine(actor));
   if (failures.length > 0) throw new ProblemError('VALIDATION_FAILED', {}, { errors: failures });
   const record: ApiRecord = {
     id: uuidv7(ms),
@@ -451,13 +484,13 @@ function planCreate(
 function updateHandler(route: Route, context: EntityContext): Handler {
   const { entity, records } = context;
   const schema = route.body?.schema ?? NO_BODY;
-  const errors = new FieldErrors(entity, schema, context.catalogue);
+  const errors = new FieldErrors(entity, schema, context.catalogue, context.fieldLine);
   // PUT replaces the fields its payload names (all of them, or a point-7 subset); PATCH sets those given.
   const replace = route.method === 'PUT';
   const fields = entity.fields.filter((f) => Object.hasOwn(schema.properties ?? {}, f.name));
   return async (request, reply) => {
     const { actor } = request;
-    const read = readGrants(actor, context.permissions);
+    const read = readGrants(actor, context);
     const id = recordId(request, route, context);
     const settable = context.permissions.settable(actor, 'update');
     // A PUT keeps what the actor may not change: they need not (and for a hidden field cannot) send it.
@@ -491,7 +524,8 @@ function updateHandler(route: Route, context: EntityContext): Handler {
             const changed = fixed.filter(
               (f) => unseen?.has(f.name) || !sameValue(f, current[f.name] ?? null, next[f.name] ?? null),
             );
-            if (changed.length > 0) throw mayNotSet(changed, `of this ${entity.name}`, 'change');
+            if (changed.length > 0)
+              throw mayNotSet(changed, `of this ${entity.name}`, context.permissions.specLine(actor), 'change');
           };
     const outcome = await records.update(
       id,
@@ -527,11 +561,11 @@ function transitionHandler(route: Route, context: EntityContext, name: string): 
   if (!transition) throw new Error(`${route.method} ${route.path} takes ${name}, which ${entity.name} does not have.`);
   const check = context.logic?.transitions.get(name);
   const schema = route.body?.schema ?? NO_BODY;
-  const errors = new FieldErrors(entity, schema, context.catalogue);
+  const errors = new FieldErrors(entity, schema, context.catalogue, context.fieldLine);
   const fields = entity.fields.filter((f) => Object.hasOwn(schema.properties ?? {}, f.name));
   return async (request, reply) => {
     const { actor } = request;
-    const read = readGrants(actor, context.permissions);
+    const read = readGrants(actor, context);
     const id = recordId(request, route, context);
     const body = readBody(request, errors, true);
     const at = new Date(context.now()).toISOString();
@@ -577,7 +611,7 @@ function transitionHandler(route: Route, context: EntityContext, name: string): 
 function deleteHandler(route: Route, context: EntityContext): Handler {
   return async (request, reply) => {
     const { actor } = request;
-    const read = readGrants(actor, context.permissions);
+    const read = readGrants(actor, context);
     const id = recordId(request, route, context);
     const ifVersions = ifMatchVersions(request.headers['if-match']);
     const allowed = writeAllowed(read, context.permissions.grants(actor, 'delete'), actor, context, id);
@@ -669,11 +703,15 @@ function notFound(context: EntityContext, id: string): ProblemError {
 
 function refused(refusal: Refusal, context: EntityContext, id: string): ProblemError {
   const entity = context.entity.name;
-  const fieldError = (field: string, code: string, params: Record<string, string> = {}): FieldError => ({
-    field,
-    code,
-    message: context.catalogue.message(code, { field, entity, ...params }),
-  });
+  const fieldError = (field: string, code: string, params: Record<string, string> = {}): FieldError => {
+    const spec = context.fieldLine(field);
+    return {
+      field,
+      code,
+      message: context.catalogue.message(code, { field, entity, ...params }),
+      ...(spec ? { spec } : {}),
+    };
+  };
   switch (refusal.kind) {
     case 'not-found':
       return notFound(context, id);
@@ -703,12 +741,12 @@ function refused(refusal: Refusal, context: EntityContext, id: string): ProblemE
 }
 
 /** FORBIDDEN for fields point 6 does not let the actor's roles set (`create (title)`). */
-function mayNotSet(fields: readonly Field[], where: string, verb = 'set'): ProblemError {
+function mayNotSet(fields: readonly Field[], where: string, spec: SpecLine | null, verb = 'set'): ProblemError {
   const names = fields.map((f) => f.name);
   const list = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
   // Field by field too, so that a report of many writes (an import) can say which column it was.
   const errors = names.map((field) => ({ field, code: 'FORBIDDEN', message: `Your roles may not ${verb} ${field}.` }));
-  return new ProblemError('FORBIDDEN', {}, { detail: `Your roles may not ${verb} ${list} ${where}.`, errors });
+  return new ProblemError('FORBIDDEN', {}, { detail: `Your roles may not ${verb} ${list} ${where}.`, errors, spec });
 }
 
 /** Whether two values of a field are the same once read as the store reads them (ids in any case, times in any zone). */
@@ -719,14 +757,15 @@ function sameValue(field: Field, a: Value, b: Value): boolean {
 }
 
 /** The refusal for an actor with no access at all: sign in, or you may not. */
-function denied(actor: RequestActor): ProblemError {
-  return new ProblemError(actor.userId === null ? 'NOT_SIGNED_IN' : 'FORBIDDEN');
+function denied(actor: RequestActor, context: EntityContext): ProblemError {
+  const spec = context.permissions.specLine(actor);
+  return new ProblemError(actor.userId === null ? 'NOT_SIGNED_IN' : 'FORBIDDEN', {}, { spec });
 }
 
 /** The actor's read grants on the entity; refuses at once when there are none. */
-function readGrants(actor: RequestActor, permissions: EntityPermissions): readonly Grant[] {
-  const grants = permissions.grants(actor, 'read');
-  if (grants.length === 0) throw denied(actor);
+function readGrants(actor: RequestActor, context: EntityContext): readonly Grant[] {
+  const grants = context.permissions.grants(actor, 'read');
+  if (grants.length === 0) throw denied(actor, context);
   return grants;
 }
 
@@ -766,11 +805,11 @@ function writeAllowed(
   return (current, next, reader) => {
     const load = (entity: string, key: string) => reader.get(entity, key);
     if (!covers(read, current, actor.userId, load)) throw notFound(context, id);
-    if (granted.length === 0) throw denied(actor);
+    if (granted.length === 0) throw denied(actor, context);
     if (coversEveryRecord(granted)) return;
     const stays = { ...next, state: current.state ?? null };
     if (!covers(granted, current, actor.userId, load) || !covers(granted, stays, actor.userId, load)) {
-      throw denied(actor);
+      throw denied(actor, context);
     }
   };
 }

@@ -273,6 +273,7 @@ function callOperation(
       ...responses.for(route.errors),
     },
     security,
+    ...(route.spec ? { 'x-spec-line': route.spec } : {}),
   };
 }
 

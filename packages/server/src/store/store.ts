@@ -1,4 +1,4 @@
-import type { Model } from '@ninepoint/spec';
+import type { Model, SpecLine } from '@ninepoint/spec';
 import type { MigrationPlan } from '../compile/migration-contract.ts';
 import type { ApiRecord, TxReader, Value, WriteEffects } from '../compile/record-types.ts';
 import type { RowPath, RowScope } from '../compile/row-access.ts';
@@ -232,6 +232,11 @@ export interface HistoryEntry {
   before: Record<string, Value>;
   /** Present when the change was made otherwise than by a call on the record: `import`. */
   how?: 'import';
+  /**
+   * Added by the history call, never stored: the line of the transition as the spec the server
+   * runs declares it (a renamed or removed transition has none).
+   */
+  spec?: SpecLine;
 }
 
 /**

@@ -673,7 +673,17 @@ export interface components {
                 field: string | null;
                 code: string;
                 message: string;
+                /** @description Where in the spec the rule, guard, limit, field or permission behind this is written: the 1-based line and that line as written. */
+                spec?: {
+                    line: number;
+                    text: string;
+                };
             }[];
+            /** @description Where in the spec the rule, guard, limit, field or permission behind this is written: the 1-based line and that line as written. */
+            spec?: {
+                line: number;
+                text: string;
+            };
         };
         "ninepoint.Health": {
             /** @enum {string} */
@@ -927,6 +937,11 @@ export interface components {
                  * @enum {string}
                  */
                 how?: "import";
+                /** @description For a transition the spec still has: the line of point 4 that declares it, and its words. */
+                spec?: {
+                    line: number;
+                    text: string;
+                };
             }[];
         };
         "ninepoint.ImportReport": {
