@@ -27,6 +27,7 @@ const EXCLUDED: Readonly<Record<string, string>> = {
   CANNOT_DEACTIVATE_SELF: 'no role of the lending desk manages people',
   LAST_MANAGER: 'no role of the lending desk manages people',
   INVALID_CHOICE: 'no field of the lending desk is a choice',
+  TOO_SHORT: 'the lending desk’s one minimum length is title’s 1, and a required text refuses an empty one as REQUIRED',
 };
 
 describe.each(SQLITE_ONLY)('the lending desk example over HTTP on $name', (db) => {
@@ -122,7 +123,7 @@ describe.each(SQLITE_ONLY)('the lending desk example over HTTP on $name', (db) =
       shelf: 'fic-120',
     });
     walk.expectProblem(wrong, 'VALIDATION_FAILED', [
-      ['title', 'TOO_SHORT'],
+      ['title', 'REQUIRED'],
       ['author', 'TOO_LONG'],
       ['isbn', 'PATTERN_MISMATCH'],
       ['copies', 'OUT_OF_RANGE'],

@@ -67,6 +67,13 @@ export const NEVER_ANSWERED: Readonly<Record<string, string>> = {
   UNSUPPORTED_MEDIA_TYPE: 'only an import takes a body that is not JSON: packages/server/src/import/ tests it',
   IMPORT_UNREADABLE: 'answered by an import only: packages/server/src/import/ tests it',
   IMPORT_REFUSED: 'answered by an import only: packages/server/src/import/ tests it',
+  TWO_FACTOR_FAILED:
+    'the walk signs in without a second factor: packages/server/src/people/two-factor.test.ts tests it',
+  TWO_FACTOR_EXPIRED:
+    'the walk signs in without a second factor: packages/server/src/people/two-factor.test.ts tests it',
+  TWO_FACTOR_REQUIRED: 'no example requires a second factor: packages/server/src/people/two-factor.test.ts tests it',
+  TWO_FACTOR_ENABLED:
+    'the walk signs in without a second factor: packages/server/src/people/two-factor.test.ts tests it',
 };
 
 /** What a body must never show: stack frames, driver error names, SQL. */

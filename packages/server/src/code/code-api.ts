@@ -1,4 +1,4 @@
-import type { Call } from '@ninepoint/spec';
+import { type Call, specLine } from '@ninepoint/spec';
 import { type EntitySchemas, type JsonSchema, pickFields } from '../compile/json-schemas.ts';
 import { API, type ApiCall, type FeatureApi, openApiPath, ref } from '../compile/openapi.ts';
 import { schemaComponent } from '../compile/route-table.ts';
@@ -90,9 +90,15 @@ export const CODE_API: FeatureApi = {
             ]),
           },
           security: API.anybody,
+          ...withSpecLine(specLine(model, call.span)),
         },
       });
     }
     return calls;
   },
 };
+
+/** An operation's `x-spec-line`, when the model keeps the spec's lines. */
+function withSpecLine(line: ReturnType<typeof specLine>): { 'x-spec-line'?: NonNullable<typeof line> } {
+  return line ? { 'x-spec-line': line } : {};
+}

@@ -105,7 +105,8 @@ export interface ApiContext {
     | 'screens'
     | 'calls'
     | 'errors'
-  >;
+  > &
+    Partial<Pick<Model, 'lines'>>;
   settings: RuntimeSettings;
   /** The spec's calls (point 7, or derived). */
   routes: readonly Route[];

@@ -149,6 +149,7 @@ function importCall(route: Route, context: ApiContext): ApiCall {
         'formulas are refused, never evaluated. History records each created record with `how: import`.',
       tags: [entity],
       security: securityOf(route, context),
+      ...(route.spec ? { 'x-spec-line': route.spec } : {}),
       parameters: [
         {
           name: DRY_RUN_PARAMETER,
@@ -187,6 +188,7 @@ function previewCall(route: Route, context: ApiContext): ApiCall {
         'columns before an import (the web app’s wizard). No row is checked: a dry run of the import does that.',
       tags: [entity],
       security: securityOf(route, context),
+      ...(route.spec ? { 'x-spec-line': route.spec } : {}),
       requestBody: { required: true, content: FILE_CONTENT },
       responses: {
         '200': {
