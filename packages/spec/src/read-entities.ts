@@ -114,10 +114,22 @@ function readFields(tables: Section['tables'], entity: string, scope: Scope): Fi
     }
     if (!names.add(name, name.text.toLowerCase())) continue;
     const type = typeCell ? readFieldType(typeCell, scope, where) : null;
-    const rules = readFieldRules(row.cells.get('rules') ?? null, type, scope, `${entity}.${name.text}`);
+    const { fileType, ...rules } = readFieldRules(
+      row.cells.get('rules') ?? null,
+      type,
+      scope,
+      `${entity}.${name.text}`,
+    );
     if (!type) continue;
     const label = readLabel(row.cells.get('label'), `${entity}.${name.text}`, labels, scope);
-    fields.push({ name: name.text, type, ...rules, ...(label ? { label } : {}), doc: docOf(row), span: row.span });
+    fields.push({
+      name: name.text,
+      type: fileType ?? type,
+      ...rules,
+      ...(label ? { label } : {}),
+      doc: docOf(row),
+      span: row.span,
+    });
   }
   return fields;
 }
