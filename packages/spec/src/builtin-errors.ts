@@ -40,6 +40,16 @@ export const BUILTIN_ERRORS = {
     status: 400,
     message: 'This invitation was used already, revoked or has expired. Ask for a new one.',
   },
+  FILE_NOT_FOUND: { status: 404, message: 'No file with id {id} was found.' },
+  FILE_TOO_LARGE: { status: 413, message: '{field} takes files of at most {limit}.' },
+  FILE_KIND_NOT_ALLOWED: { status: 415, message: '{field} takes {values} files; this file is {type}.' },
+  FILE_EMPTY: { status: 422, message: '{field}: the file is empty.' },
+  TOO_MANY_FILES: { status: 422, message: '{field} holds at most {max} files.' },
+  INVALID_FILE_NAME: {
+    status: 422,
+    message: 'A file name may not be empty or hold path separators or control characters: {detail}.',
+  },
+  UPLOAD_INCOMPLETE: { status: 400, message: 'The upload was cut off before it was complete. Send it again.' },
   INTERNAL_ERROR: { status: 500, message: 'Something went wrong on our side. It has been logged.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

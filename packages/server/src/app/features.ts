@@ -1,4 +1,5 @@
 import type { FeatureApi } from '../compile/openapi.ts';
+import { FILES_API } from '../files/index.ts';
 import { SYSTEM_API, SYSTEM_CALLS } from '../http/system-api.ts';
 import { LIVE_API, LIVE_CALLS } from '../live/index.ts';
 import { OUTBOX_API } from '../outbox/index.ts';
@@ -17,6 +18,7 @@ export const FEATURE_APIS: readonly FeatureApi[] = [
   LIVE_API,
   SAVED_VIEWS_API,
   OUTBOX_API,
+  FILES_API,
   RECORDS_API,
 ];
 

@@ -5,6 +5,8 @@ import { type Logger, pino } from 'pino';
 import { createAjv } from '../compile/ajv.ts';
 import { changesSchema, type MigrationPlan } from '../compile/migration-contract.ts';
 import { PROBLEM_CONTENT_TYPE, type ProblemExtras, type ProblemParams } from '../compile/problems.ts';
+import type { FileStorage } from '../files/index.ts';
+import { FilesTable, fileStorageFrom, files as filesPlugin, isFileField, RecordFiles } from '../files/index.ts';
 import { registerApiDocs } from '../http/api-docs.ts';
 import { clientErrorHandler, requestTimeouts } from '../http/client-errors.ts';
 import { registerCompression } from '../http/compression.ts';
@@ -26,7 +28,7 @@ import { registerWebApp } from '../http/web-app.ts';
 import { type ChangeFeed, type LiveOptions, type LocalChange, LocalFeed, liveUpdates, PgFeed } from '../live/index.ts';
 import { Outbox, type OutboxTiming, outbox as outboxPlugin } from '../outbox/index.ts';
 import { AuthStore, ensureDemoUsers, type MailOptions, type OidcSettings, OidcStore, people } from '../people/index.ts';
-import { records } from '../records/index.ts';
+import { recordReader, records } from '../records/index.ts';
 import { openStore, type StoreOptions } from '../store/open-store.ts';
 import { PgStore } from '../store/postgres/pg-store.ts';
 import type { Store } from '../store/store.ts';
@@ -86,6 +88,16 @@ export interface ServerOptions extends StoreOptions {
    * faster retries.
    */
   outbox?: { env?: NodeJS.ProcessEnv; timing?: OutboxTiming };
+  /**
+   * Where uploaded files go (`FILE_STORAGE` / `--file-storage` for `ninepoint serve`): a folder, an
+   * `s3://bucket/prefix` address (with `AWS_*` and `S3_ENDPOINT` from `filesEnv`), or a storage.
+   * Default: `files/` beside the SQLite database (`data/files` on PostgreSQL).
+   */
+  fileStorage?: string | FileStorage;
+  /** The environment S3's settings are read from. Default `process.env`. */
+  filesEnv?: NodeJS.ProcessEnv;
+  /** Sweep pending uploads at start and every 10 minutes. Default true; tests sweep themselves. */
+  sweepFiles?: boolean;
 }
 
 /** Fastify's `trustProxy`: all, none, addresses/CIDRs, or a function of the address and its hop. */
@@ -105,6 +117,8 @@ export interface NinepointServer {
   endStreams(): void;
   /** The transitions the system takes by itself (`timers/`); tests with an injected clock run rounds. */
   readonly timers: Timers;
+  /** Uploaded files (their table, storage and sweep), when the spec has file fields. */
+  readonly files: RecordFiles | null;
   /** Stops taking requests, lets those under way finish, then closes the database. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -157,6 +171,26 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
     await oidc?.logins.setUp();
     const views = new SavedViewsStore(store.sql);
     await views.setUp();
+    // Files: their table and storage only when the spec has file fields.
+    let recordFiles: RecordFiles | null = null;
+    if (compiled.model.entities.some((e) => e.fields.some(isFileField))) {
+      const table = new FilesTable(store.sql);
+      await table.setUp();
+      const storage = await fileStorageFrom({
+        fileStorage: options.fileStorage,
+        dbPath: options.dbPath,
+        databaseUrl: options.databaseUrl,
+        ...(options.filesEnv ? { env: options.filesEnv } : {}),
+      });
+      recordFiles = new RecordFiles({
+        storage,
+        table,
+        store,
+        now: options.now ?? systemClock,
+        logger,
+        maxRecordBytes: compiled.settings.MAX_BODY_BYTES,
+      });
+    }
     const outbox = await Outbox.open({
       model: compiled.model,
       store,
@@ -203,6 +237,7 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
     if (feed instanceof PgFeed) await feed.ready;
     const { app, endStreams } = buildApp(compiled, store, logger, auth, feed, {
       views,
+      files: recordFiles === null ? null : { files: recordFiles, sweep: options.sweepFiles ?? true },
       outbox,
       jobs,
       now: options.now,
@@ -214,7 +249,7 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
       live: options.live ?? {},
     });
     if (serverCreated.hasSubscribers) serverCreated.publish({ app, openapi: compiled.openapi } satisfies ServerCreated);
-    return wrap(app, compiled, store, auth, plan, options.closeGraceMs, endStreams);
+    return wrap(app, compiled, store, auth, plan, options.closeGraceMs, endStreams, recordFiles);
   } catch (error) {
     await store.close();
     throw error;
@@ -229,6 +264,7 @@ function buildApp(
   feed: ChangeFeed,
   {
     views,
+    files,
     outbox,
     jobs,
     now,
@@ -240,6 +276,7 @@ function buildApp(
     live: liveOptions,
   }: {
     views: SavedViewsStore;
+    files: { files: RecordFiles; sweep: boolean } | null;
     outbox: Outbox;
     jobs: RecurringJobs | null;
     now: (() => number) | undefined;
@@ -331,7 +368,10 @@ function buildApp(
     app.live.committed(change);
     outbox.committed(change.entity, change.kind);
   };
-  void app.register(records, { compiled, store, committed, now: clock });
+  if (files) {
+    void app.register(filesPlugin, { ...files, readRecord: recordReader(compiled, store) });
+  }
+  void app.register(records, { compiled, store, committed, now: clock, files: files?.files ?? null });
   void app.register(timers, { compiled, store, logger, now: clock, committed, jobs });
   void app.register(savedViews, { views, screens: effectiveScreens(compiled.model), ...(now ? { now } : {}) });
   void app.register(outboxPlugin, {
@@ -372,6 +412,7 @@ function wrap(
   migration: MigrationPlan,
   closeGraceMs: number | undefined,
   endStreams: () => void,
+  files: RecordFiles | null,
 ): NinepointServer {
   let closing: Promise<void> | null = null;
   return {
@@ -381,6 +422,7 @@ function wrap(
     auth,
     migration,
     endStreams,
+    files,
     get timers() {
       return app.timers;
     },

@@ -1,5 +1,5 @@
 // The records feature's public face: what the app, other features and the package's API may use.
-export { type Committed, registerEntityRoutes } from './entity-routes.ts';
+export { type Committed, recordReader, registerEntityRoutes } from './entity-routes.ts';
 export { etagOf, ifMatchVersions } from './etag.ts';
 export { encodeCursor, parseListQuery } from './list-query.ts';
 export { RECORDS_API } from './records-api.ts';
