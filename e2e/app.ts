@@ -15,7 +15,7 @@
  * await app.expectQuiet();                     // no page error, nothing left 127.0.0.1
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -90,6 +90,7 @@ export interface App {
   /** Adds one more person with a role, or none (as `ninepoint users add` does). */
   addPerson(role: string | null, name: string): Promise<Person>;
   /** Calls the API as a person (with their token): the seeding of records a test starts from. */
+  /** A call as `person`: a JSON body, or a FormData one (a write with files, multipart/form-data). */
   api<T = Json>(person: Person, method: string, path: string, body?: unknown): Promise<T>;
   close(): Promise<void>;
 }
@@ -170,6 +171,7 @@ export async function startApp(
       : await freshDatabase(options.database ?? 'sqlite');
   let server: NinepointServer;
   let url = '';
+  const filesFolder = mkdtempSync(join(tmpdir(), 'ninepoint-app-files-'));
   try {
     server = await createServer({
       model,
@@ -177,6 +179,8 @@ export async function startApp(
       logger: false,
       ...mailTo(options.smtpUrl, () => url),
       ...(options.outbox ? { outbox: options.outbox } : {}),
+      // Uploaded files beside the test's database, or in a folder of their own beside PostgreSQL.
+      fileStorage: filesFolder,
     });
     url = await server.listen({ port: 0, host: '127.0.0.1' });
   } catch (error) {
@@ -240,13 +244,14 @@ export async function startApp(
       expect(latest.watch.notFound, `requests answered 404 in ${latest.what}`).toEqual([]);
     },
     async api(person, method, path, body) {
+      const form = body instanceof FormData;
       const response = await fetch(`${url}${path}`, {
         method,
         headers: {
           authorization: `Bearer ${person.token}`,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...(body === undefined || form ? {} : { 'content-type': 'application/json' }),
         },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        ...(body === undefined ? {} : { body: form ? body : JSON.stringify(body) }),
       });
       const text = await response.text();
       if (!response.ok) throw new Error(`${method} ${path} as ${person.role} answered ${response.status}: ${text}`);
@@ -258,6 +263,7 @@ export async function startApp(
       } finally {
         await server.close();
         await temp.remove();
+        rmSync(filesFolder, { recursive: true, force: true });
       }
     },
   };

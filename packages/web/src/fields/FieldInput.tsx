@@ -140,7 +140,7 @@ export function FieldInput({ model, field, value, onChange, error, disabled, des
         />
       );
     case 'file':
-      return <FileField {...common} type={t} value={text} onChange={onChange} />;
+      return <FileField {...common} name={field.name} type={t} value={text} onChange={onChange} />;
     default:
       return assertNever(t);
   }

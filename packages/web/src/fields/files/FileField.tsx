@@ -6,6 +6,8 @@ import { PendingFilesContext } from './pending-files.ts';
 
 interface FileFieldProps {
   id: string;
+  /** The field's name: the files picked are sent under it. */
+  name: string;
   label: string;
   description?: string | undefined;
   required: boolean;
@@ -29,6 +31,7 @@ function accept(type: FieldTypeOf<'file'>): string | undefined {
  */
 export function FileField({
   id,
+  name,
   label,
   description,
   required,
@@ -44,14 +47,14 @@ export function FileField({
   const [, rerender] = useState(0);
   const hintId = useId();
   const kept = fileIds(value);
-  const picked = pending?.get(id) ?? [];
+  const picked = pending?.get(name) ?? [];
   const room = type.maxFiles - kept.length;
   const add = (files: readonly File[]) => {
     if (!pending) return;
     const next = type.maxFiles === 1 ? files.slice(0, 1) : [...picked, ...files].slice(0, Math.max(room, 0));
     // A single file replaces the one kept.
     if (type.maxFiles === 1 && next.length > 0 && kept.length > 0) onChange('');
-    pending.set(id, next);
+    pending.set(name, next);
     rerender((n) => n + 1);
   };
   const drop = (event: DragEvent) => {
@@ -93,7 +96,7 @@ export function FileField({
               aria-label={`Do not upload ${file.name}`}
               onClick={() => {
                 pending?.set(
-                  id,
+                  name,
                   picked.filter((_, j) => j !== i),
                 );
                 rerender((n) => n + 1);
@@ -132,6 +135,7 @@ export function FileField({
             </Text>
             <Text size="xs" c="dimmed" id={hintId}>
               {limits}
+              {type.image ? ' · on a phone, take a photo' : ''}
             </Text>
             <input
               ref={input}
@@ -142,7 +146,6 @@ export function FileField({
               disabled={disabled}
               multiple={type.maxFiles > 1}
               accept={accept(type)}
-              {...(type.image ? { capture: undefined } : {})}
               onChange={(e) => {
                 add([...(e.currentTarget.files ?? [])]);
                 e.currentTarget.value = '';
