@@ -561,3 +561,19 @@ export async function disabledReason(button: Locator): Promise<string> {
     return document.getElementById(id)?.textContent ?? '';
   });
 }
+
+/** A small PDF, as a receipt's scan: its first bytes are what make it one. */
+export const PDF_BYTES = new TextEncoder().encode(
+  '%PDF-1.4\n1 0 obj<</Type/Catalog>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n',
+);
+
+/** A write with files for `App.api`: the record as the `record` part, each file as a part named by its field. */
+export function withFiles(
+  record: unknown,
+  files: readonly { field: string; name: string; bytes: Uint8Array }[],
+): FormData {
+  const form = new FormData();
+  form.append('record', JSON.stringify(record));
+  for (const file of files) form.append(file.field, new Blob([new Uint8Array(file.bytes)]), file.name);
+  return form;
+}

@@ -141,8 +141,7 @@ export function FileField({
               ref={input}
               type="file"
               hidden
-              id={`${id}-input`}
-              aria-label={label}
+              id={id}
               disabled={disabled}
               multiple={type.maxFiles > 1}
               accept={accept(type)}
