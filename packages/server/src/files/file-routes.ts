@@ -6,6 +6,7 @@ import { UUID } from '../store/uuidv7.ts';
 import { contentDisposition, FILE_CSP, servedInline } from './download-headers.ts';
 import type { FileRow } from './files-tables.ts';
 import { fileIdsOf, type RecordFiles } from './record-files.ts';
+import { counted } from './upload-garbage.ts';
 
 /** A record as an actor may read it (the records feature's get, with its hidden fields left out), or null. */
 export type RecordReader = (actor: RequestActor, entity: string, id: string) => Promise<ApiRecord | null>;
@@ -63,7 +64,7 @@ export function registerFileRoutes(app: FastifyInstance, files: RecordFiles, rea
       request.log.error({ file: row.id, key: row.storageKey }, 'files: the bytes of an attached file are missing');
       throw new ProblemError('FILE_NOT_FOUND', { id: row.id });
     }
-    return reply.header('content-length', row.size).type(row.mime).send(bytes);
+    return reply.header('content-length', row.size).type(row.mime).send(counted(bytes));
   });
 
   app.get('/api/files/:id/about', async (request, reply) => {

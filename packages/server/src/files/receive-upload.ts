@@ -8,6 +8,7 @@ import { uuidv7 } from '../store/uuidv7.ts';
 import type { FileStorage } from './file-storage.ts';
 import type { FileRow, FilesTable } from './files-tables.ts';
 import { newStorageKey } from './storage-keys.ts';
+import { streamedBytes } from './upload-garbage.ts';
 
 /** The multipart part that carries the record's other fields, as JSON. */
 export const RECORD_PART = 'record';
@@ -226,6 +227,7 @@ async function storeFile(
   const counter = new Transform({
     transform(chunk: Buffer, _encoding, done: TransformCallback) {
       size += chunk.length;
+      streamedBytes(chunk.length);
       if (size > type.maxBytes) done(tooLarge(field, type));
       else done(null, chunk);
     },
