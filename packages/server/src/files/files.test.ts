@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLAIMS } from '../../test/claims-spec.ts';
 import { type FreshDatabase, TEST_DATABASES } from '../../test/databases.ts';
 import { modelOf } from '../../test/helpers.ts';
 import { pdf, png, upload } from '../../test/uploads.ts';
@@ -10,40 +11,6 @@ import { callAs, userWithToken } from '../../test/users.ts';
 import { createServer, type NinepointServer } from '../app/server.ts';
 import { FILES_TABLE } from './files-tables.ts';
 import { PENDING_GRACE_MS } from './record-files.ts';
-
-export const CLAIMS = `# Specification: Claims
-
-## 3. Entities and their fields
-
-### Claim
-
-| field   | type              | rules                             |
-| ------- | ----------------- | --------------------------------- |
-| title   | text              | required                          |
-| amount  | decimal(2)        | required                          |
-| receipt | file              | at most 64 KB, pdf, png, jpeg     |
-| photos  | images, at most 3 | at most 64 KB                     |
-| scan    | file              | at most 64 KB                     |
-
-## 5. Validation rules
-
-| rule                | applies to | condition                         | error            |
-| ------------------- | ---------- | --------------------------------- | ---------------- |
-| receipt above limit | Claim      | amount <= 25 \\|\\| has(receipt)  | RECEIPT_REQUIRED |
-
-## 6. Roles and permissions
-
-| role    | Claim                                        |
-| ------- | -------------------------------------------- |
-| clerk   | create, read own, update own, delete own     |
-| auditor | read except (scan)                           |
-
-## 8. The error catalogue
-
-| code             | status | message                                  |
-| ---------------- | ------ | ---------------------------------------- |
-| RECEIPT_REQUIRED | 422    | Claims over 25 need their receipt.       |
-`;
 
 type Json = Record<string, unknown>;
 
