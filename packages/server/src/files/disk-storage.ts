@@ -5,8 +5,8 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FileStorage } from './file-storage.ts';
 
-/** A key as `newStorageKey` makes them: base64url of 32 random bytes. */
-const KEY = /^[A-Za-z0-9_-]{43}$/;
+/** A key as `newStorageKey` makes them (base64url of 32 random bytes), or a thumbnail's beside it. */
+const KEY = /^[A-Za-z0-9_-]{43}(-t\d{2,4})?$/;
 
 /**
  * Files in a folder (by default `files/` beside the SQLite database): `<root>/<first two

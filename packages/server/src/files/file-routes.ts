@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ProblemError } from '../compile/problems.ts';
 import type { ApiRecord } from '../compile/record-types.ts';
@@ -6,6 +7,7 @@ import { UUID } from '../store/uuidv7.ts';
 import { contentDisposition, FILE_CSP, servedInline } from './download-headers.ts';
 import type { FileRow } from './files-tables.ts';
 import { fileIdsOf, type RecordFiles } from './record-files.ts';
+import { THUMBNAIL_SIZES, thumbnail } from './thumbnails.ts';
 import { counted } from './upload-garbage.ts';
 
 /** A record as an actor may read it (the records feature's get, with its hidden fields left out), or null. */
@@ -65,6 +67,29 @@ export function registerFileRoutes(app: FastifyInstance, files: RecordFiles, rea
       throw new ProblemError('FILE_NOT_FOUND', { id: row.id });
     }
     return reply.header('content-length', row.size).type(row.mime).send(counted(bytes));
+  });
+
+  app.get('/api/files/:id/thumbnail', async (request, reply) => {
+    const row = await readable(request, true);
+    const asked = Number((request.query as { size?: string }).size ?? THUMBNAIL_SIZES[0]);
+    const size = THUMBNAIL_SIZES.find((s) => s === asked);
+    if (size === undefined) {
+      throw new ProblemError('INVALID_PAYLOAD', { detail: `size is one of ${THUMBNAIL_SIZES.join(', ')}` });
+    }
+    // Only a raster image has one; a thumbnail of anything else is no more found than the file's own.
+    if (!servedInline(row)) throw new ProblemError('FILE_NOT_FOUND', { id: row.id });
+    let bytes: Readable | null;
+    try {
+      bytes = await thumbnail(files.storage, row, size);
+    } catch (error) {
+      request.log.warn({ err: error, file: row.id }, 'files: no thumbnail could be made');
+      throw new ProblemError('FILE_NOT_FOUND', { id: row.id });
+    }
+    if (!bytes) throw new ProblemError('FILE_NOT_FOUND', { id: row.id });
+    return fileHeaders(reply, { ...row, name: `${row.name}.webp`, kind: 'webp' }, true)
+      .header('cache-control', 'private, max-age=3600')
+      .type('image/webp')
+      .send(bytes);
   });
 
   app.get('/api/files/:id/about', async (request, reply) => {

@@ -1,6 +1,7 @@
 import { FILE_FORMATS } from '@ninepoint/spec';
 import type { JsonSchema } from '../compile/json-schemas.ts';
 import { API, type ApiContext, type FeatureApi, type Operation, ref } from '../compile/openapi.ts';
+import { THUMBNAIL_SIZES } from './thumbnails.ts';
 
 /**
  * The files' calls in the OpenAPI document (`file-routes.ts` serves them), when the spec has file
@@ -118,8 +119,34 @@ export const FILES_API: FeatureApi = {
         ...responses.for(['FILE_NOT_FOUND', ...API.anyCall]),
       },
     };
+    const thumbnail: Operation = {
+      operationId: 'fileThumbnail',
+      summary: 'A raster image’s thumbnail, as WebP without metadata (no EXIF location)',
+      description:
+        'Made once and kept beside the image. Served to the same callers as the image itself; a file that is not a raster image has none (FILE_NOT_FOUND).',
+      tags: [API.systemTag],
+      security: API.anybody,
+      parameters: [
+        ID,
+        {
+          name: 'size',
+          in: 'query',
+          required: false,
+          description: 'Pixels on the longer side (default 96).',
+          schema: { type: 'string', enum: THUMBNAIL_SIZES.map(String) },
+        },
+      ],
+      responses: {
+        '200': {
+          description: 'The thumbnail.',
+          content: { 'image/webp': { schema: { type: 'string', format: 'binary' } } },
+        },
+        ...responses.for(['FILE_NOT_FOUND', 'INVALID_PAYLOAD', ...API.anyCall]),
+      },
+    };
     return [
       { path: '/api/files/{id}', method: 'GET', operation: download },
+      { path: '/api/files/{id}/thumbnail', method: 'GET', operation: thumbnail },
       { path: '/api/files/{id}/about', method: 'GET', operation: about },
     ];
   },

@@ -243,6 +243,60 @@ describe.each(TEST_DATABASES)('file fields on $name', (db) => {
     expect(keptFiles(folder).length).toBe(before);
   });
 
+  it('serves an image’s thumbnail without its EXIF location, made once, and none for other files', async () => {
+    const { default: sharp } = await import('sharp');
+    const photo = await sharp({ create: { width: 400, height: 200, channels: 3, background: '#c33' } })
+      .jpeg()
+      .withExif({ IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '52/1 31/1 0/1' } })
+      .toBuffer();
+    expect((await sharp(photo).metadata()).exif).toBeDefined();
+    const created = await send(clerk, 'POST', '/api/claims', { title: 'Photo', amount: 5 }, [
+      { field: 'photos', name: 'site.jpg', bytes: new Uint8Array(photo) },
+      { field: 'receipt', name: 'r.pdf', bytes: pdf() },
+    ]);
+    expect(created.status).toBe(201);
+    const id = String(created.body.photos);
+    const thumb = await server.app.inject({
+      method: 'GET',
+      url: `/api/files/${id}/thumbnail?size=96`,
+      headers: { authorization: clerk },
+    });
+    expect(thumb.statusCode).toBe(200);
+    expect(thumb.headers['content-type']).toBe('image/webp');
+    const meta = await sharp(thumb.rawPayload).metadata();
+    expect([meta.width, meta.height]).toEqual([96, 48]);
+    expect(meta.exif).toBeUndefined();
+    // Made once: the second ask reads what the first kept.
+    const files = keptFiles(folder).length;
+    expect(
+      (
+        await server.app.inject({
+          method: 'GET',
+          url: `/api/files/${id}/thumbnail?size=96`,
+          headers: { authorization: clerk },
+        })
+      ).statusCode,
+    ).toBe(200);
+    expect(keptFiles(folder).length).toBe(files);
+    expect((await download(other, id)).statusCode).toBe(404);
+    expect(
+      (await server.app.inject({ method: 'GET', url: `/api/files/${id}/thumbnail`, headers: { authorization: other } }))
+        .statusCode,
+    ).toBe(404);
+    const receipt = String(created.body.receipt);
+    expect(
+      (
+        await server.app.inject({
+          method: 'GET',
+          url: `/api/files/${receipt}/thumbnail`,
+          headers: { authorization: clerk },
+        })
+      ).statusCode,
+    ).toBe(404);
+    // The photo's inline, the PDF an attachment.
+    expect((await download(clerk, id)).headers['content-disposition']).toMatch(/^inline; /);
+  });
+
   it('sweeps pending files once their grace has passed: attached if their record holds them, else removed', async () => {
     const created = await send(clerk, 'POST', '/api/claims', { title: 'Kept', amount: 5 }, [
       { field: 'receipt', name: 'k.pdf', bytes: pdf('k') },

@@ -7,6 +7,7 @@ import type { Store } from '../store/store.ts';
 import type { FileStorage } from './file-storage.ts';
 import type { FileRow, FilesTable } from './files-tables.ts';
 import { receiveUpload, type Upload } from './receive-upload.ts';
+import { THUMBNAIL_SIZES, thumbnailKey } from './thumbnails.ts';
 
 /** How long a file may stay pending before the sweep decides it: longer than any upload may take. */
 export const PENDING_GRACE_MS = 60 * 60 * 1000;
@@ -100,7 +101,10 @@ export class RecordFiles {
 
   async #remove(ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
-    for (const row of await this.#table.markRemoved(ids, this.#now())) await this.#storage.remove(row.storageKey);
+    for (const row of await this.#table.markRemoved(ids, this.#now())) {
+      await this.#storage.remove(row.storageKey);
+      for (const size of THUMBNAIL_SIZES) await this.#storage.remove(thumbnailKey(row.storageKey, size));
+    }
   }
 
   /**
