@@ -50,6 +50,8 @@ export { explainEffects, explainOutgoing, explainSchedule } from './explain-outg
 export {
   assertNever,
   type CelKind,
+  DEFAULT_LONG_TEXT_LENGTH,
+  DEFAULT_TEXT_LENGTH,
   describeType,
   explainedType,
   FIELD_KINDS,
@@ -71,6 +73,7 @@ export {
   FILE_IDS_PATTERN,
   fieldValueSchema,
   ID_SCHEMA,
+  isBlank,
   type JsonSchema,
   type JsonType,
 } from './field-schema.ts';
