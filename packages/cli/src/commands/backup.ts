@@ -81,7 +81,7 @@ export function registerBackup(program: Command, ctx: Context, version: string):
         return;
       }
       ctx.io.stdout.write(
-        `Backed up "${summary.product}" (SQLite: ${source}) to ${destination}:\n` + formatSummary(summary),
+        `Backed up "${summary.product}" (SQLite: ${source}) to ${destination}:\n${formatSummary(summary)}`,
       );
       const storage = options.fileStorage ?? (ctx.io.env.FILE_STORAGE?.trim() || undefined);
       if (storage?.startsWith('s3://')) {
