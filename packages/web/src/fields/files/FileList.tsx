@@ -63,10 +63,21 @@ export function useFileAbout(id: string): FileAbout | null | undefined {
 export function FileLine({ id }: { id: string }) {
   const about = useFileAbout(id);
   if (about === undefined) return <Text size="sm">…</Text>;
-  if (about === null || about.removed)
+  if (about === null)
     return (
       <Text size="sm" c="dimmed">
-        File no longer kept
+        File not available
+      </Text>
+    );
+  // Replaced or removed since (history names it): what it was, without a link to content that is gone.
+  if (about.removed)
+    return (
+      <Text size="sm" c="dimmed">
+        <Text span td="line-through" inherit>
+          {about.name}
+        </Text>{' '}
+        ({sizeWords(about.size)}
+        {about.kind ? `, ${about.kind}` : ''}, no longer kept)
       </Text>
     );
   return (
