@@ -55,6 +55,8 @@ Environment:
   FILE_STORAGE  where uploaded files go when --file-storage is not given: a folder,
                 or s3://bucket/prefix (with AWS_REGION, AWS_ACCESS_KEY_ID,
                 AWS_SECRET_ACCESS_KEY and S3_ENDPOINT; docs/deploy.md#file-storage)
+  SECRET_KEY    at least 32 characters: seals two-factor secrets in the database,
+                so a copy of it alone cannot make sign-in codes
   SQLITE_SYNCHRONOUS
                 normal (default) or full: with full every write reaches the disk
                 before it is answered (see --sqlite-synchronous)

@@ -50,6 +50,16 @@ export const BUILTIN_ERRORS = {
     message: 'A file name may not be empty or hold path separators or control characters: {detail}.',
   },
   UPLOAD_INCOMPLETE: { status: 400, message: 'The upload was cut off before it was complete. Send it again.' },
+  TWO_FACTOR_FAILED: { status: 401, message: 'The code is not right, or it was used already.' },
+  TWO_FACTOR_EXPIRED: { status: 401, message: 'This sign-in has expired. Sign in with your password again.' },
+  TWO_FACTOR_REQUIRED: {
+    status: 403,
+    message: 'Your role requires two-factor sign-in. Set it up before you go on.',
+  },
+  TWO_FACTOR_ENABLED: {
+    status: 409,
+    message: 'Two-factor sign-in is on already. Turn it off first to set it up again.',
+  },
   INTERNAL_ERROR: { status: 500, message: 'Something went wrong on our side. It has been logged.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
