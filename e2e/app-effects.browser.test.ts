@@ -6,11 +6,13 @@ import {
   INSTALL_TIMEOUT_MS,
   inDays,
   type Json,
+  PDF_BYTES,
   type Person,
   poll,
   printAxeSummary,
   signIn,
   startApp,
+  withFiles,
 } from './app.ts';
 
 /**
@@ -38,15 +40,22 @@ beforeAll(async () => {
     cost_center: 'CC-0420',
     single_claim_limit: 500,
   });
-  claim = await app.api(employee, 'POST', '/api/expenses', {
-    employee: ada.id,
-    approver: manager.id,
-    description: TAXI,
-    category: 'travel',
-    amount: 64,
-    spent_on: inDays(-1),
-    receipt_attached: true,
-  });
+  claim = await app.api(
+    employee,
+    'POST',
+    '/api/expenses',
+    withFiles(
+      {
+        employee: ada.id,
+        approver: manager.id,
+        description: TAXI,
+        category: 'travel',
+        amount: 64,
+        spent_on: inDays(-1),
+      },
+      [{ field: 'receipt', name: 'taxi.pdf', bytes: PDF_BYTES }],
+    ),
+  );
   await app.api(employee, 'POST', `/api/expenses/${claim.id}/submit`);
 }, INSTALL_TIMEOUT_MS);
 

@@ -12,6 +12,7 @@ import {
   localDateTime,
   moveTo,
   navigationLinks,
+  PDF_BYTES,
   type Person,
   pick,
   poll,
@@ -19,6 +20,7 @@ import {
   signIn,
   signOut,
   startApp,
+  withFiles,
 } from './app.ts';
 
 /**
@@ -66,11 +68,15 @@ beforeAll(async () => {
       employee: staff.get(by.name).id,
       approver: manager.id,
       description,
-      receipt_attached: true,
-      receipt: 'https://drive.example.com/finance/receipts/2026/scan.pdf',
       ...fields,
     };
-    const made = await app.api(by, 'POST', '/api/expenses', body);
+    // With its receipt's scan, uploaded beside the claim.
+    const made = await app.api(
+      by,
+      'POST',
+      '/api/expenses',
+      withFiles(body, [{ field: 'receipt', name: 'scan.pdf', bytes: PDF_BYTES }]),
+    );
     if (submit) await app.api(by, 'POST', `/api/expenses/${made.id}/submit`);
     return made;
   };
@@ -168,11 +174,17 @@ describe('expenses in Chromium', () => {
     const actions = page.getByRole('group', { name: 'What you can do with this expense' });
     await poll(() => actions.getByRole('button').allTextContents()).toEqual(['Submit', 'Withdraw', 'Delete']);
     await poll(() => disabledReason(actions.getByRole('button', { name: 'Submit' }))).toBe(
-      'Submit is not possible now: Claims over 25.00 need the receipt in the finance drive.',
+      'Submit is not possible now: Claims over 25.00 need their receipt: upload a photo or a PDF of it.',
     );
     await expectAccessible(page, 'a draft claim with a refused submit');
     await actions.getByRole('link', { name: 'Edit' }).click();
-    await page.getByRole('checkbox', { name: 'Receipt attached' }).check();
+    // The receipt, picked in the form's file input, goes with the save.
+    await page.getByLabel('Receipt', { exact: true }).setInputFiles({
+      name: 'lunch-receipt.pdf',
+      mimeType: 'application/pdf',
+      buffer: Buffer.from(PDF_BYTES),
+    });
+    await page.getByText('lunch-receipt.pdf').waitFor();
     await page.getByRole('button', { name: 'Save changes' }).click();
     await page.getByRole('heading', { name: LUNCH, level: 1 }).waitFor();
     await actions.getByRole('button', { name: 'Submit' }).click();

@@ -7,10 +7,12 @@ import {
   inDays,
   type Json,
   navigationLinks,
+  PDF_BYTES,
   type Person,
   settle,
   signIn,
   startApp,
+  withFiles,
 } from './app.ts';
 
 /**
@@ -144,14 +146,14 @@ const EXAMPLES: Example[] = [
       const staff = await hire(employee, manager, 'CC-0420');
       await hire(manager, finance, 'CC-0100');
       const claim = async (description: string, fields: Json, submit = true) => {
-        const made = await app.api(employee, 'POST', '/api/expenses', {
-          employee: staff.id,
-          approver: manager.id,
-          description,
-          receipt_attached: true,
-          receipt: 'https://drive.example.com/finance/receipts/2026/scan.pdf',
-          ...fields,
-        });
+        const made = await app.api(
+          employee,
+          'POST',
+          '/api/expenses',
+          withFiles({ employee: staff.id, approver: manager.id, description, ...fields }, [
+            { field: 'receipt', name: 'scan.pdf', bytes: PDF_BYTES },
+          ]),
+        );
         if (submit) await app.api(employee, 'POST', `/api/expenses/${made.id}/submit`);
         return made;
       };

@@ -15,7 +15,7 @@
  * await app.expectQuiet();                     // no page error, nothing left 127.0.0.1
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -90,6 +90,7 @@ export interface App {
   /** Adds one more person with a role, or none (as `ninepoint users add` does). */
   addPerson(role: string | null, name: string): Promise<Person>;
   /** Calls the API as a person (with their token): the seeding of records a test starts from. */
+  /** A call as `person`: a JSON body, or a FormData one (a write with files, multipart/form-data). */
   api<T = Json>(person: Person, method: string, path: string, body?: unknown): Promise<T>;
   close(): Promise<void>;
 }
@@ -172,6 +173,7 @@ export async function startApp(
       : await freshDatabase(options.database ?? 'sqlite');
   let server: NinepointServer;
   let url = '';
+  const filesFolder = mkdtempSync(join(tmpdir(), 'ninepoint-app-files-'));
   try {
     server = await createServer({
       model,
@@ -179,6 +181,8 @@ export async function startApp(
       logger: false,
       ...mailTo(options.smtpUrl, () => url),
       ...(options.outbox ? { outbox: options.outbox } : {}),
+      // Uploaded files beside the test's database, or in a folder of their own beside PostgreSQL.
+      fileStorage: filesFolder,
       ...(options.now ? { now: options.now } : {}),
     });
     url = await server.listen({ port: 0, host: '127.0.0.1' });
@@ -243,13 +247,14 @@ export async function startApp(
       expect(latest.watch.notFound, `requests answered 404 in ${latest.what}`).toEqual([]);
     },
     async api(person, method, path, body) {
+      const form = body instanceof FormData;
       const response = await fetch(`${url}${path}`, {
         method,
         headers: {
           authorization: `Bearer ${person.token}`,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...(body === undefined || form ? {} : { 'content-type': 'application/json' }),
         },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        ...(body === undefined ? {} : { body: form ? body : JSON.stringify(body) }),
       });
       const text = await response.text();
       if (!response.ok) throw new Error(`${method} ${path} as ${person.role} answered ${response.status}: ${text}`);
@@ -261,6 +266,7 @@ export async function startApp(
       } finally {
         await server.close();
         await temp.remove();
+        rmSync(filesFolder, { recursive: true, force: true });
       }
     },
   };
@@ -557,4 +563,20 @@ export async function disabledReason(button: Locator): Promise<string> {
     const id = element.getAttribute('aria-describedby') ?? '';
     return document.getElementById(id)?.textContent ?? '';
   });
+}
+
+/** A small PDF, as a receipt's scan: its first bytes are what make it one. */
+export const PDF_BYTES = new TextEncoder().encode(
+  '%PDF-1.4\n1 0 obj<</Type/Catalog>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n',
+);
+
+/** A write with files for `App.api`: the record as the `record` part, each file as a part named by its field. */
+export function withFiles(
+  record: unknown,
+  files: readonly { field: string; name: string; bytes: Uint8Array }[],
+): FormData {
+  const form = new FormData();
+  form.append('record', JSON.stringify(record));
+  for (const file of files) form.append(file.field, new Blob([new Uint8Array(file.bytes)]), file.name);
+  return form;
 }

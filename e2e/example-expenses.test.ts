@@ -57,10 +57,20 @@ describe.each(SQLITE_ONLY)('the expenses example over HTTP on $name', (db) => {
     amount: 120.5,
     currency: 'GBP',
     spent_on: inDays(-3),
-    receipt: 'https://drive.example.com/receipts/1',
-    receipt_attached: true,
     ...fields,
   });
+  /** A receipt's scan: a PDF, as the server decides from its bytes. */
+  const RECEIPT = {
+    field: 'receipt',
+    name: 'receipt.pdf',
+    bytes: new TextEncoder().encode('%PDF-1.4\n1 0 obj<</Type/Catalog>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n'),
+  };
+  /** A claim created with its receipt uploaded beside it, as the web app's form sends it. */
+  const withReceipt = async (client: Client, fields: Json = {}): Promise<Json> => {
+    const answer = await client.upload('POST', '/api/expenses', claim(fields), [RECEIPT]);
+    expect(answer.status, answer.text).toBe(201);
+    return answer.body;
+  };
   /** The PUT payload of a claim, whole: all of `claim` but whose it is and who approves it. */
   const whole = (fields: Json = {}): Json => {
     const { employee: _employee, approver: _approver, ...rest } = claim();
@@ -198,15 +208,12 @@ describe.each(SQLITE_ONLY)('the expenses example over HTTP on $name', (db) => {
         amount: 500,
         currency: undefined,
         spent_on: undefined,
-        receipt: undefined,
-        receipt_attached: undefined,
       }),
     );
     expect(lunch).toMatchObject({
       currency: 'EUR',
       spent_on: inDays(0),
       receipt: null,
-      receipt_attached: false,
       amount: 500,
     });
     const got = await manager.get(`/api/expenses/${leeds.id}`);
@@ -272,7 +279,6 @@ describe.each(SQLITE_ONLY)('the expenses example over HTTP on $name', (db) => {
         currency: 'JPY',
         spent_on: '2025-13-01',
         receipt: 'drive/receipts/1',
-        receipt_attached: 'yes',
         notes: 'n'.repeat(1001),
       }),
       'VALIDATION_FAILED',
@@ -284,7 +290,6 @@ describe.each(SQLITE_ONLY)('the expenses example over HTTP on $name', (db) => {
         ['currency', 'INVALID_CHOICE'],
         ['spent_on', 'INVALID_TYPE'],
         ['receipt', 'INVALID_TYPE'],
-        ['receipt_attached', 'INVALID_TYPE'],
         ['notes', 'TOO_LONG'],
       ],
     );
@@ -334,7 +339,6 @@ describe.each(SQLITE_ONLY)('the expenses example over HTTP on $name', (db) => {
       description: 'Train to Leeds and back',
       amount: 98.4,
       receipt: null,
-      receipt_attached: false,
       notes: null,
       employee: adaRecord.id,
     });
@@ -353,29 +357,31 @@ describe.each(SQLITE_ONLY)('the expenses example over HTTP on $name', (db) => {
       ],
     );
     walk.expectProblem(await employee.put(`/api/expenses/${someone()}`, whole()), 'NOT_FOUND');
-    const back = await employee.put(path, whole({ receipt_attached: false }), { ifMatch: '"2"' });
-    expect(back.body).toMatchObject({ receipt_attached: false, amount: 120.5 });
+    const back = await employee.put(path, whole(), { ifMatch: '"2"' });
+    expect(back.body).toMatchObject({ receipt: null, amount: 120.5 });
     leeds = back.body;
   });
 
   it('checks a claim when it is submitted: a receipt above RECEIPT_THRESHOLD, within CLAIM_WINDOW, an active employee', async () => {
     const noReceipt = await employee.post(`/api/expenses/${leeds.id}/submit`);
     walk.expectProblem(noReceipt, 'RECEIPT_REQUIRED', [[null, 'RECEIPT_REQUIRED']]);
-    expect(noReceipt.body.errors[0].message).toBe('Claims over 25.00 need the receipt in the finance drive.');
+    expect(noReceipt.body.errors[0].message).toBe(
+      'Claims over 25.00 need their receipt: upload a photo or a PDF of it.',
+    );
 
-    const old = await employee.create('/api/expenses', claim({ description: 'Taxi in March', spent_on: inDays(-91) }));
+    const old = await withReceipt(employee, { description: 'Taxi in March', spent_on: inDays(-91) });
     const late = await employee.post(`/api/expenses/${old.id}/submit`);
     walk.expectProblem(late, 'TOO_LATE', [['spent_on', 'TOO_LATE']]);
     expect(late.body.errors[0].message).toBe('Claims must be submitted within 90 days of the expense.');
     const bothOld = await employee.create(
       '/api/expenses',
-      claim({ description: 'Hotel in March', spent_on: inDays(-91), receipt_attached: false }),
+      claim({ description: 'Hotel in March', spent_on: inDays(-91) }),
     );
     walk.expectProblem(await employee.post(`/api/expenses/${bothOld.id}/submit`), 'VALIDATION_FAILED', [
       ['spent_on', 'TOO_LATE'],
       [null, 'RECEIPT_REQUIRED'],
     ]);
-    const onTheDay = await employee.create('/api/expenses', claim({ description: 'Taxi', spent_on: inDays(-90) }));
+    const onTheDay = await withReceipt(employee, { description: 'Taxi', spent_on: inDays(-90) });
     expect((await employee.post(`/api/expenses/${onTheDay.id}/submit`)).body.state).toBe('submitted');
 
     const leaver = await hire('leaver', mike);
@@ -402,7 +408,12 @@ describe.each(SQLITE_ONLY)('the expenses example over HTTP on $name', (db) => {
     walk.expectProblem(await manager.post(`${path}/submit`), 'FORBIDDEN');
     const ben = walk.as(await walk.user(['employee'], 'ben'));
     walk.expectProblem(await ben.post(`${path}/submit`), 'NOT_FOUND');
-    await employee.put(path, whole(), { ifMatch: '"3"' });
+    // The receipt, uploaded to the claim: the submit's rule now holds.
+    const attached = await employee.upload('PUT', path, whole(), [RECEIPT], { ifMatch: '"3"' });
+    expect(attached.status, attached.text).toBe(200);
+    expect(String(attached.body.receipt)).toMatch(/^[0-9a-f-]{36}$/);
+    const scan = await employee.get(`/api/files/${attached.body.receipt}/about`);
+    expect(scan.body).toMatchObject({ name: 'receipt.pdf', kind: 'pdf', removed: false });
     const submitted = await employee.post(`${path}/submit`, {}, { ifMatch: '"4"' });
     expect(submitted.body.state).toBe('submitted');
     expect(submitted.headers.get('etag')).toBe('"5"');
@@ -544,7 +555,7 @@ describe.each(SQLITE_ONLY)('the expenses example over HTTP on $name', (db) => {
     for (let i = 1; i <= 45; i++) {
       await employee.create(
         '/api/expenses',
-        claim({ description: `Coffee ${i}`, category: 'meals', amount: i, currency: 'EUR', receipt_attached: false }),
+        claim({ description: `Coffee ${i}`, category: 'meals', amount: i, currency: 'EUR' }),
       );
     }
     const total = (await finance.get('/api/expenses?count=true')).body.total;

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   addUser,
   changeAccount,
@@ -52,6 +54,8 @@ export interface CallOptions {
   raw?: string;
   /** Default: application/json whenever there is a body. */
   contentType?: string;
+  /** A multipart/form-data body (files), sent instead of a JSON one. */
+  form?: FormData;
 }
 
 /** A field error as `[field, code]`, `field` null for a rule about the whole record. */
@@ -74,6 +78,14 @@ export const NEVER_ANSWERED: Readonly<Record<string, string>> = {
   TWO_FACTOR_REQUIRED: 'no example requires a second factor: packages/server/src/people/two-factor.test.ts tests it',
   TWO_FACTOR_ENABLED:
     'the walk signs in without a second factor: packages/server/src/people/two-factor.test.ts tests it',
+  // Uploads' refusals are each answered by the files feature's own suite, on both databases.
+  FILE_NOT_FOUND: 'packages/server/src/files/files.test.ts',
+  FILE_TOO_LARGE: 'packages/server/src/files/files.test.ts',
+  FILE_KIND_NOT_ALLOWED: 'packages/server/src/files/files.test.ts',
+  FILE_EMPTY: 'packages/server/src/files/files.test.ts',
+  TOO_MANY_FILES: 'packages/server/src/files/files.test.ts',
+  INVALID_FILE_NAME: 'packages/server/src/files/files.test.ts',
+  UPLOAD_INCOMPLETE: 'packages/server/src/files/files.test.ts',
 };
 
 /** What a body must never show: stack frames, driver error names, SQL. */
@@ -158,7 +170,14 @@ export class Walk {
     const fresh = await db.fresh();
     let server: NinepointServer;
     try {
-      server = await createServer({ model, ...fresh.options, logger: false });
+      // Uploaded files go to a folder of the walk's own (beside a PostgreSQL app they would go to data/).
+      server = await createServer({
+        model,
+        ...fresh.options,
+        logger: false,
+        fileStorage: mkdtempSync(join(tmpdir(), 'ninepoint-walk-files-')),
+        sweepFiles: false,
+      });
     } catch (error) {
       await fresh.remove();
       throw error;
@@ -168,8 +187,10 @@ export class Walk {
   }
 
   async close(): Promise<void> {
+    const folder = (this.#server.files?.storage as { root?: string } | undefined)?.root;
     try {
       await this.#server.close();
+      if (folder) rmSync(folder, { recursive: true, force: true });
     } finally {
       await this.#fresh.remove();
     }
@@ -225,10 +246,12 @@ export class Walk {
   async call(method: string, path: string, body?: unknown, options: CallOptions = {}): Promise<Answer> {
     const headers: Record<string, string> = { ...options.headers };
     if (options.as) headers.authorization = `Bearer ${options.as.token}`;
-    let payload: string | undefined;
+    let payload: string | FormData | undefined;
     if (options.raw !== undefined) payload = options.raw;
     else if (body !== undefined) payload = JSON.stringify(body);
     if (payload !== undefined) headers['content-type'] = options.contentType ?? 'application/json';
+    // FormData sets its own multipart Content-Type, with the boundary.
+    if (options.form) payload = options.form;
     if (options.ifMatch !== undefined) headers['if-match'] = options.ifMatch;
     const response = await fetch(`${this.url}${path}`, { method, headers, body: payload });
     const text = await response.text();
@@ -361,6 +384,23 @@ export class Client {
 
   put(path: string, body: unknown, options?: CallOptions): Promise<Answer> {
     return this.call('PUT', path, body, options);
+  }
+
+  /**
+   * A write with files (multipart/form-data, as the web app sends it): the record's fields as the
+   * `record` part, and each file as a part named by its field.
+   */
+  upload(
+    method: 'POST' | 'PATCH' | 'PUT',
+    path: string,
+    record: unknown,
+    files: readonly { field: string; name: string; bytes: Uint8Array }[],
+    options: CallOptions = {},
+  ): Promise<Answer> {
+    const form = new FormData();
+    if (record !== undefined) form.append('record', JSON.stringify(record));
+    for (const file of files) form.append(file.field, new Blob([new Uint8Array(file.bytes)]), file.name);
+    return this.call(method, path, undefined, { ...options, form });
   }
 
   delete(path: string, options?: CallOptions): Promise<Answer> {

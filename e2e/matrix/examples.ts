@@ -137,7 +137,7 @@ export const EXAMPLES: readonly ExampleData[] = [
         ? { cost_center: 'CC-0420', single_claim_limit: 500, active: true }
         : entity === 'Expense'
           ? // Within the limit, no receipt needed (<= RECEIPT_THRESHOLD), spent in the past, home currency.
-            { category: 'travel', amount: 12.5, currency: 'EUR', spent_on: inDays(-1), receipt_attached: false }
+            { category: 'travel', amount: 12.5, currency: 'EUR', spent_on: inDays(-1) }
           : {},
     // The server evaluates a guard on the record before the transition's payload is applied, so
     // reject's size(decision_note) >= MIN_REASON_LENGTH needs the note on the record already.

@@ -219,6 +219,10 @@ export class Matrix {
         return type.values[0] ?? null;
       case 'reference':
         throw new Error(`${field.name} is a reference: fieldValues() makes its record`);
+      case 'file':
+        // Files are uploaded, never written as values: the matrix's records have none.
+        if (field.required) throw new Error(`${field.name} is a required file: the matrix uploads none`);
+        return null;
     }
   }
 

@@ -35,6 +35,8 @@ export interface ServingOptions {
   logFormat?: LogFormat;
   /** Absent: SQLITE_SYNCHRONOUS, else normal. */
   sqliteSynchronous?: Synchronous;
+  /** Absent: FILE_STORAGE, else `files/` beside the database. */
+  fileStorage?: string;
 }
 
 /** The environment `serve` and `dev` read, for their help. */
@@ -51,6 +53,9 @@ Environment:
                 the address its links point to (docs/sign-in.md)
   OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET, OIDC_NAME
                 sign-in with an OpenID Connect provider (needs APP_URL)
+  FILE_STORAGE  where uploaded files go when --file-storage is not given: a folder,
+                or s3://bucket/prefix (with AWS_REGION, AWS_ACCESS_KEY_ID,
+                AWS_SECRET_ACCESS_KEY and S3_ENDPOINT; docs/deploy.md#file-storage)
   SECRET_KEY    at least 32 characters: seals two-factor secrets in the database,
                 so a copy of it alone cannot make sign-in codes
   SQLITE_SYNCHRONOUS
@@ -65,6 +70,10 @@ export function servingOptions(command: Command): Command {
     .option('--port <port>', 'port to listen on; 0 picks a free one (default: PORT, else 3000)')
     .option('--host <host>', 'address to listen on (default: HOST, else 127.0.0.1)')
     .option('--db <file>', 'SQLite database file (created if missing)', DEFAULT_DB)
+    .option(
+      '--file-storage <folder or s3://bucket/prefix>',
+      'where uploaded files go (default: FILE_STORAGE, else files/ beside the database)',
+    )
     .option(
       '--allow-destructive',
       'migrate even when that hides or invalidates stored data (removed fields and entities keep their data)',
@@ -138,6 +147,13 @@ export async function startServing(
   return result;
 }
 
+/** `--file-storage`, else FILE_STORAGE: a folder (relative to where the command runs) or an s3:// address. */
+function fileStorage(ctx: Context, options: Pick<ServingOptions, 'fileStorage'>): { fileStorage?: string } {
+  const given = options.fileStorage ?? (ctx.io.env.FILE_STORAGE?.trim() || undefined);
+  if (given === undefined) return {};
+  return { fileStorage: given.startsWith('s3://') ? given : resolve(ctx.io.cwd, given) };
+}
+
 /** The server package's options for the command's arguments; a bad `--port` is a usage error. */
 export function serveOptions(ctx: Context, file: string | undefined, options: ServingOptions): ServeOptions {
   const { port, host } = listenAddress(ctx, options);
@@ -164,6 +180,7 @@ export function serveOptions(ctx: Context, file: string | undefined, options: Se
     host,
     dbPath: resolve(ctx.io.cwd, options.db),
     databaseUrl: ctx.io.env.DATABASE_URL ?? '',
+    ...fileStorage(ctx, options),
     // SMTP_URL or SMTP_HOST…, MAIL_FROM and APP_URL: how the app sends mail; OIDC_…: single sign-on.
     env: ctx.io.env,
     allowDestructive: options.allowDestructive === true,

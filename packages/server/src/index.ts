@@ -95,6 +95,13 @@ export { type DevServeResult, type DevServer, serveDev } from './dev/dev-server.
 export { SPEC_EVENTS_PATH } from './dev/spec-events.ts';
 export { STUDIO_ROUTES, type Studio } from './dev/studio-routes.ts';
 export {
+  backupFiles,
+  backupFilesFolder,
+  defaultFilesFolder,
+  type FilesCopied,
+  restoreFiles,
+} from './files/index.ts';
+export {
   createLogger,
   defaultLogFormat,
   formatLogLine,

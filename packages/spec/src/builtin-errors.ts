@@ -43,6 +43,16 @@ export const BUILTIN_ERRORS = {
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'The body must be {type}.' },
   IMPORT_UNREADABLE: { status: 400, message: 'The file cannot be imported: {detail}.' },
   IMPORT_REFUSED: { status: 422, message: 'Some rows cannot be imported, so nothing was imported.' },
+  FILE_NOT_FOUND: { status: 404, message: 'No file with id {id} was found.' },
+  FILE_TOO_LARGE: { status: 413, message: '{field} takes files of at most {limit}.' },
+  FILE_KIND_NOT_ALLOWED: { status: 415, message: '{field} takes {values} files; this file is {type}.' },
+  FILE_EMPTY: { status: 422, message: '{field}: the file is empty.' },
+  TOO_MANY_FILES: { status: 422, message: '{field} holds at most {max} files.' },
+  INVALID_FILE_NAME: {
+    status: 422,
+    message: 'A file name may not be empty or hold path separators or control characters: {detail}.',
+  },
+  UPLOAD_INCOMPLETE: { status: 400, message: 'The upload was cut off before it was complete. Send it again.' },
   TWO_FACTOR_FAILED: { status: 401, message: 'The code is not right, or it was used already.' },
   TWO_FACTOR_EXPIRED: { status: 401, message: 'This sign-in has expired. Sign in with your password again.' },
   TWO_FACTOR_REQUIRED: {

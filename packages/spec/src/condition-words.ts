@@ -373,6 +373,7 @@ class Words {
         return type.kind === 'reference' && type.entity === USER_ENTITY ? 'user' : 'record';
       case 'text':
       case 'choice':
+      case 'file':
         return 'text';
     }
   }

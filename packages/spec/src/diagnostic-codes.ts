@@ -96,6 +96,11 @@ export const DIAGNOSTIC_CODES = {
     severity: 'error',
     summary: "A default value does not fit the field's type or rules.",
   },
+  'invalid-file-limit': {
+    point: 3,
+    severity: 'error',
+    summary: "A file field's size, kinds or count is not one the runtime can enforce.",
+  },
   'invalid-range': {
     point: 3,
     severity: 'error',

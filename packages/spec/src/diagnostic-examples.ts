@@ -683,6 +683,34 @@ bound that is neither a number nor a number constant, or words the rules cell do
 | days     | integer | required, 1..30 |
 `,
   },
+  'invalid-file-limit': {
+    about: `A file field's limit the runtime cannot enforce: a size without a unit (KB, MB or GB), of
+nothing or above 5 GB; a kind whose bytes the server cannot recognise (it decides a file's kind
+from its bytes, never from its name), or one that is not an image on an image field; a count of
+files on a field that holds one.`,
+    bad: `## 3. Entities and their fields
+
+### Loan
+
+| field    | type | rules                         |
+| -------- | ---- | ----------------------------- |
+| book     | Book | required                      |
+| borrower | User | required                      |
+| due      | date | required                      |
+| receipt  | file | at most 10 megs, pdf, png     |
+`,
+    fixed: `## 3. Entities and their fields
+
+### Loan
+
+| field    | type | rules                     |
+| -------- | ---- | ------------------------- |
+| book     | Book | required                  |
+| borrower | User | required                  |
+| due      | date | required                  |
+| receipt  | file | at most 10 MB, pdf, png   |
+`,
+  },
   'invalid-default': {
     about: `A default must be a value of the field's type that passes its range, length and pattern; see
 the defaults table under [Field rules](spec-format.md#field-rules).`,

@@ -34,6 +34,7 @@ describe('the example specs', () => {
       'datetime',
       'decimal',
       'email',
+      'file',
       'integer',
       'longText',
       'reference',

@@ -1,3 +1,4 @@
+import { sizeWords } from './file-formats.ts';
 import type { FieldKind, FieldType } from './model.ts';
 import { wordList } from './word-list.ts';
 
@@ -16,7 +17,7 @@ export type FieldTypeOf<K extends FieldKind> = Extract<FieldType, { kind: K }>;
  * give (lengths for text, ranges for numbers), the list API's ranges (numbers and moments), a
  * dashboard's sums (numbers) and groups (choices and booleans), how a condition reads in words.
  */
-export type ValueFamily = 'text' | 'number' | 'moment' | 'boolean' | 'choice' | 'reference';
+export type ValueFamily = 'text' | 'number' | 'moment' | 'boolean' | 'choice' | 'reference' | 'file';
 
 /**
  * How the list API reads `filter[field]=…`: the text-like kinds share `text` (which also takes
@@ -151,6 +152,18 @@ export const FIELD_KINDS: { readonly [K in FieldKind]: FieldKindFacts<K> } = {
     written: (t) => t.entity,
     values: (t) => `the id of a ${t.entity}`,
     explained: (t) => (t.entity === 'User' ? 'a signed-in user (User)' : `a ${t.entity}`),
+  },
+  // A file field's value is its file's id (several: ids joined by commas), set by uploads only.
+  file: {
+    family: 'file',
+    filter: 'reference',
+    cel: 'string',
+    maxLength: null,
+    written: (t) => `${t.image ? 'image' : 'file'}${t.maxFiles > 1 ? 's' : ''}`,
+    values: (t) => (t.maxFiles > 1 ? 'the ids of uploaded files, joined by commas' : 'the id of an uploaded file'),
+    explained: (t) =>
+      `${t.maxFiles > 1 ? `up to ${t.maxFiles} ${t.image ? 'images' : 'files'}` : t.image ? 'an image' : 'a file'}` +
+      `${t.kinds.length > 0 ? ` (${wordList([...t.kinds], 'or')})` : ''}, at most ${sizeWords(t.maxBytes)}${t.maxFiles > 1 ? ' each' : ''}`,
   },
 };
 

@@ -1,6 +1,7 @@
 import { RE2JS } from 're2js';
 import { assertNever, isNumeric, isTextLike } from './field-kinds.ts';
-import type { Bound, DefaultValue, Field, FieldType } from './model.ts';
+import { FILE_FORMATS, FILE_MAX_BYTES, FILE_MAX_COUNT, fileKind, SIZE_UNITS, sizeWords } from './file-formats.ts';
+import type { Bound, DefaultValue, Field, FieldType, FieldTypeOfKind } from './model.ts';
 import { type Cell, cellPart, splitList } from './parse-tables.ts';
 import type { Scope } from './scope.ts';
 import { indexWithin } from './spans.ts';
@@ -28,8 +29,120 @@ const BOUND = '(-?\\d+(?:\\.\\d+)?|[A-Z][A-Z0-9_]*)';
 const RANGE = new RegExp(`^${BOUND}\\s*\\.\\.\\s*${BOUND}(\\s+(?:characters?|chars?))?$`);
 const ONE_SIDED = new RegExp(`^(at least|at most|min|max|>=|<=|up to)\\s*${BOUND}(\\s+(?:characters?|chars?))?$`, 'i');
 
-/** Reads a field's rules cell: `required, unique, default 1, 0..MAX_COPIES, pattern ^a+$`. */
-export function readFieldRules(cell: Cell | null, type: FieldType | null, scope: Scope, field: string): FieldRules {
+/** A file field's rules: `at most 10 MB`, `at most 5 files`, or a kind of file (`pdf`, `png`). */
+const FILE_SIZE = /^(?:at most|up to|max|<=)\s*(\d+(?:\.\d+)?)\s*([a-z]*)$/i;
+const FILE_COUNT = /^(?:at most|up to|max|<=)\s*(\d+)\s+(?:files?|images?)$/i;
+const KIND_WORD = /^[a-z][a-z0-9]*$/i;
+
+/**
+ * Reads a field's rules cell: `required, unique, default 1, 0..MAX_COPIES, pattern ^a+$`. A file
+ * field's rules also give its limits (`at most 10 MB, pdf, png`): `fileType` is its type with them.
+ */
+export function readFieldRules(
+  cell: Cell | null,
+  type: FieldType | null,
+  scope: Scope,
+  field: string,
+): FieldRules & { fileType?: FieldTypeOfKind<'file'> } {
+  if (type?.kind === 'file') return readFileRules(cell, type, scope, field);
+  return readValueRules(cell, type, scope, field);
+}
+
+function readFileRules(
+  cell: Cell | null,
+  type: FieldTypeOfKind<'file'>,
+  scope: Scope,
+  field: string,
+): FieldRules & { fileType: FieldTypeOfKind<'file'> } {
+  const limits = { ...type };
+  const kinds: string[] = [];
+  const others: Cell[] = [];
+  for (const item of cell && cell.text !== '-' ? splitList(cell) : []) {
+    const text = item.text.trim();
+    const count = FILE_COUNT.exec(text);
+    const size = count ? null : FILE_SIZE.exec(text);
+    if (count) {
+      const n = Number(count[1]);
+      if (type.maxFiles === 1) {
+        scope.bag.report('invalid-file-limit', item.span, `Field ${field} holds one file, so it cannot take ${n}.`, {
+          hint: `Make its type "${type.image ? 'images' : 'files'}" to hold several.`,
+        });
+      } else if (n < 1 || n > FILE_MAX_COUNT) {
+        scope.bag.report(
+          'invalid-file-limit',
+          item.span,
+          `Field ${field} may hold ${n} files, which is not 1..${FILE_MAX_COUNT}.`,
+        );
+      } else limits.maxFiles = n;
+    } else if (size) {
+      const unit = (size[2] ?? '').toLowerCase();
+      const factor = SIZE_UNITS[unit];
+      const bytes = factor === undefined ? Number.NaN : Math.floor(Number(size[1]) * factor);
+      if (factor === undefined) {
+        scope.bag.report(
+          'invalid-file-limit',
+          item.span,
+          `Field ${field} has a size "${text}" without a unit it knows.`,
+          {
+            expected: suggest(unit, ['KB', 'MB', 'GB', 'bytes']).map((u) => `at most ${size[1]} ${u}`),
+            hint: 'Write a size in KB, MB or GB (1 MB is 1,048,576 bytes), e.g. "at most 10 MB".',
+          },
+        );
+      } else if (bytes < 1 || bytes > FILE_MAX_BYTES) {
+        scope.bag.report(
+          'invalid-file-limit',
+          item.span,
+          `Field ${field} allows files of ${size[1]} ${size[2]}, which is not 1 byte..5 GB.`,
+          {
+            hint: 'Write a size from 1 byte to 5 GB, e.g. "at most 10 MB".',
+          },
+        );
+      } else limits.maxBytes = bytes;
+    } else if (KIND_WORD.test(text) && !['required', 'optional', 'unique'].includes(text.toLowerCase())) {
+      const kind = fileKind(text);
+      if (kind === undefined) {
+        scope.bag.report(
+          'invalid-file-limit',
+          item.span,
+          `Field ${field} accepts "${text}", which is not a kind of file the server recognises from its bytes.`,
+          {
+            expected: suggest(text.toLowerCase(), Object.keys(FILE_FORMATS)),
+            hint: `Kinds are ${Object.keys(FILE_FORMATS).join(', ')}; leave them out to accept any file.`,
+          },
+        );
+      } else if (type.image && !FILE_FORMATS[kind]?.raster) {
+        scope.bag.report(
+          'invalid-file-limit',
+          item.span,
+          `Field ${field} is an image field, and ${kind} is not an image.`,
+          {
+            hint: 'An image field takes png, jpeg, gif, webp or avif; make it a file field to take other kinds.',
+          },
+        );
+      } else if (!kinds.includes(kind)) kinds.push(kind);
+    } else others.push(item);
+  }
+  if (kinds.length > 0) limits.kinds = kinds;
+  const rules = readValueRules(null, type, scope, field);
+  for (const item of others) {
+    const lower = item.text.toLowerCase();
+    if (lower === 'required') rules.required = true;
+    else if (lower === 'optional') rules.required = false;
+    else {
+      scope.bag.report(
+        'invalid-field-rule',
+        item.span,
+        `Field ${field} is a file field; "${item.text}" is not one of its rules.`,
+        {
+          hint: `A file field's rules are required, a size ("at most ${sizeWords(type.maxBytes)}"), kinds ("pdf, png")${type.maxFiles > 1 ? ' and a count ("at most 5 files")' : ''}.`,
+        },
+      );
+    }
+  }
+  return { ...rules, fileType: limits };
+}
+
+function readValueRules(cell: Cell | null, type: FieldType | null, scope: Scope, field: string): FieldRules {
   const rules: FieldRules = {
     required: false,
     unique: false,
@@ -234,6 +347,8 @@ function readDefault(cell: Cell, type: FieldType, rules: FieldRules, scope: Scop
     case 'url':
       value = text;
       break;
+    case 'file':
+      return fail('allowed: a file field has no default');
     default:
       return assertNever(type);
   }

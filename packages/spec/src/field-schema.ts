@@ -95,7 +95,20 @@ export const FIELD_SCHEMAS: { readonly [K in FieldKind]: (type: FieldTypeOf<K>, 
   datetime: () => ({ type: 'string', format: 'date-time' }),
   choice: (type) => ({ type: 'string', enum: [...type.values] }),
   reference: (type) => ({ ...ID_SCHEMA, description: `The id of a ${type.entity}.` }),
+  // Set by uploads (multipart/form-data); a JSON write may only empty it or keep some of its files.
+  file: (type) =>
+    type.maxFiles > 1
+      ? {
+          type: 'string',
+          pattern: FILE_IDS_PATTERN,
+          description: `The ids of up to ${type.maxFiles} uploaded files, joined by commas (GET /api/files/{id}).`,
+        }
+      : { ...ID_SCHEMA, description: 'The id of an uploaded file (GET /api/files/{id}).' },
 };
+
+/** Several files' ids, joined by commas. */
+export const FILE_IDS_PATTERN =
+  '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(,[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})*$';
 
 /** The JSON Schema of a field's values, before its doc, default and nullability. */
 export function fieldValueSchema(field: Field): JsonSchema {

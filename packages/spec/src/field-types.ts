@@ -1,3 +1,4 @@
+import { DEFAULT_IMAGE_KINDS, FILE_DEFAULT_MAX_BYTES, FILE_MAX_COUNT } from './file-formats.ts';
 import type { FieldType } from './model.ts';
 import { ENTITY_NAME, USER_ENTITY } from './names.ts';
 import { type Cell, cellPart, splitList } from './parse-tables.ts';
@@ -33,7 +34,13 @@ const TYPE_WORDS = [
   'email',
   'url',
   'choice of',
+  'file',
+  'files',
+  'image',
+  'images',
 ];
+/** `file`, `images`, `files, at most 5` (several, at most 5; `file, at most 5` reads the same). */
+const FILE_TYPE = /^(file|image)(s?)(?:\s*,\s*(?:at most|up to|max)\s+(\d+)(?:\s+(?:files|images))?)?$/;
 const CHOICE_VALUE = /^[A-Za-z0-9][A-Za-z0-9 _.-]*$/;
 
 /** Reads a field's type cell. Reports and returns null when it is not a type. */
@@ -46,6 +53,8 @@ export function readFieldType(cell: Cell, scope: Scope, where: string): FieldTyp
   if (simple) return simple;
   const decimal = /^decimal\s*\(\s*(\d+)\s*\)$/.exec(lower);
   if (decimal) return { kind: 'decimal', scale: Number(decimal[1]) };
+  const file = FILE_TYPE.exec(lower);
+  if (file) return readFileType(cell, file, scope, where);
   const choice = /^(choice of|one of|choice:)\s*/i.exec(text);
   if (choice) return readChoice(cellPart(cell, choice[0].length, text.length - choice[0].length), scope);
   const reference = /^(?:reference to |ref to |→ ?)?([A-Za-z][A-Za-z0-9]*)$/.exec(text);
@@ -58,9 +67,33 @@ export function readFieldType(cell: Cell, scope: Scope, where: string): FieldTyp
   }
   scope.bag.report('unknown-type', cell.span, `${where} has type "${text}", which is not a field type.`, {
     expected: suggest(lower, TYPE_WORDS),
-    hint: `Types are ${TYPE_WORDS.join(', ')} (e.g. "choice of low, high"), or an entity name for a reference.`,
+    hint: `Types are ${TYPE_WORDS.join(', ')} (e.g. "choice of low, high", "files, at most 5"), or an entity name for a reference.`,
   });
   return null;
+}
+
+function readFileType(cell: Cell, match: RegExpExecArray, scope: Scope, where: string): FieldType | null {
+  const image = match[1] === 'image';
+  const count = match[3] === undefined ? null : Number(match[3]);
+  if (count !== null && (count < 1 || count > FILE_MAX_COUNT)) {
+    scope.bag.report(
+      'invalid-file-limit',
+      cell.span,
+      `${where} may hold ${count} files, which is not 1..${FILE_MAX_COUNT}.`,
+      {
+        hint: `Write e.g. "${match[1]}s, at most 5" (1 to ${FILE_MAX_COUNT} files), or "${match[1]}" for one.`,
+      },
+    );
+    return null;
+  }
+  const several = match[2] === 's' || (count !== null && count > 1);
+  return {
+    kind: 'file',
+    image,
+    maxFiles: several ? (count ?? FILE_MAX_COUNT) : 1,
+    maxBytes: FILE_DEFAULT_MAX_BYTES,
+    kinds: image ? DEFAULT_IMAGE_KINDS : [],
+  };
 }
 
 function readChoice(cell: Cell, scope: Scope): FieldType | null {

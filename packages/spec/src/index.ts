@@ -71,12 +71,23 @@ export {
 } from './field-kinds.ts';
 export {
   FIELD_SCHEMAS,
+  FILE_IDS_PATTERN,
   fieldValueSchema,
   ID_SCHEMA,
   isBlank,
   type JsonSchema,
   type JsonType,
 } from './field-schema.ts';
+export {
+  DEFAULT_IMAGE_KINDS,
+  FILE_DEFAULT_MAX_BYTES,
+  FILE_FORMATS,
+  FILE_MAX_BYTES,
+  type FileFormat,
+  fileKind,
+  kindOfDetected,
+  sizeWords,
+} from './file-formats.ts';
 export { type CountTerm, findCounts } from './filled-terms.ts';
 export { type InsertablePoint, insertDerived, isInsertable } from './insert-derived.ts';
 export { limitGroupWords } from './limit-words.ts';

@@ -119,9 +119,29 @@ export type FieldType =
   | { kind: 'url' }
   | { kind: 'choice'; values: string[] }
   /** A reference to another entity's record, or to a signed-in `User`. */
-  | { kind: 'reference'; entity: string };
+  | { kind: 'reference'; entity: string }
+  /**
+   * Uploaded files (`file`, `files`) or raster images (`image`, `images`), with the limits of the
+   * rules column (`at most 10 MB`, `pdf, png`, `at most 5 files`). See `file-formats.ts`.
+   */
+  | ({ kind: 'file' } & FileLimits);
+
+/** What a file field holds and accepts. */
+export interface FileLimits {
+  /** Images only (`image`, `images`): raster images a browser shows, with thumbnails. */
+  image: boolean;
+  /** The most files the field holds: 1 for `file` and `image`. */
+  maxFiles: number;
+  /** The largest file, in bytes (`at most 10 MB`; `FILE_DEFAULT_MAX_BYTES` when the spec says none). */
+  maxBytes: number;
+  /** The kinds accepted, as `file-formats.ts` names them (`pdf`, `png`, `jpeg`); empty for any file. */
+  kinds: readonly string[];
+}
 
 export type FieldKind = FieldType['kind'];
+
+/** The field type of one kind (`FieldTypeOfKind<'file'>` has its limits). */
+export type FieldTypeOfKind<K extends FieldKind> = Extract<FieldType, { kind: K }>;
 
 /** A number written in the spec, either literally or as a constant's name (resolved). */
 export interface Bound {

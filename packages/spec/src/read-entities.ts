@@ -118,13 +118,25 @@ function readFields(tables: Section['tables'], entity: string, scope: Scope, unt
     }
     if (!names.add(name, name.text.toLowerCase())) continue;
     const type = typeCell ? readFieldType(typeCell, scope, where) : null;
-    const rules = readFieldRules(row.cells.get('rules') ?? null, type, scope, `${entity}.${name.text}`);
+    const { fileType, ...rules } = readFieldRules(
+      row.cells.get('rules') ?? null,
+      type,
+      scope,
+      `${entity}.${name.text}`,
+    );
     if (!type) {
       untyped.push(name.text);
       continue;
     }
     const label = readLabel(row.cells.get('label'), `${entity}.${name.text}`, labels, scope);
-    fields.push({ name: name.text, type, ...rules, ...(label ? { label } : {}), doc: docOf(row), span: row.span });
+    fields.push({
+      name: name.text,
+      type: fileType ?? type,
+      ...rules,
+      ...(label ? { label } : {}),
+      doc: docOf(row),
+      span: row.span,
+    });
   }
   return fields;
 }

@@ -361,6 +361,8 @@ function readFilter(cell: Cell, entityName: string, scope: Scope, route: string)
     case 'text':
     case 'moment':
       return quoted ? { field, value: { literal: quoted[1] ?? '' } } : bad('a "quoted" text');
+    case 'file':
+      return bad('a file, which a screen filter cannot name');
     default:
       return assertNever(family);
   }

@@ -111,6 +111,10 @@ export function formatValue(type: FieldType | undefined, value: unknown): string
       return typeof value === 'string' ? formatDateTime(value) : String(value);
     case 'reference':
       return typeof value === 'string' ? shortId(value) : String(value);
+    case 'file': {
+      const count = typeof value === 'string' ? value.split(',').length : 0;
+      return `${count} ${type.image ? 'image' : 'file'}${count === 1 ? '' : 's'}`;
+    }
     case 'text':
     case 'longText':
     case 'email':

@@ -208,3 +208,65 @@ describe('ninepoint backup and restore', () => {
     }
   });
 });
+
+describe('ninepoint backup and restore with uploaded files', () => {
+  const SPEC = `# Specification: Scans
+
+## 3. Entities and their fields
+
+### Scan
+
+| field | type | rules    |
+| ----- | ---- | -------- |
+| title | text | required |
+| file  | file |          |
+
+## 6. Roles and permissions
+
+| role  | Scan                         |
+| ----- | ---------------------------- |
+| clerk | create, read, update, delete |
+`;
+
+  it('copies the files the snapshot holds beside the backup, and restores them into the new store', async () => {
+    const dir = tempDir({ 'spec.md': SPEC });
+    const { model } = checkSpec(SPEC);
+    const server = await createServer({ model, dbPath: join(dir, 'data', 'app.db'), logger: false, sweepFiles: false });
+    const file = server.files;
+    if (!file) throw new Error('no files');
+    const id = '0190f3a2-0000-7000-8000-0000000000aa';
+    const key = 'k'.repeat(43);
+    await file.table.addPending({
+      id,
+      storageKey: key,
+      entity: 'Scan',
+      recordId: '0190f3a2-0000-7000-8000-0000000000bb',
+      field: 'file',
+      name: 'scan.pdf',
+      size: 5,
+      mime: 'application/pdf',
+      kind: 'pdf',
+      createdBy: null,
+      createdAt: Date.now(),
+    });
+    await file.table.attach([id]);
+    const { Readable } = await import('node:stream');
+    await file.storage.write(key, Readable.from([Buffer.from('%PDF-')]));
+    await server.close();
+
+    const backedUp = await runIn(dir, ['backup', 'backups/one.db', '--db', 'data/app.db']);
+    expect(backedUp.code).toBe(0);
+    expect(backedUp.stdout).toContain('Copied 1 uploaded file (5 bytes)');
+    expect(readFileSync(join(dir, 'backups', 'one.db.files', 'kk', key), 'utf8')).toBe('%PDF-');
+
+    const restored = await runIn(dir, ['restore', 'backups/one.db', '--db', 'other/app.db']);
+    expect(restored.code).toBe(0);
+    expect(restored.stdout).toContain('Restored 1 uploaded file');
+    expect(readFileSync(join(dir, 'other', 'files', 'kk', key), 'utf8')).toBe('%PDF-');
+
+    const s3 = await runIn(dir, ['backup', 'backups/two.db', '--db', 'data/app.db'], {
+      env: { FILE_STORAGE: 's3://bucket/app' },
+    });
+    expect(s3.stdout).toContain('back the bucket up with its own versioning or replication');
+  });
+});

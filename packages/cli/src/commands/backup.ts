@@ -1,5 +1,12 @@
 import { resolve } from 'node:path';
-import { BackupError, backupSqlite, type DatabaseSummary } from '@ninepoint/server';
+import {
+  BackupError,
+  backupFiles,
+  backupFilesFolder,
+  backupSqlite,
+  type DatabaseSummary,
+  defaultFilesFolder,
+} from '@ninepoint/server';
 import type { Command } from 'commander';
 import type { Context } from '../context.ts';
 import { plural } from '../report-text.ts';
@@ -14,6 +21,10 @@ writing (nothing is stopped or locked for long), including what is still in the 
 checked (PRAGMA integrity_check) and written as one self-contained file; a file of that name is
 never replaced unless --force is given. Copying the database file with cp instead can miss or
 tear the latest writes.
+
+Uploaded files in the disk store (files/ beside the database, or --file-storage / FILE_STORAGE)
+are copied beside the backup, into <backup-file>.files: those the snapshot's records hold. With
+files in S3 (FILE_STORAGE=s3://…) back the bucket up with its own versioning or replication.
 
 With DATABASE_URL set the data is in PostgreSQL: back it up with pg_dump (docs/deploy.md).
 
@@ -36,6 +47,7 @@ export function postgresHelp(command: 'backup' | 'restore'): string {
 interface BackupOptions {
   db: string;
   force?: boolean;
+  fileStorage?: string;
 }
 
 /**
@@ -49,6 +61,10 @@ export function registerBackup(program: Command, ctx: Context, version: string):
     .argument('<backup-file>', 'the file to write, e.g. backups/ninepoint-2026-05-01.db')
     .option('--db <file>', 'SQLite database file, as given to serve', DEFAULT_DB)
     .option('--force', 'replace the backup file if it exists')
+    .option(
+      '--file-storage <folder>',
+      'where the app keeps uploaded files, as given to serve (default: FILE_STORAGE, else files/ beside --db)',
+    )
     .version(version)
     .addHelpText('after', BACKUP_HELP)
     .action(async (file: string, options: BackupOptions) => {
@@ -65,10 +81,28 @@ export function registerBackup(program: Command, ctx: Context, version: string):
         return;
       }
       ctx.io.stdout.write(
-        `Backed up "${summary.product}" (SQLite: ${source}) to ${destination}:\n` +
-          formatSummary(summary) +
-          `Restore it with: npx ninepoint restore ${shellWord(file)} --db ${shellWord(options.db)}\n`,
+        `Backed up "${summary.product}" (SQLite: ${source}) to ${destination}:\n${formatSummary(summary)}`,
       );
+      const storage = options.fileStorage ?? (ctx.io.env.FILE_STORAGE?.trim() || undefined);
+      if (storage?.startsWith('s3://')) {
+        ctx.io.stdout.write(
+          `Uploaded files are in ${storage}: back the bucket up with its own versioning or replication.\n`,
+        );
+      } else {
+        const folder = storage ? resolve(ctx.io.cwd, storage) : defaultFilesFolder({ dbPath: source });
+        const copied = await backupFiles(destination, folder, backupFilesFolder(destination));
+        if (copied.copied + copied.missing > 0) {
+          ctx.io.stdout.write(
+            `Copied ${plural(copied.copied, 'uploaded file')} (${copied.bytes} bytes) from ${folder} to ${backupFilesFolder(destination)}.\n`,
+          );
+        }
+        if (copied.missing > 0) {
+          ctx.io.stderr.write(
+            `warning: ${plural(copied.missing, 'file')} the backup names were removed from ${folder} after the snapshot (replaced or deleted since): back up again for a copy with every file.\n`,
+          );
+        }
+      }
+      ctx.io.stdout.write(`Restore it with: npx ninepoint restore ${shellWord(file)} --db ${shellWord(options.db)}\n`);
     });
 }
 

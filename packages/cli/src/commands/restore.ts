@@ -2,12 +2,15 @@ import { resolve } from 'node:path';
 import {
   BackupError,
   type BackupInspection,
+  backupFilesFolder,
   blockingSteps,
   changesSchema,
   compileSqlSchema,
+  defaultFilesFolder,
   formatMigrationPlan,
   inspectSqliteBackup,
   type Restored,
+  restoreFiles,
   restoreSqlite,
 } from '@ninepoint/server';
 import type { Command } from 'commander';
@@ -26,6 +29,9 @@ to open it with that spec (a migration that could lose data is refused; see nine
 Restoring replaces the whole database, so an existing one is replaced only with --force, and
 never while an app has it open: stop the app, restore, start it again. The database it replaces
 is moved aside, with its -wal file, as <db>.replaced-<UTC time>, never deleted.
+
+Uploaded files backed up beside it (<backup-file>.files) are copied back into the disk store
+(FILE_STORAGE, else files/ beside --db); files already there are kept.
 
 With DATABASE_URL set the data is in PostgreSQL: restore it with pg_restore (docs/deploy.md).
 
@@ -106,6 +112,13 @@ export function registerRestore(program: Command, ctx: Context, version: string)
         return;
       }
       const { summary: after, replaced } = restored;
+      // The uploaded files backed up beside it go back into the disk store (files already there are kept).
+      const storage = ctx.io.env.FILE_STORAGE?.trim() || undefined;
+      if (!storage?.startsWith('s3://')) {
+        const folder = storage ? resolve(ctx.io.cwd, storage) : defaultFilesFolder({ dbPath: target });
+        const files = await restoreFiles(backupFilesFolder(backup), folder);
+        if (files.copied > 0) ctx.io.stdout.write(`Restored ${plural(files.copied, 'uploaded file')} to ${folder}.\n`);
+      }
       const records = after.records.reduce((sum, r) => sum + r.count, 0);
       const serve = `npx ninepoint serve ${specFile === undefined ? '<spec.md>' : shellWord(specFile)}`;
       ctx.io.stdout.write(

@@ -1,5 +1,6 @@
 import { CODE_API } from '../code/index.ts';
 import type { FeatureApi } from '../compile/openapi.ts';
+import { FILES_API } from '../files/index.ts';
 import { SYSTEM_API, SYSTEM_CALLS } from '../http/system-api.ts';
 import { IMPORT_API } from '../import/index.ts';
 import { LIVE_API, LIVE_CALLS } from '../live/index.ts';
@@ -19,6 +20,7 @@ export const FEATURE_APIS: readonly FeatureApi[] = [
   LIVE_API,
   SAVED_VIEWS_API,
   OUTBOX_API,
+  FILES_API,
   RECORDS_API,
   IMPORT_API,
   CODE_API,

@@ -42,6 +42,11 @@ export interface ServeOptions {
   dbPath?: string;
   /** Default: the `DATABASE_URL` environment variable. */
   databaseUrl?: string;
+  /**
+   * Where uploaded files go (`--file-storage`, else `FILE_STORAGE`): a folder, or `s3://bucket/prefix`.
+   * Default: `files/` beside the SQLite database, `data/files` with PostgreSQL.
+   */
+  fileStorage?: string;
   /** Default: `defaultLogger(logFormat)`, at `LOG_LEVEL`. */
   logger?: Logger | false;
   /**
@@ -124,6 +129,8 @@ export async function serve(options: ServeOptions): Promise<ServeResult> {
       ...(options.sqliteSynchronous ? { sqlite: { synchronous: options.sqliteSynchronous } } : {}),
       ...(mail ? { mail } : {}),
       oidc,
+      ...(options.fileStorage ? { fileStorage: options.fileStorage } : {}),
+      filesEnv: { ...process.env, ...(options.env ?? {}) },
       secretKey,
     });
   } catch (error) {
@@ -147,6 +154,10 @@ export async function serve(options: ServeOptions): Promise<ServeResult> {
   };
   const database = where(server.store, dbPath);
   say(`serving "${model.product.name}" at ${url} (${database})`, { url, spec: model.product.name, database });
+  if (server.files) {
+    const files = server.files.storage.description;
+    say(`uploaded files are kept in ${files}`, { files });
+  }
   if (mail && smtp) verifyMailServer(mail, smtp.host, logger);
   else {
     say(

@@ -14,6 +14,8 @@ import { CodeActors, type CodeFeature, CodeRunner, code as codePlugin, loadModul
 import { createAjv } from '../compile/ajv.ts';
 import { changesSchema, type MigrationPlan } from '../compile/migration-contract.ts';
 import { PROBLEM_CONTENT_TYPE, type ProblemExtras, type ProblemParams } from '../compile/problems.ts';
+import type { FileStorage } from '../files/index.ts';
+import { FilesTable, fileStorageFrom, files as filesPlugin, isFileField, RecordFiles } from '../files/index.ts';
 import { registerApiDocs } from '../http/api-docs.ts';
 import { clientErrorHandler, requestTimeouts } from '../http/client-errors.ts';
 import { registerCompression } from '../http/compression.ts';
@@ -36,7 +38,7 @@ import { imports } from '../import/index.ts';
 import { type ChangeFeed, type LiveOptions, type LocalChange, LocalFeed, liveUpdates, PgFeed } from '../live/index.ts';
 import { Outbox, type OutboxTiming, outbox as outboxPlugin } from '../outbox/index.ts';
 import { AuthStore, ensureDemoUsers, type MailOptions, type OidcSettings, OidcStore, people } from '../people/index.ts';
-import { records } from '../records/index.ts';
+import { recordReader, records } from '../records/index.ts';
 import { openStore, type StoreOptions } from '../store/open-store.ts';
 import { PgStore } from '../store/postgres/pg-store.ts';
 import type { Store } from '../store/store.ts';
@@ -111,6 +113,16 @@ export interface ServerOptions extends StoreOptions {
   codeVersion?: string;
   /** For tests: how long a module may run, instead of `CODE_TIMEOUT_SECONDS`. */
   codeTimeoutMs?: number;
+  /**
+   * Where uploaded files go (`FILE_STORAGE` / `--file-storage` for `ninepoint serve`): a folder, an
+   * `s3://bucket/prefix` address (with `AWS_*` and `S3_ENDPOINT` from `filesEnv`), or a storage.
+   * Default: `files/` beside the SQLite database (`data/files` on PostgreSQL).
+   */
+  fileStorage?: string | FileStorage;
+  /** The environment S3's settings are read from. Default `process.env`. */
+  filesEnv?: NodeJS.ProcessEnv;
+  /** Sweep pending uploads at start and every 10 minutes. Default true; tests sweep themselves. */
+  sweepFiles?: boolean;
 }
 
 /** The spec names modules that are not there or lack their exports: the messages, as `check` words them. */
@@ -142,6 +154,8 @@ export interface NinepointServer {
         reload(version: string): Promise<Diagnostic[]>;
       })
     | null;
+  /** Uploaded files (their table, storage and sweep), when the spec has file fields. */
+  readonly files: RecordFiles | null;
   /** Stops taking requests, lets those under way finish, then closes the database. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -194,6 +208,26 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
     await oidc?.logins.setUp();
     const views = new SavedViewsStore(store.sql);
     await views.setUp();
+    // Files: their table and storage only when the spec has file fields.
+    let recordFiles: RecordFiles | null = null;
+    if (compiled.model.entities.some((e) => e.fields.some(isFileField))) {
+      const table = new FilesTable(store.sql);
+      await table.setUp();
+      const storage = await fileStorageFrom({
+        fileStorage: options.fileStorage,
+        dbPath: options.dbPath,
+        databaseUrl: options.databaseUrl,
+        ...(options.filesEnv ? { env: options.filesEnv } : {}),
+      });
+      recordFiles = new RecordFiles({
+        storage,
+        table,
+        store,
+        now: options.now ?? systemClock,
+        logger,
+        maxRecordBytes: compiled.settings.MAX_BODY_BYTES,
+      });
+    }
     const outbox = await Outbox.open({
       model: compiled.model,
       store,
@@ -246,6 +280,7 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
     if (feed instanceof PgFeed) await feed.ready;
     const { app, endStreams } = buildApp(compiled, store, logger, auth, feed, {
       views,
+      files: recordFiles === null ? null : { files: recordFiles, sweep: options.sweepFiles ?? true },
       outbox,
       jobs,
       now: options.now,
@@ -272,7 +307,7 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
           },
         }
       : null;
-    return wrap(app, compiled, store, auth, plan, options.closeGraceMs, endStreams, code);
+    return wrap(app, compiled, store, auth, plan, options.closeGraceMs, endStreams, code, recordFiles);
   } catch (error) {
     await store.close();
     throw error;
@@ -287,6 +322,7 @@ function buildApp(
   feed: ChangeFeed,
   {
     views,
+    files,
     outbox,
     jobs,
     now,
@@ -300,6 +336,7 @@ function buildApp(
     runner,
   }: {
     views: SavedViewsStore;
+    files: { files: RecordFiles; sweep: boolean } | null;
     outbox: Outbox;
     jobs: RecurringJobs | null;
     now: (() => number) | undefined;
@@ -404,9 +441,12 @@ function buildApp(
     outbox.committed(change.entity, change.kind);
     if (runner) app.code.committed(change);
   };
+  if (files) {
+    void app.register(filesPlugin, { ...files, readRecord: recordReader(compiled, store) });
+  }
   // Before the records: a before hook is one of their calls' hooks.
   if (runner) void app.register(codePlugin, { compiled, auth, store, runner, actors: runner.actors, logger });
-  void app.register(records, { compiled, store, committed, now: clock });
+  void app.register(records, { compiled, store, committed, now: clock, files: files?.files ?? null });
   void app.register(imports, { compiled, store, auth, committed, now: clock });
   void app.register(timers, { compiled, store, logger, now: clock, committed, jobs });
   void app.register(savedViews, { views, screens: effectiveScreens(compiled.model), ...(now ? { now } : {}) });
@@ -449,6 +489,7 @@ function wrap(
   closeGraceMs: number | undefined,
   endStreams: () => void,
   code: NinepointServer['code'],
+  files: RecordFiles | null,
 ): NinepointServer {
   let closing: Promise<void> | null = null;
   return {
@@ -459,6 +500,7 @@ function wrap(
     migration,
     endStreams,
     code,
+    files,
     get timers() {
       return app.timers;
     },

@@ -41,6 +41,7 @@ export const SERVER_FIELD_KINDS: { readonly [K in FieldKind]: ServerKindFacts } 
   datetime: { storage: 'datetime', demands: null },
   choice: { storage: 'text', demands: null },
   reference: { storage: 'text', demands: null },
+  file: { storage: 'text', demands: null },
 };
 
 /** The JSON Schema of a field's values, before its doc, default and nullability (the spec's `FIELD_SCHEMAS`). */

@@ -65,7 +65,8 @@ function entitySchemas(entity: Entity, states: string[] | null, hidable: Readonl
   ]);
   const create = object(
     fields((f) => !f.required),
-    entity.fields.filter((f) => f.required && f.default === null).map((f) => f.name),
+    // A required file may come as a part of a multipart write, beside the record: the write checks it.
+    entity.fields.filter((f) => f.required && f.default === null && f.type.kind !== 'file').map((f) => f.name),
   );
   const update = object(fields((f) => !f.required));
   const page = object(

@@ -54,7 +54,10 @@ export interface Operation {
   description?: string;
   tags: string[];
   parameters?: Parameter[];
-  requestBody?: { required: true; content: Record<string, { schema: JsonSchema }> };
+  requestBody?: {
+    required: true;
+    content: Record<string, { schema: JsonSchema; encoding?: Record<string, { contentType: string }> }>;
+  };
   responses: Record<string, Response | { $ref: string }>;
   /** Any one of these lets the call in; `[]`: no credentials are needed (nor looked at, but a bad token). */
   security: SecurityRequirement[];

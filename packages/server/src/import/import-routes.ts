@@ -34,6 +34,12 @@ const ACCEPTED = `CSV (${CSV_TYPE}) or XLSX (${XLSX_TYPE}), or a multipart form 
  * as the multipart part `file`; `?dryRun=true` only reports. The calls live in a scope of their
  * own, so that the body parsers they need (any media type as a stream, multipart) apply to them only.
  */
+/** What an import's multipart form may hold: one file, a few small fields. */
+const MULTIPART_LIMITS = {
+  limits: { fileSize: IMPORT_MAX_BYTES, files: 1, parts: 20, fieldSize: 1024 },
+  throwFileSizeLimit: true,
+};
+
 export function registerImports(app: FastifyInstance, options: ImportOptions): void {
   const { compiled, store } = options;
   const now = options.now ?? Date.now;
@@ -41,10 +47,9 @@ export function registerImports(app: FastifyInstance, options: ImportOptions): v
   const users = options.auth?.users;
   const userByEmail = users ? async (email: string) => (await users.byEmail(email))?.id : undefined;
   void app.register(async (scope) => {
-    await scope.register(multipart, {
-      limits: { fileSize: IMPORT_MAX_BYTES, files: 1, parts: 20, fieldSize: 1024 },
-      throwFileSizeLimit: true,
-    });
+    // The files feature registers multipart for the whole app when the spec has file fields;
+    // a second registration would fail, and the import's own limits go with each read instead.
+    if (!scope.hasRequestDecorator('isMultipart')) await scope.register(multipart, MULTIPART_LIMITS);
     // Anything else arrives as a stream; the handler decides (415 for what is not a table).
     scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
     for (const route of importRoutes(compiled.routeTable.routes)) {
@@ -121,7 +126,7 @@ async function upload(request: FastifyRequest): Promise<{
   if (request.isMultipart()) {
     let part: Awaited<ReturnType<FastifyRequest['file']>>;
     try {
-      part = await request.file();
+      part = await request.file(MULTIPART_LIMITS);
     } catch (error) {
       throw asProblem(error);
     }

@@ -22,6 +22,7 @@ import { type FieldError, type ProblemCatalogue, ProblemError } from '../compile
 import type { ApiRecord, TxReader, Value, WriteEffects } from '../compile/record-types.ts';
 import type { Route } from '../compile/route-table.ts';
 import { covers, coversEveryRecord, type Grant } from '../compile/row-access.ts';
+import { fileIdsOf, isFileField, RecordFiles, type Upload } from '../files/index.ts';
 import type { LocalChange } from '../live/index.ts';
 import type { RequestActor } from '../people/index.ts';
 import { replayHistory } from '../store/history.ts';
@@ -78,6 +79,8 @@ interface EntityContext {
   fieldLine: (field: string) => SpecLine | null;
   /** The spec line of each transition by name (point 4's row), which its history entries name. */
   transitionLines: ReadonlyMap<string, SpecLine>;
+  /** Uploads and the files' lives, when the entity has file fields. */
+  files: RecordFiles | null;
 }
 
 /** A committed write: the record after it, or before it for a delete. */
@@ -106,9 +109,10 @@ export function registerEntityRoutes(
   store: Store,
   committed: Committed = () => {},
   now: () => number = () => Date.now(),
+  files: RecordFiles | null = null,
 ): void {
   const { routeTable, model } = compiled;
-  const contextOf = entityContexts(compiled, store, committed, now);
+  const contextOf = entityContexts(compiled, store, committed, now, files);
   for (const route of routeTable.routes) {
     const context = contextOf(route.action.entity);
     const method = route.method;
@@ -180,8 +184,9 @@ export function recordCreators(
   store: Store,
   committed: Committed = () => {},
   now: () => number = () => Date.now(),
+  files: RecordFiles | null = null,
 ): Map<string, RecordCreator> {
-  const contextOf = entityContexts(compiled, store, committed, now);
+  const contextOf = entityContexts(compiled, store, committed, now, files);
   const creators = new Map<string, RecordCreator>();
   for (const route of compiled.routeTable.routes) {
     if (route.action.kind !== 'create' || creators.has(route.action.entity)) continue;
@@ -213,6 +218,7 @@ function entityContexts(
   store: Store,
   committed: Committed,
   now: () => number,
+  files: RecordFiles | null,
 ): (name: string) => EntityContext {
   const { model, catalogue, settings, routeTable } = compiled;
   const contexts = new Map<string, EntityContext>();
@@ -252,11 +258,39 @@ function entityContexts(
       effectFields: effectFieldsCheck(entity, machineOf(name), compiled.jsonSchemas.get(name), catalogue, fieldLine),
       fieldLine,
       transitionLines,
+      files: entity.fields.some(isFileField) ? files : null,
     };
     contexts.set(name, context);
     return context;
   };
   return contextOf;
+}
+
+/**
+ * A record as `actor` may read it, through the same checks as its get call: null when the actor
+ * may not read the entity or this record (or it does not exist), and without the fields point 6
+ * hides from them. The files feature serves a file only from the record it reads this way.
+ */
+export function recordReader(
+  compiled: CompiledApp,
+  store: Store,
+): (actor: RequestActor, entity: string, id: string) => Promise<ApiRecord | null> {
+  return async (actor, entity, id) => {
+    const permissions = compiled.permissions.get(entity);
+    if (!permissions) return null;
+    const grants = permissions.grants(actor, 'read');
+    if (grants.length === 0) return null;
+    const stored = await store.records(entity).get(id);
+    if (!stored) return null;
+    const reads: SettledReads = new Map();
+    if (!coversEveryRecord(grants)) {
+      const covered = await settle((load) => covers(grants, stored.record, actor.userId, load), store, reads);
+      if (!covered) return null;
+    }
+    const hidden = hiddenFieldsOf(permissions, actor);
+    if (hidden === null) return stored.record;
+    return visibleRecord(stored.record, await settle((load) => hidden(stored.record, load), store, reads));
+  };
 }
 
 /** The most fields one summary may total. */
@@ -395,11 +429,33 @@ function createHandler(route: Route, context: EntityContext): Handler {
   return async (request, reply) => {
     const { actor } = request;
     authorizeCreate(actor, context);
-    const body = readBody(request, errors, route.body === null);
-    const write = planCreate(actor, body, context.now(), context, errors);
+    const ms = context.now();
+    const id = uuidv7(ms);
+    // Files come first in a multipart create: stored (pending) before the record is written, and
+    // removed again when it is refused, so a refused record leaves no file behind.
+    const upload = context.files?.isUpload(request) ? await context.files.receive(request, entity, id) : null;
+    try {
+      return await create(request, reply, id, ms, upload);
+    } catch (error) {
+      await upload?.discard();
+      throw error;
+    }
+  };
+
+  async function create(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    id: string,
+    ms: number,
+    upload: Upload | null,
+  ): Promise<unknown> {
+    const { actor } = request;
+    const body = upload ? uploadedBody(request, upload, errors) : readBody(request, errors, route.body === null);
+    const write = planCreate(actor, body, ms, context, errors, undefined, id, upload);
     const { record } = write;
     const outcome = await records.create(record, write.context, write.check);
     if (!outcome.ok) throw refused(outcome.refusal, context, String(record.id));
+    await context.files?.settle(entity, null, outcome.stored.record);
     context.committed({
       entity: entity.name,
       id: String(record.id),
@@ -413,7 +469,7 @@ function createHandler(route: Route, context: EntityContext): Handler {
       .header('location', context.recordPath(String(record.id)))
       .header('etag', etagOf(outcome.stored.version))
       .send(await visible(outcome.stored.record, hiddenOf(actor, context), context));
-  };
+  }
 }
 
 /** Refuses an actor who may not create the entity's records (nor take its creating transition). */
@@ -440,6 +496,8 @@ function planCreate(
   context: EntityContext,
   errors: FieldErrors,
   how?: WriteContext['how'],
+  id: string = uuidv7(ms),
+  upload: Upload | null = null,
 ): BatchCreate {
   const { entity, machine } = context;
   const at = new Date(ms).toISOString();
@@ -448,6 +506,14 @@ function planCreate(
   const failures: FieldError[] = [];
   const notSettable: Field[] = [];
   for (const field of entity.fields) {
+    if (isFileField(field)) {
+      // A new record holds only the files sent with it.
+      if (body[field.name] !== undefined && body[field.name] !== null) failures.push(readOnly(field, errors));
+      const ids = upload?.files.get(field.name) ?? [];
+      if (ids.length > 0 && settable && !settable.has(field.name)) notSettable.push(field);
+      values[field.name] = checkValue(field, ids.length > 0 ? ids.join(',') : null, errors, failures);
+      continue;
+    }
     const given = Object.hasOwn(body, field.name);
     const fallback = defaultValueAt(field.default, at, actor.userId);
     // A field the actor may not set takes its default; sending the default itself is no attempt.
@@ -461,7 +527,7 @@ function planCreate(
     throw mayNotSet(notSettable, `on a new ${entity.name}`, context.permissions.specLine(actor));
   if (failures.length > 0) throw new ProblemError('VALIDATION_FAILED', {}, { errors: failures });
   const record: ApiRecord = {
-    id: uuidv7(ms),
+    id,
     created_at: at,
     updated_at: at,
     created_by: actor.userId,
@@ -492,18 +558,61 @@ function updateHandler(route: Route, context: EntityContext): Handler {
     const { actor } = request;
     const read = readGrants(actor, context);
     const id = recordId(request, route, context);
+    const upload = context.files?.isUpload(request) ? await context.files.receive(request, entity, id) : null;
+    try {
+      return await update(request, reply, read, id, upload);
+    } catch (error) {
+      await upload?.discard();
+      throw error;
+    }
+  };
+
+  async function update(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    read: readonly Grant[],
+    id: string,
+    upload: Upload | null,
+  ): Promise<unknown> {
+    const { actor } = request;
     const settable = context.permissions.settable(actor, 'update');
     // A PUT keeps what the actor may not change: they need not (and for a hidden field cannot) send it.
     const kept = replace && settable !== null ? (name: string) => !settable.has(name) : undefined;
-    const body = readBody(request, errors, route.body === null, kept);
+    const body = upload
+      ? uploadedBody(request, upload, errors, kept)
+      : readBody(request, errors, route.body === null, kept);
     const at = new Date(context.now()).toISOString();
     const values: Record<string, Value> = {};
     const failures: FieldError[] = [];
     /** Fields the actor may not change but sent: they must hold what the record holds. */
     const fixed: Field[] = [];
+    // Files added to a field that holds several are added to those it holds: read them first, and
+    // refuse the write (CONFLICT) if another changed them before its transaction.
+    const appended = entity.fields.filter(
+      (f) =>
+        isFileField(f) &&
+        f.type.maxFiles > 1 &&
+        (upload?.files.get(f.name)?.length ?? 0) > 0 &&
+        !Object.hasOwn(body, f.name),
+    );
+    const seen = appended.length > 0 ? (await records.get(id))?.record : undefined;
     for (const field of fields) {
+      const uploaded = upload?.files.get(field.name) ?? [];
       const given = Object.hasOwn(body, field.name);
       const mayChange = settable === null || settable.has(field.name);
+      if (isFileField(field)) {
+        // A file field changes only when the write names it or uploads to it; PUT keeps it otherwise.
+        if (!given && uploaded.length === 0) continue;
+        if (!mayChange) fixed.push(field);
+        const held = given
+          ? fileIdsOf(body[field.name])
+          : appended.includes(field)
+            ? fileIdsOf(seen?.[field.name])
+            : [];
+        const ids = [...held, ...uploaded];
+        values[field.name] = checkValue(field, ids.length > 0 ? ids.join(',') : null, errors, failures);
+        continue;
+      }
       // PUT replaces what the actor may change: a field they may not is kept, not reset.
       if (!given && (!replace || !mayChange)) continue;
       if (given && !mayChange) fixed.push(field);
@@ -514,19 +623,27 @@ function updateHandler(route: Route, context: EntityContext): Handler {
     const ifVersions = ifMatchVersions(request.headers['if-match']);
     const allowed = writeAllowed(read, context.permissions.grants(actor, 'update'), actor, context, id);
     const hidden = hiddenOf(actor, context);
-    const authorize: typeof allowed =
-      fixed.length === 0
-        ? allowed
-        : (current, next, reader) => {
-            allowed(current, next, reader);
-            // A field the actor cannot see is refused even unchanged: accepting the stored value would tell it.
-            const unseen = hidden?.(current, (e, key) => reader.get(e, key));
-            const changed = fixed.filter(
-              (f) => unseen?.has(f.name) || !sameValue(f, current[f.name] ?? null, next[f.name] ?? null),
-            );
-            if (changed.length > 0)
-              throw mayNotSet(changed, `of this ${entity.name}`, context.permissions.specLine(actor), 'change');
-          };
+    const fileFields = fields.filter(isFileField).filter((f) => Object.hasOwn(values, f.name));
+    const found: { record?: ApiRecord } = {};
+    const authorize: typeof allowed = (current, next, reader) => {
+      allowed(current, next, reader);
+      found.record = current;
+      // A file field keeps only files it held or that came with this write, and no more than it takes.
+      for (const field of fileFields) {
+        if (appended.includes(field) && (current[field.name] ?? null) !== (seen?.[field.name] ?? null)) {
+          throw new ProblemError('CONFLICT', { entity: entity.name });
+        }
+        RecordFiles.checkHeld(field, next[field.name], current[field.name], upload?.files.get(field.name) ?? []);
+      }
+      if (fixed.length === 0) return;
+      // A field the actor cannot see is refused even unchanged: accepting the stored value would tell it.
+      const unseen = hidden?.(current, (e, key) => reader.get(e, key));
+      const changed = fixed.filter(
+        (f) => unseen?.has(f.name) || !sameValue(f, current[f.name] ?? null, next[f.name] ?? null),
+      );
+      if (changed.length > 0)
+        throw mayNotSet(changed, `of this ${entity.name}`, context.permissions.specLine(actor), 'change');
+    };
     const outcome = await records.update(
       id,
       values,
@@ -534,7 +651,8 @@ function updateHandler(route: Route, context: EntityContext): Handler {
       withUser(context.logic?.update, actor, hidden),
     );
     if (!outcome.ok) throw refused(outcome.refusal, context, id);
-    if (outcome.changed)
+    if (outcome.changed) {
+      await context.files?.settle(entity, found.record ?? null, outcome.stored.record);
       context.committed({
         entity: entity.name,
         id,
@@ -544,10 +662,11 @@ function updateHandler(route: Route, context: EntityContext): Handler {
         record: outcome.stored.record,
         ...(outcome.fields ? { fields: outcome.fields } : {}),
       });
+    } else if (upload) await upload.discard();
     return reply
       .header('etag', etagOf(outcome.stored.version))
       .send(await visible(outcome.stored.record, hidden, context));
-  };
+  }
 }
 
 /**
@@ -573,6 +692,11 @@ function transitionHandler(route: Route, context: EntityContext, name: string): 
     const failures: FieldError[] = [];
     for (const field of fields) {
       if (!Object.hasOwn(body, field.name)) continue;
+      // Files are added by uploads (a multipart create or update), never by a transition.
+      if (isFileField(field)) {
+        failures.push(readOnly(field, errors));
+        continue;
+      }
       values[field.name] = checkValue(field, body[field.name] as Value, errors, failures);
     }
     if (failures.length > 0) throw new ProblemError('VALIDATION_FAILED', {}, { errors: failures });
@@ -623,6 +747,8 @@ function deleteHandler(route: Route, context: EntityContext): Handler {
       found.record = current;
     });
     if (!outcome.ok) throw refused(outcome.refusal, context, id);
+    // A deleted record's files are removed with it; their rows stay, so its history still names them.
+    if (found.record) await context.files?.settle(context.entity, found.record, null);
     if (found.record)
       context.committed({
         entity: context.entity.name,
@@ -659,6 +785,33 @@ function readBody(
     if (wrong.length > 0) throw errors.problem(wrong, request.body);
   }
   return request.body as Record<string, unknown>;
+}
+
+/**
+ * The `record` part of a multipart write, checked by the call's body schema as a JSON body is; no
+ * record part is an empty one.
+ */
+function uploadedBody(
+  request: FastifyRequest,
+  upload: Upload,
+  errors: FieldErrors,
+  mayOmit?: (field: string) => boolean,
+): Record<string, unknown> {
+  const body = upload.body ?? {};
+  const validate = request.getValidationFunction('body');
+  if (validate && !validate(body)) {
+    const wrong = (validate.errors ?? []).filter(
+      (e) =>
+        !(mayOmit && e.keyword === 'required' && e.instancePath === '' && mayOmit(String(e.params.missingProperty))),
+    );
+    if (wrong.length > 0) throw errors.problem(wrong as ErrorObject[], body);
+  }
+  return body as Record<string, unknown>;
+}
+
+/** READ_ONLY_FIELD: a file field is set by uploading files, not by a value. */
+function readOnly(field: Field, errors: FieldErrors): FieldError {
+  return errors.error(field.name, 'READ_ONLY_FIELD');
 }
 
 /**

@@ -1,5 +1,11 @@
 // The records feature's public face: what the app, other features and the package's API may use.
-export { type Committed, type RecordCreator, recordCreators, registerEntityRoutes } from './entity-routes.ts';
+export {
+  type Committed,
+  type RecordCreator,
+  recordCreators,
+  recordReader,
+  registerEntityRoutes,
+} from './entity-routes.ts';
 export { etagOf, ifMatchVersions } from './etag.ts';
 export { encodeCursor, parseListQuery } from './list-query.ts';
 export { RECORDS_API, visitorsMay } from './records-api.ts';

@@ -1,4 +1,4 @@
-import type { CallAction, Entity, StateMachine } from '@ninepoint/spec';
+import { type CallAction, type Entity, type Field, type StateMachine, sizeWords } from '@ninepoint/spec';
 import type { JsonSchema } from '../compile/json-schemas.ts';
 import { listQueryParameters } from '../compile/list-params.ts';
 import {
@@ -13,6 +13,7 @@ import {
 } from '../compile/openapi.ts';
 import { type EntityPermissions, VISITOR } from '../compile/permissions.ts';
 import { type Route, schemaComponent } from '../compile/route-table.ts';
+import { isFileField } from '../files/index.ts';
 import { groupableFields, type SummaryRoute, summableFields, summaryRoutes } from './summary-routes.ts';
 
 /**
@@ -43,7 +44,8 @@ function entityCalls({ model, routes, permissions, responses, settings }: ApiCon
     const { entity } = route.action;
     const machine = model.machines.find((m) => m.entity === entity);
     const security = visitorsMay(route.action, permissions.get(entity), machine) ? API.anybody : API.signedIn;
-    const operation = callOperation(route, responses, settings, security);
+    const fileFields = (model.entities.find((e) => e.name === entity)?.fields ?? []).filter(isFileField);
+    const operation = callOperation(route, responses, settings, security, fileFields);
     const sets = effectsDescription(route.action, machine);
     return {
       path: route.openapiPath,
@@ -227,8 +229,13 @@ function callOperation(
   responses: ProblemResponses,
   settings: Parameters<typeof listQueryParameters>[1],
   security: SecurityRequirement[],
+  fileFields: readonly Field[] = [],
 ): Operation {
   const { success, action } = route;
+  // A create or update of an entity with file fields may also be sent as multipart/form-data.
+  const uploads = (action.kind === 'create' || action.kind === 'update') && route.body ? fileFields : [];
+  const errors =
+    uploads.length > 0 ? [...route.errors, ...UPLOAD_ERRORS.filter((c) => !route.errors.includes(c))] : route.errors;
   const successContent = success.schema
     ? { content: { [API.json]: { schema: success.component ? ref(success.component) : success.schema } } }
     : {};
@@ -264,16 +271,65 @@ function callOperation(
       ? {
           requestBody: {
             required: true as const,
-            content: { [API.json]: { schema: route.body.component ? ref(route.body.component) : route.body.schema } },
+            content: {
+              [API.json]: { schema: route.body.component ? ref(route.body.component) : route.body.schema },
+              ...(uploads.length > 0
+                ? uploadContent(route.body.component ? ref(route.body.component) : route.body.schema, uploads)
+                : {}),
+            },
           },
         }
       : {}),
     responses: {
       [String(success.status)]: { description: successDescription(route), ...headers, ...successContent },
-      ...responses.for(route.errors),
+      ...responses.for(errors),
     },
     security,
     ...(route.spec ? { 'x-spec-line': route.spec } : {}),
+  };
+}
+
+/** What an upload may answer besides a JSON write's problems. */
+const UPLOAD_ERRORS = [
+  'FILE_TOO_LARGE',
+  'FILE_KIND_NOT_ALLOWED',
+  'FILE_EMPTY',
+  'TOO_MANY_FILES',
+  'INVALID_FILE_NAME',
+  'UPLOAD_INCOMPLETE',
+  'PAYLOAD_TOO_LARGE',
+  'CONFLICT',
+];
+
+/**
+ * A write with files: a `record` part holding the JSON body, and a part per file named by its
+ * field (repeated for a field that holds several). A single file replaces the one its field
+ * holds; files sent to a field that holds several are added to those it keeps (unless the
+ * record part names the field: then it holds those ids and the new files).
+ */
+function uploadContent(
+  record: JsonSchema,
+  fields: readonly Field[],
+): Record<string, { schema: JsonSchema; encoding?: Record<string, { contentType: string }> }> {
+  const file = (field: Field): JsonSchema => {
+    const type = field.type.kind === 'file' ? field.type : null;
+    const binary: JsonSchema = {
+      type: 'string',
+      format: 'binary',
+      contentMediaType: 'application/octet-stream',
+      description: `${type && type.kinds.length > 0 ? `A ${type.kinds.join(', ')} file` : 'A file'} of at most ${sizeWords(type?.maxBytes ?? 0)}.`,
+    };
+    return type && type.maxFiles > 1 ? { type: 'array', items: binary, maxItems: type.maxFiles } : binary;
+  };
+  return {
+    'multipart/form-data': {
+      schema: {
+        type: 'object',
+        properties: { record, ...Object.fromEntries(fields.map((f) => [f.name, file(f)])) },
+        additionalProperties: false,
+      },
+      encoding: { record: { contentType: API.json } },
+    },
   };
 }
 

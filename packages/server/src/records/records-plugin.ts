@@ -1,5 +1,6 @@
 import fastifyPlugin from 'fastify-plugin';
 import type { CompiledApp } from '../compile/compiled-app.ts';
+import type { RecordFiles } from '../files/index.ts';
 import type { Store } from '../store/store.ts';
 import { type Committed, registerEntityRoutes } from './entity-routes.ts';
 
@@ -10,6 +11,8 @@ export interface RecordsOptions {
   committed?: Committed;
   /** The server's clock, which stamps writes. Default `Date.now`. */
   now?: () => number;
+  /** Uploads to file fields and the files' lives (the files feature). */
+  files?: RecordFiles | null;
 }
 
 /**
@@ -17,8 +20,8 @@ export interface RecordsOptions {
  * history, transitions) and the dashboards' summaries, with point 6 applied to each.
  */
 export const records = fastifyPlugin<RecordsOptions>(
-  (app, { compiled, store, committed, now }, done) => {
-    registerEntityRoutes(app, compiled, store, committed, now);
+  (app, { compiled, store, committed, now, files }, done) => {
+    registerEntityRoutes(app, compiled, store, committed, now, files ?? null);
     done();
   },
   { name: 'ninepoint-records', fastify: '5.x', dependencies: ['ninepoint-people'] },

@@ -2,6 +2,7 @@ import { Checkbox, NumberInput, Select, Textarea, TextInput } from '@mantine/cor
 import { assertNever, type Field, type Model } from '@ninepoint/spec';
 import { choiceLabel, fieldLabel } from '../app/screens.ts';
 import { alwaysSet, isNarrowType } from './field-kinds.ts';
+import { FileField } from './files/FileField.tsx';
 import type { InputValue } from './form-values.ts';
 import { ReferenceSelect } from './ReferenceSelect.tsx';
 
@@ -138,6 +139,8 @@ export function FieldInput({ model, field, value, onChange, error, disabled, des
           onChange={onChange}
         />
       );
+    case 'file':
+      return <FileField {...common} name={field.name} type={t} value={text} onChange={onChange} />;
     default:
       return assertNever(t);
   }

@@ -7,6 +7,7 @@ import { useRecord } from '../records/api.ts';
 import { fallbackTitle, useRecordTitle } from '../records/title.ts';
 import { useUserName } from '../records/users.ts';
 import { formatDate, formatDateTime, formatNumber, safeHref } from './display.ts';
+import { FileList } from './files/FileList.tsx';
 
 /** A field's value for reading: dates in words, numbers with their decimals, references by name. */
 export function FieldValue({ model, field, value }: { model: Model; field: Field; value: unknown }) {
@@ -52,6 +53,8 @@ export function FieldValue({ model, field, value }: { model: Model; field: Field
       return <span style={{ whiteSpace: 'pre-wrap' }}>{String(value)}</span>;
     case 'text':
       return <>{String(value)}</>;
+    case 'file':
+      return <FileList type={t} value={String(value)} />;
     default:
       return assertNever(t);
   }

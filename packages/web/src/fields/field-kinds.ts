@@ -50,6 +50,8 @@ export const WEB_FIELD_KINDS: { readonly [K in FieldKind]: WebKindFacts<K> } = {
   email: { form: 'typed', narrow: never, names: true, brief: true, cardRank: 8, noWrap: false },
   url: { form: 'typed', narrow: never, names: false, brief: true, cardRank: 9, noWrap: false },
   longText: { form: 'typed', narrow: never, names: false, brief: false, cardRank: 10, noWrap: false },
+  // Files are uploaded on their own, not typed: the form holds the ids the record keeps.
+  file: { form: 'picked', narrow: never, names: false, brief: true, cardRank: 11, noWrap: false },
 };
 
 /** The web app's facts for a type of any kind. */

@@ -6,6 +6,7 @@ import type { Me } from '../api/session.ts';
 import type { DirectoryUser } from '../api/users.ts';
 import { choiceLabel } from '../app/screens.ts';
 import { webKind } from '../fields/field-kinds.ts';
+import { FileThumbs } from '../fields/files/FileList.tsx';
 import { type ApiRecord, EMPTY, formatDay, formatValue, recordTitle, stateColor } from '../format.ts';
 import { stateLabel } from '../records/access.ts';
 import { SortIcon } from './icons.tsx';
@@ -340,6 +341,8 @@ export function Cell({
           {String(value)}
         </Anchor>
       );
+    case 'file':
+      return <FileThumbs type={type} value={String(value)} size="list" />;
     case 'text':
     case 'longText':
     case 'integer':

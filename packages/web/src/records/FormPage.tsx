@@ -1,10 +1,23 @@
-import { Alert, Anchor, Badge, Button, DataList, Grid, Group, Paper, Stack, Text, Title } from '@mantine/core';
+import {
+  Alert,
+  Anchor,
+  Badge,
+  Button,
+  DataList,
+  Grid,
+  Group,
+  Paper,
+  Progress,
+  Stack,
+  Text,
+  Title,
+} from '@mantine/core';
 import { useDocumentTitle } from '@mantine/hooks';
 import type { Entity, Field, Model } from '@ninepoint/spec';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, type RefObject, useContext, useEffect, useRef, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { type Answer, type ApiError, api } from '../api/client.ts';
+import { type Answer, type ApiError, api, sendForm } from '../api/client.ts';
 import type { Me } from '../api/session.ts';
 import { ModelContext, type ScreenProps } from '../app/context.ts';
 import { Failure, Loading } from '../app/pages.tsx';
@@ -12,6 +25,8 @@ import { fieldLabel, screenTitle } from '../app/screens.ts';
 import { FieldInput, inputId, isNarrow } from '../fields/FieldInput.tsx';
 import { FieldValue } from '../fields/FieldValue.tsx';
 import { alwaysSet } from '../fields/field-kinds.ts';
+import { PendingFilesContext } from '../fields/files/pending-files.ts';
+import { usePendingFiles, withPendingFiles } from '../fields/files/use-pending-files.ts';
 import { changed, defaultInput, type InputValues, toInput } from '../fields/form-values.ts';
 import { hasRuleChecks, preloadRuleChecks, refusalBeforeSending } from '../rules/before-sending.ts';
 import { stateColor, stateLabel } from './access.ts';
@@ -76,6 +91,9 @@ function RecordForm({ model, me, entity, base: loaded, title }: RecordFormProps)
     ),
   );
   const form = useFieldForm(model, fields, mode, initial);
+  const pending = usePendingFiles();
+  /** How much of an upload has gone, 0..1; null when nothing is being uploaded. */
+  const [progress, setProgress] = useState<number | null>(null);
   const [problem, setProblem] = useState<{ error: ApiError; messages: string[] } | null>(null);
   const [theirChanges, setTheirChanges] = useState<{ theirs: string[]; both: string[] } | null>(null);
   const alertRef = useRef<HTMLDivElement>(null);
@@ -92,12 +110,27 @@ function RecordForm({ model, me, entity, base: loaded, title }: RecordFormProps)
     mutationFn: async (body: Record<string, unknown>) => {
       // The spec's rules, checked here first: a refusal reads as the server's would.
       const write = base ? { kind: 'update' as const, current: base.body } : { kind: 'create' as const };
-      const refusal = await refusalBeforeSending(client, whole, { ...write, entity: entity.name, body, user: me.user });
-      if (refusal) throw refusal;
-      return api<ApiRecord>(call?.method ?? 'POST', pathOf(call as NonNullable<typeof call>, base?.body.id), {
-        body,
-        ifMatch: base?.etag ?? null,
+      const refusal = await refusalBeforeSending(client, whole, {
+        ...write,
+        entity: entity.name,
+        body: withPendingFiles(body, pending.fields()),
+        user: me.user,
       });
+      if (refusal) throw refusal;
+      const method = call?.method ?? 'POST';
+      const path = pathOf(call as NonNullable<typeof call>, base?.body.id);
+      const files = pending.all();
+      if (files.length === 0) return api<ApiRecord>(method, path, { body, ifMatch: base?.etag ?? null });
+      // With files, the record and its files go together (multipart/form-data): all or nothing.
+      const form = new FormData();
+      form.append('record', JSON.stringify(body));
+      for (const [field, file] of files) form.append(field, file, file.name);
+      setProgress(0);
+      try {
+        return await sendForm<ApiRecord>(method, path, form, { ifMatch: base?.etag ?? null, onProgress: setProgress });
+      } finally {
+        setProgress(null);
+      }
     },
     onSuccess: async (answer) => {
       storeRecord(client, entity.name, answer);
@@ -160,7 +193,7 @@ function RecordForm({ model, me, entity, base: loaded, title }: RecordFormProps)
   const submit = (event: FormEvent) => {
     event.preventDefault();
     setProblem(null);
-    const prepared = form.prepare(base?.body ?? null);
+    const prepared = form.prepare(base?.body ?? null, pending.fields());
     if ('invalid' in prepared) {
       document.getElementById(inputId({ name: prepared.invalid } as Field))?.focus();
       return;
@@ -246,24 +279,34 @@ function RecordForm({ model, me, entity, base: loaded, title }: RecordFormProps)
                 are required.
               </Text>
             )}
-            <Grid gap="md">
-              {fields.map((field) => (
-                <Grid.Col key={field.name} span={{ base: 12, sm: isNarrow(field) ? 6 : 12 }}>
-                  <FieldInput
-                    model={model}
-                    field={field}
-                    value={form.values[field.name]}
-                    onChange={(v) => form.setValue(field.name, v)}
-                    error={form.errors[field.name]}
-                  />
-                </Grid.Col>
-              ))}
-            </Grid>
+            <PendingFilesContext.Provider value={pending}>
+              <Grid gap="md">
+                {fields.map((field) => (
+                  <Grid.Col key={field.name} span={{ base: 12, sm: isNarrow(field) ? 6 : 12 }}>
+                    <FieldInput
+                      model={model}
+                      field={field}
+                      value={form.values[field.name]}
+                      onChange={(v) => form.setValue(field.name, v)}
+                      error={form.errors[field.name]}
+                    />
+                  </Grid.Col>
+                ))}
+              </Grid>
+            </PendingFilesContext.Provider>
             <Group justify="flex-end" mt="sm">
               {back && (
                 <Button component={Link} to={back} variant="default">
                   Cancel
                 </Button>
+              )}
+              {progress !== null && (
+                <Progress
+                  value={Math.round(progress * 100)}
+                  aria-label="Upload progress"
+                  style={{ flex: 1 }}
+                  animated={progress >= 1}
+                />
               )}
               <Button type="submit" loading={save.isPending}>
                 {editing ? 'Save changes' : `Create ${entityWords(entity.name)}`}

@@ -24,7 +24,11 @@ export interface FieldForm {
    * The body to send, or null when the browser's checks of point 3 found something wrong (then
    * `errors` says what, and the first field at fault is returned to focus).
    */
-  prepare: (base: Record<string, unknown> | null) => { body: Record<string, Value> } | { invalid: string };
+  prepare: (
+    base: Record<string, unknown> | null,
+    /** File fields with files picked to upload: not empty, whatever the record holds. */
+    uploading?: ReadonlySet<string>,
+  ) => { body: Record<string, Value> } | { invalid: string };
   /**
    * Shows a refusal's field errors at their fields; returns the messages no field of the form
    * shows (a rule about the whole record, a field the form does not have).
@@ -47,7 +51,7 @@ export function useFieldForm(model: Model, fields: readonly Field[], mode: SendM
     });
   }, []);
 
-  const prepare: FieldForm['prepare'] = (base) => {
+  const prepare: FieldForm['prepare'] = (base, uploading = new Set()) => {
     const body: Record<string, Value> = {};
     const sent: Field[] = [];
     const invalid = new Set<string>();
@@ -66,6 +70,8 @@ export function useFieldForm(model: Model, fields: readonly Field[], mode: SendM
     // A create checks every field (a required one left empty is missing); a change what it sends.
     const checked = mode === 'create' ? fields : sent;
     const failures = checkFields(model, checked, body, { creating: mode === 'create' }, invalid);
+    // A required file field with a file picked is filled by the upload.
+    for (const name of uploading) if (failures[name]?.code === 'REQUIRED') delete failures[name];
     const found = Object.fromEntries(Object.entries(failures).map(([name, f]) => [name, formatMessage(f.message)]));
     setErrors(found);
     const first = fields.find((f) => f.name in found);

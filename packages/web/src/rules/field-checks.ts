@@ -122,6 +122,7 @@ export function checkField(
         ? null
         : fail('INVALID_TYPE', { type: typeWords(field) });
     case 'reference':
+    case 'file':
       return typeof value === 'string' ? null : fail('INVALID_TYPE', { type: typeWords(field) });
   }
 }

@@ -1,0 +1,332 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLAIMS } from '../../test/claims-spec.ts';
+import { type FreshDatabase, TEST_DATABASES } from '../../test/databases.ts';
+import { modelOf } from '../../test/helpers.ts';
+import { pdf, png, upload } from '../../test/uploads.ts';
+import { callAs, userWithToken } from '../../test/users.ts';
+import { createServer, type NinepointServer } from '../app/server.ts';
+import { FILES_TABLE } from './files-tables.ts';
+import { PENDING_GRACE_MS } from './record-files.ts';
+
+type Json = Record<string, unknown>;
+
+/** Every file kept under a folder, at any depth. */
+function keptFiles(dir: string): string[] {
+  try {
+    return readdirSync(dir, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => e.name);
+  } catch {
+    return [];
+  }
+}
+
+// On PostgreSQL too: the files table (pending, attached, removed) is SQL each database runs, and a
+// refused write must leave no row and no bytes on either.
+describe.each(TEST_DATABASES)('file fields on $name', (db) => {
+  let fresh: FreshDatabase;
+  let server: NinepointServer;
+  let folder: string;
+  let clerk: string;
+  let other: string;
+  let auditor: string;
+  const clock = Date.parse('2026-11-27T12:00:00Z');
+  const call = callAs(() => server);
+  const send = (
+    who: string,
+    method: 'POST' | 'PATCH' | 'PUT',
+    url: string,
+    record: unknown,
+    files: Parameters<typeof upload>[5],
+  ) => upload(server, who, method, url, record, files);
+  const rows = async () =>
+    (
+      await server.store.sql.all<{ id: string; state: string }>(
+        `SELECT "id", "state" FROM "${FILES_TABLE}" ORDER BY "id"`,
+      )
+    ).map((r) => `${r.state}`);
+  const download = (who: string, id: string) =>
+    server.app.inject({ method: 'GET', url: `/api/files/${id}`, headers: { authorization: who } });
+
+  beforeAll(async () => {
+    fresh = await db.fresh();
+    folder = mkdtempSync(join(tmpdir(), 'ninepoint-files-test-'));
+    server = await createServer({
+      model: modelOf(CLAIMS),
+      ...fresh.options,
+      logger: false,
+      fileStorage: folder,
+      sweepFiles: false,
+      now: () => clock,
+    });
+    clerk = (await userWithToken(server, ['clerk'])).authorization;
+    other = (await userWithToken(server, ['clerk'])).authorization;
+    auditor = (await userWithToken(server, ['auditor'])).authorization;
+  });
+  afterAll(async () => {
+    await server.close();
+    await fresh.remove();
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  it('creates a record with its file, and serves the file to who may read the record', async () => {
+    const created = await send(clerk, 'POST', '/api/claims', { title: 'Train', amount: 80 }, [
+      { field: 'receipt', name: 'ticket.pdf', bytes: pdf('train'), type: 'text/html' },
+    ]);
+    expect(created.status).toBe(201);
+    const id = String(created.body.receipt);
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    const answer = await download(clerk, id);
+    expect(answer.statusCode).toBe(200);
+    expect(answer.rawPayload).toEqual(Buffer.from(pdf('train')));
+    // Kind from the bytes, whatever the browser said; never shown in the app's origin.
+    expect(answer.headers['content-type']).toBe('application/pdf');
+    expect(answer.headers['content-disposition']).toBe(
+      `attachment; filename="ticket.pdf"; filename*=UTF-8''ticket.pdf`,
+    );
+    expect(answer.headers['x-content-type-options']).toBe('nosniff');
+    expect(answer.headers['content-security-policy']).toContain('sandbox');
+    const about = await call(auditor, 'GET', `/api/files/${id}/about`);
+    expect(about.body).toMatchObject({
+      name: 'ticket.pdf',
+      size: pdf('train').length,
+      kind: 'pdf',
+      image: false,
+      removed: false,
+    });
+    expect((await download(auditor, id)).statusCode).toBe(200);
+  });
+
+  it('answers 404 for another user’s file and for a field hidden from the caller', async () => {
+    const created = await send(clerk, 'POST', '/api/claims', { title: 'Hotel', amount: 10 }, [
+      { field: 'scan', name: 'scan.png', bytes: png() },
+    ]);
+    expect(created.status).toBe(201);
+    const scan = String(created.body.scan);
+    expect((await download(clerk, scan)).statusCode).toBe(200);
+    const theirs = await download(other, scan);
+    expect(theirs.statusCode).toBe(404);
+    expect(theirs.json()).toMatchObject({ code: 'FILE_NOT_FOUND' });
+    // The auditor reads every claim, but not its scan.
+    expect((await download(auditor, scan)).statusCode).toBe(404);
+    expect((await call(auditor, 'GET', `/api/files/${scan}/about`)).status).toBe(404);
+    expect((await download(clerk, '0190f3a2-0000-7000-8000-000000000000')).statusCode).toBe(404);
+  });
+
+  it('stores nothing for a refused record: a rule, a bad field, a bad file', async () => {
+    const before = keptFiles(folder).length;
+    const rowsBefore = (await rows()).length;
+    const noReceipt = await send(clerk, 'POST', '/api/claims', { title: 'Dinner', amount: 90 }, [
+      { field: 'photos', name: 'plate.png', bytes: png() },
+    ]);
+    expect(noReceipt.status).toBe(422);
+    expect(noReceipt.body.errors).toEqual([expect.objectContaining({ code: 'RECEIPT_REQUIRED' })]);
+    const badTitle = await send(clerk, 'POST', '/api/claims', { amount: 9 }, [
+      { field: 'receipt', name: 'r.pdf', bytes: pdf() },
+    ]);
+    expect(badTitle.status).toBe(422);
+    const secondBad = await send(clerk, 'POST', '/api/claims', { title: 'Taxi', amount: 9 }, [
+      { field: 'receipt', name: 'r.pdf', bytes: pdf() },
+      { field: 'photos', name: 'page.html', bytes: new TextEncoder().encode('<html><script>alert(1)</script></html>') },
+    ]);
+    expect(secondBad.status).toBe(415);
+    expect(secondBad.body.code).toBe('FILE_KIND_NOT_ALLOWED');
+    expect(keptFiles(folder).length).toBe(before);
+    expect((await rows()).length).toBe(rowsBefore);
+  });
+
+  it('replaces a file, adds to a field of several, removes one, and deletes them with the record', async () => {
+    const created = await send(clerk, 'POST', '/api/claims', { title: 'Fair', amount: 30 }, [
+      { field: 'receipt', name: 'a.pdf', bytes: pdf('a') },
+      { field: 'photos', name: 'one.png', bytes: png() },
+    ]);
+    expect(created.status).toBe(201);
+    const path = `/api/claims/${created.body.id}`;
+    const first = String(created.body.receipt);
+    const replaced = await send(clerk, 'PATCH', path, undefined, [
+      { field: 'receipt', name: 'b.pdf', bytes: pdf('b') },
+    ]);
+    expect(replaced.status).toBe(200);
+    const second = String(replaced.body.receipt);
+    expect(second).not.toBe(first);
+    expect((await download(clerk, first)).statusCode).toBe(404);
+    expect((await call(clerk, 'GET', `/api/files/${first}/about`)).body).toMatchObject({
+      name: 'a.pdf',
+      removed: true,
+    });
+    expect((await download(clerk, second)).rawPayload).toEqual(Buffer.from(pdf('b')));
+
+    const added = await send(clerk, 'PATCH', path, undefined, [
+      { field: 'photos', name: 'two.png', bytes: png() },
+      { field: 'photos', name: 'three.png', bytes: png() },
+    ]);
+    expect(added.status).toBe(200);
+    const photos = String(added.body.photos).split(',');
+    expect(photos).toHaveLength(3);
+    const tooMany = await send(clerk, 'PATCH', path, undefined, [{ field: 'photos', name: 'four.png', bytes: png() }]);
+    expect(tooMany.status).toBe(422);
+    expect(tooMany.body.code).toBe('TOO_MANY_FILES');
+
+    // JSON keeps some of the files held; it cannot name files the record does not hold.
+    const kept = await call(clerk, 'PATCH', path, { photos: photos.slice(1).join(',') });
+    expect(kept.status).toBe(200);
+    expect((await download(clerk, photos[0] as string)).statusCode).toBe(404);
+    const stolen = await call(clerk, 'PATCH', path, { receipt: first });
+    expect(stolen.status).toBe(422);
+    expect(JSON.stringify(stolen.body)).toContain('READ_ONLY_FIELD');
+    // Above 25 the receipt stays required: removing it is refused, and the file stays.
+    const removed = await call(clerk, 'PATCH', path, { receipt: null });
+    expect(removed.status).toBe(422);
+    expect((await download(clerk, second)).statusCode).toBe(200);
+
+    const history = await call(clerk, 'GET', `${path}/history`);
+    expect(
+      (history.body.items as Json[]).map((e) =>
+        Object.keys(e.changes as Json)
+          .sort()
+          .join(),
+      ),
+    ).toContain('receipt');
+
+    const files = keptFiles(folder).length;
+    expect((await call(clerk, 'DELETE', path)).status).toBe(204);
+    expect((await download(clerk, second)).statusCode).toBe(404);
+    expect(keptFiles(folder).length).toBe(files - 3);
+  });
+
+  it('answers each bad upload with its problem', async () => {
+    const bad = async (files: Parameters<typeof upload>[5], record: unknown = { title: 'Bad', amount: 1 }) => {
+      const answer = await send(clerk, 'POST', '/api/claims', record, files);
+      return `${answer.status} ${answer.body.code}`;
+    };
+    expect(await bad([{ field: 'receipt', name: 'empty.pdf', bytes: new Uint8Array() }])).toBe('422 FILE_EMPTY');
+    expect(await bad([{ field: 'photos', name: 'big.png', bytes: png(70 * 1024) }])).toBe('413 FILE_TOO_LARGE');
+    expect(await bad([{ field: 'receipt', name: 'x.pdf', bytes: new TextEncoder().encode('just text') }])).toBe(
+      '415 FILE_KIND_NOT_ALLOWED',
+    );
+    expect(await bad([{ field: 'attachment', name: 'x.pdf', bytes: pdf() }])).toBe('400 INVALID_PAYLOAD');
+    expect(await bad([{ field: 'receipt', name: '../../etc/passwd.pdf', bytes: pdf() }])).toBe('422 INVALID_FILE_NAME');
+    expect(await bad([{ field: 'receipt', name: 'a\u0007b.pdf', bytes: pdf() }])).toBe('422 INVALID_FILE_NAME');
+    expect(
+      await bad([
+        { field: 'receipt', name: 'a.pdf', bytes: pdf() },
+        { field: 'receipt', name: 'b.pdf', bytes: pdf() },
+      ]),
+    ).toBe('422 TOO_MANY_FILES');
+    expect(await bad([], { title: 'Bad', amount: 1, receipt: '0190f3a2-0000-7000-8000-000000000000' })).toBe(
+      '422 VALIDATION_FAILED',
+    );
+    expect(keptFiles(folder).filter((n) => n.endsWith('.part'))).toEqual([]);
+  });
+
+  it('answers an upload cut off half way with UPLOAD_INCOMPLETE and keeps nothing of it', async () => {
+    const rowsBefore = (await rows()).length;
+    const before = keptFiles(folder).length;
+    const boundary = 'cutoffboundary';
+    const head = Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="record"\r\nContent-Type: application/json\r\n\r\n{"title":"Cut","amount":1}\r\n` +
+        `--${boundary}\r\nContent-Disposition: form-data; name="receipt"; filename="r.pdf"\r\nContent-Type: application/pdf\r\n\r\n`,
+    );
+    const answer = await server.app.inject({
+      method: 'POST',
+      url: '/api/claims',
+      headers: { authorization: clerk, 'content-type': `multipart/form-data; boundary=${boundary}` },
+      payload: Buffer.concat([head, Buffer.from(pdf('half')).subarray(0, 20)]),
+    });
+    expect(answer.statusCode).toBe(400);
+    expect(answer.json()).toMatchObject({ code: 'UPLOAD_INCOMPLETE' });
+    expect((await rows()).length).toBe(rowsBefore);
+    expect(keptFiles(folder).length).toBe(before);
+  });
+
+  it('serves an image’s thumbnail without its EXIF location, made once, and none for other files', async () => {
+    const { default: sharp } = await import('sharp');
+    const photo = await sharp({ create: { width: 400, height: 200, channels: 3, background: '#c33' } })
+      .jpeg()
+      .withExif({ IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '52/1 31/1 0/1' } })
+      .toBuffer();
+    expect((await sharp(photo).metadata()).exif).toBeDefined();
+    const created = await send(clerk, 'POST', '/api/claims', { title: 'Photo', amount: 5 }, [
+      { field: 'photos', name: 'site.jpg', bytes: new Uint8Array(photo) },
+      { field: 'receipt', name: 'r.pdf', bytes: pdf() },
+    ]);
+    expect(created.status).toBe(201);
+    const id = String(created.body.photos);
+    const thumb = await server.app.inject({
+      method: 'GET',
+      url: `/api/files/${id}/thumbnail?size=96`,
+      headers: { authorization: clerk },
+    });
+    expect(thumb.statusCode).toBe(200);
+    expect(thumb.headers['content-type']).toBe('image/webp');
+    const meta = await sharp(thumb.rawPayload).metadata();
+    expect([meta.width, meta.height]).toEqual([96, 48]);
+    expect(meta.exif).toBeUndefined();
+    // Made once: the second ask reads what the first kept.
+    const files = keptFiles(folder).length;
+    expect(
+      (
+        await server.app.inject({
+          method: 'GET',
+          url: `/api/files/${id}/thumbnail?size=96`,
+          headers: { authorization: clerk },
+        })
+      ).statusCode,
+    ).toBe(200);
+    expect(keptFiles(folder).length).toBe(files);
+    expect((await download(other, id)).statusCode).toBe(404);
+    expect(
+      (await server.app.inject({ method: 'GET', url: `/api/files/${id}/thumbnail`, headers: { authorization: other } }))
+        .statusCode,
+    ).toBe(404);
+    const receipt = String(created.body.receipt);
+    expect(
+      (
+        await server.app.inject({
+          method: 'GET',
+          url: `/api/files/${receipt}/thumbnail`,
+          headers: { authorization: clerk },
+        })
+      ).statusCode,
+    ).toBe(404);
+    // The photo's inline, the PDF an attachment.
+    expect((await download(clerk, id)).headers['content-disposition']).toMatch(/^inline; /);
+  });
+
+  it('sweeps pending files once their grace has passed: attached if their record holds them, else removed', async () => {
+    const created = await send(clerk, 'POST', '/api/claims', { title: 'Kept', amount: 5 }, [
+      { field: 'receipt', name: 'k.pdf', bytes: pdf('k') },
+    ]);
+    const files = server.files;
+    if (!files) throw new Error('the server has no files');
+    // As a server killed between the write and its settling leaves them: the record's file still
+    // pending, and an upload's bytes whose write never happened.
+    await server.store.sql.run(`UPDATE "${FILES_TABLE}" SET "state" = 'pending' WHERE "id" = ?`, [
+      created.body.receipt,
+    ]);
+    await files.table.addPending({
+      id: '0190f3a2-0000-7000-8000-00000000beef',
+      storageKey: 'x'.repeat(43),
+      entity: 'Claim',
+      recordId: String(created.body.id),
+      field: 'scan',
+      name: 'lost.png',
+      size: 0,
+      mime: 'application/octet-stream',
+      kind: null,
+      createdBy: null,
+      createdAt: clock,
+    });
+    await files.storage.write('x'.repeat(43), Readable.from([Buffer.from(png())]));
+    const before = keptFiles(folder).length;
+    expect(await files.sweep(clock + 1000)).toEqual({ attached: 0, removed: 0 });
+    expect(await files.sweep(clock + PENDING_GRACE_MS + 1000)).toEqual({ attached: 1, removed: 1 });
+    expect(keptFiles(folder).length).toBe(before - 1);
+    expect((await download(clerk, String(created.body.receipt))).statusCode).toBe(200);
+    expect(await files.table.get('0190f3a2-0000-7000-8000-00000000beef')).toBeUndefined();
+  });
+});

@@ -1,0 +1,112 @@
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLAIMS } from '../../test/claims-spec.ts';
+import { type FreshDatabase, SQLITE_ONLY } from '../../test/databases.ts';
+import { modelOf } from '../../test/helpers.ts';
+import { startS3 } from '../../test/s3-server.ts';
+import { pdf, png, upload } from '../../test/uploads.ts';
+import { callAs, userWithToken } from '../../test/users.ts';
+import { createServer, type NinepointServer } from '../app/server.ts';
+
+/**
+ * Files in an S3-compatible bucket: a real one (s3rver) on loopback, reached through the AWS SDK
+ * as AWS S3 would be. The storage is all that differs from `files.test.ts` (which runs on both
+ * databases), so this suite runs on SQLite.
+ */
+describe.each(SQLITE_ONLY)('file fields in S3, on $name', (db) => {
+  let fresh: FreshDatabase;
+  let s3: Awaited<ReturnType<typeof startS3>>;
+  let server: NinepointServer;
+  let clerk: string;
+  let other: string;
+  let auditor: string;
+  const call = callAs(() => server);
+  const objects = async () => {
+    const client = new S3Client({
+      endpoint: s3.endpoint,
+      forcePathStyle: true,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    });
+    try {
+      const listed = await client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: 'claims/' }));
+      return (listed.Contents ?? []).map((o) => o.Key ?? '').sort();
+    } finally {
+      client.destroy();
+    }
+  };
+  const download = (who: string, id: string, query = '') =>
+    server.app.inject({ method: 'GET', url: `/api/files/${id}${query}`, headers: { authorization: who } });
+
+  beforeAll(async () => {
+    fresh = await db.fresh();
+    s3 = await startS3();
+    server = await createServer({
+      model: modelOf(CLAIMS),
+      ...fresh.options,
+      logger: false,
+      fileStorage: `s3://${s3.bucket}/claims`,
+      filesEnv: s3.env,
+      sweepFiles: false,
+    });
+    clerk = (await userWithToken(server, ['clerk'])).authorization;
+    other = (await userWithToken(server, ['clerk'])).authorization;
+    auditor = (await userWithToken(server, ['auditor'])).authorization;
+  });
+  afterAll(async () => {
+    await server.close();
+    await s3.close();
+    await fresh.remove();
+  });
+
+  it('uploads to the bucket, downloads through the app or a presigned address, replaces and deletes', async () => {
+    expect(server.files?.storage.description).toBe(`s3://${s3.bucket}/claims/`);
+    const created = await upload(server, clerk, 'POST', '/api/claims', { title: 'Train', amount: 80 }, [
+      { field: 'receipt', name: 'ticket.pdf', bytes: pdf('s3') },
+    ]);
+    expect(created.status).toBe(201);
+    const first = String(created.body.receipt);
+    expect(await objects()).toHaveLength(1);
+    const through = await download(clerk, first);
+    expect(through.statusCode).toBe(200);
+    expect(through.rawPayload).toEqual(Buffer.from(pdf('s3')));
+
+    // A presigned address only after the same check: another user gets 404, not an address.
+    expect((await download(other, first, '?direct=true')).statusCode).toBe(404);
+    const direct = await download(clerk, first, '?direct=true');
+    expect(direct.statusCode).toBe(303);
+    const location = String(direct.headers.location);
+    expect(location.startsWith(`${s3.endpoint}/${s3.bucket}/claims/`)).toBe(true);
+    expect(location).toContain('X-Amz-Expires=60');
+    const fetched = await fetch(location);
+    expect(fetched.status).toBe(200);
+    expect(Buffer.from(await fetched.arrayBuffer())).toEqual(Buffer.from(pdf('s3')));
+    expect(fetched.headers.get('content-disposition')).toContain('attachment');
+
+    const replaced = await upload(server, clerk, 'PATCH', `/api/claims/${created.body.id}`, undefined, [
+      { field: 'receipt', name: 'b.pdf', bytes: pdf('b') },
+    ]);
+    expect(replaced.status).toBe(200);
+    expect(await objects()).toHaveLength(1);
+    expect((await download(clerk, first)).statusCode).toBe(404);
+    expect((await download(clerk, String(replaced.body.receipt))).rawPayload).toEqual(Buffer.from(pdf('b')));
+
+    expect((await call(clerk, 'DELETE', `/api/claims/${created.body.id}`)).status).toBe(204);
+    expect(await objects()).toEqual([]);
+  });
+
+  it('keeps nothing in the bucket for a refused record, and hides a hidden field’s file', async () => {
+    const refused = await upload(server, clerk, 'POST', '/api/claims', { title: 'Dinner', amount: 90 }, [
+      { field: 'photos', name: 'plate.png', bytes: png() },
+    ]);
+    expect(refused.status).toBe(422);
+    expect(await objects()).toEqual([]);
+    const scanned = await upload(server, clerk, 'POST', '/api/claims', { title: 'Hotel', amount: 10 }, [
+      { field: 'scan', name: 'scan.png', bytes: png() },
+    ]);
+    expect(scanned.status).toBe(201);
+    expect((await download(auditor, String(scanned.body.scan))).statusCode).toBe(404);
+    expect((await download(auditor, String(scanned.body.scan), '?direct=true')).statusCode).toBe(404);
+    expect((await download(clerk, String(scanned.body.scan))).statusCode).toBe(200);
+  });
+});
