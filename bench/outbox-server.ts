@@ -2,8 +2,9 @@
 // <db file> <receiver URL>`. `with` serves OUTBOX_SPEC_WITH (one call to another system and one
 // notification on each create and each `approve`), `without` the same spec with point 7 not shown.
 // Mail goes to the in-memory dev outbox (no SMTP server in the way). Prints {"url", "token"} once
-// listening; closes on SIGTERM or when stdin ends.
-import { addUser, createApiToken, createServer, Outbox } from '@ninepoint/server';
+// listening; then, for each line `stats` on stdin, {"cpuUs", "pending", "delivered"}: the CPU
+// time it has used so far and its deliveries by status. Closes on SIGTERM or when stdin ends.
+import { addUser, createApiToken, createServer, DeliveriesStore, Outbox } from '@ninepoint/server';
 import { checkSpec } from '@ninepoint/spec';
 import { OUTBOX_SPEC_WITH, OUTBOX_SPEC_WITHOUT } from './outbox-spec.ts';
 
@@ -41,4 +42,19 @@ const close = async () => {
 };
 process.on('SIGTERM', () => void close());
 process.stdin.on('end', () => void close());
-process.stdin.resume();
+const deliveries = new DeliveriesStore(server.store.sql);
+let input = '';
+process.stdin.on('data', (data: Buffer) => {
+  input += data.toString();
+  for (let nl = input.indexOf('\n'); nl >= 0; nl = input.indexOf('\n')) {
+    const command = input.slice(0, nl).trim();
+    input = input.slice(nl + 1);
+    if (command !== 'stats') continue;
+    void deliveries.counts().then((counts) => {
+      const cpu = process.cpuUsage();
+      console.log(
+        JSON.stringify({ cpuUs: cpu.user + cpu.system, pending: counts.pending, delivered: counts.delivered }),
+      );
+    });
+  }
+});

@@ -18,6 +18,7 @@ import { validateConstants } from './validate/constants.ts';
 import { validateDocument } from './validate/document.ts';
 import { validateErrors } from './validate/errors.ts';
 import { validateExpressions } from './validate/expressions.ts';
+import { validateReveals } from './validate/reveals.ts';
 import { validateRoles } from './validate/roles.ts';
 import { validateStates } from './validate/states.ts';
 
@@ -90,6 +91,7 @@ export function checkSpec(source: string): CheckResult {
   validateStates(model, bag);
   validateRoles(model, bag);
   validateExpressions(model, bag);
+  validateReveals(model, bag);
   const checked = validateCalls(outgoing, scope);
   model.notifications = checked.notifications;
   model.webhooks = checked.webhooks;

@@ -167,6 +167,11 @@ export const DIAGNOSTIC_CODES = {
   // Point 5: validation rules
   'invalid-limit': { point: 5, severity: 'error', summary: 'A cross-record limit does not follow its grammar.' },
   'invalid-target': { point: 5, severity: 'error', summary: "A rule's `applies to` cell is not understood." },
+  'reveals-hidden': {
+    point: 5,
+    severity: 'warning',
+    summary: 'A rule, guard or limit a role can trigger reads a field, or counts records, the role may not read.',
+  },
   // Point 6: roles and permissions
   'unknown-role': { point: 6, severity: 'error', summary: 'A role is used but not defined in point 6.' },
   'invalid-permission': { point: 6, severity: 'error', summary: 'A permission cell names an unknown operation.' },
@@ -185,6 +190,11 @@ export const DIAGNOSTIC_CODES = {
     point: 6,
     severity: 'error',
     summary: 'A role may create records but not set a required field that has no default.',
+  },
+  'author-reveals-hidden-field': {
+    point: 6,
+    severity: 'warning',
+    summary: 'A role does not see a User field, but sees `created_by`, which names the same person.',
   },
   // Point 7: the calls it makes
   'invalid-call': { point: 7, severity: 'error', summary: "A call's method, path or action is malformed." },

@@ -491,6 +491,46 @@ expressions (including \`book.field\` through a reference).`,
 | DUE_IN_PAST | 422    | The due date must be in the future. |
 `,
   },
+  'reveals-hidden': {
+    about: `A rule, guard or limit answers every write that triggers it with pass or fail, so whoever
+triggers it learns something about every value it reads: with \`value <= project.budget\`, 17
+creates find a budget a member may not read by halving. A role that can trigger a rule (it may
+create or change the entity, or take the transition) is warned of each field the condition reads,
+on the record or through a reference, that the role may not read, and a limit is warned of when
+it counts records the role may not read (it tells how many there are). Check only what the role
+reads, let the role read it, count per a field that makes the counted records the role's own
+(\`per borrower\`), or, when telling it is the point, say so in the rule's \`reveals\` column:
+the paths as the condition reads them (\`project.budget\`), \`count\` for a limit's count, or
+\`yes\`. A guard has no such column: write its condition as a rule on the transition
+(\`Loan: lend\`) and mark that. Either way a refusal tells no more than the rule's code and
+message (whose placeholders of hidden fields stay as written).`,
+    bad: `## 5. Validation rules
+
+| rule          | applies to | condition                | error    |
+| ------------- | ---------- | ------------------------ | -------- |
+| a few a title | Book       | at most 3 Book per title | CONFLICT |
+
+## 6. Roles and permissions
+
+| role   | Book             | Loan                 |
+| ------ | ---------------- | -------------------- |
+| staff  | all              | create, read, update |
+| member | create, read own | read own             |
+`,
+    fixed: `## 5. Validation rules
+
+| rule          | applies to | condition                | error    | reveals |
+| ------------- | ---------- | ------------------------ | -------- | ------- |
+| a few a title | Book       | at most 3 Book per title | CONFLICT | count   |
+
+## 6. Roles and permissions
+
+| role   | Book             | Loan                 |
+| ------ | ---------------- | -------------------- |
+| staff  | all              | create, read, update |
+| member | create, read own | read own             |
+`,
+  },
   'unknown-role': {
     about: `Roles in \`who\` cells (screens and transitions) must be rows of the roles table, or \`anyone\`.
 When point 6 is not shown there are no roles at all: leave \`who\` empty.`,
@@ -1400,6 +1440,28 @@ Without a list, \`create\` sets the fields the role reads: \`create, read except
 | ------ | ---------------------------- | -------- |
 | staff  | all                          | all      |
 | member | create (title, copies), read | read own |
+`,
+  },
+  'author-reveals-hidden-field': {
+    about: `\`read except (borrower)\` hides who a loan is for, but \`created_by\` stays visible, and when the
+people a \`User\` field names create their own records (a role that reads only its own records
+may create them), \`created_by\` names them as surely. Hide it too: \`read except (borrower,
+created_by)\` keeps authors anonymous to the role, in records and in history (\`by\`), and the user
+directory names nobody to it that no record it reads shows. Staff entering records for others
+(a role that reads every record) give nothing away and are not warned of.`,
+    bad: `## 6. Roles and permissions
+
+| role   | Book | Loan                                                          |
+| ------ | ---- | ------------------------------------------------------------- |
+| staff  | all  | create (book, borrower, due), read except (borrower), update  |
+| member | read | create, read own                                              |
+`,
+    fixed: `## 6. Roles and permissions
+
+| role   | Book | Loan                                                                      |
+| ------ | ---- | ------------------------------------------------------------------------- |
+| staff  | all  | create (book, borrower, due), read except (borrower, created_by), update  |
+| member | read | create, read own                                                          |
 `,
   },
   'invalid-call': {

@@ -284,7 +284,9 @@ describe('explainModel', () => {
     const text = explainModel(lendingDesk());
     expect(text).toContain('  Book\n    A title on the shelves.\n');
     expect(text).toContain('    title: text, required, from 1 to 200 characters\n');
-    expect(text).toContain('    isbn: text, required, unique, matching the pattern ^97[89][0-9]{10}$\n');
+    expect(text).toContain(
+      '    isbn: text, required, unique, at most 1000 characters (the default), matching the pattern ^97[89][0-9]{10}$\n',
+    );
     expect(text).toContain('    copies: integer, required, from 0 to MAX_COPIES (50), default 1\n');
     expect(text).toContain('    price: decimal with at most 2 decimal places, optional, at least 0\n');
     expect(text).toContain('    format: one of paper, hardback or audio, optional, default paper\n');

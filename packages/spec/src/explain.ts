@@ -1,6 +1,6 @@
 import { dashboardText } from './derive-screens.ts';
 import { explainOutgoing } from './explain-outgoing.ts';
-import { explainedType } from './field-kinds.ts';
+import { explainedType, kindFacts } from './field-kinds.ts';
 import { limitGroupWords } from './limit-words.ts';
 import type {
   Access,
@@ -133,7 +133,13 @@ function explainField(field: Field): string {
   const range = explainLimits(field.min, field.max, '');
   if (range !== null) parts.push(range);
   const length = explainLimits(field.minLength, field.maxLength, ' characters');
-  if (length !== null) parts.push(length);
+  if (length !== null && field.maxLength !== null) parts.push(length);
+  else {
+    // No length of its own: the runtime's default bounds it, and the author should know the figure.
+    const most = kindFacts(field.type).maxLength;
+    if (length !== null) parts.push(length);
+    if (most !== null) parts.push(`at most ${Math.max(most, field.minLength?.value ?? 0)} characters (the default)`);
+  }
   if (field.pattern !== null) parts.push(`matching the pattern ${field.pattern}`);
   if (field.default !== null) parts.push(`default ${explainDefault(field.default)}`);
   return `${field.name}: ${parts.join(', ')}`;
@@ -235,14 +241,16 @@ function explainPermission(permission: Permission, model: Model): string {
   const only = (fields: string[] | null) => (fields === null ? '' : ` (setting only ${wordList(fields, 'and')})`);
   const access = (verb: string, a: Access, fields: string[] | null = null, said = only) =>
     a === 'none' ? [] : [`${a === 'own' ? `${verb} own` : verb}${said(fields)}`];
+  const anonymous = permission.hidesAuthor === true ? ', not who made or changed them' : '';
   const seen = (fields: string[] | null) => {
-    if (fields === null) return '';
+    if (fields === null) return anonymous === '' ? '' : ` (all fields${anonymous})`;
     const all = model.entities.find((e) => e.name === permission.entity)?.fields.map((f) => f.name) ?? [];
     const hidden = all.filter((name) => !fields.includes(name));
-    if (fields.length === 0) return ' (no fields but the system ones)';
+    if (hidden.length === 0) return anonymous === '' ? '' : ` (all fields${anonymous})`;
+    if (fields.length === 0) return ` (no fields but the system ones${anonymous})`;
     return hidden.length < fields.length
-      ? ` (all but ${wordList(hidden, 'and')})`
-      : ` (only ${wordList(fields, 'and')})`;
+      ? ` (all but ${wordList(hidden, 'and')}${anonymous})`
+      : ` (only ${wordList(fields, 'and')}${anonymous})`;
   };
   const verbs = [
     ...(permission.create ? [`create${only(permission.createFields)}`] : []),

@@ -33,7 +33,8 @@ export interface FieldKindFacts<K extends FieldKind> {
   cel: CelKind;
   /**
    * The longest value when the spec gives no length: beyond it an address could not be used
-   * (RFC 5321's 254 for email). Null for no limit of its own.
+   * (RFC 5321's 254 for email), and a text is bounded so that no write can store a megabyte in a
+   * name (`DEFAULT_TEXT_LENGTH`, `DEFAULT_LONG_TEXT_LENGTH`). Null for no limit of its own.
    */
   maxLength: number | null;
   /** The type as a spec writes it: `long text`, `decimal(2)`, `choice of low, high`, `Book`. */
@@ -44,6 +45,11 @@ export interface FieldKindFacts<K extends FieldKind> {
   explained(type: FieldTypeOf<K>): string;
 }
 
+/** The most characters a `text` field holds when its rules give no length (docs/spec-format.md, point 3). */
+export const DEFAULT_TEXT_LENGTH = 1000;
+/** The most characters a `long text` field holds when its rules give no length. */
+export const DEFAULT_LONG_TEXT_LENGTH = 100_000;
+
 const places = (scale: number) => `${scale} decimal place${scale === 1 ? '' : 's'}`;
 
 export const FIELD_KINDS: { readonly [K in FieldKind]: FieldKindFacts<K> } = {
@@ -51,7 +57,7 @@ export const FIELD_KINDS: { readonly [K in FieldKind]: FieldKindFacts<K> } = {
     family: 'text',
     filter: 'text',
     cel: 'string',
-    maxLength: null,
+    maxLength: DEFAULT_TEXT_LENGTH,
     written: () => 'text',
     values: () => 'text',
     explained: () => 'text',
@@ -60,7 +66,7 @@ export const FIELD_KINDS: { readonly [K in FieldKind]: FieldKindFacts<K> } = {
     family: 'text',
     filter: 'text',
     cel: 'string',
-    maxLength: null,
+    maxLength: DEFAULT_LONG_TEXT_LENGTH,
     written: () => 'long text',
     values: () => 'text',
     explained: () => 'long text',

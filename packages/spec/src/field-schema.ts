@@ -29,13 +29,34 @@ const range = (field: Field): JsonSchema => ({
   ...(field.max ? { maximum: field.max.value } : {}),
 });
 
-/** A text's length and pattern; an address is bounded by its kind's own limit when the spec gives none. */
+/**
+ * Refuses a text of spaces only (`""` included): what `required` means for text (REQUIRED).
+ * `not` keeps it apart from the field's own `pattern`.
+ */
+export const NOT_BLANK: JsonSchema = Object.freeze({ not: { type: 'string', pattern: '^\\s*$' } }) as JsonSchema;
+
+/** Whether a text counts as blank for a required field: empty, or white space only. */
+export function isBlank(text: string): boolean {
+  return /^\s*$/.test(text);
+}
+
+/**
+ * A text's length and pattern; a text the spec gives no length is bounded by its kind's default
+ * (`DEFAULT_TEXT_LENGTH`; for an address, the longest that can be used), never below the least
+ * length it asks for. A required text may not be blank.
+ */
 const textual = (field: Field): JsonSchema => {
   const defaultMax = kindFacts(field.type).maxLength;
+  const least = field.minLength?.value ?? 0;
   return {
     ...(field.minLength ? { minLength: field.minLength.value } : {}),
-    ...(field.maxLength ? { maxLength: field.maxLength.value } : defaultMax !== null ? { maxLength: defaultMax } : {}),
+    ...(field.maxLength
+      ? { maxLength: field.maxLength.value }
+      : defaultMax !== null
+        ? { maxLength: Math.max(defaultMax, least) }
+        : {}),
     ...(field.pattern !== null ? { pattern: field.pattern } : {}),
+    ...(field.required ? NOT_BLANK : {}),
   };
 };
 

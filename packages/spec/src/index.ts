@@ -50,6 +50,8 @@ export { explainEffects, explainOutgoing, explainSchedule } from './explain-outg
 export {
   assertNever,
   type CelKind,
+  DEFAULT_LONG_TEXT_LENGTH,
+  DEFAULT_TEXT_LENGTH,
   describeType,
   explainedType,
   FIELD_KINDS,
@@ -70,6 +72,7 @@ export {
   FIELD_SCHEMAS,
   fieldValueSchema,
   ID_SCHEMA,
+  isBlank,
   type JsonSchema,
   type JsonType,
 } from './field-schema.ts';

@@ -282,6 +282,13 @@ export interface Rule {
   doc: string;
   span: Span;
   conditionSpan: Span;
+  /**
+   * What the author means the rule to tell those who trigger it though their roles may not read it
+   * (the `reveals` column): `all`, or paths as the condition reads them (`project.budget`) and
+   * `count` (a limit's count of records they may not read). Absent or empty: nothing, so the
+   * checker warns of each (`reveals-hidden`).
+   */
+  reveals?: readonly string[] | 'all';
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -353,9 +360,15 @@ export interface Permission {
   /**
    * The fields the role sees of the records it may read (`read (title)`, `read except (speaker)`),
    * in the entity's order for `except`, or null for all of them (and when it reads nothing). The
-   * system fields are always seen.
+   * system fields are always seen, but `created_by` when the role's `read except (…)` names it.
    */
   readFields: string[] | null;
+  /**
+   * Whether the role does not learn who created a record or changed it (`read except
+   * (created_by)`): `created_by` and the `by` of history entries are hidden from it like a hidden
+   * field (blind review). Absent: false.
+   */
+  hidesAuthor?: boolean;
   span: Span;
 }
 

@@ -10,6 +10,8 @@ import type { Scope } from './scope.ts';
 import { suggest } from './suggest.ts';
 
 const ROLE_HEADERS = ['role', 'roles', 'who'];
+/** The system field a read list may name, to hide who made a record: `read except (created_by)`. */
+const AUTHOR_FIELD = 'created_by';
 const OPERATIONS = [
   'create',
   'read',
@@ -160,7 +162,23 @@ function readPermission(cell: Cell, role: string, entity: string, scope: Scope):
     const cellItem = conditions.bare;
     const item = permissionItem(cellItem, entity, scope);
     if (!item) continue;
-    const { op, own, fields } = item;
+    const { op, own } = item;
+    // `created_by` is the app's to set; a role may only be kept from seeing it (blind review).
+    let fields = item.fields;
+    if (fields?.includes(AUTHOR_FIELD)) {
+      if (op !== 'read') {
+        scope.bag.report(
+          'invalid-permission',
+          cellItem.span,
+          `"${cellItem.text}" names created_by, which the app sets: no role sets it.`,
+          { hint: 'Leave created_by out; to keep authors anonymous to a role, write "read except (created_by)".' },
+        );
+        continue;
+      }
+      if (item.except) permission.hidesAuthor = true;
+      fields = fields.filter((name) => name !== AUTHOR_FIELD);
+      item.fields = fields;
+    }
     const operations: RecordOperation[] =
       op === 'all' || op === 'crud' ? ['read', 'update', 'delete'] : op === 'create' ? [] : [op];
     if (conditions.via !== null && !own) {
@@ -308,7 +326,8 @@ function itemConditions(
     text = text.slice(0, during.index);
   }
   let via: string[][] | null = null;
-  const through = /\s+via\s+([^()]*?)\s*(?=\(|$)/i.exec(text);
+  // The chains end at the field list: `(notes)`, or `except (notes)`.
+  const through = /\s+via\s+([^()]*?)\s*(?=\bexcept\s*\(|\(|$)/i.exec(text);
   if (through && entity) {
     const list = through[1] ?? '';
     const listAt = (through.index ?? 0) + through[0].indexOf(list, 4);
@@ -391,7 +410,8 @@ function fieldList(item: Cell, entity: string, scope: Scope): { head: string; fi
   const fields: string[] = [];
   for (const name of splitList(inner)) {
     const field = { text: plain(name.text), span: name.span };
-    if ((!known || scope.field(known, field, `The permission "${item.text}"`)) && !fields.includes(field.text)) {
+    const what = `The permission "${item.text}"`;
+    if ((!known || scope.field(known, field, what, [AUTHOR_FIELD])) && !fields.includes(field.text)) {
       fields.push(field.text);
     }
   }

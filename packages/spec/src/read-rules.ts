@@ -20,6 +20,7 @@ const COLUMNS = [
   { key: 'applies', names: ['applies to', 'applies', 'on', 'target', 'entity'], required: true },
   { key: 'condition', names: ['condition', 'expression', 'check', 'must', 'must hold'], required: true },
   { key: 'error', names: ['error', 'code', 'error code'], required: true },
+  { key: 'reveals', names: ['reveals', 'may reveal'], required: false },
 ];
 
 /** The state list, if any, ends at the first "per"; what follows it is read by `readGrouping`. */
@@ -52,9 +53,25 @@ export function readRules(section: Section, scope: Scope): Rule[] {
       doc: docOf(row),
       span: row.span,
       conditionSpan: condition.span,
+      reveals: readReveals(row.cells.get('reveals')),
     });
   }
   return rules;
+}
+
+/**
+ * The `reveals` cell: what the rule is meant to tell those who trigger it though they may not read
+ * it: `yes` (all it reads and counts), or the paths as the condition reads them (`project.budget`,
+ * `salary`) and `count` for the records a limit counts. Empty, `-` or `no`: nothing.
+ */
+function readReveals(cell: Cell | undefined): Rule['reveals'] {
+  const text = cell?.text.trim() ?? '';
+  if (text === '' || /^(-|—|–|no|none)$/i.test(text)) return [];
+  if (/^(yes|all)$/i.test(text)) return 'all';
+  return text
+    .split(',')
+    .map((part) => part.replace(/`/g, '').trim())
+    .filter((part) => part !== '');
 }
 
 function readTarget(cell: Cell, scope: Scope, what: string): RuleTarget | null {

@@ -315,7 +315,7 @@ function buildApp(
   registerApiDocs(app, compiled.model.product.name);
 
   // Each feature is a Fastify plugin: people first, since the others read the `request.actor` it sets.
-  void app.register(people, { compiled, auth, sql: store.sql, mail, oidc, devMode, ...(now ? { now } : {}) });
+  void app.register(people, { compiled, auth, sql: store.sql, store, mail, oidc, devMode, ...(now ? { now } : {}) });
   void app.register(liveUpdates, {
     store,
     auth,

@@ -62,7 +62,9 @@ describe('create payloads', () => {
 
   it('reject missing required fields, wrong types, ranges, lengths and patterns', () => {
     expect(failures(book.create, { isbn: '9780441013593' })).toEqual(['/ required']);
-    expect(failures(book.create, { title: '', isbn: '9780441013593' })).toEqual(['/title minLength']);
+    // A required text is not blank (`not`), whatever its length rule says.
+    expect(failures(book.create, { title: '', isbn: '9780441013593' })).toEqual(['/title not', '/title minLength']);
+    expect(failures(book.create, { title: '  ', isbn: '9780441013593' })).toEqual(['/title not']);
     expect(failures(book.create, { title: 'x'.repeat(201), isbn: '9780441013593' })).toEqual(['/title maxLength']);
     expect(failures(book.create, { title: 'Dune', isbn: '12345' })).toEqual(['/isbn pattern']);
     // MAX_COPIES is 50 in the spec's constants.

@@ -34,6 +34,8 @@ export function compileJsonSchemas(
         .map((f) => f.name)
         .filter((name) => lists.some((p) => p.readFields && !p.readFields.includes(name))),
     );
+    // A role kept from seeing authors gets records without `created_by` and history without `by`.
+    if (lists.some((p) => p.hidesAuthor === true)) hidable.add('created_by');
     schemas.set(entity.name, entitySchemas(entity, states, hidable));
   }
   return schemas;
@@ -58,7 +60,7 @@ function entitySchemas(entity: Entity, states: string[] | null, hidable: Readonl
   // A record as stored, not as a write must be: a field that became required over rows without
   // a value (added, or back in the spec, with allowDestructive) is served as null in those rows.
   const record = object({ ...system, ...fields(() => true) }, [
-    ...Object.keys(system),
+    ...Object.keys(system).filter((name) => !hidable.has(name)),
     ...entity.fields.map((f) => f.name).filter((name) => !hidable.has(name)),
   ]);
   const create = object(
@@ -74,7 +76,9 @@ function entitySchemas(entity: Entity, states: string[] | null, hidable: Readonl
     },
     ['items', 'next'],
   );
-  const history = object({ items: { type: 'array', items: historyEntry(states) } }, ['items']);
+  const history = object({ items: { type: 'array', items: historyEntry(states, hidable.has('created_by')) } }, [
+    'items',
+  ]);
   return {
     record: { ...record, ...described },
     create: { ...create, ...described },
@@ -84,12 +88,15 @@ function entitySchemas(entity: Entity, states: string[] | null, hidable: Readonl
   };
 }
 
-function historyEntry(states: string[] | null): JsonSchema {
+function historyEntry(states: string[] | null, anonymous: boolean): JsonSchema {
   const state: JsonSchema = states ? { type: ['string', 'null'], enum: [...states, null] } : { type: 'null' };
   return object(
     {
       at: { type: 'string', format: 'date-time' },
-      by: { type: ['string', 'null'] },
+      by: {
+        type: ['string', 'null'],
+        description: 'Who made the change; left out for a role that does not see who made records.',
+      },
       action: { type: 'string', enum: ['create', 'update', 'delete', 'transition'] },
       transition: { type: ['string', 'null'] },
       from: state,
@@ -105,7 +112,7 @@ function historyEntry(states: string[] | null): JsonSchema {
         description: 'The same fields before the change; on delete, every field as it was last.',
       },
     },
-    ['at', 'by', 'action', 'transition', 'from', 'to', 'changes'],
+    ['at', ...(anonymous ? [] : ['by']), 'action', 'transition', 'from', 'to', 'changes'],
   );
 }
 

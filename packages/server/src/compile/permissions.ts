@@ -87,6 +87,8 @@ export interface EntityPermissions {
 }
 
 const NOTHING_HIDDEN: ReadonlySet<string> = new Set();
+/** The system field a role may be kept from seeing (`read except (created_by)`), with history's `by`. */
+export const AUTHOR = 'created_by';
 
 /** Compiles point 6 (and the transitions' `who`) into a permission table per entity. */
 export function compilePermissions(
@@ -164,8 +166,11 @@ export function compilePermissions(
       if (lists.length === 0 || lists.some((fields) => fields === null)) return null;
       return new Set(lists.flatMap((fields) => fields ?? []));
     };
-    const fieldNames = entity.fields.map((f) => f.name);
-    const listsFields = rolesShown && rows.some((row) => row.readFields !== null);
+    // `created_by` is hidden like a field from a role that hides authors (`read except (created_by)`).
+    const fieldNames = [...entity.fields.map((f) => f.name), AUTHOR];
+    const listsFields = rolesShown && rows.some((row) => row.readFields !== null || row.hidesAuthor === true);
+    const shows = (row: Permission, field: string) =>
+      field === AUTHOR ? row.hidesAuthor !== true : row.readFields === null || row.readFields.includes(field);
     /** The read grant of one role row: its records (own, via) and states (while). */
     const readGrant = (row: Permission): Grant => ({
       paths: row.read === 'all' ? null : (pathsOf.get(row)?.read ?? defaultPaths),
@@ -178,8 +183,8 @@ export function compilePermissions(
       const seen = new Set<string>();
       for (const row of rowsOf(actor)) {
         if (row.read === 'none' || !covers([readGrant(row)], record, actor.userId, load)) continue;
-        if (row.readFields === null) return NOTHING_HIDDEN;
-        for (const field of row.readFields) seen.add(field);
+        if (row.readFields === null && row.hidesAuthor !== true) return NOTHING_HIDDEN;
+        for (const field of fieldNames) if (shows(row, field)) seen.add(field);
       }
       const unseen = fieldNames.filter((name) => !seen.has(name));
       return unseen.length === 0 ? NOTHING_HIDDEN : new Set(unseen);
@@ -190,7 +195,6 @@ export function compilePermissions(
       // or when every reading row shows it; otherwise filtering, sorting or searching by it
       // would tell its values on the records that hide it.
       const reading = rowsOf(actor).filter((row) => row.read !== 'none');
-      const shows = (row: Permission, field: string) => row.readFields === null || row.readFields.includes(field);
       const unseen = fieldNames.filter((field) => {
         const everywhere = reading.some((row) => {
           const grant = readGrant(row);

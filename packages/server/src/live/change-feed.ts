@@ -4,9 +4,10 @@ import type { Logger } from 'pino';
 
 /**
  * What happened to a record, as live updates tell it: never a field's value. `notification` is
- * not a record's change: a user (`id`) got an in-app notification (`outbox/`).
+ * not a record's change: a user (`id`) got an in-app notification (`outbox/`); nor is `account`:
+ * a user's (`id`) roles changed or they were deactivated, so their streams are checked at once.
  */
-export type ChangeKind = 'create' | 'update' | 'transition' | 'delete' | 'notification';
+export type ChangeKind = 'create' | 'update' | 'transition' | 'delete' | 'notification' | 'account';
 
 /** A committed change of one record, as `GET /api/events` sends it. */
 export interface Change {
@@ -15,9 +16,21 @@ export interface Change {
   kind: ChangeKind;
   /** ISO 8601 in UTC: when the write was made. */
   at: string;
+  /**
+   * Of an update, the fields it wrote (names, never values): a user who sees none of them is not
+   * told of it. Absent: any field.
+   */
+  fields?: readonly string[];
 }
 
-const KINDS: ReadonlySet<string> = new Set<ChangeKind>(['create', 'update', 'transition', 'delete', 'notification']);
+const KINDS: ReadonlySet<string> = new Set<ChangeKind>([
+  'create',
+  'update',
+  'transition',
+  'delete',
+  'notification',
+  'account',
+]);
 
 /**
  * Where committed changes travel between the app servers of one database. Changes published here
@@ -97,7 +110,14 @@ export class PgFeed extends LocalFeed {
   override publish(change: Change): void {
     super.publish(change);
     if (this.#channel === '') return;
-    const payload = JSON.stringify({ e: change.entity, i: change.id, k: change.kind, a: change.at, o: this.#origin });
+    const payload = JSON.stringify({
+      e: change.entity,
+      i: change.id,
+      k: change.kind,
+      a: change.at,
+      o: this.#origin,
+      ...(change.fields ? { f: change.fields } : {}),
+    });
     this.#options.notify(this.#channel, payload).catch((error: unknown) => {
       this.#options.logger?.warn({ err: error }, 'could not tell the other servers of a change');
     });
@@ -177,10 +197,17 @@ export function channelFor(schema: string): string {
 export function parsePayload(payload: string | undefined, origin: string): Change | null {
   if (!payload) return null;
   try {
-    const { e, i, k, a, o } = JSON.parse(payload) as Record<string, unknown>;
+    const { e, i, k, a, o, f } = JSON.parse(payload) as Record<string, unknown>;
     if (o === origin) return null;
     if (typeof e !== 'string' || typeof i !== 'string' || typeof k !== 'string' || !KINDS.has(k)) return null;
-    return { entity: e, id: i, kind: k as ChangeKind, at: typeof a === 'string' ? a : new Date().toISOString() };
+    const fields = Array.isArray(f) && f.every((name) => typeof name === 'string') ? { fields: f as string[] } : {};
+    return {
+      entity: e,
+      id: i,
+      kind: k as ChangeKind,
+      at: typeof a === 'string' ? a : new Date().toISOString(),
+      ...fields,
+    };
   } catch {
     return null;
   }

@@ -5,7 +5,7 @@ import type { Actor, EntityPermissions } from '../compile/permissions.ts';
 import { ProblemError } from '../compile/problems.ts';
 import type { ApiRecord } from '../compile/record-types.ts';
 import { covers, coversEveryRecord } from '../compile/row-access.ts';
-import { type AuthStore, type Credential, requestCredential } from '../people/index.ts';
+import { type AuthStore, type Credential, requestCredential, USER_ADMIN_ROUTES } from '../people/index.ts';
 import { replayHistory } from '../store/history.ts';
 import { type SettledReads, settle } from '../store/settle-reads.ts';
 import type { Store } from '../store/store.ts';
@@ -65,7 +65,10 @@ interface Stream {
  * database arrive through the feed; their record is read once.
  *
  * Streams end when the session or token that opened them ends (sign-out here at once; expiry,
- * sign-out elsewhere or revocation at the next heartbeat) and when the server closes.
+ * sign-out elsewhere or revocation at the next heartbeat), when their user is deactivated (at
+ * once, on every server) and when the server closes. A change of the user's roles applies from
+ * the next change on. An update of fields hidden from a user (`read except (…)`) is not told to
+ * them: the event would say that a field they cannot see changed.
  * Returns what the entity routes call after a write has committed, and a way to end every stream.
  */
 export function registerLiveEvents(app: FastifyInstance, options: LiveOptions): LiveEvents {
@@ -97,6 +100,11 @@ export function registerLiveEvents(app: FastifyInstance, options: LiveOptions): 
       for (const stream of streams) if (stream.actor.userId === change.id) send(stream, data);
       return;
     }
+    // In the queue, so the changes after it are sent (or not) by the user's new roles.
+    if (change.kind === 'account') {
+      await recheck((stream) => stream.actor.userId === change.id);
+      return;
+    }
     const entity = permissions.get(change.entity);
     if (!entity) return;
     let record: ApiRecord | undefined | null = records.get(change);
@@ -114,15 +122,21 @@ export function registerLiveEvents(app: FastifyInstance, options: LiveOptions): 
       kind: change.kind,
       at: change.at,
     })}\n\n`;
+    // An update of fields some role does not see: those it hides them from hear nothing of it.
+    const written = change.kind === 'update' && entity.listsFields ? change.fields : undefined;
     for (const group of groups.values()) {
       const actor = (group[0] as Stream).actor;
       const grants = entity.grants(actor, 'read');
       if (grants.length === 0) continue;
-      if (!coversEveryRecord(grants)) {
+      if (!coversEveryRecord(grants) || written !== undefined) {
         record ??= (await readRecord(store, change)) ?? null;
         if (record === null) continue;
         const seen = record;
         if (!(await settle((load) => covers(grants, seen, actor.userId, load), store, reads))) continue;
+        if (written !== undefined) {
+          const hidden = await settle((load) => entity.hiddenOn(actor, seen, load), store, reads);
+          if (written.every((field) => hidden.has(field))) continue;
+        }
       }
       for (const stream of group) send(stream, data);
     }
@@ -147,9 +161,11 @@ export function registerLiveEvents(app: FastifyInstance, options: LiveOptions): 
   }, options.heartbeatMs ?? HEARTBEAT_MS);
   heartbeat.unref();
 
-  const recheck = async () => {
+  /** Checks the credentials of the streams `which` picks (every one by default) and takes up their roles. */
+  const recheck = async (which: (stream: Stream) => boolean = () => true) => {
     const byCredential = new Map<string, Stream[]>();
     for (const stream of streams) {
+      if (!which(stream)) continue;
       const key = `${stream.credential.kind}:${stream.credential.hash}`;
       byCredential.set(key, [...(byCredential.get(key) ?? []), stream]);
     }
@@ -202,7 +218,9 @@ export function registerLiveEvents(app: FastifyInstance, options: LiveOptions): 
     );
   });
 
-  // Sign-out ends the session's streams at once; sign-outs on other servers are seen at the next heartbeat.
+  // Sign-out ends the session's streams at once; sign-outs on other servers are seen at the next
+  // heartbeat. A change of a user's roles or a deactivation (`PATCH /api/users/:id`) is told to
+  // every server at once, whose streams of that user then end or take up the new roles.
   app.addHook('onResponse', (request, reply, done) => {
     // The method first: `routeOptions` is built anew at each read, and every call passes here.
     if (request.method === 'POST' && reply.statusCode < 300 && request.routeOptions.url === '/api/auth/sign-out') {
@@ -210,6 +228,14 @@ export function registerLiveEvents(app: FastifyInstance, options: LiveOptions): 
       if (credential) {
         for (const stream of streams) if (stream.credential.hash === credential.hash) end(stream);
       }
+    }
+    if (
+      request.method === 'PATCH' &&
+      reply.statusCode < 300 &&
+      request.routeOptions.url === USER_ADMIN_ROUTES.account
+    ) {
+      const id = (request.params as { id?: string }).id?.toLowerCase();
+      if (id !== undefined) feed.publish({ entity: '', id, kind: 'account', at: new Date(now()).toISOString() });
     }
     done();
   });

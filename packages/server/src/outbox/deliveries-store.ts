@@ -59,6 +59,42 @@ export interface InAppNotification {
 
 const D = `"${DELIVERIES_TABLE}"`;
 const N = `"${NOTIFICATIONS_TABLE}"`;
+
+/** One attempt as `DeliveriesStore.settle` records it: `error` null when delivered; `next` null when dead. */
+export interface SettledAttempt {
+  id: string;
+  at: number;
+  code: number | null;
+  error: string | null;
+  next: number | null;
+}
+
+/** A user's notification, as a delivery adds it to their list. */
+export interface NewNotification {
+  id: string;
+  userId: string;
+  deliveryId: string;
+  entity: string;
+  recordId: string;
+  subject: string;
+  text: string;
+  at: number;
+}
+
+interface QueuedNotification {
+  n: NewNotification;
+  resolve: (added: boolean) => void;
+  reject: (error: unknown) => void;
+}
+
+/** The most notifications one statement adds. */
+const NOTIFICATION_CHUNK = 32;
+
+/** The most deliveries one settling statement marks delivered. */
+const SETTLE_CHUNK = 32;
+// By id alone: with `"status" = 'pending'` beside it SQLite walks the due index over every pending
+// delivery, so each settling would cost as much as the whole backlog.
+const SETTLE_DELIVERED = `UPDATE ${D} SET "status" = 'delivered', "claimed_until" = NULL, "last_code" = ?, "last_error" = NULL, "last_at" = ? WHERE "id" IN (${Array.from({ length: SETTLE_CHUNK }, () => '?').join(', ')})`;
 const iso = (ms: number | string | null) => (ms === null ? null : new Date(Number(ms)).toISOString());
 
 /** A stored row with BIGINTs as numbers (PostgreSQL answers them as strings without a parser). */
@@ -107,6 +143,8 @@ export function deliveryOf(row: DeliveryRow): Delivery {
  */
 export class DeliveriesStore {
   readonly #sql: SqlRunner;
+  /** Notifications waiting to be added together (`addNotification`). */
+  #queued: QueuedNotification[] = [];
 
   constructor(sql: SqlRunner) {
     this.#sql = sql;
@@ -148,11 +186,31 @@ export class DeliveriesStore {
     return rows.map(normal).sort((a, b) => a.next_at - b.next_at || a.id.localeCompare(b.id));
   }
 
-  async delivered(id: string, at: number, code: number | null): Promise<void> {
-    await this.#sql.run(
-      `UPDATE ${D} SET "status" = 'delivered', "claimed_until" = NULL, "last_code" = ?, "last_error" = NULL, "last_at" = ? WHERE "id" = ?`,
-      [code, at, id],
-    );
+  /**
+   * Settles a batch of attempts: the delivered ones in one statement per answer code (up to
+   * `SETTLE_CHUNK` at a time: on SQLite each statement is a commit of its own, so one per
+   * delivery was most of a delivery's cost), each failed one on its own (`failed`).
+   */
+  async settle(attempts: readonly SettledAttempt[]): Promise<void> {
+    const delivered = new Map<number | null, SettledAttempt[]>();
+    for (const attempt of attempts) {
+      if (attempt.error !== null) {
+        await this.failed(attempt.id, attempt.at, attempt.code, attempt.error, attempt.next);
+        continue;
+      }
+      const same = delivered.get(attempt.code);
+      if (same) same.push(attempt);
+      else delivered.set(attempt.code, [attempt]);
+    }
+    for (const [code, group] of delivered) {
+      for (let i = 0; i < group.length; i += SETTLE_CHUNK) {
+        const chunk = group.slice(i, i + SETTLE_CHUNK);
+        // Always SETTLE_CHUNK ids (the last repeated): one statement text, prepared once.
+        const ids = Array.from({ length: SETTLE_CHUNK }, (_, j) => (chunk[j] ?? chunk[chunk.length - 1])?.id);
+        const at = Math.max(...chunk.map((a) => a.at));
+        await this.#sql.run(SETTLE_DELIVERED, [code, at, ...ids]);
+      }
+    }
   }
 
   /** A failed attempt: tried again at `nextAt`, or dead when `nextAt` is null. */
@@ -210,23 +268,59 @@ export class DeliveriesStore {
     return counts;
   }
 
-  /** Adds a user's notification once: a retried delivery does not add it twice. True when added. */
-  async addNotification(n: {
-    id: string;
-    userId: string;
-    deliveryId: string;
-    entity: string;
-    recordId: string;
-    subject: string;
-    text: string;
-    at: number;
-  }): Promise<boolean> {
-    const added = await this.#sql.run(
-      `INSERT INTO ${N} ("id", "user_id", "delivery_id", "entity", "record_id", "subject", "text", "at") VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT ("delivery_id", "user_id") DO NOTHING`,
-      [n.id, n.userId, n.deliveryId, n.entity, n.recordId, n.subject, n.text, n.at],
+  /**
+   * Adds a user's notification once: a retried delivery does not add it twice. True when added.
+   * The notifications added in one turn of the event loop (a batch's deliveries) go in together,
+   * a statement for up to `NOTIFICATION_CHUNK` of them; when one such statement fails, each of its
+   * notifications is tried alone, so one that cannot be added does not hold back the others.
+   */
+  addNotification(n: NewNotification): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      this.#queued.push({ n, resolve, reject });
+      if (this.#queued.length === 1) setImmediate(() => void this.#addQueued());
+    });
+  }
+
+  async #addQueued(): Promise<void> {
+    const queued = this.#queued;
+    this.#queued = [];
+    for (let i = 0; i < queued.length; ) {
+      // Chunks of 32, 16, …, 1: a handful of statement texts, each prepared once.
+      let size = NOTIFICATION_CHUNK;
+      while (size > queued.length - i) size /= 2;
+      const chunk = queued.slice(i, i + size);
+      i += size;
+      try {
+        await this.#insertNotifications(chunk);
+      } catch (error) {
+        if (chunk.length === 1) {
+          chunk[0]?.reject(error);
+          continue;
+        }
+        for (const one of chunk) await this.#insertNotifications([one]).catch(one.reject);
+      }
+    }
+  }
+
+  async #insertNotifications(chunk: readonly QueuedNotification[]): Promise<void> {
+    const marks = chunk.map(() => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
+    const params = chunk.flatMap(({ n }) => [
+      n.id,
+      n.userId,
+      n.deliveryId,
+      n.entity,
+      n.recordId,
+      n.subject,
+      n.text,
+      n.at,
+    ]);
+    const added = await this.#sql.all<{ id: string }>(
+      `INSERT INTO ${N} ("id", "user_id", "delivery_id", "entity", "record_id", "subject", "text", "at") VALUES ${marks}
+ON CONFLICT ("delivery_id", "user_id") DO NOTHING RETURNING "id"`,
+      params,
     );
-    return added > 0;
+    const ids = new Set(added.map((row) => row.id));
+    for (const { n, resolve } of chunk) resolve(ids.has(n.id));
   }
 
   /** A user's newest notifications and how many of all theirs are unread. */

@@ -3,7 +3,7 @@ import type { Actor, EntityPermissions } from '../compile/permissions.ts';
 import type { ApiRecord, Value } from '../compile/record-types.ts';
 import { covers, coversEveryRecord } from '../compile/row-access.ts';
 import type { Mailer } from '../mail/mailer.ts';
-import type { AuthStore } from '../people/index.ts';
+import type { AuthStore, ManagedAccount } from '../people/index.ts';
 import { type SettledReads, settle } from '../store/settle-reads.ts';
 import type { Store } from '../store/store.ts';
 import { uuidv7 } from '../store/uuidv7.ts';
@@ -29,6 +29,12 @@ export interface NotifyContext {
   told: (userId: string, notificationId: string) => void;
 }
 
+/**
+ * The accounts a batch of deliveries read, by user id: its notifications to one person read their
+ * account once. A new map for each batch, so a change to an account shows in the next one.
+ */
+export type AccountReads = Map<string, Promise<ManagedAccount | undefined>>;
+
 /** What one notification delivery did: how many were mailed and told, and who was left out and why. */
 export interface NotifyOutcome {
   mailed: number;
@@ -44,13 +50,25 @@ export interface NotifyOutcome {
  * could not be handed over, so the whole delivery is tried again (in-app entries are not added
  * twice; a mail may be sent twice: at least once).
  */
-export async function sendNotification(row: DeliveryRow, context: NotifyContext): Promise<NotifyOutcome> {
+export async function sendNotification(
+  row: DeliveryRow,
+  context: NotifyContext,
+  accounts: AccountReads = new Map(),
+): Promise<NotifyOutcome> {
   const notification = context.notifications.get(row.item);
   if (!notification) throw new Error(`notification ${row.item} is no longer in the spec`);
   const record = JSON.parse(row.record) as ApiRecord;
   const permissions = context.permissions.get(row.entity);
   const reads: SettledReads = new Map();
-  const byName = row.by ? ((await context.auth.users.get(row.by))?.name ?? '') : '';
+  const accountOf = (userId: string) => {
+    let found = accounts.get(userId);
+    if (!found) {
+      found = context.auth.users.managed(userId);
+      accounts.set(userId, found);
+    }
+    return found;
+  };
+  const byName = row.by ? ((await accountOf(row.by))?.name ?? '') : '';
   const outcome: NotifyOutcome = { mailed: 0, told: 0, skipped: 0 };
   const seen = new Set<string>();
 
@@ -74,7 +92,7 @@ export async function sendNotification(row: DeliveryRow, context: NotifyContext)
     for (const userId of userIds) {
       if (seen.has(userId)) continue;
       seen.add(userId);
-      const account = await context.auth.users.managed(userId);
+      const account = await accountOf(userId);
       if (!account?.active) {
         outcome.skipped++;
         continue;

@@ -14,7 +14,8 @@ export interface OutboxPluginOptions {
 /**
  * Notifications and calls to other systems, as a Fastify plugin: `GET /api/deliveries`, "Retry
  * now", the caller's notification list; it starts the deliverer, which tells `app.live` of each
- * in-app notification, and stops it before the database closes.
+ * in-app notification, and stops it before the database closes. It notes each request's
+ * arrival: delivery yields to requests while they keep the server busy.
  */
 export const outbox = fastifyPlugin<OutboxPluginOptions>(
   (app, options, done) => {
@@ -26,6 +27,13 @@ export const outbox = fastifyPlugin<OutboxPluginOptions>(
       now: options.now,
       unconfigured: box.outgoing.unconfigured,
     });
+    if (!box.outgoing.empty) {
+      // Delivery yields to the requests while they keep the server busy (`RequestLoad`).
+      app.addHook('onRequest', (_request, _reply, done) => {
+        box.requests.seen();
+        done();
+      });
+    }
     box.start((userId) => app.live.notified(userId));
     app.addHook('preClose', async () => {
       await box.stop();

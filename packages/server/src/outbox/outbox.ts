@@ -8,8 +8,9 @@ import { uuidv7 } from '../store/uuidv7.ts';
 import { SYSTEM_ACTOR_ID } from '../timers/index.ts';
 import { Deliverer } from './deliverer.ts';
 import { DeliveriesStore } from './deliveries-store.ts';
-import { sendNotification } from './notify.ts';
+import { type NotifyContext, sendNotification } from './notify.ts';
 import { compileOutgoing, type Outgoing, outboxFollower, scheduleKey } from './outgoing.ts';
+import { RequestLoad } from './request-load.ts';
 
 /** For tests and operators: how fast deliveries are tried and retried. */
 export interface OutboxTiming {
@@ -17,6 +18,8 @@ export interface OutboxTiming {
   baseDelayMs?: number;
   /** How often due deliveries are looked for besides after each write (default 1 s). */
   pollMs?: number;
+  /** While requests keep the server busy, one batch at least this often (default 250 ms). */
+  busyIntervalMs?: number;
 }
 
 export interface OutboxOptions {
@@ -40,14 +43,17 @@ export class Outbox {
   readonly deliveries: DeliveriesStore;
   readonly outgoing: Outgoing;
   readonly #deliverer: Deliverer;
+  /** The requests the server is answering, which delivery yields to (counted by the plugin's hooks). */
+  readonly requests: RequestLoad;
   #told: (userId: string) => void = () => {};
   /** `entity NUL kind` of every event that sets something off. */
   readonly #kinds: ReadonlySet<string>;
 
-  private constructor(deliveries: DeliveriesStore, outgoing: Outgoing, deliverer: Deliverer) {
+  private constructor(deliveries: DeliveriesStore, outgoing: Outgoing, deliverer: Deliverer, requests: RequestLoad) {
     this.deliveries = deliveries;
     this.outgoing = outgoing;
     this.#deliverer = deliverer;
+    this.requests = requests;
     this.#kinds = new Set([...outgoing.byEvent.keys()].map((key) => key.split('\u0000').slice(0, 2).join('\u0000')));
   }
 
@@ -62,6 +68,21 @@ export class Outbox {
     if (!outgoing.empty) options.store.follow(outboxFollower(outgoing));
     const catalogue = new MessageCatalogue(options.model);
     let outbox: Outbox | null = null;
+    const notifyContext: NotifyContext = {
+      model: options.model,
+      notifications: outgoing.notifications,
+      store: options.store,
+      auth: options.auth,
+      deliveries,
+      permissions: options.permissions,
+      catalogue,
+      mailer: options.mailer,
+      env,
+      told: (userId) => {
+        if (outbox) outbox.#told(userId);
+      },
+    };
+    const requests = new RequestLoad();
     const deliverer = new Deliverer({
       deliveries,
       outgoing,
@@ -71,23 +92,11 @@ export class Outbox {
       allowPrivate: env.CALLS_ALLOW_PRIVATE === 'true',
       ...(options.timing?.baseDelayMs !== undefined ? { baseDelayMs: options.timing.baseDelayMs } : {}),
       ...(options.timing?.pollMs !== undefined ? { pollMs: options.timing.pollMs } : {}),
-      notify: (row) =>
-        sendNotification(row, {
-          model: options.model,
-          notifications: outgoing.notifications,
-          store: options.store,
-          auth: options.auth,
-          deliveries,
-          permissions: options.permissions,
-          catalogue,
-          mailer: options.mailer,
-          env,
-          told: (userId) => {
-            if (outbox) outbox.#told(userId);
-          },
-        }),
+      ...(options.timing?.busyIntervalMs !== undefined ? { busyIntervalMs: options.timing.busyIntervalMs } : {}),
+      busy: () => requests.busy(),
+      notify: (row, accounts) => sendNotification(row, notifyContext, accounts),
     });
-    outbox = new Outbox(deliveries, outgoing, deliverer);
+    outbox = new Outbox(deliveries, outgoing, deliverer, requests);
     return outbox;
   }
 

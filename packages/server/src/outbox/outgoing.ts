@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, createSecretKey, type KeyObject } from 'node:crypto';
 import type { Model, Notification, OutgoingEvent, ValueSource, Webhook } from '@ninepoint/spec';
 import { isAbsoluteHttpUrl, transitionSlug } from '@ninepoint/spec';
 import type { FollowedWrite, WriteFollower } from '../store/store.ts';
@@ -19,7 +19,7 @@ export interface OutgoingItem {
 export interface ReadyWebhook {
   webhook: Webhook;
   url: string;
-  key: Buffer;
+  key: KeyObject;
 }
 
 /** Point 7's notifications and calls, compiled once at start-up against the server's environment. */
@@ -117,7 +117,7 @@ export function compileOutgoing(model: Model, env: NodeJS.ProcessEnv = process.e
       unconfigured.push(`${where} is not configured: set ${webhook.secretEnv} to a whsec_… secret.`);
       continue;
     }
-    webhooks.set(key, { webhook, url, key: signing });
+    webhooks.set(key, { webhook, url, key: createSecretKey(signing) });
     add(webhook.event, { kind: 'call', key, target: `${webhook.method} ${sourceWords(webhook.url)}` });
   }
   for (const notification of model.notifications) {

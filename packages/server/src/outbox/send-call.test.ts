@@ -1,13 +1,19 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { isPrivateAddress } from './address-guard.ts';
-import { type OutgoingCall, sendCall } from './send-call.ts';
+import { callConnections, type OutgoingCall, sendCall } from './send-call.ts';
 
 let server: Server | null = null;
+const connections = { guarded: callConnections(false), open: callConnections(true) };
 afterEach(async () => {
+  server?.closeAllConnections();
   await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
   server = null;
+});
+afterAll(async () => {
+  await connections.guarded.close();
+  await connections.open.close();
 });
 
 /** A receiver on loopback answering as `handle` says. */
@@ -17,16 +23,21 @@ async function receiver(handle: Parameters<typeof createServer>[1]): Promise<str
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
 }
 
-const call = (url: string, more: Partial<OutgoingCall> = {}): Promise<Awaited<ReturnType<typeof sendCall>>> =>
-  sendCall({
-    url,
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: '{}',
-    timeoutMs: 1000,
-    allowPrivate: true,
-    ...more,
-  });
+const call = (url: string, more: Partial<OutgoingCall> = {}): Promise<Awaited<ReturnType<typeof sendCall>>> => {
+  const allowPrivate = more.allowPrivate ?? true;
+  return sendCall(
+    {
+      url,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+      timeoutMs: 1000,
+      allowPrivate,
+      ...more,
+    },
+    allowPrivate ? connections.open : connections.guarded,
+  );
+};
 
 describe('a call to another system', () => {
   it('is delivered on a 2xx answer', async () => {
@@ -51,7 +62,7 @@ describe('a call to another system', () => {
     await new Promise<void>((resolve) => server?.close(() => resolve()));
     const closed = await call(await receiver((req) => req.socket.destroy()));
     expect(closed).toMatchObject({ ok: false, status: null });
-    expect(closed.error).toMatch(/socket hang up|ECONNRESET/);
+    expect(closed.error).toMatch(/other side closed|socket hang up|ECONNRESET/);
   });
 
   it('refuses loopback, private and link-local addresses, and names resolving to them, unless allowed', async () => {

@@ -1,7 +1,24 @@
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
+import { Agent, type Dispatcher } from 'undici';
 import { guardedLookup, isPrivateAddress, PrivateAddressError } from './address-guard.ts';
+
+/**
+ * The connections calls are made on (undici): kept alive between calls and pooled per receiver
+ * origin, so a call is one request on an open connection, not a new connection and handshake.
+ * Without `allowPrivate` every connection resolves its host through `guardedLookup`, which refuses
+ * private addresses (the very addresses then connected to). `close` when the server stops.
+ */
+export function callConnections(allowPrivate: boolean): Agent {
+  return new Agent({
+    // At most a deliverer batch's calls at once to one receiver.
+    connections: 32,
+    keepAliveTimeout: 4_000,
+    // The call's own timeout (`timeoutMs`) covers the whole answer.
+    headersTimeout: 0,
+    bodyTimeout: 0,
+    ...(allowPrivate ? {} : { connect: { lookup: guardedLookup as never } }),
+  });
+}
 
 export interface OutgoingCall {
   url: string;
@@ -24,58 +41,49 @@ export interface CallOutcome {
 const MAX_ANSWER_BYTES = 64 * 1024;
 
 /**
- * Makes one call: a 2xx answer is delivered; a redirect (not followed: the URL is the spec's), any
- * other status, a timeout, a refused or closed connection and a private address are failures
- * to try again. Never throws.
+ * Makes one call on `connections` (`callConnections`): a 2xx answer is delivered; a redirect (not
+ * followed: the URL is the spec's), any other status, a timeout, a refused or closed connection
+ * and a private address are failures to try again. Never throws.
  */
-export function sendCall(call: OutgoingCall): Promise<CallOutcome> {
-  return new Promise((resolve) => {
-    let settled = false;
-    let timer: NodeJS.Timeout | undefined;
-    const done = (outcome: CallOutcome) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve(outcome);
-    };
-    let url: URL;
-    try {
-      url = new URL(call.url);
-    } catch {
-      return done({ ok: false, status: null, error: 'the URL is not valid' });
-    }
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (!call.allowPrivate && isIP(host) !== 0 && isPrivateAddress(host)) {
-      return done({ ok: false, status: null, error: new PrivateAddressError(host, host).message });
-    }
-    const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const body = Buffer.from(call.body);
-    const req = request(url, {
+export async function sendCall(call: OutgoingCall, connections: Dispatcher): Promise<CallOutcome> {
+  let url: URL;
+  try {
+    url = new URL(call.url);
+  } catch {
+    return { ok: false, status: null, error: 'the URL is not valid' };
+  }
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (!call.allowPrivate && isIP(host) !== 0 && isPrivateAddress(host)) {
+    return { ok: false, status: null, error: new PrivateAddressError(host, host).message };
+  }
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), call.timeoutMs);
+  try {
+    const answer = await connections.request({
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
       method: call.method,
-      headers: { ...call.headers, 'content-length': String(body.length) },
-      ...(call.allowPrivate ? {} : { lookup: guardedLookup as never }),
+      headers: call.headers,
+      body: call.body,
+      signal: abort.signal,
     });
-    timer = setTimeout(() => {
-      req.destroy();
-      done({ ok: false, status: null, error: `no answer within ${call.timeoutMs} ms` });
-    }, call.timeoutMs);
-    req.on('error', (error) => done({ ok: false, status: null, error: error.message }));
-    req.on('response', (res: IncomingMessage) => {
-      const status = res.statusCode ?? 0;
-      let read = 0;
-      res.on('data', (chunk: Buffer) => {
-        read += chunk.length;
-        if (read > MAX_ANSWER_BYTES) res.destroy();
-      });
-      const finish = () => {
-        if (status >= 200 && status < 300) done({ ok: true, status, error: null });
-        else if (status >= 300 && status < 400) done({ ok: false, status, error: 'a redirect, which is not followed' });
-        else done({ ok: false, status, error: `answered ${status}` });
-      };
-      res.on('end', finish);
-      res.on('close', finish);
-      res.on('error', finish);
-    });
-    req.end(body);
-  });
+    // Read (and drop) what it says, up to a limit; past it the connection is closed.
+    await answer.body.dump({ limit: MAX_ANSWER_BYTES });
+    const status = answer.statusCode;
+    if (status >= 200 && status < 300) return { ok: true, status, error: null };
+    if (status >= 300 && status < 400) return { ok: false, status, error: 'a redirect, which is not followed' };
+    return { ok: false, status, error: `answered ${status}` };
+  } catch (error) {
+    if (abort.signal.aborted) return { ok: false, status: null, error: `no answer within ${call.timeoutMs} ms` };
+    return { ok: false, status: null, error: messageOf(error) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** An error's message, with its cause's (undici wraps a refused connection's or a private address's). */
+function messageOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error ? error.cause.message : null;
+  return cause && !error.message.includes(cause) ? `${error.message}: ${cause}` : error.message;
 }

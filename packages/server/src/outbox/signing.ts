@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, type KeyObject } from 'node:crypto';
 
 /** The prefix of a Standard Webhooks secret: `whsec_` and the key in base64. */
 const PREFIX = 'whsec_';
@@ -14,8 +14,9 @@ export function webhookKey(secret: string | undefined): Buffer | null {
 
 /**
  * The `webhook-signature` header of a call, as the Standard Webhooks specification says:
- * `v1,` and the base64 HMAC-SHA256 of `id.timestamp.body` under the secret's key.
+ * `v1,` and the base64 HMAC-SHA256 of `id.timestamp.body` under the secret's key. A `KeyObject`
+ * made once (`createSecretKey`) spares each call importing the key again.
  */
-export function webhookSignature(key: Buffer, id: string, timestamp: number, body: string): string {
+export function webhookSignature(key: Buffer | KeyObject, id: string, timestamp: number, body: string): string {
   return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
 }

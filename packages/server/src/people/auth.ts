@@ -65,6 +65,11 @@ export interface AuthOptions {
   /** Whether an actor may search the user directory (`GET /api/users`); default: any signed-in user. */
   mayPickUsers?: (actor: Actor) => boolean;
   /**
+   * Of some user ids, those an actor who may not pick users may see named (`namedUsers`): the
+   * directory answers by id about those only. Default: all of them.
+   */
+  namedUsers?: (actor: Actor, ids: readonly string[]) => Promise<ReadonlySet<string>>;
+  /**
    * Whether an actor's roles let them manage people: `GET /api/users` then lists every account
    * with email, roles and status (`listAccountsFor`); default: nobody.
    */
@@ -330,11 +335,18 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
     const unknown = Object.keys(query).find((k) => k !== 'q' && k !== 'limit' && k !== 'id');
     if (unknown !== undefined) throw invalid('the only parameters are q, limit and id');
     if (query.id !== undefined) {
-      // Users by id, for showing who a record or its history names: any signed-in user may ask.
+      // Users by id, for showing who a record or its history names. Those who may pick users or
+      // manage people could find anyone by name; anyone else learns only the names of the users
+      // the records they read show them: an id does not name its user to just anybody.
       const ids = (Array.isArray(query.id) ? query.id : [query.id]).map((id) => id.toLowerCase());
       if (ids.length > 100 || ids.some((id) => !UUID.test(id))) throw invalid('id must be up to 100 user ids');
       if (query.q !== undefined || query.limit !== undefined) throw invalid('id cannot be combined with q or limit');
-      const found = await auth.users.byIds(ids);
+      const everyone =
+        options.namedUsers === undefined ||
+        options.managesPeople?.(request.actor) === true ||
+        (options.mayPickUsers?.(request.actor) ?? true);
+      const asked = everyone ? ids : [...((await options.namedUsers?.(request.actor, ids)) ?? [])];
+      const found = asked.length === 0 ? [] : await auth.users.byIds(asked);
       return reply.send({ items: found.map((user) => directoryEntry(user, request.actor)) });
     }
     if (!(options.mayPickUsers?.(request.actor) ?? true)) {

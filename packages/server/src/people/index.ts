@@ -29,4 +29,5 @@ export { PEOPLE_API, PEOPLE_CALLS } from './people-api.ts';
 export { type PeopleOptions, people } from './people-plugin.ts';
 export type { SessionFound } from './sessions-store.ts';
 export type { TokenFound, TokenInfo } from './tokens-store.ts';
+export { USER_ADMIN_ROUTES } from './user-admin.ts';
 export type { AccountEvent, AccountHistoryEntry, ManagedAccount, UserAccount } from './users-store.ts';

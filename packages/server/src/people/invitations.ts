@@ -183,8 +183,9 @@ export function registerInvitations(app: FastifyInstance, options: InvitationOpt
 
   /**
    * The pending invitation of a link, if it may still be accepted: its email has no account (one
-   * that had was mailed no link; one made since is not taken over either), and its sender may
-   * still invite into its roles (an invitation gives no more than its sender may still give).
+   * that had was mailed no link; one made since is not taken over either), and its sender is
+   * active and may still invite into its roles (an invitation gives no more than its sender may
+   * still give).
    */
   const usable = async (token: string) => {
     const hash = looksLikeSecret('invitation', token) ? secretHash(token) : null;
@@ -192,7 +193,8 @@ export function registerInvitations(app: FastifyInstance, options: InvitationOpt
     if (hash === null || !invitation || (await auth.users.byEmail(invitation.email))) {
       throw new ProblemError('INVITATION_INVALID');
     }
-    const sender = await auth.users.get(invitation.invitedBy.id);
+    // A deactivated sender gives nothing: their invitations wait, unusable, until they are back.
+    const sender = await auth.users.activeById(invitation.invitedBy.id);
     const grant = sender ? options.peopleAccess(sender.roles) : null;
     if (!grant || !invitation.roles.every((r) => grant.inviteRoles.includes(r) || !options.knownRoles.includes(r))) {
       throw new ProblemError('INVITATION_INVALID');

@@ -451,6 +451,20 @@ describe.each(TEST_DATABASES)('people joining on $name', (db) => {
       expect((await accept(token)).status).toBe(200);
     });
 
+    it('refuses an invitation whose sender was deactivated, on lookup and accept, and takes it again on reactivation', async () => {
+      const doctor = await userWithToken(server, ['doctor']);
+      const email = freshEmail();
+      expect((await invite(doctor.authorization, email, ['patient'])).status).toBe(201);
+      const token = tokenOf(linkTo(await smtp.next(email), '/accept-invitation'));
+      await server.auth.setDeactivated(doctor.user.id, new Date(clock.now).toISOString());
+      const lookup = await call('POST', '/api/invitations/lookup', { origin: ORIGIN, body: { token } });
+      expect(lookup.body.code).toBe('INVITATION_INVALID');
+      expect((await accept(token)).body.code).toBe('INVITATION_INVALID');
+      expect(await server.auth.users.byEmail(email)).toBeUndefined();
+      await server.auth.setDeactivated(doctor.user.id, null);
+      expect((await accept(token)).status).toBe(200);
+    });
+
     it('refuses an invitation INVITATION_DAYS after it was sent, and one whose email got an account meanwhile', async () => {
       const staff = await userWithToken(server, ['staff']);
       const started = clock.now;

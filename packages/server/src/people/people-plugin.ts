@@ -3,9 +3,11 @@ import fastifyPlugin from 'fastify-plugin';
 import type { CompiledApp } from '../compile/compiled-app.ts';
 import { type Actor, accessSummary, assignableRoles } from '../compile/permissions.ts';
 import type { SqlRunner } from '../store/sql-runner.ts';
+import type { Store } from '../store/store.ts';
 import { registerAuth } from './auth.ts';
 import type { AuthStore } from './auth-store.ts';
 import { registerDevRoutes } from './dev-mode.ts';
+import { namedUsers } from './named-users.ts';
 import { OIDC_START_PATH, registerOidc } from './oidc.ts';
 import type { OidcSettings } from './oidc-settings.ts';
 import type { OidcStore } from './oidc-store.ts';
@@ -19,6 +21,8 @@ export interface PeopleOptions {
   auth: AuthStore;
   /** The database, for the tables of joining (made when the app is ready). */
   sql: SqlRunner;
+  /** The records, for the users a caller may see named (`namedUsers`). */
+  store: Store;
   /** How mail is sent, or null: links are then not mailed, and the answers are the same. */
   mail: MailOptions | null;
   /** Single sign-on, when configured, with its pending logins' table set up. */
@@ -46,6 +50,7 @@ export const people = fastifyPlugin<PeopleOptions>(
       settings,
       now: options.now,
       mayPickUsers: userPickers(compiled),
+      namedUsers: namedUsers(compiled, options.store),
       managesPeople: (actor) => actor.userId !== null && peopleAccess(model, actor.roles).manage,
       accessOf: (actor) => accessSummary(compiled.permissions, model, actor),
       peopleOf: (actor) => peopleAccess(model, actor.roles),
@@ -68,14 +73,22 @@ export const people = fastifyPlugin<PeopleOptions>(
   { name: 'ninepoint-people', fastify: '5.x' },
 );
 
-/** Who may search the user directory: those who may create or update a record with a `User` field. */
+/**
+ * Who may search the user directory: those who may set a `User` field, on create or update (a
+ * role whose `update (score)` leaves the `speaker` alone picks nobody).
+ */
 function userPickers(compiled: CompiledApp): (actor: Actor) => boolean {
-  const withUserFields = compiled.model.entities.filter((e) =>
-    e.fields.some((f) => f.type.kind === 'reference' && f.type.entity === USER_ENTITY),
-  );
-  const permissions = withUserFields.flatMap((e) => {
+  const withUserFields = compiled.model.entities.flatMap((e) => {
     const p = compiled.permissions.get(e.name);
-    return p ? [p] : [];
+    const userFields = e.fields.filter((f) => f.type.kind === 'reference' && f.type.entity === USER_ENTITY);
+    return p && userFields.length > 0 ? [{ p, userFields }] : [];
   });
-  return (actor) => permissions.some((p) => p.mayCreate(actor) || p.access(actor, 'update') !== 'none');
+  return (actor) =>
+    withUserFields.some(({ p, userFields }) => {
+      const sets = (operation: 'create' | 'update') => {
+        const settable = p.settable(actor, operation);
+        return settable === null || userFields.some((f) => settable.has(f.name));
+      };
+      return (p.mayCreate(actor) && sets('create')) || (p.access(actor, 'update') !== 'none' && sets('update'));
+    });
 }

@@ -68,12 +68,15 @@ describe.each(TEST_DATABASES)('the user directory on $name', (db) => {
     expect(answer.json()).toMatchObject({ code: 'FORBIDDEN' });
   });
 
-  it('answers users by id to any signed-in user, so records can show names, with no email or roles but their own', async () => {
+  it('answers users by id with no email or roles but the caller’s own, and names to a non-picker only whom their records show', async () => {
     const { authorization: member, user } = await userWithToken(server, ['member'], 'reader@example.test');
     const own = await items(`/api/users?id=${user.id.toUpperCase()}&id=${user.id}`, { authorization: member });
     expect(own).toEqual([expect.objectContaining({ id: user.id, email: 'reader@example.test', roles: ['member'] })]);
-    const others = await items(`/api/users?id=${grace.id}&id=${staffId}`, { authorization: member });
-    expect(others).toEqual([{ id: staffId, name: 'ada' }, grace]);
+    // A member picks nobody, and no loan of theirs names Grace or Ada: their ids name nobody to them.
+    expect(await items(`/api/users?id=${grace.id}&id=${staffId}`, { authorization: member })).toEqual([]);
+    // Staff may pick users (a loan's borrower): they could find anyone by name, so ids name anyone.
+    const others = await items(`/api/users?id=${grace.id}&id=${staffId}`);
+    expect(others).toEqual([expect.objectContaining({ id: staffId, name: 'ada' }), grace]);
     expect((await get('/api/users?id=nope', { authorization: member })).statusCode).toBe(400);
   });
 

@@ -278,7 +278,11 @@ function historyHandler(route: Route, context: EntityContext): Handler {
       if (!(await readable(grants, current, request.actor, context, reads))) throw notFound(context, id);
       if (hidden !== null) {
         const unseen = await settle((load) => hidden(current, load), context.store, reads);
-        return reply.send({ items: items.map((entry) => visibleEntry(entry, unseen)) });
+        // An update of hidden fields alone is no entry at all to them: an empty one would tell of it.
+        const told = items.filter(
+          (entry) => entry.action !== 'update' || Object.keys(entry.changes).some((field) => !unseen.has(field)),
+        );
+        return reply.send({ items: told.map((entry) => visibleEntry(entry, unseen)) });
       }
     }
     return reply.send({ items });
@@ -399,7 +403,14 @@ function updateHandler(route: Route, context: EntityContext): Handler {
     );
     if (!outcome.ok) throw refused(outcome.refusal, context, id);
     if (outcome.changed)
-      context.committed({ entity: entity.name, id, kind: 'update', at, record: outcome.stored.record });
+      context.committed({
+        entity: entity.name,
+        id,
+        kind: 'update',
+        at,
+        record: outcome.stored.record,
+        ...(outcome.fields ? { fields: outcome.fields } : {}),
+      });
     return reply
       .header('etag', etagOf(outcome.stored.version))
       .send(await visible(outcome.stored.record, hidden, context));

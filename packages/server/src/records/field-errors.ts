@@ -87,6 +87,9 @@ export class FieldErrors {
         return this.error(field, 'PATTERN_MISMATCH');
       case 'enum':
         return this.error(field, 'INVALID_CHOICE', { values: (schema.enum ?? []).join(', ') });
+      case 'not':
+        // The only `not` of a field's schema: a required text that is blank (`NOT_BLANK`).
+        return this.error(field, 'REQUIRED');
     }
     return this.error(field, 'INVALID_TYPE', { type: typeWords(declared) });
   }

@@ -1,5 +1,5 @@
 import type { HiddenFields } from '../compile/entity-logic.ts';
-import type { Actor, EntityPermissions } from '../compile/permissions.ts';
+import { type Actor, AUTHOR, type EntityPermissions } from '../compile/permissions.ts';
 import type { ApiRecord } from '../compile/record-types.ts';
 import type { HistoryEntry } from '../store/store.ts';
 
@@ -23,10 +23,17 @@ export function visibleRecord(record: ApiRecord, hidden: ReadonlySet<string>): A
   return without(record, hidden);
 }
 
-/** A history entry whose `changes` and `before` hold only fields the actor sees (of `record`). */
+/**
+ * A history entry whose `changes` and `before` hold only fields the actor sees (of `record`), and
+ * without `by` when the actor does not see who made the record (`read except (created_by)`): who
+ * changed it would name the author as surely.
+ */
 export function visibleEntry(entry: HistoryEntry, unseen: ReadonlySet<string>): HistoryEntry {
   if (unseen.size === 0) return entry;
-  return { ...entry, changes: without(entry.changes, unseen), before: without(entry.before, unseen) };
+  const visible = { ...entry, changes: without(entry.changes, unseen), before: without(entry.before, unseen) };
+  if (!unseen.has(AUTHOR)) return visible;
+  const { by: _by, ...anonymous } = visible;
+  return anonymous as HistoryEntry;
 }
 
 function without<T extends Record<string, unknown>>(values: T, unseen: ReadonlySet<string>): T {

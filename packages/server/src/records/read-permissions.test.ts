@@ -112,12 +112,11 @@ describe.each(SQLITE_ONLY)('fields a role may not read, on $name', (db) => {
     blind(listed.text);
   });
 
-  it('gives a reviewer the history without the hidden fields, even of a change that touched only them', async () => {
+  it('gives a reviewer the history without the hidden fields, and no entry of a change that touched only them', async () => {
     const history = await call(reviewer, 'GET', `/api/talks/${talk.id}/history`);
     expect(history.status).toBe(200);
     const items = history.body.items as { action: string; changes: Body; before: Body }[];
-    expect(items.map((e) => e.action)).toEqual(['create', 'update', 'update']);
-    expect(items[1]).toMatchObject({ changes: {}, before: {} });
+    expect(items.map((e) => e.action)).toEqual(['create']);
     expect(items[0]?.changes).toMatchObject({ title: 'Engines of thought' });
     blind(history.text);
     const organisers = await call(organiser, 'GET', `/api/talks/${talk.id}/history`);

@@ -646,7 +646,12 @@ export class Records<C> implements EntityRecords {
       plan.record,
       context,
     );
-    return { ok: true, stored: { record: plan.record, version: plan.current.version + 1 }, changed: true };
+    return {
+      ok: true,
+      stored: { record: plan.record, version: plan.current.version + 1 },
+      changed: true,
+      fields: Object.keys(plan.changes),
+    };
   }
 
   /**

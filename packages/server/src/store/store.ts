@@ -138,7 +138,13 @@ export type Refusal =
   /** The record cannot be deleted while another refers to it. */
   | { kind: 'referenced'; entity: string; field: string };
 
-export type WriteOutcome = { ok: true; stored: StoredRecord; changed: boolean } | { ok: false; refusal: Refusal };
+/**
+ * A write's outcome. `fields` names the fields a change wrote (its history entry's `changes`), so
+ * that those who do not see them are not told of it (live updates).
+ */
+export type WriteOutcome =
+  | { ok: true; stored: StoredRecord; changed: boolean; fields?: readonly string[] }
+  | { ok: false; refusal: Refusal };
 export type DeleteOutcome = { ok: true } | { ok: false; refusal: Refusal };
 
 /**

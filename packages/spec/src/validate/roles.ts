@@ -1,5 +1,6 @@
 import type { DiagnosticBag } from '../diagnostics.ts';
 import type { Model } from '../model.ts';
+import { USER_ENTITY } from '../names.ts';
 
 /**
  * Point 6's checks on the permissions read: every entity is granted to some role, and a role that
@@ -22,6 +23,39 @@ export function validateRoles(model: Model, bag: DiagnosticBag): void {
     });
   }
   checkSettable(model, bag);
+  checkAuthorShown(model, bag);
+}
+
+/**
+ * A role that does not see a `User` field (`read except (speaker)`) but sees `created_by` learns
+ * the person anyway when that person made the record: when some role that reads only its own
+ * records of the entity (or none) creates them, those who create are those the field names (a
+ * speaker submits their own talk). Staff entering records for others (a role reading every
+ * record) give nothing away, so that is not warned of.
+ */
+function checkAuthorShown(model: Model, bag: DiagnosticBag): void {
+  for (const entity of model.entities) {
+    const userFields = entity.fields.filter((f) => f.type.kind === 'reference' && f.type.entity === USER_ENTITY);
+    if (userFields.length === 0) continue;
+    const rows = model.permissions.filter((p) => p.entity === entity.name);
+    const selfCreators = rows.filter((p) => p.create && (p.read !== 'all' || p.inStates.read !== null));
+    if (selfCreators.length === 0) continue;
+    for (const row of rows) {
+      if (row.read === 'none' || row.readFields === null || row.hidesAuthor === true) continue;
+      const readFields = row.readFields;
+      const hidden = userFields.filter((f) => !readFields.includes(f.name)).map((f) => f.name);
+      if (hidden.length === 0) continue;
+      const creator = (selfCreators.find((p) => p.role !== row.role) ?? selfCreators[0])?.role ?? '';
+      bag.report(
+        'author-reveals-hidden-field',
+        row.span,
+        `${row.role} does not see ${entity.name}.${hidden.join(`, ${entity.name}.`)}, but sees created_by, which names the same person when ${creator} creates their own ${entity.name}.`,
+        {
+          hint: `Write "read except (${[...hidden, 'created_by'].join(', ')})" for ${row.role}, so who made or changed a ${entity.name} is hidden too.`,
+        },
+      );
+    }
+  }
 }
 
 /**

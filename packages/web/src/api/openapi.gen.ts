@@ -761,6 +761,7 @@ export interface components {
             items: {
                 /** Format: date-time */
                 at: string;
+                /** @description Who made the change; left out for a role that does not see who made records. */
                 by: string | null;
                 /** @enum {string} */
                 action: "create" | "update" | "delete" | "transition";

@@ -10,4 +10,8 @@ describe('who made a history entry', () => {
     expect(actorWords(null)).toBe('A signed-out visitor');
     expect(actorWords('0190f3c4-7a2b-7c3d-8e4f-000000000001')).toBeNull();
   });
+
+  it('says "Someone" of an entry whose author is kept from the user (read except (created_by))', () => {
+    expect(actorWords(undefined)).toBe('Someone');
+  });
 });

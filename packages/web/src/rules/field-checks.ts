@@ -1,4 +1,4 @@
-import { decimalMultipleTest, type Field, fieldValueSchema, type Model, typeWords } from '@ninepoint/spec';
+import { decimalMultipleTest, type Field, fieldValueSchema, isBlank, type Model, typeWords } from '@ninepoint/spec';
 import { fieldLabel } from '../app/screens.ts';
 import { catalogueOf, type MessageParams } from './catalogue.ts';
 
@@ -92,6 +92,8 @@ export function checkField(
     case 'email':
     case 'url': {
       if (typeof value !== 'string') return fail('INVALID_TYPE', { type: typeWords(field) });
+      // Required means not blank: spaces alone are no title (the server's `NOT_BLANK`).
+      if (field.required && isBlank(value)) return fail('REQUIRED');
       const length = Array.from(value).length;
       const minLength = bound(schema.minLength);
       const maxLength = bound(schema.maxLength);
