@@ -155,6 +155,8 @@ export async function startApp(
     database?: TestDatabase | 'sqlite' | 'postgres';
     /** Point 7's environment (call URLs, secrets, CALLS_ALLOW_PRIVATE) and delivery timing. */
     outbox?: ServerOptions['outbox'];
+    /** The server's clock, for a suite that moves time on instead of waiting (two-factor codes). */
+    now?: () => number;
   } = {},
 ): Promise<App> {
   await ensureWebApp();
@@ -177,6 +179,7 @@ export async function startApp(
       logger: false,
       ...mailTo(options.smtpUrl, () => url),
       ...(options.outbox ? { outbox: options.outbox } : {}),
+      ...(options.now ? { now: options.now } : {}),
     });
     url = await server.listen({ port: 0, host: '127.0.0.1' });
   } catch (error) {

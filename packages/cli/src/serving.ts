@@ -50,6 +50,8 @@ Environment:
                 the address its links point to (docs/sign-in.md)
   OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET, OIDC_NAME
                 sign-in with an OpenID Connect provider (needs APP_URL)
+  SECRET_KEY    at least 32 characters: seals two-factor secrets in the database,
+                so a copy of it alone cannot make sign-in codes
   SQLITE_SYNCHRONOUS
                 normal (default) or full: with full every write reaches the disk
                 before it is answered (see --sqlite-synchronous)

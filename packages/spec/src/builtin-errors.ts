@@ -40,6 +40,16 @@ export const BUILTIN_ERRORS = {
     status: 400,
     message: 'This invitation was used already, revoked or has expired. Ask for a new one.',
   },
+  TWO_FACTOR_FAILED: { status: 401, message: 'The code is not right, or it was used already.' },
+  TWO_FACTOR_EXPIRED: { status: 401, message: 'This sign-in has expired. Sign in with your password again.' },
+  TWO_FACTOR_REQUIRED: {
+    status: 403,
+    message: 'Your role requires two-factor sign-in. Set it up before you go on.',
+  },
+  TWO_FACTOR_ENABLED: {
+    status: 409,
+    message: 'Two-factor sign-in is on already. Turn it off first to set it up again.',
+  },
   INTERNAL_ERROR: { status: 500, message: 'Something went wrong on our side. It has been logged.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

@@ -185,6 +185,11 @@ export const DIAGNOSTIC_CODES = {
     severity: 'error',
     summary: "A role's `people` cell is not invite, invite (roles) or manage.",
   },
+  'invalid-sign-in': {
+    point: 6,
+    severity: 'error',
+    summary: "A role's `sign in` cell is not `requires two-factor` or `-`, or is on the anyone row.",
+  },
   'entity-without-permissions': { point: 6, severity: 'warning', summary: 'No role may do anything with an entity.' },
   'unsettable-field': {
     point: 6,

@@ -1367,6 +1367,25 @@ invitation from the role may give (not \`anyone\`), and \`manage\`; or it is \`-
 | member | read | -    | invite (member) |
 `,
   },
+  'invalid-sign-in': {
+    about: `A \`sign in\` cell says how holders of the role sign in: \`requires two-factor\` (they must set up
+a code from an authenticator app, and may do nothing else until they have), or \`-\`, \`password\` or
+empty (a second factor is each person's own choice). Signed-out visitors (\`anyone\`) do not sign in.`,
+    bad: `## 6. Roles and permissions
+
+| role   | Book | Loan | sign in         |
+| ------ | ---- | ---- | --------------- |
+| staff  | all  | all  | needs a token   |
+| member | read | -    | -               |
+`,
+    fixed: `## 6. Roles and permissions
+
+| role   | Book | Loan | sign in             |
+| ------ | ---- | ---- | ------------------- |
+| staff  | all  | all  | requires two-factor |
+| member | read | -    | -                   |
+`,
+  },
   'invalid-count': {
     about: `Write \`count(Entity where field = this)\`, where \`field\` of \`Entity\` refers to the entity the
 expression is about, or \`count(Entity where field = user)\` for a field referring to \`User\`;

@@ -208,15 +208,30 @@ function lendingDesk(): Model {
     },
   ];
   model.roles = [
-    { name: 'staff', doc: '', span: at, joins: { kind: 'invitation' }, people: { invite: 'any', manage: true } },
+    {
+      name: 'staff',
+      doc: '',
+      span: at,
+      joins: { kind: 'invitation' },
+      people: { invite: 'any', manage: true },
+      twoFactor: false,
+    },
     {
       name: 'member',
       doc: 'Anyone with a library card.',
       span: at,
       joins: { kind: 'sign-up', domains: ['library.example'] },
       people: { invite: ['member'], manage: false },
+      twoFactor: false,
     },
-    { name: 'anyone', doc: '', span: at, joins: { kind: 'invitation' }, people: { invite: [], manage: false } },
+    {
+      name: 'anyone',
+      doc: '',
+      span: at,
+      joins: { kind: 'invitation' },
+      people: { invite: [], manage: false },
+      twoFactor: false,
+    },
   ];
   const none = {
     create: false,

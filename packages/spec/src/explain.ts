@@ -230,6 +230,7 @@ function explainPeople(role: Role): string[] {
   if (role.people.manage) said.push("manages people's accounts and roles");
   else if (role.people.invite === 'any') said.push('may invite people into any role');
   else if (role.people.invite.length > 0) said.push(`may invite people as ${wordList(role.people.invite, 'or')}`);
+  if (role.twoFactor) said.push('must sign in with two-factor (nothing else until it is set up)');
   return said;
 }
 

@@ -83,7 +83,7 @@ export { MessageCatalogue, type MessageParams } from './message-catalogue.ts';
 export * from './model.ts';
 export { collectionName, transitionSlug, USER_ENTITY } from './names.ts';
 export { POINT_TITLES } from './parse-sections.ts';
-export { type PeopleAccess, peopleAccess, signUpRoles } from './people-access.ts';
+export { type PeopleAccess, peopleAccess, requiresTwoFactor, signUpRoles } from './people-access.ts';
 export {
   describeCell,
   formatPermissionMatrix,

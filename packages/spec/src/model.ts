@@ -314,6 +314,11 @@ export interface Role {
   joins: Joining;
   /** What the role may do with people's accounts (the `people` column). */
   people: PeopleGrant;
+  /**
+   * Whether holders of the role must sign in with a second factor (the `sign in` column:
+   * `requires two-factor`): until they have set one up, they may do nothing else.
+   */
+  twoFactor: boolean;
 }
 
 /**

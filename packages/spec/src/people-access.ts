@@ -30,3 +30,8 @@ export function peopleAccess(model: Pick<Model, 'roles' | 'permissions'>, roles:
 export function signUpRoles(model: Pick<Model, 'roles'>): { role: string; domains: string[] }[] {
   return model.roles.flatMap((r) => (r.joins.kind === 'sign-up' ? [{ role: r.name, domains: r.joins.domains }] : []));
 }
+
+/** Whether a user holding `roles` must sign in with a second factor (point 6's `sign in` column). */
+export function requiresTwoFactor(model: Pick<Model, 'roles'>, roles: readonly string[]): boolean {
+  return model.roles.some((r) => r.twoFactor && roles.includes(r.name));
+}

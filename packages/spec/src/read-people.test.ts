@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { checkSpec } from './check.ts';
 import { explainModel } from './explain.ts';
-import { peopleAccess, signUpRoles } from './people-access.ts';
+import { peopleAccess, requiresTwoFactor, signUpRoles } from './people-access.ts';
 
 const BASE = readFileSync(new URL('../test/fixtures/docs-base.md', import.meta.url), 'utf8');
 
@@ -101,5 +101,41 @@ describe('who joins and who manages people (point 6)', () => {
       joins: { kind: 'sign-up', domains: ['a.example', 'b.example'] },
       people: { invite: ['member'], manage: false },
     });
+  });
+});
+
+describe('who must sign in with a second factor (point 6, sign in column)', () => {
+  it('reads requires two-factor per role, and requiresTwoFactor holds for any role that says so', () => {
+    const { ok, model, diagnostics } = withRoles(`| role   | Book | Loan     | people | sign in             |
+| ------ | ---- | -------- | ------ | ------------------- |
+| admin  | all  | all      | manage | requires two-factor |
+| staff  | read | all      | -      | 2FA                 |
+| member | read | read own | -      | -                   |
+| guest  | read | -        | -      | password            |`);
+    expect(diagnostics).toEqual([]);
+    expect(ok).toBe(true);
+    const twoFactor = Object.fromEntries(model.roles.map((r) => [r.name, r.twoFactor]));
+    expect(twoFactor).toEqual({ admin: true, staff: true, member: false, guest: false });
+    expect(model.permissions.every((p) => p.entity === 'Book' || p.entity === 'Loan')).toBe(true);
+    expect(requiresTwoFactor(model, ['member', 'staff'])).toBe(true);
+    expect(requiresTwoFactor(model, ['member', 'guest'])).toBe(false);
+    expect(explainModel(model)).toContain(
+      'admin may create, read, update and delete Book; create, read, update and delete Loan; ' +
+        "manages people's accounts and roles; must sign in with two-factor (nothing else until it is set up)",
+    );
+  });
+
+  it('refuses words it does not know, and the cell on the anyone row', () => {
+    const { ok, diagnostics } = withRoles(`| role   | Book | Loan | sign in             |
+| ------ | ---- | ---- | ------------------- |
+| admin  | all  | all  | requires a token    |
+| anyone | read | -    | requires two-factor |`);
+    expect(ok).toBe(false);
+    const found = diagnostics.filter((d) => d.code === 'invalid-sign-in');
+    expect(found.map((d) => d.message)).toEqual([
+      '"requires a token" does not say how holders of admin sign in.',
+      'Signed-out visitors (anyone) do not sign in.',
+    ]);
+    expect(found[0]?.hint).toContain('requires two-factor');
   });
 });

@@ -10,6 +10,9 @@ export const JOINS_HEADERS: readonly string[] = ['joins', 'join', 'joining'];
 /** Headers of the roles table's column saying what a role may do with people's accounts. */
 export const PEOPLE_HEADERS: readonly string[] = ['people', 'users', 'accounts'];
 
+/** Headers of the roles table's column saying how holders of a role sign in. */
+export const SIGN_IN_HEADERS: readonly string[] = ['sign in', 'sign-in', 'signs in', 'sign-ins'];
+
 /** Nobody joins by themselves and nobody invites: the default of a role without those cells. */
 export const BY_INVITATION: Joining = Object.freeze({ kind: 'invitation' });
 export const NO_PEOPLE_GRANT: PeopleGrant = Object.freeze({ invite: [], manage: false });
@@ -119,4 +122,29 @@ export function readPeople(cell: Cell, role: string, scope: Scope): PeopleGrant 
     if (invite !== 'any') invite = [...new Set([...invite, ...named])];
   }
   return { invite: manage ? 'any' : invite, manage };
+}
+
+/**
+ * A `sign in` cell: `requires two-factor` (also `two-factor`, `2fa`, `requires 2fa`): the role's
+ * holders must set up a second factor before they may do anything; `password`, `-` or empty: a
+ * second factor is each person's own choice. Null, reported, when it is neither, or on `anyone`.
+ */
+export function readSignIn(cell: Cell, role: string, scope: Scope): boolean | null {
+  const text = plain(cell.text).trim();
+  if (text === '' || NOTHING.test(text) || /^(a\s+)?password$/i.test(text)) return false;
+  const twoFactor = /^(requires?\s+)?(two[\s-]?factor|2fa|totp)(\s+sign[\s-]?in)?$/i.test(text);
+  if (!twoFactor) {
+    scope.bag.report('invalid-sign-in', cell.span, `"${text}" does not say how holders of ${role} sign in.`, {
+      expected: suggest(text.toLowerCase(), ['requires two-factor', 'password']),
+      hint: 'Write "requires two-factor" (they must set up a code from an authenticator app before anything else), or "-" (a second factor is their own choice).',
+    });
+    return null;
+  }
+  if (role === ANYONE) {
+    scope.bag.report('invalid-sign-in', cell.span, 'Signed-out visitors (anyone) do not sign in.', {
+      hint: 'Leave the sign in cell of the anyone row empty; write "requires two-factor" on the roles that must use it.',
+    });
+    return null;
+  }
+  return true;
 }

@@ -4,7 +4,16 @@ import { plain, ROLE_NAME, USER_ENTITY } from './names.ts';
 import type { Section } from './parse-sections.ts';
 import { type Cell, cellPart, DOC_COLUMNS, splitList } from './parse-tables.ts';
 import { allTables, NameSet, validName } from './read-helpers.ts';
-import { BY_INVITATION, JOINS_HEADERS, NO_PEOPLE_GRANT, PEOPLE_HEADERS, readJoins, readPeople } from './read-people.ts';
+import {
+  BY_INVITATION,
+  JOINS_HEADERS,
+  NO_PEOPLE_GRANT,
+  PEOPLE_HEADERS,
+  readJoins,
+  readPeople,
+  readSignIn,
+  SIGN_IN_HEADERS,
+} from './read-people.ts';
 import { readReferencePath } from './reference-paths.ts';
 import type { Scope } from './scope.ts';
 import { suggest } from './suggest.ts';
@@ -61,6 +70,7 @@ export function readRoles(section: Section, scope: Scope): { roles: Role[]; perm
       if (DOC_COLUMNS.includes(name.toLowerCase())) return 'doc';
       if (!scope.entities.has(name) && JOINS_HEADERS.includes(name.toLowerCase())) return 'joins';
       if (!scope.entities.has(name) && PEOPLE_HEADERS.includes(name.toLowerCase())) return 'people';
+      if (!scope.entities.has(name) && SIGN_IN_HEADERS.includes(name.toLowerCase())) return 'sign in';
       const entity = scope.entity({ text: name, span: cell.span }, 'The permission column');
       return entity ? entity.name : null;
     });
@@ -80,7 +90,14 @@ export function readRoles(section: Section, scope: Scope): { roles: Role[]; perm
       const known = roles.find((r) => r.name === cell.text);
       if (known) known.doc ||= doc;
       else if (cell.text !== ANYONE) {
-        roles.push({ name: cell.text, doc, span: cell.span, joins: BY_INVITATION, people: NO_PEOPLE_GRANT });
+        roles.push({
+          name: cell.text,
+          doc,
+          span: cell.span,
+          joins: BY_INVITATION,
+          people: NO_PEOPLE_GRANT,
+          twoFactor: false,
+        });
         scope.roles.add(cell.text);
       }
       rows.push({ role: cell.text, cells: row.cells, columns, span: row.span });
@@ -92,6 +109,12 @@ export function readRoles(section: Section, scope: Scope): { roles: Role[]; perm
       const cell = row.cells[i];
       if (entity === 'joins' || entity === 'people') {
         if (cell) readPeopleCell(entity, cell, row.role, roles, scope);
+        return;
+      }
+      if (entity === 'sign in') {
+        const role = roles.find((r) => r.name === row.role);
+        // A role described in two tables requires two-factor when either says so.
+        if (cell && readSignIn(cell, row.role, scope) === true && role) role.twoFactor = true;
         return;
       }
       const permission = cell ? readPermission(cell, row.role, entity, scope) : null;

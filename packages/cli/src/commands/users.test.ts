@@ -315,6 +315,44 @@ describe('ninepoint users deactivate and reactivate', () => {
   });
 });
 
+describe('ninepoint users reset-two-factor', () => {
+  it("turns a user's two-factor sign-in off, so the password alone signs in, and records it", async () => {
+    const dir = lendingDesk();
+    await add(dir, 'ada@example.org', '--role', 'staff');
+    const none = await runIn(dir, ['users', 'reset-two-factor', 'ada@example.org', 'spec.md']);
+    expect(none.stdout).toBe('ada@example.org has no two-factor sign-in: nothing changed.\n');
+    const db = await openAccounts(checkSpec(LENDING_DESK).model, { dbPath: join(dir, 'ninepoint.db') });
+    try {
+      const user = await db.auth.users.byEmail('ada@example.org');
+      await db.auth.twoFactor.begin(user?.id ?? '', 'plain.JBSWY3DPEHPK3PXP', Date.now());
+      await db.auth.twoFactor.confirm(user?.id ?? '', 1, [], Date.now());
+    } finally {
+      await db.close();
+    }
+    expect((await signIn(dir, 'ada@example.org', PASSWORD)).status).toBe(202);
+    const reset = await runIn(dir, ['users', 'reset-two-factor', 'Ada@example.org', 'spec.md']);
+    expect(reset.code).toBe(0);
+    expect(reset.stdout).toBe(
+      'Reset two-factor sign-in of ada@example.org: they sign in with their password alone, ' +
+        'and set it up again if their role requires it.\n',
+    );
+    expect((await signIn(dir, 'ada@example.org', PASSWORD)).status).toBe(200);
+    const again = await openAccounts(checkSpec(LENDING_DESK).model, { dbPath: join(dir, 'ninepoint.db') });
+    try {
+      const user = await again.auth.users.byEmail('ada@example.org');
+      const history = await again.auth.users.history(user?.id ?? '');
+      expect(history.map(({ kind, by }) => ({ kind, by }))).toEqual([
+        { kind: 'created', by: null },
+        { kind: 'two-factor-reset', by: null },
+      ]);
+    } finally {
+      await again.close();
+    }
+    const nobody = await runIn(dir, ['users', 'reset-two-factor', 'bob@example.org', 'spec.md']);
+    expect(nobody.code).toBe(1);
+  });
+});
+
 describe('ninepoint users remove', () => {
   it('removes a user, ending their sessions and their API tokens', async () => {
     const dir = lendingDesk();

@@ -1,4 +1,12 @@
-import { AccountError, addUser, changeAccount, checkEmail, checkRoles, type UserAccount } from '@ninepoint/server';
+import {
+  AccountError,
+  addUser,
+  changeAccount,
+  checkEmail,
+  checkRoles,
+  recordAccountEvent,
+  type UserAccount,
+} from '@ninepoint/server';
 import type { Command } from 'commander';
 import { ACCOUNTS_HELP, type DbOption, dbOption, withAccounts } from '../accounts-db.ts';
 import type { Context } from '../context.ts';
@@ -31,7 +39,9 @@ const collect = (value: string, previous: string[]) => [...previous, value];
 export function registerUsers(program: Command, ctx: Context, version: string): void {
   const users = program
     .command('users')
-    .description('Manage who may sign in to the app of a spec: add, list, set-role, deactivate, reactivate, remove.')
+    .description(
+      'Manage who may sign in to the app of a spec: add, list, set-role, deactivate, reactivate, reset-two-factor, remove.',
+    )
     .version(version)
     .addHelpText('after', ACCOUNTS_HELP);
 
@@ -177,6 +187,35 @@ export function registerUsers(program: Command, ctx: Context, version: string): 
         });
       });
   }
+
+  dbOption(
+    users
+      .command('reset-two-factor')
+      .description(
+        "Turn off a user's two-factor sign-in (a lost phone): their recovery codes stop working, they sign in with their password alone, and set it up again if their role requires it.",
+      )
+      .argument('<email>', 'the user')
+      .argument('<spec.md>', 'the spec whose app they sign in to'),
+  )
+    .version(version)
+    .action(async (email: string, file: string, options: DbOption) => {
+      await withAccounts(ctx, file, options, async ({ db }) => {
+        const user = await db.auth.users.byEmail(email);
+        if (!user) {
+          refuseUnknownUser(ctx, email);
+          return;
+        }
+        if (!(await db.auth.twoFactor.remove(user.id))) {
+          ctx.io.stdout.write(`${user.email} has no two-factor sign-in: nothing changed.\n`);
+          return;
+        }
+        await recordAccountEvent(db.auth, user.id, { kind: 'two-factor-reset' }, null);
+        ctx.io.stdout.write(
+          `Reset two-factor sign-in of ${user.email}: they sign in with their password alone, ` +
+            'and set it up again if their role requires it.\n',
+        );
+      });
+    });
 
   dbOption(
     users

@@ -87,6 +87,9 @@ describe('the OpenAPI document', () => {
       'ninepoint.Invitation',
       'ninepoint.AcceptInvitation',
       'ninepoint.InvitationLookup',
+      'ninepoint.SignInSecondStep',
+      'ninepoint.ConfirmTwoFactor',
+      'ninepoint.DisableTwoFactor',
       'ninepoint.SavedView',
       'ninepoint.SaveView',
       'ninepoint.Delivery',
@@ -178,6 +181,11 @@ describe('the OpenAPI document', () => {
       'GET /api/users listUsers',
       'PATCH /api/users/{id} changeUser',
       'GET /api/users/{id}/history getUserHistory',
+      'POST /api/auth/sign-in/two-factor signInSecondStep',
+      'POST /api/auth/two-factor/enrol enrolTwoFactor',
+      'POST /api/auth/two-factor/confirm confirmTwoFactor',
+      'POST /api/auth/two-factor/disable disableTwoFactor',
+      'DELETE /api/users/{id}/two-factor resetUserTwoFactor',
       'GET /api/events streamEvents',
       'GET /api/views listViews',
       'POST /api/views saveView',
@@ -315,7 +323,7 @@ describe('the OpenAPI document', () => {
     expect(meSchema).toMatchObject({
       ...userAnswer,
       properties: { user: { anyOf: [{ $ref: '#/components/schemas/ninepoint.User' }, { type: 'null' }] } },
-      required: ['user', 'access', 'people', 'signUp', 'singleSignOn'],
+      required: ['user', 'access', 'people', 'signUp', 'singleSignOn', 'twoFactor'],
     });
     expect(meSchema?.properties?.access).toMatchObject({ type: 'object', additionalProperties: { type: 'object' } });
     expect(codesOf(openapi, me)).toEqual({
@@ -455,6 +463,14 @@ describe('the OpenAPI document', () => {
       listUsers: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
       changeUser: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
       getUserHistory: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
+      signInSecondStep: [['TWO_FACTOR_FAILED', 'TWO_FACTOR_EXPIRED', 'NOT_SIGNED_IN'], ['FORBIDDEN']],
+      enrolTwoFactor: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
+      confirmTwoFactor: [['TWO_FACTOR_FAILED', 'NOT_SIGNED_IN'], ['FORBIDDEN']],
+      disableTwoFactor: [
+        ['TWO_FACTOR_FAILED', 'SIGN_IN_FAILED', 'NOT_SIGNED_IN'],
+        ['FORBIDDEN', 'TWO_FACTOR_REQUIRED'],
+      ],
+      resetUserTwoFactor: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
       listViews: [['NOT_SIGNED_IN'], undefined],
       saveView: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
       deleteView: [['NOT_SIGNED_IN'], ['FORBIDDEN']],

@@ -212,6 +212,16 @@ describe('serve', () => {
     expect(out).toEqual([]);
   });
 
+  it('refuses a SECRET_KEY too short to protect anything with exit code 2', async () => {
+    const { options, out, err } = setup(blankSpec());
+    const result = await serve({ ...options, env: { SECRET_KEY: 'short' } });
+    expect(result).toEqual({ ok: false, exitCode: 2 });
+    expect(err).toEqual([
+      'Ninepoint: SECRET_KEY must have at least 32 characters (openssl rand -base64 32 makes one).',
+    ]);
+    expect(out).toEqual([]);
+  });
+
   it('says once at start that email is not configured, and answers a reset all the same', async () => {
     const { options } = setup(blankSpec());
     const { logger, lines } = capturedLog();

@@ -7,7 +7,14 @@ import { defaultLogFormat, type LogFormat, LogLevelError } from '../http/logging
 import { closeOnSignals } from '../http/shutdown.ts';
 import { type MailSettings, MailSettingsError, mailSettingsFromEnv } from '../mail/mail-settings.ts';
 import { smtpMailer } from '../mail/mailer.ts';
-import { type MailOptions, type OidcSettings, OidcSettingsError, oidcSettingsFromEnv } from '../people/index.ts';
+import {
+  type MailOptions,
+  type OidcSettings,
+  OidcSettingsError,
+  oidcSettingsFromEnv,
+  SecretKeySettingError,
+  secretKeyFromEnv,
+} from '../people/index.ts';
 import { DEFAULT_DB_PATH } from '../store/open-store.ts';
 import { redact } from '../store/postgres/pg-store.ts';
 import type { Store, Synchronous } from '../store/store.ts';
@@ -94,6 +101,8 @@ export async function serve(options: ServeOptions): Promise<ServeResult> {
   const { smtp, from, appUrl } = settings;
   const oidc = readOidcSettings(options.env ?? process.env, appUrl, printError);
   if (oidc === undefined) return { ok: false, exitCode: 2 };
+  const secretKey = readSecretKey(options.env ?? process.env, printError);
+  if (secretKey === undefined) return { ok: false, exitCode: 2 };
   const mail: MailOptions | undefined =
     smtp && from && appUrl ? { mailer: smtpMailer(smtp, from), appUrl: () => appUrl } : undefined;
 
@@ -111,6 +120,7 @@ export async function serve(options: ServeOptions): Promise<ServeResult> {
       ...(options.sqliteSynchronous ? { sqlite: { synchronous: options.sqliteSynchronous } } : {}),
       ...(mail ? { mail } : {}),
       oidc,
+      secretKey,
     });
   } catch (error) {
     printError(`Ninepoint: ${startFailure(error, databaseUrl ? redact(databaseUrl) : dbPath)}`);
@@ -175,6 +185,20 @@ export function readMailSettings(
     if (!(error instanceof MailSettingsError)) throw error;
     printError(`Ninepoint: the email settings cannot be used: ${error.message}`);
     return null;
+  }
+}
+
+/** `SECRET_KEY` (null: none), or undefined after printing why it cannot be used (exit code 2). */
+export function readSecretKey(
+  env: Readonly<Record<string, string | undefined>>,
+  printError: (line: string) => void,
+): string | null | undefined {
+  try {
+    return secretKeyFromEnv(env);
+  } catch (error) {
+    if (!(error instanceof SecretKeySettingError)) throw error;
+    printError(`Ninepoint: ${error.message}`);
+    return undefined;
   }
 }
 

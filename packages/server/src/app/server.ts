@@ -78,6 +78,11 @@ export interface ServerOptions extends StoreOptions {
   live?: Pick<LiveOptions, 'heartbeatMs' | 'maxStreamsPerUser'>;
   /** Sign-in with an OpenID Connect provider (`OIDC_ISSUER`…, see people/oidc-settings.ts); none by default. */
   oidc?: OidcSettings | null;
+  /**
+   * `SECRET_KEY`: two-factor secrets are sealed with a key derived from it, so that a copy of the
+   * database alone cannot make sign-in codes (people/secret-key.ts). None by default: kept as they are.
+   */
+  secretKey?: string | null;
   /** How long `close` waits for requests under way before cutting them. Default `CLOSE_GRACE_MS` (8 s). */
   closeGraceMs?: number;
   /**
@@ -211,6 +216,7 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
       extend: options.extend,
       mail: options.mail ?? null,
       oidc,
+      secretKey: options.secretKey ?? null,
       live: options.live ?? {},
     });
     if (serverCreated.hasSubscribers) serverCreated.publish({ app, openapi: compiled.openapi } satisfies ServerCreated);
@@ -237,6 +243,7 @@ function buildApp(
     extend,
     mail,
     oidc,
+    secretKey,
     live: liveOptions,
   }: {
     views: SavedViewsStore;
@@ -248,6 +255,7 @@ function buildApp(
     extend: ServerOptions['extend'];
     mail: MailOptions | null;
     oidc: { settings: OidcSettings; logins: OidcStore } | null;
+    secretKey: string | null;
     live: NonNullable<ServerOptions['live']>;
   },
 ): { app: FastifyInstance; endStreams: () => void } {
@@ -315,7 +323,17 @@ function buildApp(
   registerApiDocs(app, compiled.model.product.name);
 
   // Each feature is a Fastify plugin: people first, since the others read the `request.actor` it sets.
-  void app.register(people, { compiled, auth, sql: store.sql, store, mail, oidc, devMode, ...(now ? { now } : {}) });
+  void app.register(people, {
+    compiled,
+    auth,
+    sql: store.sql,
+    store,
+    mail,
+    oidc,
+    devMode,
+    secretKey,
+    ...(now ? { now } : {}),
+  });
   void app.register(liveUpdates, {
     store,
     auth,

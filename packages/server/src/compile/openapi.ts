@@ -140,7 +140,12 @@ export function assembleOpenApi(
     permissions?: ReadonlyMap<string, EntityPermissions>;
   },
 ): OpenApiDocument {
-  const responses = new ProblemResponses(compiled.catalogue);
+  // A role that requires two-factor sign-in holds back its users who have not set it up, on any
+  // call a signed-in user makes (people/two-factor.ts): every such call may answer it.
+  const responses = new ProblemResponses(
+    compiled.catalogue,
+    model.roles.some((r) => r.twoFactor) ? ['TWO_FACTOR_REQUIRED'] : [],
+  );
   const context: ApiContext = {
     model,
     settings: runtimeSettings(model),
@@ -226,12 +231,16 @@ function usedSchemas(
 export class ProblemResponses {
   readonly components: Record<string, Response> = {};
   readonly #catalogue: ProblemCatalogue;
+  readonly #signedInCalls: readonly string[];
 
-  constructor(catalogue: ProblemCatalogue) {
+  /** `signedInCalls`: codes every call a signed-in user may make can answer too (those listing NOT_SIGNED_IN). */
+  constructor(catalogue: ProblemCatalogue, signedInCalls: readonly string[] = []) {
     this.#catalogue = catalogue;
+    this.#signedInCalls = signedInCalls;
   }
 
-  for(codes: readonly string[]): Record<string, { $ref: string }> {
+  for(given: readonly string[]): Record<string, { $ref: string }> {
+    const codes = given.includes('NOT_SIGNED_IN') ? [...new Set([...given, ...this.#signedInCalls])] : given;
     const byStatus = new Map<number, string[]>();
     for (const code of codes) {
       const status = this.#catalogue.status(code);

@@ -9,6 +9,7 @@ import {
   loggerOf,
   readMailSettings,
   readOidcSettings,
+  readSecretKey,
   readServable,
   type ServeOptions,
   startFailure,
@@ -84,6 +85,8 @@ export async function serveDev(options: ServeOptions): Promise<DevServeResult> {
   if (mailSettings === null) return { ok: false, exitCode: 2 };
   const oidc = readOidcSettings(options.env ?? process.env, mailSettings.appUrl, printError);
   if (oidc === undefined) return { ok: false, exitCode: 2 };
+  const secretKey = readSecretKey(options.env ?? process.env, printError);
+  if (secretKey === undefined) return { ok: false, exitCode: 2 };
   // Without SMTP settings mails go to an outbox the developer reads (the terminal, GET /api/dev/outbox);
   // it belongs to the dev server, so it outlives each app a save replaces.
   const { smtp, from } = mailSettings;
@@ -122,6 +125,7 @@ export async function serveDev(options: ServeOptions): Promise<DevServeResult> {
       extend,
       mail,
       oidc,
+      secretKey,
     });
 
   let first: NinepointServer;

@@ -143,7 +143,12 @@ describe.each(TEST_DATABASES.filter((db) => db.name === 'postgres'))(
       const servers: NinepointServer[] = [];
       try {
         for (let i = 0; i < 2; i++) {
-          const options = { model: modelOf(CLINIC), ...fresh.options, logger: false as const, live: { heartbeatMs: 600_000 } };
+          const options = {
+            model: modelOf(CLINIC),
+            ...fresh.options,
+            logger: false as const,
+            live: { heartbeatMs: 600_000 },
+          };
           servers.push(await createServer(options));
         }
         const [a, b] = servers as [NinepointServer, NinepointServer];

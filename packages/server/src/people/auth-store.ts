@@ -3,6 +3,7 @@ import { COUNTERS_DDL, CountersStore } from './counters-store.ts';
 import { PASSWORD_RESETS_DDL, PasswordResetsStore } from './resets-store.ts';
 import { SESSIONS_DDL, SessionsStore } from './sessions-store.ts';
 import { TOKENS_DDL, TokensStore } from './tokens-store.ts';
+import { TWO_FACTOR_DDL, TwoFactorStore } from './two-factor-store.ts';
 import { AUTH_ADDED_COLUMNS, USERS_DDL, UsersStore } from './users-store.ts';
 
 /**
@@ -16,6 +17,7 @@ export const AUTH_DDL: readonly string[] = [
   ...TOKENS_DDL,
   ...COUNTERS_DDL,
   ...PASSWORD_RESETS_DDL,
+  ...TWO_FACTOR_DDL,
 ];
 
 /**
@@ -30,6 +32,7 @@ export class AuthStore {
   readonly tokens: TokensStore;
   readonly resets: PasswordResetsStore;
   readonly counters: CountersStore;
+  readonly twoFactor: TwoFactorStore;
   readonly #sql: SqlRunner;
 
   constructor(sql: SqlRunner) {
@@ -39,6 +42,7 @@ export class AuthStore {
     this.tokens = new TokensStore(sql);
     this.resets = new PasswordResetsStore(sql, this.users);
     this.counters = new CountersStore(sql);
+    this.twoFactor = new TwoFactorStore(sql);
   }
 
   /** Creates the tables when missing, and adds the columns an older database's tables lack. */
@@ -76,6 +80,7 @@ export class AuthStore {
     if (at !== null) {
       await this.sessions.endAllOf(userId);
       await this.resets.deleteAllOf(userId);
+      await this.twoFactor.endPendingOf(userId);
     }
     return changed;
   }
@@ -94,6 +99,7 @@ export class AuthStore {
     // Whoever knew the old password, or holds a link asked for before, is out.
     await this.sessions.endAllOf(userId);
     await this.resets.deleteAllOf(userId);
+    await this.twoFactor.endPendingOf(userId);
     return changed;
   }
 
@@ -105,6 +111,7 @@ export class AuthStore {
     await this.sessions.endAllOf(user.id);
     await this.tokens.deleteAllOf(user.id);
     await this.resets.deleteAllOf(user.id);
+    await this.twoFactor.remove(user.id);
     await this.users.remove(user.id);
     return true;
   }

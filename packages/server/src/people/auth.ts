@@ -13,6 +13,7 @@ import { SECURE_SESSION_COOKIE, SESSION_COOKIE, SIGN_IN_SCHEMA } from './people-
 import { RateLimiter } from './rate-limiter.ts';
 import { looksLikeSecret, newSecret, secretHash } from './secrets.ts';
 import type { SessionFound } from './sessions-store.ts';
+import { attemptSignIn, pruneSignInCounters } from './sign-in-lockout.ts';
 import type { TokenFound } from './tokens-store.ts';
 import { listAccountsFor } from './user-admin.ts';
 import { normalizeEmail } from './user-rows.ts';
@@ -34,7 +35,6 @@ declare module 'fastify' {
   }
 }
 
-const SIGN_IN_WINDOW = 15 * 60_000;
 /** A session's last use is written at most this often: not a database write per request. */
 const TOUCH_EVERY_MS = 60_000;
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -74,8 +74,32 @@ export interface AuthOptions {
    * with email, roles and status (`listAccountsFor`); default: nobody.
    */
   managesPeople?: (actor: Actor) => boolean;
+  /**
+   * Starts the second step of a sign-in whose password was right, for a user whose second factor
+   * is on (`two-factor.ts`): answers what `POST /api/auth/sign-in` then says (202), having set the
+   * cookie of the sign-in waiting for its code.
+   */
+  secondStep?: (request: FastifyRequest, reply: FastifyReply, user: UserAccount) => Promise<SecondStepAnswer>;
+  /** What `GET /api/auth/me` says of the caller's second factor (null: signed out, or no such thing). */
+  twoFactorOf?: (actor: RequestActor) => Promise<TwoFactorStatus | null>;
   /** For tests: the clock. */
   now?: () => number;
+}
+
+/** What a sign-in answers when it waits for its second step. */
+export interface SecondStepAnswer {
+  secondStep: 'two-factor';
+  expiresAt: string;
+}
+
+/** A signed-in user's second factor as `GET /api/auth/me` tells it. */
+export interface TwoFactorStatus {
+  /** Whether their sign-in asks for a code. */
+  enabled: boolean;
+  /** Whether one of their roles requires it (point 6's `sign in` column). */
+  required: boolean;
+  /** How many unused recovery codes they have. */
+  recoveryCodesLeft: number;
 }
 
 /**
@@ -261,46 +285,30 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
     }
     const { email, password } = request.body as { email: string; password: string };
     const at = now();
-    const window = Math.floor(at / SIGN_IN_WINDOW) * SIGN_IN_WINDOW;
     const keys = [`sign-in:account:${normalizeEmail(email)}`, `sign-in:address:${request.ip}`];
-    // Every attempt is counted as a failure before its password is checked, atomically, so that
-    // guesses sent all at once cannot all pass a check made before any of them was recorded. A
-    // success or a lockout takes its count back: only failures count, and knocking on a locked
-    // account does not extend the lockout. This window and the last count: a lockout does not end
-    // the moment a window turns over.
-    const release = async () => {
-      for (const key of keys) await auth.counters.hit(key, window, -1);
-    };
-    let locked: string | undefined;
-    let lockedUntil = 0;
-    for (const key of keys) {
-      const now = await auth.counters.hit(key, window);
-      if (now + (await auth.counters.hits(key, window - SIGN_IN_WINDOW)) > attempts) {
-        locked ??= key;
-        // Once released, this window holds now - 1 failures; an attempt in the next window counts
-        // them with itself, so the lockout lasts one more window when they alone reach the limit.
-        const until = window + (now - 1 < attempts ? 1 : 2) * SIGN_IN_WINDOW;
-        lockedUntil = Math.max(lockedUntil, until);
-      }
-    }
-    if (locked !== undefined) {
-      await release();
-      request.log.warn({ key: locked.startsWith('sign-in:account') ? 'account' : 'address' }, 'sign-in locked');
-      reply.header('retry-after', String(Math.max(1, Math.ceil((lockedUntil - at) / 1000))));
+    const attempt = await attemptSignIn(auth.counters, keys, attempts, at);
+    if (attempt.locked) {
+      request.log.warn({ key: attempt.key.startsWith('sign-in:account') ? 'account' : 'address' }, 'sign-in locked');
+      reply.header('retry-after', String(attempt.retryAfter));
       throw new ProblemError('SIGN_IN_LOCKED');
     }
     const found = await auth.users.forSignIn(email);
     const ok = await verifyPassword(found?.passwordHash ?? null, password);
     if (!found || !ok) {
-      await auth.counters.prune(window - SIGN_IN_WINDOW, 'sign-in:');
+      await pruneSignInCounters(auth.counters, at, 'sign-in:');
       request.log.warn('sign-in failed');
       throw new ProblemError('SIGN_IN_FAILED');
     }
-    await release();
+    await attempt.release();
     // Said only to whoever knows the password: a wrong one answers SIGN_IN_FAILED as for anyone.
     if (!found.active) {
       request.log.warn({ user: found.user.id }, 'sign-in of a deactivated account');
       throw new ProblemError('ACCOUNT_DEACTIVATED');
+    }
+    // With a second factor on, the password alone makes no session: a sign-in waits for its code.
+    if (options.secondStep && (await auth.twoFactor.enabled(found.user.id))) {
+      const pending = await options.secondStep(request, reply, found.user);
+      return reply.code(202).send(pending);
     }
     await signIn(request, reply, found.user);
     return reply.send({ user: found.user });
@@ -320,6 +328,7 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
       people: request.actor.user === null ? null : (options.peopleOf?.(request.actor) ?? null),
       signUp: options.signUp ?? [],
       singleSignOn: options.singleSignOn ?? null,
+      twoFactor: (await options.twoFactorOf?.(request.actor)) ?? null,
     }),
   );
 

@@ -27,6 +27,7 @@ export { type MailOptions, PASSWORD_RESET_LIMITS, PASSWORD_RESET_ROUTES } from '
 export { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, passwordProblem } from './passwords.ts';
 export { PEOPLE_API, PEOPLE_CALLS } from './people-api.ts';
 export { type PeopleOptions, people } from './people-plugin.ts';
+export { SecretKeySettingError, secretKeyFromEnv } from './secret-key.ts';
 export type { SessionFound } from './sessions-store.ts';
 export type { TokenFound, TokenInfo } from './tokens-store.ts';
 export { USER_ADMIN_ROUTES } from './user-admin.ts';

@@ -6,6 +6,8 @@ import { userWithToken } from '../../test/users.ts';
 import { createServer, type NinepointServer } from '../app/server.ts';
 import { changeAccount } from './accounts.ts';
 import { oidcSettingsFromEnv } from './oidc-settings.ts';
+import { SecretSealer } from './secret-key.ts';
+import { newTotpSecret, totpCode } from './totp.ts';
 
 const CLUB = `# Specification: Club
 
@@ -99,6 +101,28 @@ describe.each(TEST_DATABASES)('sign-in with an OpenID Connect provider, on $name
     provider.accounts.set('sec-1', { email: 'secretary@new.example', email_verified: true, name: 'Sec' });
     const again = await signInWithProvider('sec-1');
     expect(await me(again.finished)).toMatchObject({ email: user.email });
+  });
+
+  it('asks a user whose two-factor sign-in is on for a code after the provider, as after a password', async () => {
+    const { user } = await userWithToken(server, ['member'], 'two.factor@elsewhere.example');
+    const secret = newTotpSecret();
+    await server.auth.twoFactor.begin(user.id, new SecretSealer(null).seal(secret), Date.now());
+    await server.auth.twoFactor.confirm(user.id, 0, [], Date.now());
+    provider.accounts.set('tf-1', { email: 'two.factor@elsewhere.example', email_verified: true, name: 'Tf' });
+    const { finished } = await signInWithProvider('tf-1');
+    expect(finished.statusCode).toBe(303);
+    expect(finished.headers.location).toBe('/sign-in?step=two-factor&next=%2Fnotices');
+    expect(await me(finished)).toBeNull();
+    const pending = finished.cookies.find((c) => c.name === 'np_sign_in')?.value ?? '';
+    expect(pending).toMatch(/^npp_/);
+    const second = await server.app.inject({
+      method: 'POST',
+      url: '/api/auth/sign-in/two-factor',
+      cookies: { np_sign_in: pending },
+      payload: { code: totpCode(secret, Date.now()) },
+    });
+    expect(second.statusCode).toBe(200);
+    expect(await me(second)).toMatchObject({ email: 'two.factor@elsewhere.example' });
   });
 
   it('makes an account with the role point 6 lets people at that domain sign up to', async () => {

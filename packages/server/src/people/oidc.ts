@@ -37,6 +37,11 @@ export interface OidcOptions {
   logins: OidcStore;
   model: Model;
   signIn: SignIn;
+  /**
+   * Starts the second step for a user whose two-factor sign-in is on (`two-factor.ts`): the
+   * provider proved who they are, the app's own second factor is asked for all the same.
+   */
+  secondStep?: (request: FastifyRequest, reply: FastifyReply, user: UserAccount) => Promise<unknown>;
   now: () => number;
 }
 
@@ -143,6 +148,10 @@ export function registerOidc(app: FastifyInstance, options: OidcOptions): void {
     if (typeof found === 'string') {
       request.log.info({ reason: found }, 'single sign-on refused');
       return refuse(reply, found);
+    }
+    if (options.secondStep && (await auth.twoFactor.enabled(found.id))) {
+      await options.secondStep(request, reply, found);
+      return reply.redirect(`/sign-in?step=two-factor&next=${encodeURIComponent(login.next)}`, 303);
     }
     await signIn(request, reply, found);
     return reply.redirect(login.next, 303);

@@ -14,7 +14,10 @@ import {
   ACCEPT_INVITATION_SCHEMA,
   ACCOUNT_CHANGE_SCHEMA,
   ACCOUNT_EVENT_SCHEMA,
+  CONFIRM_TWO_FACTOR_SCHEMA,
   DIRECTORY_USER_SCHEMA,
+  DISABLE_TWO_FACTOR_SCHEMA,
+  ENROLMENT_SCHEMA,
   INVITATION_LIMITS,
   INVITATION_LOOKED_UP_SCHEMA,
   INVITATION_LOOKUP_SCHEMA,
@@ -26,12 +29,18 @@ import {
   PASSWORD_RESET_DONE_SCHEMA,
   PASSWORD_RESET_LIMITS,
   PASSWORD_RESET_SCHEMA,
+  PENDING_SIGN_IN_COOKIE,
+  RECOVERY_CODES_SCHEMA,
+  SECOND_STEP_ANSWER_SCHEMA,
+  SECOND_STEP_SCHEMA,
+  SECURE_PENDING_SIGN_IN_COOKIE,
   SECURE_SESSION_COOKIE,
   SESSION_COOKIE,
   SIGN_IN_SCHEMA,
   SIGN_UP_ACCEPTED_SCHEMA,
   SIGN_UP_LIMITS,
   SIGN_UP_SCHEMA,
+  TWO_FACTOR_STATUS_SCHEMA,
   USER_SCHEMA,
   VERIFY_EMAIL_SCHEMA,
 } from './people-schemas.ts';
@@ -50,6 +59,9 @@ const INVITE = 'ninepoint.Invite';
 const INVITATION = 'ninepoint.Invitation';
 const ACCEPT_INVITATION = 'ninepoint.AcceptInvitation';
 const INVITATION_LOOKUP = 'ninepoint.InvitationLookup';
+const SECOND_STEP = 'ninepoint.SignInSecondStep';
+const CONFIRM_TWO_FACTOR = 'ninepoint.ConfirmTwoFactor';
+const DISABLE_TWO_FACTOR = 'ninepoint.DisableTwoFactor';
 
 /** How a call proves who it is from (`auth.ts`). */
 export const SECURITY_SCHEMES: Record<string, SecurityScheme> = {
@@ -165,7 +177,9 @@ export const PEOPLE_CALLS: readonly PeopleCall[] = [
     method: 'POST',
     path: '/api/auth/sign-in',
     operationId: 'signIn',
-    summary: 'Signs in with an email and a password: starts a new session and sets its cookie',
+    summary:
+      'Signs in with an email and a password: starts a new session and sets its cookie; ' +
+      'for an account with two-factor sign-in on, waits for a code instead (202)',
 
     describe: (responses) => ({
       requestBody: { required: true, content: { [API.json]: { schema: ref(SIGN_IN) } } },
@@ -176,6 +190,15 @@ export const PEOPLE_CALLS: readonly PeopleCall[] = [
             `The session cookie, HttpOnly and SameSite=Lax (\`${SECURE_SESSION_COOKIE}\`, Secure, over HTTPS).`,
           ),
           content: { [API.json]: { schema: JSON_USER } },
+        },
+        '202': {
+          description:
+            'The password is right and the account has two-factor sign-in on: no session yet. ' +
+            'Send a code to `POST /api/auth/sign-in/two-factor` before `expiresAt`, from the same browser.',
+          headers: SET_COOKIE(
+            `The waiting sign-in's cookie \`${PENDING_SIGN_IN_COOKIE}\` (\`${SECURE_PENDING_SIGN_IN_COOKIE}\` over HTTPS), HttpOnly and SameSite=Strict.`,
+          ),
+          content: { [API.json]: { schema: SECOND_STEP_ANSWER_SCHEMA } },
         },
         ...responses.for([...API.posted, 'SIGN_IN_FAILED', 'ACCOUNT_DEACTIVATED', 'SIGN_IN_LOCKED', ...API.anyCall]),
       },
@@ -475,6 +498,7 @@ export const PEOPLE_CALLS: readonly PeopleCall[] = [
                       { type: 'null' },
                     ],
                   },
+                  twoFactor: TWO_FACTOR_STATUS_SCHEMA,
                   signUp: {
                     description:
                       "The roles people may sign up to themselves (point 6's joins column), with the email domains each accepts (none: any).",
@@ -490,7 +514,7 @@ export const PEOPLE_CALLS: readonly PeopleCall[] = [
                     },
                   },
                 },
-                required: ['user', 'access', 'people', 'signUp', 'singleSignOn'],
+                required: ['user', 'access', 'people', 'signUp', 'singleSignOn', 'twoFactor'],
               },
             },
           },
@@ -615,8 +639,8 @@ export const PEOPLE_CALLS: readonly PeopleCall[] = [
     path: '/api/users/:id/history',
     operationId: 'getUserHistory',
     summary:
-      "An account's history, oldest first: how it was made, role changes, deactivation, reactivation and " +
-      'password resets, each with who did it and when. For those whose roles manage people.',
+      "An account's history, oldest first: how it was made, role changes, deactivation, reactivation, " +
+      'password resets and two-factor sign-in turned on, off, reset or a recovery code used, each with who did it and when. For those whose roles manage people.',
 
     describe: (responses) => ({
       parameters: [USER_ID],
@@ -633,6 +657,110 @@ export const PEOPLE_CALLS: readonly PeopleCall[] = [
               },
             },
           },
+        },
+        ...responses.for(['FORBIDDEN', 'NOT_FOUND', ...API.anyCall]),
+      },
+      security: API.signedIn,
+    }),
+  },
+  {
+    method: 'POST',
+    path: '/api/auth/sign-in/two-factor',
+    operationId: 'signInSecondStep',
+    summary:
+      'The second step of a sign-in that answered 202: a code from the authenticator app, or a recovery code ' +
+      '(each used once). Starts a new session and sets its cookie',
+
+    describe: (responses) => ({
+      requestBody: { required: true, content: { [API.json]: { schema: ref(SECOND_STEP) } } },
+      responses: {
+        '200': {
+          description: 'Signed in: the user, and a new session cookie; the waiting sign-in has ended.',
+          headers: SET_COOKIE(
+            `The session cookie, HttpOnly and SameSite=Lax (\`${SECURE_SESSION_COOKIE}\`, Secure, over HTTPS).`,
+          ),
+          content: { [API.json]: { schema: JSON_USER } },
+        },
+        // TWO_FACTOR_EXPIRED: no waiting sign-in for this browser (none, expired, or too many wrong codes).
+        ...responses.for([...API.posted, 'TWO_FACTOR_FAILED', 'TWO_FACTOR_EXPIRED', 'SIGN_IN_LOCKED', ...API.anyCall]),
+      },
+    }),
+  },
+  {
+    method: 'POST',
+    path: '/api/auth/two-factor/enrol',
+    operationId: 'enrolTwoFactor',
+    summary:
+      'Starts setting up two-factor sign-in for the signed-in user: a new secret and its QR code. ' +
+      'It is on only once a code confirms it (`POST /api/auth/two-factor/confirm`)',
+
+    describe: (responses) => ({
+      responses: {
+        '200': {
+          description: 'The new secret: scan the QR code, or type the secret, into an authenticator app.',
+          content: { [API.json]: { schema: ENROLMENT_SCHEMA } },
+        },
+        ...responses.for([...API.posted, 'TWO_FACTOR_ENABLED', ...API.anyCall]),
+      },
+      security: [{ session: [] }],
+    }),
+  },
+  {
+    method: 'POST',
+    path: '/api/auth/two-factor/confirm',
+    operationId: 'confirmTwoFactor',
+    summary:
+      'Turns two-factor sign-in on with a code the app shows for the new secret; answers ten recovery codes, shown this once',
+
+    describe: (responses) => ({
+      requestBody: { required: true, content: { [API.json]: { schema: ref(CONFIRM_TWO_FACTOR) } } },
+      responses: {
+        '200': {
+          description: 'On: from now on sign-in asks for a code. Keep the recovery codes somewhere safe.',
+          content: { [API.json]: { schema: RECOVERY_CODES_SCHEMA } },
+        },
+        ...responses.for([...API.posted, 'TWO_FACTOR_FAILED', 'TWO_FACTOR_ENABLED', 'SIGN_IN_LOCKED', ...API.anyCall]),
+      },
+      security: [{ session: [] }],
+    }),
+  },
+  {
+    method: 'POST',
+    path: '/api/auth/two-factor/disable',
+    operationId: 'disableTwoFactor',
+    summary:
+      "Turns the signed-in user's two-factor sign-in off, with a current code, a recovery code or the password. " +
+      'Refused (TWO_FACTOR_REQUIRED) when one of their roles requires it',
+
+    describe: (responses) => ({
+      requestBody: { required: true, content: { [API.json]: { schema: ref(DISABLE_TWO_FACTOR) } } },
+      responses: {
+        '204': { description: 'Off (or it was not on): sign-in asks for the password only.' },
+        ...responses.for([
+          ...API.posted,
+          'TWO_FACTOR_FAILED',
+          'SIGN_IN_FAILED',
+          'TWO_FACTOR_REQUIRED',
+          'SIGN_IN_LOCKED',
+          ...API.anyCall,
+        ]),
+      },
+      security: [{ session: [] }],
+    }),
+  },
+  {
+    method: 'DELETE',
+    path: '/api/users/:id/two-factor',
+    operationId: 'resetUserTwoFactor',
+    summary:
+      "Resets a user's two-factor sign-in (a lost phone): it is off, their recovery codes are void, and the " +
+      "account's history records who did it. For those whose roles manage people",
+
+    describe: (responses) => ({
+      parameters: [USER_ID],
+      responses: {
+        '204': {
+          description: 'Reset (or it was not on). If their role requires it, they set it up again at their next call.',
         },
         ...responses.for(['FORBIDDEN', 'NOT_FOUND', ...API.anyCall]),
       },
@@ -658,6 +786,9 @@ export const PEOPLE_API: FeatureApi = {
     [INVITATION]: INVITATION_SCHEMA,
     [ACCEPT_INVITATION]: ACCEPT_INVITATION_SCHEMA,
     [INVITATION_LOOKUP]: INVITATION_LOOKUP_SCHEMA,
+    [SECOND_STEP]: SECOND_STEP_SCHEMA,
+    [CONFIRM_TWO_FACTOR]: CONFIRM_TWO_FACTOR_SCHEMA,
+    [DISABLE_TWO_FACTOR]: DISABLE_TWO_FACTOR_SCHEMA,
   }),
   securitySchemes: SECURITY_SCHEMES,
   calls: ({ responses }) =>

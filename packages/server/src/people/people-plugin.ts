@@ -1,4 +1,4 @@
-import { peopleAccess, signUpRoles, USER_ENTITY } from '@ninepoint/spec';
+import { peopleAccess, requiresTwoFactor, signUpRoles, USER_ENTITY } from '@ninepoint/spec';
 import fastifyPlugin from 'fastify-plugin';
 import type { CompiledApp } from '../compile/compiled-app.ts';
 import { type Actor, accessSummary, assignableRoles } from '../compile/permissions.ts';
@@ -13,6 +13,8 @@ import type { OidcSettings } from './oidc-settings.ts';
 import type { OidcStore } from './oidc-store.ts';
 import { type MailOptions, registerPasswordReset } from './password-reset.ts';
 import { registerPeopleJoining } from './people-joining.ts';
+import { SecretSealer } from './secret-key.ts';
+import { TwoFactor } from './two-factor.ts';
 import { registerUserAdmin } from './user-admin.ts';
 
 export interface PeopleOptions {
@@ -29,6 +31,11 @@ export interface PeopleOptions {
   oidc: { settings: OidcSettings; logins: OidcStore } | null;
   /** Dev mode's sign-in as a role's demo user (`dev-mode.ts`). */
   devMode: boolean;
+  /**
+   * `SECRET_KEY`: two-factor secrets are sealed with a key derived from it, so a copy of the
+   * database alone cannot make codes (`secret-key.ts`); null or left out: kept as they are.
+   */
+  secretKey?: string | null;
   /** For tests: the clock of sessions, links, lockouts and rate limits. */
   now?: () => number;
 }
@@ -45,6 +52,16 @@ export const people = fastifyPlugin<PeopleOptions>(
     const { compiled, auth, mail, oidc } = options;
     const { model, settings, catalogue } = compiled;
     const now = options.now ?? Date.now;
+    const manages = (roles: readonly string[]) => peopleAccess(model, roles).manage;
+    const twoFactor = new TwoFactor({
+      auth,
+      settings,
+      sealer: new SecretSealer(options.secretKey ?? null),
+      issuer: model.product.name,
+      requiredFor: (roles) => requiresTwoFactor(model, roles),
+      manages,
+      now,
+    });
     const { signIn } = registerAuth(app, {
       auth,
       settings,
@@ -56,17 +73,20 @@ export const people = fastifyPlugin<PeopleOptions>(
       peopleOf: (actor) => peopleAccess(model, actor.roles),
       signUp: signUpRoles(model),
       singleSignOn: oidc === null ? null : { name: oidc.settings.name, start: OIDC_START_PATH },
+      secondStep: twoFactor.beginSecondStep,
+      twoFactorOf: twoFactor.statusOf,
     });
+    twoFactor.register(app, signIn);
     registerUserAdmin(app, {
       auth,
       catalogue,
       knownRoles: assignableRoles(model),
-      manages: (roles) => peopleAccess(model, roles).manage,
+      manages,
       now,
     });
     registerPasswordReset(app, { auth, settings, catalogue, productName: model.product.name, mail, now });
     registerPeopleJoining(app, { compiled, auth, sql: options.sql, signIn, mail, now });
-    if (oidc !== null) registerOidc(app, { ...oidc, auth, model, signIn, now });
+    if (oidc !== null) registerOidc(app, { ...oidc, auth, model, signIn, secondStep: twoFactor.beginSecondStep, now });
     if (options.devMode) registerDevRoutes(app, { auth, model, signIn });
     done();
   },

@@ -56,6 +56,10 @@ export const MANAGED_USER_SCHEMA: JsonSchema = {
     ...(USER_SCHEMA.properties as Record<string, JsonSchema>),
     active: { type: 'boolean', description: 'False once the account is deactivated: it cannot sign in.' },
     deactivatedAt: { type: ['string', 'null'], format: 'date-time' },
+    twoFactor: {
+      type: 'boolean',
+      description: 'In the list of accounts: whether their two-factor sign-in is on (a reset turns it off).',
+    },
   },
   required: ['id', 'email', 'name', 'roles', 'createdAt', 'active', 'deactivatedAt'],
   additionalProperties: false,
@@ -84,7 +88,20 @@ export const ACCOUNT_EVENT_SCHEMA: JsonSchema = {
   properties: {
     id: { type: 'string', format: 'uuid' },
     at: { type: 'string', format: 'date-time' },
-    kind: { type: 'string', enum: ['created', 'roles-changed', 'deactivated', 'reactivated', 'password-reset'] },
+    kind: {
+      type: 'string',
+      enum: [
+        'created',
+        'roles-changed',
+        'deactivated',
+        'reactivated',
+        'password-reset',
+        'two-factor-enabled',
+        'two-factor-disabled',
+        'two-factor-reset',
+        'recovery-code-used',
+      ],
+    },
     by: {
       anyOf: [
         {
@@ -105,6 +122,7 @@ export const ACCOUNT_EVENT_SCHEMA: JsonSchema = {
     roles: { type: 'array', items: { type: 'string' }, description: 'created: the roles it was given.' },
     from: { type: 'array', items: { type: 'string' }, description: 'roles-changed: the roles before.' },
     to: { type: 'array', items: { type: 'string' }, description: 'roles-changed: the roles after.' },
+    left: { type: 'integer', minimum: 0, description: 'recovery-code-used: how many unused recovery codes are left.' },
   },
   required: ['id', 'at', 'kind', 'by'],
   additionalProperties: false,
@@ -284,3 +302,117 @@ export const INVITATION_SCHEMA: JsonSchema = {
 
 /** How many invitations one user may send, and one email address receive, in one clock hour. */
 export const INVITATION_LIMITS = { perUser: 50, perEmail: 3, windowMs: 3_600_000 } as const;
+
+/** The cookie of a sign-in waiting for its second step (over plain HTTP). */
+export const PENDING_SIGN_IN_COOKIE = 'np_sign_in';
+/** Over HTTPS. */
+export const SECURE_PENDING_SIGN_IN_COOKIE = '__Host-np_sign_in';
+
+const TOTP_CODE: JsonSchema = {
+  type: 'string',
+  minLength: 6,
+  maxLength: 12,
+  description: 'The 6-digit code the authenticator app shows now (spaces are ignored).',
+};
+const RECOVERY_CODE: JsonSchema = {
+  type: 'string',
+  minLength: 16,
+  maxLength: 40,
+  description: 'One of the recovery codes shown when two-factor sign-in was turned on (dashes and case are ignored).',
+};
+
+/** What `POST /api/auth/sign-in` answers (202) when the account's second factor is on. */
+export const SECOND_STEP_ANSWER_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    secondStep: { type: 'string', enum: ['two-factor'], description: 'What to send next: a code.' },
+    expiresAt: {
+      type: 'string',
+      format: 'date-time',
+      description: 'Until when the code may be sent; then sign in with the password again.',
+    },
+  },
+  required: ['secondStep', 'expiresAt'],
+  additionalProperties: false,
+};
+
+/** The body of `POST /api/auth/sign-in/two-factor`: a code, or a recovery code. */
+export const SECOND_STEP_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: { code: TOTP_CODE, recoveryCode: RECOVERY_CODE },
+  minProperties: 1,
+  maxProperties: 1,
+  additionalProperties: false,
+};
+
+/** The body of `POST /api/auth/two-factor/confirm`: the code the app shows for the new secret. */
+export const CONFIRM_TWO_FACTOR_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: { code: TOTP_CODE },
+  required: ['code'],
+  additionalProperties: false,
+};
+
+/** The body of `POST /api/auth/two-factor/disable`: a current code, a recovery code or the password. */
+export const DISABLE_TWO_FACTOR_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    code: TOTP_CODE,
+    recoveryCode: RECOVERY_CODE,
+    password: { type: 'string', minLength: 1, maxLength: 1024 },
+  },
+  minProperties: 1,
+  maxProperties: 1,
+  additionalProperties: false,
+};
+
+/** What `POST /api/auth/two-factor/enrol` answers: the new secret, three ways. */
+export const ENROLMENT_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    secret: { type: 'string', description: 'The secret in base32, for typing into an app.' },
+    uri: { type: 'string', description: 'The `otpauth://totp/…` address the QR code holds.' },
+    qr: { type: 'string', description: 'The QR code: a `data:image/svg+xml;base64,…` URL for an `<img>`.' },
+  },
+  required: ['secret', 'uri', 'qr'],
+  additionalProperties: false,
+};
+
+/** What `POST /api/auth/two-factor/confirm` answers: the recovery codes, shown this once. */
+export const RECOVERY_CODES_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    recoveryCodes: {
+      type: 'array',
+      items: { type: 'string' },
+      minItems: 10,
+      maxItems: 10,
+      description:
+        'Ten codes, each usable once instead of a code from the app. Shown this once: only their hashes are kept.',
+    },
+  },
+  required: ['recoveryCodes'],
+  additionalProperties: false,
+};
+
+/** `GET /api/auth/me`'s `twoFactor`. */
+export const TWO_FACTOR_STATUS_SCHEMA: JsonSchema = {
+  description: "The signed-in user's two-factor sign-in; null when signed out.",
+  anyOf: [
+    {
+      type: 'object',
+      properties: {
+        enabled: { type: 'boolean', description: 'Whether their sign-in asks for a code.' },
+        required: {
+          type: 'boolean',
+          description:
+            "Whether one of their roles requires it (point 6's sign in column): until enabled, they may do nothing but set it up.",
+        },
+        recoveryCodesLeft: { type: 'integer', minimum: 0 },
+      },
+      required: ['enabled', 'required', 'recoveryCodesLeft'],
+      additionalProperties: false,
+    },
+    { type: 'null' },
+  ],
+};

@@ -2,9 +2,9 @@ import { hash, randomBytes } from 'node:crypto';
 
 /**
  * What a secret is for: a session, an API token, a link (password reset, email confirmation,
- * invitation), or a sign-in under way at an OpenID provider.
+ * invitation), a sign-in under way at an OpenID provider, or one waiting for its second step.
  */
-export type SecretKind = 'session' | 'token' | 'reset' | 'verify' | 'invitation' | 'oidc';
+export type SecretKind = 'session' | 'token' | 'reset' | 'verify' | 'invitation' | 'oidc' | 'pending';
 
 const PREFIX: Record<SecretKind, string> = {
   session: 'nps',
@@ -13,12 +13,14 @@ const PREFIX: Record<SecretKind, string> = {
   verify: 'npv',
   invitation: 'npi',
   oidc: 'npo',
+  pending: 'npp',
 };
 
 /**
- * A new secret for a session, an API token, a link or an OpenID sign-in: 256 bits from the CSPRNG,
+ * A new secret for a session, an API token, a link, an OpenID sign-in or a sign-in waiting for its
+ * second step: 256 bits from the CSPRNG,
  * base64url, with a prefix saying what it is (`nps_` session, `npt_` token, `npr_` reset, `npv_`
- * email confirmation, `npi_` invitation, `npo_` OpenID sign-in) so a leaked one is easy to recognise.
+ * email confirmation, `npi_` invitation, `npo_` OpenID sign-in, `npp_` a sign-in waiting for its code) so a leaked one is easy to recognise.
  */
 export function newSecret(kind: SecretKind): string {
   return `${PREFIX[kind]}_${randomBytes(32).toString('base64url')}`;

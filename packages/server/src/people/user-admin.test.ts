@@ -81,6 +81,7 @@ describe.each(TEST_DATABASES)('user administration on $name', (db) => {
       createdAt: editor.user.createdAt,
       active: true,
       deactivatedAt: null,
+      twoFactor: false,
     });
   });
 

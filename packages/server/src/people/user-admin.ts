@@ -92,12 +92,12 @@ export function registerUserAdmin(app: FastifyInstance, options: UserAdminOption
 
 /**
  * The answer of `GET /api/users` to someone who manages people: a page of every account, active
- * or not, with email, roles and status; `q` searches names and emails.
+ * or not, with email, roles, status and whether two-factor sign-in is on; `q` searches names and emails.
  */
 export async function listAccountsFor(
   auth: AuthStore,
   query: Record<string, string | string[] | undefined>,
-): Promise<{ items: ManagedAccount[]; total: number; limit: number; offset: number }> {
+): Promise<{ items: (ManagedAccount & { twoFactor: boolean })[]; total: number; limit: number; offset: number }> {
   const unknown = Object.keys(query).find((k) => k !== 'q' && k !== 'limit' && k !== 'offset');
   if (unknown !== undefined) throw invalid('the parameters of the list of accounts are q, limit and offset');
   const q = query.q ?? '';
@@ -107,7 +107,9 @@ export async function listAccountsFor(
   const limit = whole(query.limit, ACCOUNT_PAGE.default, 1, ACCOUNT_PAGE.max, 'limit');
   const offset = whole(query.offset, 0, 0, 1_000_000, 'offset');
   const page = await auth.users.page(q, limit, offset);
-  return { ...page, limit, offset };
+  const withTwoFactor = await auth.twoFactor.enabledAmong(page.items.map((account) => account.id));
+  const items = page.items.map((account) => ({ ...account, twoFactor: withTwoFactor.has(account.id) }));
+  return { items, total: page.total, limit, offset };
 }
 
 function whole(text: string | string[] | undefined, fallback: number, min: number, max: number, name: string): number {

@@ -20,7 +20,11 @@ export type AccountEvent =
   | { kind: 'roles-changed'; from: string[]; to: string[] }
   | { kind: 'deactivated' }
   | { kind: 'reactivated' }
-  | { kind: 'password-reset'; how: 'email' | 'terminal' };
+  | { kind: 'password-reset'; how: 'email' | 'terminal' }
+  | { kind: 'two-factor-enabled' }
+  | { kind: 'two-factor-disabled' }
+  | { kind: 'two-factor-reset' }
+  | { kind: 'recovery-code-used'; left: number };
 
 /** One entry of an account's history: when, what, and who did it (null: at the server's terminal). */
 export type AccountHistoryEntry = AccountEvent & { id: string; at: string; by: string | null };

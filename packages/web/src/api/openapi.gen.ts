@@ -83,7 +83,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Signs in with an email and a password: starts a new session and sets its cookie */
+        /** Signs in with an email and a password: starts a new session and sets its cookie; for an account with two-factor sign-in on, waits for a code instead (202) */
         post: operations["signIn"];
         delete?: never;
         options?: never;
@@ -303,11 +303,96 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** An account's history, oldest first: how it was made, role changes, deactivation, reactivation and password resets, each with who did it and when. For those whose roles manage people. */
+        /** An account's history, oldest first: how it was made, role changes, deactivation, reactivation, password resets and two-factor sign-in turned on, off, reset or a recovery code used, each with who did it and when. For those whose roles manage people. */
         get: operations["getUserHistory"];
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/sign-in/two-factor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The second step of a sign-in that answered 202: a code from the authenticator app, or a recovery code (each used once). Starts a new session and sets its cookie */
+        post: operations["signInSecondStep"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/two-factor/enrol": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Starts setting up two-factor sign-in for the signed-in user: a new secret and its QR code. It is on only once a code confirms it (`POST /api/auth/two-factor/confirm`) */
+        post: operations["enrolTwoFactor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/two-factor/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Turns two-factor sign-in on with a code the app shows for the new secret; answers ten recovery codes, shown this once */
+        post: operations["confirmTwoFactor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/two-factor/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Turns the signed-in user's two-factor sign-in off, with a current code, a recovery code or the password. Refused (TWO_FACTOR_REQUIRED) when one of their roles requires it */
+        post: operations["disableTwoFactor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/{id}/two-factor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Resets a user's two-factor sign-in (a lost phone): it is off, their recovery codes are void, and the account's history records who did it. For those whose roles manage people */
+        delete: operations["resetUserTwoFactor"];
         options?: never;
         head?: never;
         patch?: never;
@@ -590,6 +675,8 @@ export interface components {
             active: boolean;
             /** Format: date-time */
             deactivatedAt: string | null;
+            /** @description In the list of accounts: whether their two-factor sign-in is on (a reset turns it off). */
+            twoFactor?: boolean;
         };
         "ninepoint.AccountChange": {
             /** @description The account's roles from now on: roles of point 6 only, all of them replaced. */
@@ -603,7 +690,7 @@ export interface components {
             /** Format: date-time */
             at: string;
             /** @enum {string} */
-            kind: "created" | "roles-changed" | "deactivated" | "reactivated" | "password-reset";
+            kind: "created" | "roles-changed" | "deactivated" | "reactivated" | "password-reset" | "two-factor-enabled" | "two-factor-disabled" | "two-factor-reset" | "recovery-code-used";
             /** @description Who did it; null at the server’s terminal (`ninepoint users`). */
             by: {
                 id: string;
@@ -620,6 +707,8 @@ export interface components {
             from?: string[];
             /** @description roles-changed: the roles after. */
             to?: string[];
+            /** @description recovery-code-used: how many unused recovery codes are left. */
+            left?: number;
         };
         "ninepoint.PasswordReset": {
             email: string;
@@ -671,6 +760,23 @@ export interface components {
         "ninepoint.InvitationLookup": {
             /** @description The `token` of the link in the mail. */
             token: string;
+        };
+        "ninepoint.SignInSecondStep": {
+            /** @description The 6-digit code the authenticator app shows now (spaces are ignored). */
+            code?: string;
+            /** @description One of the recovery codes shown when two-factor sign-in was turned on (dashes and case are ignored). */
+            recoveryCode?: string;
+        };
+        "ninepoint.ConfirmTwoFactor": {
+            /** @description The 6-digit code the authenticator app shows now (spaces are ignored). */
+            code: string;
+        };
+        "ninepoint.DisableTwoFactor": {
+            /** @description The 6-digit code the authenticator app shows now (spaces are ignored). */
+            code?: string;
+            /** @description One of the recovery codes shown when two-factor sign-in was turned on (dashes and case are ignored). */
+            recoveryCode?: string;
+            password?: string;
         };
         "ninepoint.SavedView": {
             /** Format: uuid */
@@ -1004,6 +1110,86 @@ export interface components {
                 };
             };
         };
+        /**
+         * @description TWO_FACTOR_FAILED: The code is not right, or it was used already.
+         *
+         *     TWO_FACTOR_EXPIRED: This sign-in has expired. Sign in with your password again.
+         *
+         *     NOT_SIGNED_IN: Sign in to do this.
+         */
+        "ninepoint.401.TWO_FACTOR_FAILED.TWO_FACTOR_EXPIRED.NOT_SIGNED_IN": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ninepoint.Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "TWO_FACTOR_FAILED" | "TWO_FACTOR_EXPIRED" | "NOT_SIGNED_IN";
+                };
+            };
+        };
+        /** @description TWO_FACTOR_ENABLED: Two-factor sign-in is on already. Turn it off first to set it up again. */
+        "ninepoint.409.TWO_FACTOR_ENABLED": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ninepoint.Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "TWO_FACTOR_ENABLED";
+                };
+            };
+        };
+        /**
+         * @description TWO_FACTOR_FAILED: The code is not right, or it was used already.
+         *
+         *     NOT_SIGNED_IN: Sign in to do this.
+         */
+        "ninepoint.401.TWO_FACTOR_FAILED.NOT_SIGNED_IN": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ninepoint.Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "TWO_FACTOR_FAILED" | "NOT_SIGNED_IN";
+                };
+            };
+        };
+        /**
+         * @description TWO_FACTOR_FAILED: The code is not right, or it was used already.
+         *
+         *     SIGN_IN_FAILED: The email or password is not right.
+         *
+         *     NOT_SIGNED_IN: Sign in to do this.
+         */
+        "ninepoint.401.TWO_FACTOR_FAILED.SIGN_IN_FAILED.NOT_SIGNED_IN": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ninepoint.Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "TWO_FACTOR_FAILED" | "SIGN_IN_FAILED" | "NOT_SIGNED_IN";
+                };
+            };
+        };
+        /**
+         * @description FORBIDDEN: You may not do this.
+         *
+         *     TWO_FACTOR_REQUIRED: Your role requires two-factor sign-in. Set it up before you go on.
+         */
+        "ninepoint.403.FORBIDDEN.TWO_FACTOR_REQUIRED": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ninepoint.Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "FORBIDDEN" | "TWO_FACTOR_REQUIRED";
+                };
+            };
+        };
         /** @description CONFLICT: This {entity} was changed by someone else. Reload it and try again. */
         "ninepoint.409.CONFLICT": {
             headers: {
@@ -1146,6 +1332,28 @@ export interface operations {
                 content: {
                     "application/json": {
                         user: components["schemas"]["ninepoint.User"];
+                    };
+                };
+            };
+            /** @description The password is right and the account has two-factor sign-in on: no session yet. Send a code to `POST /api/auth/sign-in/two-factor` before `expiresAt`, from the same browser. */
+            202: {
+                headers: {
+                    /** @description The waiting sign-in's cookie `np_sign_in` (`__Host-np_sign_in` over HTTPS), HttpOnly and SameSite=Strict. */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description What to send next: a code.
+                         * @enum {string}
+                         */
+                        secondStep: "two-factor";
+                        /**
+                         * Format: date-time
+                         * @description Until when the code may be sent; then sign in with the password again.
+                         */
+                        expiresAt: string;
                     };
                 };
             };
@@ -1528,6 +1736,14 @@ export interface operations {
                             name: string;
                             start: string;
                         } | null;
+                        /** @description The signed-in user's two-factor sign-in; null when signed out. */
+                        twoFactor: {
+                            /** @description Whether their sign-in asks for a code. */
+                            enabled: boolean;
+                            /** @description Whether one of their roles requires it (point 6's sign in column): until enabled, they may do nothing but set it up. */
+                            required: boolean;
+                            recoveryCodesLeft: number;
+                        } | null;
                         /** @description The roles people may sign up to themselves (point 6's joins column), with the email domains each accepts (none: any). */
                         signUp: {
                             role: string;
@@ -1641,6 +1857,162 @@ export interface operations {
                         items: components["schemas"]["ninepoint.AccountEvent"][];
                     };
                 };
+            };
+            401: components["responses"]["ninepoint.401.NOT_SIGNED_IN"];
+            403: components["responses"]["ninepoint.403.FORBIDDEN"];
+            404: components["responses"]["ninepoint.404.NOT_FOUND"];
+            429: components["responses"]["ninepoint.429.RATE_LIMITED"];
+            500: components["responses"]["ninepoint.500.INTERNAL_ERROR"];
+        };
+    };
+    signInSecondStep: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ninepoint.SignInSecondStep"];
+            };
+        };
+        responses: {
+            /** @description Signed in: the user, and a new session cookie; the waiting sign-in has ended. */
+            200: {
+                headers: {
+                    /** @description The session cookie, HttpOnly and SameSite=Lax (`__Host-np_session`, Secure, over HTTPS). */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: components["schemas"]["ninepoint.User"];
+                    };
+                };
+            };
+            400: components["responses"]["ninepoint.400.INVALID_PAYLOAD"];
+            401: components["responses"]["ninepoint.401.TWO_FACTOR_FAILED.TWO_FACTOR_EXPIRED.NOT_SIGNED_IN"];
+            403: components["responses"]["ninepoint.403.FORBIDDEN"];
+            413: components["responses"]["ninepoint.413.PAYLOAD_TOO_LARGE"];
+            429: components["responses"]["ninepoint.429.SIGN_IN_LOCKED.RATE_LIMITED"];
+            500: components["responses"]["ninepoint.500.INTERNAL_ERROR"];
+        };
+    };
+    enrolTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret: scan the QR code, or type the secret, into an authenticator app. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The secret in base32, for typing into an app. */
+                        secret: string;
+                        /** @description The `otpauth://totp/…` address the QR code holds. */
+                        uri: string;
+                        /** @description The QR code: a `data:image/svg+xml;base64,…` URL for an `<img>`. */
+                        qr: string;
+                    };
+                };
+            };
+            400: components["responses"]["ninepoint.400.INVALID_PAYLOAD"];
+            401: components["responses"]["ninepoint.401.NOT_SIGNED_IN"];
+            403: components["responses"]["ninepoint.403.FORBIDDEN"];
+            409: components["responses"]["ninepoint.409.TWO_FACTOR_ENABLED"];
+            413: components["responses"]["ninepoint.413.PAYLOAD_TOO_LARGE"];
+            429: components["responses"]["ninepoint.429.RATE_LIMITED"];
+            500: components["responses"]["ninepoint.500.INTERNAL_ERROR"];
+        };
+    };
+    confirmTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ninepoint.ConfirmTwoFactor"];
+            };
+        };
+        responses: {
+            /** @description On: from now on sign-in asks for a code. Keep the recovery codes somewhere safe. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Ten codes, each usable once instead of a code from the app. Shown this once: only their hashes are kept. */
+                        recoveryCodes: string[];
+                    };
+                };
+            };
+            400: components["responses"]["ninepoint.400.INVALID_PAYLOAD"];
+            401: components["responses"]["ninepoint.401.TWO_FACTOR_FAILED.NOT_SIGNED_IN"];
+            403: components["responses"]["ninepoint.403.FORBIDDEN"];
+            409: components["responses"]["ninepoint.409.TWO_FACTOR_ENABLED"];
+            413: components["responses"]["ninepoint.413.PAYLOAD_TOO_LARGE"];
+            429: components["responses"]["ninepoint.429.SIGN_IN_LOCKED.RATE_LIMITED"];
+            500: components["responses"]["ninepoint.500.INTERNAL_ERROR"];
+        };
+    };
+    disableTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ninepoint.DisableTwoFactor"];
+            };
+        };
+        responses: {
+            /** @description Off (or it was not on): sign-in asks for the password only. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ninepoint.400.INVALID_PAYLOAD"];
+            401: components["responses"]["ninepoint.401.TWO_FACTOR_FAILED.SIGN_IN_FAILED.NOT_SIGNED_IN"];
+            403: components["responses"]["ninepoint.403.FORBIDDEN.TWO_FACTOR_REQUIRED"];
+            413: components["responses"]["ninepoint.413.PAYLOAD_TOO_LARGE"];
+            429: components["responses"]["ninepoint.429.SIGN_IN_LOCKED.RATE_LIMITED"];
+            500: components["responses"]["ninepoint.500.INTERNAL_ERROR"];
+        };
+    };
+    resetUserTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the user. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Reset (or it was not on). If their role requires it, they set it up again at their next call. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             401: components["responses"]["ninepoint.401.NOT_SIGNED_IN"];
             403: components["responses"]["ninepoint.403.FORBIDDEN"];

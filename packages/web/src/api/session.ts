@@ -2,7 +2,8 @@ import type { Model } from '@ninepoint/spec';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from './client.ts';
 
-import type { Me, User } from './wire.ts';
+import type { SignInAnswer } from './two-factor.ts';
+import type { Me } from './wire.ts';
 
 export type { Access, EntityAccess, Me, PeopleAccess, User } from './wire.ts';
 
@@ -24,7 +25,7 @@ export function useSignIn() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (input: { email: string; password: string }) =>
-      api<{ user: User }>('POST', '/api/auth/sign-in', { body: input }),
+      api<SignInAnswer>('POST', '/api/auth/sign-in', { body: input }),
     // Everything the app shows depends on who is signed in.
     onSuccess: () => client.invalidateQueries(),
   });

@@ -20,6 +20,7 @@ import { Shell } from './Shell.tsx';
 import { SignIn } from './SignIn.tsx';
 import { SignUp } from './SignUp.tsx';
 import { screensOf } from './screens.ts';
+import { TWO_FACTOR_PATH, TwoFactorPage } from './TwoFactorPage.tsx';
 import { VerifyEmail } from './VerifyEmail.tsx';
 
 /** Loads the model, then routes every screen of point 2 (or the derived ones). */
@@ -61,6 +62,7 @@ function Routed({ model }: { model: Model }) {
             { path: '/verify-email', element: <VerifyEmail /> },
             { path: '/accept-invitation', element: <AcceptInvitation /> },
             { path: '/invite', element: <Invite /> },
+            { path: TWO_FACTOR_PATH, element: <TwoFactorPage /> },
             { path: '*', element: <NotFound /> },
           ],
         },

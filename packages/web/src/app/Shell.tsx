@@ -18,7 +18,7 @@ import {
 import { useDisclosure, useMediaQuery } from '@mantine/hooks';
 import type { Model, Screen } from '@ninepoint/spec';
 import { useEffect, useState } from 'react';
-import { Link, Outlet, useLocation, useNavigate } from 'react-router';
+import { Link, Navigate, Outlet, useLocation, useNavigate } from 'react-router';
 import { useDevMode } from '../api/dev.ts';
 import { useLiveUpdates } from '../api/live.ts';
 import { type Me, useMe, useSignOut } from '../api/session.ts';
@@ -36,6 +36,7 @@ import { DELIVERIES_PATH } from '../outbox/api.ts';
 import { NotificationBell } from '../outbox/NotificationBell.tsx';
 import { USERS_PATH } from '../people/UsersPage.tsx';
 import { navigation, refusal, screenAt, screenDoc, screensOf, screenTitle, screenTitles } from './screens.ts';
+import { TWO_FACTOR_PATH } from './TwoFactorPage.tsx';
 
 const MAIN_ID = 'main-content';
 
@@ -45,11 +46,14 @@ export function Shell({ model }: { model: Model }) {
   const mobile = useMediaQuery('(max-width: 48em)', false);
   const me = useMe();
   const location = useLocation();
-  const links = me.data ? navigation(model, me.data) : [];
+  // A user whose role requires two-factor sign-in and who has not set it up may open nothing else
+  // (the server refuses their calls with TWO_FACTOR_REQUIRED): the app shows only that page.
+  const mustEnrol = me.data?.twoFactor?.required === true && !me.data.twoFactor.enabled;
+  const links = me.data && !mustEnrol ? navigation(model, me.data) : [];
   const titles = screenTitles(links, model);
   const user = me.data?.user ?? null;
   const dev = useDevMode() === true;
-  useLiveUpdates(model, user?.id ?? null);
+  useLiveUpdates(model, mustEnrol ? null : (user?.id ?? null));
   // Screens a visitor would see once signed in: worth a hint in the navigation.
   const hidden =
     me.data && !user
@@ -88,7 +92,7 @@ export function Shell({ model }: { model: Model }) {
           </Group>
           {user ? (
             <Group gap="xs" wrap="nowrap">
-              <NotificationBell />
+              {!mustEnrol && <NotificationBell />}
               <UserMenu user={user} />
             </Group>
           ) : me.isPending || location.pathname === '/sign-in' ? null : (
@@ -119,7 +123,7 @@ export function Shell({ model }: { model: Model }) {
                 styles={{ description: { whiteSpace: 'normal', opacity: 1 } }}
               />
             ))}
-            {me.data?.people?.manage && !links.some((s) => s.route === USERS_PATH) && (
+            {!mustEnrol && me.data?.people?.manage && !links.some((s) => s.route === USERS_PATH) && (
               <NavLink
                 component={Link}
                 to={USERS_PATH}
@@ -132,7 +136,8 @@ export function Shell({ model }: { model: Model }) {
                 styles={{ description: { whiteSpace: 'normal', opacity: 1 } }}
               />
             )}
-            {me.data?.people?.manage &&
+            {!mustEnrol &&
+              me.data?.people?.manage &&
               (model.notifications.length > 0 || model.webhooks.length > 0) &&
               !links.some((s) => s.route === DELIVERIES_PATH) && (
                 <NavLink
@@ -149,7 +154,7 @@ export function Shell({ model }: { model: Model }) {
               )}
           </Stack>
         </AppShell.Section>
-        {(me.data?.people?.mayInvite ?? false) && (
+        {!mustEnrol && (me.data?.people?.mayInvite ?? false) && (
           <AppShell.Section pt="sm" style={{ borderTop: '1px solid var(--mantine-color-gray-3)' }}>
             <NavLink
               component={Link}
@@ -193,7 +198,14 @@ export function Shell({ model }: { model: Model }) {
       </AppShell.Navbar>
       <AppShell.Main id={MAIN_ID} tabIndex={-1} style={{ outline: 'none' }}>
         <Box maw={1280} mx="auto">
-          <Outlet />
+          {mustEnrol && location.pathname !== TWO_FACTOR_PATH ? (
+            <Navigate
+              to={`${TWO_FACTOR_PATH}?next=${encodeURIComponent(location.pathname + location.search)}`}
+              replace
+            />
+          ) : (
+            <Outlet />
+          )}
         </Box>
       </AppShell.Main>
     </AppShell>
@@ -264,6 +276,9 @@ function UserMenu({ user }: { user: NonNullable<Me['user']> }) {
           )}
         </Box>
         <Menu.Divider />
+        <Menu.Item component={Link} to={TWO_FACTOR_PATH}>
+          Two-factor sign-in
+        </Menu.Item>
         <Menu.Item
           leftSection={<SignOutIcon size={16} />}
           onClick={() => signOut.mutate(undefined, { onSuccess: () => navigate('/') })}
@@ -307,6 +322,7 @@ const ACCOUNT_PAGE_TITLES: Readonly<Record<string, string>> = {
   '/verify-email': 'Confirm your email',
   '/accept-invitation': 'Accept the invitation',
   '/invite': 'Invite people',
+  [TWO_FACTOR_PATH]: 'Two-factor sign-in',
 };
 
 /** `Books · Lending desk`: the tab and screen readers name the page shown. */

@@ -4,6 +4,7 @@ import { Link, useLocation, useNavigate, useSearchParams } from 'react-router';
 import type { ApiError } from '../api/client.ts';
 import { useMe, useSignIn } from '../api/session.ts';
 import { DevSignIn } from '../studio/DevSignIn.tsx';
+import { SecondStep } from './SecondStep.tsx';
 import { SingleSignOn, SingleSignOnRefusal } from './SingleSignOn.tsx';
 
 /**
@@ -24,12 +25,40 @@ export function SignIn() {
   const target = next?.startsWith('/') && !next.startsWith('//') ? next : '/';
   const problem = (signIn.error as ApiError | null)?.problem;
   const mayJoin = (useMe().data?.signUp ?? []).length > 0;
+  // After a right password, for an account with two-factor sign-in on: the code, on this page.
+  // Single sign-on sends an account with two-factor sign-in on here (`?step=two-factor`) for its code.
+  const [secondStep, setSecondStep] = useState(params.get('step') === 'two-factor');
+  const [restarted, setRestarted] = useState<string | null>(null);
+  if (secondStep) {
+    return (
+      <Paper maw={420} mx="auto" mt="xl" p="xl" withBorder>
+        <SecondStep
+          onSignedIn={() => navigate(target, { replace: true })}
+          onRestart={(why) => {
+            setSecondStep(false);
+            setPassword('');
+            signIn.reset();
+            setRestarted(why);
+          }}
+        />
+      </Paper>
+    );
+  }
   return (
     <Paper maw={420} mx="auto" mt="xl" p="xl" withBorder>
       <form
         onSubmit={(event) => {
           event.preventDefault();
-          signIn.mutate({ email, password }, { onSuccess: () => navigate(target, { replace: true }) });
+          setRestarted(null);
+          signIn.mutate(
+            { email, password },
+            {
+              onSuccess: ({ body }) => {
+                if ('secondStep' in body) setSecondStep(true);
+                else navigate(target, { replace: true });
+              },
+            },
+          );
         }}
       >
         <Stack>
@@ -42,6 +71,11 @@ export function SignIn() {
             </Alert>
           )}
           {!problem && <SingleSignOnRefusal reason={params.get('sso')} />}
+          {!problem && restarted && (
+            <Alert color="yellow" role="alert">
+              {restarted}
+            </Alert>
+          )}
           {problem && (
             <Alert color="red" role="alert">
               {problem.detail}

@@ -42,7 +42,7 @@ Tickets.
 `;
 
 const model: Model = checkSpec(SPEC).model;
-const NOBODY: Me = { user: null, access: {}, people: null, signUp: [], singleSignOn: null };
+const NOBODY: Me = { user: null, access: {}, people: null, signUp: [], singleSignOn: null, twoFactor: null };
 const tiles = model.screens[0]?.tiles ?? [];
 const access = (read: EntityAccess['read']): EntityAccess => ({
   create: false,

@@ -79,6 +79,7 @@ describe('bulk transitions', () => {
     people: null,
     signUp: [],
     singleSignOn: null,
+    twoFactor: null,
   });
 
   it('offers the transitions the user is granted, that have a call, and need nothing typed in', () => {

@@ -44,6 +44,7 @@ const me: Me = {
   people: null,
   signUp: [],
   singleSignOn: null,
+  twoFactor: null,
 };
 
 describe('CSV', () => {

@@ -6,7 +6,7 @@ import { choiceLabel, fieldLabel, label } from '../app/screens.ts';
 import { namedValues, referenceNames } from './export.ts';
 
 const helpdesk = checkSpec(readFileSync(new URL('../../../../examples/helpdesk.md', import.meta.url), 'utf8')).model;
-const me: Me = { user: null, access: {}, people: null, signUp: [], singleSignOn: null };
+const me: Me = { user: null, access: {}, people: null, signUp: [], singleSignOn: null, twoFactor: null };
 
 describe('words for names', () => {
   it('reads field names as words, abbreviations in capitals', () => {

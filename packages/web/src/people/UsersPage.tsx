@@ -23,6 +23,7 @@ import { Link } from 'react-router';
 import type { ApiError } from '../api/client.ts';
 import { ACCOUNTS_PER_PAGE, type Account, useAccountHistory, useAccounts, useChangeAccount } from '../api/people.ts';
 import type { Me } from '../api/session.ts';
+import { useResetTwoFactor } from '../api/two-factor.ts';
 import { Failure, Loading } from '../app/pages.tsx';
 import { formatDateTime, formatRelative } from '../fields/display.ts';
 import { eventTitle } from './events.ts';
@@ -45,6 +46,7 @@ export function UsersPage({ model, me }: { model: Model; me: Me }) {
   const [editing, setEditing] = useState<Account | null>(null);
   const [toggling, setToggling] = useState<Account | null>(null);
   const [viewing, setViewing] = useState<Account | null>(null);
+  const [resetting, setResetting] = useState<Account | null>(null);
   const phone = useMediaQuery('(max-width: 48em)', false);
   const roles = model.roles.map((r) => r.name).filter((r) => r !== ANYONE);
   const pages = Math.max(1, Math.ceil((accounts.data?.total ?? 0) / ACCOUNTS_PER_PAGE));
@@ -54,6 +56,7 @@ export function UsersPage({ model, me }: { model: Model; me: Me }) {
     roles: roles.length > 0 ? setEditing : null,
     toggle: setToggling,
     history: setViewing,
+    resetTwoFactor: setResetting,
   };
 
   return (
@@ -146,6 +149,7 @@ export function UsersPage({ model, me }: { model: Model; me: Me }) {
       )}
       {editing && <RolesDialog account={editing} roles={roles} onClose={() => setEditing(null)} />}
       {toggling && <StatusDialog account={toggling} onClose={() => setToggling(null)} />}
+      {resetting && <ResetTwoFactorDialog account={resetting} onClose={() => setResetting(null)} />}
       <HistoryDrawer account={viewing} onClose={() => setViewing(null)} />
     </Stack>
   );
@@ -190,14 +194,25 @@ function Roles({ roles }: { roles: string[] }) {
 }
 
 function Status({ account }: { account: Account }) {
+  const twoFactor = account.twoFactor === true && (
+    <Badge variant="light" color="indigo" tt="none">
+      Two-factor
+    </Badge>
+  );
   return account.active ? (
-    <Badge variant="light" color="green" tt="none">
-      Active
-    </Badge>
+    <Group gap={4}>
+      <Badge variant="light" color="green" tt="none">
+        Active
+      </Badge>
+      {twoFactor}
+    </Group>
   ) : (
-    <Badge variant="light" color="gray" tt="none" title={`Since ${formatDateTime(account.deactivatedAt ?? '')}`}>
-      Deactivated
-    </Badge>
+    <Group gap={4}>
+      <Badge variant="light" color="gray" tt="none" title={`Since ${formatDateTime(account.deactivatedAt ?? '')}`}>
+        Deactivated
+      </Badge>
+      {twoFactor}
+    </Group>
   );
 }
 
@@ -205,6 +220,7 @@ interface RowActions {
   roles: ((account: Account) => void) | null;
   toggle: (account: Account) => void;
   history: (account: Account) => void;
+  resetTwoFactor: (account: Account) => void;
 }
 
 function Actions({ account, self, actions }: { account: Account; self: boolean; actions: RowActions }) {
@@ -230,6 +246,16 @@ function Actions({ account, self, actions }: { account: Account; self: boolean; 
           aria-label={`${account.active ? 'Deactivate' : 'Reactivate'} ${who}`}
         >
           {account.active ? 'Deactivate' : 'Reactivate'}
+        </Button>
+      )}
+      {!self && account.twoFactor === true && (
+        <Button
+          size="xs"
+          variant="subtle"
+          onClick={() => actions.resetTwoFactor(account)}
+          aria-label={`Reset two-factor sign-in of ${who}`}
+        >
+          Reset two-factor
         </Button>
       )}
       <Button size="xs" variant="subtle" onClick={() => actions.history(account)} aria-label={`History of ${who}`}>
@@ -312,6 +338,37 @@ function StatusDialog({ account, onClose }: { account: Account; onClose: () => v
             onClick={() => change.mutate({ id: account.id, active: !deactivate }, { onSuccess: onClose })}
           >
             {deactivate ? 'Deactivate' : 'Reactivate'}
+          </Button>
+        </Group>
+      </Stack>
+    </Modal>
+  );
+}
+
+function ResetTwoFactorDialog({ account, onClose }: { account: Account; onClose: () => void }) {
+  const reset = useResetTwoFactor();
+  const problem = (reset.error as ApiError | null)?.problem;
+  return (
+    <Modal opened onClose={onClose} title={`Reset two-factor sign-in of ${account.name}?`} centered>
+      <Stack>
+        <Text size="sm">
+          {`If ${account.name} (${account.email}) lost their phone and recovery codes: their two-factor sign-in is turned off and their recovery codes stop working, so they sign in with their password alone (and set it up again if their role requires it). Their history records that you did it.`}
+        </Text>
+        {problem && (
+          <Alert color="red" title={problem.title} role="alert">
+            {problem.detail}
+          </Alert>
+        )}
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose} data-autofocus>
+            Cancel
+          </Button>
+          <Button
+            color="red"
+            loading={reset.isPending}
+            onClick={() => reset.mutate(account.id, { onSuccess: onClose })}
+          >
+            Reset two-factor
           </Button>
         </Group>
       </Stack>

@@ -29,5 +29,8 @@ describe('an account history entry, in words', () => {
     expect(eventTitle(event({ kind: 'deactivated' }))).toBe('Deactivated');
     expect(eventTitle(event({ kind: 'reactivated' }))).toBe('Reactivated');
     expect(eventTitle(event({ kind: 'password-reset', how: 'email' }))).toBe('Password reset by email');
+    expect(eventTitle(event({ kind: 'two-factor-enabled' }))).toBe('Two-factor sign-in turned on');
+    expect(eventTitle(event({ kind: 'two-factor-reset' }))).toBe('Two-factor sign-in reset');
+    expect(eventTitle(event({ kind: 'recovery-code-used', left: 9 }))).toBe('Signed in with a recovery code (9 left)');
   });
 });

@@ -24,6 +24,14 @@ export function eventTitle(event: AccountEvent): string {
       return 'Reactivated';
     case 'password-reset':
       return event.how === 'email' ? 'Password reset by email' : 'Password set at the terminal';
+    case 'two-factor-enabled':
+      return 'Two-factor sign-in turned on';
+    case 'two-factor-disabled':
+      return 'Two-factor sign-in turned off';
+    case 'two-factor-reset':
+      return 'Two-factor sign-in reset';
+    case 'recovery-code-used':
+      return `Signed in with a recovery code (${event.left ?? 0} left)`;
     default:
       // A kind a newer server records: shown as it is called.
       return String((event as { kind: string }).kind);

@@ -68,6 +68,7 @@ const employee: Me = {
   people: { mayInvite: false, inviteRoles: [], manage: false },
   signUp: [],
   singleSignOn: null,
+  twoFactor: null,
   access: {
     Claim: {
       create: true,

@@ -16,6 +16,7 @@ const person = (id: string, roles: string[]): Me => ({
   people: null,
   signUp: [],
   singleSignOn: null,
+  twoFactor: null,
 });
 
 const doctors: Record<string, { account: string }> = {

@@ -26,8 +26,16 @@ const reviewer: Me = {
   people: null,
   signUp: [],
   singleSignOn: null,
+  twoFactor: null,
 };
-const organiser: Me = { user: null, access: { Talk: access(null) }, people: null, signUp: [], singleSignOn: null };
+const organiser: Me = {
+  user: null,
+  access: { Talk: access(null) },
+  people: null,
+  signUp: [],
+  singleSignOn: null,
+  twoFactor: null,
+};
 
 describe('the model as a user sees it', () => {
   it('has only the fields point 6 lets a reviewer read, so lists, filters, sorts and exports never name the others', () => {
