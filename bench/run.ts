@@ -1,18 +1,20 @@
 // `npm run bench`: every benchmark, printed as Markdown tables for docs/benchmarks.md.
 // `npm run bench -- check` runs only the checker's, `npm run bench -- api` only the HTTP API's,
 // `npm run bench -- sign-in` only the failed sign-ins' timing (moved here from the auth tests),
-// `npm run bench -- outbox` only the outbox's (docs/outbox.md);
+// `npm run bench -- outbox` only the outbox's (docs/outbox.md), `npm run bench -- import` only the
+// import of 10,000 and 100,000 CSV rows (docs/benchmarks.md);
 // `--no-docs` leaves docs/benchmarks.md as it is (the API benchmark otherwise rewrites its section).
 // The API benchmark's parts can be left out: `--no-postgres`, `--no-json-server`, `--no-startup`
 // (or BENCH_DATABASES=sqlite, BENCH_JSON_SERVER=0, BENCH_STARTUP_RUNS=0).
 import os from 'node:os';
 import { apiOptionsFromEnv, benchApi, benchEnvOf, formatApiReport, verdictOf, writeApiDocs } from './api-bench.ts';
 import { benchCheck, benchHardSpecs } from './check-spec.bench.ts';
+import { benchImport, formatImportReport } from './import.ts';
 import { benchOutbox, formatOutboxReport } from './outbox-bench.ts';
 import { benchSignIn } from './sign-in.bench.ts';
 
 const TARGET_MS = 150;
-const PARTS = ['check', 'sign-in', 'api', 'outbox'] as const;
+const PARTS = ['check', 'sign-in', 'api', 'outbox', 'import'] as const;
 const FLAGS = ['--no-docs', '--no-postgres', '--no-json-server', '--no-startup'] as const;
 
 const args = process.argv.slice(2);
@@ -78,6 +80,12 @@ if (parts.includes('sign-in')) {
 if (parts.includes('outbox')) {
   console.log('## Notifications and calls to other systems (the outbox)\n');
   console.log(formatOutboxReport(await benchOutbox()));
+  console.log('');
+}
+
+if (parts.includes('import')) {
+  console.log('## Importing rows (CSV, SQLite)\n');
+  console.log(formatImportReport(await benchImport()));
   console.log('');
 }
 

@@ -27,6 +27,7 @@ const EXCLUDED: Readonly<Record<string, string>> = {
   CANNOT_DEACTIVATE_SELF: 'no role of the lending desk manages people',
   LAST_MANAGER: 'no role of the lending desk manages people',
   INVALID_CHOICE: 'no field of the lending desk is a choice',
+  TOO_SHORT: 'the lending desk’s one minimum length is title’s 1, and a required text refuses an empty one as REQUIRED',
 };
 
 describe.each(SQLITE_ONLY)('the lending desk example over HTTP on $name', (db) => {
@@ -122,7 +123,7 @@ describe.each(SQLITE_ONLY)('the lending desk example over HTTP on $name', (db) =
       shelf: 'fic-120',
     });
     walk.expectProblem(wrong, 'VALIDATION_FAILED', [
-      ['title', 'TOO_SHORT'],
+      ['title', 'REQUIRED'],
       ['author', 'TOO_LONG'],
       ['isbn', 'PATTERN_MISMATCH'],
       ['copies', 'OUT_OF_RANGE'],
@@ -326,17 +327,17 @@ describe.each(SQLITE_ONLY)('the lending desk example over HTTP on $name', (db) =
     const carol = await member('carol');
     expect((await desk.create('/api/loans', loan(dune.id, carol, { due: inDays(21) }))).due).toBe(inDays(21));
     const long = await desk.post('/api/loans', loan(dune.id, carol, { due: inDays(22) }));
-    walk.expectProblem(long, 'VALIDATION_FAILED', [[null, 'LOAN_TOO_LONG']]);
+    walk.expectProblem(long, 'LOAN_TOO_LONG', [[null, 'LOAN_TOO_LONG']]);
     expect(long.body.errors[0].message).toBe('A loan may last at most 21 days.');
 
     const early = await desk.post('/api/loans', loan(dune.id, carol, { lent_on: inDays(-3), due: inDays(-3) }));
-    walk.expectProblem(early, 'VALIDATION_FAILED', [['due', 'DUE_BEFORE_LENT']]);
+    walk.expectProblem(early, 'DUE_BEFORE_LENT', [['due', 'DUE_BEFORE_LENT']]);
     expect(early.body.errors[0].message).toBe(`The due date must be after the day the book was lent (${inDays(-3)}).`);
   });
 
   it('lends only to members (NOT_A_MEMBER), only a title with copies (the guard of lend), only one that exists', async () => {
     const notMember = await desk.post('/api/loans', loan(dune.id, deskUser));
-    walk.expectProblem(notMember, 'VALIDATION_FAILED', [['borrower', 'NOT_A_MEMBER']]);
+    walk.expectProblem(notMember, 'NOT_A_MEMBER', [['borrower', 'NOT_A_MEMBER']]);
     expect(notMember.body.errors[0].message).toBe('Books can only be lent to members with a library card.');
 
     const withdrawn = await desk.create('/api/books', book({ copies: 0 }));

@@ -13,6 +13,7 @@ import {
   type Json,
   navigationLinks,
   type Person,
+  pick,
   poll,
   STEP_MS,
   signIn,
@@ -162,6 +163,40 @@ async function save(page: Page, outcome: string): Promise<string> {
   await page.getByText('Saved', { exact: true }).waitFor();
   return (await status.textContent()) ?? '';
 }
+
+// First, on the spec as written: the test below edits it.
+describe('a refusal under ninepoint dev', () => {
+  it('has a "why?" that opens the Studio with the line of the rule that refused selected', async (ctx) => {
+    if (!chromium) return ctx.skip(unavailable);
+    // A context of its own: signed in here, the test below still finds the sign-in page.
+    const own = await launchChromium();
+    const page = await own.newPage();
+    page.setDefaultTimeout(STEP_MS);
+    const watch = await watchPage(page, url);
+    await page.goto(`${url}/sign-in?next=/loans/new`);
+    await page.getByRole('button', { name: 'Sign in as staff' }).click();
+    await page.waitForURL(`${url}/loans/new`);
+    await page.getByRole('heading', { name: 'New loan', level: 1 }).waitFor();
+    await pick(page, 'Book', 'Small', 'Small Gods');
+    await pick(page, 'Borrower', 'Demo', /^Demo member/);
+    await page.getByRole('textbox', { name: 'Due' }).fill(inDays(-1));
+    await page.getByRole('button', { name: 'Create loan' }).click();
+
+    // DUE_BEFORE_LENT: point 5's "due after lending" row.
+    const rule = position(SPEC, '| due after lending');
+    const words = SPEC.split('\n')[rule.line - 1]?.trim() ?? '';
+    const why = page.getByRole('alert').getByRole('link', { name: `Why? Spec line ${rule.line}` });
+    await why.click();
+    await page.waitForURL(new RegExp(`/studio\\?line=${rule.line}&`));
+    await editor(page).waitFor();
+    // The rule's whole line is selected, in view, with the keyboard in the editor.
+    await poll(async () => (await page.evaluate(() => window.getSelection()?.toString() ?? '')).trim() === words);
+    const selected = page.locator('.cm-line', { hasText: words });
+    expect(await selected.isVisible()).toBe(true);
+    expect(faults(watch), 'faults on the page').toEqual([]);
+    await own.close();
+  });
+});
 
 describe('the Studio under ninepoint dev', () => {
   it('checks as you type, applies a saved spec to the running app, and refuses a migration that loses data', async (ctx) => {

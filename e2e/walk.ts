@@ -64,6 +64,16 @@ export type FieldErrorPair = readonly [string | null, string];
  */
 export const NEVER_ANSWERED: Readonly<Record<string, string>> = {
   INTERNAL_ERROR: 'a fault of the server: every answer of the walk is asserted not to be a 500',
+  UNSUPPORTED_MEDIA_TYPE: 'only an import takes a body that is not JSON: packages/server/src/import/ tests it',
+  IMPORT_UNREADABLE: 'answered by an import only: packages/server/src/import/ tests it',
+  IMPORT_REFUSED: 'answered by an import only: packages/server/src/import/ tests it',
+  TWO_FACTOR_FAILED:
+    'the walk signs in without a second factor: packages/server/src/people/two-factor.test.ts tests it',
+  TWO_FACTOR_EXPIRED:
+    'the walk signs in without a second factor: packages/server/src/people/two-factor.test.ts tests it',
+  TWO_FACTOR_REQUIRED: 'no example requires a second factor: packages/server/src/people/two-factor.test.ts tests it',
+  TWO_FACTOR_ENABLED:
+    'the walk signs in without a second factor: packages/server/src/people/two-factor.test.ts tests it',
 };
 
 /** What a body must never show: stack frames, driver error names, SQL. */
@@ -295,11 +305,13 @@ export class Walk {
     expect(answer.status, `${what}\n${body.code} is catalogued with status ${entry?.status}`).toBe(entry?.status);
     expect(body.type, what).toBe(`${PROBLEM_TYPE_PREFIX}${body.code}`);
     this.#saw(body.code);
+    if (body.spec !== undefined) expectSpecLine(body.spec, what);
     if (body.errors === undefined) return;
     expect(Array.isArray(body.errors), what).toBe(true);
     for (const error of body.errors as unknown[]) {
-      const { field, code, message, ...rest } = error as Record<string, unknown>;
+      const { field, code, message, spec, ...rest } = error as Record<string, unknown>;
       expect(rest, what).toEqual({});
+      if (spec !== undefined) expectSpecLine(spec, what);
       expect(field === null || typeof field === 'string', `${what}\nfield must be a string or null`).toBe(true);
       expect(typeof message === 'string' && message.length > 0, `${what}\nmessage must be text`).toBe(true);
       expect(typeof code, what).toBe('string');
@@ -311,6 +323,14 @@ export class Walk {
   #saw(code: string): void {
     this.seen.set(code, (this.seen.get(code) ?? 0) + 1);
   }
+}
+
+/** A refusal's spec line: the line of the spec behind it (1-based) and that line's words. */
+function expectSpecLine(spec: unknown, what: string): void {
+  const { line, text, ...rest } = spec as Record<string, unknown>;
+  expect(rest, `${what}\nspec has only line and text`).toEqual({});
+  expect(Number.isInteger(line) && Number(line) >= 1, `${what}\nspec.line must be a line number`).toBe(true);
+  expect(typeof text === 'string' && text.length > 0, `${what}\nspec.text must be the line's words`).toBe(true);
 }
 
 /** Calls made as one user (or a signed-out visitor) through a walk, which checks and records them. */

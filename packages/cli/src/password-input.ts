@@ -19,7 +19,7 @@ export function checkPasswordSource(ctx: Context, fromStdin: boolean): void {
  */
 export async function readNewPassword(ctx: Context, fromStdin: boolean, email: string): Promise<string | null> {
   const stdin = ctx.io.stdin;
-  if (fromStdin) return ((await stdin?.readAll()) ?? '').replace(/\r?\n$/, '');
+  if (fromStdin) return onePipedLine((await stdin?.readAll()) ?? '');
   checkPasswordSource(ctx, fromStdin);
   if (!stdin) return null;
   const password = await stdin.readSecret(`Password for ${email}: `);
@@ -30,4 +30,19 @@ export async function readNewPassword(ctx: Context, fromStdin: boolean, email: s
   if (again === null) return null;
   if (again !== password) throw new AccountError('The two passwords differ. Nothing was changed.');
   return password;
+}
+
+/**
+ * The password piped in: one line, its line break optional. More lines are refused: storing them
+ * joined as one password (as before) would make a password nobody can type at the sign-in form.
+ */
+function onePipedLine(piped: string): string {
+  const line = piped.replace(/\r?\n$/, '');
+  const lines = line.split(/\r?\n|\r/).length;
+  if (lines > 1) {
+    throw new AccountError(
+      `--password-stdin reads one line, but ${lines} lines were piped in: pipe only the password. Nothing was changed.`,
+    );
+  }
+  return line;
 }

@@ -17,6 +17,7 @@ import {
 import { blankSpec } from '@ninepoint/spec';
 import { type Command, Option } from 'commander';
 import type { Context } from './context.ts';
+import { readSpec } from './files.ts';
 import { wantsColor } from './io.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -121,7 +122,8 @@ export function sqliteSynchronous(
 /**
  * Starts serving a spec (the blank spec when `file` is undefined) as `serve` and `dev` do: the
  * start-up line on stdout, why it could not start on stderr (and the exit code set). DATABASE_URL
- * comes from the command's environment.
+ * comes from the command's environment. An unreadable spec is the usage error `check` gives, in
+ * the same words, before anything starts.
  */
 export async function startServing(
   ctx: Context,
@@ -129,7 +131,9 @@ export async function startServing(
   options: ServingOptions,
   extra: { devMode?: boolean } = {},
 ): Promise<ServeResult> {
-  const result = await serve({ ...serveOptions(ctx, file, options), devMode: extra.devMode === true });
+  const settings = serveOptions(ctx, file, options);
+  if (file) await readSpec(ctx.io.cwd, file);
+  const result = await serve({ ...settings, devMode: extra.devMode === true });
   if (!result.ok) ctx.exitCode = result.exitCode;
   return result;
 }

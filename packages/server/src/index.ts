@@ -2,8 +2,36 @@ export { type CompiledApp, compileApp, compileOpenApi } from './app/compile-app.
 export { SYSTEM_ROUTES } from './app/features.ts';
 export { type AccountsDatabase, openAccounts } from './app/open-accounts.ts';
 export { formatDiagnostic, type Say, type ServeOptions, type ServeResult, serve } from './app/serve.ts';
-export { createServer, DEFAULT_HOST, DEFAULT_PORT, type NinepointServer, type ServerOptions } from './app/server.ts';
+export {
+  CodeModulesError,
+  createServer,
+  DEFAULT_HOST,
+  DEFAULT_PORT,
+  type NinepointServer,
+  type ServerOptions,
+} from './app/server.ts';
 export { SERVER_CREATED_CHANNEL, type ServerCreated } from './app/server-channel.ts';
+export {
+  type AnySpec,
+  type CallContext,
+  type Changes,
+  type CodeCall,
+  type CodeContext,
+  type CodeHook,
+  type CodeJob,
+  type CodeLogger,
+  CodeRefusal,
+  type CodeUser,
+  defineCall,
+  defineHook,
+  defineJob,
+  type HookContext,
+  type JobContext,
+  type LoadedModules,
+  loadModules,
+  type RecordsAccess,
+  type SpecTypes,
+} from './code/index.ts';
 export { createAjv } from './compile/ajv.ts';
 export { compileJsonSchemas, type EntitySchemas, fieldSchema, type JsonSchema } from './compile/json-schemas.ts';
 export {
@@ -80,6 +108,18 @@ export {
 } from './http/logging.ts';
 export { closeOnSignals, type ShutdownOptions } from './http/shutdown.ts';
 export { HEALTH_SCHEMA } from './http/system-api.ts';
+export {
+  CSV_TYPE,
+  DRY_RUN_PARAMETER,
+  type ImportError,
+  type ImportProgress,
+  type ImportReport,
+  type ImportTableOptions,
+  importTable,
+  TableError,
+  type TableKind,
+  XLSX_TYPE,
+} from './import/index.ts';
 export { type MailSettings, MailSettingsError, mailSettingsFromEnv, type SmtpSettings } from './mail/mail-settings.ts';
 export { type KeptMail, type Mail, type Mailer, Outbox, smtpMailer } from './mail/mailer.ts';
 export { DeliveriesStore, type Delivery, type DeliveryStatus, deliveryOf } from './outbox/index.ts';

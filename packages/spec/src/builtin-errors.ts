@@ -40,6 +40,9 @@ export const BUILTIN_ERRORS = {
     status: 400,
     message: 'This invitation was used already, revoked or has expired. Ask for a new one.',
   },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'The body must be {type}.' },
+  IMPORT_UNREADABLE: { status: 400, message: 'The file cannot be imported: {detail}.' },
+  IMPORT_REFUSED: { status: 422, message: 'Some rows cannot be imported, so nothing was imported.' },
   TWO_FACTOR_FAILED: { status: 401, message: 'The code is not right, or it was used already.' },
   TWO_FACTOR_EXPIRED: { status: 401, message: 'This sign-in has expired. Sign in with your password again.' },
   TWO_FACTOR_REQUIRED: {

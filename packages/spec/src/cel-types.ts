@@ -88,6 +88,8 @@ export function entityEnvironment(
   for (const needed of types) {
     const fields: Record<string, string> = celSystemFields(hasState(needed.name));
     for (const f of needed.fields) fields[f.name] = celFieldType(f.type, registered);
+    // A field whose type was already reported: any use of it type-checks, so it is not reported again.
+    for (const name of needed.untyped ?? []) fields[name] = 'dyn';
     try {
       env.registerType(celTypeName(needed.name), { fields });
       registered.add(needed.name);
@@ -100,6 +102,7 @@ export function entityEnvironment(
     // The checker refuses names CEL declares itself; a model built by hand may still hold one.
     if (!env.hasVariable(f.name)) env.registerVariable(f.name, celFieldType(f.type, registered));
   }
+  for (const name of entity.untyped ?? []) if (!env.hasVariable(name)) env.registerVariable(name, 'dyn');
   env
     .registerVariable('user', celTypeName(USER_ENTITY))
     .registerVariable('now', CEL_TIMESTAMP)

@@ -2,6 +2,7 @@ import { type Diagnostic, DiagnosticBag } from './diagnostics.ts';
 import { type Model, POINTS, type Point } from './model.ts';
 import { POINT_TITLES, parseSections, type Section } from './parse-sections.ts';
 import { readCalls } from './read-calls.ts';
+import { readHooks } from './read-code.ts';
 import { readConstants } from './read-constants.ts';
 import { readEntities } from './read-entities.ts';
 import { readErrors } from './read-errors.ts';
@@ -13,6 +14,7 @@ import { readScreens } from './read-screens.ts';
 import { readStates } from './read-states.ts';
 import { Scope } from './scope.ts';
 import { START } from './spans.ts';
+import { specLinesOf } from './spec-lines.ts';
 import { validateCalls } from './validate/calls.ts';
 import { validateConstants } from './validate/constants.ts';
 import { validateDocument } from './validate/document.ts';
@@ -84,6 +86,7 @@ export function checkSpec(source: string): CheckResult {
   model.calls = read('calls', readCalls, []);
   const outgoing = read('calls', readOutgoing, { notifications: [], webhooks: [], schedules: [] });
   model.schedules = outgoing.schedules;
+  model.hooks = read('calls', (section, scope) => readHooks(section, scope, outgoing.schedules), []);
 
   // Validate: each point's checks on what was read. Errors before constants: a message's
   // placeholders mark the constants they name as used.
@@ -97,6 +100,7 @@ export function checkSpec(source: string): CheckResult {
   model.webhooks = checked.webhooks;
   validateErrors(model, scope);
   validateConstants(model, scope);
+  model.lines = specLinesOf(source, model);
   return finish(model, bag);
 }
 
@@ -127,6 +131,7 @@ function emptyModel(): Model {
     notifications: [],
     webhooks: [],
     schedules: [],
+    hooks: [],
     errors: [],
     constants: [],
   };

@@ -61,19 +61,24 @@ export function callsDeclared(model: Pick<Model, 'points' | 'calls'>): boolean {
   return shown && model.calls.length > 0;
 }
 
-/** A point-7 table for `calls`, ready to paste into a spec. */
+/** A point-7 table for `calls`, ready to paste into a spec (with an answer column when a custom call has one). */
 export function formatCallsTable(calls: readonly Call[]): string {
+  const shape = (s: { entity: string; fields: string[] | null } | null | undefined) =>
+    s ? (s.fields ? `${s.entity} (${s.fields.join(', ')})` : s.entity) : '';
+  const answers = calls.some((c) => c.action.kind === 'code');
   const rows = calls.map((c) => {
+    const { action } = c;
     const does =
-      c.action.kind === 'transition'
-        ? `${c.action.entity}: ${c.action.transition}`
-        : `${c.action.kind} ${c.action.entity}`;
-    const payload = c.payload
-      ? c.payload.fields
-        ? `${c.payload.entity} (${c.payload.fields.join(', ')})`
-        : c.payload.entity
-      : '';
-    return `| ${c.method} | ${c.path} | ${payload} | ${does} | ${c.doc} |`;
+      action.kind === 'transition'
+        ? `${action.entity}: ${action.transition}`
+        : action.kind === 'code'
+          ? `code ${action.code.export === 'default' ? '' : `${action.code.export} from `}${action.code.file}`
+          : `${action.kind} ${action.entity}`;
+    const answer = answers ? ` ${shape(c.answer)} |` : '';
+    return `| ${c.method} | ${c.path} | ${shape(c.payload)} | ${does} |${answer} ${c.doc} |`;
   });
-  return ['| method | path | payload | does | meaning |', '|---|---|---|---|---|', ...rows].join('\n');
+  const head = answers
+    ? ['| method | path | payload | does | answer | meaning |', '|---|---|---|---|---|---|']
+    : ['| method | path | payload | does | meaning |', '|---|---|---|---|---|'];
+  return [...head, ...rows].join('\n');
 }

@@ -196,6 +196,11 @@ export const DIAGNOSTIC_CODES = {
     severity: 'error',
     summary: 'A role may create records but not set a required field that has no default.',
   },
+  'own-without-owner': {
+    point: 6,
+    severity: 'warning',
+    summary: "A role's own records are none: the entity names no user, and the role does not create them.",
+  },
   'author-reveals-hidden-field': {
     point: 6,
     severity: 'warning',
@@ -228,6 +233,21 @@ export const DIAGNOSTIC_CODES = {
     point: 7,
     severity: 'error',
     summary: 'A scheduled job does not parse, is declared twice, or a call names a job no schedule declares.',
+  },
+  'invalid-module': {
+    point: 7,
+    severity: 'error',
+    summary: "A custom call or hook names a module that is not a TypeScript file inside the spec's folder.",
+  },
+  'missing-module': {
+    point: 7,
+    severity: 'error',
+    summary: 'A module the spec names is not there, or does not load (`ninepoint check` looks beside the spec).',
+  },
+  'missing-export': {
+    point: 7,
+    severity: 'error',
+    summary: 'A module does not export the function the spec names, or exports one made for another use.',
   },
   'secret-in-spec': {
     point: 7,

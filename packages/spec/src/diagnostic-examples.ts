@@ -1,3 +1,4 @@
+import type { ModuleFacts } from './code-modules.ts';
 import type { DiagnosticCode } from './diagnostic-codes.ts';
 
 /**
@@ -23,6 +24,11 @@ export interface DiagnosticExample {
    * test checks the base spec grown past the limit instead.
    */
   large?: true;
+  /**
+   * For the diagnostics of modules beside the spec: what \`ninepoint check\` finds in the files
+   * (\`checkModules\`), for the bad spec and the fixed one.
+   */
+  modules?: { bad: Record<string, ModuleFacts>; fixed: Record<string, ModuleFacts> };
 }
 
 /** One example per code: a new code without one does not type-check. */
@@ -1461,6 +1467,75 @@ Without a list, \`create\` sets the fields the role reads: \`create, read except
 | member | create (title, copies), read | read own |
 `,
   },
+  'own-without-owner': {
+    about: `\`own\` without \`via\` means the records the user created (\`created_by\`) or that name them in a
+field referring to \`User\`. On an entity without such a field, a role that does not create its
+records owns none, so \`read own\` gives it nothing, silently. Say whose records they are with
+\`own via\` and the chain of references that leads to the user: the hint names the chain the
+role's own screen filters by (\`Loan where borrower.account = me\`), else the first one found.`,
+    bad: `## 2. Screens and routes
+
+| route     | screen | shows                            | who    |
+| --------- | ------ | -------------------------------- | ------ |
+| /loans    | list   | Loan                             | staff  |
+| /my/loans | list   | Loan where borrower.account = me | member |
+
+## 3. Entities and their fields
+
+### Member
+
+| field   | type | rules            |
+| ------- | ---- | ---------------- |
+| name    | text | required         |
+| account | User | required, unique |
+
+### Loan
+
+| field    | type   | rules    |
+| -------- | ------ | -------- |
+| book     | Book   | required |
+| borrower | Member | required |
+| due      | date   | required |
+
+## 6. Roles and permissions
+
+| role   | Book | Member   | Loan                 |
+| ------ | ---- | -------- | -------------------- |
+| staff  | all  | all      | create, read, update |
+| member | read | read own | read own             |
+`,
+    fixed: `## 2. Screens and routes
+
+| route     | screen | shows                            | who    |
+| --------- | ------ | -------------------------------- | ------ |
+| /loans    | list   | Loan                             | staff  |
+| /my/loans | list   | Loan where borrower.account = me | member |
+
+## 3. Entities and their fields
+
+### Member
+
+| field   | type | rules            |
+| ------- | ---- | ---------------- |
+| name    | text | required         |
+| account | User | required, unique |
+
+### Loan
+
+| field    | type   | rules    |
+| -------- | ------ | -------- |
+| book     | Book   | required |
+| borrower | Member | required |
+| due      | date   | required |
+
+## 6. Roles and permissions
+
+| role   | Book | Member   | Loan                              |
+| ------ | ---- | -------- | --------------------------------- |
+| staff  | all  | all      | create, read, update              |
+| member | read | read own | read own via borrower.account     |
+`,
+  },
   'author-reveals-hidden-field': {
     about: `\`read except (borrower)\` hides who a loan is for, but \`created_by\` stays visible, and when the
 people a \`User\` field names create their own records (a role that reads only its own records
@@ -1601,6 +1676,83 @@ another system on \`schedule <job>\` is made each time the job falls due.`,
 | -------------- | ------------------ |
 | nightly export | every day at 02:00 |
 `,
+  },
+  'invalid-module': {
+    about: `A custom call (\`code pricing.ts\`) or a hook in point 7's \`### Code\` names a TypeScript module
+beside the spec: a \`.ts\` file, relative to the spec's folder and inside it (\`pricing.ts\`,
+\`code/pricing.ts\`), and optionally one of its exports (\`price from pricing.ts\`). An absolute path or
+one climbing out with \`..\` is refused: the spec and its code move together, and a spec cannot run
+the rest of the server's disk.`,
+    bad: `## 7. The calls it makes
+
+### Code
+
+| on                | code                |
+| ----------------- | ------------------- |
+| before create Loan | ../shared/checks.ts |
+`,
+    fixed: `## 7. The calls it makes
+
+### Code
+
+| on                 | code            |
+| ------------------ | --------------- |
+| before create Loan | code/checks.ts |
+`,
+  },
+  'missing-module': {
+    about: `\`ninepoint check\` (and \`serve\` and \`dev\` at start) loads each module the spec names, from the
+spec's folder, with Node's own TypeScript (type stripping). A file that is not there, or that
+fails to load (a syntax error, a TypeScript feature type stripping cannot erase such as an
+\`enum\`, an import that is not found), is this error. The example below supposes \`checks.ts\` is
+not beside the spec, then that it is.`,
+    bad: `## 7. The calls it makes
+
+### Code
+
+| on                 | code      |
+| ------------------ | --------- |
+| before create Loan | checks.ts |
+`,
+    fixed: `## 7. The calls it makes
+
+### Code
+
+| on                 | code      |
+| ------------------ | --------- |
+| before create Loan | checks.ts |
+`,
+    modules: {
+      bad: { 'checks.ts': { found: false, why: 'is not there' } },
+      fixed: { 'checks.ts': { found: true, exports: { default: 'hook' } } },
+    },
+  },
+  'missing-export': {
+    about: `The module is there, but the export the spec names is not, is not a function, or was made for
+another use: a custom call's export is made with \`defineCall\`, a hook's with \`defineHook\`, a
+scheduled job's with \`defineJob\` (each gives its function the context it will get). \`pricing.ts\`
+names the default export; \`price from pricing.ts\` the export \`price\`. The example supposes
+\`checks.ts\` exports only \`checkLoan\`.`,
+    bad: `## 7. The calls it makes
+
+### Code
+
+| on                 | code                   |
+| ------------------ | ---------------------- |
+| before create Loan | checkLan from checks.ts |
+`,
+    fixed: `## 7. The calls it makes
+
+### Code
+
+| on                 | code                    |
+| ------------------ | ----------------------- |
+| before create Loan | checkLoan from checks.ts |
+`,
+    modules: {
+      bad: { 'checks.ts': { found: true, exports: { checkLoan: 'hook' } } },
+      fixed: { 'checks.ts': { found: true, exports: { checkLoan: 'hook' } } },
+    },
   },
   'invalid-webhook': {
     about: `A call to another system goes to a constant holding an absolute \`http:\` or \`https:\` URL, or to

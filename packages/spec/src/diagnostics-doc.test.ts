@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { composeSnippet, DOCS_BASE } from '../test/compose-snippet.ts';
 import { checkSpec, MAX_SPEC_BYTES } from './check.ts';
+import { checkModules, type ModuleFacts } from './code-modules.ts';
 import { DIAGNOSTIC_CODES, type DiagnosticCode } from './diagnostic-codes.ts';
 import { DIAGNOSTIC_EXAMPLES, type DiagnosticExample } from './diagnostic-examples.ts';
 import { DIAGNOSTICS_DOC, diagnosticsDoc } from './diagnostics-doc.ts';
@@ -20,7 +21,11 @@ function specOf(example: DiagnosticExample, which: 'bad' | 'fixed'): string {
   return example.whole ? text : composeSnippet(text);
 }
 
-const found = (source: string) => checkSpec(source).diagnostics.map((d) => d.code);
+const found = (source: string, modules?: Record<string, ModuleFacts>) => {
+  const { model, diagnostics } = checkSpec(source);
+  const more = modules ? checkModules(model, new Map(Object.entries(modules))) : [];
+  return [...diagnostics, ...more].map((d) => d.code);
+};
 
 describe('docs/diagnostics.md', () => {
   it('is what `npm run docs:diagnostics` writes from the catalogue and its examples', () => {
@@ -32,12 +37,12 @@ describe('docs/diagnostics.md', () => {
   });
 
   it.each(codes)('the example of %s gives that code and no other', (code) => {
-    const codes = found(specOf(DIAGNOSTIC_EXAMPLES[code], 'bad'));
+    const codes = found(specOf(DIAGNOSTIC_EXAMPLES[code], 'bad'), DIAGNOSTIC_EXAMPLES[code].modules?.bad);
     expect(codes.length).toBeGreaterThan(0);
     expect(codes.filter((c) => c !== code)).toEqual([]);
   });
 
   it.each(codes)('the fixed example of %s checks clean', (code) => {
-    expect(found(specOf(DIAGNOSTIC_EXAMPLES[code], 'fixed'))).toEqual([]);
+    expect(found(specOf(DIAGNOSTIC_EXAMPLES[code], 'fixed'), DIAGNOSTIC_EXAMPLES[code].modules?.fixed)).toEqual([]);
   });
 });

@@ -1,3 +1,4 @@
+import type { ModuleFacts } from './code-modules.ts';
 import { DIAGNOSTIC_CODES, type DiagnosticCode, type DiagnosticPoint } from './diagnostic-codes.ts';
 import { DIAGNOSTIC_EXAMPLES } from './diagnostic-examples.ts';
 import { POINTS } from './model.ts';
@@ -81,14 +82,28 @@ function entry(code: DiagnosticCode): string[] {
     '',
     example.about,
     '',
+    ...(example.modules ? [modulesWords(example.modules.bad, 'Bad'), ''] : []),
     example.whole ? 'Bad (a whole spec):' : 'Bad:',
     '',
     ...fence(example.large ? 'text' : 'markdown', example.bad),
     '',
+    ...(example.modules ? [modulesWords(example.modules.fixed, 'Fixed'), ''] : []),
     example.whole ? 'Fixed (a whole spec):' : 'Fixed:',
     '',
     ...fence('markdown', example.fixed),
   ];
+}
+
+/** What `ninepoint check` finds beside the example's spec, in words. */
+function modulesWords(facts: Record<string, ModuleFacts>, which: string): string {
+  const words = Object.entries(facts).map(([file, found]) =>
+    found.found
+      ? `\`${file}\` exports ${Object.entries(found.exports)
+          .map(([name, kind]) => `${name === 'default' ? 'a default' : `\`${name}\``} (${kind})`)
+          .join(', ')}`
+      : `\`${file}\` ${found.why}`,
+  );
+  return `${which}, where ${words.join('; ')}:`;
 }
 
 function fence(info: string, text: string): string[] {

@@ -29,6 +29,16 @@ export const DOCS_URL = 'docs/diagnostics.md';
 /** Collects diagnostics during one check; never throws. */
 export class DiagnosticBag {
   readonly items: Diagnostic[] = [];
+  /**
+   * Fields reported with a reserved name (`Loan.user`), left out of the model: a use of one is
+   * not reported again as an unknown field, so the mistake gives one diagnostic, not one a use.
+   */
+  readonly reservedFields = new Set<string>();
+
+  /** Whether `entity.field` was reported as a reserved name (see `reservedFields`). */
+  reserved(entity: string, field: string): boolean {
+    return this.reservedFields.has(`${entity}.${field}`);
+  }
 
   report(
     code: DiagnosticCode,

@@ -71,8 +71,13 @@ describe('the example specs', () => {
     expect(access).toContain('own');
     const calls = models.flatMap((m) => m.calls);
     expect(new Set(calls.map((c) => c.action.kind))).toEqual(
-      new Set(['list', 'get', 'create', 'update', 'delete', 'history', 'transition']),
+      new Set(['list', 'get', 'create', 'update', 'delete', 'history', 'transition', 'code']),
     );
+    // Point 7's TypeScript: a hook before and after a write, and a scheduled module.
+    expect(new Set(models.flatMap((m) => m.hooks.map((h) => h.moment)))).toEqual(
+      new Set(['before', 'after', 'schedule']),
+    );
+    expect(models.some((m) => m.schedules.length > 0)).toBe(true);
     expect(calls.some((c) => c.payload?.fields)).toBe(true);
     // Some example lists no API call, so its API is derived.
     expect(models.some((m) => m.calls.length === 0)).toBe(true);

@@ -1,4 +1,4 @@
-import type { Model, Notification, OutgoingEvent, Recipient, Schedule, ValueSource, Webhook } from './model.ts';
+import type { Hook, Model, Notification, OutgoingEvent, Recipient, Schedule, ValueSource, Webhook } from './model.ts';
 import { wordList } from './word-list.ts';
 
 /** `on create Ticket`, `when Ticket: assign is taken`. */
@@ -42,12 +42,34 @@ export function explainSchedule(schedule: Schedule): string {
 }
 
 /** Point 7's recurring jobs, notifications and calls to other systems, one sentence each. */
-export function explainOutgoing(model: Pick<Model, 'notifications' | 'webhooks' | 'schedules'>): string[] {
+export function explainOutgoing(
+  model: Pick<Model, 'notifications' | 'webhooks' | 'schedules'> & Partial<Pick<Model, 'hooks'>>,
+): string[] {
   return [
     ...model.schedules.map(explainSchedule),
     ...model.notifications.map(explainNotification),
     ...model.webhooks.map(explainWebhook),
+    ...(model.hooks ?? []).map(explainHook),
   ];
+}
+
+/** A module of point 7's Code, in a sentence. */
+export function explainHook(hook: Hook): string {
+  const module = `${hook.code.export === 'default' ? '' : `${hook.code.export} from `}${hook.code.file}`;
+  const event = hook.event;
+  const on =
+    event.kind === 'schedule'
+      ? `each time job ${event.job} falls due`
+      : event.kind === 'transition'
+        ? `${hook.moment} ${event.entity}: ${event.transition} is taken`
+        : `${hook.moment} a ${event.entity} is ${event.kind}d`;
+  const what =
+    hook.moment === 'before'
+      ? ', which may refuse the write'
+      : hook.moment === 'after'
+        ? ', once the write has committed'
+        : '';
+  return `The module ${module} runs ${on}${what}`;
 }
 
 /** Point 4's transitions that set fields as they are taken: `Expense: approve sets decided_by = user`. */

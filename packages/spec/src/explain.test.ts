@@ -56,6 +56,7 @@ function blankModel(): Model {
     notifications: [],
     webhooks: [],
     schedules: [],
+    hooks: [],
     errors: [],
     constants: [],
   };

@@ -267,7 +267,9 @@ function explainCall(call: Call): string[] {
   const does =
     action.kind === 'transition'
       ? `take "${action.transition}" on a ${action.entity}`
-      : `${action.kind} ${action.entity}`;
+      : action.kind === 'code'
+        ? `run ${action.code.export === 'default' ? '' : `${action.code.export} from `}${action.code.file} on a ${action.entity}${call.answer ? `, answering ${call.answer.entity}${call.answer.fields ? ` (${call.answer.fields.join(', ')})` : ''}` : ''}`
+        : `${action.kind} ${action.entity}`;
   const payload =
     call.payload === null
       ? ''

@@ -260,6 +260,8 @@ export class ExpressionChecker {
         span: subSpan(span, source.indexOf(term.field, term.start + 4), term.field.length),
       };
       if (entity.fields.some((f) => f.name === term.field) || allowed.includes(term.field)) continue;
+      if (entity.untyped?.includes(term.field)) continue;
+      if (bag.reserved(entityName, term.field)) return null;
       bag.report(
         'unknown-field',
         part.span,
@@ -322,9 +324,7 @@ export class ExpressionChecker {
         },
       );
     } else {
-      bag.report('expression-type', at, `${what} does not type-check: ${message}.`, {
-        hint: 'Dates are timestamps (compare with now or today), decimals are doubles, references are records (book.copies).',
-      });
+      bag.report('expression-type', at, `${what} does not type-check: ${message}.`, { hint: typeHint(message) });
     }
     return null;
   }
@@ -399,4 +399,22 @@ function plainMessage(error: unknown): string {
     .replaceAll(CEL_DURATION, 'duration')
     .replaceAll(CEL_TYPE_PREFIX, '')
     .replace(/\.$/, '');
+}
+
+/**
+ * The hint for a type error, from cel-js's "no such overload: A op B": a date compared with text
+ * points at what a date is compared with; a record (a reference, `User`) compared with anything
+ * points at its id. Otherwise what each spec type is in expressions.
+ */
+function typeHint(message: string): string {
+  const overload = /no such overload: (\S+) (\S+) (\S+)/.exec(message);
+  const types = overload ? [overload[1] ?? '', overload[3] ?? ''] : [];
+  if (types.includes('timestamp') && types.includes('string')) {
+    return 'A date is a timestamp, not text: compare it with a date constant from point 9 (DEADLINE), with today or now, or with timestamp("2026-01-01T00:00:00Z").';
+  }
+  // Entities (and User) are the capitalised types; CEL's own are lowercase.
+  if (types.some((t) => /^[A-Z]/.test(t))) {
+    return 'A reference is a record, not an id: compare ids, e.g. lender.id != borrower.id, or borrower.id == user.id for the signed-in user.';
+  }
+  return 'Dates are timestamps (compare with now or today), decimals are doubles, references are records (book.copies).';
 }

@@ -12,6 +12,7 @@ export {
   celTypeName,
 } from './cel-types.ts';
 export { type CheckResult, checkSpec, MAX_SPEC_BYTES } from './check.ts';
+export { type CodeNeed, type CodeUse, checkModules, codeNeeds, type ModuleFacts } from './code-modules.ts';
 export { conditionWords } from './condition-words.ts';
 export {
   DECIMAL_MULTIPLE_OF,
@@ -98,6 +99,8 @@ export { mentionsTime, SYSTEM_ACTOR } from './read-automatic.ts';
 export { isAbsoluteHttpUrl } from './read-outgoing.ts';
 export { RUNTIME_CONSTANTS, type RuntimeSettings, runtimeSettings } from './runtime-constants.ts';
 export { lastOccurrence, readSchedule, type ScheduleReading, scheduleWordsToCron } from './schedules.ts';
+export { type SpecLine, specLine, specLinesOf } from './spec-lines.ts';
+export { specTypes, specTypesFile } from './spec-types.ts';
 export type { StudioStatus } from './studio-status.ts';
 export { type PointSummary, summarizePoints } from './summary.ts';
 export { type TimeBound, timeBound } from './time-bound.ts';

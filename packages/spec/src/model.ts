@@ -162,6 +162,12 @@ export interface Entity {
   fields: Field[];
   doc: string;
   span: Span;
+  /**
+   * Fields whose type could not be read (reported once, `unknown-type` or `unknown-entity`): not in
+   * `fields`, but still names of the entity for the checks that follow, which say nothing more of
+   * them (a guard or call naming one is not also an unknown field). Only a model with errors has it.
+   */
+  untyped?: string[];
 }
 
 /** Fields every record has in addition to its declared fields. */
@@ -387,7 +393,21 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export type CallAction =
   | { kind: 'list' | 'get' | 'create' | 'update' | 'delete' | 'history'; entity: string }
-  | { kind: 'transition'; entity: string; transition: string };
+  | { kind: 'transition'; entity: string; transition: string }
+  /** A custom call answered by a TypeScript module beside the spec (`code pricing.ts`). */
+  | { kind: 'code'; entity: string; code: CodeRef };
+
+/**
+ * A TypeScript module beside the spec and the export it names: `pricing.ts` (its default export)
+ * or `price from pricing.ts`. The file is relative to the spec's folder and never outside it.
+ */
+export interface CodeRef {
+  /** As written, `/`-separated, normalised (`./a/../b.ts` is `b.ts`). */
+  file: string;
+  /** The export's name; `default` for the default export. */
+  export: string;
+  span: Span;
+}
 
 export interface Call {
   method: HttpMethod;
@@ -397,6 +417,11 @@ export interface Call {
   action: CallAction;
   /** The body it accepts: an entity's fields, optionally limited to some of them. */
   payload: { entity: string; fields: string[] | null } | null;
+  /**
+   * What a custom call (`code …`) answers: an entity's record, or some of its fields; null for
+   * any JSON value. Absent on the other calls, whose answers follow from their action.
+   */
+  answer?: { entity: string; fields: string[] | null } | null;
   doc: string;
   /** True when derived because point 7 is not shown. */
   derived: boolean;
@@ -417,6 +442,18 @@ export interface Schedule {
   every: string;
   /** The five-field cron pattern it stands for, read in the product's time zone. */
   cron: string;
+  span: Span;
+}
+
+/**
+ * Point 7's "Code": a TypeScript module run on an event. `before` runs before a write is made and
+ * may refuse it with a catalogue error; `after` runs once the write has committed (side effects);
+ * `schedule` runs when a job of point 7's Schedules falls due.
+ */
+export interface Hook {
+  moment: 'before' | 'after' | 'schedule';
+  event: OutgoingEvent;
+  code: CodeRef;
   span: Span;
 }
 
@@ -508,7 +545,15 @@ export interface Model {
   webhooks: Webhook[];
   /** Point 7's recurring jobs (empty when none are declared). */
   schedules: Schedule[];
+  /** Point 7's TypeScript hooks and scheduled modules (empty when none are declared). */
+  hooks: Hook[];
   /** The catalogue as declared in point 8 (see `errorCatalogue` for built-ins merged in). */
   errors: ErrorCode[];
   constants: Constant[];
+  /**
+   * The source lines the runtime points at (a refusal's rule, guard, limit or permission; an
+   * operation's declaration; a transition), by line number, as written (trimmed): see
+   * `specLinesOf` and `specLine`. Absent in a model not made by `checkSpec`.
+   */
+  lines?: Readonly<Record<string, string>>;
 }

@@ -327,6 +327,23 @@ describe('planted mistakes that need the exact item within a cell', () => {
       token: '5000..1',
     },
     {
+      // The guard (book.copies), the calls and the limit per borrower still use book: one diagnostic, not three.
+      kind: 'a misspelt entity as a field type, the field used later',
+      code: 'unknown-entity',
+      find: '| book | Book | required |',
+      replace: '| book | Bok | required |',
+      token: 'Bok',
+      expected: ['Book'],
+    },
+    {
+      kind: 'a misspelt type of a field that a guard and a call use',
+      code: 'unknown-type',
+      find: '| copies | integer |',
+      replace: '| copies | integr |',
+      token: 'integr',
+      expected: ['integer'],
+    },
+    {
       kind: 'a call whose method does not fit its action',
       code: 'call-mismatch',
       find: '| POST | /api/books | Book |',

@@ -78,12 +78,15 @@ export function readEntities(section: Section, scope: Scope): Entity[] {
   }
   for (const entity of entities) {
     const sub = section.subsections.find((s) => s.span === entity.span);
-    if (sub) entity.fields = readFields(sub.tables, entity.name, scope);
+    if (!sub) continue;
+    const untyped: string[] = [];
+    entity.fields = readFields(sub.tables, entity.name, scope, untyped);
+    if (untyped.length > 0) entity.untyped = untyped;
   }
   return entities;
 }
 
-function readFields(tables: Section['tables'], entity: string, scope: Scope): Field[] {
+function readFields(tables: Section['tables'], entity: string, scope: Scope, untyped: string[]): Field[] {
   const { bag } = scope;
   // Case-insensitive: SQL column names ignore case, so dueDate and duedate would be one column.
   const names = new NameSet(bag, `field of ${entity}`);
@@ -110,12 +113,16 @@ function readFields(tables: Section['tables'], entity: string, scope: Scope): Fi
           ? `Every record already has ${name.text}; remove this row.`
           : `"${name.text}" means something in every expression; choose another name.`,
       });
+      bag.reservedFields.add(`${entity}.${name.text}`);
       continue;
     }
     if (!names.add(name, name.text.toLowerCase())) continue;
     const type = typeCell ? readFieldType(typeCell, scope, where) : null;
     const rules = readFieldRules(row.cells.get('rules') ?? null, type, scope, `${entity}.${name.text}`);
-    if (!type) continue;
+    if (!type) {
+      untyped.push(name.text);
+      continue;
+    }
     const label = readLabel(row.cells.get('label'), `${entity}.${name.text}`, labels, scope);
     fields.push({ name: name.text, type, ...rules, ...(label ? { label } : {}), doc: docOf(row), span: row.span });
   }

@@ -12,11 +12,13 @@ import { suggest } from './suggest.ts';
 const NOTIFICATIONS = /^notifications?$/i;
 const WEBHOOKS = /^(calls to other systems|webhooks?|outgoing calls)$/i;
 const SCHEDULES = /^(schedules?|scheduled jobs|recurring work)$/i;
+/** TypeScript modules run on events (`read-code.ts`). */
+export const CODE = /^(code|hooks?|typescript)$/i;
 
-/** True for a point-7 sub-section holding notifications or calls to other systems. */
+/** True for a point-7 sub-section holding notifications, calls to other systems, schedules or code. */
 export function isOutgoingSubsection(sub: Subsection): boolean {
   const name = sub.name.trim();
-  return NOTIFICATIONS.test(name) || WEBHOOKS.test(name) || SCHEDULES.test(name);
+  return NOTIFICATIONS.test(name) || WEBHOOKS.test(name) || SCHEDULES.test(name) || CODE.test(name);
 }
 
 const NOTIFICATION_COLUMNS = [
@@ -216,7 +218,7 @@ function readWebhook(row: TableRow, scope: Scope, jobs: readonly string[]): Webh
 }
 
 /** `create Ticket`, `update Ticket`, `delete Ticket` or `Ticket: assign` (a transition). */
-function readEvent(cell: Cell, scope: Scope, what: string): { event: OutgoingEvent; entity: Entity } | null {
+export function readEvent(cell: Cell, scope: Scope, what: string): { event: OutgoingEvent; entity: Entity } | null {
   const transition = /^([A-Za-z][A-Za-z0-9]*)\s*:\s*(.+)$/.exec(cell.text);
   if (transition) {
     const [, entityName, name] = transition as unknown as [string, string, string];

@@ -1,4 +1,4 @@
-import type { Access, Permission, RecordOperation, Role } from './model.ts';
+import type { Access, Entity, Permission, RecordOperation, Role } from './model.ts';
 import { ANYONE } from './model.ts';
 import { plain, ROLE_NAME, USER_ENTITY } from './names.ts';
 import type { Section } from './parse-sections.ts';
@@ -255,7 +255,8 @@ function readPermission(cell: Cell, role: string, entity: string, scope: Scope):
           ? '"create own" means nothing: a new record is always the creator\'s own.'
           : 'Signed-out visitors (anyone) own no records, so "own" cannot apply to them.',
         {
-          hint: op === 'create' ? 'Write "create".' : 'Grant it to a role instead, or drop "own".',
+          hint:
+            op === 'create' ? createOwnHint(scope.entities.get(entity)) : 'Grant it to a role instead, or drop "own".',
         },
       );
       continue;
@@ -448,4 +449,21 @@ function readFieldsOf(item: PermissionItem, entity: string, scope: Scope): strin
   if (!item.except) return fields;
   const all = scope.entities.get(entity)?.fields.map((f) => f.name) ?? [];
   return all.filter((name) => !fields.includes(name));
+}
+
+/**
+ * What to write instead of `create own`. Plain `create` would let the role name anyone in a field
+ * referring to User (a patient booking for another patient): when the entity has such fields,
+ * the hint gives them `default me` and lists the fields create sets without them.
+ */
+function createOwnHint(entity: Entity | undefined): string {
+  const users = (entity?.fields ?? []).filter((f) => f.type.kind === 'reference' && f.type.entity === USER_ENTITY);
+  if (!entity || users.length === 0) return 'Write "create".';
+  const names = users.map((f) => f.name);
+  const others = entity.fields.filter((f) => !names.includes(f.name)).map((f) => f.name);
+  const which = names.length === 1 ? names[0] : names.join(' and ');
+  return (
+    `Give ${which} "default me" in point 3 and write "create (${others.join(', ')})": ` +
+    `a new ${entity.name} then names its creator, who cannot set ${which} to someone else.`
+  );
 }

@@ -175,7 +175,8 @@ function readTile(cell: Cell, entity: Entity, machine: boolean, scope: Scope, ro
     const fieldCell = cellPart(cell, at, summed.length);
     const numbers = entity.fields.filter((f) => isNumeric(f.type));
     const field = entity.fields.find((f) => f.name === summed);
-    if (!field) {
+    if (!field && entity.untyped?.includes(summed)) ok = false;
+    else if (!field) {
       scope.bag.report(
         'unknown-field',
         fieldCell.span,

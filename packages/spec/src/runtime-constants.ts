@@ -52,6 +52,12 @@ export const RUNTIME_CONSTANTS = {
     max: 120,
     meaning: 'seconds a call to another system may take before it counts as failed and is tried again',
   },
+  CODE_TIMEOUT_SECONDS: {
+    default: 10,
+    min: 1,
+    max: 300,
+    meaning: 'seconds a module beside the spec (a custom call, hook or job) may run before it is stopped',
+  },
   CALLS_RETRY_HOURS: {
     default: 24,
     min: 0,

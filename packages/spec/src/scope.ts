@@ -50,6 +50,9 @@ export class Scope {
   field(entity: Entity, cell: Cell, what: string, extra: readonly string[] = []): boolean {
     const name = cell.text;
     if (entity.fields.some((f) => f.name === name) || extra.includes(name)) return true;
+    // Its type was reported where it is declared; the use is no second mistake.
+    if (entity.untyped?.includes(name)) return false;
+    if (this.bag.reserved(entity.name, name)) return false;
     this.bag.report('unknown-field', cell.span, `${what} names field "${name}", which ${entity.name} does not have.`, {
       expected: suggest(name, [...entity.fields.map((f) => f.name), ...extra]),
       hint: entity.fields.length === 0 ? `${entity.name} has no fields.` : undefined,

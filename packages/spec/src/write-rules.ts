@@ -137,11 +137,13 @@ export function guardRefusal(
 }
 
 /**
- * The code a refusal answers with when every failure has the same code and its status is not 422
- * (a limit's 409); null when the answer is VALIDATION_FAILED (422) listing them all.
+ * The code a refusal by rules answers with when every failure has the same code (one rule
+ * refused, or several sharing a code): that code, with its status, so a client reads a rule's
+ * code (OWN_TALK) at the top level as it reads FORBIDDEN or a limit's 409; null when the answer
+ * is VALIDATION_FAILED (422) listing codes that differ. `errors[]` lists the failures either way.
  */
-export function sharedRefusalCode(codes: readonly string[], status: (code: string) => number): string | null {
+export function sharedRefusalCode(codes: readonly string[]): string | null {
   const distinct = new Set(codes);
   const [only] = distinct;
-  return distinct.size === 1 && only !== undefined && status(only) !== 422 ? only : null;
+  return distinct.size === 1 && only !== undefined ? only : null;
 }

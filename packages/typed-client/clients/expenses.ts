@@ -51,7 +51,7 @@ export async function walk(
     headers: bearer(people.employee),
     body: { ...claim, amount: 612.4 },
   });
-  if (error?.code !== 'VALIDATION_FAILED') throw new Error(`a claim above the limit answered ${response.status}`);
+  if (error?.code !== 'OVER_LIMIT') throw new Error(`a claim above the limit answered ${response.status}`);
   return {
     created: { id: created.id, state: created.state },
     got: { id: got.id },

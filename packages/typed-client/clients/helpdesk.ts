@@ -34,7 +34,7 @@ export async function walk(baseUrl: string, people: { agent: Person; requester: 
     headers: bearer(people.requester),
     body: { title: 'Cannot sign in', description: 'Locked out before a client call.', priority: 'urgent' },
   });
-  if (error?.code !== 'VALIDATION_FAILED')
+  if (error?.code !== 'URGENT_BY_PHONE')
     throw new Error(`an urgent ticket from a requester answered ${response.status}`);
   return {
     created: { id: created.id, state: created.state },

@@ -42,7 +42,7 @@ export async function walk(baseUrl: string, people: { staff: Person; member: Per
     headers: bearer(people.staff),
     body: { book: book.id, borrower: people.member.id, lent_on: inDays(0), due: inDays(-1) },
   });
-  if (error?.code !== 'VALIDATION_FAILED') throw new Error(`a loan due before it was lent answered ${response.status}`);
+  if (error?.code !== 'DUE_BEFORE_LENT') throw new Error(`a loan due before it was lent answered ${response.status}`);
   return {
     created: { id: created.id, state: created.state },
     got: { id: got.id },

@@ -18,8 +18,8 @@ export interface Walk {
   /** The record's state after a transition. */
   moved: { state: string };
   /**
-   * A write the server refused: its status, the problem's catalogue code (VALIDATION_FAILED for a
-   * rule), and the field at fault with its rule's code.
+   * A write the server refused: its status, the problem's catalogue code (one rule's own code when
+   * it alone refused), and the field at fault with its rule's code.
    */
   refused: { status: number; code: string; field: string | null; fieldCode: string | null };
 }

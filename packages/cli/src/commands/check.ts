@@ -1,4 +1,6 @@
-import { checkSpec, summarizePoints } from '@ninepoint/spec';
+import { dirname, resolve } from 'node:path';
+import { loadModules } from '@ninepoint/server';
+import { checkModules, checkSpec, codeNeeds, summarizePoints } from '@ninepoint/spec';
 import type { Command } from 'commander';
 import type { Context } from '../context.ts';
 import { readSpec } from '../files.ts';
@@ -22,7 +24,18 @@ export function registerCheck(program: Command, ctx: Context, version: string): 
     .version(version)
     .action(async (file: string, options: CheckOptions) => {
       const source = await readSpec(ctx.io.cwd, file);
-      const { model, diagnostics, ok } = checkSpec(source);
+      const checked = checkSpec(source);
+      const { model } = checked;
+      // The modules point 7 names, looked for beside the spec (the spec package never reads files):
+      // loading one runs its top level, as serving it would.
+      const modules =
+        codeNeeds(model).length > 0
+          ? checkModules(model, (await loadModules(model, dirname(resolve(ctx.io.cwd, file)))).facts)
+          : [];
+      const diagnostics = [...checked.diagnostics, ...modules].sort(
+        (a, b) => a.line - b.line || a.column - b.column || a.code.localeCompare(b.code),
+      );
+      const ok = !diagnostics.some((d) => d.severity === 'error');
       const points = summarizePoints(model);
       ctx.io.stdout.write(
         options.json === true

@@ -1,6 +1,7 @@
 import { assignableRoles, DEV_ROUTES, type DevServer, demoEmail, STUDIO_ROUTES, serveDev } from '@ninepoint/server';
 import type { Command } from 'commander';
 import type { Context } from '../context.ts';
+import { readSpec } from '../files.ts';
 import { listenAddress, type ServingOptions, serveOptions, servingOptions } from '../serving.ts';
 import { UsageError } from '../usage-error.ts';
 import { addUserCommand } from './users.ts';
@@ -45,7 +46,10 @@ export async function startDev(ctx: Context, file: string, options: ServingOptio
       'ninepoint dev is for development, and NODE_ENV is "production"; serve the app with ninepoint serve.',
     );
   }
-  const result = await serveDev(serveOptions(ctx, file, options));
+  const settings = serveOptions(ctx, file, options);
+  // Worded as check and serve word it (the dev server reads the file again, and on every change).
+  await readSpec(ctx.io.cwd, file);
+  const result = await serveDev(settings);
   if (!result.ok) {
     ctx.exitCode = result.exitCode;
     return null;

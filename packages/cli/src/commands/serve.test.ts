@@ -155,6 +155,22 @@ describe('ninepoint serve', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toBe('error: --port must be a whole number from 0 to 65535, not "http".\n');
   });
+
+  it('words a missing spec file as check does (and dev), exit 2, before starting', async () => {
+    const dir = tempDir();
+    for (const file of ['missing.md', 'sub/missing.md']) {
+      const check = await runIn(dir, ['check', file]);
+      expect(check.code).toBe(2);
+      for (const command of ['serve', 'dev']) {
+        const result = await runIn(dir, [command, file, '--port', '0']);
+        expect({ command, code: result.code, stderr: result.stderr }).toEqual({
+          command,
+          code: 2,
+          stderr: check.stderr,
+        });
+      }
+    }
+  });
 });
 
 describe('the SQLite synchronous setting of serve and dev', () => {

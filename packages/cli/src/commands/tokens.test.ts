@@ -57,16 +57,18 @@ describe('ninepoint tokens create', () => {
     expect(me.body.user).toMatchObject({ email: 'ada@example.org', roles: ['staff'] });
   });
 
-  it('refuses a user who does not exist (exit 1) and a missing --name (exit 2)', async () => {
+  it('refuses a user who does not exist (exit 1); without --name the token is named "token"', async () => {
     const dir = await withAda();
     const nobody = await runIn(dir, ['tokens', 'create', 'bob@example.org', 'spec.md', '--name', 'ci']);
     expect(nobody.code).toBe(1);
     expect(nobody.stdout).toBe('');
     expect(nobody.stderr).toContain('error: There is no user with the email bob@example.org.\n');
-    const unnamed = await runIn(dir, ['tokens', 'create', 'ada@example.org', 'spec.md']);
-    expect(unnamed.code).toBe(2);
-    expect(unnamed.stderr).toContain("required option '--name <name>' not specified");
     expect(await tokensJson(dir)).toEqual([]);
+    const unnamed = await runIn(dir, ['tokens', 'create', 'ada@example.org', 'spec.md']);
+    expect(unnamed.code).toBe(0);
+    expect(unnamed.stdout).toMatch(/^npt_[\w-]{43}\n$/);
+    expect(unnamed.stderr).toContain('Created the API token "token"');
+    expect(await tokensJson(dir)).toEqual([expect.objectContaining({ email: 'ada@example.org', name: 'token' })]);
   });
 });
 

@@ -9,6 +9,9 @@ interface CreateOptions extends DbOption {
   name: string;
 }
 
+/** The name of a token made without `--name`: `tokens list` tells such tokens apart by id and time. */
+const DEFAULT_TOKEN_NAME = 'token';
+
 interface ListOptions extends DbOption {
   json?: boolean;
 }
@@ -31,7 +34,7 @@ export function registerTokens(program: Command, ctx: Context, version: string):
       .description('Create an API token for a user and print its secret, this once.')
       .argument('<email>', 'the user the token acts as')
       .argument('<spec.md>', 'the spec whose app it calls')
-      .requiredOption('--name <name>', 'what the token is for, shown by tokens list (e.g. ci, backup)'),
+      .option('--name <name>', 'what the token is for, shown by tokens list (e.g. ci, backup)', DEFAULT_TOKEN_NAME),
   )
     .version(version)
     .addHelpText(

@@ -109,6 +109,29 @@ describe('ninepoint users add', () => {
     expect(await listJson(dir)).toEqual([]);
   });
 
+  it('reads one line from --password-stdin and refuses a second line, adding no one', async () => {
+    const dir = lendingDesk();
+    const twoLines = await runIn(
+      dir,
+      ['users', 'add', 'bob@example.org', 'spec.md', '--role', 'staff', '--password-stdin'],
+      { stdin: piped(`${PASSWORD}\nsecond line\n`) },
+    );
+    expect(twoLines.code).toBe(1);
+    expect(twoLines.stderr).toContain(
+      'error: --password-stdin reads one line, but 2 lines were piped in: pipe only the password. Nothing was changed.\n',
+    );
+    expect(await listJson(dir)).toEqual([]);
+    // One line without its line break (printf, a password manager) is the password as it is.
+    expect(
+      (
+        await runIn(dir, ['users', 'add', 'bob@example.org', 'spec.md', '--role', 'staff', '--password-stdin'], {
+          stdin: piped(`${PASSWORD}\r\n`),
+        })
+      ).code,
+    ).toBe(0);
+    expect((await signIn(dir, 'bob@example.org', PASSWORD)).status).toBe(200);
+  });
+
   it('exits 2 with no terminal to ask on and no --password-stdin, before touching the database', async () => {
     const dir = lendingDesk();
     for (const stdin of [piped(PASSWORD), undefined]) {

@@ -1,5 +1,7 @@
+import { CODE_API } from '../code/index.ts';
 import type { FeatureApi } from '../compile/openapi.ts';
 import { SYSTEM_API, SYSTEM_CALLS } from '../http/system-api.ts';
+import { IMPORT_API } from '../import/index.ts';
 import { LIVE_API, LIVE_CALLS } from '../live/index.ts';
 import { OUTBOX_API } from '../outbox/index.ts';
 import { PEOPLE_API, PEOPLE_CALLS } from '../people/index.ts';
@@ -8,7 +10,7 @@ import { SAVED_VIEWS_API } from '../views/index.ts';
 
 /**
  * What each feature declares for the OpenAPI document, in the order the document lists them: the
- * app's own calls, people, live updates, saved views, the outbox, then the spec's records. A new feature adds
+ * app's own calls, people, live updates, saved views, the outbox, then the spec's records and its custom calls (code). A new feature adds
  * its `FeatureApi` here (and its plugin in `server.ts`).
  */
 export const FEATURE_APIS: readonly FeatureApi[] = [
@@ -18,6 +20,8 @@ export const FEATURE_APIS: readonly FeatureApi[] = [
   SAVED_VIEWS_API,
   OUTBOX_API,
   RECORDS_API,
+  IMPORT_API,
+  CODE_API,
 ];
 
 /**

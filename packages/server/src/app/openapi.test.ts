@@ -211,6 +211,10 @@ describe('the OpenAPI document', () => {
       'POST /api/loans/{id}/mark-overdue markOverdueLoan',
       'GET /api/books/summary summarizeBooks',
       'GET /api/loans/summary summarizeLoans',
+      'POST /api/books/import importBook',
+      'POST /api/books/import/preview previewBookImport',
+      'POST /api/loans/import importLoan',
+      'POST /api/loans/import/preview previewLoanImport',
     ]);
     expect(openapi.paths['/api/books/{id}']?.patch?.requestBody?.content['application/json']?.schema).toEqual({
       $ref: '#/components/schemas/Book.update',
@@ -419,6 +423,10 @@ describe('the OpenAPI document', () => {
       markOverdueLoan: signedIn,
       summarizeBooks: anybody,
       summarizeLoans: signedIn,
+      importBook: anybody,
+      previewBookImport: anybody,
+      importLoan: signedIn,
+      previewLoanImport: signedIn,
     });
   });
 
@@ -487,6 +495,8 @@ describe('the OpenAPI document', () => {
       deleteNote: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
       getNoteHistory: [['NOT_SIGNED_IN'], undefined],
       summarizeNotes: [['NOT_SIGNED_IN'], undefined],
+      importNote: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
+      previewNoteImport: [['NOT_SIGNED_IN'], ['FORBIDDEN']],
     });
   });
 

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { checkSpec, type Diagnostic, type Model } from '@ninepoint/spec';
 import type { Logger } from 'pino';
 import { MigrationRefusedError } from '../compile/migration-report.ts';
@@ -19,6 +20,7 @@ import { DEFAULT_DB_PATH } from '../store/open-store.ts';
 import { redact } from '../store/postgres/pg-store.ts';
 import type { Store, Synchronous } from '../store/store.ts';
 import {
+  CodeModulesError,
   createServer,
   DEFAULT_HOST,
   DEFAULT_PORT,
@@ -117,6 +119,8 @@ export async function serve(options: ServeOptions): Promise<ServeResult> {
       allowDestructive: options.allowDestructive ?? false,
       devMode: options.devMode ?? false,
       trustProxy: trustProxyFromEnv(process.env.TRUST_PROXY),
+      // The modules point 7 names are beside the spec.
+      codeFolder: dirname(resolve(options.specPath)),
       ...(options.sqliteSynchronous ? { sqlite: { synchronous: options.sqliteSynchronous } } : {}),
       ...(mail ? { mail } : {}),
       oidc,
@@ -272,6 +276,7 @@ export async function readServable(
 /** Why `createServer` failed, in a sentence: the refused migration, the database, or the error. */
 export function startFailure(error: unknown, database: string): string {
   const code = String((error as { code?: unknown }).code ?? '');
+  if (error instanceof CodeModulesError) return `the modules the spec names are not ready:\n${error.message}`;
   return error instanceof SqlSchemaError || error instanceof MigrationRefusedError
     ? error.message
     : code.startsWith('SQLITE_') || code.startsWith('E') || /^[0-9A-Z]{5}$/.test(code)

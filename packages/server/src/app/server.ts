@@ -1,7 +1,16 @@
 import { channel } from 'node:diagnostics_channel';
-import { effectiveScreens, type Model, peopleAccess, timeZoneOf } from '@ninepoint/spec';
+import {
+  checkModules,
+  codeNeeds,
+  type Diagnostic,
+  effectiveScreens,
+  type Model,
+  peopleAccess,
+  timeZoneOf,
+} from '@ninepoint/spec';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { type Logger, pino } from 'pino';
+import { CodeActors, type CodeFeature, CodeRunner, code as codePlugin, loadModules } from '../code/index.ts';
 import { createAjv } from '../compile/ajv.ts';
 import { changesSchema, type MigrationPlan } from '../compile/migration-contract.ts';
 import { PROBLEM_CONTENT_TYPE, type ProblemExtras, type ProblemParams } from '../compile/problems.ts';
@@ -23,6 +32,7 @@ import {
 import { REQUEST_ID_HEADER, requestId } from '../http/request-id.ts';
 import { HSTS, REFERRER_POLICY } from '../http/security-headers.ts';
 import { registerWebApp } from '../http/web-app.ts';
+import { imports } from '../import/index.ts';
 import { type ChangeFeed, type LiveOptions, type LocalChange, LocalFeed, liveUpdates, PgFeed } from '../live/index.ts';
 import { Outbox, type OutboxTiming, outbox as outboxPlugin } from '../outbox/index.ts';
 import { AuthStore, ensureDemoUsers, type MailOptions, type OidcSettings, OidcStore, people } from '../people/index.ts';
@@ -30,7 +40,7 @@ import { records } from '../records/index.ts';
 import { openStore, type StoreOptions } from '../store/open-store.ts';
 import { PgStore } from '../store/postgres/pg-store.ts';
 import type { Store } from '../store/store.ts';
-import { RecurringJobs, ScheduleRuns, type Timers, timers } from '../timers/index.ts';
+import { RecurringJobs, ScheduleRuns, SYSTEM_ACTOR_ID, type Timers, timers } from '../timers/index.ts';
 import { SavedViewsStore, savedViews } from '../views/index.ts';
 import { type CompiledApp, compileApp } from './compile-app.ts';
 import { SERVER_CREATED_CHANNEL, type ServerCreated } from './server-channel.ts';
@@ -91,6 +101,21 @@ export interface ServerOptions extends StoreOptions {
    * faster retries.
    */
   outbox?: { env?: NodeJS.ProcessEnv; timing?: OutboxTiming };
+  /**
+   * The spec's folder, where the TypeScript modules point 7 names are (custom calls, hooks,
+   * scheduled jobs). Needed when the spec names one: the server refuses to start without it, or
+   * when a module is missing or lacks its export.
+   */
+  codeFolder?: string;
+  /** Added to each module's URL so a changed file is loaded anew (`ninepoint dev` after a save). */
+  codeVersion?: string;
+  /** For tests: how long a module may run, instead of `CODE_TIMEOUT_SECONDS`. */
+  codeTimeoutMs?: number;
+}
+
+/** The spec names modules that are not there or lack their exports: the messages, as `check` words them. */
+export class CodeModulesError extends Error {
+  override name = 'CodeModulesError';
 }
 
 /** Fastify's `trustProxy`: all, none, addresses/CIDRs, or a function of the address and its hop. */
@@ -110,6 +135,13 @@ export interface NinepointServer {
   endStreams(): void;
   /** The transitions the system takes by itself (`timers/`); tests with an injected clock run rounds. */
   readonly timers: Timers;
+  /** Point 7's TypeScript modules (`code/`), or null when the spec names none. */
+  readonly code:
+    | (Pick<CodeFeature, 'idle'> & {
+        /** Loads the modules anew (`version` busts Node's cache); answers what is wrong, keeping the old ones then. */
+        reload(version: string): Promise<Diagnostic[]>;
+      })
+    | null;
   /** Stops taking requests, lets those under way finish, then closes the database. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -173,6 +205,9 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
       ...(options.outbox?.env ? { env: options.outbox.env } : {}),
       ...(options.outbox?.timing ? { timing: options.outbox.timing } : {}),
     });
+    const runner = await openCode(compiled, options, logger);
+    // The code plugin decorates the app once it has loaded: reached through the app, when used.
+    let codeOf: () => CodeFeature | null = () => null;
     // Point 7's recurring jobs: their runs table only when the spec declares some.
     let jobs: RecurringJobs | null = null;
     if (compiled.model.schedules.length > 0) {
@@ -183,7 +218,10 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
         schedules: compiled.model.schedules,
         runs,
         timeZone: timeZoneOf(compiled.model),
-        run: (job, dueAt) => outbox.scheduled(job, dueAt, clock()),
+        run: async (job, dueAt) => {
+          await outbox.scheduled(job, dueAt, clock());
+          await codeOf()?.scheduled(job, dueAt);
+        },
         now: clock,
         logger,
       });
@@ -218,9 +256,23 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
       oidc,
       secretKey: options.secretKey ?? null,
       live: options.live ?? {},
+      runner,
     });
+    if (runner) codeOf = () => app.code;
     if (serverCreated.hasSubscribers) serverCreated.publish({ app, openapi: compiled.openapi } satisfies ServerCreated);
-    return wrap(app, compiled, store, auth, plan, options.closeGraceMs, endStreams);
+    const code = runner
+      ? {
+          idle: () => app.code.idle(),
+          reload: async (version: string) => {
+            const loaded = await loadModules(compiled.model, options.codeFolder ?? '.', version);
+            const problems = checkModules(compiled.model, loaded.facts);
+            // A module saved half-written: the app keeps the modules it had, as it keeps the last good spec.
+            if (problems.length === 0) runner.reload(loaded);
+            return problems;
+          },
+        }
+      : null;
+    return wrap(app, compiled, store, auth, plan, options.closeGraceMs, endStreams, code);
   } catch (error) {
     await store.close();
     throw error;
@@ -245,6 +297,7 @@ function buildApp(
     oidc,
     secretKey,
     live: liveOptions,
+    runner,
   }: {
     views: SavedViewsStore;
     outbox: Outbox;
@@ -257,6 +310,7 @@ function buildApp(
     oidc: { settings: OidcSettings; logins: OidcStore } | null;
     secretKey: string | null;
     live: NonNullable<ServerOptions['live']>;
+    runner: CodeRunner | null;
   },
 ): { app: FastifyInstance; endStreams: () => void } {
   const { catalogue, settings } = compiled;
@@ -348,8 +402,12 @@ function buildApp(
   const committed = (change: LocalChange) => {
     app.live.committed(change);
     outbox.committed(change.entity, change.kind);
+    if (runner) app.code.committed(change);
   };
+  // Before the records: a before hook is one of their calls' hooks.
+  if (runner) void app.register(codePlugin, { compiled, auth, store, runner, actors: runner.actors, logger });
   void app.register(records, { compiled, store, committed, now: clock });
+  void app.register(imports, { compiled, store, auth, committed, now: clock });
   void app.register(timers, { compiled, store, logger, now: clock, committed, jobs });
   void app.register(savedViews, { views, screens: effectiveScreens(compiled.model), ...(now ? { now } : {}) });
   void app.register(outboxPlugin, {
@@ -390,6 +448,7 @@ function wrap(
   migration: MigrationPlan,
   closeGraceMs: number | undefined,
   endStreams: () => void,
+  code: NinepointServer['code'],
 ): NinepointServer {
   let closing: Promise<void> | null = null;
   return {
@@ -399,6 +458,7 @@ function wrap(
     auth,
     migration,
     endStreams,
+    code,
     get timers() {
       return app.timers;
     },
@@ -423,4 +483,35 @@ function wrap(
       return closing;
     },
   };
+}
+
+/**
+ * Loads the modules point 7 names from the spec's folder and checks them as `ninepoint check`
+ * does; null when the spec names none. Throws `CodeModulesError` when one is missing or lacks
+ * its export, so a server never starts half able to answer its spec.
+ */
+async function openCode(compiled: CompiledApp, options: ServerOptions, logger: Logger): Promise<CodeRunner | null> {
+  const { model } = compiled;
+  if (codeNeeds(model).length === 0) return null;
+  if (options.codeFolder === undefined) {
+    throw new CodeModulesError(
+      "The spec names TypeScript modules (point 7), but the server was not told the spec's folder (codeFolder).",
+    );
+  }
+  const loaded = await loadModules(model, options.codeFolder, options.codeVersion);
+  const problems = checkModules(model, loaded.facts);
+  if (problems.length > 0) {
+    throw new CodeModulesError(
+      problems.map((d) => `line ${d.line}: ${d.message}${d.hint ? ` ${d.hint}` : ''} (${d.code})`).join('\n'),
+    );
+  }
+  return new CodeRunner({
+    model,
+    routes: compiled.routeTable.routes,
+    actors: new CodeActors(),
+    logger,
+    timeoutMs: options.codeTimeoutMs ?? compiled.settings.CODE_TIMEOUT_SECONDS * 1000,
+    loaded,
+    systemId: SYSTEM_ACTOR_ID,
+  });
 }

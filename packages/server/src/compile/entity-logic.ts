@@ -16,8 +16,10 @@ import {
   type Rule,
   ruleMessageParams,
   ruleRuns,
+  type SpecLine,
   type StateMachine,
   sharedRefusalCode,
+  specLine,
   type Transition,
   timeZoneOf,
   transitionEffects,
@@ -76,9 +78,9 @@ const NOTHING_HIDDEN: HiddenFields = () => new Set();
  *   rule's own entity are enforced.
  * - **Failures** are all collected. Each is reported at its field: a field rule's field; an
  *   entity rule's only mentioned field when it mentions exactly one of the record's fields
- *   (`due > today` → `due`); otherwise null. When every failure has the same code and that code's
- *   catalogue status is not 422 (LOAN_LIMIT 409), the answer is that code with that status;
- *   otherwise VALIDATION_FAILED 422. Both list the failures in `errors`.
+ *   (`due > today` → `due`); otherwise null. When every failure has the same code (one rule refused;
+ *   LOAN_LIMIT 409), the answer is that code with its catalogue status, so a client reads a
+ *   rule's code where it reads FORBIDDEN's; otherwise VALIDATION_FAILED 422. Both list the failures in `errors`.
  */
 export interface EntityLogic {
   /** Run on create; undefined when the entity has nothing to check. */
@@ -108,6 +110,9 @@ export function compileEntityLogic(
   expressions: CompiledModelExpressions = compileExpressions(model),
 ): Map<string, EntityLogic> {
   const logic = new Map<string, EntityLogic>();
+  // Compiled once: a refusal names the line of its rule or transition without reading the spec.
+  const ruleLines = new Map(model.rules.map((r) => [r, specLine(model, r.span)]));
+  const lineOf = (rule: Rule): SpecLine | null => ruleLines.get(rule) ?? null;
   for (const entity of model.entities) {
     const machine = model.machines.find((m) => m.entity === entity.name);
     const evaluator = expressions.entities.get(entity.name);
@@ -140,6 +145,7 @@ export function compileEntityLogic(
     const effects = expressions.effects.get(entity.name);
     const guardWords = expressions.guardWords.get(entity.name);
     const creating = machine?.transitions.find((t) => t.creates);
+    const transitionLines = new Map((machine?.transitions ?? []).map((t) => [t, specLine(model, t.span)]));
 
     const failures = (
       next: ApiRecord,
@@ -161,12 +167,14 @@ export function compileEntityLogic(
             user,
             counterOf(reader, next),
           );
-          if (outcome === 'fails') found.push(fieldError(catalogue, entity, compiled.rule, compiled.at, next, hidden));
+          if (outcome === 'fails') {
+            found.push(fieldError(catalogue, entity, compiled.rule, compiled.at, next, hidden, lineOf(compiled.rule)));
+          }
         } else {
           const applies = compiled.rule.appliesTo.transition;
           if (applies !== null && applies !== transition) continue;
           if (limitExceeded(compiled, entity, next, current, reader)) {
-            found.push(fieldError(catalogue, entity, compiled.rule, null, next, hidden));
+            found.push(fieldError(catalogue, entity, compiled.rule, null, next, hidden, lineOf(compiled.rule)));
           }
         }
       }
@@ -191,24 +199,26 @@ export function compileEntityLogic(
         counterOf(reader, record),
       );
       if (outcome === 'holds') return;
+      const spec = transitionLines.get(t) ?? null;
       // Its message names the record's fields: not those the caller may not see.
-      if (t.error !== null) throw new ProblemError(t.error, guardErrorParams(entity, t, record, hidden()));
+      if (t.error !== null) throw new ProblemError(t.error, guardErrorParams(entity, t, record, hidden()), { spec });
       const params = { transition: t.name, entity: entity.name, state: String(record.state ?? '(new)') };
       throw new ProblemError('TRANSITION_NOT_ALLOWED', params, {
         message: guardRefusal(catalogue.messages, guardWords?.get(t.name) ?? guard.source, params),
+        spec,
       });
     };
 
     const create: LogicCheck = (next, _current, reader, user, hiddenOf = NOTHING_HIDDEN) => {
       const hidden = once(() => hiddenOf(next, loaderOf(reader)));
       if (creating) guardHolds(creating, next, reader, user, hidden);
-      refuse(catalogue, failures(next, null, reader, creating?.name ?? null, user, hidden), () =>
+      refuse(failures(next, null, reader, creating?.name ?? null, user, hidden), () =>
         ruleMessageParams(entity, next, null, hidden()),
       );
     };
     const update: LogicCheck = (next, current, reader, user, hiddenOf = NOTHING_HIDDEN) => {
       const hidden = once(() => hiddenBoth(hiddenOf, next, current, loaderOf(reader)));
-      refuse(catalogue, failures(next, current, reader, null, user, hidden), () =>
+      refuse(failures(next, current, reader, null, user, hidden), () =>
         ruleMessageParams(entity, next, null, hidden()),
       );
     };
@@ -219,16 +229,22 @@ export function compileEntityLogic(
         if (current === null) throw new Error('A transition needs the current record.');
         const state = typeof current.state === 'string' ? current.state : '';
         if (!t.from.includes(state)) {
-          throw new ProblemError('TRANSITION_NOT_ALLOWED', { transition: t.name, entity: entity.name, state });
+          throw new ProblemError(
+            'TRANSITION_NOT_ALLOWED',
+            { transition: t.name, entity: entity.name, state },
+            { spec: transitionLines.get(t) ?? null },
+          );
         }
         // The payload's fields, but the system fields as they are: `updated_at` is not yet now.
         const hidden = once(() => hiddenBoth(hiddenOf, next, current, loaderOf(reader)));
         const seen = guardRecord(next, current);
         guardHolds(t, seen, reader, user, hidden);
         const sets = effects?.get(t.name);
-        const set = sets ? effectsOf(evaluator, entity, t, sets, seen, reader, user, next.updated_at) : undefined;
+        const set = sets
+          ? effectsOf(evaluator, entity, t, sets, seen, reader, user, next.updated_at, transitionLines.get(t) ?? null)
+          : undefined;
         const result = set ? { ...next, ...set } : next;
-        refuse(catalogue, failures(result, current, reader, t.name, user, hidden), () =>
+        refuse(failures(result, current, reader, t.name, user, hidden), () =>
           ruleMessageParams(entity, result, null, hidden()),
         );
         return set;
@@ -258,6 +274,7 @@ function effectsOf(
   reader: TxReader,
   user: CelUser,
   at: Value | undefined,
+  spec: SpecLine | null,
 ): WriteEffects {
   const now = typeof at === 'string' ? new Date(at) : new Date();
   const outcome = transitionEffects(
@@ -274,6 +291,7 @@ function effectsOf(
   const why = outcome.empty ? 'a field it needs is empty' : 'its value could not be worked out';
   throw new ProblemError('TRANSITION_NOT_ALLOWED', params, {
     detail: `${capitalised(t.name)} sets ${outcome.field}, but ${why}.`,
+    spec,
   });
 }
 
@@ -357,9 +375,10 @@ function fieldError(
   field: string | null,
   record: ApiRecord,
   hidden: () => ReadonlySet<string>,
+  spec: SpecLine | null,
 ): FieldError {
   const params = ruleMessageParams(entity, record, field, hidden());
-  return { field, code: rule.error, message: catalogue.message(rule.error, params) };
+  return { field, code: rule.error, message: catalogue.message(rule.error, params), ...(spec ? { spec } : {}) };
 }
 
 /** What the reader does not see of the record before or after the write: a refusal names neither. */
@@ -376,12 +395,9 @@ function hiddenBoth(
 }
 
 /** Throws the answer to the failures, if any (see `EntityLogic`). */
-function refuse(catalogue: ProblemCatalogue, failures: readonly FieldError[], params: () => ProblemParams): void {
+function refuse(failures: readonly FieldError[], params: () => ProblemParams): void {
   if (failures.length === 0) return;
-  const only = sharedRefusalCode(
-    failures.map((f) => f.code),
-    (code) => catalogue.status(code),
-  );
+  const only = sharedRefusalCode(failures.map((f) => f.code));
   if (only !== null) throw new ProblemError(only, params(), { errors: failures });
   throw new ProblemError('VALIDATION_FAILED', {}, { errors: failures });
 }

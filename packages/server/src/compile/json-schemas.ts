@@ -88,6 +88,15 @@ function entitySchemas(entity: Entity, states: string[] | null, hidable: Readonl
   };
 }
 
+/** Where the spec writes something: its line and that line's words, as the OpenAPI document also shows them. */
+export const SPEC_LINE_SCHEMA: JsonSchema = {
+  type: 'object',
+  description:
+    'Where in the spec the rule, guard, limit, field or permission behind this is written: the 1-based line and that line as written.',
+  properties: { line: { type: 'integer', minimum: 1 }, text: { type: 'string' } },
+  required: ['line', 'text'],
+};
+
 function historyEntry(states: string[] | null, anonymous: boolean): JsonSchema {
   const state: JsonSchema = states ? { type: ['string', 'null'], enum: [...states, null] } : { type: 'null' };
   return object(
@@ -110,6 +119,15 @@ function historyEntry(states: string[] | null, anonymous: boolean): JsonSchema {
         type: 'object',
         additionalProperties: true,
         description: 'The same fields before the change; on delete, every field as it was last.',
+      },
+      how: {
+        type: 'string',
+        enum: ['import'],
+        description: 'How the change was made, when not by a call on the record: `import` for a row of an import.',
+      },
+      spec: {
+        ...SPEC_LINE_SCHEMA,
+        description: 'For a transition the spec still has: the line of point 4 that declares it, and its words.',
       },
     },
     ['at', ...(anonymous ? [] : ['by']), 'action', 'transition', 'from', 'to', 'changes'],

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type Model, type RuntimeSettings, runtimeSettings } from '@ninepoint/spec';
+import { type Model, type RuntimeSettings, runtimeSettings, type SpecLine } from '@ninepoint/spec';
 import type { EntitySchemas, JsonSchema } from './json-schemas.ts';
 import { compilePermissions, type EntityPermissions } from './permissions.ts';
 import { PROBLEM_MEDIA_TYPE, PROBLEM_SCHEMA, type ProblemCatalogue } from './problems.ts';
@@ -58,6 +58,11 @@ export interface Operation {
   responses: Record<string, Response | { $ref: string }>;
   /** Any one of these lets the call in; `[]`: no credentials are needed (nor looked at, but a bad token). */
   security: SecurityRequirement[];
+  /**
+   * Where the spec declares the call: its point-7 row, or for a call derived from the spec (point
+   * 7 not shown) the transition's row or the entity's heading. The spec's calls only.
+   */
+  'x-spec-line'?: SpecLine;
 }
 
 export const OPENAPI_VERSION = '3.1.1';
@@ -90,8 +95,18 @@ export const ref = (component: string): JsonSchema => ({ $ref: `#/components/sch
 export interface ApiContext {
   model: Pick<
     Model,
-    'product' | 'entities' | 'constants' | 'machines' | 'permissions' | 'roles' | 'points' | 'screens' | 'calls'
-  >;
+    | 'product'
+    | 'entities'
+    | 'constants'
+    | 'machines'
+    | 'permissions'
+    | 'roles'
+    | 'points'
+    | 'screens'
+    | 'calls'
+    | 'errors'
+  > &
+    Partial<Pick<Model, 'lines'>>;
   settings: RuntimeSettings;
   /** The spec's calls (point 7, or derived). */
   routes: readonly Route[];

@@ -4,6 +4,8 @@ import {
   type Model,
   type Permission,
   rolesDeclared,
+  type SpecLine,
+  specLine,
   type Transition,
   USER_ENTITY,
 } from '@ninepoint/spec';
@@ -25,6 +27,15 @@ export interface Actor {
 }
 
 export type Operation = 'read' | 'update' | 'delete';
+
+/**
+ * The role of the system's actor when a module acts as the system (`asSystem`, after hooks, jobs):
+ * every permission of point 6 (rules, guards and limits still hold), and `system` in history. It
+ * is no name a spec can give a role, so no user can hold it.
+ */
+export const SYSTEM_ROLE = ':system';
+
+const isSystem = (actor: Actor): boolean => actor.userId !== null && actor.roles.includes(SYSTEM_ROLE);
 
 /** A signed-out visitor. */
 export const VISITOR: Actor = Object.freeze({ userId: null, roles: Object.freeze([]) as readonly string[] });
@@ -84,6 +95,11 @@ export interface EntityPermissions {
   unsearchable(actor: Actor): ReadonlySet<string>;
   /** Whether anybody at all may read this entity, signed out. */
   readonly visitorsMayRead: boolean;
+  /**
+   * Where point 6 writes what the actor may do with these records, for a refusal to name: the
+   * cell of their first role that has a row (else `anyone`'s), else point 6's heading.
+   */
+  specLine(actor: Actor): SpecLine | null;
 }
 
 const NOTHING_HIDDEN: ReadonlySet<string> = new Set();
@@ -92,9 +108,10 @@ export const AUTHOR = 'created_by';
 
 /** Compiles point 6 (and the transitions' `who`) into a permission table per entity. */
 export function compilePermissions(
-  model: Pick<Model, 'entities' | 'permissions' | 'roles'>,
+  model: Pick<Model, 'entities' | 'permissions' | 'roles'> & Partial<Pick<Model, 'points' | 'lines'>>,
 ): Map<string, EntityPermissions> {
   const rolesShown = rolesDeclared(model);
+  const heading = specLine(model, model.points?.find((p) => p.key === 'roles')?.span);
   const table = new Map<string, EntityPermissions>();
   for (const entity of model.entities) {
     const rows = model.permissions.filter((p) => p.entity === entity.name);
@@ -115,6 +132,11 @@ export function compilePermissions(
         }
       }
       return found;
+    };
+    const rowLines = new Map(rows.map((row) => [row.role, specLine(model, row.span)]));
+    const lineFor = (actor: Actor): SpecLine | null => {
+      const own = actor.userId === null ? undefined : actor.roles.find((r) => rowLines.get(r));
+      return (own ? rowLines.get(own) : rowLines.get(ANYONE)) ?? heading;
     };
     const defaultPaths: RowPath[] = ownerColumns.map((c) => ({ column: c, through: [] }));
     const pathsOf = new Map<Permission, Record<Operation, RowPath[] | null>>();
@@ -207,16 +229,17 @@ export function compilePermissions(
     table.set(entity.name, {
       entity: entity.name,
       ownerColumns,
-      mayCreate,
-      access,
-      grants,
-      transitionGrants,
-      transitionAccess,
-      settable,
+      mayCreate: (actor) => isSystem(actor) || mayCreate(actor),
+      access: (actor, operation) => (isSystem(actor) ? 'all' : access(actor, operation)),
+      grants: (actor, operation) => (isSystem(actor) ? [EVERY_RECORD] : grants(actor, operation)),
+      transitionGrants: (actor, transition) => (isSystem(actor) ? [EVERY_RECORD] : transitionGrants(actor, transition)),
+      transitionAccess: (actor, transition) => (isSystem(actor) ? 'all' : transitionAccess(actor, transition)),
+      settable: (actor, operation) => (isSystem(actor) ? null : settable(actor, operation)),
       listsFields,
-      hiddenOn,
-      unsearchable,
+      hiddenOn: (actor, record, load) => (isSystem(actor) ? NOTHING_HIDDEN : hiddenOn(actor, record, load)),
+      unsearchable: (actor) => (isSystem(actor) ? NOTHING_HIDDEN : unsearchable(actor)),
       visitorsMayRead: access({ userId: null, roles: [] }, 'read') !== 'none',
+      specLine: lineFor,
     });
   }
   return table;

@@ -1,5 +1,5 @@
-import { type ErrorCode, MessageCatalogue, type MessageParams, type Model } from '@ninepoint/spec';
-import type { JsonSchema } from '../compile/json-schemas.ts';
+import { type ErrorCode, MessageCatalogue, type MessageParams, type Model, type SpecLine } from '@ninepoint/spec';
+import { type JsonSchema, SPEC_LINE_SCHEMA } from '../compile/json-schemas.ts';
 
 /** Every error answer has this media type (RFC 9457). */
 export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
@@ -19,6 +19,8 @@ export interface ProblemBody {
   requestId?: string;
   /** For VALIDATION_FAILED, and for NOT_UNIQUE and UNKNOWN_REFERENCE: the fields at fault. */
   errors?: FieldError[];
+  /** Where the spec writes what refused: the rule, guard, limit, field or permission (see `SpecLine`). */
+  spec?: SpecLine;
 }
 
 /** One field's failure: its catalogue code and that code's message, filled in for the field. */
@@ -27,6 +29,8 @@ export interface FieldError {
   field: string | null;
   code: string;
   message: string;
+  /** The spec line of the rule or field that failed. */
+  spec?: SpecLine;
 }
 
 /** What a problem says besides its code's message. */
@@ -42,6 +46,15 @@ export interface ProblemExtras {
    * from the catalogue (a guard's refusal, see the spec package's `guardRefusal`).
    */
   message?: string;
+  /** The spec line of what refused; with one source among `errors`, theirs (see `oneSpecLine`). */
+  spec?: SpecLine | null;
+}
+
+/** The one spec line the failures share, or null when they come from several lines (or none). */
+export function oneSpecLine(errors: readonly FieldError[]): SpecLine | null {
+  const first = errors[0]?.spec;
+  if (!first) return null;
+  return errors.every((e) => e.spec?.line === first.line) ? first : null;
 }
 
 /** What can fill a message's `{placeholders}`. */
@@ -104,6 +117,7 @@ export class ProblemCatalogue {
   ): ProblemBody {
     const entry = this.entry(code);
     const known = entry.code === code;
+    const spec = extras.spec ?? (extras.errors ? oneSpecLine(extras.errors) : null);
     const detail =
       known && extras.message !== undefined
         ? extras.message
@@ -119,6 +133,7 @@ export class ProblemCatalogue {
       instance: context.instance,
       ...(context.requestId ? { requestId: context.requestId } : {}),
       ...(known && extras.errors && extras.errors.length > 0 ? { errors: [...extras.errors] } : {}),
+      ...(spec ? { spec } : {}),
     };
   }
 }
@@ -146,10 +161,16 @@ export const PROBLEM_SCHEMA: JsonSchema = {
       description: 'The fields at fault, each with its catalogue code and message.',
       items: {
         type: 'object',
-        properties: { field: { type: ['string', 'null'] }, code: { type: 'string' }, message: { type: 'string' } },
+        properties: {
+          field: { type: ['string', 'null'] },
+          code: { type: 'string' },
+          message: { type: 'string' },
+          spec: SPEC_LINE_SCHEMA,
+        },
         required: ['field', 'code', 'message'],
       },
     },
+    spec: SPEC_LINE_SCHEMA,
   },
   required: ['type', 'title', 'status', 'detail', 'code', 'instance'],
 };

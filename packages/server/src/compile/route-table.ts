@@ -6,6 +6,8 @@ import {
   type Model,
   type Rule,
   rolesDeclared,
+  type SpecLine,
+  specLine,
   type Transition,
 } from '@ninepoint/spec';
 import { type EntitySchemas, type JsonSchema, pickFields } from './json-schemas.ts';
@@ -32,6 +34,8 @@ export interface Route {
   doc: string;
   /** True when derived because point 7 is not shown. */
   derived: boolean;
+  /** Where the spec declares the call (see `callLine`); null for a model without its lines. */
+  spec: SpecLine | null;
 }
 
 export interface Payload {
@@ -73,6 +77,8 @@ export function compileRouteTable(
   const operationIds = new Set<string>();
   const facts = entityFacts(model);
   for (const call of calls) {
+    // Custom calls are the code feature's (`code/`): it serves and documents them.
+    if (call.action.kind === 'code') continue;
     if (reserved.some((s) => s.method === call.method && s.path === call.path)) {
       shadowed.push(call);
       continue;
@@ -93,12 +99,33 @@ export function compileRouteTable(
       body,
       list: call.action.kind === 'list' ? (facts.get(call.action.entity)?.list ?? null) : null,
       success: successOf(call.action, entitySchemas),
-      errors: errorsOf(call, body !== null, facts.get(call.action.entity), rolesDeclared(model)),
+      errors: [
+        ...new Set([
+          ...errorsOf(call, body !== null, facts.get(call.action.entity), rolesDeclared(model)),
+          ...hookedCodes(model, call.action),
+        ]),
+      ],
       doc: call.doc,
       derived: call.derived,
+      spec: callLine(model, call),
     });
   }
   return { routes, shadowed };
+}
+
+/**
+ * The line that declares a call: its row in point 7; for a call derived from the spec, the row
+ * of the transition it takes, else its entity's heading in point 3.
+ */
+function callLine(model: Model, call: Call): SpecLine | null {
+  if (call.span) return specLine(model, call.span);
+  const { action } = call;
+  if (action.kind === 'transition') {
+    const machine = model.machines.find((m) => m.entity === action.entity);
+    const transition = machine?.transitions.find((t) => t.name === action.transition);
+    if (transition) return specLine(model, transition.span);
+  }
+  return specLine(model, model.entities.find((e) => e.name === action.entity)?.span);
 }
 
 function payloadOf(call: Call, schemas: EntitySchemas): Payload | null {
@@ -132,6 +159,7 @@ function successOf(action: CallAction, schemas: EntitySchemas): Route['success']
     case 'get':
     case 'update':
     case 'transition':
+    case 'code':
       return answer(200, 'record');
   }
 }
@@ -209,7 +237,7 @@ function errorsOf(call: Call, hasBody: boolean, facts: EntityFacts | undefined, 
       codes.push('CONFLICT');
       break;
     case 'transition': {
-      // A rule failing with a 422 code (or several failing) answers VALIDATION_FAILED, body or none.
+      // One rule failing answers its own code; several with different codes VALIDATION_FAILED.
       const rules = rulesFor(action.transition);
       const own = facts?.transitions.find((t) => t.name === action.transition && t.guard !== null)?.error;
       codes.push(
@@ -226,10 +254,28 @@ function errorsOf(call: Call, hasBody: boolean, facts: EntityFacts | undefined, 
       break;
     case 'get':
     case 'history':
+    case 'code':
       break;
   }
   codes.push(...ALWAYS);
   return [...new Set(codes)];
+}
+
+/**
+ * A call with a `before` hook (point 7's Code) may also answer any code of point 8: the module
+ * refuses with whichever it likes.
+ */
+function hookedCodes(model: Model, action: CallAction): string[] {
+  const hooked = model.hooks.some(
+    (h) =>
+      h.moment === 'before' &&
+      h.event.kind !== 'schedule' &&
+      h.event.entity === action.entity &&
+      (h.event.kind === 'transition'
+        ? action.kind === 'transition' && action.transition === h.event.transition
+        : h.event.kind === action.kind),
+  );
+  return hooked ? model.errors.map((e) => e.code) : [];
 }
 
 /** `listBooks`, `getBook`, `createBook`, `replaceBook`, `markOverdueLoan`, … */
@@ -251,6 +297,10 @@ function operationName(call: Call): string {
       return `get${entity}History`;
     case 'transition': {
       const verb = pascal(action.transition.replace(/[\s_]+/g, '-'));
+      return `${verb.charAt(0).toLowerCase()}${verb.slice(1)}${entity}`;
+    }
+    case 'code': {
+      const verb = pascal(call.path.split('/').at(-1) ?? 'run');
       return `${verb.charAt(0).toLowerCase()}${verb.slice(1)}${entity}`;
     }
   }

@@ -2,7 +2,16 @@ import { readFile, realpath, rename, rm, stat, writeFile } from 'node:fs/promise
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { basename, dirname, join } from 'node:path';
-import { behaviourKey, checkSpec, type Diagnostic, type StudioStatus } from '@ninepoint/spec';
+import {
+  behaviourKey,
+  checkSpec,
+  codeNeeds,
+  type Diagnostic,
+  type Model,
+  type StudioStatus,
+  specTypes,
+  specTypesFile,
+} from '@ninepoint/spec';
 import {
   formatDiagnostic,
   listenFailure,
@@ -32,7 +41,7 @@ import { OUTBOX_ROUTE, registerOutboxRoutes } from './outbox-routes.ts';
 import { SPEC_EVENTS_PATH, SpecEvents } from './spec-events.ts';
 import { registerStudioRoutes, STUDIO_ROUTES, type Studio } from './studio-routes.ts';
 
-import { watchSpec } from './watch-spec.ts';
+import { watchCode, watchSpec } from './watch-spec.ts';
 
 /** `ninepoint dev`'s server: the app of the last good spec, replaced whenever the spec file is saved. */
 export interface DevServer {
@@ -113,8 +122,16 @@ export async function serveDev(options: ServeOptions): Promise<DevServeResult> {
     },
     pages: [STUDIO_ROUTES.page],
   };
+  const folder = dirname(specPath);
+  const typesFile = join(folder, specTypesFile(basename(specPath)));
+  /** Each app loads the modules anew: a save of a module or of the spec may have changed them. */
+  let codeGeneration = 0;
+  let watchingCode = false;
+  let stopWatchingCode = () => {};
   const open = (model: NinepointServer['compiled']['model']) =>
     createServer({
+      codeFolder: folder,
+      codeVersion: String(++codeGeneration),
       model,
       dbPath,
       databaseUrl,
@@ -130,6 +147,7 @@ export async function serveDev(options: ServeOptions): Promise<DevServeResult> {
 
   let first: NinepointServer;
   try {
+    await writeTypes(read.model);
     first = await open(read.model);
     await first.app.ready();
   } catch (error) {
@@ -265,6 +283,7 @@ export async function serveDev(options: ServeOptions): Promise<DevServeResult> {
     }
     let next: NinepointServer | undefined;
     try {
+      await writeTypes(model);
       next = await open(model);
       await next.app.ready();
     } catch (error) {
@@ -311,6 +330,40 @@ export async function serveDev(options: ServeOptions): Promise<DevServeResult> {
       diagnostics,
       plan: null,
     };
+  }
+
+  /**
+   * `ninepoint types` on every save: the spec's types beside it, for the modules it names (or once
+   * written, kept up to date). Written only when they change, so an editor's TypeScript sees a
+   * save only when there is something new.
+   */
+  async function writeTypes(model: Model): Promise<void> {
+    // The folder is watched (recursively) only once a spec names modules: most never do.
+    if (!watchingCode && codeNeeds(model).length > 0) {
+      watchingCode = true;
+      stopWatchingCode = watchCode(folder, basename(typesFile), () => {
+        void enqueue(reloadCode);
+      });
+    }
+    const exists = await stat(typesFile).then(
+      () => true,
+      () => false,
+    );
+    if (!exists && codeNeeds(model).length === 0) return;
+    const text = specTypes(model, basename(specPath));
+    const old = exists ? await readFile(typesFile, 'utf8').catch(() => '') : '';
+    if (old !== text) await writeFile(typesFile, text);
+  }
+
+  /** A module was saved: the app loads the modules anew, or keeps the ones it has and says why. */
+  async function reloadCode(): Promise<StudioStatus> {
+    const code = current.server.code;
+    if (!code) return events.status;
+    const problems = await code.reload(String(++codeGeneration));
+    for (const d of problems) printError(formatDiagnostic(specPath, d));
+    if (problems.length === 0) print('Ninepoint: loaded the modules beside the spec again.');
+    else printError('Ninepoint: the modules were not reloaded; the app keeps the ones it had.');
+    return events.status;
   }
 
   async function writeAndApply(source: string): Promise<StudioStatus> {
@@ -400,6 +453,7 @@ export async function serveDev(options: ServeOptions): Promise<DevServeResult> {
       closing ??= (async () => {
         stopping = true;
         stopWatching();
+        stopWatchingCode();
         events.close();
         await queue;
         const closed = new Promise<void>((resolve) => http.close(() => resolve()));

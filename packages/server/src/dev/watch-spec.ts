@@ -28,3 +28,32 @@ export function watchSpec(path: string, onChange: () => void): () => void {
     watcher.close();
   };
 }
+
+/**
+ * Calls `onChange` after each save of a TypeScript module in the spec's folder or under it
+ * (`ninepoint dev` loads them again), but not of `ignored` (the types file it writes itself).
+ */
+export function watchCode(folder: string, ignored: string, onChange: () => void): () => void {
+  let timer: NodeJS.Timeout | null = null;
+  let watcher: FSWatcher;
+  try {
+    watcher = watch(folder, { recursive: true }, (_event, file) => {
+      if (file === null || !/\.m?ts$/.test(file) || file === ignored || file.includes('node_modules')) return;
+      if (timer) clearTimeout(timer);
+      timer = setTimeout(() => {
+        timer = null;
+        onChange();
+      }, SETTLE_MS);
+    });
+  } catch {
+    // A folder that cannot be watched: modules are loaded again with the next applied spec.
+    return () => {};
+  }
+  watcher.on('error', () => {
+    // The folder went away; the app keeps serving.
+  });
+  return () => {
+    if (timer) clearTimeout(timer);
+    watcher.close();
+  };
+}

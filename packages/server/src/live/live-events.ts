@@ -37,6 +37,10 @@ export interface LiveOptions {
 /** A committed change as the HTTP layer knows it: with the record (after it, or before a delete). */
 export interface LocalChange extends Change {
   record: ApiRecord;
+  /** The transition taken, for a `transition` change (point 7's hooks on `Entity: transition`). */
+  transition?: string;
+  /** Who made it: a user's id, the system's, or null for a visitor (for point 7's `after` hooks). */
+  by?: string | null;
 }
 
 export interface LiveEvents {

@@ -1,4 +1,4 @@
-import type { RuntimeSettings } from '@ninepoint/spec';
+import type { RuntimeSettings, SpecLine } from '@ninepoint/spec';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type ProblemCatalogue, ProblemError } from '../compile/problems.ts';
 import { sameOrigin } from '../http/same-origin.ts';
@@ -49,6 +49,8 @@ export interface InvitationOptions {
   productName: string;
   /** What a user holding these roles may do with people's accounts. */
   peopleAccess: (roles: readonly string[]) => PeopleAccessOf;
+  /** The spec line of these roles' row in point 6, which a refusal names (see `roleLines`). */
+  roleLine?: (roles: readonly string[]) => SpecLine | null;
   /** The spec's roles: an invitation gives only these. */
   knownRoles: readonly string[];
   /** Null: mail is not configured; an invitation is refused, as nobody could receive it. */
@@ -83,7 +85,11 @@ export function registerInvitations(app: FastifyInstance, options: InvitationOpt
     if (user === null) throw new ProblemError('NOT_SIGNED_IN');
     const access = options.peopleAccess(user.roles);
     if (!access.mayInvite && !access.manage) {
-      throw new ProblemError('FORBIDDEN', {}, { detail: 'Your roles may not invite people.' });
+      throw new ProblemError(
+        'FORBIDDEN',
+        {},
+        { detail: 'Your roles may not invite people.', spec: options.roleLine?.(user.roles) },
+      );
     }
     return { user, manage: access.manage, inviteRoles: access.inviteRoles };
   };
@@ -108,6 +114,7 @@ export function registerInvitations(app: FastifyInstance, options: InvitationOpt
         {},
         {
           detail: `Your roles may not invite people as ${refused.join(', ')}.${inviteRoles.length > 0 ? ` You may invite as ${inviteRoles.join(', ')}.` : ''}`,
+          spec: options.roleLine?.(user.roles),
         },
       );
     }

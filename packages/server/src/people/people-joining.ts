@@ -7,6 +7,7 @@ import type { AuthStore } from './auth-store.ts';
 import { registerInvitations } from './invitations.ts';
 import { JoiningStore } from './joining-store.ts';
 import type { MailOptions } from './password-reset.ts';
+import { roleLines } from './role-lines.ts';
 import { registerSignUp } from './sign-up.ts';
 
 /**
@@ -35,5 +36,6 @@ export function registerPeopleJoining(
     ...common,
     peopleAccess: (roles) => peopleAccess(model, roles),
     knownRoles: model.roles.map((r) => r.name),
+    roleLine: roleLines(model),
   });
 }

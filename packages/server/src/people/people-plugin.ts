@@ -13,6 +13,7 @@ import type { OidcSettings } from './oidc-settings.ts';
 import type { OidcStore } from './oidc-store.ts';
 import { type MailOptions, registerPasswordReset } from './password-reset.ts';
 import { registerPeopleJoining } from './people-joining.ts';
+import { roleLines } from './role-lines.ts';
 import { SecretSealer } from './secret-key.ts';
 import { TwoFactor } from './two-factor.ts';
 import { registerUserAdmin } from './user-admin.ts';
@@ -82,6 +83,7 @@ export const people = fastifyPlugin<PeopleOptions>(
       catalogue,
       knownRoles: assignableRoles(model),
       manages,
+      roleLine: roleLines(model),
       now,
     });
     registerPasswordReset(app, { auth, settings, catalogue, productName: model.product.name, mail, now });

@@ -1,3 +1,4 @@
+import type { SpecLine } from '@ninepoint/spec';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Actor } from '../compile/permissions.ts';
 import { type ProblemCatalogue, ProblemError } from '../compile/problems.ts';
@@ -25,6 +26,8 @@ export interface UserAdminOptions {
   knownRoles: readonly string[];
   /** Whether these roles let their holder manage people (point 6: `people` is `manage`). */
   manages: (roles: readonly string[]) => boolean;
+  /** The spec line of these roles' row in point 6, which a refusal names (see `roleLines`). */
+  roleLine?: (roles: readonly string[]) => SpecLine | null;
   now: () => number;
 }
 
@@ -56,7 +59,11 @@ export function registerUserAdmin(app: FastifyInstance, options: UserAdminOption
     const actor = request.actor;
     if (actor.user === null) throw new ProblemError('NOT_SIGNED_IN');
     if (!manages(actor.roles)) {
-      throw new ProblemError('FORBIDDEN', {}, { detail: 'Only those whose roles manage people may do this.' });
+      throw new ProblemError(
+        'FORBIDDEN',
+        {},
+        { detail: 'Only those whose roles manage people may do this.', spec: options.roleLine?.(actor.roles) },
+      );
     }
     return actor;
   };

@@ -255,27 +255,43 @@ describe.each(SQLITE_ONLY)('on $name', (db) => {
       expect(missing.errors[0]?.message).toBe('title is required.');
       expect((await bad(book({ title: null }))).codes).toEqual(['title REQUIRED']);
       expect((await bad(book({ copies: '3' }))).errors).toEqual([
-        { field: 'copies', code: 'INVALID_TYPE', message: 'copies must be a whole number.' },
+        expect.objectContaining({ field: 'copies', code: 'INVALID_TYPE', message: 'copies must be a whole number.' }),
       ]);
       expect((await bad(book({ copies: 1.5 }))).codes).toEqual(['copies INVALID_TYPE']);
       expect((await bad(book({ acquired: 'yesterday' }))).codes).toEqual(['acquired INVALID_TYPE']);
       // A required text that is empty is missing, whatever its length rule says.
       expect((await bad(book({ title: '' }))).errors).toEqual([
-        { field: 'title', code: 'REQUIRED', message: 'title is required.' },
+        expect.objectContaining({ field: 'title', code: 'REQUIRED', message: 'title is required.' }),
       ]);
       expect((await bad(book({ title: 'x'.repeat(201) }))).errors).toEqual([
-        { field: 'title', code: 'TOO_LONG', message: 'title must be at most 200 characters long.' },
+        expect.objectContaining({
+          field: 'title',
+          code: 'TOO_LONG',
+          message: 'title must be at most 200 characters long.',
+        }),
       ]);
       for (const copies of [51, -1]) {
         expect((await bad(book({ copies }))).errors).toEqual([
-          { field: 'copies', code: 'OUT_OF_RANGE', message: 'copies must be between 0 and 50.' },
+          expect.objectContaining({
+            field: 'copies',
+            code: 'OUT_OF_RANGE',
+            message: 'copies must be between 0 and 50.',
+          }),
         ]);
       }
       expect((await bad(book({ isbn: '12345' }))).errors).toEqual([
-        { field: 'isbn', code: 'PATTERN_MISMATCH', message: 'isbn is not in the expected format.' },
+        expect.objectContaining({
+          field: 'isbn',
+          code: 'PATTERN_MISMATCH',
+          message: 'isbn is not in the expected format.',
+        }),
       ]);
       expect((await bad(book({ format: 'scroll' }))).errors).toEqual([
-        { field: 'format', code: 'INVALID_CHOICE', message: 'format must be one of hardcover, paperback.' },
+        expect.objectContaining({
+          field: 'format',
+          code: 'INVALID_CHOICE',
+          message: 'format must be one of hardcover, paperback.',
+        }),
       ]);
       // Several at once, one error per field.
       expect((await bad({ title: '', isbn: 'x', copies: 99 })).codes).toEqual([
@@ -286,8 +302,8 @@ describe.each(SQLITE_ONLY)('on $name', (db) => {
 
       const loan = await call('POST', '/api/loans', { book: 'not-an-id', borrower: USER, due: '31/01/2030' });
       expect(loan.body.errors).toEqual([
-        { field: 'book', code: 'INVALID_TYPE', message: 'book must be the id of a Book.' },
-        { field: 'due', code: 'INVALID_TYPE', message: 'due must be a date (YYYY-MM-DD).' },
+        expect.objectContaining({ field: 'book', code: 'INVALID_TYPE', message: 'book must be the id of a Book.' }),
+        expect.objectContaining({ field: 'due', code: 'INVALID_TYPE', message: 'due must be a date (YYYY-MM-DD).' }),
       ]);
       // Updates are checked the same way, and a required field cannot be cleared.
       const { body: created } = await call('POST', '/api/books', book());
@@ -353,7 +369,13 @@ describe.each(SQLITE_ONLY)('on $name', (db) => {
       expect(again.body).toMatchObject({
         code: 'NOT_UNIQUE',
         detail: 'Another Book already has this isbn.',
-        errors: [{ field: 'isbn', code: 'NOT_UNIQUE', message: 'Another Book already has this isbn.' }],
+        errors: [
+          expect.objectContaining({
+            field: 'isbn',
+            code: 'NOT_UNIQUE',
+            message: 'Another Book already has this isbn.',
+          }),
+        ],
       });
       const other = await call('POST', '/api/books', book());
       const clash = await call('PATCH', `/api/books/${other.body.id}`, { isbn: first.body.isbn });

@@ -5,12 +5,15 @@ import {
   type Field,
   NO_USER,
   type RuntimeSettings,
+  type SpecLine,
   type StateMachine,
+  specLine,
   typeWords,
   USER_ENTITY,
 } from '@ninepoint/spec';
-import type { ErrorObject } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { createAjv } from '../compile/ajv.ts';
 import type { CompiledApp } from '../compile/compiled-app.ts';
 import type { EntityLogic, HiddenFields, LogicCheck } from '../compile/entity-logic.ts';
 import type { JsonSchema } from '../compile/json-schemas.ts';
@@ -23,7 +26,15 @@ import type { LocalChange } from '../live/index.ts';
 import type { RequestActor } from '../people/index.ts';
 import { replayHistory } from '../store/history.ts';
 import { type SettledReads, settle } from '../store/settle-reads.ts';
-import type { EntityRecords, Refusal, Store, WriteCheck, WriteContext } from '../store/store.ts';
+import type {
+  BatchCreate,
+  EntityRecords,
+  HistoryEntry,
+  Refusal,
+  Store,
+  WriteCheck,
+  WriteContext,
+} from '../store/store.ts';
 import { UUID, uuidv7 } from '../store/uuidv7.ts';
 import { etagOf, ifMatchVersions } from './etag.ts';
 import { FieldErrors } from './field-errors.ts';
@@ -63,6 +74,10 @@ interface EntityContext {
   now: () => number;
   /** Checks what its transitions set against the fields' rules; null when they set nothing. */
   effectFields: ((set: WriteEffects) => void) | null;
+  /** The spec line of each field (point 3's row), compiled once: a field's refusal names it. */
+  fieldLine: (field: string) => SpecLine | null;
+  /** The spec line of each transition by name (point 4's row), which its history entries name. */
+  transitionLines: ReadonlyMap<string, SpecLine>;
 }
 
 /** A committed write: the record after it, or before it for a delete. */
@@ -92,40 +107,8 @@ export function registerEntityRoutes(
   committed: Committed = () => {},
   now: () => number = () => Date.now(),
 ): void {
-  const { model, routeTable, catalogue, settings } = compiled;
-  const contexts = new Map<string, EntityContext>();
-  const machineOf = (name: string) => model.machines.find((m) => m.entity === name);
-  const contextOf = (name: string): EntityContext => {
-    const known = contexts.get(name);
-    if (known) return known;
-    const entity = model.entities.find((e) => e.name === name);
-    if (!entity) throw new Error(`The route table names entity ${name}, which the model does not have.`);
-    const routes = routeTable.routes.filter((r) => r.action.entity === name);
-    const get = routes.find((r) => r.action.kind === 'get');
-    const base = routes.find((r) => r.action.kind === 'list' || r.action.kind === 'create')?.path;
-    const context: EntityContext = {
-      entity,
-      machine: machineOf(name),
-      records: store.records(name),
-      store,
-      logic: compiled.logic.get(name),
-      permissions: permissionsOf(compiled, name),
-      references: entity.fields.flatMap((f) =>
-        f.type.kind === 'reference' && f.type.entity !== USER_ENTITY
-          ? [{ field: f.name, entity: f.type.entity, permissions: permissionsOf(compiled, f.type.entity) }]
-          : [],
-      ),
-      catalogue,
-      settings,
-      recordPath: (id) => (get ? get.path.replace(`:${get.params[0] ?? 'id'}`, id) : `${base ?? `/api/${name}`}/${id}`),
-      committed,
-      now,
-      effectFields: effectFieldsCheck(entity, machineOf(name), compiled.jsonSchemas.get(name), catalogue),
-    };
-    contexts.set(name, context);
-    return context;
-  };
-
+  const { routeTable, model } = compiled;
+  const contextOf = entityContexts(compiled, store, committed, now);
   for (const route of routeTable.routes) {
     const context = contextOf(route.action.entity);
     const method = route.method;
@@ -168,6 +151,114 @@ export function registerEntityRoutes(
   }
 }
 
+/**
+ * The create path of one entity for a caller other than its create call (an import): the same
+ * permission, the same body checks, the same record and the same check in the store's transaction.
+ */
+export interface RecordCreator {
+  readonly entity: Entity;
+  /** The create call's path (`/api/books`). */
+  readonly path: string;
+  readonly records: EntityRecords;
+  /** NOT_SIGNED_IN or FORBIDDEN when the actor may not create these records. */
+  authorize(actor: RequestActor): void;
+  /**
+   * A body (field values as JSON would hold them) checked as the create call checks its body
+   * (JSON Schema, fields the actor may set, values), made the write the call would make; throws
+   * the problem the call would answer. `how` is kept in the history entry.
+   */
+  plan(actor: RequestActor, body: unknown, ms: number, how?: WriteContext['how']): BatchCreate;
+  /** A store's refusal as the create call answers it. */
+  refusal(refusal: Refusal, id: string): ProblemError;
+  /** Tells live updates of a committed create, as the create call does. */
+  committed(record: ApiRecord, at: string): void;
+}
+
+/** A `RecordCreator` per entity the spec's calls create (`POST /api/books`), by entity name. */
+export function recordCreators(
+  compiled: CompiledApp,
+  store: Store,
+  committed: Committed = () => {},
+  now: () => number = () => Date.now(),
+): Map<string, RecordCreator> {
+  const contextOf = entityContexts(compiled, store, committed, now);
+  const creators = new Map<string, RecordCreator>();
+  for (const route of compiled.routeTable.routes) {
+    if (route.action.kind !== 'create' || creators.has(route.action.entity)) continue;
+    const context = contextOf(route.action.entity);
+    const schema = route.body?.schema ?? NO_BODY;
+    const errors = new FieldErrors(context.entity, schema, context.catalogue);
+    let validate: ValidateFunction | undefined;
+    creators.set(context.entity.name, {
+      entity: context.entity,
+      path: route.path,
+      records: context.records,
+      authorize: (actor) => authorizeCreate(actor, context),
+      plan: (actor, body, ms, how) => {
+        validate ??= createAjv().compile(schema);
+        if (!validate(body)) throw errors.problem(validate.errors ?? [], body);
+        return planCreate(actor, body as Record<string, unknown>, ms, context, errors, how);
+      },
+      refusal: (refusal, id) => refused(refusal, context, id),
+      committed: (record, at) =>
+        context.committed({ entity: context.entity.name, id: String(record.id), kind: 'create', at, record }),
+    });
+  }
+  return creators;
+}
+
+/** Each entity's `EntityContext`, made on first use and kept. */
+function entityContexts(
+  compiled: CompiledApp,
+  store: Store,
+  committed: Committed,
+  now: () => number,
+): (name: string) => EntityContext {
+  const { model, catalogue, settings, routeTable } = compiled;
+  const contexts = new Map<string, EntityContext>();
+  const machineOf = (name: string) => model.machines.find((m) => m.entity === name);
+  const contextOf = (name: string): EntityContext => {
+    const known = contexts.get(name);
+    if (known) return known;
+    const entity = model.entities.find((e) => e.name === name);
+    if (!entity) throw new Error(`The route table names entity ${name}, which the model does not have.`);
+    const routes = routeTable.routes.filter((r) => r.action.entity === name);
+    const get = routes.find((r) => r.action.kind === 'get');
+    const base = routes.find((r) => r.action.kind === 'list' || r.action.kind === 'create')?.path;
+    const fieldLines = new Map(entity.fields.map((f) => [f.name, specLine(model, f.span)]));
+    const fieldLine = (field: string) => fieldLines.get(field) ?? null;
+    const transitionLines = new Map<string, SpecLine>();
+    for (const t of machineOf(name)?.transitions ?? []) {
+      const line = specLine(model, t.span);
+      if (line) transitionLines.set(t.name, line);
+    }
+    const context: EntityContext = {
+      entity,
+      machine: machineOf(name),
+      records: store.records(name),
+      store,
+      logic: compiled.logic.get(name),
+      permissions: permissionsOf(compiled, name),
+      references: entity.fields.flatMap((f) =>
+        f.type.kind === 'reference' && f.type.entity !== USER_ENTITY
+          ? [{ field: f.name, entity: f.type.entity, permissions: permissionsOf(compiled, f.type.entity) }]
+          : [],
+      ),
+      catalogue,
+      settings,
+      recordPath: (id) => (get ? get.path.replace(`:${get.params[0] ?? 'id'}`, id) : `${base ?? `/api/${name}`}/${id}`),
+      committed,
+      now,
+      effectFields: effectFieldsCheck(entity, machineOf(name), compiled.jsonSchemas.get(name), catalogue, fieldLine),
+      fieldLine,
+      transitionLines,
+    };
+    contexts.set(name, context);
+    return context;
+  };
+  return contextOf;
+}
+
 /** The most fields one summary may total. */
 const MAX_SUMS = 10;
 
@@ -181,7 +272,7 @@ function summaryHandler(context: EntityContext): Handler {
   const { entity, machine, permissions, records } = context;
   return async (request, reply) => {
     const { actor } = request;
-    const grants = readGrants(actor, permissions);
+    const grants = readGrants(actor, context);
     const hidden = permissions.unsearchable(actor);
     const query = request.query as Record<string, string | string[] | undefined>;
     const unknown = Object.keys(query).find((k) => k !== 'by' && k !== 'sum');
@@ -227,7 +318,7 @@ function listHandler(route: Route, context: EntityContext): Handler {
   if (!params) throw new Error(`${route.method} ${route.path} lists without list parameters.`);
   return async (request, reply) => {
     const { actor } = request;
-    const grants = readGrants(actor, permissions);
+    const grants = readGrants(actor, context);
     const all = coversEveryRecord(grants);
     // What some record the list may hold hides: sorting, filtering or searching by it would tell its values.
     const unsearchable = permissions.unsearchable(actor);
@@ -248,7 +339,7 @@ function listHandler(route: Route, context: EntityContext): Handler {
 function getHandler(route: Route, context: EntityContext): Handler {
   return async (request, reply) => {
     const { actor } = request;
-    const grants = readGrants(actor, context.permissions);
+    const grants = readGrants(actor, context);
     const id = recordId(request, route, context);
     const stored = await context.records.get(id);
     if (!stored) throw notFound(context, id);
@@ -265,9 +356,9 @@ function getHandler(route: Route, context: EntityContext): Handler {
 
 function historyHandler(route: Route, context: EntityContext): Handler {
   return async (request, reply) => {
-    const grants = readGrants(request.actor, context.permissions);
+    const grants = readGrants(request.actor, context);
     const id = recordId(request, route, context);
-    const items = await context.records.history(id);
+    const items = withTransitionLines(await context.records.history(id), context.transitionLines);
     // A deleted record's history stays readable; an id never used has none.
     if (items.length === 0) throw notFound(context, id);
     const hidden = hiddenOf(request.actor, context);
@@ -289,77 +380,117 @@ function historyHandler(route: Route, context: EntityContext): Handler {
   };
 }
 
+/** Each entry of a transition the spec still declares, with that transition's line (`spec`). */
+function withTransitionLines(items: HistoryEntry[], lines: ReadonlyMap<string, SpecLine>): HistoryEntry[] {
+  if (lines.size === 0) return items;
+  return items.map((entry) => {
+    const spec = entry.transition === null ? undefined : lines.get(entry.transition);
+    return spec ? { ...entry, spec } : entry;
+  });
+}
+
 function createHandler(route: Route, context: EntityContext): Handler {
-  const { entity, machine, records } = context;
-  const errors = new FieldErrors(entity, route.body?.schema ?? NO_BODY, context.catalogue);
-  const creating = machine?.transitions.find((t) => t.creates);
+  const { entity, records } = context;
+  const errors = new FieldErrors(entity, route.body?.schema ?? NO_BODY, context.catalogue, context.fieldLine);
   return async (request, reply) => {
     const { actor } = request;
-    if (
-      !context.permissions.mayCreate(actor) ||
-      (creating && context.permissions.transitionAccess(actor, creating) === 'none')
-    ) {
-      throw denied(actor);
-    }
+    authorizeCreate(actor, context);
     const body = readBody(request, errors, route.body === null);
-    const ms = context.now();
-    const at = new Date(ms).toISOString();
-    const settable = context.permissions.settable(actor, 'create');
-    const values: Record<string, Value> = {};
-    const failures: FieldError[] = [];
-    const notSettable: Field[] = [];
-    for (const field of entity.fields) {
-      const given = Object.hasOwn(body, field.name);
-      const fallback = defaultValueAt(field.default, at, actor.userId);
-      // A field the actor may not set takes its default; sending the default itself is no attempt.
-      if (given && settable && !settable.has(field.name) && !sameValue(field, body[field.name] as Value, fallback)) {
-        notSettable.push(field);
-      }
-      const value = given ? (body[field.name] as Value) : fallback;
-      values[field.name] = checkValue(field, value, errors, failures);
-    }
-    if (notSettable.length > 0) throw mayNotSet(notSettable, `on a new ${entity.name}`);
-    if (failures.length > 0) throw new ProblemError('VALIDATION_FAILED', {}, { errors: failures });
-    const record: ApiRecord = {
-      id: uuidv7(ms),
-      created_at: at,
-      updated_at: at,
-      created_by: actor.userId,
-      ...(machine ? { state: machine.initial } : {}),
-      ...values,
-    };
-    const hidden = hiddenOf(actor, context);
-    const outcome = await records.create(
-      record,
-      { at, by: actor.userId, unreadableReferences: unreadableReferences(actor, context) },
-      withUser(context.logic?.create, actor, hidden),
-    );
+    const write = planCreate(actor, body, context.now(), context, errors);
+    const { record } = write;
+    const outcome = await records.create(record, write.context, write.check);
     if (!outcome.ok) throw refused(outcome.refusal, context, String(record.id));
     context.committed({
       entity: entity.name,
       id: String(record.id),
       kind: 'create',
-      at,
+      at: write.context.at,
+      by: actor.userId,
       record: outcome.stored.record,
     });
     return reply
       .code(201)
       .header('location', context.recordPath(String(record.id)))
       .header('etag', etagOf(outcome.stored.version))
-      .send(await visible(outcome.stored.record, hidden, context));
+      .send(await visible(outcome.stored.record, hiddenOf(actor, context), context));
+  };
+}
+
+/** Refuses an actor who may not create the entity's records (nor take its creating transition). */
+function authorizeCreate(actor: RequestActor, context: EntityContext): void {
+  const creating = context.machine?.transitions.find((t) => t.creates);
+  if (
+    !context.permissions.mayCreate(actor) ||
+    (creating && context.permissions.transitionAccess(actor, creating) === 'none')
+  ) {
+    throw denied(actor, context);
+  }
+}
+
+/**
+ * A create's body (its schema passed) made the write the store makes: the fields the actor may
+ * set (FORBIDDEN for others), defaults, values as stored (VALIDATION_FAILED), the new record with
+ * its system fields and initial state, and the check the store runs in the transaction (rules,
+ * the creating transition's guard, limits, with the acting user). Throws the call's problem.
+ */
+function planCreate(
+  actor: RequestActor,
+  body: Record<string, unknown>,
+  ms: number,
+  context: EntityContext,
+  errors: FieldErrors,
+  how?: WriteContext['how'],
+): BatchCreate {
+  const { entity, machine } = context;
+  const at = new Date(ms).toISOString();
+  const settable = context.permissions.settable(actor, 'create');
+  const values: Record<string, Value> = {};
+  const failures: FieldError[] = [];
+  const notSettable: Field[] = [];
+  for (const field of entity.fields) {
+    const given = Object.hasOwn(body, field.name);
+    const fallback = defaultValueAt(field.default, at, actor.userId);
+    // A field the actor may not set takes its default; sending the default itself is no attempt.
+    if (given && settable && !settable.has(field.name) && !sameValue(field, body[field.name] as Value, fallback)) {
+      notSettable.push(field);
+    }
+    const value = given ? (body[field.name] as Value) : fallback;
+    values[field.name] = checkValue(field, value, errors, failures);
+  }
+  if (notSettable.length > 0)
+    throw mayNotSet(notSettable, `on a new ${entity.name}`, context.permissions.specLine(actor));
+  if (failures.length > 0) throw new ProblemError('VALIDATION_FAILED', {}, { errors: failures });
+  const record: ApiRecord = {
+    id: uuidv7(ms),
+    created_at: at,
+    updated_at: at,
+    created_by: actor.userId,
+    ...(machine ? { state: machine.initial } : {}),
+    ...values,
+  };
+  const check = withUser(context.logic?.create, actor, hiddenOf(actor, context));
+  return {
+    record,
+    context: {
+      at,
+      by: actor.userId,
+      unreadableReferences: unreadableReferences(actor, context),
+      ...(how ? { how } : {}),
+    },
+    ...(check ? { check } : {}),
   };
 }
 
 function updateHandler(route: Route, context: EntityContext): Handler {
   const { entity, records } = context;
   const schema = route.body?.schema ?? NO_BODY;
-  const errors = new FieldErrors(entity, schema, context.catalogue);
+  const errors = new FieldErrors(entity, schema, context.catalogue, context.fieldLine);
   // PUT replaces the fields its payload names (all of them, or a point-7 subset); PATCH sets those given.
   const replace = route.method === 'PUT';
   const fields = entity.fields.filter((f) => Object.hasOwn(schema.properties ?? {}, f.name));
   return async (request, reply) => {
     const { actor } = request;
-    const read = readGrants(actor, context.permissions);
+    const read = readGrants(actor, context);
     const id = recordId(request, route, context);
     const settable = context.permissions.settable(actor, 'update');
     // A PUT keeps what the actor may not change: they need not (and for a hidden field cannot) send it.
@@ -393,7 +524,8 @@ function updateHandler(route: Route, context: EntityContext): Handler {
             const changed = fixed.filter(
               (f) => unseen?.has(f.name) || !sameValue(f, current[f.name] ?? null, next[f.name] ?? null),
             );
-            if (changed.length > 0) throw mayNotSet(changed, `of this ${entity.name}`, 'change');
+            if (changed.length > 0)
+              throw mayNotSet(changed, `of this ${entity.name}`, context.permissions.specLine(actor), 'change');
           };
     const outcome = await records.update(
       id,
@@ -408,6 +540,7 @@ function updateHandler(route: Route, context: EntityContext): Handler {
         id,
         kind: 'update',
         at,
+        by: actor.userId,
         record: outcome.stored.record,
         ...(outcome.fields ? { fields: outcome.fields } : {}),
       });
@@ -428,11 +561,11 @@ function transitionHandler(route: Route, context: EntityContext, name: string): 
   if (!transition) throw new Error(`${route.method} ${route.path} takes ${name}, which ${entity.name} does not have.`);
   const check = context.logic?.transitions.get(name);
   const schema = route.body?.schema ?? NO_BODY;
-  const errors = new FieldErrors(entity, schema, context.catalogue);
+  const errors = new FieldErrors(entity, schema, context.catalogue, context.fieldLine);
   const fields = entity.fields.filter((f) => Object.hasOwn(schema.properties ?? {}, f.name));
   return async (request, reply) => {
     const { actor } = request;
-    const read = readGrants(actor, context.permissions);
+    const read = readGrants(actor, context);
     const id = recordId(request, route, context);
     const body = readBody(request, errors, true);
     const at = new Date(context.now()).toISOString();
@@ -460,7 +593,15 @@ function transitionHandler(route: Route, context: EntityContext, name: string): 
       withEffectFields(withUser(check, actor, hidden), context.effectFields),
     );
     if (!outcome.ok) throw refused(outcome.refusal, context, id);
-    context.committed({ entity: entity.name, id, kind: 'transition', at, record: outcome.stored.record });
+    context.committed({
+      entity: entity.name,
+      id,
+      kind: 'transition',
+      transition: transition.name,
+      at,
+      by: actor.userId,
+      record: outcome.stored.record,
+    });
     return reply
       .header('etag', etagOf(outcome.stored.version))
       .send(await visible(outcome.stored.record, hidden, context));
@@ -470,7 +611,7 @@ function transitionHandler(route: Route, context: EntityContext, name: string): 
 function deleteHandler(route: Route, context: EntityContext): Handler {
   return async (request, reply) => {
     const { actor } = request;
-    const read = readGrants(actor, context.permissions);
+    const read = readGrants(actor, context);
     const id = recordId(request, route, context);
     const ifVersions = ifMatchVersions(request.headers['if-match']);
     const allowed = writeAllowed(read, context.permissions.grants(actor, 'delete'), actor, context, id);
@@ -482,7 +623,15 @@ function deleteHandler(route: Route, context: EntityContext): Handler {
       found.record = current;
     });
     if (!outcome.ok) throw refused(outcome.refusal, context, id);
-    if (found.record) context.committed({ entity: context.entity.name, id, kind: 'delete', at, record: found.record });
+    if (found.record)
+      context.committed({
+        entity: context.entity.name,
+        id,
+        kind: 'delete',
+        at,
+        by: actor.userId,
+        record: found.record,
+      });
     return reply.code(204).send();
   };
 }
@@ -554,11 +703,15 @@ function notFound(context: EntityContext, id: string): ProblemError {
 
 function refused(refusal: Refusal, context: EntityContext, id: string): ProblemError {
   const entity = context.entity.name;
-  const fieldError = (field: string, code: string, params: Record<string, string> = {}): FieldError => ({
-    field,
-    code,
-    message: context.catalogue.message(code, { field, entity, ...params }),
-  });
+  const fieldError = (field: string, code: string, params: Record<string, string> = {}): FieldError => {
+    const spec = context.fieldLine(field);
+    return {
+      field,
+      code,
+      message: context.catalogue.message(code, { field, entity, ...params }),
+      ...(spec ? { spec } : {}),
+    };
+  };
   switch (refusal.kind) {
     case 'not-found':
       return notFound(context, id);
@@ -588,10 +741,12 @@ function refused(refusal: Refusal, context: EntityContext, id: string): ProblemE
 }
 
 /** FORBIDDEN for fields point 6 does not let the actor's roles set (`create (title)`). */
-function mayNotSet(fields: readonly Field[], where: string, verb = 'set'): ProblemError {
+function mayNotSet(fields: readonly Field[], where: string, spec: SpecLine | null, verb = 'set'): ProblemError {
   const names = fields.map((f) => f.name);
   const list = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
-  return new ProblemError('FORBIDDEN', {}, { detail: `Your roles may not ${verb} ${list} ${where}.` });
+  // Field by field too, so that a report of many writes (an import) can say which column it was.
+  const errors = names.map((field) => ({ field, code: 'FORBIDDEN', message: `Your roles may not ${verb} ${field}.` }));
+  return new ProblemError('FORBIDDEN', {}, { detail: `Your roles may not ${verb} ${list} ${where}.`, errors, spec });
 }
 
 /** Whether two values of a field are the same once read as the store reads them (ids in any case, times in any zone). */
@@ -602,14 +757,15 @@ function sameValue(field: Field, a: Value, b: Value): boolean {
 }
 
 /** The refusal for an actor with no access at all: sign in, or you may not. */
-function denied(actor: RequestActor): ProblemError {
-  return new ProblemError(actor.userId === null ? 'NOT_SIGNED_IN' : 'FORBIDDEN');
+function denied(actor: RequestActor, context: EntityContext): ProblemError {
+  const spec = context.permissions.specLine(actor);
+  return new ProblemError(actor.userId === null ? 'NOT_SIGNED_IN' : 'FORBIDDEN', {}, { spec });
 }
 
 /** The actor's read grants on the entity; refuses at once when there are none. */
-function readGrants(actor: RequestActor, permissions: EntityPermissions): readonly Grant[] {
-  const grants = permissions.grants(actor, 'read');
-  if (grants.length === 0) throw denied(actor);
+function readGrants(actor: RequestActor, context: EntityContext): readonly Grant[] {
+  const grants = context.permissions.grants(actor, 'read');
+  if (grants.length === 0) throw denied(actor, context);
   return grants;
 }
 
@@ -649,11 +805,11 @@ function writeAllowed(
   return (current, next, reader) => {
     const load = (entity: string, key: string) => reader.get(entity, key);
     if (!covers(read, current, actor.userId, load)) throw notFound(context, id);
-    if (granted.length === 0) throw denied(actor);
+    if (granted.length === 0) throw denied(actor, context);
     if (coversEveryRecord(granted)) return;
     const stays = { ...next, state: current.state ?? null };
     if (!covers(granted, current, actor.userId, load) || !covers(granted, stays, actor.userId, load)) {
-      throw denied(actor);
+      throw denied(actor, context);
     }
   };
 }

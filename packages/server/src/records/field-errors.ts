@@ -1,4 +1,4 @@
-import { type Entity, type Field, SYSTEM_FIELDS, typeWords } from '@ninepoint/spec';
+import { type Entity, type Field, type SpecLine, SYSTEM_FIELDS, typeWords } from '@ninepoint/spec';
 import type { ErrorObject } from 'ajv';
 import type { JsonSchema } from '../compile/json-schemas.ts';
 import { type FieldError, type ProblemCatalogue, ProblemError, type ProblemParams } from '../compile/problems.ts';
@@ -14,10 +14,20 @@ export class FieldErrors {
   readonly #fields: ReadonlyMap<string, Field>;
   readonly #schema: JsonSchema;
   readonly #catalogue: ProblemCatalogue;
+  readonly #lineOf: (field: string) => SpecLine | null;
 
-  /** `schema` is the body schema of the call: the entity's, or some of its fields (a point-7 payload). */
-  constructor(entity: Entity, schema: JsonSchema, catalogue: ProblemCatalogue) {
+  /**
+   * `schema` is the body schema of the call: the entity's, or some of its fields (a point-7
+   * payload); `lineOf` gives the spec line of a field (point 3's row), which each error names.
+   */
+  constructor(
+    entity: Entity,
+    schema: JsonSchema,
+    catalogue: ProblemCatalogue,
+    lineOf: (field: string) => SpecLine | null = () => null,
+  ) {
     this.#entity = entity;
+    this.#lineOf = lineOf;
     this.#fields = new Map(entity.fields.map((f) => [f.name, f]));
     this.#schema = schema;
     this.#catalogue = catalogue;
@@ -59,7 +69,8 @@ export class FieldErrors {
 
   /** A field error with its code's message. */
   error(field: string, code: string, params: ProblemParams = {}): FieldError {
-    return { field, code, message: this.#catalogue.message(code, { field, ...params }) };
+    const spec = this.#lineOf(field);
+    return { field, code, message: this.#catalogue.message(code, { field, ...params }), ...(spec ? { spec } : {}) };
   }
 
   #valueError(field: string, error: ErrorObject, value: unknown): FieldError {

@@ -1,7 +1,7 @@
 // The records feature's public face: what the app, other features and the package's API may use.
-export { type Committed, registerEntityRoutes } from './entity-routes.ts';
+export { type Committed, type RecordCreator, recordCreators, registerEntityRoutes } from './entity-routes.ts';
 export { etagOf, ifMatchVersions } from './etag.ts';
 export { encodeCursor, parseListQuery } from './list-query.ts';
-export { RECORDS_API } from './records-api.ts';
+export { RECORDS_API, visitorsMay } from './records-api.ts';
 export { type RecordsOptions, records } from './records-plugin.ts';
 export { effectFieldsCheck, withEffectFields } from './transition-effects.ts';

@@ -163,11 +163,11 @@ describe.each(SQLITE_ONLY)('fields a role may not read, on $name', (db) => {
     const refused = await call(reviewer, 'PATCH', `/api/talks/${talk.id}`, { score: 11 });
     expect(refused.status).toBe(422);
     expect(refused.body.errors).toEqual([
-      {
+      expect.objectContaining({
         field: 'score',
         code: 'SCORE_TOO_HIGH',
         message: 'Engines of thought by {speaker} ({bio}) may score at most 10, not 11.',
-      },
+      }),
     ]);
     blind(refused.text.replace('{speaker} ({bio})', ''));
     const organisers = await call(organiser, 'PATCH', `/api/talks/${talk.id}`, { score: 11 });

@@ -98,6 +98,8 @@ function callSummary(action: Route['action']): string {
       return `The history of a ${action.entity}`;
     case 'transition':
       return `${action.entity}: ${action.transition}`;
+    case 'code':
+      return `${action.entity}: ${action.code.file}`;
   }
 }
 
@@ -190,7 +192,7 @@ const IF_MATCH: Parameter = {
  * Whether a signed-out visitor may make a call, as `entity-routes.ts` decides it: reads need
  * read access; a visitor owns no record, so writes need `all` access to read and to change.
  */
-function visitorsMay(
+export function visitorsMay(
   action: CallAction,
   permissions: EntityPermissions | undefined,
   machine: StateMachine | undefined,
@@ -215,6 +217,8 @@ function visitorsMay(
       const transition = machine?.transitions.find((t) => t.name === action.transition && !t.creates);
       return read === 'all' && transition !== undefined && permissions.transitionAccess(VISITOR, transition) === 'all';
     }
+    case 'code':
+      return false;
   }
 }
 
@@ -269,6 +273,7 @@ function callOperation(
       ...responses.for(route.errors),
     },
     security,
+    ...(route.spec ? { 'x-spec-line': route.spec } : {}),
   };
 }
 
@@ -289,5 +294,7 @@ function successDescription(route: Route): string {
       return `The history of the ${action.entity}.`;
     case 'transition':
       return `The ${action.entity} after ${action.transition}.`;
+    case 'code':
+      return `What ${action.code.file} answers.`;
   }
 }

@@ -176,7 +176,7 @@ describe.each(TEST_DATABASES)('transition effects on $name', (db: TestDatabase) 
     const reopened = await as('POST', `/api/tickets/${id}/reopen`);
     expect(reopened.status).toBe(422);
     expect(reopened.body).toMatchObject({
-      code: 'VALIDATION_FAILED',
+      code: 'DUE_TOO_LATE',
       errors: [{ field: 'due', code: 'DUE_TOO_LATE', message: 'A ticket must be due by 2099-12-31.' }],
     });
     expect((await as('GET', `/api/tickets/${id}`)).body).toEqual(before.body);

@@ -1,4 +1,4 @@
-import type { Entity, StateMachine } from '@ninepoint/spec';
+import type { Entity, SpecLine, StateMachine } from '@ninepoint/spec';
 import { createAjv } from '../compile/ajv.ts';
 import type { EntitySchemas } from '../compile/json-schemas.ts';
 import type { ProblemCatalogue } from '../compile/problems.ts';
@@ -18,10 +18,11 @@ export function effectFieldsCheck(
   machine: StateMachine | undefined,
   schemas: EntitySchemas | undefined,
   catalogue: ProblemCatalogue,
+  lineOf?: (field: string) => SpecLine | null,
 ): ((set: WriteEffects) => void) | null {
   if (!schemas || !machine?.transitions.some((t) => (t.sets ?? []).length > 0)) return null;
   const validate = createAjv().compile(schemas.update);
-  const errors = new FieldErrors(entity, schemas.update, catalogue);
+  const errors = new FieldErrors(entity, schemas.update, catalogue, lineOf);
   return (set) => {
     if (!validate(set)) throw errors.problem(validate.errors ?? [], set);
   };

@@ -94,7 +94,8 @@ export class Ddl {
   "from_state" TEXT,
   "to_state" TEXT,
   "changes" ${json} NOT NULL,
-  "before" ${json}
+  "before" ${json},
+  "how" TEXT
 )`;
   }
 }

@@ -31,6 +31,10 @@ import {
 import type { Prepared, RecordsDialect, Row } from './records-dialect.ts';
 import { type MaybePromise, runSync, type Step, wait } from './step.ts';
 import type {
+  BatchCreate,
+  BatchOptions,
+  BatchOutcome,
+  BatchRefusal,
   ConditionalWrite,
   DeleteCheck,
   DeleteOutcome,
@@ -76,6 +80,7 @@ const HISTORY_COLUMNS = [
   'to_state',
   'changes',
   'before',
+  'how',
 ] as const;
 
 /**
@@ -462,6 +467,54 @@ export class Records<C> implements EntityRecords {
     }
   }
 
+  async createAll(rows: () => Iterable<BatchCreate>, options: BatchOptions): Promise<BatchOutcome> {
+    try {
+      return await this.#d.transaction((conn) => this.#createAll(conn, rows(), options));
+    } catch (error) {
+      if (error instanceof BatchRolledBack) return error.outcome;
+      throw error;
+    }
+  }
+
+  /**
+   * Every record of a batch created as `#create` does, in one transaction. A record refused is
+   * noted and the next one tried; at the end a refusal (or a dry run) rolls everything back by
+   * throwing `BatchRolledBack`. On PostgreSQL a failed statement (a unique index) would abort the
+   * whole transaction, so each record runs in a savepoint; SQLite undoes only the failed statement.
+   */
+  *#createAll(conn: C, rows: Iterable<BatchCreate>, options: BatchOptions): Step<BatchOutcome> {
+    const savepoints = !this.#d.sync;
+    const begin = savepoints ? this.#d.cached('SAVEPOINT ninepoint_batch_row') : null;
+    const release = savepoints ? this.#d.cached('RELEASE SAVEPOINT ninepoint_batch_row') : null;
+    const undo = savepoints ? this.#d.cached('ROLLBACK TO SAVEPOINT ninepoint_batch_row') : null;
+    const refused: BatchRefusal[] = [];
+    let index = 0;
+    let created = 0;
+    for (const row of rows) {
+      if (begin) yield* wait(begin.run(conn, []));
+      let ok = false;
+      try {
+        const outcome = yield* this.#create(conn, row.record, row.context, row.check);
+        if (outcome.ok) {
+          ok = true;
+          created++;
+        } else refused.push({ index, refusal: outcome.refusal });
+      } catch (error) {
+        if (this.#d.violation(error, this.#table)) {
+          const outcome = this.#writeRefused(error, row.record);
+          if (!outcome.ok) refused.push({ index, refusal: outcome.refusal });
+        } else if (options.refuses(error)) refused.push({ index, error });
+        else throw error;
+      }
+      if (savepoints) yield* wait((ok ? release : undo)?.run(conn, []) ?? 0);
+      index++;
+      options.progress?.(index);
+    }
+    const outcome: BatchOutcome = { created, committed: false, refused };
+    if (refused.length > 0 || !options.commit) throw new BatchRolledBack(outcome);
+    return { ...outcome, committed: true };
+  }
+
   update(id: string, values: Record<string, Value>, context: ConditionalWrite, check?: WriteCheck) {
     return this.#change(id, values, context, check, null);
   }
@@ -603,6 +656,7 @@ export class Records<C> implements EntityRecords {
       to: (row.to_state as string | null) ?? null,
       changes: d.fromJson(row.changes) ?? {},
       before: d.fromJson(row.before) ?? {},
+      ...(row.how === 'import' ? { how: 'import' as const } : {}),
     }));
   }
 
@@ -877,6 +931,7 @@ export class Records<C> implements EntityRecords {
       to,
       JSON.stringify(changes),
       beforeJson,
+      context.how ?? null,
     ];
     yield* wait(this.#shared.insertHistory.run(conn, row));
   }
@@ -961,6 +1016,15 @@ function applyEffects(effects: WriteEffects, record: ApiRecord, changes: Record<
     record[name] = value;
     if (value === (current[name] ?? null)) delete changes[name];
     else changes[name] = value;
+  }
+}
+
+/** Ends a batch's transaction with a rollback, carrying what it found (`Records.createAll`). */
+class BatchRolledBack extends Error {
+  readonly outcome: BatchOutcome;
+  constructor(outcome: BatchOutcome) {
+    super('The batch was rolled back.');
+    this.outcome = outcome;
   }
 }
 

@@ -1,4 +1,4 @@
-import type { Model } from '@ninepoint/spec';
+import type { Model, SpecLine } from '@ninepoint/spec';
 import type { MigrationPlan } from '../compile/migration-contract.ts';
 import type { ApiRecord, TxReader, Value, WriteEffects } from '../compile/record-types.ts';
 import type { RowPath, RowScope } from '../compile/row-access.ts';
@@ -111,6 +111,8 @@ export interface WriteContext {
    * `own via` chain), so it must have no effect but its answer.
    */
   unreadableReferences?: (values: Record<string, Value>, reader: TxReader) => readonly string[];
+  /** How the change was made when not by a call on the record (a row of an import); kept in its history entry. */
+  how?: 'import';
 }
 
 /** A write that may be made only if the record is at one of some versions (`If-Match`). */
@@ -228,6 +230,13 @@ export interface HistoryEntry {
   changes: Record<string, Value>;
   /** The same fields' values before the change; on delete, every field's last value. */
   before: Record<string, Value>;
+  /** Present when the change was made otherwise than by a call on the record: `import`. */
+  how?: 'import';
+  /**
+   * Added by the history call, never stored: the line of the transition as the spec the server
+   * runs declares it (a renamed or removed transition has none).
+   */
+  spec?: SpecLine;
 }
 
 /**
@@ -270,6 +279,35 @@ export interface DueQuery {
   limit: number;
 }
 
+/** One record of `EntityRecords.createAll`, as `create` takes it. */
+export interface BatchCreate {
+  record: ApiRecord;
+  context: WriteContext;
+  check?: WriteCheck;
+}
+
+export interface BatchOptions {
+  /** Commit once every record was created; false rolls back whatever happens (a dry run). */
+  commit: boolean;
+  /**
+   * Whether an error a record's check threw refuses that record only (the others go on being
+   * checked, so that every refusal is reported); any other error ends the batch, rolled back.
+   */
+  refuses: (error: unknown) => boolean;
+  /** Told after each record, with how many are done (called inside the transaction: it must be quick). */
+  progress?: (done: number) => void;
+}
+
+/** A record of a batch that was refused: by the store (`refusal`) or by its check (`error`). */
+export type BatchRefusal = { index: number; refusal: Refusal } | { index: number; error: unknown };
+
+export interface BatchOutcome {
+  /** Records created (in a dry run, or when another was refused: that would have been, then rolled back). */
+  created: number;
+  committed: boolean;
+  refused: BatchRefusal[];
+}
+
 /**
  * The records of one entity. Every write happens in one transaction with its checks and its
  * history entry: it is made whole or not at all.
@@ -279,6 +317,14 @@ export interface EntityRecords {
   get(id: string): Promise<StoredRecord | undefined>;
   /** Inserts a record complete with its system fields and its state. */
   create(record: ApiRecord, context: WriteContext, check?: WriteCheck): Promise<WriteOutcome>;
+  /**
+   * Creates many records in one transaction, each exactly as `create` would (references, check,
+   * row, history entry, followers), all or none: every record is tried, and when one is refused
+   * (or `options.commit` is false) the whole transaction is rolled back. `rows` is called again
+   * when the transaction has to run again (PostgreSQL retries serialization failures), so it must
+   * give the same records each time; it is read synchronously, one record at a time.
+   */
+  createAll(rows: () => Iterable<BatchCreate>, options: BatchOptions): Promise<BatchOutcome>;
   /**
    * Sets some declared fields. Writes nothing when they already hold these values; otherwise
    * bumps the version and `updated_at`.

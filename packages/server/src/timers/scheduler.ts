@@ -139,7 +139,15 @@ export class TransitionScheduler {
           );
           if (outcome.ok) {
             report.taken++;
-            committed({ entity: kind.entity, id, kind: 'transition', at, record: outcome.stored.record });
+            committed({
+              entity: kind.entity,
+              id,
+              kind: 'transition',
+              transition: kind.transition.name,
+              at,
+              by: SYSTEM_ACTOR_ID,
+              record: outcome.stored.record,
+            });
           } else report.skipped++;
         } catch (error) {
           if (!(error instanceof ProblemError)) throw error;

@@ -274,7 +274,7 @@ describe.each(TEST_DATABASES)('a refused automatic transition on $name', (db: Te
         entity: 'Loan',
         id,
         transition: 'mark overdue',
-        code: 'VALIDATION_FAILED',
+        code: 'LOAN_TOO_LONG',
         errors: [expect.objectContaining({ code: 'LOAN_TOO_LONG' })],
       });
     } finally {

@@ -57,6 +57,8 @@ export function effectExpressions(model: Model, bag: DiagnosticBag): ExpressionI
           continue;
         }
         const field = entity.fields.find((f) => f.name === a.field);
+        // A field whose type was reported where it is declared: nothing to check its value against.
+        if (!field && entity.untyped?.includes(a.field)) continue;
         if (!field) {
           bag.report(
             'unknown-field',

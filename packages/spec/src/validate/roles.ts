@@ -1,5 +1,5 @@
 import type { DiagnosticBag } from '../diagnostics.ts';
-import type { Model } from '../model.ts';
+import type { Entity, Model, Permission, RecordOperation } from '../model.ts';
 import { USER_ENTITY } from '../names.ts';
 
 /**
@@ -24,6 +24,7 @@ export function validateRoles(model: Model, bag: DiagnosticBag): void {
   }
   checkSettable(model, bag);
   checkAuthorShown(model, bag);
+  checkOwnReachable(model, bag);
 }
 
 /**
@@ -85,4 +86,61 @@ function checkSettable(model: Model, bag: DiagnosticBag): void {
       },
     );
   }
+}
+
+const OWN_OPERATIONS: readonly RecordOperation[] = ['read', 'update', 'delete'];
+
+/**
+ * `read own` without `via` means the records the user created or that name them in a field
+ * referring to User. On an entity with no such field, a role that does not create its records
+ * owns none of them: the grant gives it nothing, which is never what was meant. The hint names
+ * the chain the role's own screen filters by (`Appointment where doctor.account = me`), else the
+ * first chain of references from the entity to a User field.
+ */
+function checkOwnReachable(model: Model, bag: DiagnosticBag): void {
+  const entities = new Map(model.entities.map((e) => [e.name, e]));
+  for (const permission of model.permissions) {
+    const entity = entities.get(permission.entity);
+    if (!entity || permission.create || entity.fields.some(refersToUser)) continue;
+    // A field left out for its reserved name (`user`) is reported already, and may be the owner.
+    if ([...bag.reservedFields].some((name) => name.startsWith(`${entity.name}.`))) continue;
+    const operations = OWN_OPERATIONS.filter((op) => permission[op] === 'own' && permission.via[op] === null);
+    if (operations.length === 0) continue;
+    const chain = screenChain(model, permission) ?? userChain(entity, entities);
+    const grants = operations.map((op) => `${op} own`).join(', ');
+    bag.report(
+      'own-without-owner',
+      permission.span,
+      `${permission.role} may ${grants} ${entity.name}, but no ${entity.name} is ever theirs: it has no field referring to User, and ${permission.role} does not create them (created_by).`,
+      {
+        hint: chain
+          ? `Say whose records they are: ${operations.map((op) => `${op} own via ${chain}`).join(', ')}.`
+          : `Add a field referring to User to ${entity.name} (or a chain of references to one) and write "own via" it, or grant "${operations[0]}" without own.`,
+      },
+    );
+  }
+}
+
+function refersToUser(field: Entity['fields'][number]): boolean {
+  return field.type.kind === 'reference' && field.type.entity === USER_ENTITY;
+}
+
+/** The chain a screen of the role filters the entity by, `where doctor.account = me`. */
+function screenChain(model: Model, permission: Permission): string | null {
+  for (const screen of model.screens) {
+    if (screen.entity !== permission.entity || !screen.who.includes(permission.role)) continue;
+    const mine = screen.filters.find((f) => 'me' in f.value && f.field.includes('.'));
+    if (mine) return mine.field;
+  }
+  return null;
+}
+
+/** The first chain of one reference to an entity with a User field (`doctor.account`). */
+function userChain(entity: Entity, entities: ReadonlyMap<string, Entity>): string | null {
+  for (const field of entity.fields) {
+    if (field.type.kind !== 'reference' || field.type.entity === USER_ENTITY) continue;
+    const user = entities.get(field.type.entity)?.fields.find(refersToUser);
+    if (user) return `${field.name}.${user.name}`;
+  }
+  return null;
 }

@@ -60,6 +60,7 @@ export async function api<T>(
       title: problem.title ?? response.statusText,
       detail: problem.detail ?? problem.title ?? `The server answered ${response.status}.`,
       ...(problem.errors ? { errors: problem.errors } : {}),
+      ...(problem.spec ? { spec: problem.spec } : {}),
     });
   }
   return { body: parsed as T, etag: response.headers.get('etag') };

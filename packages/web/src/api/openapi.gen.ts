@@ -609,6 +609,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/notes/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Imports Note records from a CSV or XLSX file, all or nothing
+         * @description The file is the body (`text/csv` or XLSX), or the part named `file` of a multipart form. Its header row names the fields (by name or label), or a form's `mapping` does. Every row is checked as a create of the same caller is (JSON Schema, the fields they may set, rules, the creating transition’s guard, limits, references, which may name a record by id, a unique field or its title), and all rows are created in one transaction, or none: IMPORT_REFUSED lists every refusal by row and column. With `dryRun=true` nothing is written and the report says what the import would do. A row may hold at most 1 MiB; formulas are refused, never evaluated. History records each created record with `how: import`.
+         */
+        post: operations["importNote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notes/import/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reads a CSV or XLSX file for an import of Note records, writing nothing
+         * @description What each header cell matches by name or label, and the first rows as text, for choosing the columns before an import (the web app’s wizard). No row is checked: a dry run of the import does that.
+         */
+        post: operations["previewNoteImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -633,7 +673,17 @@ export interface components {
                 field: string | null;
                 code: string;
                 message: string;
+                /** @description Where in the spec the rule, guard, limit, field or permission behind this is written: the 1-based line and that line as written. */
+                spec?: {
+                    line: number;
+                    text: string;
+                };
             }[];
+            /** @description Where in the spec the rule, guard, limit, field or permission behind this is written: the 1-based line and that line as written. */
+            spec?: {
+                line: number;
+                text: string;
+            };
         };
         "ninepoint.Health": {
             /** @enum {string} */
@@ -882,7 +932,54 @@ export interface components {
                 before?: {
                     [key: string]: unknown;
                 };
+                /**
+                 * @description How the change was made, when not by a call on the record: `import` for a row of an import.
+                 * @enum {string}
+                 */
+                how?: "import";
+                /** @description For a transition the spec still has: the line of point 4 that declares it, and its words. */
+                spec?: {
+                    line: number;
+                    text: string;
+                };
             }[];
+        };
+        "ninepoint.ImportReport": {
+            dryRun: boolean;
+            /** @description Rows read, the header left out. */
+            rows: number;
+            /** @description Records created: every row, or none (in a dry run, or when a row is refused). */
+            imported: number;
+            /** @description Rows refused. */
+            refused: number;
+            /** @description The refusals by row, at most 1000. */
+            errors: components["schemas"]["ninepoint.ImportError"][];
+            /** @description Refusals not listed in errors. */
+            more: number;
+        };
+        /** @description Why one row was refused: where, and the catalogue code and message a create would answer. */
+        "ninepoint.ImportError": {
+            /** @description The row as a spreadsheet numbers it: the header is row 1. */
+            row: number;
+            /** @description The header of the column at fault; null for the whole row (a rule, a limit, a permission). */
+            column: string | null;
+            field: string | null;
+            code: string;
+            message: string;
+        };
+        "ninepoint.ImportPreview": {
+            /** @description Each header cell, with the field it matches by name or label (null: none). */
+            columns: {
+                header: string;
+                field: string | null;
+            }[];
+            /** @description The first 10 rows, each cell as text. */
+            rows: {
+                row: number;
+                cells: string[];
+            }[];
+            /** @description Rows in all, the header left out. */
+            total: number;
         };
     };
     responses: {
@@ -1199,6 +1296,46 @@ export interface components {
                 "application/problem+json": components["schemas"]["ninepoint.Problem"] & {
                     /** @enum {unknown} */
                     code?: "CONFLICT";
+                };
+            };
+        };
+        /**
+         * @description IMPORT_UNREADABLE: The file cannot be imported: {detail}.
+         *
+         *     INVALID_PAYLOAD: The request is not valid: {detail}.
+         */
+        "ninepoint.400.IMPORT_UNREADABLE.INVALID_PAYLOAD": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ninepoint.Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "IMPORT_UNREADABLE" | "INVALID_PAYLOAD";
+                };
+            };
+        };
+        /** @description UNSUPPORTED_MEDIA_TYPE: The body must be {type}. */
+        "ninepoint.415.UNSUPPORTED_MEDIA_TYPE": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ninepoint.Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "UNSUPPORTED_MEDIA_TYPE";
+                };
+            };
+        };
+        /** @description IMPORT_REFUSED: Some rows cannot be imported, so nothing was imported. */
+        "ninepoint.422.IMPORT_REFUSED": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ninepoint.Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "IMPORT_REFUSED";
                 };
             };
         };
@@ -2527,6 +2664,93 @@ export interface operations {
             400: components["responses"]["ninepoint.400.INVALID_PAYLOAD"];
             401: components["responses"]["ninepoint.401.NOT_SIGNED_IN"];
             403: components["responses"]["ninepoint.403.FORBIDDEN"];
+            429: components["responses"]["ninepoint.429.RATE_LIMITED"];
+            500: components["responses"]["ninepoint.500.INTERNAL_ERROR"];
+        };
+    };
+    importNote: {
+        parameters: {
+            query?: {
+                /** @description true: check every row and report, writing nothing. */
+                dryRun?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/csv": string;
+                "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                "multipart/form-data": {
+                    /** @description JSON: column header → field name, or "" to leave the column out. Before the file. */
+                    mapping?: string;
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            /** @description A dry run’s report. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ninepoint.ImportReport"];
+                };
+            };
+            /** @description Every row was imported. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ninepoint.ImportReport"];
+                };
+            };
+            400: components["responses"]["ninepoint.400.IMPORT_UNREADABLE.INVALID_PAYLOAD"];
+            401: components["responses"]["ninepoint.401.NOT_SIGNED_IN"];
+            403: components["responses"]["ninepoint.403.FORBIDDEN"];
+            413: components["responses"]["ninepoint.413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ninepoint.415.UNSUPPORTED_MEDIA_TYPE"];
+            422: components["responses"]["ninepoint.422.IMPORT_REFUSED"];
+            429: components["responses"]["ninepoint.429.RATE_LIMITED"];
+            500: components["responses"]["ninepoint.500.INTERNAL_ERROR"];
+        };
+    };
+    previewNoteImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/csv": string;
+                "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                "multipart/form-data": {
+                    /** @description JSON: column header → field name, or "" to leave the column out. Before the file. */
+                    mapping?: string;
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The header and the first rows. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ninepoint.ImportPreview"];
+                };
+            };
+            400: components["responses"]["ninepoint.400.IMPORT_UNREADABLE.INVALID_PAYLOAD"];
+            401: components["responses"]["ninepoint.401.NOT_SIGNED_IN"];
+            403: components["responses"]["ninepoint.403.FORBIDDEN"];
+            413: components["responses"]["ninepoint.413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ninepoint.415.UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["ninepoint.429.RATE_LIMITED"];
             500: components["responses"]["ninepoint.500.INTERNAL_ERROR"];
         };

@@ -28,6 +28,7 @@ import {
   createScreen,
   entityOf,
   label,
+  mayCreate,
   pathLabel,
   pluralLabel,
   refusal,
@@ -42,6 +43,7 @@ import { BulkBar } from './BulkBar.tsx';
 import { ExportButton } from './ExportButton.tsx';
 import { referenceNames } from './export.ts';
 import { type FilterChange, FilterPanel } from './FilterPanel.tsx';
+import { ImportWizard } from './ImportWizard.tsx';
 import { ChevronLeftIcon, ChevronRightIcon, FilterIcon, PlusIcon, SearchIcon } from './icons.tsx';
 import { DebouncedInput } from './inputs.tsx';
 import {
@@ -116,6 +118,10 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
   const titleOf = titleField(entity);
   const choices = columnChoices(entity, machine, screen, titleOf, model);
   const createForm = createScreen(model, me, entity.name);
+  // The import sits beside the create call, for whoever may make it.
+  const createCall = callOf(model, entity.name, 'create');
+  const importPath = createCall && mayCreate(model, me, entity.name) ? createCall.path : null;
+  const [importing, setImporting] = useState(false);
   const detail = screenFor(model, entity.name, 'detail', true);
   const detailOpen = detail !== undefined && refusal(detail, me) === null;
 
@@ -247,6 +253,20 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
               ...(fixed.local.length > 0 ? { keep: (r: ApiRecord) => passesLocal(r, fixed.local) } : {}),
             }}
           />
+          {importPath && (
+            <>
+              <Button variant="default" onClick={() => setImporting(true)}>
+                Import
+              </Button>
+              <ImportWizard
+                entity={entity}
+                path={importPath}
+                opened={importing}
+                onClose={() => setImporting(false)}
+                onImported={() => void client.invalidateQueries({ queryKey: ['list', path] })}
+              />
+            </>
+          )}
           {createForm && (
             <Button component={Link} to={createForm.route} leftSection={<PlusIcon size={16} />}>
               New {label(entity.name).toLowerCase()}

@@ -1,6 +1,9 @@
-import { Alert, List, Text } from '@mantine/core';
+import { Alert, Anchor, Group, List, Text } from '@mantine/core';
+import type { SpecLine } from '@ninepoint/spec';
 import type { ReactNode } from 'react';
+import { Link } from 'react-router';
 import type { ApiError } from '../api/client.ts';
+import { useDevMode } from '../api/dev.ts';
 import { formatMessage } from '../format.ts';
 
 /**
@@ -42,9 +45,45 @@ export function ProblemAlert({
           ))}
         </List>
       )}
+      <WhyLinks error={error} />
       {children}
     </Alert>
   );
+}
+
+/**
+ * Under `ninepoint dev`, a "why?" per spec line behind the refusal (its rule, guard, limit, field
+ * or permission: the problem's `spec`, else each error's), opening the Studio at that line.
+ * Under `serve` the lines are in the API only: there is no Studio to open.
+ */
+function WhyLinks({ error }: { error: ApiError }) {
+  const dev = useDevMode();
+  if (!dev) return null;
+  const lines = specLinesOf(error);
+  if (lines.length === 0) return null;
+  return (
+    <Group gap="sm" mt={4}>
+      {lines.map((spec) => (
+        <Anchor
+          key={spec.line}
+          component={Link}
+          to={`/studio?${new URLSearchParams({ line: String(spec.line), text: spec.text })}`}
+          size="sm"
+          title={spec.text}
+        >
+          Why? Spec line {spec.line}
+        </Anchor>
+      ))}
+    </Group>
+  );
+}
+
+/** The refusal's spec line, or the distinct lines of its errors when several rules refused. */
+export function specLinesOf(error: ApiError): SpecLine[] {
+  if (error.problem.spec) return [error.problem.spec];
+  const seen = new Map<number, SpecLine>();
+  for (const e of error.problem.errors ?? []) if (e.spec && !seen.has(e.spec.line)) seen.set(e.spec.line, e.spec);
+  return [...seen.values()];
 }
 
 /** A short heading for a refusal: what kind of no it is, not its code. */

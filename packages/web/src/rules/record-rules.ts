@@ -19,7 +19,9 @@ import {
   type RecordValues,
   ruleMessageParams,
   ruleRuns,
+  type SpecLine,
   sharedRefusalCode,
+  specLine,
   type Transition,
   transitionEffects,
   USER_ENTITY,
@@ -134,12 +136,14 @@ export function checkRules(model: Model, input: WriteInput, load: RecordLoader):
       if (evaluate(guard, record, load, 'guard', input.user) === 'fails') {
         if (transition.error !== null) {
           const own = guardErrorParams(entity, transition, record);
-          return { problem: problemOf(catalogue, transition.error, own, []), unchecked };
+          const spec = specLine(model, transition.span);
+          return { problem: problemOf(catalogue, transition.error, own, [], undefined, spec), unchecked };
         }
         const params = { transition: transition.name, entity: entity.name, state: String(record.state ?? '(new)') };
         const words = compiled.guardWords.get(input.entity)?.get(transition.name) ?? guard.source;
         const said = guardRefusal(catalogue, words, params);
-        return { problem: problemOf(catalogue, 'TRANSITION_NOT_ALLOWED', params, [], said), unchecked };
+        const spec = specLine(model, transition.span);
+        return { problem: problemOf(catalogue, 'TRANSITION_NOT_ALLOWED', params, [], said, spec), unchecked };
       }
     }
   }
@@ -157,14 +161,11 @@ export function checkRules(model: Model, input: WriteInput, load: RecordLoader):
     }
     if (evaluate(rule.expression, next, load, 'rule', input.user) !== 'fails') continue;
     const message = catalogue.message(rule.rule.error, ruleMessageParams(entity, next, rule.at));
-    failures.push({ field: rule.at, code: rule.rule.error, message });
+    const spec = specLine(model, rule.rule.span);
+    failures.push({ field: rule.at, code: rule.rule.error, message, ...(spec ? { spec } : {}) });
   }
   if (failures.length === 0) return { problem: null, unchecked };
-  const status = (code: string) => catalogue.entry(code)?.status ?? 500;
-  const shared = sharedRefusalCode(
-    failures.map((f) => f.code),
-    status,
-  );
+  const shared = sharedRefusalCode(failures.map((f) => f.code));
   const problem =
     shared === null
       ? problemOf(catalogue, 'VALIDATION_FAILED', {}, failures)
@@ -412,6 +413,7 @@ function problemOf(
   params: Readonly<Record<string, string | number | boolean>>,
   errors: FieldProblem[],
   message?: string,
+  spec: SpecLine | null = oneLine(errors),
 ): Problem {
   const entry = catalogue.entry(code);
   const words = code.toLowerCase().replaceAll('_', ' ');
@@ -422,5 +424,12 @@ function problemOf(
     // A message already chosen from the catalogue (a guard's refusal) is said as the server says it.
     detail: message ?? catalogue.message(code, params),
     ...(errors.length > 0 ? { errors } : {}),
+    ...(spec ? { spec } : {}),
   };
+}
+
+/** The spec line every failure names, as the server's answer carries it; null when they differ. */
+function oneLine(errors: readonly FieldProblem[]): SpecLine | null {
+  const first = errors[0]?.spec;
+  return first && errors.every((e) => e.spec?.line === first.line) ? first : null;
 }

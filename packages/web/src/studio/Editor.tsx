@@ -156,6 +156,16 @@ export function moveCursor(editor: EditorView, at: number): void {
   editor.focus();
 }
 
+/** Selects a line (from a refusal's "why?"), scrolls it to the middle and gives the editor the keyboard. */
+export function selectLine(editor: EditorView, from: number, to: number): void {
+  const length = editor.state.doc.length;
+  editor.dispatch({
+    selection: { anchor: Math.min(from, length), head: Math.min(to, length) },
+    effects: EditorView.scrollIntoView(Math.min(from, length), { y: 'center' }),
+  });
+  editor.focus();
+}
+
 /** Replaces the whole text as one undoable edit. */
 export function replaceText(editor: EditorView, text: string): void {
   if (editor.state.doc.toString() === text) return;

@@ -17,7 +17,7 @@ import {
 import { useMediaQuery } from '@mantine/hooks';
 import { type InsertablePoint, insertDerived, permissionMatrix, pointProgress, specDiagrams } from '@ninepoint/spec';
 import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
-import { Link } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 import type { ApiError } from '../api/client.ts';
 import { saveSource, useDevEvents, useStudioFile } from '../api/dev.ts';
 import { useModelContext } from '../app/context.ts';
@@ -25,8 +25,8 @@ import { Failure } from '../app/pages.tsx';
 import { ApplyStatus } from './ApplyStatus.tsx';
 import { DiagramsPanel } from './DiagramsPanel.tsx';
 import { draftStore, fileText, isDirty, newerStatus, withFile } from './draft.ts';
-import { applyFix, Editor, moveCursor, replaceText } from './Editor.tsx';
-import { countProblems } from './locate.ts';
+import { applyFix, Editor, moveCursor, replaceText, selectLine } from './Editor.tsx';
+import { countProblems, findSpecLine } from './locate.ts';
 import { PermissionsPanel } from './PermissionsPanel.tsx';
 import { ProblemsPanel } from './ProblemsPanel.tsx';
 import { ProgressPanel } from './ProgressPanel.tsx';
@@ -56,6 +56,11 @@ export default function StudioPage() {
   const savingNow = useRef(false);
   const wide = useMediaQuery('(min-width: 62em)', true);
   const [wrap, setWrap] = useState(true);
+  const [editorReady, setEditorReady] = useState(false);
+  // `?line=12&text=…`: a refusal's "why?" in the app opens the Studio at the spec line behind it.
+  const [params] = useSearchParams();
+  const wantedLine = Number(params.get('line'));
+  const wantedText = params.get('text') ?? undefined;
 
   // The file as the server read it: the first text, or a newer one saved elsewhere.
   useEffect(() => {
@@ -118,7 +123,15 @@ export default function StudioPage() {
   const onChange = useCallback((text: string) => draftStore.update((d) => ({ ...d, text })), []);
   const onReady = useCallback((editor: EditorView | null) => {
     view.current = editor;
+    setEditorReady(editor !== null);
   }, []);
+
+  useEffect(() => {
+    const editor = view.current;
+    if (!editorReady || !editor || !Number.isInteger(wantedLine) || wantedLine < 1) return;
+    const found = findSpecLine(editor.state.doc.toString(), wantedLine, wantedText);
+    if (found) selectLine(editor, found.from, found.to);
+  }, [editorReady, wantedLine, wantedText]);
 
   const insert = (point: InsertablePoint) => {
     if (!view.current || !current) return;

@@ -67,3 +67,37 @@ export function countProblems(diagnostics: readonly Diagnostic[]): string {
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
+
+/** A line of the editor's text: its 1-based number and the offsets of its start and end. */
+export interface TextLine {
+  line: number;
+  from: number;
+  to: number;
+}
+
+/**
+ * The line a refusal's spec line (`?line=12&text=…`, from the app's "why?") names in `source`:
+ * line `line` when it still reads `text` (trimmed), else the line reading `text` nearest to it
+ * (the spec may have moved since the app was built: `ninepoint dev` does not rebuild for a blank
+ * line), else line `line` as it is; null when the text has fewer lines.
+ */
+export function findSpecLine(source: string, line: number, text?: string): TextLine | null {
+  const lines: TextLine[] = [];
+  let from = 0;
+  for (let n = 1; ; n++) {
+    const end = source.indexOf('\n', from);
+    const to = end < 0 ? source.length : end;
+    lines.push({ line: n, from, to });
+    if (end < 0) break;
+    from = end + 1;
+  }
+  const at = lines[line - 1];
+  const wanted = text?.trim();
+  const reads = (l: TextLine) => source.slice(l.from, l.to).trim() === wanted;
+  if (!wanted || (at && reads(at))) return at ?? null;
+  let best: TextLine | null = null;
+  for (const l of lines) {
+    if (reads(l) && (best === null || Math.abs(l.line - line) < Math.abs(best.line - line))) best = l;
+  }
+  return best ?? at ?? null;
+}

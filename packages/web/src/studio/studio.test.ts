@@ -3,7 +3,7 @@ import { checkSpec, type Diagnostic, type StudioStatus } from '@ninepoint/spec';
 import { describe, expect, it } from 'vitest';
 import type { StudioFile } from '../api/dev.ts';
 import { type Draft, EMPTY_DRAFT, fileText, isDirty, newerStatus, withFile } from './draft.ts';
-import { countProblems, locate } from './locate.ts';
+import { countProblems, findSpecLine, locate } from './locate.ts';
 
 const LENDING_DESK = readFileSync(new URL('../../../../examples/lending-desk.md', import.meta.url), 'utf8');
 
@@ -29,6 +29,18 @@ function diagnostic(line: number, column: number, endLine: number, endColumn: nu
     url: '',
   };
 }
+
+describe('findSpecLine', () => {
+  const source = 'a\n| rule | x |\n\nb';
+  it('finds the line named when it still reads the words', () => {
+    expect(findSpecLine(source, 2, '| rule | x |')).toEqual({ line: 2, from: 2, to: 14 });
+  });
+  it('finds the words where they moved to, nearest first, else the line as it is', () => {
+    expect(findSpecLine(`\n\n${source}`, 2, '| rule | x |')?.line).toBe(4);
+    expect(findSpecLine(source, 4, 'gone')?.line).toBe(4);
+    expect(findSpecLine(source, 9, 'gone')).toBeNull();
+  });
+});
 
 describe('locate', () => {
   it('places a misspelt entity at its offsets in the text, with the quick fix that corrects it', () => {

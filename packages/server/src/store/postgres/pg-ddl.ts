@@ -63,4 +63,6 @@ export const HISTORY_TABLE_DDL = [
   `CREATE INDEX IF NOT EXISTS ${quoteIdentifier(`${HISTORY_TABLE}_record_idx`)} ON ${quoteIdentifier(HISTORY_TABLE)} ("entity", "record_id", "id")`,
   // Databases made before `before` existed get it (their older entries answer `{}`).
   `ALTER TABLE ${quoteIdentifier(HISTORY_TABLE)} ADD COLUMN IF NOT EXISTS "before" JSONB`,
+  // And `how` (an import's entries), null for every older entry.
+  `ALTER TABLE ${quoteIdentifier(HISTORY_TABLE)} ADD COLUMN IF NOT EXISTS "how" TEXT`,
 ];

@@ -49,5 +49,8 @@ export const HISTORY_TABLE_DDL = [
   `CREATE INDEX IF NOT EXISTS ${quoteIdentifier(`${HISTORY_TABLE}_record_idx`)} ON ${quoteIdentifier(HISTORY_TABLE)} ("entity", "record_id")`,
 ];
 
-/** Databases made before `before` existed get it (their older entries answer `{}`). */
-export const HISTORY_BEFORE_COLUMN = 'before';
+/**
+ * Columns databases made before them get: `before` (older entries answer `{}`) and `how` (an
+ * import's entries; null on older ones).
+ */
+export const HISTORY_ADDED_COLUMNS = ['before', 'how'] as const;

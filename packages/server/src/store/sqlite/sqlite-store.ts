@@ -7,7 +7,7 @@ import { ServedRecords } from '../records-core.ts';
 import { type MigrationSteps, migrate, SCHEMA_ROW_COLUMNS } from '../schema-apply.ts';
 import type { AppliedSchema, ApplyOptions, Store, Synchronous, WriteFollower } from '../store.ts';
 import { GroupCommit } from './group-commit.ts';
-import { HISTORY_BEFORE_COLUMN, HISTORY_TABLE_DDL, quoteIdentifier, SCHEMA_TABLE_DDL } from './sqlite-ddl.ts';
+import { HISTORY_ADDED_COLUMNS, HISTORY_TABLE_DDL, quoteIdentifier, SCHEMA_TABLE_DDL } from './sqlite-ddl.ts';
 import { SqliteDialect, type SqliteRecords, type TransactionRunner } from './sqlite-dialect.ts';
 import { applySqlitePlan } from './sqlite-migrate.ts';
 import { readRecordedSchema, SqliteMigrationProbe } from './sqlite-probe.ts';
@@ -105,9 +105,10 @@ export class SqliteStore implements Store {
         const history = db
           .prepare<[string], { name: string }>('SELECT name FROM pragma_table_info(?)')
           .all(HISTORY_TABLE);
-        if (!history.some((c) => c.name === HISTORY_BEFORE_COLUMN)) {
-          const before = quoteIdentifier(HISTORY_BEFORE_COLUMN);
-          db.exec(`ALTER TABLE ${quoteIdentifier(HISTORY_TABLE)} ADD COLUMN ${before} TEXT`);
+        // Columns added since the table was first made (their older entries hold null).
+        for (const name of HISTORY_ADDED_COLUMNS) {
+          if (history.some((c) => c.name === name)) continue;
+          db.exec(`ALTER TABLE ${quoteIdentifier(HISTORY_TABLE)} ADD COLUMN ${quoteIdentifier(name)} TEXT`);
         }
       },
       apply: (plan) => applySqlitePlan(db, plan, schema),

@@ -1,0 +1,75 @@
+import { realpath, stat } from 'node:fs/promises';
+import { join, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { type CodeUse, codeNeeds, type Model, type ModuleFacts } from '@ninepoint/spec';
+
+/** The modules a spec names, loaded: what `check` judges, and the exports the runtime calls. */
+export interface LoadedModules {
+  /** By file as the spec names it (`code/pricing.ts`). */
+  facts: Map<string, ModuleFacts>;
+  /** By file: the module's namespace, for the files that loaded. */
+  namespaces: Map<string, Readonly<Record<string, unknown>>>;
+}
+
+/**
+ * Loads each module the model names from `folder` (the spec's), with Node's own TypeScript (type
+ * stripping: no bundler, no build). `version` is added to each module's URL so that a changed
+ * file is loaded anew (`ninepoint dev` after a save): Node caches a module by its URL. Only the
+ * named module is loaded anew, not the modules it imports. A module that is not there, resolves
+ * outside the folder (a symbolic link), or throws while loading is a fact, never an exception.
+ * Each loaded version stays in Node's module cache until the process ends (a few per save in
+ * `ninepoint dev`; none in `serve`, which loads once).
+ */
+export async function loadModules(model: Model, folder: string, version?: string): Promise<LoadedModules> {
+  const facts = new Map<string, ModuleFacts>();
+  const namespaces = new Map<string, Readonly<Record<string, unknown>>>();
+  const files = [...new Set(codeNeeds(model).map((n) => n.file))];
+  if (files.length === 0) return { facts, namespaces };
+  const root = await realpath(folder);
+  for (const file of files) {
+    let path: string;
+    try {
+      path = await realpath(join(root, file));
+    } catch {
+      facts.set(file, { found: false, why: `is not there (looked in ${root})` });
+      continue;
+    }
+    if (!path.startsWith(root + sep)) {
+      facts.set(file, { found: false, why: "is a link to a file outside the spec's folder" });
+      continue;
+    }
+    const url = pathToFileURL(path);
+    // Node caches a module by its URL: a file changed since (its time and size) is a new URL.
+    const { mtimeMs, size } = await stat(path);
+    url.searchParams.set('v', `${version ?? 0}.${Math.trunc(mtimeMs)}.${size}`);
+    try {
+      const namespace = (await import(url.href)) as Record<string, unknown>;
+      namespaces.set(file, namespace);
+      facts.set(file, { found: true, exports: exportKinds(namespace) });
+    } catch (error) {
+      const message = error instanceof Error ? error.message.split('\n', 1)[0] : String(error);
+      facts.set(file, { found: false, why: `fails to load: ${message}` });
+    }
+  }
+  return { facts, namespaces };
+}
+
+/** What each export is for: marked by `defineCall`/`defineHook`/`defineJob`, a plain function, or other. */
+function exportKinds(namespace: Record<string, unknown>): Record<string, CodeUse | 'function' | 'other'> {
+  const kinds: Record<string, CodeUse | 'function' | 'other'> = {};
+  for (const [name, value] of Object.entries(namespace)) {
+    if (typeof value !== 'function') {
+      kinds[name] = 'other';
+      continue;
+    }
+    const mark = (value as { ninepoint?: unknown }).ninepoint;
+    kinds[name] = mark === 'call' || mark === 'hook' || mark === 'job' ? mark : 'function';
+  }
+  return kinds;
+}
+
+/** The function a module exports under `name`, or null. */
+export function exportOf(loaded: LoadedModules, file: string, name: string): ((context: never) => unknown) | null {
+  const value = loaded.namespaces.get(file)?.[name];
+  return typeof value === 'function' ? (value as (context: never) => unknown) : null;
+}
