@@ -232,19 +232,23 @@ for (const example of EXAMPLES) {
       const faults: string[] = [];
       for (const role of roles ?? Object.keys(app.users)) {
         const person = app.users[role];
+        // One tab per role, signed in once. At each size the first screen is a full page load at
+        // that size; the others are opened as a person moves through the app (by its router, no
+        // reload): a page load per screen took most of this file's time and checked nothing more.
+        const page = await app.page();
         let routes: string[] = [];
         for (const size of SIZES) {
-          const page = await app.page();
           await page.setViewportSize({ width: size.width, height: size.height });
-          if (person) await signIn(page, app, person);
-          else await page.goto(app.url);
-          // The phone's navigation is behind its menu button: the desktop's names the same screens.
           if (routes.length === 0) {
+            if (person) await signIn(page, app, person);
+            else await page.goto(app.url);
+            // The phone's navigation is behind its menu button: the desktop's names the same screens.
             routes = await navigationRoutes(page);
             if (example.detail && person) routes.push(example.detail());
           }
-          for (const route of routes) {
-            await page.goto(`${app.url}${route}`);
+          for (const [index, route] of routes.entries()) {
+            if (index > 0) await openInApp(page, route);
+            else if (new URL(page.url()).pathname !== route) await page.goto(`${app.url}${route}`);
             await page.getByRole('heading', { level: 1 }).first().waitFor();
             await settle(page);
             const { overflow, cutBadges, wideTables } = await layoutFaults(page);
@@ -261,6 +265,21 @@ for (const example of EXAMPLES) {
       app.expectQuiet();
     }, 300_000);
   });
+}
+
+/**
+ * Opens a route of the app in the page already showing it, as following a link does: the app's
+ * router shows the screen, without loading the page again. Resolves when the new screen's
+ * heading is there (the one before it is marked, so it is not mistaken for the new one).
+ */
+async function openInApp(page: Page, route: string): Promise<void> {
+  await page.evaluate((to) => {
+    for (const heading of document.querySelectorAll('h1')) heading.dataset.left = 'true';
+    window.history.pushState(null, '', to);
+    window.dispatchEvent(new PopStateEvent('popstate', { state: null }));
+  }, route);
+  await page.waitForURL((url) => url.pathname === route);
+  await page.locator('h1:not([data-left])').first().waitFor();
 }
 
 /** The routes of the main navigation's links, in order. */

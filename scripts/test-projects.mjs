@@ -46,7 +46,10 @@ function listedByVitest() {
   });
 }
 
-/** Resolves to `{ status, output }`: 0 when each test file is in exactly one project. */
+/**
+ * Resolves to `{ status, output, projects }`: 0 when each test file is in exactly one project;
+ * `projects` names the projects that hold test files.
+ */
 export async function checkProjects() {
   let listed;
   try {
@@ -70,9 +73,10 @@ export async function checkProjects() {
   const summary = Object.entries(counts)
     .map(([name, n]) => `${name} ${n}`)
     .join(', ');
+  const names = new Set(Object.keys(counts));
   return problems.length > 0
-    ? { status: 1, output: `${problems.join('\n')}\n` }
-    : { status: 0, output: `${listed.length} test files, each in one project: ${summary}.\n` };
+    ? { status: 1, output: `${problems.join('\n')}\n`, projects: names }
+    : { status: 0, output: `${listed.length} test files, each in one project: ${summary}.\n`, projects: names };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -12,6 +12,7 @@ import { createServer, type NinepointServer } from '../app/server.ts';
 import { createAjv } from '../compile/ajv.ts';
 import { USERS_TABLE } from '../store/users-table.ts';
 import { createApiToken } from './accounts.ts';
+import { useTestHashCost } from './passwords.ts';
 import { SECURE_SESSION_COOKIE, SESSION_COOKIE, SIGN_IN_SCHEMA, USER_SCHEMA } from './people-schemas.ts';
 import { SESSIONS_TABLE } from './sessions-store.ts';
 import { TOKENS_TABLE } from './tokens-store.ts';
@@ -220,6 +221,10 @@ async function start(db: TestDatabase, source: string) {
 }
 
 type Started = Awaited<ReturnType<typeof start>>;
+
+// This file checks the hashes as production makes them (their argon2id parameters), so it undoes
+// the lower cost the test setup gives the server's suites (test/test-hash-cost.ts).
+beforeAll(() => useTestHashCost(false));
 
 describe.each(SQLITE_ONLY)('on $name', (db) => {
   describe('sign-in, sessions and tokens', () => {

@@ -10,6 +10,27 @@ const ARGON2ID = 2 as Algorithm;
  */
 const OPTIONS = { algorithm: ARGON2ID, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 
+/**
+ * Argon2id at its lowest cost (1 MiB, 1 pass): for test processes only, which hash thousands of
+ * made-up passwords (`useTestHashCost`). Verifying reads the cost from each hash, so a server
+ * verifies either kind; what it hashes is always at `OPTIONS` unless a test lowered it.
+ */
+const TEST_OPTIONS = { algorithm: ARGON2ID, memoryCost: 1024, timeCost: 1, parallelism: 1 } as const;
+
+let hashing: typeof OPTIONS | typeof TEST_OPTIONS = OPTIONS;
+
+/**
+ * Lowers the cost of new hashes (`true`) or restores the production cost (`false`), for the test
+ * process this runs in: the vitest setup file packages/server/test/test-hash-cost.ts lowers it for
+ * the server and browser suites, whose cost was a fifth of their CPU time. Throws outside vitest,
+ * so no server can run with it.
+ */
+export function useTestHashCost(lower: boolean): void {
+  if (process.env.VITEST !== 'true') throw new Error('useTestHashCost is for test processes (vitest) only.');
+  hashing = lower ? TEST_OPTIONS : OPTIONS;
+  decoy = undefined;
+}
+
 /** Shortest password accepted; longer ones are hashed whole (argon2 has no 72-byte cut-off). */
 export const MIN_PASSWORD_LENGTH = 10;
 /** Longest password accepted: hashing a megabyte would be a cheap way to burn CPU. */
@@ -24,7 +45,7 @@ export function passwordProblem(password: string): string | null {
 
 /** The argon2id hash of a password, in PHC string format (`$argon2id$v=19$m=…`). */
 export async function hashPassword(password: string): Promise<string> {
-  return hash(password, OPTIONS);
+  return hash(password, hashing);
 }
 
 /** A hash of no one's password, verified against when the account does not exist. */

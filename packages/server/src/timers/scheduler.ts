@@ -54,6 +54,8 @@ export class TransitionScheduler {
   readonly #o: SchedulerOptions;
   #running: Promise<RoundReport> | null = null;
   #queued: Promise<RoundReport> | null = null;
+  /** Each kind's check of what its transition sets, compiled (Ajv) on its first round, not every round. */
+  readonly #effectChecks = new Map<DueKind, ReturnType<typeof effectFieldsCheck>>();
 
   constructor(options: SchedulerOptions) {
     this.#o = options;
@@ -172,10 +174,13 @@ export class TransitionScheduler {
   }
 
   #effectFields(kind: DueKind): ReturnType<typeof effectFieldsCheck> {
+    if (this.#effectChecks.has(kind)) return this.#effectChecks.get(kind) ?? null;
     const { model, jsonSchemas, catalogue } = this.#o.compiled;
     const entity = model.entities.find((e) => e.name === kind.entity);
     const machine = model.machines.find((m) => m.entity === kind.entity);
-    return entity ? effectFieldsCheck(entity, machine, jsonSchemas.get(kind.entity), catalogue) : null;
+    const check = entity ? effectFieldsCheck(entity, machine, jsonSchemas.get(kind.entity), catalogue) : null;
+    this.#effectChecks.set(kind, check);
+    return check;
   }
 
   /** A guard that does not hold yet, or a record no longer in a from-state (taken by another server). */
