@@ -169,6 +169,8 @@ interface EntityFacts {
   unique: boolean;
   /** True when a field refers to records, of an entity or users (which must exist). */
   references: boolean;
+  /** True when a field holds files: its creates and updates may be uploads. */
+  files: boolean;
   creating: Transition | undefined;
   transitions: readonly Transition[];
   rules: Rule[];
@@ -182,6 +184,7 @@ function entityFacts(model: Model): Map<string, EntityFacts> {
       unique: entity.fields.some((f) => f.unique),
       // References to User are checked like any other: an unknown user id is UNKNOWN_REFERENCE.
       references: entity.fields.some((f) => f.type.kind === 'reference'),
+      files: entity.fields.some((f) => f.type.kind === 'file'),
       creating: undefined,
       transitions: [],
       rules: [],
@@ -201,6 +204,18 @@ function entityFacts(model: Model): Map<string, EntityFacts> {
   for (const rule of model.rules) facts.get(rule.appliesTo.entity)?.rules.push(rule);
   return facts;
 }
+
+/** What a create or update sent as an upload (multipart/form-data) may answer besides a JSON write's problems. */
+const UPLOAD_ERRORS = [
+  'FILE_TOO_LARGE',
+  'FILE_KIND_NOT_ALLOWED',
+  'FILE_EMPTY',
+  'TOO_MANY_FILES',
+  'INVALID_FILE_NAME',
+  'UPLOAD_INCOMPLETE',
+  'PAYLOAD_TOO_LARGE',
+  'CONFLICT',
+];
 
 function errorsOf(call: Call, hasBody: boolean, facts: EntityFacts | undefined, signIn: boolean): string[] {
   const { action } = call;
@@ -222,6 +237,7 @@ function errorsOf(call: Call, hasBody: boolean, facts: EntityFacts | undefined, 
       .map((r) => r.error);
   switch (action.kind) {
     case 'create':
+      if (hasBody && facts?.files) codes.push(...UPLOAD_ERRORS);
       if (creating?.guard) codes.push(creating.error ?? 'TRANSITION_NOT_ALLOWED');
       if (unique) codes.push('NOT_UNIQUE');
       if (references) codes.push('UNKNOWN_REFERENCE');
@@ -229,6 +245,7 @@ function errorsOf(call: Call, hasBody: boolean, facts: EntityFacts | undefined, 
       codes.push('VALIDATION_FAILED', ...rulesFor(creating?.name ?? null));
       break;
     case 'update':
+      if (hasBody && facts?.files) codes.push(...UPLOAD_ERRORS);
       if (unique) codes.push('NOT_UNIQUE');
       if (references) codes.push('UNKNOWN_REFERENCE');
       codes.push('CONFLICT', ...rulesFor(null));

@@ -234,8 +234,7 @@ function callOperation(
   const { success, action } = route;
   // A create or update of an entity with file fields may also be sent as multipart/form-data.
   const uploads = (action.kind === 'create' || action.kind === 'update') && route.body ? fileFields : [];
-  const errors =
-    uploads.length > 0 ? [...route.errors, ...UPLOAD_ERRORS.filter((c) => !route.errors.includes(c))] : route.errors;
+  const { errors } = route;
   const successContent = success.schema
     ? { content: { [API.json]: { schema: success.component ? ref(success.component) : success.schema } } }
     : {};
@@ -288,18 +287,6 @@ function callOperation(
     ...(route.spec ? { 'x-spec-line': route.spec } : {}),
   };
 }
-
-/** What an upload may answer besides a JSON write's problems. */
-const UPLOAD_ERRORS = [
-  'FILE_TOO_LARGE',
-  'FILE_KIND_NOT_ALLOWED',
-  'FILE_EMPTY',
-  'TOO_MANY_FILES',
-  'INVALID_FILE_NAME',
-  'UPLOAD_INCOMPLETE',
-  'PAYLOAD_TOO_LARGE',
-  'CONFLICT',
-];
 
 /**
  * A write with files: a `record` part holding the JSON body, and a part per file named by its
