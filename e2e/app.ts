@@ -417,6 +417,15 @@ export async function settle(page: Page): Promise<void> {
     if (Date.now() > deadline) throw new Error(`${page.url()} kept loading for ${STEP_MS} ms`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+  await still(page);
+  // A dialog mounts transparent and starts fading in a frame or two later: a look in between
+  // finds no animation running yet (axe then read half-faded colours). Look again after two frames.
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  await still(page);
+}
+
+/** Nothing loading, fonts in, no animation running. */
+async function still(page: Page): Promise<void> {
   await page.waitForFunction(
     () =>
       document.querySelectorAll('[aria-busy="true"], .mantine-Skeleton-root, .mantine-Loader-root').length === 0 &&
