@@ -43,11 +43,19 @@ export function registerFileRoutes(app: FastifyInstance, files: RecordFiles, rea
     const missing = () => new ProblemError('FILE_NOT_FOUND', { id: raw.slice(0, 64) });
     if (!UUID.test(id)) throw missing();
     const row = await files.table.get(id);
-    if (!row || row.state === 'pending') throw missing();
+    if (!row) throw missing();
     const record = await readRecord(request.actor, row.entity, row.recordId);
     // A hidden field is left out of the record as read: its files are not the caller's to see.
     if (!record || !Object.hasOwn(record, row.field)) throw missing();
-    if (current && (row.state !== 'attached' || !fileIdsOf(record[row.field]).includes(row.id))) throw missing();
+    const held = fileIdsOf(record[row.field]).includes(row.id);
+    if (row.state === 'pending') {
+      // Its write committed and the server stopped before settling it (killed): the record is the
+      // truth, so the file is attached now rather than an hour later by the sweep.
+      if (!held) throw missing();
+      await files.table.attach([row.id]);
+      return { ...row, state: 'attached' };
+    }
+    if (current && (row.state !== 'attached' || !held)) throw missing();
     return row;
   };
 
