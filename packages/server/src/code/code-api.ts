@@ -1,6 +1,6 @@
 import { type Call, specLine } from '@ninepoint/spec';
 import { type EntitySchemas, type JsonSchema, pickFields } from '../compile/json-schemas.ts';
-import { API, type ApiCall, type FeatureApi, openApiPath, ref } from '../compile/openapi.ts';
+import { API, type ApiCall, type FeatureApi, openApiPath, ref, specLineExtension } from '../compile/openapi.ts';
 import { schemaComponent } from '../compile/route-table.ts';
 
 /** A call that takes no body: nothing but `{}`. */
@@ -90,15 +90,10 @@ export const CODE_API: FeatureApi = {
             ]),
           },
           security: API.anybody,
-          ...withSpecLine(specLine(model, call.span)),
+          ...specLineExtension(specLine(model, call.span)),
         },
       });
     }
     return calls;
   },
 };
-
-/** An operation's `x-spec-line`, when the model keeps the spec's lines. */
-function withSpecLine(line: ReturnType<typeof specLine>): { 'x-spec-line'?: NonNullable<typeof line> } {
-  return line ? { 'x-spec-line': line } : {};
-}

@@ -94,6 +94,11 @@ export const API = {
 /** A reference to a named schema of the document (`components.schemas`). */
 export const ref = (component: string): JsonSchema => ({ $ref: `#/components/schemas/${component}` });
 
+/** An operation's `x-spec-line`: the line of the spec that declares it, when the model keeps its lines. */
+export function specLineExtension(line: SpecLine | null): Pick<Operation, 'x-spec-line'> {
+  return line ? { 'x-spec-line': line } : {};
+}
+
 /** What a feature's declaration may read: the compiled spec, and the document's shared problem responses. */
 export interface ApiContext {
   model: Pick<

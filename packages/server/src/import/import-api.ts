@@ -1,5 +1,5 @@
 import type { JsonSchema } from '../compile/json-schemas.ts';
-import { API, type ApiCall, type ApiContext, type FeatureApi, ref } from '../compile/openapi.ts';
+import { API, type ApiCall, type ApiContext, type FeatureApi, ref, specLineExtension } from '../compile/openapi.ts';
 import type { Route } from '../compile/route-table.ts';
 import { visitorsMay } from '../records/index.ts';
 import { CSV_TYPE, MAX_ROW_BYTES, XLSX_TYPE } from './read-table.ts';
@@ -149,7 +149,7 @@ function importCall(route: Route, context: ApiContext): ApiCall {
         'formulas are refused, never evaluated. History records each created record with `how: import`.',
       tags: [entity],
       security: securityOf(route, context),
-      ...(route.spec ? { 'x-spec-line': route.spec } : {}),
+      ...specLineExtension(route.spec),
       parameters: [
         {
           name: DRY_RUN_PARAMETER,
@@ -188,7 +188,7 @@ function previewCall(route: Route, context: ApiContext): ApiCall {
         'columns before an import (the web app’s wizard). No row is checked: a dry run of the import does that.',
       tags: [entity],
       security: securityOf(route, context),
-      ...(route.spec ? { 'x-spec-line': route.spec } : {}),
+      ...specLineExtension(route.spec),
       requestBody: { required: true, content: FILE_CONTENT },
       responses: {
         '200': {

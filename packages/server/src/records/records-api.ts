@@ -10,6 +10,7 @@ import {
   type ProblemResponses,
   ref,
   type SecurityRequirement,
+  specLineExtension,
 } from '../compile/openapi.ts';
 import { type EntityPermissions, VISITOR } from '../compile/permissions.ts';
 import { type Route, schemaComponent } from '../compile/route-table.ts';
@@ -284,7 +285,7 @@ function callOperation(
       ...responses.for(errors),
     },
     security,
-    ...(route.spec ? { 'x-spec-line': route.spec } : {}),
+    ...specLineExtension(route.spec),
   };
 }
 
