@@ -35,6 +35,7 @@ import {
 import { DELIVERIES_PATH } from '../outbox/api.ts';
 import { NotificationBell } from '../outbox/NotificationBell.tsx';
 import { USERS_PATH } from '../people/UsersPage.tsx';
+import { prefetchScreen, prefetchWhenIdle } from '../screens/route-code.ts';
 import { navigation, refusal, screenAt, screenDoc, screensOf, screenTitle, screenTitles } from './screens.ts';
 import { TWO_FACTOR_PATH } from './TwoFactorPage.tsx';
 
@@ -61,6 +62,10 @@ export function Shell({ model }: { model: Model }) {
           .length
       : 0;
   useDocumentTitle(model, location.pathname);
+  // Every screen's code once the page has drawn, so a first visit to a screen waits for its data only.
+  // Detail and form screens are not in the navigation but open from lists: all the model's kinds.
+  const kinds = me.data && !mustEnrol ? [...new Set(screensOf(model).map((s) => s.kind))].join(',') : '';
+  useEffect(() => (kinds === '' ? undefined : prefetchWhenIdle(kinds.split(',') as Screen['kind'][])), [kinds]);
 
   return (
     <AppShell
@@ -120,6 +125,8 @@ export function Shell({ model }: { model: Model }) {
                 active={isActive(screen, links, location.pathname)}
                 aria-current={isActive(screen, links, location.pathname) ? 'page' : undefined}
                 onClick={close}
+                onPointerEnter={() => prefetchScreen(screen.kind)}
+                onFocus={() => prefetchScreen(screen.kind)}
                 styles={{ description: { whiteSpace: 'normal', opacity: 1 } }}
               />
             ))}

@@ -9,6 +9,7 @@ import {
   Group,
   NativeSelect,
   Paper,
+  SegmentedControl,
   Stack,
   Text,
   Title,
@@ -46,6 +47,7 @@ import { type FilterChange, FilterPanel } from './FilterPanel.tsx';
 import { ImportWizard } from './ImportWizard.tsx';
 import { ChevronLeftIcon, ChevronRightIcon, FilterIcon, PlusIcon, SearchIcon } from './icons.tsx';
 import { DebouncedInput } from './inputs.tsx';
+import { useListLayout } from './layout.ts';
 import {
   apiQuery,
   columnChoices,
@@ -129,6 +131,7 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
   // A phone's width shows cards: a table's columns do not fit it.
   const phone = useMediaQuery('(max-width: 36em)', false, { getInitialValueInEffect: false });
   const Records = phone ? RecordCards : RecordsTable;
+  const layout = useListLayout(me.user?.id ?? null, screen.route);
   const readOptions = { sortable, filters, fixed, sizes, columns: choices.map((c) => c.name) };
   const state = readListState(params, readOptions);
   const shown = state.columns;
@@ -315,6 +318,17 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
             shown={columns.map((c) => c.name)}
             onChange={(next) => update({ columns: next })}
           />
+          {!phone && (
+            <SegmentedControl
+              aria-label="Row density"
+              data={[
+                { value: 'compact', label: 'Compact' },
+                { value: 'comfortable', label: 'Comfortable' },
+              ]}
+              value={layout.density}
+              onChange={(value) => layout.setDensity(value === 'comfortable' ? 'comfortable' : 'compact')}
+            />
+          )}
           {me.user && <SavedViewsButton screen={screen.route} path={screen.route} current={params.toString()} />}
         </Group>
 
@@ -451,6 +465,9 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
           loading={query.isPending}
           busy={stale}
           pageSize={state.size}
+          density={layout.density}
+          widths={layout.widths}
+          onResize={layout.setWidth}
           selection={{
             selected: new Set(selected.keys()),
             onToggle: (record, on) =>
