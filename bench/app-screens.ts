@@ -99,12 +99,27 @@ try {
     await page.goto(`${url}/`);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link').first().waitFor();
     await page.waitForTimeout(1500);
+    if (process.env.BENCH_DEBUG) {
+      const chunks = await page.evaluate(() =>
+        performance.getEntriesByType('resource').map((r) => r.name.replace(location.origin, '')),
+      );
+      console.log('fetched before the first click:', chunks.filter((c) => c.includes('/assets/')).join(' '));
+    }
     for (const screen of screens) {
       const link = page.getByRole('navigation', { name: 'Main' }).locator(`a[href="${screen.link}"]`);
       const started = await page.evaluate(() => performance.now());
       await link.click();
       await page.locator(screen.content).first().waitFor();
       const shown = await page.evaluate(() => performance.now());
+      if (process.env.BENCH_DEBUG) {
+        const calls = await page.evaluate((from) => {
+          return performance
+            .getEntriesByType('resource')
+            .filter((r) => r.startTime >= from)
+            .map((r) => `${r.name.replace(location.origin, '')} ${r.startTime.toFixed(0)}+${r.duration.toFixed(0)}`);
+        }, started);
+        console.log(calls.join('\n'));
+      }
       console.log(`first visit (${who}) ${screen.link.padEnd(12)} ${(shown - started).toFixed(0).padStart(5)} ms`);
     }
   };
