@@ -90,6 +90,7 @@ try {
     });
   };
   const compact = await rowsAbove('Compact');
+  if (process.env.BENCH_SHOTS) await page.screenshot({ path: `${process.env.BENCH_SHOTS}/list.png` });
   const comfortable = await rowsAbove('Comfortable');
   await rowsAbove('Compact');
   console.log(`rows above the fold at 1280x800, /tickets: compact ${compact}, comfortable ${comfortable}`);
@@ -119,6 +120,10 @@ try {
             .map((r) => `${r.name.replace(location.origin, '')} ${r.startTime.toFixed(0)}+${r.duration.toFixed(0)}`);
         }, started);
         console.log(calls.join('\n'));
+      }
+      if (process.env.BENCH_SHOTS) {
+        await page.waitForTimeout(500);
+        await page.screenshot({ path: `${process.env.BENCH_SHOTS}/${screen.link.replaceAll('/', '_')}.png` });
       }
       console.log(`first visit (${who}) ${screen.link.padEnd(12)} ${(shown - started).toFixed(0).padStart(5)} ms`);
     }

@@ -43,6 +43,7 @@ import { stateLabel } from '../records/access.ts';
 import { BulkBar } from './BulkBar.tsx';
 import { ExportButton } from './ExportButton.tsx';
 import { referenceNames } from './export.ts';
+import { FilterBuilder } from './FilterBuilder.tsx';
 import { type FilterChange, FilterPanel } from './FilterPanel.tsx';
 import { ImportWizard } from './ImportWizard.tsx';
 import { ChevronLeftIcon, ChevronRightIcon, FilterIcon, PlusIcon, SearchIcon } from './icons.tsx';
@@ -203,7 +204,7 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
   const [filtersOpen, setFiltersOpen] = useState(Object.keys(state.filters).length > 0);
   const panelId = useId();
   const activeFilters = Object.entries(state.filters);
-  const narrowed = activeFilters.length > 0 || state.q.trim() !== '';
+  const narrowed = activeFilters.length > 0 || state.groups.length > 0 || state.q.trim() !== '';
   const sortField = state.sort?.replace(/^-/, '') ?? DEFAULT_SORT;
   const descending = state.sort?.startsWith('-') ?? false;
 
@@ -223,6 +224,20 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
       return { filters: next };
     });
 
+  /** A condition of the filter builder: with the others, or into an or-group (a new one past the last). */
+  const addCondition = (target: 'and' | number, field: string, filter: FieldFilter) =>
+    update((current) => {
+      if (target === 'and')
+        return { filters: { ...current.filters, [field]: { ...current.filters[field], ...filter } } };
+      const groups = [...current.groups];
+      const group = { ...(groups[target] ?? {}) };
+      group[field] = { ...group[field], ...filter };
+      groups[target] = group;
+      return { groups };
+    });
+  const removeGroup = (index: number) =>
+    update((current) => ({ groups: current.groups.filter((_, i) => i !== index) }));
+
   const from = cursors.length * state.size + 1;
   const to = from + (query.data?.items.length ?? 0) - 1;
   const summary = query.isPending
@@ -234,7 +249,7 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
   const caption = `${title}: ${summary}, sorted by ${sortLabel.toLowerCase()}, ${descending ? 'descending' : 'ascending'}`;
 
   return (
-    <Stack gap="lg">
+    <Stack gap="md">
       <Group justify="space-between" align="flex-start" gap="md">
         <Box miw={0}>
           <Title order={1}>{title}</Title>
@@ -295,6 +310,7 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
               />
             </Box>
           )}
+          {filters.length > 0 && <FilterBuilder fields={filters} groups={state.groups} onAdd={addCondition} />}
           {filters.length > 0 && (
             <Button
               variant={filtersOpen ? 'outline' : 'default'}
@@ -340,7 +356,7 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
           </Collapse>
         )}
 
-        {(screen.filters.length > 0 || activeFilters.length > 0) && (
+        {(screen.filters.length > 0 || activeFilters.length > 0 || state.groups.length > 0) && (
           <Group gap="xs" aria-label="Filters in effect" role="group">
             {screen.filters.map((f) => (
               <Badge
@@ -374,8 +390,38 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
                 {filterValueLabel(filters, name, value, (id) => userLabel(id, users, me), titles)}
               </Badge>
             ))}
-            {activeFilters.length > 1 && (
-              <Button size="compact-sm" variant="subtle" onClick={() => update({ filters: {} })}>
+            {state.groups.map((group, i) => {
+              const words = Object.entries(group)
+                .map(
+                  ([name, value]) =>
+                    `${filterLabel(filters, name)}: ${filterValueLabel(filters, name, value, (id) => userLabel(id, users, me), titles)}`,
+                )
+                .join(' or ');
+              return (
+                <Badge
+                  // biome-ignore lint/suspicious/noArrayIndexKey: a group is its place in the address
+                  key={`group-${i}`}
+                  variant="light"
+                  color="grape"
+                  radius="sm"
+                  size="lg"
+                  data-filter-group
+                  style={{ textTransform: 'none', fontWeight: 500 }}
+                  rightSection={
+                    <CloseButton
+                      size="xs"
+                      variant="transparent"
+                      aria-label={`Remove the filter Either ${words}`}
+                      onClick={() => removeGroup(i)}
+                    />
+                  }
+                >
+                  Either {words}
+                </Badge>
+              );
+            })}
+            {activeFilters.length + state.groups.length > 1 && (
+              <Button size="compact-sm" variant="subtle" onClick={() => update({ filters: {}, groups: [] })}>
                 Clear filters
               </Button>
             )}
@@ -404,7 +450,11 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
         <Stack gap="sm">
           <Failure error={query.error} retry={() => void query.refetch()} />
           {narrowed && (
-            <Button variant="default" w="fit-content" onClick={() => update({ q: '', filters: {}, sort: null })}>
+            <Button
+              variant="default"
+              w="fit-content"
+              onClick={() => update({ q: '', filters: {}, groups: [], sort: null })}
+            >
               Show the whole list
             </Button>
           )}
@@ -432,7 +482,7 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
           >
             <EmptyState.Actions>
               {narrowed && (
-                <Button variant="default" onClick={() => update({ q: '', filters: {} })}>
+                <Button variant="default" onClick={() => update({ q: '', filters: {}, groups: [] })}>
                   Clear search and filters
                 </Button>
               )}
@@ -626,5 +676,9 @@ function filterValueLabel(
   if (filter.from && filter.to) parts.push(`${one(filter.from)} to ${one(filter.to)}`);
   else if (filter.from) parts.push(`from ${one(filter.from)}`);
   else if (filter.to) parts.push(`up to ${one(filter.to)}`);
+  if (filter.not && filter.not.length > 0) parts.push(`not ${filter.not.map(one).join(' nor ')}`);
+  if (filter.after) parts.push(`after ${one(filter.after)}`);
+  if (filter.before) parts.push(`before ${one(filter.before)}`);
+  if (filter.empty !== undefined) parts.push(filter.empty ? 'empty' : 'not empty');
   return parts.join(', ');
 }

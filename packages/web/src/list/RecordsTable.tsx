@@ -9,7 +9,7 @@ import { FileThumbs } from '../fields/files/FileList.tsx';
 import { type ApiRecord, EMPTY, formatDay, formatValue, recordTitle, stateColor } from '../format.ts';
 import { stateLabel } from '../records/access.ts';
 import { SortIcon } from './icons.tsx';
-import { columnsWithValues, type Density, defaultWidth, MAX_COLUMN, MIN_COLUMN } from './layout.ts';
+import { columnsWithValues, type Density, defaultWidth, MAX_COLUMN, MIN_COLUMN, useProgressive } from './layout.ts';
 import type { ListField } from './query.ts';
 import { ReferenceValue } from './references.tsx';
 
@@ -101,6 +101,8 @@ export function RecordsTable({
   const tableWidth =
     columns.reduce((sum, c) => sum + (widthOf(c) ?? 280), 0) + (selection ? 40 : 0) + (titleColumn ? 0 : 72);
   const compact = density === 'compact';
+  // The rows above the fold first; the rest of a long page right after.
+  const drawn = useProgressive(records.length, 24);
   // Records are opened from their title; an entity without one gets an Open link per row.
   const openColumn = titleColumn === null;
   const states = machine?.states.map((s) => s.name) ?? [];
@@ -129,7 +131,7 @@ export function RecordsTable({
         striped={false}
         highlightOnHover
         layout="fixed"
-        verticalSpacing={compact ? 5 : 'sm'}
+        verticalSpacing={compact ? 4 : 'sm'}
         horizontalSpacing="xs"
         miw={Math.max(600, tableWidth)}
         aria-busy={loading || busy}
@@ -238,7 +240,7 @@ export function RecordsTable({
                   {openColumn && <Table.Td />}
                 </Table.Tr>
               ))
-            : records.map((record) => {
+            : records.slice(0, drawn).map((record) => {
                 const href = detailHref(record);
                 return (
                   <Table.Tr
@@ -450,7 +452,7 @@ export function Cell({
       );
     case 'choice':
       return (
-        <Badge variant="outline" color="gray" radius="sm" style={{ textTransform: 'none' }}>
+        <Badge variant="outline" color="gray" radius="sm" size="sm" style={{ textTransform: 'none' }}>
           {choiceLabel(String(value))}
         </Badge>
       );

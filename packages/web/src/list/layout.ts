@@ -1,5 +1,6 @@
 import { useLocalStorage } from '@mantine/hooks';
 import type { FieldType } from '@ninepoint/spec';
+import { startTransition, useEffect, useState } from 'react';
 import type { ApiRecord } from '../format.ts';
 import type { ListField } from './query.ts';
 
@@ -89,4 +90,25 @@ export function useListLayout(user: string | null, route: string) {
       })),
     resetWidths: () => setLayout((current) => ({ ...current, widths: {} })),
   };
+}
+
+/**
+ * How many of `count` rows to draw now: the first `first` at once, the rest in a second pass
+ * right after the first paint, so a screen shows its top rows without waiting for the whole page.
+ */
+export function useProgressive(count: number, first: number): number {
+  const [all, setAll] = useState(false);
+  useEffect(() => {
+    if (all || count <= first) return;
+    // After the browser has painted the first rows: a frame, then a task.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const frame = requestAnimationFrame(() => {
+      timer = setTimeout(() => startTransition(() => setAll(true)), 0);
+    });
+    return () => {
+      cancelAnimationFrame(frame);
+      if (timer !== undefined) clearTimeout(timer);
+    };
+  }, [all, count, first]);
+  return all ? count : Math.min(count, first);
 }

@@ -32,6 +32,7 @@ import { choiceLabel, fieldLabel, screenTitle } from '../app/screens.ts';
 import { sentence } from '../fields/display.ts';
 import { FieldValue } from '../fields/FieldValue.tsx';
 import { ChevronLeftIcon, ChevronRightIcon } from '../list/icons.tsx';
+import { useProgressive } from '../list/layout.ts';
 import { refersToUsers } from '../list/query.ts';
 import { userLabel, useUserDirectory } from '../list/references.tsx';
 import { type Move, movesOf, stateColor, stateLabel, transitionLabel } from './access.ts';
@@ -368,6 +369,8 @@ function Column({
     ),
   ];
   const users = useUserDirectory(me, userIds);
+  // The cards in view first; the rest of the column right after.
+  const drawn = useProgressive(items.length, 5);
   const headingId = `board-column-${state.name}`;
 
   const dragOver = (event: DragEvent) => {
@@ -486,7 +489,13 @@ function Column({
             style={{ borderRadius: 5, flex: 'none' }}
             bg={`var(--mantine-color-${stateColor(machine, state.name)}-6)`}
           />
-          <Title order={2} size="h6" id={headingId} style={{ whiteSpace: 'nowrap' }}>
+          <Title
+            order={2}
+            size="h6"
+            id={headingId}
+            title={stateLabel(state.name)}
+            style={{ whiteSpace: 'nowrap', overflow: 'hidden', textOverflow: 'ellipsis' }}
+          >
             {stateLabel(state.name)}
           </Title>
         </Group>
@@ -532,7 +541,7 @@ function Column({
             <Failure error={cards.error} retry={() => void cards.refetch()} />
           </li>
         )}
-        {items.map((record) => (
+        {items.slice(0, drawn).map((record) => (
           <li key={record.id}>
             <BoardCard
               model={model}
