@@ -16,7 +16,7 @@ import {
   VisuallyHidden,
 } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
-import { assertNever, type Entity } from '@ninepoint/spec';
+import { ANYONE, assertNever, type Entity } from '@ninepoint/spec';
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useMemo, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
@@ -345,7 +345,14 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
               onChange={(value) => layout.setDensity(value === 'comfortable' ? 'comfortable' : 'compact')}
             />
           )}
-          {me.user && <SavedViewsButton screen={screen.route} path={screen.route} current={params.toString()} />}
+          {me.user && (
+            <SavedViewsButton
+              screen={screen.route}
+              path={screen.route}
+              current={params.toString()}
+              shareRoles={shareRoles(model, me, screen)}
+            />
+          )}
         </Group>
 
         {filters.length > 0 && (
@@ -559,6 +566,17 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
       )}
     </Stack>
   );
+}
+
+/**
+ * The roles the user may share a view of this screen with (as the server allows): those they hold,
+ * or any when they manage people, that may open the screen.
+ */
+function shareRoles(model: ScreenProps['model'], me: ScreenProps['me'], screen: ScreenProps['screen']): string[] {
+  const mine = me.user?.roles ?? [];
+  const all = model.roles.map((r) => r.name).filter((r) => r !== ANYONE);
+  const opens = (role: string) => screen.who.length === 0 || screen.who.includes(ANYONE) || screen.who.includes(role);
+  return (me.people?.manage ? all : mine.filter((r) => all.includes(r))).filter(opens);
 }
 
 function Pager({

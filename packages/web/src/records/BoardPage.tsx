@@ -55,6 +55,12 @@ import {
   useTakeTransition,
 } from './transitions.tsx';
 
+/**
+ * From this many columns a board starts with its final states folded: at 1280 px the page has
+ * about 940 px for the board, six columns of their narrowest (136 px).
+ */
+const FOLD_FROM = 7;
+
 /** Cards fetched per column at a time. */
 const COLUMN_PAGE = 20;
 
@@ -118,10 +124,10 @@ export function BoardPage({ model, me, screen }: ScreenProps) {
   const take = useTakeTransition(model, entity?.name ?? '');
   // Why a dragged card may not enter a column, known while it is dragged, before any drop.
   const dragRefusals = useMoveRefusals(model, entity?.name ?? '', dragging?.record ?? NO_RECORD, dragging?.moves ?? []);
-  // Final states (no step leads out) start folded to their count; a user's unfolding is kept.
-  const [unfolded, setUnfolded] = useLocalStorage<string[]>({
+  // Final states (no step leads out) may fold to their count; a user's choice per column is kept.
+  const [foldings, setFoldings] = useLocalStorage<Record<string, boolean>>({
     key: `ninepoint:board:${me.user?.id ?? 'visitor'}:${screen.route}`,
-    defaultValue: [],
+    defaultValue: {},
     getInitialValueInEffect: false,
   });
 
@@ -139,6 +145,8 @@ export function BoardPage({ model, me, screen }: ScreenProps) {
   const states = machine.states.filter((s) => filters.states === null || filters.states.includes(s.name));
   const create = createRoute(model, me, entity.name);
   const terminal = terminalStates(machine);
+  // Where the columns would not all fit at their narrowest, final ones start folded.
+  const foldsFirst = states.length >= FOLD_FROM;
 
   const go = (pending: Pending, confirmed = false) => {
     setRefusal(null);
@@ -211,11 +219,10 @@ export function BoardPage({ model, me, screen }: ScreenProps) {
             dropReason={
               dragging ? dropRefusal(machine, dragging.record, dragging.moves, state.name, dragRefusals) : null
             }
-            folded={terminal.has(state.name) && !unfolded.includes(state.name)}
+            folded={terminal.has(state.name) && (foldings[state.name] ?? foldsFirst)}
             onFold={
               terminal.has(state.name)
-                ? (fold) =>
-                    setUnfolded((names) => (fold ? names.filter((n) => n !== state.name) : [...names, state.name]))
+                ? (fold) => setFoldings((current) => ({ ...current, [state.name]: fold }))
                 : undefined
             }
             busy={busy}
