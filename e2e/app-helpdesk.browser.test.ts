@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type App,
   boardCards,
+  capture,
   columnValues,
   confirmFinalStep,
   disabledReason,
@@ -23,6 +24,7 @@ import {
   signOut,
   startApp,
 } from './app.ts';
+import { screenshot } from './browser.ts';
 
 /**
  * The IT helpdesk in Chromium: requesters report problems (refused first by two rules, one at its
@@ -300,6 +302,10 @@ describe('the IT helpdesk in Chromium', () => {
     const page = await app.page();
     await signIn(page, app, lead);
     expect(await navigationLinks(page)).toEqual(['Home', 'Tickets', 'Queue', 'Urgent', 'Overview', 'KB']);
+    // The screens' code is fetched while the home page idles, before any link is followed.
+    await poll(() =>
+      page.evaluate(() => performance.getEntriesByType('resource').some((r) => /\/BoardPage-[^/]*\.js$/.test(r.name))),
+    ).toBe(true);
     await page
       .getByRole('navigation', { name: 'Main' })
       .getByRole('link', { name: /^Queue/ })
@@ -307,11 +313,42 @@ describe('the IT helpdesk in Chromium', () => {
     await page.getByRole('heading', { name: 'Queue', level: 1 }).waitFor();
     await poll(() => boardCards(page, 'Resolved')).toEqual([PRINTER, ACCESS]);
     await poll(() => boardCards(page, 'In progress')).toEqual([OUTLOOK, VPN]);
+    // The whole desk at 1280 px: seven columns side by side, Closed (final) folded to its count.
+    const STATES = ['New', 'Escalated', 'Assigned', 'In progress', 'Waiting', 'Resolved', 'Closed'];
+    for (const state of STATES) {
+      const box = await page.getByRole('region', { name: state, exact: true }).boundingBox();
+      expect(box && box.x + box.width <= 1280 && box.x >= 0, `${state} column in view`).toBe(true);
+    }
+    await page.getByRole('button', { name: /^Show the Closed column/ }).waitFor();
+    // People as faces, choices in colour; moves in a small menu per card.
+    const outlook = page.getByRole('listitem').filter({ hasText: OUTLOOK });
+    await outlook.getByRole('img', { name: `Assignee: ${agent.name}` }).waitFor();
+    const urgent = page.getByRole('listitem').filter({ hasText: OUTAGE }).locator('[data-choice="priority"]');
+    expect(await urgent.getAttribute('style')).toContain('red');
     await settle(page);
     await expectAccessible(page, 'the queue board');
+    // Dragging a resolved ticket over New: the column says why it may not go there, before the drop.
+    // From the card's own padding, not its link (a link drags its address).
+    await page
+      .getByRole('listitem')
+      .filter({ hasText: PRINTER })
+      .locator('[data-board-card]')
+      .hover({ position: { x: 4, y: 4 } });
+    await page.mouse.down();
+    const newColumn = page.getByRole('region', { name: 'New', exact: true });
+    const at = await newColumn.boundingBox();
+    if (!at) throw new Error('no New column');
+    await page.mouse.move(at.x + at.width / 2, at.y + 120, { steps: 8 });
+    await newColumn.getByText('Cannot move here: no step leads from Resolved to New').waitFor();
+    // Mid-drag: `capture` would move the mouse off the page first.
+    await screenshot(page, 'board-drop-refused');
+    await page.mouse.up();
+    await poll(() => boardCards(page, 'Resolved')).toEqual([PRINTER, ACCESS]);
     await moveTo(page, ACCESS, 'Closed — Close');
     await confirmFinalStep(page, 'Close');
+    await page.getByRole('button', { name: 'Show the Closed column (1)' }).click();
     await poll(() => boardCards(page, 'Closed')).toEqual([ACCESS]);
+    await capture(page, 'board-whole-desk');
     await page
       .getByRole('status')
       .filter({ hasText: `${ACCESS}: Close done, now Closed.` })
@@ -319,5 +356,7 @@ describe('the IT helpdesk in Chromium', () => {
     await signOut(page, lead);
     expect(await navigationLinks(page)).toEqual(['Home']);
     app.expectQuiet();
+    // The favicon too: nothing the pages asked for answered 404.
+    app.expectNothingNotFound();
   });
 });

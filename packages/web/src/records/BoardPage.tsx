@@ -693,6 +693,7 @@ function BoardCard({
                 return (
                   <Badge
                     key={f.name}
+                    data-choice={f.name}
                     size="xs"
                     variant="light"
                     color={choiceColor(f.name, values, value)}
