@@ -413,6 +413,8 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
                   radius="sm"
                   size="lg"
                   data-filter-group
+                  maw="100%"
+                  title={`Either ${words}`}
                   style={{ textTransform: 'none', fontWeight: 500 }}
                   rightSection={
                     <CloseButton
