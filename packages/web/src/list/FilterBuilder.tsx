@@ -97,6 +97,8 @@ export function FilterBuilder({
     setFieldName(null);
     setOp(null);
     setValues([]);
+    // Each condition starts as "and": an either-group is chosen on purpose.
+    setTarget('and');
   };
   const submit = (event: FormEvent) => {
     event.preventDefault();

@@ -405,28 +405,35 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
                 )
                 .join(' or ');
               return (
-                <Badge
+                // Words that wrap on a narrow screen: an either-group can be long.
+                <Group
                   // biome-ignore lint/suspicious/noArrayIndexKey: a group is its place in the address
                   key={`group-${i}`}
-                  variant="light"
-                  color="grape"
-                  radius="sm"
-                  size="lg"
                   data-filter-group
+                  gap={4}
+                  wrap="nowrap"
+                  pl="sm"
+                  pr={4}
+                  py={3}
                   maw="100%"
-                  title={`Either ${words}`}
-                  style={{ textTransform: 'none', fontWeight: 500 }}
-                  rightSection={
-                    <CloseButton
-                      size="xs"
-                      variant="transparent"
-                      aria-label={`Remove the filter Either ${words}`}
-                      onClick={() => removeGroup(i)}
-                    />
-                  }
+                  bg="var(--mantine-color-grape-light)"
+                  style={{ borderRadius: 4 }}
                 >
-                  Either {words}
-                </Badge>
+                  <Text
+                    size="sm"
+                    fw={500}
+                    c="var(--mantine-color-grape-light-color)"
+                    style={{ overflowWrap: 'anywhere' }}
+                  >
+                    Either {words}
+                  </Text>
+                  <CloseButton
+                    size="xs"
+                    variant="transparent"
+                    aria-label={`Remove the filter Either ${words}`}
+                    onClick={() => removeGroup(i)}
+                  />
+                </Group>
               );
             })}
             {activeFilters.length + state.groups.length > 1 && (
