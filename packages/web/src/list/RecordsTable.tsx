@@ -1,4 +1,5 @@
 import { Anchor, Badge, Box, Checkbox, Skeleton, Table, Text, UnstyledButton, VisuallyHidden } from '@mantine/core';
+import { useElementSize } from '@mantine/hooks';
 import { assertNever, type Entity, isNumeric, type Model, type StateMachine } from '@ninepoint/spec';
 import { type KeyboardEvent, type MouseEvent, type PointerEvent, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
@@ -9,7 +10,15 @@ import { FileThumbs } from '../fields/files/FileList.tsx';
 import { type ApiRecord, EMPTY, formatDay, formatValue, recordTitle, stateColor } from '../format.ts';
 import { stateLabel } from '../records/access.ts';
 import { SortIcon } from './icons.tsx';
-import { columnsWithValues, type Density, defaultWidth, MAX_COLUMN, MIN_COLUMN, useProgressive } from './layout.ts';
+import {
+  columnsWithValues,
+  type Density,
+  defaultWidth,
+  MAX_COLUMN,
+  MIN_COLUMN,
+  rigid,
+  useProgressive,
+} from './layout.ts';
 import type { ListField } from './query.ts';
 import { ReferenceValue } from './references.tsx';
 
@@ -94,12 +103,27 @@ export function RecordsTable({
     new Set([titleColumn ?? '', sort.field]),
   );
   const columns = shown;
+  // Columns start at a width by their kind, narrowed together when they would not all fit the
+  // frame beside the title's least; a width the user chose is kept as it is.
+  const { ref: frameRef, width: frame } = useElementSize();
+  const extras = (selection ? 40 : 0) + (titleColumn ? TITLE_MIN : 72) + 2;
+  const kept = (c: ListField) => widths[c.name] ?? (rigid(c) ? defaultWidth(c) : 0);
+  const chosen = columns.reduce((sum, c) => sum + (c.name !== titleColumn ? kept(c) : 0), 0);
+  const natural = columns.reduce(
+    (sum, c) => sum + (c.name !== titleColumn && widths[c.name] === undefined && !rigid(c) ? defaultWidth(c) : 0),
+    0,
+  );
+  const scale = frame > 0 && natural > 0 ? Math.min(1, Math.max(0, (frame - extras - chosen) / natural)) : 1;
   const widthOf = (column: ListField): number | undefined =>
     dragging?.name === column.name
       ? dragging.width
-      : (widths[column.name] ?? (column.name === titleColumn ? undefined : defaultWidth(column)));
-  const tableWidth =
-    columns.reduce((sum, c) => sum + (widthOf(c) ?? 280), 0) + (selection ? 40 : 0) + (titleColumn ? 0 : 72);
+      : (widths[column.name] ??
+        (column.name === titleColumn
+          ? undefined
+          : rigid(column)
+            ? defaultWidth(column)
+            : Math.max(MIN_COLUMN, Math.floor(defaultWidth(column) * scale))));
+  const tableWidth = columns.reduce((sum, c) => sum + (widthOf(c) ?? 0), 0) + extras;
   const compact = density === 'compact';
   // The rows above the fold first; the rest of a long page right after.
   const drawn = useProgressive(records.length, 24);
@@ -115,6 +139,7 @@ export function RecordsTable({
 
   return (
     <Box
+      ref={frameRef}
       role="region"
       aria-label={caption}
       tabIndex={0}
@@ -133,7 +158,7 @@ export function RecordsTable({
         layout="fixed"
         verticalSpacing={compact ? 4 : 'sm'}
         horizontalSpacing="xs"
-        miw={Math.max(600, tableWidth)}
+        miw={tableWidth}
         aria-busy={loading || busy}
         style={{ opacity: busy ? 0.6 : 1, transition: 'opacity 120ms' }}
         data-density={density}
@@ -307,6 +332,9 @@ export function RecordsTable({
     </Box>
   );
 }
+
+/** The least room the title column keeps when the others start narrower to fit. */
+const TITLE_MIN = 200;
 
 /**
  * A column's right edge, dragged to resize it, or focused and moved with the arrow keys (16 px a

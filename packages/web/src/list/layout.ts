@@ -16,12 +16,15 @@ export const MAX_COLUMN = 640;
  * column has none and takes what the others leave.
  */
 export function defaultWidth(column: ListField): number {
+  // A badge is shown whole: room for its longest value (about 7 px a letter, and its padding).
+  if (column.type.kind === 'choice') {
+    const longest = Math.max(column.label.length, ...column.type.values.map((v) => v.length));
+    return Math.min(240, Math.max(96, 40 + 7 * longest));
+  }
   if (column.name === 'state') return 116;
   if (column.name === 'created_at' || column.name === 'updated_at') return 112;
   const type: FieldType = column.type;
   switch (type.kind) {
-    case 'choice':
-      return 108;
     case 'reference':
       return 148;
     case 'date':
@@ -41,6 +44,11 @@ export function defaultWidth(column: ListField): number {
     default:
       return 180;
   }
+}
+
+/** Columns of badges keep their width when the others narrow to fit: a badge is never cut. */
+export function rigid(column: ListField): boolean {
+  return column.type.kind === 'choice';
 }
 
 /** Whether a record holds something in a field. */
