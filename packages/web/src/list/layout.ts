@@ -22,13 +22,13 @@ export function defaultWidth(column: ListField): number {
     return Math.min(240, Math.max(96, 40 + 7 * longest));
   }
   if (column.name === 'state') return 116;
-  if (column.name === 'created_at' || column.name === 'updated_at') return 112;
+  if (column.name === 'created_at' || column.name === 'updated_at') return 124;
   const type: FieldType = column.type;
   switch (type.kind) {
     case 'reference':
       return 148;
     case 'date':
-      return 112;
+      return 124;
     case 'datetime':
       return 150;
     case 'integer':
