@@ -436,11 +436,13 @@ function buildApp(
   });
   const clock = now ?? systemClock;
   // Every committed write: live updates, and the outbox's notifications and calls to other systems.
-  const committed = (change: LocalChange) => {
-    app.live.committed(change);
-    outbox.committed(change.entity, change.kind);
-    if (runner) app.code.committed(change);
-  };
+  // A write in a held transaction (a before hook's, code/) is told of once that has committed.
+  const committed = (change: LocalChange) =>
+    store.afterCommit(() => {
+      app.live.committed(change);
+      outbox.committed(change.entity, change.kind);
+      if (runner) app.code.committed(change);
+    });
   if (files) {
     void app.register(filesPlugin, { ...files, readRecord: recordReader(compiled, store) });
   }

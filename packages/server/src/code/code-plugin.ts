@@ -70,13 +70,7 @@ export function registerCode(app: FastifyInstance, options: CodeOptions): CodeFe
   }
 
   const before = beforeHooks(compiled.routeTable.routes, runner);
-  if (before.size > 0) {
-    app.addHook('preHandler', async (request) => {
-      const route = before.get(`${request.method} ${request.routeOptions.url}`);
-      if (!route) return;
-      await runBefore(request, route, options);
-    });
-  }
+  if (before.size > 0) holdBeforeWrites(app, before, options);
 
   const pending = new Set<Promise<void>>();
   const track = (work: Promise<void>) => {
@@ -154,6 +148,77 @@ async function actorOf(auth: AuthStore, by: string | null | undefined, system: R
   return user ? { userId: user.id, roles: user.roles, user, via: null } : system;
 }
 
+/** The calls whose answer is leaving while their held transaction is open (`holdBeforeWrites`). */
+const answering = new WeakMap<FastifyRequest, { started: (status: number) => void; ended: Promise<unknown> }>();
+
+/**
+ * Runs each call that has `before` hooks inside one transaction held open across the hooks and
+ * the write (`Store.hold`): the hooks' reads see what the write will see, their writes are the
+ * write's, and a refusal (of a hook or of the write) rolls all of it back. The call's own handler
+ * is wrapped (`onRoute`: this plugin is registered before the records). Its answer, once it starts
+ * to leave (`onSend`), ends the transaction: committed for a success, rolled back for a refusal;
+ * it leaves only after that, so a client never hears of a write that is not there yet, and a
+ * commit that fails answers that failure instead.
+ */
+function holdBeforeWrites(app: FastifyInstance, before: Map<string, Route>, options: CodeOptions): void {
+  const { compiled, store } = options;
+  app.addHook('onRoute', (routeOptions) => {
+    const methods = Array.isArray(routeOptions.method) ? routeOptions.method : [routeOptions.method];
+    const route = methods.map((m) => before.get(`${m} ${routeOptions.url}`)).find((r) => r !== undefined);
+    if (!route) return;
+    const event = eventOf(route);
+    if (!event) return;
+    const handler = routeOptions.handler;
+    routeOptions.handler = async function held(this: FastifyInstance, request, reply) {
+      // A caller point 6 refuses outright hears that from the call itself, never a module's answer
+      // (which could tell them something about the records): the hook runs for callers who may write.
+      if (!mayAttempt(compiled, request.actor, event)) return handler.call(this, request, reply);
+      let started: (status: number) => void = () => {};
+      const sending = new Promise<number>((resolve) => {
+        started = resolve;
+      });
+      let end: (failure: unknown) => void = () => {};
+      const ended = new Promise<unknown>((resolve) => {
+        end = resolve;
+      });
+      answering.set(request, { started, ended });
+      let handled: Promise<unknown> | undefined;
+      let sent = false;
+      try {
+        await store.hold(async () => {
+          await runBefore(request, route, options);
+          // Not awaited whole: a handler that answers waits for its answer to have left (a
+          // reply is a thenable), which waits for this transaction to end.
+          handled = Promise.resolve(handler.call(this, request, reply));
+          const status = await Promise.race([sending, handled.then(() => reply.statusCode)]);
+          sent = true;
+          // A refusal the handler answered rather than threw: nothing of the write may stay.
+          if (status >= 400) throw new RolledBack();
+        });
+        end(undefined);
+      } catch (error) {
+        // Its answer waits in onSend: a failed commit is answered instead of it.
+        end(sent && !(error instanceof RolledBack) ? error : undefined);
+        if (!sent) throw error;
+      }
+      return handled;
+    };
+  });
+  app.addHook('onSend', async (request, reply) => {
+    const held = answering.get(request);
+    if (!held) return;
+    answering.delete(request);
+    held.started(reply.statusCode);
+    const failure = await held.ended;
+    if (failure !== undefined) throw failure;
+  });
+}
+
+/** Ends a held transaction with a rollback: the call has answered a refusal. */
+class RolledBack extends Error {
+  override name = 'RolledBack';
+}
+
 /** The entity routes that have `before` hooks, by method and path. */
 function beforeHooks(routes: readonly Route[], runner: CodeRunner): Map<string, Route> {
   const found = new Map<string, Route>();
@@ -178,16 +243,9 @@ function eventOf(route: Route): Exclude<OutgoingEvent, { kind: 'schedule' }> | n
   }
 }
 
-async function runBefore(
-  request: FastifyRequest,
-  route: Route,
-  { compiled, store, runner }: CodeOptions,
-): Promise<void> {
+async function runBefore(request: FastifyRequest, route: Route, { store, runner }: CodeOptions): Promise<void> {
   const event = eventOf(route);
   if (!event) return;
-  // A caller point 6 refuses outright hears that from the call itself, never a module's answer
-  // (which could tell them something about the records): the hook runs for callers who may write.
-  if (!mayAttempt(compiled, request.actor, event)) return;
   const idParam = route.params[0];
   const id = idParam ? (request.params as Record<string, string>)[idParam] : undefined;
   const stored = id === undefined ? undefined : await store.records(event.entity).get(id);
@@ -199,7 +257,8 @@ async function runBefore(
       export: hook.code.export,
       actor: request.actor,
       requestId: request.id,
-      readOnly: true,
+      // In the write's transaction: what it writes is undone with the write if either refuses.
+      readOnly: false,
       extra: {
         moment: 'before',
         event: event.kind,

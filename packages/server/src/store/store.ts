@@ -42,6 +42,19 @@ export interface Store {
    * from now on (one follower; a second replaces it). Survives a later `applySchema`.
    */
   follow(follower: WriteFollower): void;
+  /**
+   * Runs `work` in one write transaction held open across its awaits (a `before` hook and the
+   * write it is on, `code/`): every record read and write made from within `work`'s async context
+   * (the in-process API calls it makes included) is this transaction's, each write in a savepoint
+   * of it, so a write refused inside `work` undoes itself alone. Commits when `work` resolves; rolls
+   * back everything when it throws. A `hold` inside another joins it. The caller bounds its time.
+   */
+  hold<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` once the caller's write is committed: at once outside a held transaction, after its
+   * COMMIT inside one (never, if it rolls back), and outside it either way.
+   */
+  afterCommit(fn: () => void): void;
   /** Statements on the runtime's own tables (users, sessions, tokens, rate limits). */
   readonly sql: SqlRunner;
   /** Throws when the database does not answer. */
