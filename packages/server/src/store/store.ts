@@ -55,6 +55,13 @@ export interface Store {
    * COMMIT inside one (never, if it rolls back), and outside it either way.
    */
   afterCommit(fn: () => void): void;
+  /**
+   * Whether another connection (another process: the `ninepoint` CLI) committed to the database
+   * since the last ask, for what a server must hear of at once (a user deactivated at the
+   * terminal). SQLite only (`PRAGMA data_version`, no I/O); PostgreSQL's servers and CLI tell each
+   * other through LISTEN/NOTIFY instead.
+   */
+  changedElsewhere?(): boolean;
   /** Statements on the runtime's own tables (users, sessions, tokens, rate limits). */
   readonly sql: SqlRunner;
   /** Throws when the database does not answer. */

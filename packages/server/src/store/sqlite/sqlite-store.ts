@@ -35,6 +35,8 @@ export class SqliteStore implements Store {
   readonly db: Database.Database;
   readonly sql: SqliteRunner;
   readonly #ping: Database.Statement;
+  readonly #dataVersion: Database.Statement;
+  #seenVersion: unknown;
   readonly #commits: GroupCommit;
   readonly #records = new ServedRecords<Database.Database>();
   /**
@@ -56,6 +58,16 @@ export class SqliteStore implements Store {
     this.#transaction = <T>(work: () => T) => (this.#held.current() ? (savepoint(work) as T) : commits.run(work));
     this.sql = new SqliteRunner(db, this.#gate);
     this.#ping = db.prepare('SELECT 1');
+    this.#dataVersion = db.prepare('PRAGMA data_version').pluck();
+    this.#seenVersion = this.#dataVersion.get();
+  }
+
+  changedElsewhere(): boolean {
+    if (!this.db.open) return false;
+    const version = this.#dataVersion.get();
+    if (version === this.#seenVersion) return false;
+    this.#seenVersion = version;
+    return true;
   }
 
   /** Opens (creating it and its folder when missing) the database at `path`, or `:memory:`. */
