@@ -102,7 +102,8 @@ describe.each(TEST_DATABASES)('a before hook in its write’s transaction on $na
       ...fresh.options,
       logger: false,
       codeFolder: dir,
-      codeTimeoutMs: 400,
+      // Long enough for a loaded machine; the hanging hook waits it out once.
+      codeTimeoutMs: 2_000,
     });
     await server.app.ready();
     clerk = (await userWithToken(server, [])).authorization;
