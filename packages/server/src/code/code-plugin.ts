@@ -211,7 +211,7 @@ function holdBeforeWrites(app: FastifyInstance, before: Map<string, Route>, opti
         sent = true;
         // A refusal the write answered rather than threw: nothing of it may stay.
         if (status >= 400) throw new RolledBack();
-      });
+      }, `ninepoint before ${event.entity}`);
       end(undefined);
     } catch (error) {
       // Its answer waits in onSend: a failed commit is answered instead of it.

@@ -65,7 +65,8 @@ export class HeldScope<C> {
   ): Promise<T> {
     const mine = this.current();
     if (mine) return work();
-    if (exclusive) await this.#waitFree();
+    // Checked and taken in one synchronous step: several waiters woken together take turns.
+    if (exclusive) while (this.#open !== null) await this.#released;
     let held: Held<C>;
     if (exclusive) {
       this.#released = new Promise((resolve) => {

@@ -48,8 +48,10 @@ export interface Store {
    * (the in-process API calls it makes included) is this transaction's, each write in a savepoint
    * of it, so a write refused inside `work` undoes itself alone. Commits when `work` resolves; rolls
    * back everything when it throws. A `hold` inside another joins it. The caller bounds its time.
+   * Holds of the same `turn` (a before hook's: the entity written) take turns, across servers
+   * too, so that each sees what the one before it committed (SQLite: every hold takes turns).
    */
-  hold<T>(work: () => Promise<T>): Promise<T>;
+  hold<T>(work: () => Promise<T>, turn?: string): Promise<T>;
   /**
    * Runs `fn` once the caller's write is committed: at once outside a held transaction, after its
    * COMMIT inside one (never, if it rolls back), and outside it either way.

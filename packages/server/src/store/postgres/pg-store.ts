@@ -106,15 +106,19 @@ export class PgStore implements Store {
   /**
    * A transaction on a connection of its own, held across `work`'s awaits: the records `work` reads
    * and writes are its (each write a savepoint of it); other requests run on other connections
-   * meanwhile and wait only for the rows it locks. Not run again on a serialization failure (its
-   * work is not repeatable): that rolls back and throws.
+   * meanwhile and wait only for the rows it locks, and holds of the same `turn` for each other
+   * (an advisory lock). Not run again on a serialization failure (its work is not repeatable):
+   * that rolls back and throws.
    */
-  hold<T>(work: () => Promise<T>): Promise<T> {
+  hold<T>(work: () => Promise<T>, turn?: string): Promise<T> {
     return this.#held.run(
       async () => {
         const client = await this.pool.connect();
         try {
           await client.query('BEGIN');
+          // Under READ COMMITTED, what a hold reads after this lock includes what the hold of the
+          // same turn before it committed: two hooks reading a stock and writing it back take turns.
+          if (turn !== undefined) await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 1))', [turn]);
         } catch (error) {
           client.release(error instanceof Error ? error : true);
           throw error;

@@ -146,7 +146,7 @@ export class SqliteStore implements Store {
    * Another process's writer waits for the file's lock up to its busy timeout. Callers bound
    * `work` in time (a before hook: `CODE_TIMEOUT_SECONDS`).
    */
-  hold<T>(work: () => Promise<T>): Promise<T> {
+  hold<T>(work: () => Promise<T>, _turn?: string): Promise<T> {
     const { db } = this;
     return this.#held.run(
       () => {
