@@ -165,7 +165,10 @@ describe.each(TEST_DATABASES)('a before hook in its write’s transaction on $na
 
   it('loses nothing when the hook hangs past the timeout, and serves other writes meanwhile and after', async () => {
     const hanging = call(clerk, 'POST', '/api/orders', { item: 'hang', quantity: 1 });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Read while the hook hangs, with its note written and not committed: never seen (SQLite's
+    // read waits for the held transaction to end; PostgreSQL's reads another connection).
+    const seenMeanwhile = notes();
     // Made while the hook hangs: on SQLite it waits for the held transaction to end (at the
     // timeout), on PostgreSQL it is made at once on another connection; either way it is kept.
     const meanwhile = await call(clerk, 'POST', '/api/notes', { text: 'while it hung' });
@@ -174,6 +177,7 @@ describe.each(TEST_DATABASES)('a before hook in its write’s transaction on $na
     expect(await notes()).not.toContain('asked for 1 hang');
     const failed = await hanging;
     expect(failed.status).toBe(500);
+    expect(await seenMeanwhile).not.toContain('asked for 1 hang');
     const texts = await notes();
     expect(texts).toContain('while it hung');
     expect(texts).not.toContain('asked for 1 hang');
