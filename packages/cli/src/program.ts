@@ -7,6 +7,7 @@ import { registerDev } from './commands/dev.ts';
 import { registerDiagram } from './commands/diagram.ts';
 import { registerExplain } from './commands/explain.ts';
 import { registerImport } from './commands/import.ts';
+import { registerInit } from './commands/init.ts';
 import { registerMigrate } from './commands/migrate.ts';
 import { registerNew } from './commands/new.ts';
 import { registerOpenApi } from './commands/openapi.ts';
@@ -47,6 +48,7 @@ export function createProgram(ctx: Context): Command {
     .showHelpAfterError('(add --help for usage)')
     .addHelpText('afterAll', EXIT_CODES_HELP);
   registerNew(program, ctx, VERSION);
+  registerInit(program, ctx, VERSION);
   registerCheck(program, ctx, VERSION);
   registerExplain(program, ctx, VERSION);
   registerServe(program, ctx, VERSION);
