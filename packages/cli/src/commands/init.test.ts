@@ -76,12 +76,149 @@ describe('ninepoint init --from a SQLite file', () => {
 
   it('writes a spec with an entity per table that checks clean, noting what it could not translate', async () => {
     const result = await runIn(dir, ['init', '--from', 'library.db', 'library.md']);
-    expect(result.stderr).toBe('');
-    expect(result.code).toBe(0);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout).toContain(
+      'Wrote library.md from the SQLite file library.db: 4 entities (Author, BookGenre, Book, Genre).',
+    );
+    expect(result.stdout).toContain('  Book: `cover`: blob (binary) has no field type: the column is left out.');
     const spec = readFileSync(join(dir, 'library.md'), 'utf8');
-    console.log(spec);
-    console.log(result.stdout);
+    for (const row of [
+      /\| source_id +\| integer +\| unique +\| the row's `id` in the source: copied references are matched by it +\|/,
+      /\| name +\| text +\| required, at most 120 characters +\|/,
+      /\| email +\| email +\| unique +\|/,
+      /\| born +\| date +\|/,
+      /\| author +\| Author +\| required +\| `author_id` in the source +\|/,
+      /\| price +\| decimal\(2\) +\| at least 0 +\|/,
+      /\| copies +\| integer +\| required, 0\.\.50, default 1 +\|/,
+      /\| status +\| choice of draft, published, withdrawn +\| required, default draft +\|/,
+      /\| in_print +\| boolean +\| required, default true +\|/,
+      /\| meta +\| long text +\|/,
+      /\| added_at +\| datetime +\| default now +\|/,
+      /\| isbn +\| text +\| at most 13 characters, unique +\|/,
+      /\| code +\| text +\| required, unique +\|/,
+      /\| parent +\| Genre +\| +\| `parent_code` in the source +\|/,
+      /A join table: it links Book and Genre, many to many/,
+      /- The check `length\(title\) > 0` is not translated\./,
+    ]) {
+      expect(spec).toMatch(row);
+    }
+    // Book's own id is kept only because book_genres refers to it; nothing refers to a genre's pair.
+    expect(spec).not.toContain('| cover');
     const check = await runIn(dir, ['check', 'library.md']);
     expect(check).toMatchObject({ code: 0 });
+    expect(check.stdout).toContain('library.md: 2 of 9 points shown, 0 errors, 0 warnings');
+  });
+
+  it('copies the rows with --import-data, references matched by the kept keys, parents before children', async () => {
+    const result = await runIn(
+      dir,
+      [
+        'init',
+        '--from',
+        'library.db',
+        'copied.md',
+        '--import-data',
+        '--as',
+        'ada@example.org',
+        '--password-stdin',
+        '--db',
+        'copied.db',
+      ],
+      { stdin: piped(`${PASSWORD}\n`) },
+    );
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      'Copied the rows into copied.db as ada@example.org:\n  Author: 2 rows\n  Genre: 3 rows\n  Book: 3 rows\n  BookGenre: 3 rows\n',
+    );
+    const spec = readFileSync(join(dir, 'copied.md'), 'utf8');
+    const all = await records(spec, join(dir, 'copied.db'), ['Author', 'Book', 'Genre', 'BookGenre']);
+    const byId = (entity: string) => new Map((all[entity] ?? []).map((r) => [r.id, r]));
+    const authors = byId('Author');
+    const books = byId('Book');
+    const genres = byId('Genre');
+    const earthsea = (all.Book ?? []).find((b) => b.title === 'A Wizard of Earthsea');
+    expect(earthsea).toMatchObject({
+      source_id: 1,
+      price: 9.99,
+      copies: 3,
+      status: 'published',
+      in_print: true,
+      meta: '{"shelf": "F"}',
+      added_at: '2024-01-05T10:00:00.000Z',
+      isbn: '9780547773742',
+    });
+    expect(authors.get(earthsea?.author)).toMatchObject({
+      name: 'Ursula K. Le Guin',
+      source_id: 7,
+      born: '1929-10-21',
+    });
+    expect((all.Book ?? []).map((b) => [b.title, authors.get(b.author)?.name, b.in_print]).sort()).toEqual([
+      ['A Wizard of Earthsea', 'Ursula K. Le Guin', true],
+      ['Invisible Cities', 'Italo Calvino', false],
+      ['The Dispossessed', 'Ursula K. Le Guin', true],
+    ]);
+    expect((all.Genre ?? []).map((g) => [g.code, genres.get(g.parent)?.code ?? null]).sort()).toEqual([
+      ['fantasy', null],
+      ['fantasy-hi', 'fantasy'],
+      ['lit', null],
+    ]);
+    expect((all.BookGenre ?? []).map((p) => [books.get(p.book)?.title, genres.get(p.genre)?.code]).sort()).toEqual([
+      ['A Wizard of Earthsea', 'fantasy-hi'],
+      ['Invisible Cities', 'lit'],
+      ['The Dispossessed', 'fantasy'],
+    ]);
+  });
+
+  it('copies nothing when a row is refused: the database is removed and the refusal listed', async () => {
+    const bad = new Database(join(dir, 'bad.db'));
+    bad.exec(`
+      CREATE TABLE tags (id INTEGER PRIMARY KEY, label VARCHAR(5) NOT NULL);
+      INSERT INTO tags (label) VALUES ('ok'), ('far too long');
+    `);
+    bad.close();
+    const result = await runIn(
+      dir,
+      [
+        'init',
+        '--from',
+        'bad.db',
+        'bad.md',
+        '--import-data',
+        '--as',
+        'ada@example.org',
+        '--password-stdin',
+        '--db',
+        'bad-app.db',
+      ],
+      { stdin: piped(`${PASSWORD}\n`) },
+    );
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/3 +label +TOO_LONG/);
+    expect(result.stderr).toContain(
+      'error: no rows were copied: a row of tags was refused (above), so bad-app.db was removed.',
+    );
+    expect(existsSync(join(dir, 'bad-app.db'))).toBe(false);
+  });
+
+  it('refuses a missing file, a file that is not SQLite, an empty database, an unknown scheme and an existing spec', async () => {
+    writeFileSync(join(dir, 'kept.md'), 'my own spec\n');
+    const cases: [string[], number, string][] = [
+      [['--from', 'nowhere.db', 'a.md'], 2, 'cannot read nowhere.db: no such file'],
+      [['--from', 'notes.txt', 'a.md'], 1, 'error: notes.txt is not a SQLite database. Nothing was written.'],
+      [['--from', 'empty.db', 'a.md'], 1, 'error: empty.db has no tables: there is nothing to write a spec from.'],
+      [['--from', 'mysql://root@localhost/shop', 'a.md'], 2, '--from mysql:// is not a database init can read'],
+      [['--from', 'library.db', 'kept.md'], 2, 'kept.md already exists; pass --force to overwrite it'],
+      [['--from', 'library.db', 'a.md', '--import-data'], 2, '--import-data needs --as <email>'],
+    ];
+    for (const [args, code, message] of cases) {
+      const result = await runIn(dir, ['init', ...args]);
+      expect({ args, code: result.code, stderr: result.stderr }).toMatchObject({
+        code,
+        stderr: expect.stringContaining(message),
+      });
+    }
+    expect(existsSync(join(dir, 'a.md'))).toBe(false);
+    expect(readFileSync(join(dir, 'kept.md'), 'utf8')).toBe('my own spec\n');
   });
 });
