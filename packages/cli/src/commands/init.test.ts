@@ -1,9 +1,13 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServer } from '@ninepoint/server';
 import { checkSpec } from '@ninepoint/spec';
 import Database from 'better-sqlite3';
-import { beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { PgBoss } from 'pg-boss';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { POSTGRES_AVAILABLE, TEST_POSTGRES_URL } from '../../../server/test/databases.ts';
 import { piped, runIn, tempDir } from '../test-support.ts';
 
 const PASSWORD = 'correct horse battery staple';
@@ -220,5 +224,182 @@ describe('ninepoint init --from a SQLite file', () => {
     }
     expect(existsSync(join(dir, 'a.md'))).toBe(false);
     expect(readFileSync(join(dir, 'kept.md'), 'utf8')).toBe('my own spec\n');
+  });
+});
+
+/**
+ * PostgreSQL: a library in its dialect (serials, identities, enums, arrays, jsonb, timestamptz),
+ * and the tables pg-boss's own migrations create. Skipped when no server answers, except under
+ * CI=true, where connecting fails the suite.
+ */
+describe.runIf(POSTGRES_AVAILABLE || process.env.CI === 'true')('ninepoint init --from a PostgreSQL URL', () => {
+  const suffix = randomBytes(5).toString('hex');
+  const library = `np_init_${suffix}`;
+  const boss = `np_init_boss_${suffix}`;
+  let dir: string;
+  beforeAll(async () => {
+    dir = tempDir();
+    const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+    await admin.connect();
+    try {
+      await admin.query(`
+        CREATE SCHEMA ${library};
+        SET search_path = ${library};
+        CREATE TYPE loan_state AS ENUM ('out', 'returned', 'lost');
+        CREATE TABLE members (
+          id serial PRIMARY KEY, full_name varchar(80) NOT NULL, email text NOT NULL UNIQUE,
+          joined date NOT NULL DEFAULT CURRENT_DATE, active boolean NOT NULL DEFAULT true, profile jsonb
+        );
+        CREATE TABLE books (
+          isbn char(13) PRIMARY KEY, title text NOT NULL, price numeric(6,2) CHECK (price >= 0),
+          pages integer CHECK (pages > 0 AND pages < 5000),
+          format varchar(10) NOT NULL CHECK (format IN ('hardback', 'paperback', 'ebook')), tags text[]
+        );
+        CREATE TABLE loans (
+          id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+          member_id integer NOT NULL REFERENCES members(id),
+          book_isbn char(13) NOT NULL REFERENCES books(isbn),
+          state loan_state NOT NULL DEFAULT 'out', lent_at timestamptz NOT NULL DEFAULT now(),
+          due date NOT NULL, fine numeric(5,2) DEFAULT 0, UNIQUE (member_id, book_isbn, lent_at)
+        );
+        INSERT INTO members (id, full_name, email, joined, active, profile) VALUES
+          (10, 'Ada Lovelace', 'ada@example.org', '2024-03-01', true, '{"card": 1}'),
+          (11, 'Alan Turing', 'alan@example.org', '2024-03-02', false, NULL);
+        INSERT INTO books VALUES
+          ('9780141439600', 'A Tale of Two Cities', 8.50, 480, 'paperback', '{classic,london}'),
+          ('9780262510875', 'SICP', 55.00, 657, 'hardback', NULL);
+        INSERT INTO loans (member_id, book_isbn, state, lent_at, due, fine) VALUES
+          (10, '9780262510875', 'out', '2024-04-01 09:00:00+02', '2024-04-15', 0),
+          (11, '9780141439600', 'returned', '2024-04-02 12:30:00+00', '2024-04-16', 1.25);
+      `);
+    } finally {
+      await admin.end();
+    }
+    // pg-boss creates its tables (a partitioned job table, an enum, self-references) through its own migrations.
+    const queue = new PgBoss({ connectionString: TEST_POSTGRES_URL, schema: boss, supervise: false, schedule: false });
+    queue.on('error', () => {});
+    await queue.start();
+    await queue.createQueue('emails');
+    await queue.send('emails', { to: 'ada@example.org' });
+    await queue.stop({ graceful: false });
+  }, 60_000);
+  afterAll(async () => {
+    const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+    await admin.connect();
+    try {
+      await admin.query(`DROP SCHEMA IF EXISTS ${library} CASCADE; DROP SCHEMA IF EXISTS ${boss} CASCADE`);
+    } finally {
+      await admin.end();
+    }
+  });
+
+  it('writes a spec from a schema that checks clean, and copies its rows with references intact', async () => {
+    const result = await runIn(
+      dir,
+      ['init', '--from', TEST_POSTGRES_URL, '--schema', library, '--name', 'Library', 'library.md', '--import-data'],
+      { stdin: piped(`${PASSWORD}\n`) },
+    );
+    expect(result.stderr).toContain('--import-data needs --as');
+    const done = await runIn(
+      dir,
+      [
+        'init',
+        '--from',
+        TEST_POSTGRES_URL,
+        '--schema',
+        library,
+        '--name',
+        'Library',
+        'library.md',
+        '--import-data',
+        '--as',
+        'ada@example.org',
+        '--password-stdin',
+      ],
+      { stdin: piped(`${PASSWORD}\n`) },
+    );
+    expect(done.stderr).toBe('');
+    expect(done.code).toBe(0);
+    expect(done.stdout).toContain(
+      'Copied the rows into ninepoint.db as ada@example.org:\n  Book: 2 rows\n  Member: 2 rows\n  Loan: 2 rows\n',
+    );
+    const spec = readFileSync(join(dir, 'library.md'), 'utf8');
+    for (const row of [
+      /\| source_id +\| integer +\| unique +\|/,
+      /\| full_name +\| text +\| required, at most 80 characters +\|/,
+      /\| email +\| email +\| required, unique +\|/,
+      /\| joined +\| date +\| required, default today +\|/,
+      /\| active +\| boolean +\| required, default true +\|/,
+      /\| profile +\| long text +\|/,
+      /\| isbn +\| text +\| required, at most 13 characters, unique +\|/,
+      /\| price +\| decimal\(2\) +\| at least 0 +\|/,
+      /\| pages +\| integer +\| 1\.\.4999 +\|/,
+      /\| format +\| choice of hardback, paperback, ebook +\| required +\|/,
+      /\| member +\| Member +\| required +\| `member_id` in the source +\|/,
+      /\| book +\| Book +\| required +\| `book_isbn` in the source +\|/,
+      /\| status +\| choice of out, returned, lost +\| required, default out +\| `state` in the source +\|/,
+      /\| lent_at +\| datetime +\| required, default now +\|/,
+      /\| fine +\| decimal\(2\) +\| default 0 +\|/,
+      /- `tags`: text\[\] \(a list\) is kept as its text/,
+      /- The columns \(member_id, book_isbn, lent_at\) are unique together/,
+    ]) {
+      expect(spec).toMatch(row);
+    }
+    expect(await runIn(dir, ['check', 'library.md'])).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining('0 errors'),
+    });
+    const all = await records(spec, join(dir, 'ninepoint.db'), ['Member', 'Book', 'Loan']);
+    const members = new Map((all.Member ?? []).map((m) => [m.id, m]));
+    const books = new Map((all.Book ?? []).map((b) => [b.id, b]));
+    expect(
+      (all.Loan ?? [])
+        .map((l) => [members.get(l.member)?.full_name, books.get(l.book)?.title, l.status, l.lent_at, l.due, l.fine])
+        .sort(),
+    ).toEqual([
+      ['Ada Lovelace', 'SICP', 'out', '2024-04-01T07:00:00.000Z', '2024-04-15', 0],
+      ['Alan Turing', 'A Tale of Two Cities', 'returned', '2024-04-02T12:30:00.000Z', '2024-04-16', 1.25],
+    ]);
+    expect((all.Book ?? []).find((b) => b.isbn === '9780141439600')).toMatchObject({
+      tags: '{classic,london}',
+      price: 8.5,
+    });
+  });
+
+  it("writes a spec from pg-boss's own tables that checks clean", async () => {
+    const result = await runIn(dir, ['init', '--from', TEST_POSTGRES_URL, '--schema', boss, 'boss.md']);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    console.log(result.stdout);
+    const spec = readFileSync(join(dir, 'boss.md'), 'utf8');
+    console.log(spec);
+    expect(await runIn(dir, ['check', 'boss.md'])).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining('0 errors'),
+    });
+  });
+
+  it('says so when the server does not answer or the schema has no tables, writing nothing', async () => {
+    const unreachable = await runIn(dir, ['init', '--from', 'postgres://nobody@127.0.0.1:1/none', 'x.md']);
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toMatch(
+      /^error: cannot connect to PostgreSQL at 127\.0\.0\.1:1\/none: .+\. Nothing was written\.\n$/,
+    );
+    const missing = await runIn(dir, ['init', '--from', TEST_POSTGRES_URL, '--schema', `${library}_none`, 'x.md']);
+    expect(missing.stderr).toContain(`has no schema "${library}_none"`);
+    const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+    await admin.connect();
+    await admin.query(`CREATE SCHEMA ${library}_empty`);
+    await admin.end();
+    try {
+      const empty = await runIn(dir, ['init', '--from', TEST_POSTGRES_URL, '--schema', `${library}_empty`, 'x.md']);
+      expect(empty.code).toBe(1);
+      expect(empty.stderr).toContain(`has no tables: there is nothing to write a spec from. Nothing was written.`);
+    } finally {
+      const again = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+      await again.connect();
+      await again.query(`DROP SCHEMA ${library}_empty`);
+      await again.end();
+    }
+    expect(existsSync(join(dir, 'x.md'))).toBe(false);
   });
 });

@@ -387,7 +387,7 @@ function balanced(s: string): boolean {
 
 /** A column default as a spec's `default` value, or null when it has none. */
 function defaultValue(sql: string, kind: ValueKind, choices: string[] | null): string | null {
-  const s = stripParens(sql).replace(/::[a-z_ ."]+(\[\])?$/i, '');
+  const s = stripParens(sql).replace(/::[\w ."]+(\[\])?$/, '');
   const literal = /^'((?:[^']|'')*)'$/.exec(s);
   const text = literal ? (literal[1] ?? '').replaceAll("''", "'") : null;
   switch (kind) {
