@@ -256,7 +256,11 @@ function planField(column: SourceColumn, ctx: FieldContext): FieldPlan | null {
     kind = 'text';
     note(`${t} has no field type of its own: kept as its text.`);
   }
-  if (column.notNull && !surrogate) rules.unshift('required');
+  // A value the database makes itself (a sequence, a random uuid) is no one's to type in a form.
+  if (column.notNull && !surrogate && !column.generated) rules.unshift('required');
+  if (column.generated && !surrogate && column.default !== null) {
+    meanings.push(`made by the source database (\`${column.default}\`)`);
+  }
   if (ctx.isUnique || ctx.isPrimary) rules.push('unique');
   if (kind === 'integer' || kind === 'decimal') {
     const range = rangeCheck(column.name, kind, ctx.checks);
@@ -403,7 +407,7 @@ function defaultValue(sql: string, kind: ValueKind, choices: string[] | null): s
       if (/^(current_date|now\(\)|current_timestamp)$/i.test(s)) return 'today';
       return text !== null && /^\d{4}-\d{2}-\d{2}$/.test(text) ? text : null;
     case 'datetime':
-      return /^(now\(\)|current_timestamp|localtimestamp|statement_timestamp\(\)|transaction_timestamp\(\))$/i.test(s)
+      return /^(now\(\)|current_timestamp|localtimestamp|(clock|statement|transaction)_timestamp\(\))$/i.test(s)
         ? 'now'
         : null;
     case 'choice':
