@@ -20,7 +20,8 @@ const COLUMNS = `
          CASE WHEN a.atttypmod > 0 AND t.typname = 'numeric' THEN (a.atttypmod - 4) & 65535 END AS scale,
          pg_get_expr(d.adbin, d.adrelid) AS default,
          a.attidentity <> '' OR a.attgenerated <> ''
-           OR coalesce(pg_get_expr(d.adbin, d.adrelid) ~ '^(nextval(|gen_random_uuid()$|uuid_generate_v[0-9]()$)', false) AS generated,
+           OR coalesce(pg_get_expr(d.adbin, d.adrelid) LIKE 'nextval(%'
+             OR pg_get_expr(d.adbin, d.adrelid) IN ('gen_random_uuid()', 'uuid_generate_v4()', 'uuid_generate_v1()'), false) AS generated,
          CASE WHEN t.typtype = 'e' THEN
            (SELECT array_agg(e.enumlabel::text ORDER BY e.enumsortorder) FROM pg_enum e WHERE e.enumtypid = t.oid)
          END AS enum_values

@@ -101,6 +101,8 @@ function planEntity(table: SourceTable, entityNames: Map<string, string>, refere
   const about: string[] = [`From the table \`${table.name}\`.`];
   const fields: FieldPlan[] = [];
   const taken = new Set<string>();
+  // A renamed field must not take a name another column has as its own (`state` → `status` beside a `status`).
+  const own = new Set(table.columns.map((c) => c.name.toLowerCase()));
   const singleKeys = new Map(table.foreignKeys.filter((k) => k.columns.length === 1).map((k) => [k.columns[0], k]));
   for (const key of table.foreignKeys) {
     if (key.columns.length > 1) {
@@ -140,7 +142,7 @@ function planEntity(table: SourceTable, entityNames: Map<string, string>, refere
       notes,
     });
     if (!plan) continue;
-    plan.name = freeName(plan.name, column.name, taken);
+    plan.name = freeName(plan.name, column.name, taken, own);
     if (plan.name !== column.name && !plan.meaning.includes(`\`${column.name}\``)) {
       plan.meaning = [`\`${column.name}\` in the source`, plan.meaning].filter((m) => m !== '').join('; ');
     }
@@ -176,7 +178,12 @@ function planField(column: SourceColumn, ctx: FieldContext): FieldPlan | null {
   if (ctx.key?.entity) {
     const suffix = new RegExp(`(_id|Id|_fk|_key|_${escapeRegExp(ctx.key.column)})$`);
     const stripped = column.name.replace(suffix, '');
-    const name = stripped !== column.name && stripped !== '' ? stripped : column.name;
+    const free = (n: string) => n !== '' && !RESERVED_FIELD_NAMES.has(n.toLowerCase());
+    const name = free(stripped)
+      ? stripped
+      : free(column.name)
+        ? column.name
+        : (INSTEAD[column.name.toLowerCase()] ?? `source_${column.name}`);
     if (column.notNull) rules.push('required');
     if (ctx.isUnique || ctx.isPrimary) rules.push('unique');
     meanings.push(`\`${column.name}\` in the source`);
@@ -293,11 +300,12 @@ function fieldName(column: string): string {
   return RESERVED_FIELD_NAMES.has(name.toLowerCase()) ? `source_${name}` : name;
 }
 
-function freeName(name: string, column: string, taken: Set<string>): string {
+function freeName(name: string, column: string, taken: Set<string>, own: Set<string>): string {
   const candidates = [name, `source_${column.replace(/[^A-Za-z0-9_]+/g, '_')}`];
   for (const candidate of candidates) {
     const n = fieldName(candidate);
-    if (!taken.has(n.toLowerCase())) {
+    const another = n.toLowerCase() !== column.toLowerCase() && own.has(n.toLowerCase());
+    if (!taken.has(n.toLowerCase()) && !another) {
       taken.add(n.toLowerCase());
       return n;
     }

@@ -1,0 +1,107 @@
+import { checkSpec } from '@ninepoint/spec';
+import { describe, expect, it } from 'vitest';
+import { isoInstant } from './copy-rows.ts';
+import { checkClauses } from './read-sqlite.ts';
+import type { SourceColumn, SourceTable } from './source-schema.ts';
+import { choiceCheck, entityName, rangeCheck, specFromSchema } from './spec-from-schema.ts';
+
+const column = (name: string, type: string, more: Partial<SourceColumn> = {}): SourceColumn => ({
+  name,
+  type,
+  maxLength: null,
+  scale: null,
+  notNull: false,
+  default: null,
+  enumValues: null,
+  generated: false,
+  ...more,
+});
+
+const table = (name: string, columns: SourceColumn[], more: Partial<SourceTable> = {}): SourceTable => ({
+  name,
+  columns,
+  primaryKey: [],
+  foreignKeys: [],
+  uniques: [],
+  checks: [],
+  ...more,
+});
+
+describe('init --from: the spec written from tables', () => {
+  it('names entities in the singular, capitalised, away from the names Ninepoint keeps', () => {
+    expect(['order_items', 'people', 'Categories', 'queue', 'userSessions', '2fa_codes'].map(entityName)).toEqual([
+      'OrderItem',
+      'Person',
+      'Category',
+      'Queue',
+      'UserSession',
+      'T2faCode',
+    ]);
+    const plan = specFromSchema(
+      {
+        description: 'test',
+        tables: [
+          table('users', [column('id', 'integer', { notNull: true, generated: true }), column('email', 'text')], {
+            primaryKey: ['id'],
+          }),
+          table(
+            'posts',
+            [
+              column('id', 'integer', { generated: true }),
+              column('user_id', 'integer', { notNull: true }),
+              column('created_by', 'integer'),
+              column('state', 'text'),
+              column('status', 'text'),
+              column('type', 'text'),
+            ],
+            {
+              primaryKey: ['id'],
+              foreignKeys: [
+                { columns: ['user_id'], table: 'users', refColumns: ['id'] },
+                { columns: ['created_by'], table: 'users', refColumns: ['id'] },
+              ],
+            },
+          ),
+        ],
+      },
+      'Blog',
+    );
+    expect(plan.entities.map((e) => [e.entity, e.fields.map((f) => `${f.name}: ${f.type}`)])).toEqual([
+      ['UserRecord', ['source_id: integer', 'email: email']],
+      [
+        'Post',
+        ['user_id: UserRecord', 'creator: UserRecord', 'source_state: text', 'status: text', 'source_type: text'],
+      ],
+    ]);
+    expect(checkSpec(plan.text).ok).toBe(true);
+  });
+
+  it('reads value lists and simple bounds from check constraints as SQLite and PostgreSQL print them', () => {
+    const checks = (...sql: string[]) => sql.map((s) => ({ sql: s, used: false }));
+    expect(choiceCheck('status', checks("status IN ('open', 'it''s done')"))).toEqual(['open', "it's done"]);
+    expect(
+      choiceCheck(
+        'format',
+        checks("((format)::text = ANY ((ARRAY['hardback'::character varying, 'ebook'::character varying])::text[]))"),
+      ),
+    ).toEqual(['hardback', 'ebook']);
+    expect(choiceCheck('status', checks("status IN ('a') OR other = 1"))).toBeNull();
+    expect(choiceCheck('status', checks("kind IN ('a', 'b')"))).toBeNull();
+    expect(rangeCheck('pages', 'integer', checks('((pages > 0) AND (pages < 5000))'))).toBe('1..4999');
+    expect(rangeCheck('price', 'decimal', checks('price >= 0'))).toBe('at least 0');
+    expect(rangeCheck('n', 'integer', checks('n BETWEEN 1 AND 5'))).toBe('1..5');
+    expect(rangeCheck('price', 'decimal', checks('price > 0'))).toBeNull();
+    expect(checkClauses("CREATE TABLE t (a TEXT CHECK (a IN ('x)', 'y')), b INT, CHECK (b > (1)))")).toEqual([
+      "a IN ('x)', 'y')",
+      'b > (1)',
+    ]);
+  });
+
+  it('writes moments as ISO 8601 in UTC, a time without a zone read as UTC', () => {
+    expect(isoInstant('2024-04-01 09:00:00+02')).toBe('2024-04-01T07:00:00.000Z');
+    expect(isoInstant('2024-04-01 09:00:00.5')).toBe('2024-04-01T09:00:00.500Z');
+    expect(isoInstant('2024-04-01T09:00:00+0530')).toBe('2024-04-01T03:30:00.000Z');
+    expect(isoInstant('1700000000')).toBe('2023-11-14T22:13:20.000Z');
+    expect(isoInstant('yesterday')).toBe('yesterday');
+  });
+});
