@@ -24,8 +24,9 @@ const EXIT_CODES_HELP = `
 Exit codes:
   0  done; the spec has no errors (warnings allowed)
   1  the spec has errors, or a migration, a users or tokens command, a
-     backup or a restore was refused (an unknown role, a weak password, no
-     such user, a file that exists, a damaged backup)
+     backup, a restore or an init was refused (an unknown role, a weak
+     password, no such user, a file that exists, a damaged backup, a
+     database init cannot read or whose rows an import refused)
   2  the command could not run: an unknown command or option, or a file
      that cannot be read or written`;
 

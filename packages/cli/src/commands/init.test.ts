@@ -366,16 +366,46 @@ describe.runIf(POSTGRES_AVAILABLE || process.env.CI === 'true')('ninepoint init 
     });
   });
 
-  it("writes a spec from pg-boss's own tables that checks clean", async () => {
-    const result = await runIn(dir, ['init', '--from', TEST_POSTGRES_URL, '--schema', boss, 'boss.md']);
-    expect(result).toMatchObject({ code: 0, stderr: '' });
-    console.log(result.stdout);
+  it("writes a spec from pg-boss's own tables that checks clean, and copies its queue and job", async () => {
+    const result = await runIn(
+      dir,
+      [
+        'init',
+        '--from',
+        TEST_POSTGRES_URL,
+        '--schema',
+        boss,
+        'boss.md',
+        '--import-data',
+        '--as',
+        'ops@example.org',
+        '--password-stdin',
+        '--db',
+        'boss.db',
+      ],
+      { stdin: piped(`${PASSWORD}\n`) },
+    );
+    expect(result.stderr).toBe('');
+    expect(result).toMatchObject({ code: 0 });
+    // The partitioned job table is one entity; its partitions are not entities of their own.
+    expect(result.stdout).toMatch(
+      /: \d+ entities \(Bam, Instance, Job, JobDependency, Queue, QueueStat, Schedule, Subscription, Version, Warning\)\.\n/,
+    );
+    expect(result.stdout).toContain('  Queue: The check `(dead_letter IS DISTINCT FROM name)` is not translated.');
     const spec = readFileSync(join(dir, 'boss.md'), 'utf8');
-    console.log(spec);
+    expect(spec).toMatch(
+      /\| status +\| choice of created, retry, active, completed, cancelled, failed +\| required, default created +\| `state` in the source +\|/,
+    );
+    expect(spec).toMatch(/\| dead_letter +\| Queue +\| +\| `dead_letter` in the source +\|/);
     expect(await runIn(dir, ['check', 'boss.md'])).toMatchObject({
       code: 0,
       stdout: expect.stringContaining('0 errors'),
     });
+    const all = await records(spec, join(dir, 'boss.db'), ['Queue', 'Job']);
+    expect(all.Queue?.map((q) => q.name)).toEqual(['emails']);
+    expect(all.Job?.map((j) => [j.name, JSON.parse(String(j.data)), j.status])).toEqual([
+      ['emails', { to: 'ada@example.org' }, 'created'],
+    ]);
   });
 
   it('says so when the server does not answer or the schema has no tables, writing nothing', async () => {
