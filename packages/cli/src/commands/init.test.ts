@@ -14,7 +14,10 @@ const PASSWORD = 'correct horse battery staple';
 
 /** A small library's database as a team might have written it by hand, in SQLite's dialect. */
 const LIBRARY_SQLITE = `
-  CREATE TABLE authors (id INTEGER PRIMARY KEY, name VARCHAR(120) NOT NULL, email TEXT UNIQUE, born DATE);
+  CREATE TABLE authors (
+    id INTEGER PRIMARY KEY, name VARCHAR(120) NOT NULL, email TEXT UNIQUE, born DATE,
+    bio TEXT, nickname TEXT NOT NULL DEFAULT ''
+  );
   CREATE TABLE books (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     title TEXT NOT NULL,
@@ -35,7 +38,9 @@ const LIBRARY_SQLITE = `
     genre_code TEXT NOT NULL REFERENCES genres(code),
     PRIMARY KEY (book_id, genre_code)
   );
-  INSERT INTO authors VALUES (7, 'Ursula K. Le Guin', 'ursula@example.org', '1929-10-21'), (9, 'Italo Calvino', NULL, NULL);
+  INSERT INTO authors VALUES
+    (7, 'Ursula K. Le Guin', 'ursula@example.org', '1929-10-21', 'She wrote. ' || printf('%.1500c', 'x'), 'UKL'),
+    (9, 'Italo Calvino', NULL, NULL, NULL, '');
   INSERT INTO books (id, title, author_id, price, copies, status, in_print, meta, added_at, isbn) VALUES
     (1, 'A Wizard of Earthsea', 7, 9.99, 3, 'published', 1, '{"shelf": "F"}', '2024-01-05 10:00:00', '9780547773742'),
     (2, 'Invisible Cities', 9, 12.5, 1, 'published', 0, NULL, '2024-02-01 09:30:00', NULL),
@@ -85,12 +90,17 @@ describe('ninepoint init --from a SQLite file', () => {
       'Wrote library.md from the SQLite file library.db: 4 entities (Author, BookGenre, Book, Genre).',
     );
     expect(result.stdout).toContain('  Book: `cover`: blob (binary) has no field type: the column is left out.');
+    expect(result.stdout).toContain('Not translated (5; each is noted in the spec under its entity):');
     const spec = readFileSync(join(dir, 'library.md'), 'utf8');
     for (const row of [
       /\| source_id +\| integer +\| unique +\| the row's `id` in the source: copied references are matched by it +\|/,
       /\| name +\| text +\| required, at most 120 characters +\|/,
       /\| email +\| email +\| unique +\|/,
       /\| born +\| date +\|/,
+      // The rows decide what the declaration leaves open: a value of 1511 characters, a blank NOT NULL.
+      /\| bio +\| long text +\|/,
+      /\| nickname +\| text +\| +\|/,
+      /- `nickname`: NOT NULL is not translated as required: a row holds a blank text, which required refuses\./,
       /\| author +\| Author +\| required +\| `author_id` in the source +\|/,
       /\| price +\| decimal\(2\) +\| at least 0 +\|/,
       /\| copies +\| integer +\| required, 0\.\.50, default 1 +\|/,
@@ -157,6 +167,7 @@ describe('ninepoint init --from a SQLite file', () => {
       source_id: 7,
       born: '1929-10-21',
     });
+    expect(String(authors.get(earthsea?.author)?.bio)).toHaveLength(1511);
     expect((all.Book ?? []).map((b) => [b.title, authors.get(b.author)?.name, b.in_print]).sort()).toEqual([
       ['A Wizard of Earthsea', 'Ursula K. Le Guin', true],
       ['Invisible Cities', 'Italo Calvino', false],

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import {
+  holdsText,
   type SourceColumn,
   SourceError,
   type SourceRows,
@@ -124,6 +125,7 @@ async function readTables(client: pg.Client, schema: string): Promise<SourceTabl
       default: row.default,
       enumValues: row.enum_values,
       generated: row.generated,
+      stats: null,
     };
     byOid.get(row.table_oid)?.columns.push(column);
   }
@@ -143,7 +145,26 @@ async function readTables(client: pg.Client, schema: string): Promise<SourceTabl
     const table = byOid.get(row.table_oid);
     if (table && !sameColumns(row.columns, table.primaryKey)) table.uniques.push(row.columns);
   }
+  for (const table of byOid.values()) await measure(client, schema, table);
   return [...byOid.values()];
+}
+
+/** The longest value and the blank values of each text column, in one pass over the table. */
+async function measure(client: pg.Client, schema: string, table: SourceTable): Promise<void> {
+  const texts = table.columns.filter((c) => holdsText(c.type));
+  if (texts.length === 0) return;
+  const parts = texts.flatMap((c) => [
+    `max(char_length(${quote(c.name)}::text))`,
+    `count(*) FILTER (WHERE trim(${quote(c.name)}::text) = '')`,
+  ]);
+  const result = await client.query({
+    text: `SELECT ${parts.join(', ')} FROM ${quote(schema)}.${quote(table.name)}`,
+    rowMode: 'array',
+  });
+  const row = (result.rows[0] ?? []) as (string | number | null)[];
+  texts.forEach((c, i) => {
+    c.stats = { longest: Number(row[2 * i] ?? 0), blanks: Number(row[2 * i + 1] ?? 0) };
+  });
 }
 
 function sameColumns(a: readonly string[], b: readonly string[]): boolean {

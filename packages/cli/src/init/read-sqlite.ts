@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import {
+  holdsText,
   type SourceColumn,
   SourceError,
   type SourceRows,
@@ -89,6 +90,7 @@ function readTable(db: Database.Database, name: string, sql: string): SourceTabl
       enumValues: null,
       // INTEGER PRIMARY KEY is the rowid: SQLite numbers the rows itself.
       generated: primaryKey.length === 1 && info.pk === 1 && type === 'integer',
+      stats: null,
     };
   });
   const keys = db.prepare(`PRAGMA foreign_key_list(${quote(name)})`).all() as ForeignKeyInfo[];
@@ -112,7 +114,25 @@ function readTable(db: Database.Database, name: string, sql: string): SourceTabl
       (db.prepare(`PRAGMA index_info(${quote(index.name)})`).all() as { name: string | null }[]).map((c) => c.name),
     )
     .filter((cols): cols is string[] => cols.every((c) => c !== null));
+  measure(db, name, columns);
   return { name, columns, primaryKey, foreignKeys, uniques, checks: checkClauses(sql) };
+}
+
+/** The longest value and the blank values of each text column, in one pass over the table. */
+function measure(db: Database.Database, table: string, columns: SourceColumn[]): void {
+  const texts = columns.filter((c) => holdsText(c.type));
+  if (texts.length === 0) return;
+  const parts = texts.flatMap((c) => [
+    `max(length(${quote(c.name)}))`,
+    `coalesce(sum(typeof(${quote(c.name)}) = 'text' AND trim(${quote(c.name)}) = ''), 0)`,
+  ]);
+  const row = db
+    .prepare(`SELECT ${parts.join(', ')} FROM ${quote(table)}`)
+    .raw(true)
+    .get() as (number | null)[];
+  texts.forEach((c, i) => {
+    c.stats = { longest: row[2 * i] ?? 0, blanks: row[2 * i + 1] ?? 0 };
+  });
 }
 
 /** The expressions of a CREATE TABLE's CHECK clauses (column and table constraints alike). */

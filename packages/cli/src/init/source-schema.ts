@@ -35,6 +35,13 @@ export interface SourceColumn {
   enumValues: string[] | null;
   /** Whether the database fills it itself (a serial, an identity, SQLite's INTEGER PRIMARY KEY). */
   generated: boolean;
+  /** From the rows, for a column whose values are text: the longest value's length, and how many are blank. */
+  stats: { longest: number; blanks: number } | null;
+}
+
+/** Whether a column's values are read as text, so that their lengths and blanks are measured. */
+export function holdsText(type: string): boolean {
+  return /char|text|clob|string|json|\[\]$|^$/.test(type);
 }
 
 export interface SourceForeignKey {

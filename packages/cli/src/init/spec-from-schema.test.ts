@@ -14,6 +14,7 @@ const column = (name: string, type: string, more: Partial<SourceColumn> = {}): S
   default: null,
   enumValues: null,
   generated: false,
+  stats: null,
   ...more,
 });
 

@@ -42,6 +42,9 @@ const INSTEAD: Readonly<Record<string, string>> = {
   updated_at: 'updated_on',
   created_by: 'creator',
 };
+/** The longest values `text` and `long text` hold without a length rule (spec-format.md, Field rules). */
+const TEXT_MAX = 1000;
+const LONG_TEXT_MAX = 100_000;
 const CHOICE_VALUE = /^[A-Za-z0-9][A-Za-z0-9 _.-]*$/;
 
 /**
@@ -241,6 +244,7 @@ function planField(column: SourceColumn, ctx: FieldContext): FieldPlan | null {
   } else if (/^(json|jsonb)$/.test(t)) {
     type = 'long text';
     kind = 'text';
+    if ((column.stats?.longest ?? 0) > LONG_TEXT_MAX) rules.push(`at most ${column.stats?.longest} characters`);
     note(`${t} is kept as its JSON text in a long text field.`);
   } else if (/(blob|bytea|binary)/.test(t)) {
     note(`${t} (binary) has no field type: the column is left out.`);
@@ -248,6 +252,7 @@ function planField(column: SourceColumn, ctx: FieldContext): FieldPlan | null {
   } else if (/\[\]$/.test(t)) {
     type = 'long text';
     kind = 'text';
+    if ((column.stats?.longest ?? 0) > LONG_TEXT_MAX) rules.push(`at most ${column.stats?.longest} characters`);
     note(`${t} (a list) is kept as its text, e.g. {1,2}.`);
   } else if (/char|text|clob|string|^uuid$|^citext$|^$/.test(t)) {
     const length = t === 'uuid' ? 36 : column.maxLength;
@@ -256,7 +261,12 @@ function planField(column: SourceColumn, ctx: FieldContext): FieldPlan | null {
       type = 'long text';
     else type = 'text';
     kind = 'text';
+    const longest = column.stats?.longest ?? 0;
+    // The data decides where the declaration does not: a field must hold every value copied into it.
+    if (type === 'text' && length === null && longest > TEXT_MAX) type = 'long text';
     if (length !== null && !(type === 'email' && length > 254)) rules.push(`at most ${length} characters`);
+    else if (type === 'long text' && length === null && longest > LONG_TEXT_MAX)
+      rules.push(`at most ${longest} characters`);
     if (t === '') meanings.push('no declared type in the source');
   } else {
     type = 'text';
@@ -264,7 +274,14 @@ function planField(column: SourceColumn, ctx: FieldContext): FieldPlan | null {
     note(`${t} has no field type of its own: kept as its text.`);
   }
   // A value the database makes itself (a sequence, a random uuid) is no one's to type in a form.
-  if (column.notNull && !surrogate && !column.generated) rules.unshift('required');
+  const blanks = kind === 'text' || kind === 'choice' ? (column.stats?.blanks ?? 0) : 0;
+  if (column.notNull && !surrogate && !column.generated) {
+    if (blanks === 0) rules.unshift('required');
+    else
+      note(
+        `NOT NULL is not translated as required: ${blanks === 1 ? 'a row holds' : `${blanks} rows hold`} a blank text, which required refuses.`,
+      );
+  }
   if (column.generated && !surrogate && column.default !== null) {
     meanings.push(`made by the source database (\`${column.default}\`)`);
   }
@@ -276,7 +293,9 @@ function planField(column: SourceColumn, ctx: FieldContext): FieldPlan | null {
   if (column.default !== null && !column.generated && !surrogate) {
     const value = defaultValue(column.default, kind, choices);
     if (value !== null) rules.push(`default ${value}`);
-    else if (!/^nextval\(/.test(column.default)) note(`the default \`${column.default}\` is not translated.`);
+    // An empty text is what an optional field holds anyway: nothing is lost by leaving it out.
+    else if (!/^nextval\(|^\(*''(::[\w ."]+)?\)*$/.test(column.default))
+      note(`the default \`${column.default}\` is not translated.`);
   }
   if (surrogate) meanings.push(`the row's \`${column.name}\` in the source: copied references are matched by it`);
   let name = column.name;
