@@ -47,6 +47,7 @@ const LIBRARY_SQLITE = `
     (3, 'The Dispossessed', 7, NULL, 0, 'draft', 1, NULL, NULL, NULL);
   -- A child before its parent: the copy must take the parent first.
   INSERT INTO genres VALUES ('fantasy-hi', 'High fantasy', 'fantasy'), ('fantasy', 'Fantasy', NULL), ('lit', 'Literary', NULL);
+  CREATE VIRTUAL TABLE search USING fts5(title);
   INSERT INTO book_genres VALUES (1, 'fantasy-hi'), (2, 'lit'), (3, 'fantasy');
 `;
 
@@ -221,6 +222,7 @@ describe('ninepoint init --from a SQLite file', () => {
     const cases: [string[], number, string][] = [
       [['--from', 'nowhere.db', 'a.md'], 2, 'cannot read nowhere.db: no such file'],
       [['--from', 'notes.txt', 'a.md'], 1, 'error: notes.txt is not a SQLite database. Nothing was written.'],
+      [['--from', '.', 'a.md'], 2, 'cannot read .: it is a folder, not a SQLite file.'],
       [['--from', 'empty.db', 'a.md'], 1, 'error: empty.db has no tables: there is nothing to write a spec from.'],
       [['--from', 'mysql://root@localhost/shop', 'a.md'], 2, '--from mysql:// is not a database init can read'],
       [['--from', 'library.db', 'kept.md'], 2, 'kept.md already exists; pass --force to overwrite it'],

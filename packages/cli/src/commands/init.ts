@@ -99,9 +99,11 @@ export function registerInit(program: Command, ctx: Context, version: string): v
       } else if (options.as || options.passwordStdin) {
         throw new UsageError('--as and --password-stdin go with --import-data.');
       }
-      if (!isUrl && !(await stat(resolve(ctx.io.cwd, from)).catch(() => null))?.isFile()) {
+      const found = isUrl ? null : await stat(resolve(ctx.io.cwd, from)).catch(() => null);
+      if (!isUrl && !found) {
         throw new UsageError(`cannot read ${from}: no such file (give a SQLite file or a postgres:// URL).`);
       }
+      if (found && !found.isFile()) throw new UsageError(`cannot read ${from}: it is a folder, not a SQLite file.`);
 
       let source: SourceSchema & SourceRows;
       try {

@@ -46,7 +46,11 @@ export function openSqlite(path: string, shown: string): SourceSchema & SourceRo
         "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name",
       )
       .all() as { name: string; sql: string | null }[];
-    tables = names.map(({ name, sql }) => readTable(db, name, sql ?? ''));
+    // A virtual table (full-text search, say) is a module's, and so are the tables it keeps its data in.
+    const virtual = names.filter((t) => /^\s*create\s+virtual\b/i.test(t.sql ?? '')).map((t) => t.name);
+    tables = names
+      .filter((t) => !virtual.some((v) => t.name === v || t.name.startsWith(`${v}_`)))
+      .map(({ name, sql }) => readTable(db, name, sql ?? ''));
   } catch (error) {
     db.close();
     const code = error instanceof Error && 'code' in error ? error.code : '';
