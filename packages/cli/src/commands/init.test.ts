@@ -235,7 +235,28 @@ describe('ninepoint init --from a SQLite file', () => {
         stderr: expect.stringContaining(message),
       });
     }
+    const weak = await runIn(
+      dir,
+      [
+        'init',
+        '--from',
+        'library.db',
+        'a.md',
+        '--import-data',
+        '--as',
+        'ada@example.org',
+        '--password-stdin',
+        '--db',
+        'a.db',
+      ],
+      { stdin: piped('short\n') },
+    );
+    expect(weak.code).toBe(1);
+    expect(weak.stderr).toMatch(/^error: .*Nothing was written\.\n$/);
+    const badEmail = await runIn(dir, ['init', '--from', 'library.db', 'a.md', '--import-data', '--as', 'ada']);
+    expect(badEmail).toMatchObject({ code: 2, stderr: expect.stringContaining('--as: ') });
     expect(existsSync(join(dir, 'a.md'))).toBe(false);
+    expect(existsSync(join(dir, 'a.db'))).toBe(false);
     expect(readFileSync(join(dir, 'kept.md'), 'utf8')).toBe('my own spec\n');
   });
 });

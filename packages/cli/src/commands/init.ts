@@ -1,6 +1,6 @@
 import { rm, stat } from 'node:fs/promises';
 import { basename, extname, resolve } from 'node:path';
-import { addUser, openAccounts } from '@ninepoint/server';
+import { AccountError, addUser, checkEmail, openAccounts, passwordProblem } from '@ninepoint/server';
 import { checkSpec } from '@ninepoint/spec';
 import type { Command } from 'commander';
 import type { Context } from '../context.ts';
@@ -95,6 +95,12 @@ export function registerInit(program: Command, ctx: Context, version: string): v
             `${options.db} already exists; init --import-data fills a new database: name another with --db, or remove it.`,
           );
         }
+        try {
+          checkEmail(options.as);
+        } catch (error) {
+          if (error instanceof AccountError) throw new UsageError(`--as: ${error.message}`);
+          throw error;
+        }
         checkPasswordSource(ctx, options.passwordStdin === true);
       } else if (options.as || options.passwordStdin) {
         throw new UsageError('--as and --password-stdin go with --import-data.');
@@ -145,6 +151,26 @@ export function registerInit(program: Command, ctx: Context, version: string): v
             return;
           }
         }
+        const email = options.as ?? '';
+        let password: string | null = null;
+        if (options.importData === true) {
+          // Asked for before anything is written, so that a weak password or a cancel leaves nothing behind.
+          try {
+            password = await readNewPassword(ctx, options.passwordStdin === true, email);
+            const weak = password === null ? null : passwordProblem(password);
+            if (weak) throw new AccountError(`${weak} Nothing was written.`);
+          } catch (error) {
+            if (!(error instanceof AccountError)) throw error;
+            ctx.io.stderr.write(`error: ${error.message}\n`);
+            ctx.exitCode = EXIT.refused;
+            return;
+          }
+          if (password === null) {
+            ctx.io.stderr.write('Cancelled: nothing was written.\n');
+            ctx.exitCode = EXIT.refused;
+            return;
+          }
+        }
         await writeNewFile(ctx.io.cwd, file, plan.text, options.force === true);
         const notes = plan.entities.flatMap((e) => e.notes.map((n) => `  ${e.entity}: ${n}\n`));
         ctx.io.stdout.write(
@@ -154,15 +180,8 @@ export function registerInit(program: Command, ctx: Context, version: string): v
               ? `Not translated (${notes.length}; each is noted in the spec under its entity):\n${notes.join('')}`
               : ''),
         );
-        if (options.importData !== true) {
+        if (options.importData !== true || password === null) {
           ctx.io.stdout.write(`Next: npx ninepoint check ${shellWord(file)}\n`);
-          return;
-        }
-        const email = options.as ?? '';
-        const password = await readNewPassword(ctx, options.passwordStdin === true, email);
-        if (password === null) {
-          ctx.io.stderr.write('Cancelled: no rows were copied.\n');
-          ctx.exitCode = EXIT.refused;
           return;
         }
         const db = await openAccounts(checked.model, { dbPath });
