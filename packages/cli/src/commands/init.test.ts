@@ -369,9 +369,9 @@ describe.runIf(POSTGRES_AVAILABLE || process.env.CI === 'true')('ninepoint init 
       /\| price +\| decimal\(2\) +\| at least 0 +\|/,
       /\| pages +\| integer +\| 1\.\.4999 +\|/,
       /\| format +\| choice of hardback, paperback, ebook +\| required +\|/,
-      /\| member +\| Member +\| required +\| `member_id` in the source +\|/,
-      /\| book +\| Book +\| required +\| `book_isbn` in the source +\|/,
-      /\| status +\| choice of out, returned, lost +\| required, default out +\| `state` in the source +\|/,
+      /\| member +\| Member +\| required +\| +\| `member_id` in the source +\|/,
+      /\| book +\| Book +\| required +\| +\| `book_isbn` in the source +\|/,
+      /\| status +\| choice of out, returned, lost +\| required, default out +\| State +\| `state` in the source +\|/,
       /\| lent_at +\| datetime +\| required, default now +\|/,
       /\| fine +\| decimal\(2\) +\| default 0 +\|/,
       /- `tags`: text\[\] \(a list\) is kept as its text/,
@@ -428,7 +428,7 @@ describe.runIf(POSTGRES_AVAILABLE || process.env.CI === 'true')('ninepoint init 
     expect(result.stdout).toContain('  Queue: The check `(dead_letter IS DISTINCT FROM name)` is not translated.');
     const spec = readFileSync(join(dir, 'boss.md'), 'utf8');
     expect(spec).toMatch(
-      /\| status +\| choice of created, retry, active, completed, cancelled, failed +\| required, default created +\| `state` in the source +\|/,
+      /\| status +\| choice of created, retry, active, completed, cancelled, failed +\| required, default created +\| State +\| `state` in the source +\|/,
     );
     expect(spec).toMatch(/\| dead_letter +\| Queue +\| +\| `dead_letter` in the source +\|/);
     expect(await runIn(dir, ['check', 'boss.md'])).toMatchObject({

@@ -75,6 +75,30 @@ describe('init --from: the spec written from tables', () => {
       ],
     ]);
     expect(checkSpec(plan.text).ok).toBe(true);
+    expect(plan.entities[1]?.fields.map((f) => f.label)).toEqual(['', '', 'State', '', 'Type']);
+  });
+
+  it('labels abbreviated columns as a person would write them', () => {
+    const plan = specFromSchema(
+      {
+        description: 'test',
+        tables: [
+          table('order_lines', [
+            column('order_qty', 'integer', { notNull: true }),
+            column('customerDob', 'date'),
+            column('unit_price', 'numeric', { scale: 2 }),
+          ]),
+        ],
+      },
+      'Shop',
+    );
+    expect(plan.entities[0]?.fields.map((f) => [f.name, f.label])).toEqual([
+      ['order_qty', 'Order quantity'],
+      ['customerDob', 'Customer date of birth'],
+      ['unit_price', ''],
+    ]);
+    expect(plan.text).toContain('| order_qty   | integer    | required | Order quantity         |');
+    expect(checkSpec(plan.text).ok).toBe(true);
   });
 
   it('reads value lists and simple bounds from check constraints as SQLite and PostgreSQL print them', () => {

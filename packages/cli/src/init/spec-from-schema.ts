@@ -13,6 +13,8 @@ export interface FieldPlan {
   type: string;
   rules: string[];
   meaning: string;
+  /** The words screens show, when the name alone would not say it (an abbreviation, a renamed column); else ''. */
+  label: string;
   kind: ValueKind;
   /** For a reference: the referenced table and the column its values name a row by. */
   references: { table: string; column: string } | null;
@@ -151,13 +153,30 @@ function planEntity(table: SourceTable, entityNames: Map<string, string>, refere
     }
     fields.push(plan);
   }
+  const labels = new Set<string>();
+  for (const field of fields) {
+    const label = labelOf(field);
+    if (label && !labels.has(label.toLowerCase())) {
+      labels.add(label.toLowerCase());
+      field.label = label;
+    }
+  }
   for (const unique of table.uniques.filter((u) => u.length > 1)) {
     notes.push(`The columns (${unique.join(', ')}) are unique together: a spec has no rule for that yet.`);
   }
   for (const check of checks.filter((c) => !c.used)) notes.push(`The check \`${check.sql}\` is not translated.`);
   if (fields.length === 0) {
     notes.push('No column could be translated; the entity has one text field, `note`, to be valid.');
-    fields.push({ column: '', name: 'note', type: 'text', rules: [], meaning: '', kind: 'text', references: null });
+    fields.push({
+      column: '',
+      name: 'note',
+      type: 'text',
+      rules: [],
+      meaning: '',
+      label: '',
+      kind: 'text',
+      references: null,
+    });
   }
   return { table: table.name, entity: entityNames.get(table.name) ?? table.name, fields, notes, about };
 }
@@ -196,6 +215,7 @@ function planField(column: SourceColumn, ctx: FieldContext): FieldPlan | null {
       type: ctx.key.entity,
       rules,
       meaning: meanings.join('; '),
+      label: '',
       kind: 'reference',
       references: { table: ctx.key.table, column: ctx.key.column },
     };
@@ -306,9 +326,54 @@ function planField(column: SourceColumn, ctx: FieldContext): FieldPlan | null {
     type,
     rules,
     meaning: meanings.join('; '),
+    label: '',
     kind,
     references: null,
   };
+}
+
+/** Abbreviations column names are full of, and the words a hand-written spec's label would use. */
+const ABBREVIATIONS: Readonly<Record<string, string>> = {
+  dob: 'date of birth',
+  qty: 'quantity',
+  amt: 'amount',
+  desc: 'description',
+  descr: 'description',
+  addr: 'address',
+  tel: 'telephone',
+  no: 'number',
+  num: 'number',
+  nbr: 'number',
+  dept: 'department',
+  mgr: 'manager',
+  pct: 'percent',
+  msg: 'message',
+  ts: 'time',
+  dt: 'date',
+  cnt: 'count',
+  img: 'image',
+  ref: 'reference',
+  org: 'organisation',
+};
+
+/**
+ * A label where the name alone would not say it: a renamed column keeps its own words ("State"
+ * for `status` from `state`, not for `source_id`), and abbreviations are written out (`order_qty`
+ * → "Order quantity").
+ */
+function labelOf(field: FieldPlan): string | null {
+  if (field.column === '' || field.kind === 'reference' || field.meaning.startsWith("the row's")) return null;
+  const words = field.column
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w !== '');
+  const renamed = field.name.toLowerCase() !== field.column.toLowerCase();
+  const expanded = words.map((w) => ABBREVIATIONS[w] ?? w);
+  if (!renamed && expanded.every((w, i) => w === words[i])) return null;
+  const text = expanded.join(' ');
+  const label = text.charAt(0).toUpperCase() + text.slice(1);
+  return label.length > 0 && label.length <= 40 ? label : null;
 }
 
 /** A column name as a field name: `^[a-z][A-Za-z0-9_]*$`, and not a reserved word. */
@@ -477,9 +542,16 @@ function specText(schema: SourceSchema, title: string, entities: readonly Entity
     if (entity.notes.length > 0) {
       lines.push('Not translated:', '', ...entity.notes.map((n) => `- ${n}`), '');
     }
+    const withLabel = entity.fields.some((f) => f.label !== '');
     const withMeaning = entity.fields.some((f) => f.meaning !== '');
-    const header = ['field', 'type', 'rules', ...(withMeaning ? ['meaning'] : [])];
-    const rows = entity.fields.map((f) => [f.name, f.type, f.rules.join(', '), ...(withMeaning ? [f.meaning] : [])]);
+    const header = ['field', 'type', 'rules', ...(withLabel ? ['label'] : []), ...(withMeaning ? ['meaning'] : [])];
+    const rows = entity.fields.map((f) => [
+      f.name,
+      f.type,
+      f.rules.join(', '),
+      ...(withLabel ? [f.label] : []),
+      ...(withMeaning ? [f.meaning] : []),
+    ]);
     lines.push(...markdownTable(header, rows), '');
   }
   for (const [n, point] of [
