@@ -430,7 +430,7 @@ describe.runIf(POSTGRES_AVAILABLE || process.env.CI === 'true')('ninepoint init 
     expect(spec).toMatch(
       /\| status +\| choice of created, retry, active, completed, cancelled, failed +\| required, default created +\| State +\| `state` in the source +\|/,
     );
-    expect(spec).toMatch(/\| dead_letter +\| Queue +\| +\| `dead_letter` in the source +\|/);
+    expect(spec).toMatch(/\| dead_letter +\| Queue +\| +\|/);
     expect(await runIn(dir, ['check', 'boss.md'])).toMatchObject({
       code: 0,
       stdout: expect.stringContaining('0 errors'),

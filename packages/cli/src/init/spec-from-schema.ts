@@ -208,7 +208,6 @@ function planField(column: SourceColumn, ctx: FieldContext): FieldPlan | null {
         : (INSTEAD[column.name.toLowerCase()] ?? `source_${column.name}`);
     if (column.notNull) rules.push('required');
     if (ctx.isUnique || ctx.isPrimary) rules.push('unique');
-    meanings.push(`\`${column.name}\` in the source`);
     return {
       column: column.name,
       name: fieldName(name),
@@ -372,6 +371,8 @@ function labelOf(field: FieldPlan): string | null {
   const expanded = words.map((w) => ABBREVIATIONS[w] ?? w);
   if (!renamed && expanded.every((w, i) => w === words[i])) return null;
   const text = expanded.join(' ');
+  // A label that only says the name again (`version` from `_version`) is no label.
+  if (text === field.name.toLowerCase().replaceAll('_', ' ')) return null;
   const label = text.charAt(0).toUpperCase() + text.slice(1);
   return label.length > 0 && label.length <= 40 ? label : null;
 }
