@@ -207,9 +207,12 @@ describe('ninepoint init --from a SQLite file', () => {
         '--db',
         'bad-app.db',
       ],
-      { stdin: piped(`${PASSWORD}\n`) },
+      { stdin: piped(`${PASSWORD}\n`), tty: true },
     );
     expect(result.code).toBe(1);
+    // On a terminal the import's progress line is drawn, and cleared before the report.
+    expect(result.stderr).toContain('Checking rows… 2');
+    expect(result.stderr).toContain('\r\u001b[2Kerror: no rows were copied');
     expect(result.stdout).toMatch(/3 +label +TOO_LONG/);
     expect(result.stderr).toContain(
       'error: no rows were copied: a row of tags was refused (above), so bad-app.db was removed.',

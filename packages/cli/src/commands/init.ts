@@ -17,7 +17,7 @@ import { formatDiagnostics, plural } from '../report-text.ts';
 import { DEFAULT_DB } from '../serving.ts';
 import { shellWord } from '../shell-word.ts';
 import { EXIT, UsageError } from '../usage-error.ts';
-import { reportText } from './import.ts';
+import { progressBar, reportText } from './import.ts';
 
 interface InitOptions {
   from: string;
@@ -188,6 +188,7 @@ export function registerInit(program: Command, ctx: Context, version: string): v
         let kept = false;
         try {
           const user = await addUser(db.auth, { email, roles: [], password }, db.roles);
+          const bar = progressBar(ctx.io.stderr);
           const outcomes = await copyRows({
             source,
             tables: source.tables,
@@ -195,7 +196,9 @@ export function registerInit(program: Command, ctx: Context, version: string): v
             model: checked.model,
             db,
             user,
+            ...(bar ? { progress: bar.show } : {}),
           });
+          bar?.clear();
           const refused = outcomes.find((o) => o.report.refused > 0);
           if (refused) {
             ctx.io.stdout.write(reportText(refused.report, refused.entity.entity, `the table ${refused.entity.table}`));

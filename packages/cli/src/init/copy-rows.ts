@@ -1,4 +1,11 @@
-import { type AccountsDatabase, compileApp, type ImportReport, importTable, type UserAccount } from '@ninepoint/server';
+import {
+  type AccountsDatabase,
+  compileApp,
+  type ImportProgress,
+  type ImportReport,
+  importTable,
+  type UserAccount,
+} from '@ninepoint/server';
 import type { Model } from '@ninepoint/spec';
 import { SourceError, type SourceRows, type SourceTable } from './source-schema.ts';
 import type { EntityPlan, FieldPlan } from './spec-from-schema.ts';
@@ -16,8 +23,8 @@ export interface CopyOptions {
   model: Model;
   db: AccountsDatabase;
   user: UserAccount;
-  /** Told before each entity's rows are read. */
-  starting?: (entity: EntityPlan) => void;
+  /** Told as each entity's rows are checked and written (for a progress bar). */
+  progress?: (progress: ImportProgress) => void;
 }
 
 /**
@@ -36,7 +43,6 @@ export async function copyRows(options: CopyOptions): Promise<CopyOutcome[]> {
   for (const entity of copyOrder(options.entities)) {
     const table = options.tables.find((t) => t.name === entity.table);
     if (!table) continue;
-    options.starting?.(entity);
     const fields = entity.fields.filter((f) => f.column !== '');
     const indexes = fields.map((f) => table.columns.findIndex((c) => c.name === f.column));
     const selfColumns = fields.filter((f) => f.references?.table === entity.table);
@@ -54,6 +60,7 @@ export async function copyRows(options: CopyOptions): Promise<CopyOutcome[]> {
         ),
         kind: 'csv',
         dryRun: false,
+        ...(options.progress ? { progress: options.progress } : {}),
       });
     let report: ImportReport;
     if (selfColumns.length === 0) {
