@@ -44,6 +44,8 @@ export async function copyRows(options: CopyOptions): Promise<CopyOutcome[]> {
     const table = options.tables.find((t) => t.name === entity.table);
     if (!table) continue;
     const fields = entity.fields.filter((f) => f.column !== '');
+    // Nothing of the table could be translated (only a binary column, say): there is nothing to copy.
+    if (fields.length === 0) continue;
     const indexes = fields.map((f) => table.columns.findIndex((c) => c.name === f.column));
     const selfColumns = fields.filter((f) => f.references?.table === entity.table);
     const cells = (row: (string | null)[]) => fields.map((f, i) => cellText(f, row[indexes[i] ?? -1] ?? null, keys));
