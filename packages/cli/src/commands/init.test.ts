@@ -48,6 +48,8 @@ const LIBRARY_SQLITE = `
   -- A child before its parent: the copy must take the parent first.
   INSERT INTO genres VALUES ('fantasy-hi', 'High fantasy', 'fantasy'), ('fantasy', 'Fantasy', NULL), ('lit', 'Literary', NULL);
   CREATE VIRTUAL TABLE search USING fts5(title);
+  CREATE TABLE thumbnails (data BLOB);
+  INSERT INTO thumbnails VALUES (x'89504e47');
   INSERT INTO book_genres VALUES (1, 'fantasy-hi'), (2, 'lit'), (3, 'fantasy');
 `;
 
@@ -88,10 +90,13 @@ describe('ninepoint init --from a SQLite file', () => {
     const result = await runIn(dir, ['init', '--from', 'library.db', 'library.md']);
     expect(result).toMatchObject({ code: 0, stderr: '' });
     expect(result.stdout).toContain(
-      'Wrote library.md from the SQLite file library.db: 4 entities (Author, BookGenre, Book, Genre).',
+      'Wrote library.md from the SQLite file library.db: 5 entities (Author, BookGenre, Book, Genre, Thumbnail).',
     );
     expect(result.stdout).toContain('  Book: `cover`: blob (binary) has no field type: the column is left out.');
-    expect(result.stdout).toContain('Not translated (5; each is noted in the spec under its entity):');
+    expect(result.stdout).toContain(
+      '  Thumbnail: No column could be translated; the entity has one text field, `note`, to be valid.',
+    );
+    expect(result.stdout).toContain('Not translated (7; each is noted in the spec under its entity):');
     const spec = readFileSync(join(dir, 'library.md'), 'utf8');
     for (const row of [
       /\| source_id +\| integer +\| unique +\| the row's `id` in the source: copied references are matched by it +\|/,
