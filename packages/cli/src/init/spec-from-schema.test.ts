@@ -101,6 +101,26 @@ describe('init --from: the spec written from tables', () => {
     expect(checkSpec(plan.text).ok).toBe(true);
   });
 
+  it('keeps a list of values a choice cannot hold as text, and a value listed twice once', () => {
+    const plan = specFromSchema(
+      {
+        description: 'test',
+        tables: [
+          table('tickets', [column('priority', 'text'), column('size', 'text'), column('kind', 'text')], {
+            checks: ["priority IN ('low', 'low', 'high')", "size IN ('S', 'M ')", "kind IN ('a/b', 'c')"],
+          }),
+        ],
+      },
+      'Desk',
+    );
+    expect(plan.entities[0]?.fields.map((f) => f.type)).toEqual(['choice of low, high', 'text', 'text']);
+    expect(plan.entities[0]?.notes).toEqual([
+      '`size`: its values ("S", "M ") cannot all be choice values; kept as text.',
+      '`kind`: its values ("a/b", "c") cannot all be choice values; kept as text.',
+    ]);
+    expect(checkSpec(plan.text).ok).toBe(true);
+  });
+
   it('reads value lists and simple bounds from check constraints as SQLite and PostgreSQL print them', () => {
     const checks = (...sql: string[]) => sql.map((s) => ({ sql: s, used: false }));
     expect(choiceCheck('status', checks("status IN ('open', 'it''s done')"))).toEqual(['open', "it's done"]);

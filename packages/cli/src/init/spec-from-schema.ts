@@ -221,10 +221,12 @@ function planField(column: SourceColumn, ctx: FieldContext): FieldPlan | null {
   }
   let type: string;
   let kind: ValueKind;
-  const choices = column.enumValues ?? choiceCheck(column.name, ctx.checks);
+  const listed = column.enumValues ?? choiceCheck(column.name, ctx.checks);
+  const choices = listed ? [...new Set(listed)] : null;
   const t = column.type;
   if (choices) {
-    const bad = choices.filter((v) => !CHOICE_VALUE.test(v));
+    // A spec's list trims its values: one with a space at its end would not be the value stored.
+    const bad = choices.filter((v) => !CHOICE_VALUE.test(v) || v !== v.trim());
     if (bad.length === 0 && choices.length > 0) {
       type = `choice of ${choices.join(', ')}`;
       kind = 'choice';
