@@ -1,4 +1,5 @@
 import { checkSpec } from '@ninepoint/spec';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isoInstant } from './copy-rows.ts';
 import { checkClauses } from './read-sqlite.ts';
@@ -148,5 +149,64 @@ describe('init --from: the spec written from tables', () => {
     expect(isoInstant('2024-04-01T09:00:00+0530')).toBe('2024-04-01T03:30:00.000Z');
     expect(isoInstant('1700000000')).toBe('2023-11-14T22:13:20.000Z');
     expect(isoInstant('yesterday')).toBe('yesterday');
+  });
+
+  it('writes a spec that checks clean whatever the tables and columns are called and hold', () => {
+    const name = fc.oneof(
+      fc.string({ minLength: 1, maxLength: 12 }),
+      fc.constantFrom('id', 'state', 'user', 'users', 'type', 'created_at', 'health', 'in', 'User', '_version', 'a b'),
+    );
+    const type = fc.constantFrom(
+      'integer',
+      'text',
+      'varchar',
+      'numeric',
+      'boolean',
+      'date',
+      'timestamp',
+      'jsonb',
+      'blob',
+      'int[]',
+      'point',
+      '',
+    );
+    const col = fc.record({
+      name,
+      type,
+      notNull: fc.boolean(),
+      default: fc.option(fc.string({ maxLength: 8 }), { nil: null }),
+    });
+    const tables = fc.uniqueArray(
+      fc.record({ name, columns: fc.uniqueArray(col, { minLength: 1, maxLength: 5, selector: (c) => c.name }) }),
+      {
+        minLength: 1,
+        maxLength: 4,
+        selector: (t) => t.name,
+      },
+    );
+    fc.assert(
+      fc.property(tables, fc.nat(), (drawn, seed) => {
+        const schema = drawn.map((t, i) => {
+          const target = drawn[(i + seed) % drawn.length];
+          const first = t.columns[0]?.name ?? '';
+          return table(
+            t.name,
+            t.columns.map((c) => column(c.name, c.type, { notNull: c.notNull, default: c.default })),
+            {
+              primaryKey: [first],
+              foreignKeys:
+                target && target !== t && t.columns[1]
+                  ? [{ columns: [t.columns[1].name], table: target.name, refColumns: [target.columns[0]?.name ?? ''] }]
+                  : [],
+              checks: [`${first} IN ('a', 'b')`],
+            },
+          );
+        });
+        const plan = specFromSchema({ description: 'drawn', tables: schema }, 'Drawn');
+        const checked = checkSpec(plan.text);
+        expect(checked.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+      }),
+      { numRuns: 150, seed: 29 },
+    );
   });
 });
