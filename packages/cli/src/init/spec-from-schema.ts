@@ -28,6 +28,15 @@ export interface EntityPlan {
   notes: string[];
   /** Prose under the heading besides the notes (a join table says what it joins). */
   about: string[];
+  /** Columns unique together (a composite key, a unique constraint over several), as point 5's limits. */
+  limits: UniqueLimit[];
+}
+
+/** `at most 1 Entity per a, b` with its own error code: what a unique constraint over several columns says. */
+export interface UniqueLimit {
+  rule: string;
+  fields: string[];
+  code: string;
 }
 
 export interface SpecPlan {
@@ -127,11 +136,6 @@ function planEntity(table: SourceTable, entityNames: Map<string, string>, refere
     const [a, b] = ordered.map((k) => entityNames.get(k.table) ?? k.table);
     about.push(`A join table: it links ${a} and ${b}, many to many; each record is one pair.`);
   }
-  if (table.primaryKey.length > 1) {
-    notes.push(
-      `The primary key (${table.primaryKey.join(', ')}) spans several columns: no field is unique on its own.`,
-    );
-  }
   const checks = table.checks.map((sql) => ({ sql, used: false }));
   for (const column of table.columns) {
     const key = singleKeys.get(column.name);
@@ -161,8 +165,27 @@ function planEntity(table: SourceTable, entityNames: Map<string, string>, refere
       field.label = label;
     }
   }
-  for (const unique of table.uniques.filter((u) => u.length > 1)) {
-    notes.push(`The columns (${unique.join(', ')}) are unique together: a spec has no rule for that yet.`);
+  const limits: UniqueLimit[] = [];
+  const entity = entityNames.get(table.name) ?? table.name;
+  const together = [
+    ...(table.primaryKey.length > 1 ? [table.primaryKey] : []),
+    ...table.uniques.filter((u) => u.length > 1),
+  ];
+  for (const columns of together) {
+    const names = columns.map((c) => fields.find((f) => f.column === c)?.name);
+    const what = table.primaryKey === columns ? 'The primary key' : 'The unique constraint';
+    if (names.some((n) => n === undefined)) {
+      notes.push(`${what} (${columns.join(', ')}) is not translated: not all its columns are fields.`);
+      continue;
+    }
+    const kept = names as string[];
+    if (limits.some((l) => l.fields.join() === kept.join())) continue;
+    const n = limits.length + 1;
+    limits.push({
+      rule: `one ${entity} per ${words(kept)}`,
+      fields: kept,
+      code: `DUPLICATE_${snake(entity)}${n > 1 ? `_${n}` : ''}`,
+    });
   }
   for (const check of checks.filter((c) => !c.used)) notes.push(`The check \`${check.sql}\` is not translated.`);
   if (fields.length === 0) {
@@ -178,7 +201,7 @@ function planEntity(table: SourceTable, entityNames: Map<string, string>, refere
       references: null,
     });
   }
-  return { table: table.name, entity: entityNames.get(table.name) ?? table.name, fields, notes, about };
+  return { table: table.name, entity, fields, notes, about, limits };
 }
 
 interface FieldContext {
@@ -557,17 +580,44 @@ function specText(schema: SourceSchema, title: string, entities: readonly Entity
     ]);
     lines.push(...markdownTable(header, rows), '');
   }
-  for (const [n, point] of [
-    [4, 'States and transitions'],
-    [5, 'Validation rules'],
-    [6, 'Roles and permissions'],
-    [7, 'The calls it makes'],
-    [8, 'The error catalogue'],
-    [9, 'Business constants and limits'],
-  ] as const) {
-    lines.push(`## ${n}. ${point}`, 'Not shown.', '');
+  const limits = entities.flatMap((e) => e.limits.map((l) => ({ entity: e.entity, ...l })));
+  lines.push('## 4. States and transitions', 'Not shown.', '', '## 5. Validation rules', '');
+  if (limits.length === 0) lines.push('Not shown.', '');
+  else {
+    lines.push(
+      'The columns the source keeps unique together, as limits.',
+      '',
+      ...markdownTable(
+        ['rule', 'applies to', 'condition', 'error'],
+        limits.map((l) => [l.rule, l.entity, `at most 1 ${l.entity} per ${l.fields.join(', ')}`, l.code]),
+      ),
+      '',
+    );
   }
+  lines.push('## 6. Roles and permissions', 'Not shown.', '', '## 7. The calls it makes', 'Not shown.', '');
+  lines.push('## 8. The error catalogue', '');
+  if (limits.length === 0) lines.push('Not shown.', '');
+  else {
+    lines.push(
+      ...markdownTable(
+        ['code', 'status', 'message'],
+        limits.map((l) => [l.code, '409', `Another ${l.entity} has the same ${words(l.fields)}.`]),
+      ),
+      '',
+    );
+  }
+  lines.push('## 9. Business constants and limits', 'Not shown.', '');
   return `${lines.join('\n').trimEnd()}\n`;
+}
+
+/** `a`, `a and b`, `a, b and c`. */
+function words(list: readonly string[]): string {
+  return list.length <= 1 ? (list[0] ?? '') : `${list.slice(0, -1).join(', ')} and ${list[list.length - 1]}`;
+}
+
+/** `BookGenre` → `BOOK_GENRE`. */
+function snake(entity: string): string {
+  return entity.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase();
 }
 
 function markdownTable(header: string[], rows: string[][]): string[] {
