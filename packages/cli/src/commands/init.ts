@@ -34,7 +34,8 @@ const INIT_HELP = `
 The source is a PostgreSQL URL (postgres://user@host:5432/db; --schema picks the schema) or a
 SQLite file. Each table becomes an entity named in the singular (order_items → OrderItem), each
 column a field: NOT NULL is required, UNIQUE unique, CHECK (col IN ('a','b')) and enum types a
-choice, simple CHECK bounds a range, varchar(n) a length, single-column foreign keys references.
+choice, simple CHECK bounds a range, varchar(n) a length, single-column foreign keys references,
+columns unique together a limit (at most 1 Loan per member, book) with its own error code.
 A generated key that other tables refer to is kept as an optional unique field (source_id), by
 which the copied rows' references are matched. What has no translation is listed under its
 entity in the spec and printed here. The spec written always checks clean.
