@@ -96,7 +96,6 @@ export * from './model.ts';
 export {
   collectionName,
   ENTITY_NAME,
-  FIELD_NAME,
   RESERVED_COLLECTIONS,
   RESERVED_FIELD_NAMES,
   transitionSlug,
