@@ -32,7 +32,7 @@ const LIBRARY_SQLITE = `
     cover BLOB,
     CHECK (length(title) > 0)
   );
-  CREATE TABLE genres (code TEXT PRIMARY KEY, label TEXT NOT NULL, parent_code TEXT REFERENCES genres(code));
+  CREATE TABLE genres (code TEXT PRIMARY KEY, label TEXT NOT NULL, parent_code TEXT REFERENCES genres);
   CREATE TABLE book_genres (
     book_id INTEGER NOT NULL REFERENCES books(id),
     genre_code TEXT NOT NULL REFERENCES genres(code),
