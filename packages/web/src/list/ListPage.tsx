@@ -296,7 +296,7 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
       <Stack gap="sm">
         <Group gap="sm" align="flex-end" wrap="wrap">
           {searchable.length > 0 && (
-            <Box component="search" flex="1 1 280px" maw={520}>
+            <Box component="search" flex="1 1 200px" maw={520}>
               <DebouncedInput
                 type="search"
                 aria-label={`Search ${title.toLowerCase()}`}

@@ -126,7 +126,7 @@ export function RecordsTable({
   const tableWidth = columns.reduce((sum, c) => sum + (widthOf(c) ?? 0), 0) + extras;
   const compact = density === 'compact';
   // The rows above the fold first; the rest of a long page right after.
-  const drawn = useProgressive(records.length, 24);
+  const drawn = useProgressive(records.length, 20);
   // Records are opened from their title; an entity without one gets an Open link per row.
   const openColumn = titleColumn === null;
   const states = machine?.states.map((s) => s.name) ?? [];
