@@ -29,9 +29,14 @@ export function dropRefusal(
   if (first) return refusals.get(first.transition.name) ?? null;
   const steps = machine.transitions.filter((t) => !t.creates && t.to === state && t.from.includes(from));
   if (steps.length === 0) return `no step leads from ${stateLabel(from)} to ${stateLabel(state)}`;
-  const names = steps.map((t) => transitionLabel(t)).join(' or ');
-  const who = [...new Set(steps.flatMap((t) => t.who))];
-  if (who.length > 0 && who.every((w) => w === 'system')) return `only the app moves it there (${names.toLowerCase()})`;
+  // An automatic step whose `who` names nobody is the app's alone.
+  const bySystem = (t: (typeof steps)[number]) => t.automatic !== undefined && t.who.length === 0;
+  const people = steps.filter((t) => !bySystem(t));
+  if (people.length === 0) {
+    return `only the app moves it there (${steps.map((t) => transitionLabel(t).toLowerCase()).join(' or ')})`;
+  }
+  const names = people.map((t) => transitionLabel(t)).join(' or ');
+  const who = [...new Set(people.flatMap((t) => t.who))];
   return who.length > 0 ? `${names} is for ${who.join(', ')}` : `you may not ${names.toLowerCase()} it`;
 }
 
