@@ -27,10 +27,10 @@ import { DiagramsPanel } from './DiagramsPanel.tsx';
 import { draftStore, fileText, isDirty, newerStatus, withFile } from './draft.ts';
 import { applyFix, Editor, moveCursor, replaceText, selectLine } from './Editor.tsx';
 import { countProblems, findSpecLine } from './locate.ts';
-import { NoStudio } from './NoStudio.tsx';
 import { PermissionsPanel } from './PermissionsPanel.tsx';
 import { ProblemsPanel } from './ProblemsPanel.tsx';
 import { ProgressPanel } from './ProgressPanel.tsx';
+import { NoStudio } from './StudioUnavailable.tsx';
 import { useCheck } from './use-check.ts';
 
 type Tab = 'problems' | 'diagrams' | 'permissions' | 'progress';

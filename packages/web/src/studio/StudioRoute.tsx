@@ -1,7 +1,7 @@
 import { lazy, Suspense } from 'react';
 import { useDevMode } from '../api/dev.ts';
 import { Loading } from '../app/pages.tsx';
-import { NoStudio } from './NoStudio.tsx';
+import { NoStudio } from './StudioUnavailable.tsx';
 
 /** The editor, CodeMirror and the checker's views: a chunk of its own, loaded only when the Studio opens in dev mode. */
 const StudioPage = lazy(() => import('./StudioPage.tsx'));
