@@ -22,6 +22,7 @@ import { validateErrors } from './validate/errors.ts';
 import { validateExpressions } from './validate/expressions.ts';
 import { validateReveals } from './validate/reveals.ts';
 import { validateRoles } from './validate/roles.ts';
+import { validateRules } from './validate/rules.ts';
 import { validateScreens } from './validate/screens.ts';
 import { validateStates } from './validate/states.ts';
 
@@ -82,7 +83,7 @@ export function checkSpec(source: string): CheckResult {
   model.permissions = roles.permissions;
   model.machines = read('states', readStates, []);
   for (const link of scope.afterMachines) link();
-  model.rules = read('rules', readRules, []);
+  const rules = read('rules', readRules, { rules: [], periods: [] });
   const screens = read('screens', readScreens, []);
   model.calls = read('calls', readCalls, []);
   const outgoing = read('calls', readOutgoing, { notifications: [], webhooks: [], schedules: [] });
@@ -93,6 +94,7 @@ export function checkSpec(source: string): CheckResult {
   // placeholders mark the constants they name as used.
   validateDocument(sections, bag);
   model.screens = validateScreens(screens, model, bag);
+  model.rules = validateRules(rules, model, bag);
   validateStates(model, bag);
   validateRoles(model, bag);
   validateExpressions(model, bag);
