@@ -7,12 +7,10 @@ import {
   type RuleCondition,
   type RuleTarget,
 } from './model.ts';
-import { transitionSlug } from './names.ts';
 import type { Section } from './parse-sections.ts';
 import { type Cell, cellPart, splitList } from './parse-tables.ts';
 import { allTables, docOf, NameSet, requiredCell, rowsOf } from './read-helpers.ts';
 import type { Scope } from './scope.ts';
-import { suggest } from './suggest.ts';
 
 const COLUMNS = [
   { key: 'rule', names: ['rule', 'name'], required: true },
@@ -106,20 +104,8 @@ function readTarget(cell: Cell, scope: Scope, what: string): RuleTarget | null {
   if (m[4]) {
     const name = (m[5] as string).trim();
     const part = cellPart(cell, cell.text.lastIndexOf(name), name.length);
-    const machine = scope.machines.get(entity.name);
-    const transition = machine?.transitions.find((t) => t.slug === transitionSlug(name));
-    if (!transition) {
-      scope.bag.report(
-        'unknown-transition',
-        part.span,
-        `${what} applies to transition "${name}", which ${entity.name} does not have.`,
-        {
-          expected: suggest(name, machine?.transitions.map((t) => t.name) ?? []),
-          hint: machine ? undefined : `${entity.name} has no state machine in point 4.`,
-        },
-      );
-      return null;
-    }
+    const transition = scope.transition(entity, part, `${what} applies to`);
+    if (!transition) return null;
     return { entity: entity.name, field: null, transition: transition.name };
   }
   return { entity: entity.name, field: null, transition: null };

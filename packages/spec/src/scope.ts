@@ -1,8 +1,8 @@
 import { BUILTIN_ERRORS } from './builtin-errors.ts';
 import type { DiagnosticBag } from './diagnostics.ts';
-import type { Bound, Entity, Model, Span, StateMachine } from './model.ts';
+import type { Bound, Entity, Model, Span, StateMachine, Transition } from './model.ts';
 import { ANYONE } from './model.ts';
-import { USER_ENTITY } from './names.ts';
+import { transitionSlug, USER_ENTITY } from './names.ts';
 import type { Cell } from './parse-tables.ts';
 import { suggest } from './suggest.ts';
 
@@ -91,6 +91,37 @@ export class Scope {
       hint: `${entity}'s states are ${machine.states.map((s) => s.name).join(', ')}.`,
     });
     return false;
+  }
+
+  /**
+   * The transition of `entity` that `cell` names (by its slug, so `mark overdue` and
+   * `mark-overdue` are one), reported as `${said} transition "…", which … does not have.`
+   * otherwise. `creating: false` leaves out the transition from (new): a call runs it through
+   * the create call.
+   */
+  transition(entity: Entity, cell: Cell, said: string, { creating = true } = {}): Transition | undefined {
+    const name = cell.text;
+    const machine = this.machines.get(entity.name);
+    const candidates = machine?.transitions.filter((t) => creating || !t.creates) ?? [];
+    const found = candidates.find((t) => t.slug === transitionSlug(name));
+    if (found) return found;
+    this.bag.report(
+      'unknown-transition',
+      cell.span,
+      `${said} transition "${name}", which ${entity.name} does not have.`,
+      {
+        expected: suggest(
+          name,
+          candidates.map((t) => t.name),
+        ),
+        hint: !machine
+          ? `${entity.name} has no state machine in point 4.`
+          : machine.transitions.some((t) => t.creates && t.slug === transitionSlug(name))
+            ? `"${name}" creates the record: it runs through the create call, not a call of its own.`
+            : undefined,
+      },
+    );
+    return undefined;
   }
 
   code(cell: Cell, what: string): boolean {
