@@ -1,5 +1,5 @@
-import { assertNever, familyOf, isNumeric } from './field-kinds.ts';
-import type { DashboardTile, Entity, FieldType, Screen, ScreenFilter, ScreenKind } from './model.ts';
+import { isNumeric } from './field-kinds.ts';
+import type { DashboardTile, Entity, FieldType, Screen, ScreenKind } from './model.ts';
 import type { Section } from './parse-sections.ts';
 import { type Cell, cellPart, splitList } from './parse-tables.ts';
 import { allTables, cellOf, docOf, NameSet, pathParams, requiredCell, rowsOf } from './read-helpers.ts';
@@ -37,6 +37,20 @@ export interface ScreenDraft {
   linked: boolean;
   shows: Cell;
   tiles: TileDraft[];
+  filters: FilterDraft[];
+}
+
+/**
+ * A `where` clause as read and linked: `field` is the field, `state`, or a chain through
+ * references (`path`, its fields joined by dots), `type` what it holds; `validate/screens.ts`
+ * reads `raw` (the value, at `value`) as that type.
+ */
+export interface FilterDraft {
+  field: string;
+  kind: 'field' | 'state' | 'path';
+  type: FieldType | undefined;
+  raw: string;
+  value: Cell;
 }
 
 /**
@@ -89,7 +103,7 @@ export function readScreens(section: Section, scope: Scope): ScreenDraft[] {
       doc: docOf(row),
       span: row.span,
     };
-    const draft: ScreenDraft = { screen, linked: true, shows, tiles: [] };
+    const draft: ScreenDraft = { screen, linked: true, shows, tiles: [], filters: [] };
     if (kind === 'home') {
       if (shows.text !== '') {
         bag.report(
@@ -118,7 +132,7 @@ export function readScreens(section: Section, scope: Scope): ScreenDraft[] {
         screens.push({ ...draft, linked: false });
         continue;
       }
-    } else if (!readShows(shows, screen, scope)) {
+    } else if (!readShows(shows, draft, scope)) {
       // Left out of the model, but a board's entity, once linked, is still judged.
       if (screen.entity !== null) screens.push({ ...draft, linked: false });
       continue;
@@ -248,7 +262,8 @@ function readTile(
   return { draft, linked };
 }
 
-function readShows(cell: Cell, screen: Screen, scope: Scope): boolean {
+function readShows(cell: Cell, draft: ScreenDraft, scope: Scope): boolean {
+  const { screen } = draft;
   const m = /^([A-Za-z][A-Za-z0-9]*)(?:\s+where\s+(.+))?$/.exec(cell.text);
   if (!m) {
     scope.bag.report('invalid-filter', cell.span, `"${cell.text}" is not understood.`, {
@@ -268,13 +283,13 @@ function readShows(cell: Cell, screen: Screen, scope: Scope): boolean {
     const at = cell.text.indexOf(clause, offset);
     offset = at + clause.length;
     const filter = readFilter(cellPart(cell, at, clause.length), entity.name, scope, screen.route);
-    if (filter) screen.filters.push(filter);
+    if (filter) draft.filters.push(filter);
     else ok = false;
   }
   return ok;
 }
 
-function readFilter(cell: Cell, entityName: string, scope: Scope, route: string): ScreenFilter | null {
+function readFilter(cell: Cell, entityName: string, scope: Scope, route: string): FilterDraft | null {
   const m = /^([A-Za-z_][A-Za-z0-9_]*(?:\s*\.\s*[A-Za-z_][A-Za-z0-9_]*)*)\s*=\s*(.+)$/.exec(cell.text);
   if (!m) {
     scope.bag.report('invalid-filter', cell.span, `Filter "${cell.text}" of screen ${route} is not understood.`, {
@@ -290,22 +305,12 @@ function readFilter(cell: Cell, entityName: string, scope: Scope, route: string)
     // A chain through references: `doctor.account = me` keeps the records whose doctor's account is the user.
     const path = readReferencePath(cellPart(cell, 0, written.length), entity, scope, `Screen ${route}`);
     if (!path) return null;
-    const field = path.fields.join('.');
-    if (raw === 'me' && path.type?.kind === 'reference' && path.type.entity === 'User') {
-      return { field, value: { me: true } };
-    }
-    scope.bag.report(
-      'invalid-filter',
-      valueCell.span,
-      `A filter through references compares with me, so ${entityName}.${field} must end at a field referring to User.`,
-      { hint: 'Write e.g. "Appointment where doctor.account = me", where account is a User field of Doctor.' },
-    );
-    return null;
+    return { field: path.fields.join('.'), kind: 'path', type: path.type ?? undefined, raw, value: valueCell };
   }
   const field = written;
   if (field === 'state') {
     if (!scope.state(scope.machines.get(entityName), entityName, valueCell, `Screen ${route}`)) return null;
-    return { field, value: { literal: raw } };
+    return { field, kind: 'state', type: undefined, raw, value: valueCell };
   }
   if (
     field !== 'created_by' &&
@@ -314,51 +319,5 @@ function readFilter(cell: Cell, entityName: string, scope: Scope, route: string)
     return null;
   const type: FieldType | undefined =
     field === 'created_by' ? { kind: 'reference', entity: 'User' } : entity.fields.find((f) => f.name === field)?.type;
-  if (raw === 'me') {
-    if (type?.kind === 'reference' && type.entity === 'User') return { field, value: { me: true } };
-    scope.bag.report(
-      'invalid-filter',
-      valueCell.span,
-      `"me" is the signed-in user, but ${entityName}.${field} does not reference User.`,
-    );
-    return null;
-  }
-  const bad = (expected: string) => {
-    scope.bag.report(
-      'invalid-filter',
-      valueCell.span,
-      `"${raw}" cannot be compared with ${entityName}.${field}, which needs ${expected}.`,
-    );
-    return null;
-  };
-  const quoted = /^"(.*)"$/.exec(raw);
-  const family = type === undefined ? 'text' : familyOf(type);
-  switch (family) {
-    case 'choice':
-      if (type?.kind !== 'choice') return null; // narrows `type`: only a choice is of its family
-      if (!type.values.includes(quoted?.[1] ?? raw)) {
-        scope.bag.report('invalid-filter', valueCell.span, `"${raw}" is not one of ${entityName}.${field}'s values.`, {
-          expected: suggest(raw, type.values),
-        });
-        return null;
-      }
-      return { field, value: { literal: quoted?.[1] ?? raw } };
-    case 'number':
-      return /^-?\d+(\.\d+)?$/.test(raw) ? { field, value: { literal: Number(raw) } } : bad('a number');
-    case 'boolean':
-      return /^(true|false)$/.test(raw) ? { field, value: { literal: raw === 'true' } } : bad('true or false');
-    case 'reference':
-      return bad(
-        type?.kind === 'reference' && type.entity === 'User'
-          ? 'me (the signed-in user)'
-          : 'a record, which a screen filter cannot name',
-      );
-    case 'text':
-    case 'moment':
-      return quoted ? { field, value: { literal: quoted[1] ?? '' } } : bad('a "quoted" text');
-    case 'file':
-      return bad('a file, which a screen filter cannot name');
-    default:
-      return assertNever(family);
-  }
+  return { field, kind: 'field', type, raw, value: valueCell };
 }
