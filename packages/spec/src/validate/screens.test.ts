@@ -39,4 +39,42 @@ describe('point 2 checked against points 3 and 4', () => {
     ]);
     expect(model.screens).toEqual([]);
   });
+
+  it('reads a filter value as its field holds it, and refuses one that does not fit, at the value', () => {
+    const good = checkSpec(
+      withScreens(
+        '| /mine | list | Loan where borrower = me and state = out | staff |',
+        '| /few | list | Book where copies = 0 and title = "Dune" | staff |',
+      ),
+    );
+    expect(good.diagnostics).toEqual([]);
+    expect(good.model.screens.map((s) => s.filters)).toEqual([
+      [
+        { field: 'borrower', value: { me: true } },
+        { field: 'state', value: { literal: 'out' } },
+      ],
+      [
+        { field: 'copies', value: { literal: 0 } },
+        { field: 'title', value: { literal: 'Dune' } },
+      ],
+    ]);
+    const bad = checkSpec(
+      withScreens(
+        '| /a | list | Book where copies = many | staff |',
+        '| /b | list | Loan where book = me | staff |',
+        '| /c | list | Loan where book.title = me | staff |',
+        '| /d | list | Book where title = Dune | staff |',
+      ),
+    );
+    expect(bad.diagnostics.map((d) => [d.code, d.message])).toEqual([
+      ['invalid-filter', '"many" cannot be compared with Book.copies, which needs a number.'],
+      ['invalid-filter', '"me" is the signed-in user, but Loan.book does not reference User.'],
+      [
+        'invalid-filter',
+        'A filter through references compares with me, so Loan.book.title must end at a field referring to User.',
+      ],
+      ['invalid-filter', '"Dune" cannot be compared with Book.title, which needs a "quoted" text.'],
+    ]);
+    expect(bad.model.screens).toEqual([]);
+  });
 });
