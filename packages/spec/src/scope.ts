@@ -140,6 +140,29 @@ export class Scope {
     return false;
   }
 
+  /**
+   * The seconds of the duration constant `name`, written in `cell` (`after SLA_RESPONSE`); reports
+   * (`${said} NAME, which …`) and returns null when point 9 has no such constant or it is no duration.
+   */
+  duration(name: string, cell: Cell, said: string): number | null {
+    const found = this.constants.get(name);
+    if (!found) {
+      this.bag.report('unknown-constant', cell.span, `${said} ${name}, which point 9 does not define.`, {
+        expected: suggest(name, this.constants.keys()),
+        hint: `Add a row "| ${name} | 4 hours | … |" to point 9, or write the time, e.g. "after 4 hours".`,
+      });
+      return null;
+    }
+    this.usedConstants.add(name);
+    if (found.type !== 'duration') {
+      this.bag.report('invalid-duration', cell.span, `${said} ${name}, which is a ${found.type}, not a duration.`, {
+        hint: `Give ${name} a duration in point 9, e.g. "4 hours", "30 minutes" or "2 days".`,
+      });
+      return null;
+    }
+    return Number(found.value);
+  }
+
   /** A number or a numeric constant's name. Reports and returns null when it is neither. */
   bound(cell: Cell, what: string): Bound | null {
     const text = cell.text;
