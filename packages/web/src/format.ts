@@ -179,3 +179,23 @@ export function stateColor(states: readonly string[], state: string): string {
   const index = states.indexOf(state);
   return STATE_PALETTE[Math.max(index, 0) % STATE_PALETTE.length] ?? 'blue';
 }
+
+/** Calm to urgent, for a choice whose values name a scale. */
+const SCALE_RAMP = ['gray', 'blue', 'yellow', 'orange', 'red'];
+const SCALE_WORDS =
+  /^(low|lowest|minor|trivial|normal|medium|moderate|high|highest|major|urgent|critical|severe|blocker|emergency)$/;
+const CHOICE_PALETTE = ['indigo', 'cyan', 'grape', 'lime', 'pink', 'violet', 'orange', 'teal'];
+
+/**
+ * A Mantine colour for a choice value. A choice whose values name a scale (`low, normal, high,
+ * urgent`) runs calm to urgent in the spec's order, grey to red, so High is never green; other
+ * choices take distinct colours by their place in the spec's list.
+ */
+export function choiceColor(values: readonly string[], value: string): string {
+  const at = Math.max(values.indexOf(value), 0);
+  if (values.some((v) => SCALE_WORDS.test(v.toLowerCase()))) {
+    const step = values.length <= 1 ? 0 : Math.round((at * (SCALE_RAMP.length - 1)) / (values.length - 1));
+    return SCALE_RAMP[step] ?? 'gray';
+  }
+  return CHOICE_PALETTE[at % CHOICE_PALETTE.length] ?? 'indigo';
+}
