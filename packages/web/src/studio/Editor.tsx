@@ -107,8 +107,8 @@ function setup(label: string): Extension[] {
     markdown(),
     lintGutter(),
     EDITOR_THEME,
-    // Wide table rows wrap by default instead of scrolling the editor sideways (a switch turns it off).
-    wrapping.of(EditorView.lineWrapping),
+    // A table row is never wrapped mid-row: wide rows scroll sideways (a switch wraps prose instead).
+    wrapping.of([]),
     // An explicit tab stop: axe (and some assistive technology) do not count contenteditable as focusable.
     EditorView.contentAttributes.of({ 'aria-label': label, 'aria-multiline': 'true', tabindex: '0' }),
     EditorView.updateListener.of((update) => {
@@ -162,6 +162,27 @@ export function selectLine(editor: EditorView, from: number, to: number): void {
   editor.dispatch({
     selection: { anchor: Math.min(from, length), head: Math.min(to, length) },
     effects: EditorView.scrollIntoView(Math.min(from, length), { y: 'center' }),
+  });
+  editor.focus();
+}
+
+/** Puts the cursor at the start of a 1-based line, that line at the top of the view, and gives the editor the keyboard. */
+export function jumpToLine(editor: EditorView, line: number): void {
+  const doc = editor.state.doc;
+  const at = doc.line(Math.max(1, Math.min(line, doc.lines))).from;
+  editor.dispatch({ selection: { anchor: at }, effects: EditorView.scrollIntoView(at, { y: 'start', yMargin: 8 }) });
+  editor.focus();
+}
+
+/** Writes a guided form's row (one undoable edit), selects it and scrolls it into view. */
+export function insertRow(editor: EditorView, row: { at: number; insert: string }): void {
+  const at = Math.min(row.at, editor.state.doc.length);
+  editor.dispatch({
+    changes: { from: at, insert: row.insert },
+    // The row without its leading line break.
+    selection: { anchor: at + 1, head: at + row.insert.trimEnd().length },
+    effects: EditorView.scrollIntoView(at + 1, { y: 'center' }),
+    userEvent: 'input.guided',
   });
   editor.focus();
 }
