@@ -81,7 +81,8 @@ export function GuidedAdd({ source, model, current, onInsert }: GuidedAddProps) 
           </Menu.Item>
         </Menu.Dropdown>
       </Menu>
-      <Modal opened={open !== null} onClose={close} title={open ? TITLES[open] : ''} size="lg">
+      {/* The written row keeps the keyboard: closing does not hand focus back to the menu. */}
+      <Modal opened={open !== null} onClose={close} title={open ? TITLES[open] : ''} size="lg" returnFocus={false}>
         {open === 'field' && (
           <FieldFormView model={model} onSubmit={(entity, form) => done(fieldInsert(source, model, entity, form))} />
         )}
@@ -326,7 +327,7 @@ function TransitionFormView({
       />
       <TextInput label="Name" value={name} onChange={(e) => setName(e.currentTarget.value)} data-autofocus />
       <Group grow align="flex-start">
-        <MultiSelect label="From" data={states} value={from} onChange={setFrom} />
+        <MultiSelect label="From" data={states} value={from} onChange={setFrom} searchable />
         <Select label="To" data={states} value={to} onChange={setTo} />
       </Group>
       <MultiSelect
@@ -335,6 +336,7 @@ function TransitionFormView({
         data={model.roles.map((r) => r.name)}
         value={who}
         onChange={setWho}
+        searchable
       />
       <TextInput
         label="When (optional)"

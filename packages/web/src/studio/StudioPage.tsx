@@ -167,10 +167,13 @@ export default function StudioPage() {
           <Title order={1} size="h4">
             Studio
           </Title>
-          <Text ff="monospace" size="sm" c="dimmed" truncate="start" miw={0} title={draft.path}>
-            {/* Truncated from the start (right to left): the mark keeps the leading "/" where it belongs. */}
-            {`\u200E${draft.path}`}
-          </Text>
+          {/* On a phone the path gives its room to the status (it is in the page's title too). */}
+          {wide && (
+            <Text ff="monospace" size="sm" c="dimmed" truncate="start" miw={0} title={draft.path}>
+              {/* Truncated from the start (right to left): the mark keeps the leading "/" where it belongs. */}
+              {`\u200E${draft.path}`}
+            </Text>
+          )}
           {draft.loaded && (
             <Badge
               color={status.color}

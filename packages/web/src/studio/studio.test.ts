@@ -111,7 +111,7 @@ describe('the Studio draft', () => {
   });
 });
 
-describe('the Studio\'s one status', () => {
+describe("the Studio's one status", () => {
   const saved = (outcome: StudioStatus['outcome']): Draft => ({
     ...EMPTY_DRAFT,
     loaded: true,
