@@ -1,3 +1,4 @@
+import { autocompletion, completionKeymap } from '@codemirror/autocomplete';
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import { markdown } from '@codemirror/lang-markdown';
 // A dependency of @codemirror/lang-markdown (the same instance it uses): syntax colours and brackets.
@@ -16,6 +17,7 @@ import {
 } from '@codemirror/view';
 import type { QuickFix } from '@ninepoint/spec';
 import { useEffect, useRef } from 'react';
+import { specCompletions } from './completions.ts';
 import type { Located } from './locate.ts';
 
 /**
@@ -89,7 +91,7 @@ export function Editor({ initial, checked, onChange, onReady, label, wrap }: Edi
   return <div ref={parent} className="studio-editor" style={{ height: '100%', minHeight: 0 }} />;
 }
 
-/** CodeMirror's pieces for a spec: Markdown, history, line numbers, the lint gutter; no autocompletion. */
+/** CodeMirror's pieces for a spec: Markdown, history, line numbers, the lint gutter, completions in field tables. */
 function setup(label: string): Extension[] {
   return [
     lineNumbers(),
@@ -103,7 +105,9 @@ function setup(label: string): Extension[] {
     bracketMatching(),
     highlightActiveLine(),
     // Tab is left to move focus (no indentWithTab): the editor is not a keyboard trap.
-    keymap.of([...defaultKeymap, ...historyKeymap, ...lintKeymap]),
+    keymap.of([...completionKeymap, ...defaultKeymap, ...historyKeymap, ...lintKeymap]),
+    // The types (file and image among them) and a file field's limits, offered in point 3's tables.
+    autocompletion({ override: [specCompletions], defaultKeymap: false }),
     markdown(),
     lintGutter(),
     EDITOR_THEME,

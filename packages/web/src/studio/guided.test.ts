@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { checkSpec } from '@ninepoint/spec';
 import { describe, expect, it } from 'vitest';
+import { cellAt, cellCompletions, entityNames } from './completions.ts';
 import {
   type FieldForm,
   fieldInsert,
@@ -120,5 +121,41 @@ describe('the guided forms write the Markdown a person would', () => {
     expect(entities?.children.map((c) => c.label)).toEqual(['Book', 'Loan']);
     expect(lineOf(LENDING_DESK, entities?.line ?? 0)).toMatch(/^## 3\./);
     expect(lineOf(LENDING_DESK, entities?.children[0]?.line ?? 0)).toMatch(/^### Book/);
+  });
+});
+
+describe('completions in the field tables', () => {
+  const at = (text: string, marker = '¦') => ({ text: text.replace(marker, ''), offset: text.indexOf(marker) });
+  const TABLE = '### Claim\n\n| field | type | rules |\n| --- | --- | --- |\n';
+
+  it('offer the types, file and image among them, and the entities, in the type column', () => {
+    const { text, offset } = at(`${TABLE}| receipt | fi¦ | |\n`);
+    const cell = cellAt(text, offset);
+    expect(cell?.column).toBe('type');
+    const labels = cellCompletions(cell ?? { column: '', row: {} }, entityNames(text)).map((c) => c.label);
+    expect(labels).toEqual(expect.arrayContaining(['file', 'files', 'image', 'images, at most 5', 'Claim', 'User']));
+  });
+
+  it('offer a file field its size limit and kinds, an image field raster kinds only', () => {
+    const file = at(`${TABLE}| receipt | file | at most 10 MB, p¦ |\n`);
+    const fileLabels = cellCompletions(cellAt(file.text, file.offset) ?? { column: '', row: {} }, []).map(
+      (c) => c.label,
+    );
+    expect(fileLabels).toEqual(expect.arrayContaining(['at most 10 MB', 'pdf', 'png']));
+    const image = at(`${TABLE}| photo | images, at most 3 | j¦ |\n`);
+    const imageLabels = cellCompletions(cellAt(image.text, image.offset) ?? { column: '', row: {} }, []).map(
+      (c) => c.label,
+    );
+    expect(imageLabels).toContain('jpeg');
+    expect(imageLabels).not.toContain('pdf');
+  });
+
+  it('offer nothing in a header, outside tables, or in a table without fields', () => {
+    const header = at('| field | ty¦pe |\n| --- | --- |\n');
+    expect(cellAt(header.text, header.offset)).toBeNull();
+    const prose = at('Some te¦xt\n');
+    expect(cellAt(prose.text, prose.offset)).toBeNull();
+    const states = at('| state | meaning |\n| --- | --- |\n| o¦ut | |\n');
+    expect(cellCompletions(cellAt(states.text, states.offset) ?? { column: '', row: {} }, [])).toEqual([]);
   });
 });
