@@ -316,6 +316,15 @@ describe('the Studio under ninepoint dev', () => {
     await page
       .locator('.cm-line', { hasText: /^\| scan +\| file +\| at most 10 MB, pdf +\| the signed donation form +\|$/ })
       .waitFor();
+    // Completions know the file types: typing in the new row's type cell offers "files, at most 5".
+    await page.keyboard.press('Home');
+    for (let i = 0; i < '| scan    | file'.length; i++) await page.keyboard.press('ArrowRight');
+    await page.keyboard.type('s');
+    const offered = page.locator('.cm-tooltip-autocomplete');
+    await offered.locator('.cm-completionLabel', { hasText: /^files, at most 5$/ }).waitFor();
+    await page.keyboard.press('Escape');
+    await offered.waitFor({ state: 'hidden' });
+    await page.keyboard.press('Backspace');
 
     // A state, written and then undone (nothing leads to it yet); a role; a transition.
     form = await addMenu('A state');
@@ -464,7 +473,7 @@ describe('the Studio under ninepoint dev', () => {
     expect(watch.offsite).toEqual([]);
     console.log(`The Studio's dev loop took ${((Date.now() - started) / 1000).toFixed(1)} s in Chromium.`);
     // A newcomer's whole session in one test (guided forms, outline, save, refusal, phone): longer than most.
-  }, 150_000);
+  }, 240_000);
 });
 
 describe('the Studio under ninepoint serve', () => {
