@@ -107,7 +107,9 @@ describe('the figures of a dashboard act', () => {
       'red.6',
     ]);
     // Values that name no scale take distinct colours instead.
-    expect(new Set(['hardware', 'software'].map((v) => choiceColor(['hardware', 'software'], v))).size).toBe(2);
+    expect(
+      new Set(['hardware', 'software'].map((v) => choiceColor('category', ['hardware', 'software'], v))).size,
+    ).toBe(2);
     expect(groupColor(model, 'Ticket', 'state', 'new')).toBe('gray.6');
   });
 
