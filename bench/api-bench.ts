@@ -1155,8 +1155,19 @@ async function probeJsonServer(dir: string, rows: number, pin: boolean): Promise
 
 /** The lines of a log file (0 when there is none yet). */
 async function logLines(file: string): Promise<number> {
-  // The server writes its log asynchronously: what it answered last may not be written yet.
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  // The server writes its log asynchronously: what it answered last may not be written yet, for
+  // longer on a busy machine. Counted again until two counts 100 ms apart agree (2 s at most).
+  let last = -1;
+  for (let tries = 0; tries < 20; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const lines = await countLines(file);
+    if (lines === last) return lines;
+    last = lines;
+  }
+  return last;
+}
+
+async function countLines(file: string): Promise<number> {
   let lines = 0;
   try {
     for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) {
