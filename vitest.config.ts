@@ -53,15 +53,8 @@ export const MOCKING = globSync(TEST_FILES, {
   .filter((file) => /\bvi\.(mock|doMock)\(/.test(readFileSync(new URL(file, import.meta.url), 'utf8')))
   .sort();
 
-/**
- * At full size (`npm run test:reliability`) the reliability suites run last, two at a time: they
- * time how a server copes, which files beside them would blur. Reduced (`npm test`), they share
- * the server group's workers (below).
- */
-const FULL_RELIABILITY = process.env.RELIABILITY === 'full';
-
-/** The projects whose files are each long: packing, Redocly, tsc, the benchmark's servers, fuzzing. */
-const LONG_FILES = new Set(['release', 'reliability']);
+/** The projects whose files are each long: packing, Redocly, tsc, the benchmark's servers. */
+const LONG_FILES = new Set(['release']);
 
 /** One from each queue in turn, then one more from each that has any left, until all are empty. */
 function takeTurns<T>(queues: T[][]): T[] {
@@ -75,9 +68,9 @@ function takeTurns<T>(queues: T[][]): T[] {
 /**
  * Vitest's order (the longest first by the last run's times, else the largest), except that
  * within a group the long files (`LONG_FILES`) take turns with the others: they start beside the
- * server files from the group's start, about two at a time, instead of queueing behind them (the
- * cores half idle at the end of the run once the browser lane had finished) or all at once (four
- * packing and benchmarking files at a time ran steps past their timeouts).
+ * server files from the group's start, about two at a time, instead of queueing behind them (run
+ * after them, the run's last minutes left the cores half idle once the browser lane had finished)
+ * or all at once (four packing and benchmarking files at a time ran steps past their timeouts).
  */
 class LongFilesTakeTurns extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -168,10 +161,13 @@ export default defineConfig({
           name: 'reliability',
           include: RELIABILITY,
           exclude: excluded(BROWSER),
-          // Reduced, in the server group like release; at full size last and two at a time.
+          // Last and two at a time: these suites load a server and time how it copes (a start
+          // within 30 s, latency while slow clients hang on, a hang guard), which more files
+          // running beside them would only blur (run beside the server files under load 27,
+          // soak, concurrency, bad input and the checker's hang guard failed that had passed).
           pool: 'forks',
-          maxWorkers: FULL_RELIABILITY ? 2 : 4,
-          sequence: { groupOrder: FULL_RELIABILITY ? 3 : 1 },
+          maxWorkers: 2,
+          sequence: { groupOrder: 3 },
         },
       },
       {

@@ -37,6 +37,7 @@ describe.each(DATABASES)('the API benchmark on %s', (database) => {
     return { generated, baseline, seeded };
   };
 
+  // Seeding and starting two server processes took past 60 s beside the server files under load 27.
   beforeAll(async () => {
     dir = mkdtempSync(join(os.tmpdir(), 'ninepoint-api-bench-test-'));
     seeded =
@@ -48,7 +49,7 @@ describe.each(DATABASES)('the API benchmark on %s', (database) => {
       startServer('generated', location, { pin: false }),
       startServer('baseline', location, { pin: false }),
     ]);
-  });
+  }, 120_000);
 
   afterAll(async () => {
     await Promise.all([generated?.stop(), baseline?.stop()]);
