@@ -30,7 +30,7 @@ import { countProblems, findSpecLine } from './locate.ts';
 import { PermissionsPanel } from './PermissionsPanel.tsx';
 import { ProblemsPanel } from './ProblemsPanel.tsx';
 import { ProgressPanel } from './ProgressPanel.tsx';
-import { NoStudio } from './StudioRoute.tsx';
+import { NoStudio } from './StudioUnavailable.tsx';
 import { useCheck } from './use-check.ts';
 
 type Tab = 'problems' | 'diagrams' | 'permissions' | 'progress';
