@@ -166,7 +166,11 @@ function resourceOf(model: Model, entity: Entity, all: readonly Route[]): Resour
         const method = methodName(route, wanted);
         const input = body ? [action.kind === 'create' ? `fields: ${body}` : `changes: ${body}`] : [];
         const status =
-          action.kind === 'create' ? 'the record created' : action.kind === 'get' ? 'the record' : 'the record as changed';
+          action.kind === 'create'
+            ? 'the record created'
+            : action.kind === 'get'
+              ? 'the record'
+              : 'the record as changed';
         members.push(
           `  /** ${capital(route.doc || KIND_WORDS[action.kind])}: ${route.method} ${route.path}; answers ${status}. */`,
         );
@@ -459,6 +463,8 @@ export interface ClientOptions {
 export type SecondFactor = { code: string } | { recoveryCode: string };
 
 export interface EventsOptions {
+  /** The stream is open (again, after a reconnect: changes made meanwhile were missed). */
+  onOpen?: () => void;
   /** A new in-app notice for the signed-in user. */
   onNotification?: (notice: { at: string }) => void;
   /** The stream failed; it is opened again after a few seconds, unless it was refused (a NinepointError). */
@@ -655,6 +661,7 @@ function openEvents(http: Http, onChange: (change: Change) => void, options: Eve
     for (const type of ['change', 'notification']) {
       source.addEventListener(type, (event) => dispatch(type, event.data ?? ''));
     }
+    source.addEventListener('open', () => options.onOpen?.());
     source.addEventListener('error', (event) => options.onError?.(event));
     return { close: () => source.close() };
   }
@@ -664,7 +671,8 @@ function openEvents(http: Http, onChange: (change: Change) => void, options: Eve
     while (!stop.signal.aborted) {
       try {
         const response = await http.send('GET', '/api/events', { accept: 'text/event-stream', signal: stop.signal });
-        if (response.body) {
+        if (response.status === 200 && response.body) {
+          options.onOpen?.();
           retry = await readEvents(response.body, dispatch, retry);
         }
       } catch (error) {
