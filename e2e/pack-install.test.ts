@@ -115,7 +115,7 @@ describe('the npm tarballs installed into an empty folder', () => {
   afterAll(async () => {
     await Promise.all(servers.map(stop));
     rmSync(dir, { recursive: true, force: true });
-  });
+  }, 120_000);
 
   it('packs spec, server, web, cli and create-ninepoint, each JavaScript with .d.ts and no TypeScript sources', () => {
     expect(readdirSync(tarballs).sort()).toEqual([
@@ -249,7 +249,7 @@ describe('the npm tarballs installed into an empty folder', () => {
       }
       expect(manifest.license).toBe(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).license);
     }
-  });
+  }, 240_000);
 
   it('npx ninepoint new --example helpdesk writes a spec that checks clean', () => {
     const written = run('npx', ['--no', 'ninepoint', 'new', '--example', 'helpdesk', 'helpdesk.md'], app);
@@ -257,7 +257,7 @@ describe('the npm tarballs installed into an empty folder', () => {
     expect(written.stdout).toContain('The format is described in node_modules/@ninepoint/cli/docs/spec-format.md.');
     const checked = run('npx', ['--no', 'ninepoint', 'check', 'helpdesk.md'], app);
     expect(checked.stdout).toContain('0 errors, 0 warnings');
-  });
+  }, 240_000);
 
   it("every command and path the blank app's home page shows works here", async () => {
     // The home page (GrowProduct) is drawn in the browser: its hints are read from its source.
@@ -278,7 +278,7 @@ describe('the npm tarballs installed into an empty folder', () => {
       expect((await fetch(`${server.url}/api/health`)).status, command).toBe(200);
       await stop(server.child);
     }
-  });
+  }, 240_000);
 
   it('create-ninepoint makes a folder with a spec, a README and a package.json whose start serves it', async () => {
     // `npm create ninepoint my-app` fetches create-ninepoint from the registry, where it is not
@@ -315,5 +315,5 @@ describe('the npm tarballs installed into an empty folder', () => {
     expect(server.output()).toContain('serving "My app"');
     expect((await fetch(`${server.url}/api/health`)).status).toBe(200);
     await stop(server.child);
-  });
+  }, 240_000);
 });
