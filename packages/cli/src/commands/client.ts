@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
 import { compileApp, typedClient } from '@ninepoint/server';
-import { errorCatalogue } from '@ninepoint/spec';
+import { effectiveCalls, errorCatalogue } from '@ninepoint/spec';
 import type { Command } from 'commander';
 import type { Context } from '../context.ts';
 import { writeNewFile } from '../files.ts';
@@ -33,9 +33,11 @@ export function registerClient(program: Command, ctx: Context, version: string):
         return;
       }
       await writeNewFile(ctx.io.cwd, options.out, text, true);
-      const entities = new Set(routes.map((r) => r.action.entity)).size;
+      // The custom calls (`code …`) are served beside the route table, and the client has them too.
+      const calls = [...routes, ...effectiveCalls(model).filter((c) => c.action.kind === 'code')];
+      const entities = new Set(calls.map((c) => c.action.entity)).size;
       ctx.io.stdout.write(
-        `Wrote ${options.out}: ${entities} ${entities === 1 ? 'entity' : 'entities'}, ${plural(routes.length, 'call')}, ${plural(errorCatalogue(model).length, 'error code')}.\n` +
+        `Wrote ${options.out}: ${entities} ${entities === 1 ? 'entity' : 'entities'}, ${plural(calls.length, 'call')}, ${plural(errorCatalogue(model).length, 'error code')}.\n` +
           `Use it with: import { createClient } from './${basename(options.out)}'; const api = createClient({ baseUrl, token });\n`,
       );
     });

@@ -47,6 +47,17 @@ describe('the typed client of a spec', () => {
     expect(client).toContain('export class NinepointError extends Error {');
   });
 
+  it("has a method for each custom call of point 7, taking its payload's fields and typed with its answer", () => {
+    const client = clientOf(readFileSync(new URL('../../../../examples/quotes.md', import.meta.url), 'utf8'));
+    expect(block(client, 'QuotesApi')).toContain(
+      "price(id: string, fields?: Pick<QuoteUpdate, 'discount'>): Promise<Quote>;",
+    );
+    // The call itself: the path with the id, the fields as its body.
+    expect(client).toMatch(
+      /price: \(id, fields\) => http\.call<Quote>\('POST', `\/api\/quotes\/\$\{segment\(id\)\}\/price`, \{ body: fields \?\? \{\} \}\),/,
+    );
+  });
+
   it('writes a client of a spec with no entities that has sign-in and events only', () => {
     const client = clientOf('# Specification: Nothing yet\n');
     expect(client).toContain('export type EntityName = never;');

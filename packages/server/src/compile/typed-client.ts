@@ -1,7 +1,9 @@
 import {
   ANYONE,
+  type Call,
   collectionName,
   type Entity,
+  effectiveCalls,
   type Field,
   isRangedFilter,
   type Model,
@@ -24,8 +26,10 @@ import type { Route } from './route-table.ts';
  * writeFileSync('client.ts', typedClient(model, compiled.routeTable.routes, 'helpdesk.md'));
  */
 export function typedClient(model: Model, routes: readonly Route[], specFile: string): string {
-  const entities = model.entities.filter((e) => routes.some((r) => r.action.entity === e.name));
-  const resources = entities.map((entity) => resourceOf(model, entity, routes));
+  // Custom calls (`code …`) are the code feature's, not the route table's: they come from point 7.
+  const custom = effectiveCalls(model).filter((c) => c.action.kind === 'code');
+  const entities = model.entities.filter((e) => [...routes, ...custom].some((r) => r.action.entity === e.name));
+  const resources = entities.map((entity) => resourceOf(model, entity, routes, custom));
   const first = resources[0];
   const example = first?.hasList ? [`//   const page = await api.${first.property}.list({ limit: 20 });`] : [];
   const out: string[] = [
@@ -87,7 +91,7 @@ interface Resource {
 /** Methods every entity's object may have, by the kind of call; a transition named like one gets no method of its own. */
 const KIND_METHODS = ['list', 'get', 'create', 'update', 'replace', 'delete', 'history', 'transition'];
 
-function resourceOf(model: Model, entity: Entity, all: readonly Route[]): Resource {
+function resourceOf(model: Model, entity: Entity, all: readonly Route[], custom: readonly Call[]): Resource {
   const name = entity.name;
   const routes = all.filter((r) => r.action.entity === name);
   const machine = model.machines.find((m) => m.entity === name);
@@ -102,8 +106,9 @@ function resourceOf(model: Model, entity: Entity, all: readonly Route[]): Resour
   const code: string[] = [];
   const transitions: { name: string; args: string; call: string }[] = [];
   const taken = new Set<string>();
-  const methodName = (route: Route, wanted: string): string => {
-    const chosen = taken.has(wanted) ? route.operationId : wanted;
+  /** The method's name: the one wanted, else (taken by another call) the fallback. */
+  const methodName = (wanted: string, fallback: string): string => {
+    const chosen = taken.has(wanted) ? fallback : wanted;
     taken.add(chosen);
     return chosen;
   };
@@ -115,7 +120,7 @@ function resourceOf(model: Model, entity: Entity, all: readonly Route[]): Resour
     const body = bodyType(name, route);
     switch (action.kind) {
       case 'list': {
-        const method = methodName(route, 'list');
+        const method = methodName('list', route.operationId);
         members.push(
           doc,
           `  ${method}(${[...ids, `options?: ListOptions<${name}Filter, ${name}Sort>`].join(', ')}): Promise<Page<${name}>>;`,
@@ -126,7 +131,7 @@ function resourceOf(model: Model, entity: Entity, all: readonly Route[]): Resour
         break;
       }
       case 'history': {
-        const method = methodName(route, 'history');
+        const method = methodName('history', route.operationId);
         const state = machine ? `${name}State` : 'never';
         members.push(doc, `  ${method}(${ids.join(', ')}): Promise<HistoryEntry<${state}>[]>;`);
         code.push(
@@ -135,7 +140,7 @@ function resourceOf(model: Model, entity: Entity, all: readonly Route[]): Resour
         break;
       }
       case 'delete': {
-        const method = methodName(route, 'delete');
+        const method = methodName('delete', route.operationId);
         members.push(doc, `  ${method}(${ids.join(', ')}): Promise<void>;`);
         code.push(`    ${method}: (${route.params.map(safeName).join(', ')}) => http.call<void>('DELETE', ${path}),`);
         break;
@@ -163,7 +168,7 @@ function resourceOf(model: Model, entity: Entity, all: readonly Route[]): Resour
         break;
       default: {
         const wanted = action.kind === 'update' && route.method === 'PUT' ? 'replace' : action.kind;
-        const method = methodName(route, wanted);
+        const method = methodName(wanted, route.operationId);
         const input = body ? [action.kind === 'create' ? `fields: ${body}` : `changes: ${body}`] : [];
         const status =
           action.kind === 'create'
@@ -183,6 +188,32 @@ function resourceOf(model: Model, entity: Entity, all: readonly Route[]): Resour
         code.push(`    ${method}: (${params.join(', ')}) => http.call<${name}>('${route.method}', ${path}${send}),`);
       }
     }
+  }
+  for (const call of custom) {
+    if (call.action.entity !== name) continue;
+    const verb = camel(call.path.split('/').at(-1) ?? 'run');
+    const method = methodName(/^[A-Za-z_$][\w$]*$/.test(verb) ? verb : `call${plural}`, `${verb}${name}`);
+    const body =
+      call.payload && call.method !== 'GET'
+        ? call.payload.fields
+          ? `Pick<${name}Update, ${tsUnion(call.payload.fields)}>`
+          : `${name}Update`
+        : null;
+    const answer =
+      call.answer && call.answer.entity === name
+        ? call.answer.fields
+          ? `Pick<${name}, ${tsUnion(call.answer.fields)}>`
+          : name
+        : 'unknown';
+    const params = [...call.params.map(safeName), ...(body ? ['fields'] : [])];
+    members.push(
+      `  /** ${capital(call.doc || `a custom call (${call.action.code.file})`)}: ${call.method} ${call.path}. */`,
+      `  ${method}(${[...call.params.map((p) => `${safeName(p)}: string`), ...(body ? [`fields?: ${body}`] : [])].join(', ')}): Promise<${answer}>;`,
+    );
+    const path = pathExpression(call);
+    code.push(
+      `    ${method}: (${params.join(', ')}) => http.call<${answer}>('${call.method}', ${path}${body ? ', { body: fields ?? {} }' : ''}),`,
+    );
   }
   const apiName = `${plural}Api`;
   if (transitions.length > 0) {
@@ -309,7 +340,7 @@ function bodyType(entity: string, route: Route): string | null {
 }
 
 /** The path as a template literal, each `:param` an encoded argument. */
-function pathExpression(route: Route): string {
+function pathExpression(route: Pick<Route, 'path' | 'params'>): string {
   if (route.params.length === 0) return `'${route.path}'`;
   return `\`${route.path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, (_, p: string) => `\${segment(${safeName(p)})}`)}\``;
 }
@@ -488,7 +519,7 @@ const CLIENT_MEMBERS = `  /** Signs in with email and password: the calls that f
    * streamed fetch elsewhere (Node, or with a token).
    */
   events(onChange: (change: Change) => void, options?: EventsOptions): EventStream;
-  /** Any other call of the app (a custom call of point 7, an import): its JSON answer. */
+  /** Any other call of the app (an import, the user directory): its JSON answer. */
   request<T = unknown>(method: string, path: string, body?: unknown): Promise<T>;`;
 
 /** The code every client has: the HTTP calls, the session outside a browser, the event stream. */
