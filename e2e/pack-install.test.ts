@@ -65,14 +65,25 @@ function start(
   });
   return new Promise((resolve, reject) => {
     let out = '';
+    // A server that never says where it listens fails here, with what it printed, not at the test's timeout.
+    const silent = setTimeout(() => {
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGTERM');
+      reject(new Error(`no "serving … at" line after 90 s:\n${out}`));
+    }, 90_000);
     const read = (chunk: Buffer) => {
       out += chunk.toString();
       const match = /serving "[^"]*" at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (match?.[1]) resolve({ url: match[1], child, output: () => out });
+      if (match?.[1]) {
+        clearTimeout(silent);
+        resolve({ url: match[1], child, output: () => out });
+      }
     };
     child.stdout?.on('data', read);
     child.stderr?.on('data', read);
-    child.on('exit', (code) => reject(new Error(`serve exited with ${code} before listening:\n${out}`)));
+    child.on('exit', (code) => {
+      clearTimeout(silent);
+      reject(new Error(`serve exited with ${code} before listening:\n${out}`));
+    });
   });
 }
 
@@ -274,7 +285,9 @@ describe('the npm tarballs installed into an empty folder', () => {
         run('npx', ['--no', ...args], app);
         continue;
       }
-      const server = await served(serve(app, [...args.slice(2), '--port', '0', '--host', '127.0.0.1']));
+      const server = await served(
+        serve(app, [...args.slice(2), '--port', '0', '--host', '127.0.0.1', '--log-format', 'pretty']),
+      );
       expect((await fetch(`${server.url}/api/health`)).status, command).toBe(200);
       await stop(server.child);
     }
@@ -311,7 +324,9 @@ describe('the npm tarballs installed into an empty folder', () => {
     expect(readFileSync(join(folder, 'README.md'), 'utf8')).toContain('npm start');
     // Its `npm install` would fetch @ninepoint/cli from the registry: the packages installed above stand in.
     symlinkSync(join(app, 'node_modules'), join(folder, 'node_modules'));
-    const server = await served(start(folder, 'npm', ['start', '--', '--port', '0', '--host', '127.0.0.1']));
+    const server = await served(
+      start(folder, 'npm', ['start', '--', '--port', '0', '--host', '127.0.0.1', '--log-format', 'pretty']),
+    );
     expect(server.output()).toContain('serving "My app"');
     expect((await fetch(`${server.url}/api/health`)).status).toBe(200);
     await stop(server.child);
