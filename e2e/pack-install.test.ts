@@ -239,12 +239,11 @@ describe('the npm tarballs installed into an empty folder', () => {
         .split('\n')
         .filter((line) => /^npm warn/i.test(line) && !/requires you to be logged in/.test(line));
       expect(warnings, tarball).toEqual([]);
-      const report = JSON.parse(result.stdout) as
-        | Record<string, { files: { path: string }[] }>
-        | { files: { path: string }[] };
-      const files = (
-        'files' in report ? report : (Object.values(report)[0] as { files: { path: string }[] })
-      ).files.map((f) => f.path);
+      // One package's report, or the report keyed by the package's name (npm has written both).
+      type Packed = { files: { path: string }[] };
+      const report = JSON.parse(result.stdout) as Packed | Record<string, Packed>;
+      const packed = (Array.isArray(report.files) ? report : Object.values(report)[0]) as Packed;
+      const files = packed.files.map((f) => f.path);
       expect(files, tarball).toEqual(
         expect.arrayContaining(['package.json', 'README.md', 'LICENSE', ...(must[name] ?? ['?'])]),
       );

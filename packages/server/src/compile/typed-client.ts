@@ -190,7 +190,8 @@ function resourceOf(model: Model, entity: Entity, all: readonly Route[], custom:
     }
   }
   for (const call of custom) {
-    if (call.action.entity !== name) continue;
+    const { action } = call;
+    if (action.kind !== 'code' || action.entity !== name) continue;
     const verb = camel(call.path.split('/').at(-1) ?? 'run');
     const method = methodName(/^[A-Za-z_$][\w$]*$/.test(verb) ? verb : `call${plural}`, `${verb}${name}`);
     const body =
@@ -207,7 +208,7 @@ function resourceOf(model: Model, entity: Entity, all: readonly Route[], custom:
         : 'unknown';
     const params = [...call.params.map(safeName), ...(body ? ['fields'] : [])];
     members.push(
-      `  /** ${capital(call.doc || `a custom call (${call.action.code.file})`)}: ${call.method} ${call.path}. */`,
+      `  /** ${capital(call.doc || `a custom call (${action.code.file})`)}: ${call.method} ${call.path}. */`,
       `  ${method}(${[...call.params.map((p) => `${safeName(p)}: string`), ...(body ? [`fields?: ${body}`] : [])].join(', ')}): Promise<${answer}>;`,
     );
     const path = pathExpression(call);
