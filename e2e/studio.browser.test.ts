@@ -198,6 +198,42 @@ describe('a refusal under ninepoint dev', () => {
   });
 });
 
+describe('a history entry under ninepoint dev', () => {
+  it('names the line of its transition, which opens the Studio at that line', async (ctx) => {
+    if (!chromium) return ctx.skip(unavailable);
+    const own = await launchChromium();
+    const page = await own.newPage();
+    page.setDefaultTimeout(STEP_MS);
+    const watch = await watchPage(page, url);
+    await page.goto(`${url}/sign-in?next=/loans/new`);
+    await page.getByRole('button', { name: 'Sign in as staff' }).click();
+    await page.waitForURL(`${url}/loans/new`);
+    await page.getByRole('heading', { name: 'New loan', level: 1 }).waitFor();
+    await pick(page, 'Book', 'Small', 'Small Gods');
+    await pick(page, 'Borrower', 'Demo', /^Demo member/);
+    await page.getByRole('textbox', { name: 'Due' }).fill(inDays(14));
+    await page.getByRole('button', { name: 'Create loan' }).click();
+    await page.waitForURL(/\/loans\/[0-9a-f-]{36}$/);
+
+    const actions = page.getByRole('group', { name: 'What you can do with this loan' });
+    await actions.getByRole('button', { name: 'Renew' }).click();
+    await page.getByRole('status').filter({ hasText: 'Renew done' }).waitFor();
+
+    // The renewal's entry names point 4's "renew" row.
+    const renew = position(SPEC, '| renew ', '## 4.');
+    const words = SPEC.split('\n')[renew.line - 1]?.trim() ?? '';
+    const history = page.getByRole('region', { name: 'History' });
+    const link = history.getByRole('link', { name: `Spec line ${renew.line}: ${words}` });
+    expect(await link.textContent()).toBe(`line ${renew.line}`);
+    await link.click();
+    await page.waitForURL(new RegExp(`/studio\\?line=${renew.line}&`));
+    await editor(page).waitFor();
+    await poll(async () => (await page.evaluate(() => window.getSelection()?.toString() ?? '')).trim() === words);
+    expect(faults(watch), 'faults on the page').toEqual([]);
+    await own.close();
+  });
+});
+
 describe('the Studio under ninepoint dev', () => {
   it('checks as you type, applies a saved spec to the running app, and refuses a migration that loses data', async (ctx) => {
     if (!chromium) return ctx.skip(unavailable);

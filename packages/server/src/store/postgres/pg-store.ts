@@ -1,6 +1,7 @@
 import type { Model } from '@ninepoint/spec';
 import pg from 'pg';
 import { SCHEMA_TABLE, type SqlSchema } from '../../compile/sql-schema.ts';
+import { Held, HeldScope } from '../held.ts';
 import { ServedRecords } from '../records-core.ts';
 import { type MigrationSteps, migrate, SCHEMA_ROW_COLUMNS } from '../schema-apply.ts';
 import type { AppliedSchema, ApplyOptions, Store, WriteFollower } from '../store.ts';
@@ -49,6 +50,7 @@ export class PgStore implements Store {
   readonly pool: pg.Pool;
   readonly sql: PgRunner;
   readonly #records = new ServedRecords<PgConn>();
+  readonly #held = new HeldScope<PgConn>();
 
   private constructor(location: string, pool: pg.Pool) {
     this.location = location;
@@ -97,8 +99,59 @@ export class PgStore implements Store {
       return migrate(steps, schema, model, { ...options, location: this.location });
     });
     // Every table's point reads and writes are prepared now: a request never prepares one.
-    if (applied.applied) this.#records.serve(new PgDialect(this.pool), schema, applied.plan.tables);
+    if (applied.applied) this.#records.serve(new PgDialect(this.pool, this.#held), schema, applied.plan.tables);
     return applied;
+  }
+
+  /**
+   * A transaction on a connection of its own, held across `work`'s awaits: the records `work` reads
+   * and writes are its (each write a savepoint of it); other requests run on other connections
+   * meanwhile and wait only for the rows it locks, and holds of the same `turn` for each other
+   * (an advisory lock). Not run again on a serialization failure (its work is not repeatable):
+   * that rolls back and throws.
+   */
+  hold<T>(work: () => Promise<T>, turn?: string): Promise<T> {
+    return this.#held.run(
+      async () => {
+        const client = await this.pool.connect();
+        try {
+          await client.query('BEGIN');
+          // Under READ COMMITTED, what a hold reads after this lock includes what the hold of the
+          // same turn before it committed: two hooks reading a stock and writing it back take turns.
+          if (turn !== undefined) await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 1))', [turn]);
+        } catch (error) {
+          client.release(error instanceof Error ? error : true);
+          throw error;
+        }
+        return new Held<PgConn>(client);
+      },
+      async (held, commit) => {
+        const client = held.conn as pg.PoolClient;
+        let broken: Error | undefined;
+        try {
+          // The writes queued on it are done (or failed) before it ends.
+          await held.queue;
+          await client.query(commit ? 'COMMIT' : 'ROLLBACK');
+        } catch (error) {
+          broken = error instanceof Error ? error : new Error(String(error));
+          try {
+            await client.query('ROLLBACK');
+            broken = undefined;
+          } catch {
+            // A connection that could not roll back is closed, not given to the next request.
+          }
+          if (commit) throw error;
+        } finally {
+          client.release(broken);
+        }
+      },
+      work,
+      false,
+    );
+  }
+
+  afterCommit(fn: () => void): void {
+    this.#held.afterCommit(fn);
   }
 
   follow(follower: WriteFollower): void {
