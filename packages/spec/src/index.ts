@@ -118,7 +118,7 @@ export { isAbsoluteHttpUrl } from './read-outgoing.ts';
 export { RUNTIME_CONSTANTS, type RuntimeSettings, runtimeSettings } from './runtime-constants.ts';
 export { lastOccurrence, readSchedule, type ScheduleReading, scheduleWordsToCron } from './schedules.ts';
 export { type SpecLine, specLine, specLinesOf } from './spec-lines.ts';
-export { specTypes, specTypesFile } from './spec-types.ts';
+export { specTypeDeclarations, specTypes, specTypesFile, tsFieldType, tsUnion } from './spec-types.ts';
 export type { StudioStatus } from './studio-status.ts';
 export { type PointSummary, summarizePoints } from './summary.ts';
 export { type TimeBound, timeBound } from './time-bound.ts';
