@@ -69,12 +69,19 @@ if (existsSync(folder) && readdirSync(folder).length > 0) {
 
 /** `my-app` → `My app`: the title of a blank spec. */
 const title = name.replace(/[-_.]+/g, ' ').replace(/^./, (c) => c.toUpperCase());
-const packageName = name.toLowerCase().replace(/[^a-z0-9-._~]+/g, '-').replace(/^[-._]+/, '') || 'ninepoint-app';
+const packageName =
+  name
+    .toLowerCase()
+    .replace(/[^a-z0-9-._~]+/g, '-')
+    .replace(/^[-._]+/, '') || 'ninepoint-app';
 
 let spec;
 const beside = [];
 if (example === undefined) {
-  spec = readFileSync(join(examples, 'blank.md'), 'utf8').replace(/^# Specification: .*$/m, `# Specification: ${title}`);
+  spec = readFileSync(join(examples, 'blank.md'), 'utf8').replace(
+    /^# Specification: .*$/m,
+    `# Specification: ${title}`,
+  );
 } else {
   spec = readFileSync(join(examples, `${example}.md`), 'utf8');
   // The TypeScript modules its point 7 names, and the types they import.
