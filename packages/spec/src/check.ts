@@ -23,6 +23,7 @@ import { validateExpressions } from './validate/expressions.ts';
 import { validateReveals } from './validate/reveals.ts';
 import { validateRoles } from './validate/roles.ts';
 import { validateStates } from './validate/states.ts';
+import { validateThreads } from './validate/threads.ts';
 
 /** Specs larger than this are refused: 2 MB is ~40,000 lines, far beyond any real product. */
 export const MAX_SPEC_BYTES = 2 * 1024 * 1024;
@@ -92,6 +93,7 @@ export function checkSpec(source: string): CheckResult {
   // placeholders mark the constants they name as used.
   validateDocument(sections, bag);
   validateStates(model, bag);
+  validateThreads(model, bag);
   validateRoles(model, bag);
   validateExpressions(model, bag);
   validateReveals(model, bag);

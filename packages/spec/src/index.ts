@@ -130,3 +130,4 @@ export {
   ruleRuns,
   sharedRefusalCode,
 } from './write-rules.ts';
+export { type Thread, threadOf, threadsOn, threadTextField } from './threads.ts';
