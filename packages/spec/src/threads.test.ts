@@ -40,7 +40,10 @@ describe('threads', () => {
   it('refuses thread on a person, a text or the entity itself, and twice on one entity, with a hint', () => {
     const onUser = checkSpec(spec('| by | User | thread |\n| body | long text | |')).diagnostics;
     expect(onUser.map((d) => [d.code, d.message])).toEqual([
-      ['invalid-thread', "Message.by is marked thread, but it is a person, not a reference to another entity's record."],
+      [
+        'invalid-thread',
+        "Message.by is marked thread, but it is a person, not a reference to another entity's record.",
+      ],
     ]);
     expect(onUser[0]?.hint).toMatch(/ticket \| Ticket \| required, thread/);
     const twice = checkSpec(spec('| loan | Loan | thread |\n| book | Book | thread |\n| body | text | |')).diagnostics;

@@ -23,7 +23,7 @@ export function validateThreads(model: Model, bag: DiagnosticBag): void {
         );
       } else if (field.type.entity === entity.name) {
         bag.report('invalid-thread', field.span, `${where} is marked thread, but it refers to ${entity.name} itself.`, {
-          hint: 'A thread is a conversation on another entity\'s record: declare the messages as an entity of their own.',
+          hint: "A thread is a conversation on another entity's record: declare the messages as an entity of their own.",
         });
       } else if (i > 0) {
         bag.report(

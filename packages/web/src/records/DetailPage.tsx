@@ -14,7 +14,7 @@ import {
   Title,
 } from '@mantine/core';
 import { useDocumentTitle } from '@mantine/hooks';
-import type { Entity, Model, Transition } from '@ninepoint/spec';
+import { type Entity, type Model, type Transition, threadsOn } from '@ninepoint/spec';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
@@ -33,6 +33,8 @@ import { entityLabel, entityWords } from './labels.ts';
 import { editRoute, listScreen } from './navigation.ts';
 import { useOwned } from './ownership.ts';
 import { ProblemAlert } from './ProblemAlert.tsx';
+import { RelatedRecords } from './Related.tsx';
+import { Threads } from './Thread.tsx';
 import { useRecordTitle } from './title.ts';
 import {
   ConfirmFinalStep,
@@ -250,6 +252,9 @@ function RecordDetail({
               )}
             </Text>
           </Paper>
+          <Stack gap="lg" mt={threadsOn(model, entity.name).length > 0 ? 'lg' : 0}>
+            <Threads model={model} me={me} parent={entity} record={record} />
+          </Stack>
         </Grid.Col>
         {hasHistory && (
           <Grid.Col span={{ base: 12, md: 5, lg: 4 }}>
@@ -257,6 +262,7 @@ function RecordDetail({
           </Grid.Col>
         )}
       </Grid>
+      <RelatedRecords model={model} me={me} parent={entity} record={record} />
 
       {dialog && (
         <TransitionDialog
