@@ -114,6 +114,7 @@ export { type SpecLine, specLine, specLinesOf } from './spec-lines.ts';
 export { specTypes, specTypesFile } from './spec-types.ts';
 export type { StudioStatus } from './studio-status.ts';
 export { type PointSummary, summarizePoints } from './summary.ts';
+export { type Thread, threadOf, threadsOn, threadTextField } from './threads.ts';
 export { type TimeBound, timeBound } from './time-bound.ts';
 export { isTimeZone, localDay, localParts, TIME_ZONE_CONSTANT, timeZoneOf, zonedInstant } from './time-zone.ts';
 export { type EffectsOutcome, storedValue, transitionEffects } from './transition-effects.ts';
@@ -130,4 +131,3 @@ export {
   ruleRuns,
   sharedRefusalCode,
 } from './write-rules.ts';
-export { type Thread, threadOf, threadsOn, threadTextField } from './threads.ts';

@@ -48,7 +48,9 @@ describe('threads', () => {
     expect(onUser[0]?.hint).toMatch(/ticket \| Ticket \| required, thread/);
     const twice = checkSpec(spec('| loan | Loan | thread |\n| book | Book | thread |\n| body | text | |')).diagnostics;
     expect(twice.map((d) => d.code)).toEqual(['invalid-thread']);
-    expect(twice[0]?.message).toBe('Message is already a thread of Loan; book cannot make it a thread of another.');
+    expect(twice[0]?.message).toBe(
+      'Message is already a thread through loan; book cannot make it a thread of another.',
+    );
   });
 
   it('asks for a text to hold the messages', () => {

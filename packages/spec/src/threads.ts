@@ -30,9 +30,10 @@ export function threadOf(model: Model, entity: string): Thread | undefined {
   if (!declared) return undefined;
   const field = declared.fields.find((f) => f.thread);
   const text = threadTextField(declared);
-  if (!field || field.type.kind !== 'reference' || !text) return undefined;
-  if (!model.entities.some((e) => e.name === (field.type as { entity: string }).entity)) return undefined;
-  return { entity, parentField: field.name, parent: field.type.entity, textField: text.name };
+  if (field?.type.kind !== 'reference' || !text) return undefined;
+  const parent = field.type.entity;
+  if (!model.entities.some((e) => e.name === parent)) return undefined;
+  return { entity, parentField: field.name, parent, textField: text.name };
 }
 
 /** The threads on an entity's records, in the order point 3 declares them. */

@@ -29,7 +29,7 @@ export function validateThreads(model: Model, bag: DiagnosticBag): void {
         bag.report(
           'invalid-thread',
           field.span,
-          `${entity.name} is already a thread of ${(marked[0]?.type as { entity: string }).entity}; ${field.name} cannot make it a thread of another.`,
+          `${entity.name} is already a thread through ${marked[0]?.name ?? ''}; ${field.name} cannot make it a thread of another.`,
           { hint: `Keep thread on one reference of ${entity.name}, or declare a message entity per conversation.` },
         );
       } else if (!threadTextField(entity)) {

@@ -9,7 +9,7 @@ import { formatDateTime, formatRelative } from '../fields/display.ts';
 import { FieldValue } from '../fields/FieldValue.tsx';
 import { listColumns } from '../list/query.ts';
 import { accessTo, stateColor, stateLabel } from './access.ts';
-import { type ApiRecord, callFor, entityNamed, machineOf, type Page, pathOf } from './calls.ts';
+import { type ApiRecord, callFor, machineOf, type Page, pathOf } from './calls.ts';
 import { entityLabel, entityWords } from './labels.ts';
 import { createRoute, detailRoute } from './navigation.ts';
 import { titleFields, useRecordTitle } from './title.ts';
