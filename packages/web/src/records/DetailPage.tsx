@@ -400,7 +400,8 @@ function reasonId(move: Move): string {
 /** Why a move is not possible, naming it once: a guard's words already start with it ("Escalate is allowed only when…"). */
 function reasonWords(move: Move, reason: string): string {
   const name = transitionLabel(move.transition);
-  return reason.startsWith(`${name} `) ? reason : `${name} is not possible now: ${reason}`;
+  // "Set an assignee first. Assign is allowed only when…" names it too.
+  return reason.startsWith(`${name} `) || reason.startsWith('Set ') ? reason : `${name} is not possible now: ${reason}`;
 }
 
 /** "Return done: it is now Returned." — or "…: it stays Out." for a transition back to its own state. */
