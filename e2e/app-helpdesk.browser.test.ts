@@ -374,7 +374,17 @@ describe('the IT helpdesk in Chromium', () => {
     if (!app.chromium) return ctx.skip(app.unavailable);
     const page = await app.page();
     await signIn(page, app, lead);
-    expect(await navigationLinks(page)).toEqual(['Home', 'Tickets', 'Queue', 'Urgent', 'Overview', 'KB', 'Users', 'Deliveries', 'Invite people']);
+    expect(await navigationLinks(page)).toEqual([
+      'Home',
+      'Tickets',
+      'Queue',
+      'Urgent',
+      'Overview',
+      'KB',
+      'Users',
+      'Deliveries',
+      'Invite people',
+    ]);
     await page
       .getByRole('navigation', { name: 'Main' })
       .getByRole('link', { name: /^Queue/ })
@@ -434,7 +444,10 @@ describe('the IT helpdesk in Chromium', () => {
     }
 
     // The lead manages people: the Users screen is theirs.
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: /^Users/ }).click();
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: /^Users/ })
+      .click();
     await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
     await signOut(page, lead);
     expect(await navigationLinks(page)).toEqual(['Home']);

@@ -126,7 +126,7 @@ describe('the lending desk in Chromium', () => {
     if (!app.chromium) return ctx.skip(app.unavailable);
     const page = await app.page();
     await signIn(page, app, staff);
-    expect(await navigationLinks(page)).toEqual(['Home', 'Books', 'Loans', 'Overdue', 'Users']);
+    expect(await navigationLinks(page)).toEqual(['Home', 'Books', 'Loans', 'Overdue', 'Users', 'Invite people']);
     await page.getByRole('link', { name: 'New loan' }).click();
     await page.getByRole('heading', { name: 'New loan', level: 1 }).waitFor();
     await settle(page);

@@ -153,7 +153,7 @@ function WorkCard({ model, me, source, since }: { model: Model; me: Me; source: 
       ) : (
         <Stack gap="xs">
           {machine && counts.size > 0 && (
-            <Group gap={6} aria-label="How many in each state">
+            <Group gap={6} role="group" aria-label="How many in each state">
               {machine.states
                 .filter((s) => counts.has(s.name))
                 .map((s) => {

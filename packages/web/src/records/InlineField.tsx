@@ -166,7 +166,7 @@ function FieldEditor({
   };
 
   return (
-    <form noValidate onSubmit={submit} aria-label={`Edit ${fieldLabel(field)}`}>
+    <form noValidate onSubmit={submit} aria-label={`Edit ${fieldLabel(field)}`} style={{ width: '100%', flex: 1 }}>
       <Stack gap={6}>
         <FieldInput
           model={model}

@@ -165,9 +165,7 @@ function RelatedPanel({
           <Table verticalSpacing={6} highlightOnHover>
             <Table.Thead>
               <Table.Tr>
-                <Table.Th style={{ whiteSpace: 'nowrap' }}>
-                  {title ? fieldLabel(title) : entityLabel(entity.name)}
-                </Table.Th>
+                <Table.Th style={{ whiteSpace: 'nowrap' }}>{entityLabel(entity.name)}</Table.Th>
                 {columns.map((c) => (
                   <Table.Th key={c.name} style={{ whiteSpace: 'nowrap' }}>
                     {c.label}

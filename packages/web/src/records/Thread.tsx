@@ -4,12 +4,12 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api } from '../api/client.ts';
 import type { Me } from '../api/session.ts';
-import { fieldLabel, pluralLabel } from '../app/screens.ts';
+import { pluralLabel } from '../app/screens.ts';
 import { formatDateTime, formatRelative } from '../fields/display.ts';
 import { formatMessage } from '../format.ts';
 import { accessTo } from './access.ts';
 import { problemOf } from './api.ts';
-import { type ApiRecord, callFor, entityNamed, type Page, pathOf } from './calls.ts';
+import { type ApiRecord, callFor, type Page, pathOf } from './calls.ts';
 import { ProblemAlert } from './ProblemAlert.tsx';
 import { useUserName } from './users.ts';
 
@@ -66,8 +66,6 @@ function Conversation({ model, me, thread, record }: { model: Model; me: Me; thr
       void client.invalidateQueries({ queryKey: ['list', path] });
     },
   });
-  const entity = entityNamed(model, thread.entity);
-  const textField = entity?.fields.find((f) => f.name === thread.textField);
   const heading = pluralLabel(thread.entity);
   const id = `thread-${thread.entity}`;
   const items = [...(messages.data?.items ?? [])].reverse();
@@ -124,7 +122,7 @@ function Conversation({ model, me, thread, record }: { model: Model; me: Me; thr
         <form onSubmit={submit} aria-label={`Reply: ${heading}`}>
           <Stack gap="xs" mt="md">
             <Textarea
-              label={textField ? `Reply (${fieldLabel(textField).toLowerCase()})` : 'Reply'}
+              label="Reply"
               placeholder="Write a message…"
               autosize
               minRows={2}
