@@ -1,6 +1,6 @@
 import { Anchor, Badge, Box, Card, Group, SimpleGrid, Skeleton, Stack, Text, Title } from '@mantine/core';
-import { type Entity, type Model, USER_ENTITY } from '@ninepoint/spec';
-import { useQuery } from '@tanstack/react-query';
+import { type Entity, type Model, threadOf, USER_ENTITY } from '@ninepoint/spec';
+import { type UseQueryResult, useQueries } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router';
 import { api } from '../api/client.ts';
@@ -32,10 +32,12 @@ export interface WorkSource {
 export function workSources(model: Model, me: Me): WorkSource[] {
   if (!me.user) return [];
   return model.entities.flatMap((entity) => {
-    if (accessTo(me, entity.name).read === 'none' || !callFor(model, entity.name, 'list')) return [];
+    const access = accessTo(me, entity.name);
+    // A thread's messages are read on the record they are about.
+    if (access.read === 'none' || !callFor(model, entity.name, 'list') || threadOf(model, entity.name)) return [];
     const people = entity.fields.filter((f) => f.type.kind === 'reference' && f.type.entity === USER_ENTITY);
     if (people.length === 0) {
-      return [{ entity, field: 'created_by', title: `${pluralLabel(entity.name)} you created` }];
+      return access.create ? [{ entity, field: 'created_by', title: `${pluralLabel(entity.name)} you created` }] : [];
     }
     return people.map((f) => ({
       entity,
@@ -72,7 +74,29 @@ function useLastVisit(userId: string): string | null {
 export function YourWork({ model, me }: { model: Model; me: Me }) {
   const sources = workSources(model, me);
   const since = useLastVisit(me.user?.id ?? '');
+  const userId = me.user?.id ?? '';
+  const pages = useQueries({
+    queries: sources.map((s) => {
+      const list = callFor(model, s.entity.name, 'list');
+      const path = list ? pathOf(list) : '';
+      return {
+        // Keyed as a list: live updates and writes fetch it again.
+        queryKey: ['list', path, 'work', s.field, userId],
+        queryFn: async () => {
+          const params = new URLSearchParams({ limit: String(COUNTED), sort: '-updated_at', count: 'true' });
+          params.set(`filter[${s.field}]`, userId);
+          return (await api<Page>('GET', `${path}?${params}`)).body;
+        },
+      };
+    }),
+  });
   if (sources.length === 0) return null;
+  // Cards of nothing are left out, unless there is nothing at all to show.
+  const shown = sources.flatMap((source, i) => {
+    const page = pages[i] as UseQueryResult<Page>;
+    return page.data && page.data.items.length === 0 ? [] : [{ source, page }];
+  });
+  const settled = pages.every((p) => !p.isPending);
   return (
     <Box component="section" aria-labelledby="your-work">
       <Group justify="space-between" align="baseline" mb="md">
@@ -88,29 +112,41 @@ export function YourWork({ model, me }: { model: Model; me: Me }) {
           </Text>
         )}
       </Group>
-      <SimpleGrid cols={{ base: 1, md: 2 }} spacing="md">
-        {sources.map((s) => (
-          <WorkCard key={`${s.entity.name}.${s.field}`} model={model} me={me} source={s} since={since} />
-        ))}
-      </SimpleGrid>
+      {settled && shown.length === 0 ? (
+        <Text c="dimmed">Nothing names you yet: records you are given or create will be listed here.</Text>
+      ) : (
+        <SimpleGrid cols={{ base: 1, md: 2 }} spacing="md">
+          {shown.map(({ source, page }) => (
+            <WorkCard
+              key={`${source.entity.name}.${source.field}`}
+              model={model}
+              me={me}
+              source={source}
+              page={page}
+              since={since}
+            />
+          ))}
+        </SimpleGrid>
+      )}
     </Box>
   );
 }
 
-function WorkCard({ model, me, source, since }: { model: Model; me: Me; source: WorkSource; since: string | null }) {
+function WorkCard({
+  model,
+  me,
+  source,
+  page,
+  since,
+}: {
+  model: Model;
+  me: Me;
+  source: WorkSource;
+  page: UseQueryResult<Page>;
+  since: string | null;
+}) {
   const { entity, field } = source;
-  const list = callFor(model, entity.name, 'list');
-  const path = list ? pathOf(list) : '';
   const userId = me.user?.id ?? '';
-  const page = useQuery({
-    // Keyed as a list: live updates and writes fetch it again.
-    queryKey: ['list', path, 'work', field, userId],
-    queryFn: async () => {
-      const params = new URLSearchParams({ limit: String(COUNTED), sort: '-updated_at', count: 'true' });
-      params.set(`filter[${field}]`, userId);
-      return (await api<Page>('GET', `${path}?${params}`)).body;
-    },
-  });
   const machine = machineOf(model, entity.name);
   const screen = listScreen(model, me, entity.name);
   const filtered = (more: Record<string, string>) =>
