@@ -7,6 +7,7 @@ import { registerDev } from './commands/dev.ts';
 import { registerDiagram } from './commands/diagram.ts';
 import { registerExplain } from './commands/explain.ts';
 import { registerImport } from './commands/import.ts';
+import { registerInit } from './commands/init.ts';
 import { registerMigrate } from './commands/migrate.ts';
 import { registerNew } from './commands/new.ts';
 import { registerOpenApi } from './commands/openapi.ts';
@@ -23,8 +24,9 @@ const EXIT_CODES_HELP = `
 Exit codes:
   0  done; the spec has no errors (warnings allowed)
   1  the spec has errors, or a migration, a users or tokens command, a
-     backup or a restore was refused (an unknown role, a weak password, no
-     such user, a file that exists, a damaged backup)
+     backup, a restore or an init was refused (an unknown role, a weak
+     password, no such user, a file that exists, a damaged backup, a
+     database init cannot read or whose rows an import refused)
   2  the command could not run: an unknown command or option, or a file
      that cannot be read or written`;
 
@@ -47,6 +49,7 @@ export function createProgram(ctx: Context): Command {
     .showHelpAfterError('(add --help for usage)')
     .addHelpText('afterAll', EXIT_CODES_HELP);
   registerNew(program, ctx, VERSION);
+  registerInit(program, ctx, VERSION);
   registerCheck(program, ctx, VERSION);
   registerExplain(program, ctx, VERSION);
   registerServe(program, ctx, VERSION);

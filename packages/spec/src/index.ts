@@ -93,7 +93,14 @@ export { type InsertablePoint, insertDerived, isInsertable } from './insert-deri
 export { limitGroupWords } from './limit-words.ts';
 export { MessageCatalogue, type MessageParams } from './message-catalogue.ts';
 export * from './model.ts';
-export { collectionName, transitionSlug, USER_ENTITY } from './names.ts';
+export {
+  collectionName,
+  ENTITY_NAME,
+  RESERVED_COLLECTIONS,
+  RESERVED_FIELD_NAMES,
+  transitionSlug,
+  USER_ENTITY,
+} from './names.ts';
 export { POINT_TITLES } from './parse-sections.ts';
 export { type PeopleAccess, peopleAccess, requiresTwoFactor, signUpRoles } from './people-access.ts';
 export {

@@ -141,7 +141,7 @@ export function reportText(report: ImportReport, entity: string, file: string): 
 }
 
 /** A progress line on a terminal (stderr), redrawn in place; none elsewhere (a pipe, a log). */
-function progressBar(out: Output): { show: (p: ImportProgress) => void; clear: () => void } | null {
+export function progressBar(out: Output): { show: (p: ImportProgress) => void; clear: () => void } | null {
   if (out.isTTY !== true) return null;
   const WIDTH = 30;
   let shown = false;

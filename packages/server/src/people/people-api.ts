@@ -153,6 +153,14 @@ const ACCESS_SCHEMA: JsonSchema = {
   },
 };
 const SET_COOKIE = (what: string) => ({ 'Set-Cookie': { description: what, schema: API.string } });
+/** A call's 200 that starts a session: the user, and the session cookie. */
+const SIGNED_IN = (description: string) => ({
+  description,
+  headers: SET_COOKIE(
+    `The session cookie, HttpOnly and SameSite=Lax (\`${SECURE_SESSION_COOKIE}\`, Secure, over HTTPS).`,
+  ),
+  content: { [API.json]: { schema: JSON_USER } },
+});
 
 /** One of people's calls: its route, its words, who may make it, and what it takes and answers. */
 export interface PeopleCall {
@@ -184,13 +192,7 @@ export const PEOPLE_CALLS: readonly PeopleCall[] = [
     describe: (responses) => ({
       requestBody: { required: true, content: { [API.json]: { schema: ref(SIGN_IN) } } },
       responses: {
-        '200': {
-          description: 'Signed in: the user, and a new session cookie (any session the browser had ends).',
-          headers: SET_COOKIE(
-            `The session cookie, HttpOnly and SameSite=Lax (\`${SECURE_SESSION_COOKIE}\`, Secure, over HTTPS).`,
-          ),
-          content: { [API.json]: { schema: JSON_USER } },
-        },
+        '200': SIGNED_IN('Signed in: the user, and a new session cookie (any session the browser had ends).'),
         '202': {
           description:
             'The password is right and the account has two-factor sign-in on: no session yet. ' +
@@ -302,22 +304,7 @@ export const PEOPLE_CALLS: readonly PeopleCall[] = [
         },
       },
       responses: {
-        '200': {
-          description: 'The account is made: signed in as it, with a new session cookie.',
-          headers: SET_COOKIE(
-            `The session cookie, HttpOnly and SameSite=Lax (\`${SECURE_SESSION_COOKIE}\`, Secure, over HTTPS).`,
-          ),
-          content: {
-            [API.json]: {
-              schema: {
-                type: 'object',
-                properties: { user: ref(USER) },
-                required: ['user'],
-                additionalProperties: false,
-              },
-            },
-          },
-        },
+        '200': SIGNED_IN('The account is made: signed in as it, with a new session cookie.'),
         // The password chosen at the link is checked there: too short answers VALIDATION_FAILED.
         ...responses.for([...API.posted, 'VERIFY_LINK_INVALID', 'VALIDATION_FAILED', ...API.anyCall]),
       },
@@ -412,22 +399,7 @@ export const PEOPLE_CALLS: readonly PeopleCall[] = [
         },
       },
       responses: {
-        '200': {
-          description: 'The account is made: signed in as it, with a new session cookie.',
-          headers: SET_COOKIE(
-            `The session cookie, HttpOnly and SameSite=Lax (\`${SECURE_SESSION_COOKIE}\`, Secure, over HTTPS).`,
-          ),
-          content: {
-            [API.json]: {
-              schema: {
-                type: 'object',
-                properties: { user: ref(USER) },
-                required: ['user'],
-                additionalProperties: false,
-              },
-            },
-          },
-        },
+        '200': SIGNED_IN('The account is made: signed in as it, with a new session cookie.'),
         ...responses.for([...API.posted, 'INVITATION_INVALID', 'VALIDATION_FAILED', ...API.anyCall]),
       },
     }),
@@ -674,13 +646,7 @@ export const PEOPLE_CALLS: readonly PeopleCall[] = [
     describe: (responses) => ({
       requestBody: { required: true, content: { [API.json]: { schema: ref(SECOND_STEP) } } },
       responses: {
-        '200': {
-          description: 'Signed in: the user, and a new session cookie; the waiting sign-in has ended.',
-          headers: SET_COOKIE(
-            `The session cookie, HttpOnly and SameSite=Lax (\`${SECURE_SESSION_COOKIE}\`, Secure, over HTTPS).`,
-          ),
-          content: { [API.json]: { schema: JSON_USER } },
-        },
+        '200': SIGNED_IN('Signed in: the user, and a new session cookie; the waiting sign-in has ended.'),
         // TWO_FACTOR_EXPIRED: no waiting sign-in for this browser (none, expired, or too many wrong codes).
         ...responses.for([...API.posted, 'TWO_FACTOR_FAILED', 'TWO_FACTOR_EXPIRED', 'SIGN_IN_LOCKED', ...API.anyCall]),
       },
