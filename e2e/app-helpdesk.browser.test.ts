@@ -225,6 +225,17 @@ describe('the IT helpdesk in Chromium', () => {
       'Yes, it works now. Thank you!',
       'Great, closing it.',
     ]);
+    // What point 6 lets them change on their own ticket changes in place, with the form's checks.
+    await page.getByRole('button', { name: 'Edit Notify' }).click();
+    const notifyForm = page.getByRole('form', { name: 'Edit Notify' });
+    const notify = notifyForm.getByRole('textbox', { name: 'Notify' });
+    await notify.fill('not an address');
+    await notifyForm.getByRole('button', { name: 'Save' }).click();
+    await poll(() => fieldError(notify)).not.toBe('');
+    await notify.fill('claims-team@example.com');
+    await notifyForm.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').filter({ hasText: 'Notify saved.' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Edit Assignee' }).count()).toBe(0);
     await settle(page);
     await expectAccessible(page, 'a ticket’s conversation, on a phone');
     await capture(page, 'helpdesk-thread-phone');

@@ -379,6 +379,8 @@ describe('the lending desk in Chromium', () => {
     const main = page.getByRole('main');
     await main.getByRole('heading', { name: 'What you can do next' }).waitFor();
     for (const name of ['New book', 'New loan']) await main.getByRole('link', { name }).waitFor();
+    // Their work: the books the desk catalogued, newest changes first.
+    await main.getByRole('article', { name: 'Books you created' }).getByRole('link').first().waitFor();
     await settle(page);
     await expectAccessible(page, 'the home page of the desk');
     await capture(page, 'lending-desk-home');
