@@ -33,7 +33,6 @@ import {
  */
 
 const PHONE = { width: 390, height: 844 };
-const DESKTOP = { width: 1280, height: 900 };
 
 let app: App;
 let requester: Person;
@@ -187,9 +186,19 @@ describe('the IT helpdesk in Chromium', () => {
     await page.getByRole('heading', { name: 'My tickets', level: 1 }).waitFor();
     await poll(() => columnValues(page, 'Title')).toEqual([PRINTER, ACCESS, 'Laptop fan is very loud']);
 
-    // Home is their work: the tickets that name them, counted per state; point 1's prose is on About.
+    await page.goto(`${app.url}/queue`);
+    await page.getByRole('heading', { name: 'Not available to you', level: 1 }).waitFor();
+    await signOut(page, requester);
+    expect(await navigationLinks(page)).toEqual(['Home']);
+    app.expectQuiet();
+  });
+
+  it('shows a requester their work at home, and a ticket’s conversation, on a phone', async (ctx) => {
+    if (!app.chromium) return ctx.skip(app.unavailable);
+    const page = await app.page();
     await page.setViewportSize(PHONE);
-    await page.goto(app.url);
+    await signIn(page, app, requester);
+    // Home is their work: the tickets that name them, counted per state; point 1's prose is on About.
     const work = page.getByRole('article', { name: 'Tickets: you are the reporter' });
     await work.getByRole('link', { name: ACCESS }).waitFor();
     expect(await work.getByRole('group', { name: 'How many in each state' }).getByText(/:/).allTextContents()).toEqual([
@@ -239,11 +248,6 @@ describe('the IT helpdesk in Chromium', () => {
     await settle(page);
     await expectAccessible(page, 'a ticket’s conversation, on a phone');
     await capture(page, 'helpdesk-thread-phone');
-    await page.setViewportSize(DESKTOP);
-    await page.goto(`${app.url}/queue`);
-    await page.getByRole('heading', { name: 'Not available to you', level: 1 }).waitFor();
-    await signOut(page, requester);
-    expect(await navigationLinks(page)).toEqual(['Home']);
     app.expectQuiet();
   });
 
