@@ -176,11 +176,11 @@ function RelatedPanel({
             <Table.Tbody>
               {page.data.items.map((row) => (
                 <Table.Tr key={row.id}>
-                  <Table.Td style={{ overflowWrap: 'anywhere' }}>
+                  <Table.Td style={{ whiteSpace: 'nowrap' }}>
                     <RowTitle model={model} me={me} entity={entity} row={row} />
                   </Table.Td>
                   {columns.map((c) => (
-                    <Table.Td key={c.name} style={{ overflowWrap: 'anywhere' }}>
+                    <Table.Td key={c.name} style={{ whiteSpace: 'nowrap' }}>
                       {c.name === 'state' ? (
                         <Badge variant="light" color={stateColor(machine, String(row.state))}>
                           {stateLabel(String(row.state))}
