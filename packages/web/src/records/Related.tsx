@@ -4,14 +4,14 @@ import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { api } from '../api/client.ts';
 import type { Me } from '../api/session.ts';
-import { fieldLabel, pluralLabel, screenFor } from '../app/screens.ts';
+import { fieldLabel, pluralLabel } from '../app/screens.ts';
 import { formatDateTime, formatRelative } from '../fields/display.ts';
 import { FieldValue } from '../fields/FieldValue.tsx';
 import { listColumns } from '../list/query.ts';
 import { accessTo, stateColor, stateLabel } from './access.ts';
 import { type ApiRecord, callFor, machineOf, type Page, pathOf } from './calls.ts';
 import { entityLabel, entityWords } from './labels.ts';
-import { createRoute, detailRoute } from './navigation.ts';
+import { createRoute, detailRoute, listScreen } from './navigation.ts';
 import { titleFields, useRecordTitle } from './title.ts';
 
 /** For an entity no list screen shows: no `where` fixes a column. */
@@ -110,11 +110,14 @@ function RelatedPanel({
     enabled: Boolean(list),
   });
   const machine = machineOf(model, entity.name);
-  const listScreen = screenFor(model, entity.name, 'list', false);
+  // "Show all" opens a list the user may open that no `where` narrows; the panel's columns are
+  // the entity's own, whatever a list screen's filter fixes.
+  const shown = listScreen(model, me, entity.name);
+  const all = shown?.kind === 'list' && shown.filters.length === 0 ? shown : null;
   const title = titleFields(entity)[0];
   // The list's columns but the reference itself (every row names this record) and the title,
   // which leads every row as its link.
-  const columns = listColumns(entity, machine, listScreen ?? NO_SCREEN, title, { max: 4, model }).filter(
+  const columns = listColumns(entity, machine, NO_SCREEN, title, { max: 4, model }).filter(
     (c) => c.name !== field.name && c.name !== title?.name,
   );
   const access = accessTo(me, entity.name);
@@ -200,13 +203,10 @@ function RelatedPanel({
           </Table>
         </ScrollArea.Autosize>
       )}
-      {page.data && total > page.data.items.length && listScreen && (
+      {page.data && total > page.data.items.length && all && (
         <Text size="sm" mt="xs">
           {page.data.items.length} of {total} shown.{' '}
-          <Anchor
-            component={Link}
-            to={`${listScreen.route}?${new URLSearchParams({ [`filter[${field.name}]`]: record.id })}`}
-          >
+          <Anchor component={Link} to={`${all.route}?${new URLSearchParams({ [`filter[${field.name}]`]: record.id })}`}>
             Show all
           </Anchor>
         </Text>
