@@ -126,16 +126,25 @@ function readFileRules(
   if (kinds.length > 0) limits.kinds = kinds;
   const rules = readValueRules(null, type, scope, field);
   for (const item of others) {
-    const lower = item.text.toLowerCase();
+    const lower = item.text.toLowerCase().replace(/\s+/g, ' ');
     if (lower === 'required') rules.required = true;
     else if (lower === 'optional') rules.required = false;
-    else {
+    else if (lower === 'keeps location' || lower === 'keep location') {
+      if (limits.kinds.length > 0 && !limits.kinds.some((k) => FILE_FORMATS[k]?.exif === true)) {
+        scope.bag.report(
+          'invalid-file-limit',
+          item.span,
+          `Field ${field} accepts only ${limits.kinds.join(', ')}, which carry no photo location to keep.`,
+          { hint: 'Remove "keeps location", or accept jpeg, png, webp or avif.' },
+        );
+      } else limits.keepsLocation = true;
+    } else {
       scope.bag.report(
         'invalid-field-rule',
         item.span,
         `Field ${field} is a file field; "${item.text}" is not one of its rules.`,
         {
-          hint: `A file field's rules are required, a size ("at most ${sizeWords(type.maxBytes)}"), kinds ("pdf, png")${type.maxFiles > 1 ? ' and a count ("at most 5 files")' : ''}.`,
+          hint: `A file field's rules are required, a size ("at most ${sizeWords(type.maxBytes)}"), kinds ("pdf, png")${type.maxFiles > 1 ? ', a count ("at most 5 files")' : ''} and "keeps location".`,
         },
       );
     }

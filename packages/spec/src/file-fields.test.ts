@@ -90,6 +90,24 @@ describe('file and image fields', () => {
     expect(claim('files, at most 500', '').errors[0]?.code).toBe('invalid-file-limit');
   });
 
+  it('keeps a photo’s location only when the rules say so, and not where no kind carries one', () => {
+    expect(claim('image', 'at most 2 MB').field?.type).not.toHaveProperty('keepsLocation');
+    const kept = claim('images', 'keeps location, jpeg');
+    expect(kept.errors).toEqual([]);
+    expect(kept.field?.type).toMatchObject({ kind: 'file', image: true, keepsLocation: true, kinds: ['jpeg'] });
+    expect(claim('file', 'keep  location').field?.type).toMatchObject({ keepsLocation: true });
+    const pdfOnly = claim('file', 'pdf, keeps location');
+    expect(pdfOnly.errors).toEqual([
+      {
+        code: 'invalid-file-limit',
+        message: 'Field Claim.attachment accepts only pdf, which carry no photo location to keep.',
+        hint: 'Remove "keeps location", or accept jpeg, png, webp or avif.',
+        expected: [],
+      },
+    ]);
+    expect(pdfOnly.field?.type).not.toHaveProperty('keepsLocation');
+  });
+
   it('lets a rule ask whether a file is there', () => {
     const checked = checkSpec(`# Specification: Files
 

@@ -12,15 +12,17 @@ export interface FileFormat {
   detected: string;
   /** A raster image browsers draw: served inline, with thumbnails; what an image field accepts. */
   raster: boolean;
+  /** A raster image whose bytes may carry EXIF metadata (a photo's location), which the server strips. */
+  exif?: true;
 }
 
 export const FILE_FORMATS: Readonly<Record<string, FileFormat>> = {
   pdf: { mime: 'application/pdf', detected: 'pdf', raster: false },
-  png: { mime: 'image/png', detected: 'png', raster: true },
-  jpeg: { mime: 'image/jpeg', detected: 'jpg', raster: true },
+  png: { mime: 'image/png', detected: 'png', raster: true, exif: true },
+  jpeg: { mime: 'image/jpeg', detected: 'jpg', raster: true, exif: true },
   gif: { mime: 'image/gif', detected: 'gif', raster: true },
-  webp: { mime: 'image/webp', detected: 'webp', raster: true },
-  avif: { mime: 'image/avif', detected: 'avif', raster: true },
+  webp: { mime: 'image/webp', detected: 'webp', raster: true, exif: true },
+  avif: { mime: 'image/avif', detected: 'avif', raster: true, exif: true },
   zip: { mime: 'application/zip', detected: 'zip', raster: false },
   docx: {
     mime: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',

@@ -136,6 +136,11 @@ export interface FileLimits {
   maxBytes: number;
   /** The kinds accepted, as `file-formats.ts` names them (`pdf`, `png`, `jpeg`); empty for any file. */
   kinds: readonly string[];
+  /**
+   * `keeps location` in the rules: photos keep their EXIF metadata (the place they were taken) as
+   * uploaded. Absent: the server strips it from every raster image it stores.
+   */
+  keepsLocation?: true;
 }
 
 export type FieldKind = FieldType['kind'];

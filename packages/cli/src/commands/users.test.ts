@@ -4,7 +4,9 @@ import { createServer, openAccounts } from '@ninepoint/server';
 import { blankSpec, checkSpec } from '@ninepoint/spec';
 import { describe, expect, it } from 'vitest';
 import { POSTGRES_AVAILABLE, TEST_DATABASES } from '../../../server/test/databases.ts';
+import { openEvents } from '../../../server/test/event-reader.ts';
 import { LENDING_DESK } from '../../../server/test/helpers.ts';
+import { userWithToken } from '../../../server/test/users.ts';
 import { piped, runIn, SPEC_WITH_ERROR, tempDir, terminal } from '../test-support.ts';
 
 const PASSWORD = 'correct horse battery staple';
@@ -452,6 +454,48 @@ describe.skipIf(!POSTGRES_AVAILABLE)('ninepoint users and tokens on PostgreSQL',
       // Nothing went to a SQLite file.
       expect(existsSync(join(dir, 'ninepoint.db'))).toBe(false);
     } finally {
+      await fresh.remove();
+    }
+  });
+});
+
+// On PostgreSQL too: there the terminal tells the servers through LISTEN/NOTIFY; on SQLite the
+// server sees another process write to its file.
+describe.each(TEST_DATABASES)('a deactivation at the terminal reaches live update streams on $name', (database) => {
+  it('ends the user’s open /api/events stream at once, not at the next heartbeat', async () => {
+    const dir = lendingDesk();
+    const fresh = await database.fresh();
+    const dbPath = fresh.options.dbPath ?? join(dir, 'ninepoint.db');
+    const server = await createServer({
+      model: checkSpec(LENDING_DESK).model,
+      ...(fresh.options.databaseUrl ? { databaseUrl: fresh.options.databaseUrl } : { dbPath }),
+      logger: false,
+      // A heartbeat far off: the stream must end without it.
+      live: { heartbeatMs: 600_000 },
+    });
+    try {
+      const base = await server.listen({ port: 0 });
+      const { user, authorization } = await userWithToken(server, ['member']);
+      const events = await openEvents(base, { authorization });
+      expect(events.status).toBe(200);
+      const started = Date.now();
+      const ended = events.change();
+      const result = await runIn(dir, ['users', 'deactivate', user.email, 'spec.md', '--db', dbPath], {
+        env: fresh.env.DATABASE_URL ? { DATABASE_URL: fresh.env.DATABASE_URL } : {},
+      });
+      expect(result.code).toBe(0);
+      let timer: NodeJS.Timeout | undefined;
+      const outcome = await Promise.race([
+        ended,
+        new Promise<'still open'>((resolve) => {
+          timer = setTimeout(() => resolve('still open'), 5_000);
+        }),
+      ]);
+      clearTimeout(timer);
+      expect(outcome).toBeNull();
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      await server.close();
       await fresh.remove();
     }
   });

@@ -1,9 +1,18 @@
 import type { Model } from '@ninepoint/spec';
 import { assignableRoles } from '../compile/permissions.ts';
+import { channelFor } from '../live/index.ts';
 import { AuthStore } from '../people/index.ts';
 import { openStore, type StoreOptions } from '../store/open-store.ts';
 import type { AppliedSchema, Store } from '../store/store.ts';
 import { compileApp } from './compile-app.ts';
+
+/** A notification servers' `PgFeed`s read as an account change (`parsePayload`), from no server of theirs. */
+async function announceAccountChange(store: Store, userId: string): Promise<void> {
+  if (store.dialect !== 'postgres') return;
+  const [row] = await store.sql.all<{ schema: string }>('SELECT current_schema() AS schema');
+  const payload = JSON.stringify({ e: '', i: userId, k: 'account', a: new Date().toISOString(), o: 'terminal' });
+  await store.sql.all('SELECT pg_notify(?, ?)', [channelFor(row?.schema ?? 'public'), payload]);
+}
 
 /** A spec's database opened for managing its users and API tokens. */
 export interface AccountsDatabase {
@@ -13,6 +22,12 @@ export interface AccountsDatabase {
   readonly roles: readonly string[];
   /** The migration that brought the database to the spec (often nothing to do). */
   readonly applied: AppliedSchema;
+  /**
+   * Tells the app's running servers that a user's account changed (deactivated, roles changed,
+   * removed), so their live update streams end or take up the new roles at once. PostgreSQL: a
+   * notification on the servers' change feed; SQLite's server sees the file change by itself.
+   */
+  accountChanged(userId: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -33,7 +48,14 @@ export async function openAccounts(model: Model, options: StoreOptions): Promise
     const applied = await store.applySchema(compiled.sqlSchema, compiled.model, { allowDestructive: false });
     const auth = new AuthStore(store.sql);
     await auth.setUp();
-    return { store, auth, roles: assignableRoles(compiled.model), applied, close: () => store.close() };
+    return {
+      store,
+      auth,
+      roles: assignableRoles(compiled.model),
+      applied,
+      accountChanged: (userId) => announceAccountChange(store, userId),
+      close: () => store.close(),
+    };
   } catch (error) {
     await store.close();
     throw error;

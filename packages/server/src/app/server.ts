@@ -436,17 +436,32 @@ function buildApp(
   });
   const clock = now ?? systemClock;
   // Every committed write: live updates, and the outbox's notifications and calls to other systems.
-  const committed = (change: LocalChange) => {
-    app.live.committed(change);
-    outbox.committed(change.entity, change.kind);
-    if (runner) app.code.committed(change);
-  };
+  // A write in a held transaction (a before hook's, code/) is told of once that has committed.
+  const committed = (change: LocalChange) =>
+    store.afterCommit(() => {
+      app.live.committed(change);
+      outbox.committed(change.entity, change.kind);
+      if (runner) app.code.committed(change);
+    });
   if (files) {
     void app.register(filesPlugin, { ...files, readRecord: recordReader(compiled, store) });
   }
-  // Before the records: a before hook is one of their calls' hooks.
+  // Before the records, whose writes run through its `around`.
   if (runner) void app.register(codePlugin, { compiled, auth, store, runner, actors: runner.actors, logger });
-  void app.register(records, { compiled, store, committed, now: clock, files: files?.files ?? null });
+  void app.register(records, {
+    compiled,
+    store,
+    committed,
+    now: clock,
+    files: files?.files ?? null,
+    // A before hook runs in its write's transaction, once an upload's files are stored.
+    ...(runner
+      ? {
+          around: (request: FastifyRequest, reply: FastifyReply, work: () => Promise<unknown>) =>
+            app.code.around(request, reply, work),
+        }
+      : {}),
+  });
   void app.register(imports, { compiled, store, auth, committed, now: clock });
   void app.register(timers, { compiled, store, logger, now: clock, committed, jobs });
   void app.register(savedViews, { views, screens: effectiveScreens(compiled.model), ...(now ? { now } : {}) });

@@ -1,5 +1,5 @@
 import type { Call, CodeRef, OutgoingEvent } from '@ninepoint/spec';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import type { Logger } from 'pino';
 import { createAjv } from '../compile/ajv.ts';
@@ -26,6 +26,8 @@ export interface CodeOptions {
 
 /** What the rest of the server (and tests) reach of the code feature. */
 export interface CodeFeature {
+  /** Runs a record write with its `before` hooks, all in one transaction (`holdBeforeWrites`). */
+  around: WriteAround;
   /** Runs the `after` hooks of a committed write, off the request's path. */
   committed(change: LocalChange): void;
   /** Runs the modules of a scheduled job that fell due (`schedule <job>`). */
@@ -45,8 +47,8 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
  * Point 7's TypeScript modules as a Fastify plugin: custom calls (`code pricing.ts`) served on
- * their paths, `before` hooks run before the write they are on (a refusal answers, and nothing
- * is written), `after` hooks once it has committed, and modules of scheduled jobs.
+ * their paths, `before` hooks run in the transaction of the write they are on (`around`: a
+ * refusal answers, and nothing of the hook or the write is kept), `after` hooks once it has committed, and modules of scheduled jobs.
  */
 export function registerCode(app: FastifyInstance, options: CodeOptions): CodeFeature {
   const { compiled, runner, actors, logger } = options;
@@ -70,13 +72,7 @@ export function registerCode(app: FastifyInstance, options: CodeOptions): CodeFe
   }
 
   const before = beforeHooks(compiled.routeTable.routes, runner);
-  if (before.size > 0) {
-    app.addHook('preHandler', async (request) => {
-      const route = before.get(`${request.method} ${request.routeOptions.url}`);
-      if (!route) return;
-      await runBefore(request, route, options);
-    });
-  }
+  const around: WriteAround = before.size > 0 ? holdBeforeWrites(app, before, options) : (_r, _p, work) => work();
 
   const pending = new Set<Promise<void>>();
   const track = (work: Promise<void>) => {
@@ -84,6 +80,7 @@ export function registerCode(app: FastifyInstance, options: CodeOptions): CodeFe
     void work.finally(() => pending.delete(work));
   };
   return {
+    around,
     committed(change) {
       if (change.kind === 'notification' || change.kind === 'account') return;
       const event: OutgoingEvent =
@@ -154,6 +151,82 @@ async function actorOf(auth: AuthStore, by: string | null | undefined, system: R
   return user ? { userId: user.id, roles: user.roles, user, via: null } : system;
 }
 
+/**
+ * How the records run a write: `work` makes it and answers the call. The code feature's wraps it
+ * with the call's `before` hooks in one held transaction.
+ */
+export type WriteAround = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  work: () => Promise<unknown>,
+) => Promise<unknown>;
+
+/** The calls whose answer is leaving while their held transaction is open (`holdBeforeWrites`). */
+const answering = new WeakMap<FastifyRequest, { started: (status: number) => void; ended: Promise<unknown> }>();
+
+/**
+ * Runs a write that has `before` hooks inside one transaction held open across the hooks and the
+ * write (`Store.hold`): the hooks' reads see what the write will see, their writes are the
+ * write's, and a refusal (of a hook or of the write) rolls all of it back. The records' handlers
+ * call it with their write once what they received is stored (an upload's files stream to storage
+ * before, not while the transaction is held). The answer, once it starts to leave (`onSend`), ends
+ * the transaction: committed for a success, rolled back for a refusal; it leaves only after that,
+ * so a client never hears of a write that is not there yet, and a commit that fails answers that
+ * failure instead.
+ */
+function holdBeforeWrites(app: FastifyInstance, before: Map<string, Route>, options: CodeOptions): WriteAround {
+  const { compiled, store } = options;
+  app.addHook('onSend', async (request, reply) => {
+    const held = answering.get(request);
+    if (!held) return;
+    answering.delete(request);
+    held.started(reply.statusCode);
+    const failure = await held.ended;
+    if (failure !== undefined) throw failure;
+  });
+  return async (request, reply, work) => {
+    const route = before.get(`${request.method} ${request.routeOptions.url}`);
+    const event = route ? eventOf(route) : null;
+    // A caller point 6 refuses outright hears that from the call itself, never a module's answer
+    // (which could tell them something about the records): the hook runs for callers who may write.
+    if (!route || !event || !mayAttempt(compiled, request.actor, event)) return work();
+    let started: (status: number) => void = () => {};
+    const sending = new Promise<number>((resolve) => {
+      started = resolve;
+    });
+    let end: (failure: unknown) => void = () => {};
+    const ended = new Promise<unknown>((resolve) => {
+      end = resolve;
+    });
+    answering.set(request, { started, ended });
+    let handled: Promise<unknown> | undefined;
+    let sent = false;
+    try {
+      await store.hold(async () => {
+        await runBefore(request, route, options);
+        // Not awaited whole: a write that answers waits for its answer to have left (a reply is
+        // a thenable), which waits for this transaction to end.
+        handled = Promise.resolve(work());
+        const status = await Promise.race([sending, handled.then(() => reply.statusCode)]);
+        sent = true;
+        // A refusal the write answered rather than threw: nothing of it may stay.
+        if (status >= 400) throw new RolledBack();
+      }, `ninepoint before ${event.entity}`);
+      end(undefined);
+    } catch (error) {
+      // Its answer waits in onSend: a failed commit is answered instead of it.
+      end(sent && !(error instanceof RolledBack) ? error : undefined);
+      if (!sent) throw error;
+    }
+    return handled;
+  };
+}
+
+/** Ends a held transaction with a rollback: the call has answered a refusal. */
+class RolledBack extends Error {
+  override name = 'RolledBack';
+}
+
 /** The entity routes that have `before` hooks, by method and path. */
 function beforeHooks(routes: readonly Route[], runner: CodeRunner): Map<string, Route> {
   const found = new Map<string, Route>();
@@ -178,16 +251,9 @@ function eventOf(route: Route): Exclude<OutgoingEvent, { kind: 'schedule' }> | n
   }
 }
 
-async function runBefore(
-  request: FastifyRequest,
-  route: Route,
-  { compiled, store, runner }: CodeOptions,
-): Promise<void> {
+async function runBefore(request: FastifyRequest, route: Route, { store, runner }: CodeOptions): Promise<void> {
   const event = eventOf(route);
   if (!event) return;
-  // A caller point 6 refuses outright hears that from the call itself, never a module's answer
-  // (which could tell them something about the records): the hook runs for callers who may write.
-  if (!mayAttempt(compiled, request.actor, event)) return;
   const idParam = route.params[0];
   const id = idParam ? (request.params as Record<string, string>)[idParam] : undefined;
   const stored = id === undefined ? undefined : await store.records(event.entity).get(id);
@@ -199,7 +265,8 @@ async function runBefore(
       export: hook.code.export,
       actor: request.actor,
       requestId: request.id,
-      readOnly: true,
+      // In the write's transaction: what it writes is undone with the write if either refuses.
+      readOnly: false,
       extra: {
         moment: 'before',
         event: event.kind,

@@ -19,7 +19,7 @@ export class CodeRefusal extends Error {
   }
 }
 
-/** Thrown when a module writes where it may only read (a `before` hook). */
+/** Thrown when an access made for reading only is asked to write. */
 export class ReadOnlyError extends Error {
   override name = 'ReadOnlyError';
 }
@@ -72,8 +72,7 @@ export function recordsAccess(
     return found;
   };
   const write = (what: string) => {
-    if (options.readOnly)
-      throw new ReadOnlyError(`A before hook reads but does not write (${what}); write in an after hook.`);
+    if (options.readOnly) throw new ReadOnlyError(`This access reads only (${what}).`);
   };
   const call = async (r: Route, id: string | null, body?: unknown, query = ''): Promise<unknown> => {
     const url = (id === null ? r.path : r.path.replace(`:${r.params[0] ?? 'id'}`, encodeURIComponent(id))) + query;

@@ -25,7 +25,7 @@ export interface RunOptions {
   export: string;
   actor: RequestActor;
   requestId: string | null;
-  /** A `before` hook reads only: a refusal then loses nothing. */
+  /** Reads only (a custom call reading its record); a `before` hook writes in its write's transaction. */
   readOnly: boolean;
   /** What this kind of module is given besides the shared context. */
   extra: Record<string, unknown>;

@@ -89,7 +89,7 @@ export interface CodeContext<S extends SpecTypes> {
   records: RecordsAccess<S>;
   /**
    * The records as the system: every role's permissions, the rules, guards and limits still
-   * checked, and history saying `system` made the change. Read-only in a `before` hook.
+   * checked, and history saying `system` made the change. In a `before` hook, in the write's transaction.
    */
   asSystem: RecordsAccess<S>;
   log: CodeLogger;

@@ -297,6 +297,87 @@ describe.each(TEST_DATABASES)('file fields on $name', (db) => {
     expect((await download(clerk, id)).headers['content-disposition']).toMatch(/^inline; /);
   });
 
+  it('serves an uploaded photo without its EXIF location, turned as its orientation said', async () => {
+    const { default: sharp } = await import('sharp');
+    // 400 × 200 pixels stored, to be shown turned a quarter (orientation 6): 200 × 400.
+    const photo = await sharp({ create: { width: 400, height: 200, channels: 3, background: '#36c' } })
+      .jpeg()
+      .withMetadata({ orientation: 6 })
+      .withExifMerge({
+        IFD0: { Make: 'Phone' },
+        IFD3: {
+          GPSLatitudeRef: 'N',
+          GPSLatitude: '52/1 31/1 0/1',
+          GPSLongitudeRef: 'E',
+          GPSLongitude: '13/1 24/1 0/1',
+        },
+      })
+      .toBuffer();
+    const sent = await sharp(photo).metadata();
+    expect(sent.exif?.length).toBeGreaterThan(0);
+    expect(sent.orientation).toBe(6);
+    const created = await send(clerk, 'POST', '/api/claims', { title: 'Site', amount: 5 }, [
+      { field: 'photos', name: 'site.jpg', bytes: new Uint8Array(photo) },
+      { field: 'receipt', name: 'r.pdf', bytes: pdf() },
+    ]);
+    expect(created.status).toBe(201);
+    const id = String(created.body.photos);
+    const served = await download(clerk, id);
+    expect(served.statusCode).toBe(200);
+    expect(served.headers['content-type']).toBe('image/jpeg');
+    expect(Number(served.headers['content-length'])).toBe(served.rawPayload.length);
+    const meta = await sharp(served.rawPayload).metadata();
+    expect(meta.format).toBe('jpeg');
+    expect(meta.exif).toBeUndefined();
+    expect(meta.xmp).toBeUndefined();
+    expect([meta.width, meta.height, meta.orientation ?? 1]).toEqual([200, 400, 1]);
+    // What the file's description says is what is served.
+    const about = await server.app.inject({
+      method: 'GET',
+      url: `/api/files/${id}/about`,
+      headers: { authorization: clerk },
+    });
+    expect(about.json()).toMatchObject({ size: served.rawPayload.length, kind: 'jpeg' });
+    // A PDF is stored as sent, byte for byte.
+    const receipt = await download(clerk, String(created.body.receipt));
+    expect(Buffer.from(receipt.rawPayload).equals(Buffer.from(pdf()))).toBe(true);
+  });
+
+  it('attaches a pending file its record names when it is downloaded (the write committed, its server killed before settling)', async () => {
+    const created = await send(clerk, 'POST', '/api/claims', { title: 'Killed', amount: 5 }, [
+      { field: 'receipt', name: 'killed.pdf', bytes: pdf('killed') },
+    ]);
+    expect(created.status).toBe(201);
+    const id = String(created.body.receipt);
+    // As a server killed between the record's commit and the settling of its files leaves it.
+    await server.store.sql.run(`UPDATE "${FILES_TABLE}" SET "state" = 'pending' WHERE "id" = ?`, [id]);
+    expect((await server.files?.table.get(id))?.state).toBe('pending');
+    // Long before the sweep's grace has passed: the download finds it through the record.
+    const served = await download(clerk, id);
+    expect(served.statusCode).toBe(200);
+    expect(Buffer.from(served.rawPayload).equals(Buffer.from(pdf('killed')))).toBe(true);
+    expect((await server.files?.table.get(id))?.state).toBe('attached');
+    // Another user still may not read it, pending or not.
+    expect((await download(other, id)).statusCode).toBe(404);
+    // A pending file no record names stays unserved (the sweep removes it later).
+    await server.files?.table.addPending({
+      id: '0190f3a2-0000-7000-8000-00000000cafe',
+      storageKey: 'y'.repeat(43),
+      entity: 'Claim',
+      recordId: String(created.body.id),
+      field: 'receipt',
+      name: 'stray.pdf',
+      size: 3,
+      mime: 'application/pdf',
+      kind: 'pdf',
+      createdBy: null,
+      createdAt: clock,
+    });
+    expect((await download(clerk, '0190f3a2-0000-7000-8000-00000000cafe')).statusCode).toBe(404);
+    expect((await server.files?.table.get('0190f3a2-0000-7000-8000-00000000cafe'))?.state).toBe('pending');
+    await server.files?.table.forget('0190f3a2-0000-7000-8000-00000000cafe');
+  });
+
   it('sweeps pending files once their grace has passed: attached if their record holds them, else removed', async () => {
     const created = await send(clerk, 'POST', '/api/claims', { title: 'Kept', amount: 5 }, [
       { field: 'receipt', name: 'k.pdf', bytes: pdf('k') },

@@ -7,6 +7,7 @@ import { ProblemError } from '../compile/problems.ts';
 import { uuidv7 } from '../store/uuidv7.ts';
 import type { FileStorage } from './file-storage.ts';
 import type { FileRow, FilesTable } from './files-tables.ts';
+import { stripImageMetadata } from './image-metadata.ts';
 import { newStorageKey } from './storage-keys.ts';
 import { streamedBytes } from './upload-garbage.ts';
 
@@ -119,7 +120,12 @@ export async function receiveUpload(request: FastifyRequest, context: UploadCont
       await context.table.addPending(row);
       stored.push(row);
       const { size, mime, kind } = await storeFile(part, type, row.storageKey, context.storage);
-      await context.table.described(row.id, size, mime, kind);
+      // A photo's location is not served unless the spec keeps it: stripped once, as it is stored.
+      const stripped =
+        kind !== null && FILE_FORMATS[kind]?.exif && !type.keepsLocation
+          ? await stripImageMetadata(context.storage, row.storageKey, kind)
+          : null;
+      await context.table.described(row.id, stripped ?? size, mime, kind);
       list.push(row.id);
       byField.set(part.fieldname, list);
     }

@@ -15,6 +15,8 @@ import type { Change, ChangeFeed } from './change-feed.ts';
 export const LIVE_EVENTS_PATH = '/api/events';
 /** A comment this often keeps proxies and idle timeouts from closing a quiet stream; sessions are checked as often. */
 export const HEARTBEAT_MS = 25_000;
+/** How often a SQLite server looks whether another process wrote to its file (a deactivation at the terminal). */
+export const ELSEWHERE_MS = 500;
 /** Open streams one user may have (tabs, devices); one more is refused with RATE_LIMITED. */
 export const MAX_STREAMS_PER_USER = 8;
 /** What a stream may hold unread before it is cut off. */
@@ -31,6 +33,8 @@ export interface LiveOptions {
   now?: () => number;
   /** For tests; defaults `HEARTBEAT_MS` and `MAX_STREAMS_PER_USER`. */
   heartbeatMs?: number;
+  /** How often SQLite is asked whether another process wrote to it (default `ELSEWHERE_MS`). */
+  elsewhereMs?: number;
   maxStreamsPerUser?: number;
 }
 
@@ -165,6 +169,19 @@ export function registerLiveEvents(app: FastifyInstance, options: LiveOptions): 
   }, options.heartbeatMs ?? HEARTBEAT_MS);
   heartbeat.unref();
 
+  // Another process (`ninepoint users deactivate` at the terminal) wrote to SQLite's file: its
+  // streams' users and credentials are looked at again at once, not at the next heartbeat. One
+  // look at a counter of SQLite's, while any stream is open; PostgreSQL hears it through the feed.
+  const elsewhere = store.changedElsewhere
+    ? setInterval(() => {
+        if (streams.size === 0 || !store.changedElsewhere?.()) return;
+        void recheck().catch((error: unknown) =>
+          app.log.warn({ err: error }, 'could not check live streams’ sessions'),
+        );
+      }, options.elsewhereMs ?? ELSEWHERE_MS)
+    : null;
+  elsewhere?.unref();
+
   /** Checks the credentials of the streams `which` picks (every one by default) and takes up their roles. */
   const recheck = async (which: (stream: Stream) => boolean = () => true) => {
     const byCredential = new Map<string, Stream[]>();
@@ -248,6 +265,7 @@ export function registerLiveEvents(app: FastifyInstance, options: LiveOptions): 
   app.addHook('preClose', (done) => {
     closing = true;
     clearInterval(heartbeat);
+    if (elsewhere) clearInterval(elsewhere);
     for (const stream of streams) end(stream);
     done();
   });

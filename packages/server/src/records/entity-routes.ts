@@ -81,10 +81,24 @@ interface EntityContext {
   transitionLines: ReadonlyMap<string, SpecLine>;
   /** Uploads and the files' lives, when the entity has file fields. */
   files: RecordFiles | null;
+  /** Runs each write (after an upload's files are stored), with the call's `before` hooks. */
+  around: WriteAround;
 }
 
 /** A committed write: the record after it, or before it for a delete. */
 export type Committed = (change: LocalChange) => void;
+
+/**
+ * How a write is run: `work` makes it and answers the call. The code feature's runs the call's
+ * `before` hooks with it, in one transaction; by default it is just run.
+ */
+export type WriteAround = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  work: () => Promise<unknown>,
+) => Promise<unknown>;
+
+const justRun: WriteAround = (_request, _reply, work) => work();
 
 /**
  * Serves the calls of the route table: list, get, create, update, delete, history and transitions.
@@ -110,9 +124,10 @@ export function registerEntityRoutes(
   committed: Committed = () => {},
   now: () => number = () => Date.now(),
   files: RecordFiles | null = null,
+  around: WriteAround = justRun,
 ): void {
   const { routeTable, model } = compiled;
-  const contextOf = entityContexts(compiled, store, committed, now, files);
+  const contextOf = entityContexts(compiled, store, committed, now, files, around);
   for (const route of routeTable.routes) {
     const context = contextOf(route.action.entity);
     const method = route.method;
@@ -138,14 +153,14 @@ export function registerEntityRoutes(
           attachValidation: true,
           handler:
             action.kind === 'transition'
-              ? transitionHandler(route, context, action.transition)
+              ? aroundHandler(context, transitionHandler(route, context, action.transition))
               : action.kind === 'create'
                 ? createHandler(route, context)
                 : updateHandler(route, context),
         });
         break;
       case 'delete':
-        app.route({ method, url: route.path, handler: deleteHandler(route, context) });
+        app.route({ method, url: route.path, handler: aroundHandler(context, deleteHandler(route, context)) });
         break;
     }
   }
@@ -153,6 +168,11 @@ export function registerEntityRoutes(
   for (const { entity, path } of summaryRoutes(routeTable.routes, model)) {
     app.route({ method: 'GET', url: path, handler: summaryHandler(contextOf(entity)) });
   }
+}
+
+/** A handler whose whole write runs through the context's `around` (no upload comes first). */
+function aroundHandler(context: EntityContext, handler: Handler): Handler {
+  return (request, reply) => context.around(request, reply, async () => handler(request, reply));
 }
 
 /**
@@ -186,7 +206,7 @@ export function recordCreators(
   now: () => number = () => Date.now(),
   files: RecordFiles | null = null,
 ): Map<string, RecordCreator> {
-  const contextOf = entityContexts(compiled, store, committed, now, files);
+  const contextOf = entityContexts(compiled, store, committed, now, files, justRun);
   const creators = new Map<string, RecordCreator>();
   for (const route of compiled.routeTable.routes) {
     if (route.action.kind !== 'create' || creators.has(route.action.entity)) continue;
@@ -219,6 +239,7 @@ function entityContexts(
   committed: Committed,
   now: () => number,
   files: RecordFiles | null,
+  around: WriteAround,
 ): (name: string) => EntityContext {
   const { model, catalogue, settings, routeTable } = compiled;
   const contexts = new Map<string, EntityContext>();
@@ -259,6 +280,7 @@ function entityContexts(
       fieldLine,
       transitionLines,
       files: entity.fields.some(isFileField) ? files : null,
+      around,
     };
     contexts.set(name, context);
     return context;
@@ -435,7 +457,7 @@ function createHandler(route: Route, context: EntityContext): Handler {
     // removed again when it is refused, so a refused record leaves no file behind.
     const upload = context.files?.isUpload(request) ? await context.files.receive(request, entity, id) : null;
     try {
-      return await create(request, reply, id, ms, upload);
+      return await context.around(request, reply, () => create(request, reply, id, ms, upload));
     } catch (error) {
       await upload?.discard();
       throw error;
@@ -560,7 +582,7 @@ function updateHandler(route: Route, context: EntityContext): Handler {
     const id = recordId(request, route, context);
     const upload = context.files?.isUpload(request) ? await context.files.receive(request, entity, id) : null;
     try {
-      return await update(request, reply, read, id, upload);
+      return await context.around(request, reply, () => update(request, reply, read, id, upload));
     } catch (error) {
       await upload?.discard();
       throw error;

@@ -2,7 +2,7 @@ import fastifyPlugin from 'fastify-plugin';
 import type { CompiledApp } from '../compile/compiled-app.ts';
 import type { RecordFiles } from '../files/index.ts';
 import type { Store } from '../store/store.ts';
-import { type Committed, registerEntityRoutes } from './entity-routes.ts';
+import { type Committed, registerEntityRoutes, type WriteAround } from './entity-routes.ts';
 
 export interface RecordsOptions {
   compiled: CompiledApp;
@@ -13,6 +13,8 @@ export interface RecordsOptions {
   now?: () => number;
   /** Uploads to file fields and the files' lives (the files feature). */
   files?: RecordFiles | null;
+  /** Runs each write with the call's `before` hooks (the code feature). Default: just runs it. */
+  around?: WriteAround;
 }
 
 /**
@@ -20,8 +22,8 @@ export interface RecordsOptions {
  * history, transitions) and the dashboards' summaries, with point 6 applied to each.
  */
 export const records = fastifyPlugin<RecordsOptions>(
-  (app, { compiled, store, committed, now, files }, done) => {
-    registerEntityRoutes(app, compiled, store, committed, now, files ?? null);
+  (app, { compiled, store, committed, now, files, around }, done) => {
+    registerEntityRoutes(app, compiled, store, committed, now, files ?? null, around);
     done();
   },
   { name: 'ninepoint-records', fastify: '5.x', dependencies: ['ninepoint-people'] },

@@ -391,6 +391,8 @@ export class Records<C> implements EntityRecords {
 
   /** The hot read: one prepared statement and the row made a record, with no sequence to run. */
   get(id: string): Promise<StoredRecord | undefined> {
+    const gate = this.#d.gate?.();
+    if (gate) return gate.then(() => this.get(id));
     const row = this.#get.byId(this.#d.idle, id);
     if (row instanceof Promise) return row.then((r) => (r ? this.#stored(r) : undefined));
     return Promise.resolve(row ? this.#stored(row) : undefined);
@@ -421,6 +423,7 @@ export class Records<C> implements EntityRecords {
 
   /** A count outside a write, for tests and tools. */
   async count(query: CountQuery): Promise<number> {
+    await this.#d.gate?.();
     const { sql, params } = this.countSql(query);
     const row = await this.#d.cached(sql).one(this.#d.idle, params);
     return Number(row?.n ?? 0);
@@ -443,6 +446,7 @@ export class Records<C> implements EntityRecords {
   }
 
   async dueIds(query: DueQuery): Promise<string[]> {
+    await this.#d.gate?.();
     if (!this.#hasState) throw new Error(`${this.entity} has no state machine`);
     const params: unknown[] = [];
     const bind = this.#binder(params);
@@ -544,6 +548,7 @@ export class Records<C> implements EntityRecords {
   }
 
   async list(query: ListQuery): Promise<ListPage> {
+    await this.#d.gate?.();
     const { idle } = this.#d;
     let rows: Row[];
     let counting: (() => MaybePromise<Row | undefined>) | null = null;
@@ -629,6 +634,7 @@ export class Records<C> implements EntityRecords {
   }
 
   async summary(query: SummaryQuery): Promise<Summary> {
+    await this.#d.gate?.();
     const params: unknown[] = [];
     const d = this.#d;
     const sql = summarySql(this.#table.name, query, (name) => this.#column(name), {
@@ -645,6 +651,7 @@ export class Records<C> implements EntityRecords {
   }
 
   async history(id: string): Promise<HistoryEntry[]> {
+    await this.#d.gate?.();
     const d = this.#d;
     const rows = await this.#shared.selectHistory.all(d.idle, [this.entity, id]);
     return rows.map((row) => ({

@@ -31,8 +31,16 @@ export interface RecordsDialect<C> {
   readonly name: 'sqlite' | 'postgres';
   /** Every call answers at once (better-sqlite3): the core's sequences run with `runSync`. */
   readonly sync: boolean;
-  /** Where reads outside a transaction run (SQLite: the connection; PostgreSQL: the pool). */
+  /**
+   * Where reads outside a transaction run (SQLite: the connection; PostgreSQL: the pool, or the
+   * connection of the held transaction the caller runs in, `Store.hold`).
+   */
   readonly idle: C;
+  /**
+   * What a read outside a held transaction waits for while one is open on the same connection
+   * (SQLite), so it never sees writes that may yet be rolled back; undefined when it need not wait.
+   */
+  gate?(): Promise<void> | undefined;
   /** `"name"`, as this database keeps the name. */
   quote(name: string): string;
   /** The placeholder of the `n`th bound value, counting from 1. */

@@ -42,6 +42,28 @@ export interface Store {
    * from now on (one follower; a second replaces it). Survives a later `applySchema`.
    */
   follow(follower: WriteFollower): void;
+  /**
+   * Runs `work` in one write transaction held open across its awaits (a `before` hook and the
+   * write it is on, `code/`): every record read and write made from within `work`'s async context
+   * (the in-process API calls it makes included) is this transaction's, each write in a savepoint
+   * of it, so a write refused inside `work` undoes itself alone. Commits when `work` resolves; rolls
+   * back everything when it throws. A `hold` inside another joins it. The caller bounds its time.
+   * Holds of the same `turn` (a before hook's: the entity written) take turns, across servers
+   * too, so that each sees what the one before it committed (SQLite: every hold takes turns).
+   */
+  hold<T>(work: () => Promise<T>, turn?: string): Promise<T>;
+  /**
+   * Runs `fn` once the caller's write is committed: at once outside a held transaction, after its
+   * COMMIT inside one (never, if it rolls back), and outside it either way.
+   */
+  afterCommit(fn: () => void): void;
+  /**
+   * Whether another connection (another process: the `ninepoint` CLI) committed to the database
+   * since the last ask, for what a server must hear of at once (a user deactivated at the
+   * terminal). SQLite only (`PRAGMA data_version`, no I/O); PostgreSQL's servers and CLI tell each
+   * other through LISTEN/NOTIFY instead.
+   */
+  changedElsewhere?(): boolean;
   /** Statements on the runtime's own tables (users, sessions, tokens, rate limits). */
   readonly sql: SqlRunner;
   /** Throws when the database does not answer. */

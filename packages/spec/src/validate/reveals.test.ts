@@ -128,6 +128,44 @@ describe('rules, guards and limits that read what the role that triggers them ma
     expect(reveals(limit('owner'))).toEqual([]);
   });
 
+  it('warns of count(…) in a rule or guard counting records the role may not read, and not of its own or all readable', () => {
+    const counting = (expense: string, reveals = '') =>
+      spec(
+        `| rule      | applies to | condition                               | error    | reveals    |
+| --------- | ---------- | --------------------------------------- | -------- | ---------- |
+| not busy  | Project    | count(Expense where project = this) < 5 | TOO_MANY | ${reveals} |
+| mine few  | Project    | count(Expense where created_by = user) < 9 | TOO_MANY |          |`,
+        `| role   | Project      | Expense    | Position |
+| ------ | ------------ | ---------- | -------- |
+| admin  | all          | all        | all      |
+| member | read, update | ${expense} | -        |`,
+        `
+## 4. States and transitions
+
+### Project
+
+| transition | from  | to     | who    | when                                     | error   |
+| ---------- | ----- | ------ | ------ | ---------------------------------------- | ------- |
+| open       | (new) | open   |        |                                          |         |
+| close      | open  | closed | member | count(Expense where project = this) == 0 | NOT_YET |
+`,
+      );
+    const found = reveals(counting('create, read own'));
+    // In the spec's order: point 4's guard, then point 5's rule.
+    expect(found.map((d) => d.message)).toEqual([
+      expect.stringMatching(/^The guard of "close" counts Expense records member may not read: .*\(NOT_YET\)/),
+      expect.stringMatching(/^Rule "not busy" counts Expense records member may not read: .*\(TOO_MANY\)/),
+    ]);
+    expect(found[0]?.hint).toContain('"Project: close" with "count"');
+    expect(found[1]?.hint).toMatch(/write "count" in the rule's "reveals" column/);
+    // Marked as meant to tell: only the guard is left.
+    expect(reveals(counting('create, read own', 'count')).map((d) => d.message)).toEqual([
+      expect.stringMatching(/^The guard of "close"/),
+    ]);
+    // Members read every expense: a count tells them nothing they could not read.
+    expect(reveals(counting('create, read'))).toEqual([]);
+  });
+
   it('warns of a guard a role may take reading a hidden field, and points at a marked rule instead', () => {
     const found = reveals(
       spec(

@@ -1,5 +1,6 @@
 import type { DiagnosticBag } from '../diagnostics.ts';
 import { chainsOf } from '../evaluate.ts';
+import { findCounts } from '../filled-terms.ts';
 import {
   ANYONE,
   type Entity,
@@ -126,6 +127,26 @@ export function validateReveals(model: Model, bag: DiagnosticBag): void {
     );
   };
 
+  /**
+   * The `count(Review where talk = this)` terms of a condition that count records the role may
+   * not read (whose number it learns from whether the write passes): the counted entity is not
+   * all the role's to read, and the field the count is by does not make the records its own.
+   */
+  const unreadCounts = (source: string, role: string): string[] =>
+    findCounts(source).terms.flatMap((term) => {
+      const counted = entities.get(term.entity);
+      if (!counted) return [];
+      return countsUnread(grant(role, counted.name), counted, [term.field]) ? [term.entity] : [];
+    });
+  const reportCount = (what: string, code: string, role: string, counted: string, span: Span, silence: string) => {
+    bag.report(
+      'reveals-hidden',
+      span,
+      `${what} counts ${counted} records ${role} may not read: ${role} can trigger it, and learns how many there are from whether the write passes (${code}).`,
+      { hint: `Count by a field that makes the counted records ${role}'s own, let ${role} read them, or ${silence}` },
+    );
+  };
+
   for (const rule of model.rules) {
     const entity = entities.get(rule.appliesTo.entity);
     if (!entity) continue;
@@ -146,6 +167,11 @@ export function validateReveals(model: Model, bag: DiagnosticBag): void {
       if (rule.condition.kind === 'expression') {
         for (const path of hiddenPaths(chains, entity, role, rule.appliesTo.field)) {
           if (!marked(path)) report(what, rule.error, role, path, rule.conditionSpan, silence(path));
+        }
+        if (!marked('count')) {
+          for (const counted of new Set(unreadCounts(rule.condition.source, role))) {
+            reportCount(what, rule.error, role, counted, rule.conditionSpan, silence('count'));
+          }
         }
         continue;
       }
@@ -191,6 +217,16 @@ export function validateReveals(model: Model, bag: DiagnosticBag): void {
             path,
             t.guardSpan ?? t.span,
             `if it is meant to tell it, write the condition as a rule of point 5 on "${entity.name}: ${t.name}" with "${path}" in its "reveals" column.`,
+          );
+        }
+        for (const counted of new Set(unreadCounts(t.guard, role))) {
+          reportCount(
+            `The guard of "${t.name}"`,
+            t.error ?? 'TRANSITION_NOT_ALLOWED',
+            role,
+            counted,
+            t.guardSpan ?? t.span,
+            `if it is meant to tell it, write the condition as a rule of point 5 on "${entity.name}: ${t.name}" with "count" in its "reveals" column.`,
           );
         }
       }

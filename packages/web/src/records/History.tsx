@@ -1,5 +1,7 @@
-import { Badge, Group, List, Text, Timeline } from '@mantine/core';
+import { Anchor, Badge, Group, List, Text, Timeline } from '@mantine/core';
 import type { Entity, Field, Model } from '@ninepoint/spec';
+import { Link } from 'react-router';
+import { useDevMode } from '../api/dev.ts';
 import { fieldLabel } from '../app/screens.ts';
 import { Arrow } from '../fields/Arrow.tsx';
 import { formatDateTime, formatRelative } from '../fields/display.ts';
@@ -62,6 +64,7 @@ function EntryTitle({ model, entity, entry }: { model: Model; entity: Entity; en
               {stateLabel(entry.to)}
             </Badge>
           )}
+          {entry.spec && <SpecLineLink line={entry.spec.line} text={entry.spec.text} />}
         </Group>
       );
     case 'update':
@@ -98,9 +101,37 @@ function EntryTitle({ model, entity, entry }: { model: Model; entity: Entity; en
               </Badge>
             </Text>
           )}
+          {entry.spec && <SpecLineLink line={entry.spec.line} text={entry.spec.text} />}
         </Group>
       );
   }
+}
+
+/**
+ * The spec line of point 4 that declares an entry's transition: "line 42", opening the Studio at
+ * it under `ninepoint dev`; under `serve`, the same words with the line's text on hover.
+ */
+function SpecLineLink({ line, text }: { line: number; text: string }) {
+  const dev = useDevMode();
+  const label = `line ${line}`;
+  if (!dev) {
+    return (
+      <Text span size="xs" c="dimmed" title={text}>
+        {label}
+      </Text>
+    );
+  }
+  return (
+    <Anchor
+      component={Link}
+      to={`/studio?${new URLSearchParams({ line: String(line), text })}`}
+      size="xs"
+      title={text}
+      aria-label={`Spec ${label}: ${text}`}
+    >
+      {label}
+    </Anchor>
+  );
 }
 
 /** The fields an entry changed: "Due: 1 May 2025 → 15 May 2025"; on create, the values it was given. */

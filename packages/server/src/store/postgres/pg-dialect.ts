@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { ApiRecord, Value } from '../../compile/record-types.ts';
 import type { SqlColumn, SqlTable } from '../../compile/sql-schema.ts';
+import type { HeldScope } from '../held.ts';
 import type { Records } from '../records-core.ts';
 import type { Prepared, RecordsDialect, Row, Violation } from '../records-dialect.ts';
 import { runAsync, type Step } from '../step.ts';
@@ -31,13 +32,20 @@ function query(conn: PgConn, statement: Named, values: readonly unknown[]): Prom
 export class PgDialect implements RecordsDialect<PgConn> {
   readonly name = 'postgres';
   readonly sync = false;
-  readonly idle: pg.Pool;
   readonly like = 'ILIKE';
   readonly forUpdate = ' FOR UPDATE';
+  readonly #pool: pg.Pool;
+  readonly #held: HeldScope<PgConn> | undefined;
   #usersExist = false;
 
-  constructor(pool: pg.Pool) {
-    this.idle = pool;
+  /** `held`: the store's held transactions (`PgStore.hold`), whose work reads and writes on their connection. */
+  constructor(pool: pg.Pool, held?: HeldScope<PgConn>) {
+    this.#pool = pool;
+    this.#held = held;
+  }
+
+  get idle(): PgConn {
+    return this.#held?.current()?.conn ?? this.#pool;
   }
 
   quote(name: string): string {
@@ -104,7 +112,24 @@ export class PgDialect implements RecordsDialect<PgConn> {
   }
 
   transaction<T>(work: (conn: PgConn) => Step<T>): Promise<T> {
-    return inTransaction(this.idle, (client) => runAsync(work(client)));
+    const held = this.#held?.current();
+    if (!held) return inTransaction(this.#pool, (client) => runAsync(work(client)));
+    // In a held transaction: a savepoint of it, one at a time (a module's writes made at once
+    // would otherwise nest their savepoints out of order on the one connection).
+    const run = held.queue.then(async () => {
+      const savepoint = `np_held_${++held.savepoints}`;
+      await held.conn.query(`SAVEPOINT ${savepoint}`);
+      try {
+        const result = await runAsync(work(held.conn));
+        await held.conn.query(`RELEASE SAVEPOINT ${savepoint}`);
+        return result;
+      } catch (error) {
+        await held.conn.query(`ROLLBACK TO SAVEPOINT ${savepoint}`);
+        throw error;
+      }
+    });
+    held.queue = run.catch(() => undefined);
+    return run;
   }
 
   violation(error: unknown, table: SqlTable): Violation | null {

@@ -1,6 +1,7 @@
 import type { Model } from '@ninepoint/spec';
 import pg from 'pg';
 import { SCHEMA_TABLE, type SqlSchema } from '../../compile/sql-schema.ts';
+import { Held, HeldScope } from '../held.ts';
 import { ServedRecords } from '../records-core.ts';
 import { type MigrationSteps, migrate, SCHEMA_ROW_COLUMNS } from '../schema-apply.ts';
 import type { AppliedSchema, ApplyOptions, Store, WriteFollower } from '../store.ts';
@@ -27,11 +28,29 @@ const TYPE_PARSERS = new Map<number, (text: string) => unknown>([
   [pg.types.builtins.INT8, Number],
   [pg.types.builtins.NUMERIC, Number],
   [pg.types.builtins.DATE, (text: string) => text],
-  [
-    pg.types.builtins.TIMESTAMPTZ,
-    (text: string) => (pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ)(text) as Date).toISOString(),
-  ],
+  [pg.types.builtins.TIMESTAMPTZ, timestampToIso],
 ]);
+
+const parseTimestamp = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ);
+/** How PostgreSQL writes a timestamptz in a session whose time zone is UTC (`DateStyle` ISO, the default). */
+const UTC_TIMESTAMP = /^([1-9]\d{3}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?\+00$/;
+
+/**
+ * A timestamptz as ISO 8601 in UTC with milliseconds. In a UTC session (the usual server
+ * setting) the text is rearranged, the fraction cut to milliseconds: two list columns of every row
+ * paid for a Date built and written out again. Anything else (another zone, a year outside
+ * 1000–9999, infinity) goes through pg's parser as before, with the same answer.
+ */
+export function timestampToIso(text: string): unknown {
+  const utc = UTC_TIMESTAMP.exec(text);
+  if (utc !== null) {
+    const fraction = utc[3];
+    const ms = fraction === undefined ? '000' : fraction.length >= 3 ? fraction.slice(0, 3) : fraction.padEnd(3, '0');
+    return `${utc[1]}T${utc[2]}.${ms}Z`;
+  }
+  const parsed = parseTimestamp(text);
+  return parsed instanceof Date ? parsed.toISOString() : parsed;
+}
 
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
@@ -49,6 +68,7 @@ export class PgStore implements Store {
   readonly pool: pg.Pool;
   readonly sql: PgRunner;
   readonly #records = new ServedRecords<PgConn>();
+  readonly #held = new HeldScope<PgConn>();
 
   private constructor(location: string, pool: pg.Pool) {
     this.location = location;
@@ -97,8 +117,59 @@ export class PgStore implements Store {
       return migrate(steps, schema, model, { ...options, location: this.location });
     });
     // Every table's point reads and writes are prepared now: a request never prepares one.
-    if (applied.applied) this.#records.serve(new PgDialect(this.pool), schema, applied.plan.tables);
+    if (applied.applied) this.#records.serve(new PgDialect(this.pool, this.#held), schema, applied.plan.tables);
     return applied;
+  }
+
+  /**
+   * A transaction on a connection of its own, held across `work`'s awaits: the records `work` reads
+   * and writes are its (each write a savepoint of it); other requests run on other connections
+   * meanwhile and wait only for the rows it locks, and holds of the same `turn` for each other
+   * (an advisory lock). Not run again on a serialization failure (its work is not repeatable):
+   * that rolls back and throws.
+   */
+  hold<T>(work: () => Promise<T>, turn?: string): Promise<T> {
+    return this.#held.run(
+      async () => {
+        const client = await this.pool.connect();
+        try {
+          await client.query('BEGIN');
+          // Under READ COMMITTED, what a hold reads after this lock includes what the hold of the
+          // same turn before it committed: two hooks reading a stock and writing it back take turns.
+          if (turn !== undefined) await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 1))', [turn]);
+        } catch (error) {
+          client.release(error instanceof Error ? error : true);
+          throw error;
+        }
+        return new Held<PgConn>(client);
+      },
+      async (held, commit) => {
+        const client = held.conn as pg.PoolClient;
+        let broken: Error | undefined;
+        try {
+          // The writes queued on it are done (or failed) before it ends.
+          await held.queue;
+          await client.query(commit ? 'COMMIT' : 'ROLLBACK');
+        } catch (error) {
+          broken = error instanceof Error ? error : new Error(String(error));
+          try {
+            await client.query('ROLLBACK');
+            broken = undefined;
+          } catch {
+            // A connection that could not roll back is closed, not given to the next request.
+          }
+          if (commit) throw error;
+        } finally {
+          client.release(broken);
+        }
+      },
+      work,
+      false,
+    );
+  }
+
+  afterCommit(fn: () => void): void {
+    this.#held.afterCommit(fn);
   }
 
   follow(follower: WriteFollower): void {

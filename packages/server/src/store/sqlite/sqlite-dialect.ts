@@ -49,12 +49,22 @@ export class SqliteDialect implements RecordsDialect<Database.Database> {
   readonly forUpdate = '';
   readonly #cache: StatementCache<Prepared<Database.Database>>;
   readonly #transaction: TransactionRunner;
+  readonly #gate: (() => Promise<void> | undefined) | undefined;
   #selectUser: Database.Statement<[string], ApiRecord> | undefined;
 
-  constructor(db: Database.Database, transaction: TransactionRunner = immediateTransactions(db)) {
+  constructor(
+    db: Database.Database,
+    transaction: TransactionRunner = immediateTransactions(db),
+    gate?: () => Promise<void> | undefined,
+  ) {
     this.idle = db;
     this.#transaction = transaction;
+    this.#gate = gate;
     this.#cache = new StatementCache((sql) => this.prepare(sql));
+  }
+
+  gate(): Promise<void> | undefined {
+    return this.#gate?.();
   }
 
   quote(name: string): string {

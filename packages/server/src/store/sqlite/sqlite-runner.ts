@@ -8,13 +8,22 @@ export class SqliteRunner implements SqlRunner {
   readonly dialect = 'sqlite';
   readonly #db: Database.Database;
   readonly #cache: StatementCache<Database.Statement<Param[], unknown>>;
+  readonly #gate: () => Promise<void> | undefined;
 
-  constructor(db: Database.Database) {
+  /**
+   * `gate` answers what a statement waits for while a transaction of someone else's is held open
+   * on the connection (`SqliteStore.hold`): a write would land in it, a read see its writes.
+   * `get` does not wait (it answers at once); it only reads.
+   */
+  constructor(db: Database.Database, gate: () => Promise<void> | undefined = () => undefined) {
     this.#db = db;
+    this.#gate = gate;
     this.#cache = new StatementCache((sql) => db.prepare<Param[], unknown>(sql), 64);
   }
 
   async all<T extends object>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
+    const gate = this.#gate();
+    if (gate) await gate;
     return this.#cache.get(sql).all(...bound(params)) as T[];
   }
 
@@ -23,10 +32,14 @@ export class SqliteRunner implements SqlRunner {
   }
 
   async run(sql: string, params: readonly unknown[] = []): Promise<number> {
+    const gate = this.#gate();
+    if (gate) await gate;
     return this.#cache.get(sql).run(...bound(params)).changes;
   }
 
   async exec(statements: readonly string[]): Promise<void> {
+    const gate = this.#gate();
+    if (gate) await gate;
     this.#db
       .transaction(() => {
         for (const statement of statements) this.#db.exec(statement);

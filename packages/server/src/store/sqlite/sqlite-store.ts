@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import type { Model } from '@ninepoint/spec';
 import Database from 'better-sqlite3';
 import { HISTORY_TABLE, SCHEMA_TABLE, type SqlSchema } from '../../compile/sql-schema.ts';
+import { Held, HeldScope } from '../held.ts';
 import { ServedRecords } from '../records-core.ts';
 import { type MigrationSteps, migrate, SCHEMA_ROW_COLUMNS } from '../schema-apply.ts';
 import type { AppliedSchema, ApplyOptions, Store, Synchronous, WriteFollower } from '../store.ts';
@@ -34,6 +35,8 @@ export class SqliteStore implements Store {
   readonly db: Database.Database;
   readonly sql: SqliteRunner;
   readonly #ping: Database.Statement;
+  readonly #dataVersion: Database.Statement;
+  #seenVersion: unknown;
   readonly #commits: GroupCommit;
   readonly #records = new ServedRecords<Database.Database>();
   /**
@@ -41,14 +44,30 @@ export class SqliteStore implements Store {
    * savepoint of its batch's transaction, answered after the batch's COMMIT.
    */
   readonly #transaction: TransactionRunner;
+  /** The transaction held open across a before hook and its write, when one is (`hold`). */
+  readonly #held = new HeldScope<Database.Database>();
+  readonly #gate = () => this.#held.outsideWait();
 
   private constructor(location: string, db: Database.Database, commits: GroupCommit) {
     this.location = location;
     this.db = db;
     this.#commits = commits;
-    this.#transaction = (work) => commits.run(work);
-    this.sql = new SqliteRunner(db);
+    // Inside a held transaction a write is a savepoint of it, made at once; outside, group commit
+    // (which waits while one is held).
+    const savepoint = db.transaction((work: () => unknown) => work());
+    this.#transaction = <T>(work: () => T) => (this.#held.current() ? (savepoint(work) as T) : commits.run(work));
+    this.sql = new SqliteRunner(db, this.#gate);
     this.#ping = db.prepare('SELECT 1');
+    this.#dataVersion = db.prepare('PRAGMA data_version').pluck();
+    this.#seenVersion = this.#dataVersion.get();
+  }
+
+  changedElsewhere(): boolean {
+    if (!this.db.open) return false;
+    const version = this.#dataVersion.get();
+    if (version === this.#seenVersion) return false;
+    this.#seenVersion = version;
+    return true;
   }
 
   /** Opens (creating it and its folder when missing) the database at `path`, or `:memory:`. */
@@ -90,7 +109,7 @@ export class SqliteStore implements Store {
     }
     // Every table's point reads and writes are prepared now: a request never prepares one.
     if (applied.applied)
-      this.#records.serve(new SqliteDialect(this.db, this.#transaction), schema, applied.plan.tables);
+      this.#records.serve(new SqliteDialect(this.db, this.#transaction, this.#gate), schema, applied.plan.tables);
     return applied;
   }
 
@@ -117,6 +136,55 @@ export class SqliteStore implements Store {
         db.prepare(`INSERT INTO ${table} (${SCHEMA_ROW_COLUMNS}) VALUES (?, ?, ?, ?, ?)`).run(...values);
       },
     };
+  }
+
+  /**
+   * One `BEGIN IMMEDIATE` held across `work`'s awaits: the records it reads and writes (its
+   * in-process API calls too) are this transaction's, each write a savepoint of it. SQLite has one
+   * connection, so meanwhile every other read and write of this process waits (group commit is
+   * paused, reads wait at `gate`): none sees a write that may be rolled back, none lands in it.
+   * Another process's writer waits for the file's lock up to its busy timeout. Callers bound
+   * `work` in time (a before hook: `CODE_TIMEOUT_SECONDS`).
+   */
+  hold<T>(work: () => Promise<T>, _turn?: string): Promise<T> {
+    const { db } = this;
+    return this.#held.run(
+      () => {
+        this.#commits.pause();
+        try {
+          db.exec('BEGIN IMMEDIATE');
+        } catch (error) {
+          this.#commits.resume();
+          throw error;
+        }
+        return new Held(db);
+      },
+      (_held, commit) => {
+        try {
+          if (!db.inTransaction) {
+            // SQLite ended it itself (a full disk, an I/O error): nothing of it was kept.
+            if (commit) throw new Error('SQLite rolled back the held transaction before its commit.');
+            return;
+          }
+          if (commit) {
+            try {
+              db.exec('COMMIT');
+            } catch (error) {
+              if (db.inTransaction) db.exec('ROLLBACK');
+              throw error;
+            }
+          } else db.exec('ROLLBACK');
+        } finally {
+          this.#commits.resume();
+        }
+      },
+      work,
+      true,
+    );
+  }
+
+  afterCommit(fn: () => void): void {
+    this.#held.afterCommit(fn);
   }
 
   follow(follower: WriteFollower): void {
