@@ -33,6 +33,8 @@ import { screenshot } from './browser.ts';
  * is derived. The tests run in order and build on each other's tickets.
  */
 
+const PHONE = { width: 390, height: 844 };
+
 let app: App;
 let requester: Person;
 let agent: Person;
@@ -77,6 +79,10 @@ beforeAll(async () => {
   await app.api(omar, 'PATCH', `/api/tickets/${access.id}`, { resolution, time_spent: 0.5 });
   await app.api(omar, 'POST', `/api/tickets/${access.id}/resolve`);
   await ticket(agent, OUTAGE, { category: 'hardware', priority: 'urgent' });
+  await app.api(omar, 'POST', '/api/ticket-comments', {
+    ticket: access.id,
+    body: 'I have added the role; can you sign in to the claims system now?',
+  });
   const article = (title: string, published: boolean) =>
     app.api(agent, 'POST', '/api/articles', {
       title,
@@ -180,10 +186,69 @@ describe('the IT helpdesk in Chromium', () => {
       .click();
     await page.getByRole('heading', { name: 'My tickets', level: 1 }).waitFor();
     await poll(() => columnValues(page, 'Title')).toEqual([PRINTER, ACCESS, 'Laptop fan is very loud']);
+
     await page.goto(`${app.url}/queue`);
     await page.getByRole('heading', { name: 'Not available to you', level: 1 }).waitFor();
     await signOut(page, requester);
     expect(await navigationLinks(page)).toEqual(['Home']);
+    app.expectQuiet();
+  });
+
+  it('shows a requester their work at home, and a ticket’s conversation, on a phone', async (ctx) => {
+    if (!app.chromium) return ctx.skip(app.unavailable);
+    const page = await app.page();
+    await page.setViewportSize(PHONE);
+    await signIn(page, app, requester);
+    // Home is their work: the tickets that name them, counted per state; point 1's prose is on About.
+    const work = page.getByRole('article', { name: 'Tickets: you are the reporter' });
+    await work.getByRole('link', { name: ACCESS }).waitFor();
+    expect(await work.getByRole('group', { name: 'How many in each state' }).getByText(/:/).allTextContents()).toEqual([
+      'New: 2',
+      'Resolved: 1',
+    ]);
+    await settle(page);
+    await expectAccessible(page, 'the home page of a requester, on a phone');
+    await capture(page, 'helpdesk-home-requester-phone');
+    await page.getByRole('main').getByRole('link', { name: 'About IT helpdesk' }).click();
+    await page.getByRole('heading', { name: 'About IT helpdesk', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'For whom' }).waitFor();
+    await page.goBack();
+
+    // The ticket's conversation: the agent's question, a reply, and a message arriving live.
+    await work.getByRole('link', { name: ACCESS }).click();
+    await page.getByRole('heading', { name: ACCESS, level: 1 }).waitFor();
+    const thread = page.getByRole('list', { name: 'Ticket comments' });
+    await thread.getByText('I have added the role; can you sign in to the claims system now?').waitFor();
+    expect(await thread.getByText('Omar Haddad').count()).toBe(1);
+    const reply = page.getByRole('textbox', { name: /^Reply/ });
+    await reply.fill('Yes, it works now. Thank you!');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await thread.getByText('Yes, it works now. Thank you!').waitFor();
+    expect(await reply.inputValue()).toBe('');
+    await app.api(omar, 'POST', '/api/ticket-comments', { ticket: tickets.get(ACCESS).id, body: 'Great, closing it.' });
+    await thread.getByText('Great, closing it.').waitFor();
+    // Newest last.
+    expect(
+      (await thread.getByRole('listitem').allTextContents()).map((t) => t.replace(/^.*?(ago|just now)/, '')),
+    ).toEqual([
+      'I have added the role; can you sign in to the claims system now?',
+      'Yes, it works now. Thank you!',
+      'Great, closing it.',
+    ]);
+    // What point 6 lets them change on their own ticket changes in place, with the form's checks.
+    await page.getByRole('button', { name: 'Edit Notify' }).click();
+    const notifyForm = page.getByRole('form', { name: 'Edit Notify' });
+    const notify = notifyForm.getByRole('textbox', { name: 'Notify' });
+    await notify.fill('not an address');
+    await notifyForm.getByRole('button', { name: 'Save' }).click();
+    await poll(() => fieldError(notify)).not.toBe('');
+    await notify.fill('claims-team@example.com');
+    await notifyForm.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').filter({ hasText: 'Notify saved.' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Edit Assignee' }).count()).toBe(0);
+    await settle(page);
+    await expectAccessible(page, 'a ticket’s conversation, on a phone');
+    await capture(page, 'helpdesk-thread-phone');
     app.expectQuiet();
   });
 
@@ -201,18 +266,23 @@ describe('the IT helpdesk in Chromium', () => {
     const actions = page.getByRole('group', { name: 'What you can do with this ticket' });
     expect(await actions.getByRole('button').allTextContents()).toEqual(['Assign', 'Escalate', 'Withdraw']);
 
-    // "assign" needs an agent as the assignee, and the ticket has none yet: said before any click.
+    // "assign" needs an agent as the assignee, and the ticket has none yet: said before any click,
+    // short, with the guard's words on hover, and the field offered.
     await poll(() => disabledReason(actions.getByRole('button', { name: 'Assign' }))).toBe(
-      'Assign is allowed only when the assignee has the role agent.',
+      'Assign: Set an assignee first.',
+    );
+    expect(await page.locator('#cannot-assign').getAttribute('title')).toBe(
+      'Set an assignee first. Assign is allowed only when the assignee has the role agent.',
     );
     await expectAccessible(page, 'a ticket with a step not possible yet');
-
-    await actions.getByRole('link', { name: 'Edit' }).click();
-    await page.getByRole('heading', { name: `Edit ${PRINTER}`, level: 1 }).waitFor();
+    await capture(page, 'helpdesk-refusal-set-first');
+    await page.getByRole('button', { name: 'Set assignee' }).click();
+    const inline = page.getByRole('form', { name: 'Edit Assignee' });
     await pick(page, 'Assignee', 'Sam', /^Sam Lee/);
-    await expectAccessible(page, 'the ticket edit form');
-    await page.getByRole('button', { name: 'Save changes' }).click();
-    await page.getByRole('heading', { name: PRINTER, level: 1 }).waitFor();
+    await expectAccessible(page, 'the assignee edited in place');
+    await inline.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').filter({ hasText: 'Assignee saved.' }).waitFor();
+    await poll(() => disabledReason(actions.getByRole('button', { name: 'Assign' }))).toBe('');
 
     for (const [step, state] of [
       ['Assign', 'Assigned'],
@@ -224,17 +294,38 @@ describe('the IT helpdesk in Chromium', () => {
         .filter({ hasText: `${step} done: it is now ${state}.` })
         .waitFor();
     }
-    // "resolve" needs a resolution of at least MIN_RESOLUTION_LENGTH characters.
+    // "resolve" needs a resolution of at least MIN_RESOLUTION_LENGTH characters: none yet.
     await poll(() => disabledReason(actions.getByRole('button', { name: 'Resolve' }))).toBe(
-      'Resolve is allowed only when the resolution has at least 20 characters.',
+      'Resolve: Set a resolution first.',
     );
-    await actions.getByRole('link', { name: 'Edit' }).click();
+    // Fields change in place, one at a time, with the form's checks and messages.
+    await page.getByRole('button', { name: 'Edit Time spent' }).click();
+    const hours = page.getByRole('form', { name: 'Edit Time spent' });
+    await hours.getByRole('textbox', { name: 'Time spent' }).fill('40');
+    await hours.getByRole('button', { name: 'Save' }).click();
+    await poll(() => fieldError(hours.getByRole('textbox', { name: 'Time spent' }))).toMatch(/37\.5/);
+    await hours.getByRole('textbox', { name: 'Time spent' }).fill('0.75');
+    await hours.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').filter({ hasText: 'Time spent saved.' }).waitFor();
+    await page.getByRole('button', { name: 'Set resolution' }).click();
     await page
+      .getByRole('form', { name: 'Edit Resolution' })
       .getByRole('textbox', { name: 'Resolution' })
       .fill('Replaced the worn pickup roller; printed 20 test pages.');
-    await page.getByRole('textbox', { name: 'Time spent' }).fill('0.75');
-    await page.getByRole('button', { name: 'Save changes' }).click();
-    await page.getByRole('heading', { name: PRINTER, level: 1 }).waitFor();
+    await settle(page);
+    await capture(page, 'helpdesk-edit-in-place');
+    await page.getByRole('form', { name: 'Edit Resolution' }).getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').filter({ hasText: 'Resolution saved.' }).waitFor();
+    await poll(() => disabledReason(actions.getByRole('button', { name: 'Resolve' }))).toBe('');
+    // The conversation on the ticket, at a desktop's size.
+    await page.getByRole('textbox', { name: /^Reply/ }).fill('Replaced the roller; please try a long print job.');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page
+      .getByRole('list', { name: 'Ticket comments' })
+      .getByText('Replaced the roller; please try a long print job.')
+      .waitFor();
+    await settle(page);
+    await capture(page, 'helpdesk-thread-desktop');
     await actions.getByRole('button', { name: 'Resolve' }).click();
     await page.getByRole('status').filter({ hasText: 'Resolve done: it is now Resolved.' }).waitFor();
     await settle(page);
@@ -301,7 +392,17 @@ describe('the IT helpdesk in Chromium', () => {
     if (!app.chromium) return ctx.skip(app.unavailable);
     const page = await app.page();
     await signIn(page, app, lead);
-    expect(await navigationLinks(page)).toEqual(['Home', 'Tickets', 'Queue', 'Urgent', 'Overview', 'KB']);
+    expect(await navigationLinks(page)).toEqual([
+      'Home',
+      'Tickets',
+      'Queue',
+      'Urgent',
+      'Overview',
+      'KB',
+      'Users',
+      'Deliveries',
+      'Invite people',
+    ]);
     // The screens' code is fetched while the home page idles, before any link is followed.
     await poll(() =>
       page.evaluate(() => performance.getEntriesByType('resource').some((r) => /\/BoardPage-[^/]*\.js$/.test(r.name))),
@@ -353,6 +454,54 @@ describe('the IT helpdesk in Chromium', () => {
       .getByRole('status')
       .filter({ hasText: `${ACCESS}: Close done, now Closed.` })
       .waitFor();
+
+    // On the list, a bulk step refused for want of a field says so, per row; the whole text on hover.
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: /^Urgent/ })
+      .click();
+    await page.getByRole('heading', { name: 'Urgent', level: 1 }).waitFor();
+    await poll(() => columnValues(page, 'Title')).toEqual([OUTAGE]);
+    await page.getByRole('checkbox', { name: `Select ${OUTAGE}` }).check();
+    const bar = page.getByRole('region', { name: 'Selected rows' });
+    await bar.getByRole('combobox', { name: 'Transition to take' }).selectOption({ label: 'Assign' });
+    await bar.getByRole('button', { name: /^Apply to/ }).click();
+    const report = page.getByRole('region', { name: /^Assign: 0 done, 1 refused/ });
+    const refused = report.getByRole('listitem');
+    await poll(() => refused.textContent()).toBe(`Refused${OUTAGE}: Set an assignee first.`);
+    expect(await refused.locator('[title]').getAttribute('title')).toMatch(
+      /^Set an assignee first\. Assign is allowed only when the assignee has the role agent\.$/,
+    );
+    // The selection bar sets a field on many rows, each checked on its own.
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: /^Tickets/ })
+      .click();
+    await page.getByRole('heading', { name: 'Tickets', level: 1 }).waitFor();
+    for (const title of [VPN, OUTLOOK]) await page.getByRole('checkbox', { name: `Select ${title}` }).check();
+    await bar.getByRole('button', { name: 'Set a field…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Set a field on 2 rows' });
+    await dialog.getByRole('combobox', { name: 'Field' }).selectOption({ label: 'Time spent' });
+    await dialog.getByRole('textbox', { name: 'Time spent' }).fill('99');
+    await dialog.getByRole('button', { name: 'Set on 2 rows' }).click();
+    await poll(() => fieldError(dialog.getByRole('textbox', { name: 'Time spent' }))).toMatch(/37\.5/);
+    await dialog.getByRole('combobox', { name: 'Field' }).selectOption({ label: 'Priority' });
+    await settle(page);
+    await expectAccessible(page, 'setting a field on two tickets');
+    await capture(page, 'helpdesk-bulk-set');
+    await choose(page, 'Priority', 'High');
+    await dialog.getByRole('button', { name: 'Set on 2 rows' }).click();
+    await page.getByRole('region', { name: /^Set priority: 2 done/ }).waitFor();
+    for (const title of [VPN, OUTLOOK]) {
+      expect((await app.api(lead, 'GET', `/api/tickets/${tickets.get(title).id}`)).priority).toBe('high');
+    }
+
+    // The lead manages people: the Users screen is theirs.
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: /^Users/ })
+      .click();
+    await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
     await signOut(page, lead);
     expect(await navigationLinks(page)).toEqual(['Home']);
     app.expectQuiet();

@@ -121,6 +121,7 @@ export { type SpecLine, specLine, specLinesOf } from './spec-lines.ts';
 export { specTypeDeclarations, specTypes, specTypesFile, tsFieldType, tsUnion } from './spec-types.ts';
 export type { StudioStatus } from './studio-status.ts';
 export { type PointSummary, summarizePoints } from './summary.ts';
+export { type Thread, threadOf, threadsOn, threadTextField } from './threads.ts';
 export { type TimeBound, timeBound } from './time-bound.ts';
 export { isTimeZone, localDay, localParts, TIME_ZONE_CONSTANT, timeZoneOf, zonedInstant } from './time-zone.ts';
 export { type EffectsOutcome, storedValue, transitionEffects } from './transition-effects.ts';
@@ -131,8 +132,10 @@ export {
   expressionRule,
   GUARD_REFUSAL,
   guardErrorParams,
+  emptyFieldsRead,
   guardRecord,
   guardRefusal,
+  setFirst,
   ruleMessageParams,
   ruleRuns,
   sharedRefusalCode,

@@ -684,6 +684,8 @@ export interface components {
                 line: number;
                 text: string;
             };
+            /** @description For a transition's guard: the record's empty fields it reads (most likely why it failed); setting them may let the step through. */
+            empty?: string[];
         };
         "ninepoint.Health": {
             /** @enum {string} */

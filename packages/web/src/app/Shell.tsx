@@ -22,6 +22,7 @@ import { Link, Navigate, Outlet, useLocation, useNavigate } from 'react-router';
 import { useDevMode } from '../api/dev.ts';
 import { useLiveUpdates } from '../api/live.ts';
 import { type Me, useMe, useSignOut } from '../api/session.ts';
+import { ABOUT_PATH } from '../home/About.tsx';
 import {
   BoardIcon,
   ChartIcon,
@@ -325,6 +326,7 @@ const ACCOUNT_PAGE_TITLES: Readonly<Record<string, string>> = {
   '/reset-password': 'Choose a new password',
   [USERS_PATH]: 'Users',
   [DELIVERIES_PATH]: 'Deliveries',
+  [ABOUT_PATH]: 'About',
   '/sign-up': 'Create an account',
   '/verify-email': 'Confirm your email',
   '/accept-invitation': 'Accept the invitation',
