@@ -9,6 +9,7 @@ export class SqliteRunner implements SqlRunner {
   readonly #db: Database.Database;
   readonly #cache: StatementCache<Database.Statement<Param[], unknown>>;
   readonly #gate: () => Promise<void> | undefined;
+  #stamp: Database.Statement<[], unknown> | null = null;
 
   /**
    * `gate` answers what a statement waits for while a transaction of someone else's is held open
@@ -25,6 +26,14 @@ export class SqliteRunner implements SqlRunner {
     const gate = this.#gate();
     if (gate) await gate;
     return this.#cache.get(sql).all(...bound(params)) as T[];
+  }
+
+  changeStamp(): string {
+    // One statement for both counters; prepared on first use (the connection is open by then).
+    this.#stamp ??= this.#db
+      .prepare<[], unknown>("SELECT total_changes() || ':' || (SELECT data_version FROM pragma_data_version())")
+      .pluck();
+    return this.#stamp.get() as string;
   }
 
   get<T extends object>(sql: string, params: readonly unknown[] = []): T | undefined {
