@@ -142,7 +142,7 @@ describe.each(TEST_DATABASES)('the runtime’s tables on $name', (db) => {
   });
 });
 
-describe('a token found lately (SQLite)', () => {
+describe('a token or session found lately (SQLite)', () => {
   const user = {
     id: ID,
     email: 'kept@example.test',
@@ -159,6 +159,7 @@ describe('a token found lately (SQLite)', () => {
     await auth.setUp();
     await auth.users.add({ ...user, passwordHash: 'hash' });
     await auth.tokens.create({ id: 'token-1', userId: ID, name: 'ci', hash: 'token-hash', now: 1000 });
+    await auth.sessions.create('session-hash', ID, 1000, 9000);
     const other = await openStore(fresh.options);
     const elsewhere = new AuthStore(other.sql);
     return {
@@ -220,6 +221,26 @@ describe('a token found lately (SQLite)', () => {
       if (!(store instanceof SqliteStore)) throw new Error('expected SQLite');
       store.db.prepare(`UPDATE "_ninepoint_tokens" SET "revoked_at" = 1 WHERE "id" = 'token-1'`).run();
       expect(auth.tokens.user('token-hash')).toBeUndefined();
+    } finally {
+      await close();
+    }
+  });
+
+  it('a session is ended at once by a sign-out here or a deactivation in another process', async () => {
+    const { auth, elsewhere, close } = await twoConnections();
+    try {
+      const first = auth.sessions.get('session-hash');
+      expect(first).toMatchObject({ user, expiresAt: 9000 });
+      expect(auth.sessions.get('session-hash')).toBe(first);
+      await auth.sessions.touch('session-hash', 5000);
+      expect(auth.sessions.get('session-hash')).toMatchObject({ lastSeenAt: 5000 });
+      await auth.sessions.end('session-hash');
+      expect(auth.sessions.get('session-hash')).toBeUndefined();
+      await auth.sessions.create('session-2', ID, 6000, 9000);
+      expect(auth.sessions.get('session-2')).toBeDefined();
+      // The account only (its sessions' rows stay): the session is refused for its user's sake.
+      expect(await elsewhere.users.setDeactivated(ID, '2026-01-01T00:00:00.000Z')).toBe(true);
+      expect(auth.sessions.get('session-2')).toBeUndefined();
     } finally {
       await close();
     }

@@ -1,6 +1,7 @@
 import { andThen, type SqlRunner } from '../store/sql-runner.ts';
 import type { MaybePromise } from '../store/step.ts';
 import { USERS_TABLE } from '../store/users-table.ts';
+import { FoundLately } from './found-lately.ts';
 import { activeUserOf, type UserOfRow, userOf } from './user-rows.ts';
 import type { UserAccount } from './users-store.ts';
 
@@ -40,19 +41,13 @@ export const TOKENS_DDL: readonly string[] = [
 /** API tokens: made at the terminal (`ninepoint tokens`), looked up by every call that sends one, revoked for good. */
 export class TokensStore {
   readonly #sql: SqlRunner;
-  /**
-   * Tokens found lately (SQLite only), by hash, with the database's change stamp when they were
-   * read. An entry answers only while the stamp is unchanged: any row written on this connection
-   * (a revocation, a deactivation, a role change, a migration) or any commit of another process
-   * (`ninepoint tokens revoke` at the terminal) makes every entry stale at once, so a revoked token
-   * is refused by the very next call. Unknown tokens are never kept.
-   */
-  readonly #found = new Map<string, { found: TokenFound; stamp: string; until: number }>();
-  readonly #now: () => number;
+  readonly #found: FoundLately<TokenFound>;
 
-  constructor(sql: SqlRunner, options: { now?: () => number } = {}) {
+  constructor(sql: SqlRunner) {
     this.#sql = sql;
-    this.#now = options.now ?? Date.now;
+    this.#found = new FoundLately(sql, (hash) =>
+      tokenFound(sql.get<TokenRow>(TOKEN_SQL, [hash]) as TokenRow | undefined),
+    );
   }
 
   async create(token: { id: string; userId: string; name: string; hash: string; now: number }): Promise<void> {
@@ -64,19 +59,8 @@ export class TokensStore {
 
   /** The user of a token that has not been revoked, if they are active (one statement, `USER_OF`). */
   user(hash: string): MaybePromise<TokenFound | undefined> {
-    const sql = this.#sql;
-    if (!sql.changeStamp) return andThen(sql.get<TokenRow>(TOKEN_SQL, [hash]), tokenFound);
-    const stamp = sql.changeStamp();
-    const at = this.#now();
-    const kept = this.#found.get(hash);
-    if (kept && kept.stamp === stamp && at < kept.until) return kept.found;
-    // SQLite answers at once: the stamp taken before the read is the read's.
-    const found = tokenFound(sql.get<TokenRow>(TOKEN_SQL, [hash]) as TokenRow | undefined);
-    if (found) {
-      if (this.#found.size >= FOUND_TOKENS_KEPT) this.#found.clear();
-      this.#found.set(hash, { found, stamp, until: at + FOUND_TOKEN_MS });
-    } else this.#found.delete(hash);
-    return found;
+    if (this.#found.enabled) return this.#found.get(hash);
+    return andThen(this.#sql.get<TokenRow>(TOKEN_SQL, [hash]), tokenFound);
   }
 
   async touch(id: string, now: number): Promise<void> {
@@ -122,10 +106,6 @@ export class TokensStore {
     await this.#sql.run(`DELETE FROM "${TOKENS_TABLE}" WHERE "user_id" = ?`, [userId]);
   }
 }
-
-/** How long a found token is kept at most, and how many are (then all are dropped at once). */
-const FOUND_TOKEN_MS = 10_000;
-const FOUND_TOKENS_KEPT = 1_000;
 
 interface TokenRow extends UserOfRow {
   id: string;
