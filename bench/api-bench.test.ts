@@ -38,6 +38,7 @@ describe.each(DATABASES)('the API benchmark on %s', (database) => {
     return { generated, baseline, floor, seeded };
   };
 
+  // Seeding and starting two server processes took past 60 s beside the server files under load 27.
   beforeAll(async () => {
     dir = mkdtempSync(join(os.tmpdir(), 'ninepoint-api-bench-test-'));
     seeded =
@@ -50,7 +51,7 @@ describe.each(DATABASES)('the API benchmark on %s', (database) => {
       startServer('baseline', location, { pin: false }),
       startServer('floor', location, { pin: false }),
     ]);
-  });
+  }, 120_000);
 
   afterAll(async () => {
     await Promise.all([generated?.stop(), baseline?.stop(), floor?.stop()]);
@@ -164,7 +165,9 @@ describe.each(DATABASES)('the API benchmark on %s', (database) => {
   it(`runs every case and reports the table${database === 'sqlite' ? ', json-server alongside' : ''}`, async () => {
     const options: ApiBenchOptions = {
       ...DEFAULT_API_OPTIONS,
-      seconds: 0.5,
+      // A fixed count of calls rather than a time: every case runs and reports, and none is left
+      // without an answer on a busy machine; how fast each is belongs to `npm run bench`.
+      calls: 40,
       warmupSeconds: 0,
       rounds: 1,
       connections: 10,
@@ -185,14 +188,11 @@ describe.each(DATABASES)('the API benchmark on %s', (database) => {
       expect(o.generated.rps).toBeGreaterThan(0);
       expect(o.baseline.rps).toBeGreaterThan(0);
       expect(o.ratio).toBeGreaterThan(0);
-      // The default configuration, request logs on: one line per answer (and the few answered
-      // after a run stopped counting).
-      // A run of half a second can get no answer at all when other tenants hold the CPU.
+      // The default configuration, request logs on: one line per answer. Every run sends a fixed
+      // count of calls, each answered before the run ends, so none is left unanswered.
       expect(o.served).not.toBeNull();
-      // Each of the 10 connections may have one call in flight when counting stops, answered (and
-      // logged) after: fewer than two lines an answer, or one more per connection when a loaded
-      // machine answered only a few (4 calls logged 14 lines: 3.5 a call, and no line too many).
-      if (o.served && o.served.measurement.requests > 0) {
+      expect(o.served?.measurement.requests).toBeGreaterThan(0);
+      if (o.served) {
         const { requests } = o.served.measurement;
         expect(o.served.linesPerRequest).toBeGreaterThanOrEqual(0.95);
         const lines = Math.round(o.served.linesPerRequest * requests);
