@@ -37,7 +37,9 @@ try {
     }
     if (round > 0) {
       const [g = 0, f = 0] = cpu;
-      console.log(`round ${round}: generated ${g.toFixed(1)} µs, floor ${f.toFixed(1)} µs per ${call} (${(g / f).toFixed(2)}×)`);
+      console.log(
+        `round ${round}: generated ${g.toFixed(1)} µs, floor ${f.toFixed(1)} µs per ${call} (${(g / f).toFixed(2)}×)`,
+      );
     }
   }
   await server.close();

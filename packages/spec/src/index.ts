@@ -129,14 +129,14 @@ export { typeWords } from './type-words.ts';
 export {
   defaultValueAt,
   type ExpressionRule,
+  emptyFieldsRead,
   expressionRule,
   GUARD_REFUSAL,
   guardErrorParams,
-  emptyFieldsRead,
   guardRecord,
   guardRefusal,
-  setFirst,
   ruleMessageParams,
   ruleRuns,
+  setFirst,
   sharedRefusalCode,
 } from './write-rules.ts';
