@@ -192,8 +192,7 @@ const CHOICE_PALETTE = ['blue', 'grape', 'cyan', 'lime', 'orange', 'pink', 'viol
 /**
  * A Mantine colour for a choice value: by urgency when the value says how pressing it is (low
  * grey, normal blue, high orange, urgent red: High is never green), else one hue per value by its
- * place in the spec's list of values, the same on every screen. (The board's cards, on the
- * `uilists` branch, colour choices with the same rule: keep one copy at merge.)
+ * place in the spec's list of values, the same on every screen (board cards, dashboards).
  */
 export function choiceColor(field: string, values: readonly string[], value: string): string {
   const name = value.toLowerCase();

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { checkSpec } from '@ninepoint/spec';
 import { describe, expect, it } from 'vitest';
+import { choiceColor } from '../format.ts';
 import { columnsWithValues, defaultWidth } from '../list/layout.ts';
 import type { ListField } from '../list/query.ts';
-import { choiceColor, dropRefusal, terminalStates } from './board.ts';
+import { dropRefusal, terminalStates } from './board.ts';
 
 const { model } = checkSpec(readFileSync(new URL('../../../../examples/helpdesk.md', import.meta.url), 'utf8'));
 const machine = model.machines.find((m) => m.entity === 'Ticket');

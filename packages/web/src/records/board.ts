@@ -39,25 +39,3 @@ export function dropRefusal(
   const who = [...new Set(people.flatMap((t) => t.who))];
   return who.length > 0 ? `${names} is for ${who.join(', ')}` : `you may not ${names.toLowerCase()} it`;
 }
-
-/** Words that say how pressing a choice is, calm to urgent. */
-const URGENCY: [RegExp, string][] = [
-  [/^(urgent|critical|blocker|highest|emergency|p0)$/, 'red'],
-  [/^(high|major|important|p1)$/, 'orange'],
-  [/^(normal|medium|moderate|p2)$/, 'blue'],
-  [/^(low|minor|lowest|trivial|p3|p4)$/, 'gray'],
-];
-const PALETTE = ['blue', 'grape', 'cyan', 'lime', 'orange', 'pink', 'violet', 'teal'];
-
-/**
- * A choice's colour on a card: by urgency when the value says how pressing it is (low grey,
- * urgent red), else one hue per value by its place in the choice, the same on every card.
- */
-export function choiceColor(field: string, values: readonly string[], value: string): string {
-  const name = value.toLowerCase();
-  for (const [pattern, color] of URGENCY) if (pattern.test(name)) return color;
-  const at = Math.max(values.indexOf(value), 0);
-  // Two choices of one entity should not start on the same hue.
-  const shift = [...field].reduce((sum, c) => sum + c.charCodeAt(0), 0);
-  return PALETTE[(at + shift) % PALETTE.length] ?? 'blue';
-}
