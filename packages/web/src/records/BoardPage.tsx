@@ -789,8 +789,8 @@ function MoveItems({
               ? `${transitionLabel(move.transition)} (stays ${stateLabel(move.to)})`
               : `${stateLabel(move.to)} — ${transitionLabel(move.transition)}`}
             {reason !== undefined && (
-              <Text size="xs" c="dimmed" style={{ whiteSpace: 'normal' }}>
-                Not possible now: {reason}
+              <Text size="xs" c="dimmed" style={{ whiteSpace: 'normal' }} title={reason}>
+                Not possible now: {shortReason(reason)}
               </Text>
             )}
           </Menu.Item>
