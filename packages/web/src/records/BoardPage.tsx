@@ -52,6 +52,7 @@ import {
   isFinalStep,
   TransitionDialog,
   transitionFields,
+  shortReason,
   useMoveRefusals,
   useTakeTransition,
 } from './transitions.tsx';
