@@ -50,9 +50,9 @@ import { useRecordTitle } from './title.ts';
 import {
   ConfirmFinalStep,
   isFinalStep,
+  shortReason,
   TransitionDialog,
   transitionFields,
-  shortReason,
   useMoveRefusals,
   useTakeTransition,
 } from './transitions.tsx';
