@@ -1,5 +1,6 @@
 import type { SqlRunner } from '../store/sql-runner.ts';
 import { COUNTERS_DDL, CountersStore } from './counters-store.ts';
+import { PASSKEYS_DDL, PasskeysStore } from './passkeys-store.ts';
 import { PASSWORD_RESETS_DDL, PasswordResetsStore } from './resets-store.ts';
 import { SESSIONS_DDL, SessionsStore } from './sessions-store.ts';
 import { TOKENS_DDL, TokensStore } from './tokens-store.ts';
@@ -18,6 +19,7 @@ export const AUTH_DDL: readonly string[] = [
   ...COUNTERS_DDL,
   ...PASSWORD_RESETS_DDL,
   ...TWO_FACTOR_DDL,
+  ...PASSKEYS_DDL,
 ];
 
 /**
@@ -33,6 +35,7 @@ export class AuthStore {
   readonly resets: PasswordResetsStore;
   readonly counters: CountersStore;
   readonly twoFactor: TwoFactorStore;
+  readonly passkeys: PasskeysStore;
   readonly #sql: SqlRunner;
 
   constructor(sql: SqlRunner) {
@@ -43,6 +46,7 @@ export class AuthStore {
     this.resets = new PasswordResetsStore(sql, this.users);
     this.counters = new CountersStore(sql);
     this.twoFactor = new TwoFactorStore(sql);
+    this.passkeys = new PasskeysStore(sql);
   }
 
   /** Creates the tables when missing, and adds the columns an older database's tables lack. */
@@ -112,6 +116,7 @@ export class AuthStore {
     await this.tokens.deleteAllOf(user.id);
     await this.resets.deleteAllOf(user.id);
     await this.twoFactor.remove(user.id);
+    await this.passkeys.removeAllOf(user.id);
     await this.users.remove(user.id);
     return true;
   }
