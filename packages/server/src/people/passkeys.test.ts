@@ -322,4 +322,16 @@ describe.each(SQLITE_ONLY)('passkeys on $name', (db) => {
     );
     expect((await call('GET', '/api/auth/passkeys', undefined, { np_session: again.session })).body.items).toEqual([]);
   });
+
+  it('lets a passkey sign-in through where a role requires two-factor, and holds back a password sign-in', async () => {
+    const { authenticator, session } = await registered(['admin'], 'ida@desk.example');
+    // Signed in by password, with no code set up: everything but enrolment is refused.
+    expect((await call('GET', '/api/users', undefined, { np_session: session })).body.code).toBe('TWO_FACTOR_REQUIRED');
+    const signedIn = await signInWith(authenticator);
+    expect(signedIn.status).toBe(200);
+    const users = await call('GET', '/api/users', undefined, { np_session: signedIn.session });
+    expect(users.status).toBe(200);
+    const me = await call('GET', '/api/auth/me', undefined, { np_session: signedIn.session });
+    expect(me.body.twoFactor).toEqual({ enabled: false, required: false, recoveryCodesLeft: 0 });
+  });
 });

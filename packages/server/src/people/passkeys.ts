@@ -280,7 +280,7 @@ export function registerPasskeys(app: FastifyInstance, options: PasskeysOptions,
     const user = await auth.users.activeById(passkey.userId);
     if (!user) throw await refused(passkey.userId, 'deactivated');
     await tried.release();
-    await signIn(request, reply, user);
+    await signIn(request, reply, user, 'passkey');
     return reply.send({ user });
   });
 
