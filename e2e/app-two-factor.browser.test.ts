@@ -159,4 +159,44 @@ describe.each(SQLITE_ONLY)('two-factor sign-in on $name, in Chromium', (db) => {
     await signIn(theirs, app, member, '/notices');
     app.expectQuiet();
   });
+
+  it('a member adds a passkey on the account page, signs out, and signs in with it alone', async (ctx) => {
+    if (!app.chromium) return ctx.skip(app.unavailable);
+    const member = app.users.member;
+    if (!member) throw new Error('the club has a member');
+    const page = await app.page();
+    // Chromium's virtual authenticator, as a laptop's fingerprint reader: it holds discoverable
+    // credentials and verifies its user (127.0.0.1 is a secure context, so WebAuthn runs).
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('WebAuthn.enable');
+    const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: {
+        protocol: 'ctap2',
+        transport: 'internal',
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+      },
+    });
+    await signIn(page, app, member, '/notices');
+    await accountMenu(page, member).click();
+    await page.getByRole('menuitem', { name: 'Two-factor sign-in' }).click();
+    await page.getByRole('heading', { name: 'Passkeys', level: 2 }).waitFor();
+    await page.getByRole('textbox', { name: 'Name' }).fill('Test laptop');
+    await page.getByRole('button', { name: 'Add a passkey' }).click();
+    await page.getByRole('list', { name: 'Your passkeys' }).getByText('Test laptop').waitFor();
+    await expectAccessible(page, 'the passkeys');
+    const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
+    expect(credentials).toHaveLength(1);
+    await signOut(page, member);
+
+    await page.goto(`${app.url}/sign-in?next=%2Fnotices`);
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await accountMenu(page, member).waitFor();
+    await page.waitForURL((u) => u.pathname === '/notices');
+    const after = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
+    expect(after.credentials[0]?.signCount).toBeGreaterThan(0);
+    await cdp.detach();
+    app.expectQuiet();
+  });
 });
