@@ -68,7 +68,7 @@ class SoftAuthenticator {
   #authData(rpId: string, flags: number, attested: Buffer | null): Buffer {
     const count = Buffer.alloc(4);
     count.writeUInt32BE(this.counter);
-    const parts = [createHash('sha256').update(rpId).digest(), Buffer.from([flags]), count];
+    const parts: Buffer[] = [createHash('sha256').update(rpId).digest(), Buffer.from([flags]), count];
     if (attested) parts.push(attested);
     return Buffer.concat(parts);
   }
