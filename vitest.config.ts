@@ -1,6 +1,7 @@
 import { globSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 // Tests start Node processes that load the server's TypeScript sources again each time (the bin
 // under `ninepoint serve`, `dev`, `backup`, the reliability suites' servers, packing): Node's
@@ -52,6 +53,38 @@ export const MOCKING = globSync(TEST_FILES, {
   .filter((file) => /\bvi\.(mock|doMock)\(/.test(readFileSync(new URL(file, import.meta.url), 'utf8')))
   .sort();
 
+/** The projects whose files are each long: packing, Redocly, tsc, the benchmark's servers. */
+const LONG_FILES = new Set(['release']);
+
+/** One from each queue in turn, then one more from each that has any left, until all are empty. */
+function takeTurns<T>(queues: T[][]): T[] {
+  const order: T[] = [];
+  for (let i = 0; queues.some((queue) => i < queue.length); i++) {
+    for (const queue of queues) if (i < queue.length) order.push(queue[i] as T);
+  }
+  return order;
+}
+
+/**
+ * Vitest's order (the longest first by the last run's times, else the largest), except that
+ * within a group the long files (`LONG_FILES`) take turns with the others: they start beside the
+ * server files from the group's start, about two at a time, instead of queueing behind them (run
+ * after them, the run's last minutes left the cores half idle once the browser lane had finished)
+ * or all at once (four packing and benchmarking files at a time ran steps past their timeouts).
+ */
+class LongFilesTakeTurns extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const groups = [...new Set(sorted.map((file) => file.project.config.sequence.groupOrder))].sort((a, b) => a - b);
+    return groups.flatMap((group) => {
+      const inGroup = sorted.filter((file) => file.project.config.sequence.groupOrder === group);
+      const long = [...LONG_FILES].map((name) => inGroup.filter((file) => file.project.name === name));
+      const others = inGroup.filter((file) => !LONG_FILES.has(file.project.name));
+      return takeTurns([takeTurns(long), others]);
+    });
+  }
+}
+
 /** What the server and browser projects add: passwords hashed at argon2id's lowest cost (see the file). */
 const TEST_HASH_COST = 'packages/server/test/test-hash-cost.ts';
 
@@ -62,6 +95,7 @@ export default defineConfig({
     setupFiles: ['packages/server/test/contract-hook.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    sequence: { sequencer: LongFilesTakeTurns },
     projects: [
       {
         extends: true,
@@ -114,11 +148,11 @@ export default defineConfig({
           name: 'release',
           include: RELEASE,
           exclude: excluded(BROWSER, RELIABILITY),
-          // Each keeps a core busy (tsc, npm, Redocly, the benchmark's load): two at a time, with
-          // the reliability files, after the rest (four at once ran packing past its timeout).
+          // Each keeps a core busy (tsc, npm, Redocly, the benchmark's load): in the server group,
+          // taking turns with its files (LongFilesTakeTurns), rather than after it.
           pool: 'forks',
-          maxWorkers: 2,
-          sequence: { groupOrder: 3 },
+          maxWorkers: 4,
+          sequence: { groupOrder: 1 },
         },
       },
       {
@@ -127,9 +161,10 @@ export default defineConfig({
           name: 'reliability',
           include: RELIABILITY,
           exclude: excluded(BROWSER),
-          // Last and two at a time, with the release files: these suites load a server and time
-          // how it copes (a start within 30 s, latency while slow clients hang on, a hang guard),
-          // which more files running beside them would only blur.
+          // Last and two at a time: these suites load a server and time how it copes (a start
+          // within 30 s, latency while slow clients hang on, a hang guard), which more files
+          // running beside them would only blur (run beside the server files under load 27,
+          // soak, concurrency, bad input and the checker's hang guard failed that had passed).
           pool: 'forks',
           maxWorkers: 2,
           sequence: { groupOrder: 3 },

@@ -111,8 +111,12 @@ export function problem(status: number, code: string, detail: string, errors?: u
   return JSON.stringify({ type: `/problems/${code.toLowerCase()}`, title: code, status, code, detail, errors });
 }
 
-/** The hand-written server on an existing database (its tables made by the generated server). */
-export function createBaseline(dbPath: string): FastifyInstance {
+/**
+ * The hand-written server on an existing database (its tables made by the generated server).
+ * `auth: false` makes it the floor (issue 31): no token, no rate limit, the same reads and writes,
+ * what a visitor's or a session's call costs at the least.
+ */
+export function createBaseline(dbPath: string, { auth = true }: { auth?: boolean } = {}): FastifyInstance {
   const db = new Database(dbPath, { timeout: 5000 });
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
@@ -187,30 +191,31 @@ export function createBaseline(dbPath: string): FastifyInstance {
   let window = 0;
   const calls = new Map<string, number>();
   app.decorateRequest('user', null);
-  app.addHook('onRequest', async (request, reply) => {
-    const secret = TOKEN.exec(request.headers.authorization ?? '')?.[1];
-    const found = secret ? tokenUser.get(createHash('sha256').update(secret).digest('hex')) : undefined;
-    if (!found) {
-      return reply
-        .code(401)
-        .type(PROBLEM)
-        .send(problem(401, 'NOT_SIGNED_IN', 'Sign in, or send an API token.'));
-    }
-    request.user = { id: found.id, roles: JSON.parse(found.roles) as string[] };
-    const minute = Math.floor(Date.now() / 60_000);
-    if (minute !== window) {
-      window = minute;
-      calls.clear();
-    }
-    const made = calls.get(found.id) ?? 0;
-    if (made >= RATE_LIMIT_PER_MINUTE) {
-      return reply
-        .code(429)
-        .type(PROBLEM)
-        .send(problem(429, 'RATE_LIMITED', 'Too many calls: wait a minute.'));
-    }
-    calls.set(found.id, made + 1);
-  });
+  if (auth)
+    app.addHook('onRequest', async (request, reply) => {
+      const secret = TOKEN.exec(request.headers.authorization ?? '')?.[1];
+      const found = secret ? tokenUser.get(createHash('sha256').update(secret).digest('hex')) : undefined;
+      if (!found) {
+        return reply
+          .code(401)
+          .type(PROBLEM)
+          .send(problem(401, 'NOT_SIGNED_IN', 'Sign in, or send an API token.'));
+      }
+      request.user = { id: found.id, roles: JSON.parse(found.roles) as string[] };
+      const minute = Math.floor(Date.now() / 60_000);
+      if (minute !== window) {
+        window = minute;
+        calls.clear();
+      }
+      const made = calls.get(found.id) ?? 0;
+      if (made >= RATE_LIMIT_PER_MINUTE) {
+        return reply
+          .code(429)
+          .type(PROBLEM)
+          .send(problem(429, 'RATE_LIMITED', 'Too many calls: wait a minute.'));
+      }
+      calls.set(found.id, made + 1);
+    });
 
   app.get<{ Params: { id: string } }>('/api/orders/:id', async (request, reply) => {
     const id = request.params.id.toLowerCase();

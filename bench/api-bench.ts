@@ -32,7 +32,7 @@ import { JSON_SERVER_VERSION, jsonServerRequest, startJsonServer, writeJsonServe
 import { createSchema, postgresUnavailable, postgresUrlOf } from './postgres.ts';
 import { benchStartup, type StartupResult } from './startup.ts';
 
-export type ServerKind = 'generated' | 'served' | 'durable' | 'baseline' | 'bare';
+export type ServerKind = 'generated' | 'served' | 'durable' | 'baseline' | 'floor' | 'bare';
 export type Operation = 'get' | 'list' | 'list-deep' | 'create';
 export type Database = 'sqlite' | 'postgres';
 export const DATABASES: readonly Database[] = ['sqlite', 'postgres'];
@@ -40,6 +40,12 @@ export const DATABASES: readonly Database[] = ['sqlite', 'postgres'];
 export interface ApiBenchOptions {
   /** Measured seconds of one run of one server on one call. */
   seconds: number;
+  /**
+   * A run sends this many calls, however long they take, instead of running for `seconds`: the
+   * test's smoke (bench/api-bench.test.ts), which proves that every case runs and is reported and
+   * leaves the timing to `npm run bench`. Never set by `npm run bench`.
+   */
+  calls?: number;
   /** Unmeasured seconds each server gets on each call first. */
   warmupSeconds: number;
   /**
@@ -82,6 +88,11 @@ export interface ApiBenchOptions {
    */
   durable: boolean;
   /**
+   * Also measure the floor (issue 31): the hand-written server without token and rate limit, the
+   * least the same reads and writes cost, at the main table size.
+   */
+  floor: boolean;
+  /**
    * json-server's table for the reads, and for create (at most `rows`). Each of its calls costs
    * time in proportion to what it holds, a create most (it serialises and rewrites its whole
    * database): on `rows` orders a call at `-c connections` would wait longer than a run lasts.
@@ -110,6 +121,7 @@ export const DEFAULT_API_OPTIONS: ApiBenchOptions = {
   jsonServer: true,
   served: true,
   durable: true,
+  floor: true,
   jsonServerRows: 10_000,
   jsonServerCreateRows: 1_000,
   startupRuns: 5,
@@ -148,6 +160,7 @@ export function apiOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): ApiBenc
     jsonServer: env.BENCH_JSON_SERVER !== '0',
     served: env.BENCH_SERVED !== '0',
     durable: env.BENCH_DURABLE !== '0',
+    floor: env.BENCH_FLOOR !== '0',
     jsonServerRows: Math.round(number('BENCH_JSON_SERVER_ROWS', DEFAULT_API_OPTIONS.jsonServerRows)),
     jsonServerCreateRows: Math.round(number('BENCH_JSON_SERVER_CREATE_ROWS', DEFAULT_API_OPTIONS.jsonServerCreateRows)),
     startupRuns: Math.round(number('BENCH_STARTUP_RUNS', DEFAULT_API_OPTIONS.startupRuns, true)),
@@ -195,6 +208,7 @@ export function benchEnvOf(env: NodeJS.ProcessEnv = process.env): string {
     'BENCH_JSON_SERVER',
     'BENCH_SERVED',
     'BENCH_DURABLE',
+    'BENCH_FLOOR',
     'BENCH_JSON_SERVER_ROWS',
     'BENCH_JSON_SERVER_CREATE_ROWS',
     'BENCH_STARTUP_RUNS',
@@ -234,6 +248,8 @@ export interface OperationResult {
   served: ServedResult | null;
   /** Create on SQLite at `synchronous=FULL`; null for the other calls and when not measured. */
   durable: DurableResult | null;
+  /** The floor (hand-written, no token, no logging); null when not measured. */
+  floor: FloorResult | null;
   /** hand-written ÷ generated CPU time per request (the same sense: below 1, the generated costs more). */
   cpuRatio: number | null;
 }
@@ -247,6 +263,18 @@ export interface ServedResult {
   loggingRatio: number;
   /** Lines its log file gained during the call's runs ÷ the answers it gave: one line per request. */
   linesPerRequest: number;
+}
+
+/** The hand-written server without token or logging, in the same rounds: the floor of a call's cost. */
+export interface FloorResult {
+  measurement: Measurement;
+  /** served (else generated) ÷ floor throughput, the median of the rounds' ratios. */
+  ratio: number;
+  /** served (else generated) ÷ floor CPU time per answer: how many times the floor's cost a call takes. */
+  cpuRatio: number | null;
+  /** generated (logging off) ÷ floor, both ways. */
+  generatedRatio: number;
+  generatedCpuRatio: number | null;
 }
 
 /** The generated server's create with `--sqlite-synchronous full`, in the same rounds (logging off, like `generated`). */
@@ -698,6 +726,7 @@ export async function load(
   request: autocannon.Request,
   seconds: number,
   connections: number,
+  calls?: number,
 ): Promise<Measurement> {
   const { url } = server;
   if (server.idleRssKb === undefined) server.idleRssKb = rssKb(server.pid);
@@ -710,7 +739,12 @@ export async function load(
   const cpuBefore = cpuTimeUs(server.pid);
   let result: autocannon.Result;
   try {
-    result = await autocannon({ url, connections, duration: seconds, requests: [request] });
+    result = await autocannon({
+      url,
+      connections,
+      ...(calls === undefined ? { duration: seconds } : { amount: calls }),
+      requests: [request],
+    });
   } finally {
     clearInterval(sampler);
   }
@@ -767,6 +801,21 @@ function merge(runs: Measurement[]): Measurement {
   };
 }
 
+/** The floor against the default configuration (served, else generated) and against logging off. */
+function floorResult(floor: Measurement[], served: Measurement[], generated: Measurement[]): FloorResult {
+  const f = merge(floor);
+  const s = merge(served);
+  const g = merge(generated);
+  const cpuOver = (m: Measurement) => (m.cpuUs !== null && f.cpuUs !== null ? m.cpuUs / f.cpuUs : null);
+  return {
+    measurement: f,
+    ratio: roundRatio(served, floor),
+    cpuRatio: cpuOver(s),
+    generatedRatio: roundRatio(generated, floor),
+    generatedCpuRatio: cpuOver(g),
+  };
+}
+
 /** The median of the rounds' ratios of a's throughput to b's (each round's two runs were back to back). */
 function roundRatio(a: readonly Measurement[], b: readonly Measurement[]): number {
   // A round where either server answered nothing says nothing about their ratio.
@@ -779,7 +828,7 @@ function pinSelf(): void {
 
 /** A server taking part in a call's rounds, with the request it gets and its runs. */
 interface Participant {
-  name: 'generated' | 'served' | 'durable' | 'baseline' | 'json-server';
+  name: 'generated' | 'served' | 'durable' | 'baseline' | 'floor' | 'json-server';
   server: LoadedServer;
   request: autocannon.Request;
   runs: Measurement[];
@@ -879,7 +928,7 @@ export async function benchApi(options: ApiBenchOptions = DEFAULT_API_OPTIONS): 
         if (options.warmupSeconds > 0) await load(bare, request, options.warmupSeconds, options.connections);
         const runs: Measurement[] = [];
         for (let round = 0; round < options.rounds; round++) {
-          runs.push(await load(bare, request, options.seconds, options.connections));
+          runs.push(await load(bare, request, options.seconds, options.connections, options.calls));
         }
         report.ceiling = merge(runs);
         log(`load generator ceiling (bare node:http): ${Math.round(report.ceiling.rps)} req/s`);
@@ -925,6 +974,7 @@ export async function benchApi(options: ApiBenchOptions = DEFAULT_API_OPTIONS): 
       const logFile = join(dir, `served-${database}-${rows}.log`);
       const withServed = options.served && main;
       const withDurable = options.durable && main && database === 'sqlite' && operations.includes('create');
+      const withFloor = options.floor && main;
       // The generated server first, alone: it brings the database to the spec inside one write
       // transaction, which servers starting beside it on a busy pinned core waited on past their
       // busy timeout (SQLITE_BUSY). The others then find nothing to migrate and start together.
@@ -937,6 +987,7 @@ export async function benchApi(options: ApiBenchOptions = DEFAULT_API_OPTIONS): 
           ? [started(startServer('served', seeded.location, { ...serverOptions('served'), logFile }))]
           : []),
         ...(withDurable ? [started(startServer('durable', seeded.location, serverOptions('durable')))] : []),
+        ...(withFloor ? [started(startServer('floor', seeded.location, serverOptions('floor')))] : []),
         ...peerFiles.map((file) => started(startJsonServer(file, { pin: pinned }))),
       ];
       // All settled before any failure is thrown, so that every server that did start is stopped.
@@ -948,13 +999,14 @@ export async function benchApi(options: ApiBenchOptions = DEFAULT_API_OPTIONS): 
       ];
       const served = withServed ? others.shift() : undefined;
       const durable = withDurable ? others.shift() : undefined;
+      const floor = withFloor ? others.shift() : undefined;
       const peerServers = others;
       const peers = new Map<'read' | 'create', { server: LoadedServer; rows: number }>();
       for (const [i, [use, peerRows]] of peerNeeds.entries()) {
         const server = peerServers[i];
         if (server) peers.set(use, { server, rows: peerRows });
       }
-      const answered = { generated: 0, baseline: 0, served: 0 };
+      const answered = { generated: 0, baseline: 0, served: 0, floor: 0 };
       for (const operation of operations) {
         const participants: Participant[] = [
           { name: 'generated', server: generated, request: requestFor(operation, seeded), runs: [] },
@@ -962,6 +1014,8 @@ export async function benchApi(options: ApiBenchOptions = DEFAULT_API_OPTIONS): 
         ];
         if (served)
           participants.push({ name: 'served', server: served, request: requestFor(operation, seeded), runs: [] });
+        if (floor)
+          participants.push({ name: 'floor', server: floor, request: requestFor(operation, seeded), runs: [] });
         if (durable && operation === 'create') {
           participants.push({ name: 'durable', server: durable, request: requestFor(operation, seeded), runs: [] });
         }
@@ -981,7 +1035,7 @@ export async function benchApi(options: ApiBenchOptions = DEFAULT_API_OPTIONS): 
             const warm = await load(p.server, p.request, options.warmupSeconds, options.connections);
             if (p.name === 'json-server') await settle(p.server.pid);
             p.warm = warm.requests;
-            if (p.name === 'generated' || p.name === 'baseline' || p.name === 'served')
+            if (p.name === 'generated' || p.name === 'baseline' || p.name === 'served' || p.name === 'floor')
               answered[p.name] += warm.requests;
           }
         }
@@ -989,10 +1043,10 @@ export async function benchApi(options: ApiBenchOptions = DEFAULT_API_OPTIONS): 
           // A B C, C B A, …: each server runs as often early in a round as late.
           const order = round % 2 === 0 ? participants : [...participants].reverse();
           for (const p of order) {
-            const measured = await load(p.server, p.request, options.seconds, options.connections);
+            const measured = await load(p.server, p.request, options.seconds, options.connections, options.calls);
             if (p.name === 'json-server') await settle(p.server.pid);
             p.runs.push(measured);
-            if (p.name === 'generated' || p.name === 'baseline' || p.name === 'served')
+            if (p.name === 'generated' || p.name === 'baseline' || p.name === 'served' || p.name === 'floor')
               answered[p.name] += measured.requests;
           }
         }
@@ -1002,6 +1056,7 @@ export async function benchApi(options: ApiBenchOptions = DEFAULT_API_OPTIONS): 
         const json = byName('json-server');
         const logged = byName('served');
         const synced = byName('durable');
+        const least = byName('floor');
         const g = merge(gen.runs);
         const b = merge(base.runs);
         const ratio = roundRatio(gen.runs, base.runs);
@@ -1025,11 +1080,18 @@ export async function benchApi(options: ApiBenchOptions = DEFAULT_API_OPTIONS): 
           ratio,
           cpuRatio,
           served: servedResult,
+          floor: least ? floorResult(least.runs, (logged ?? gen).runs, gen.runs) : null,
           durable: synced ? { measurement: merge(synced.runs), ratio: roundRatio(synced.runs, gen.runs) } : null,
         };
         log(
           `${DATABASE_LABELS[database]}, ${rows.toLocaleString('en')} rows, ${operation}: generated ${Math.round(g.rps)} req/s, hand-written ${Math.round(b.rps)} req/s (${result.ratio.toFixed(2)}×; CPU per request ${g.cpuUs?.toFixed(0)} vs ${b.cpuUs?.toFixed(0)} µs)`,
         );
+        if (result.floor) {
+          const f = result.floor;
+          log(
+            `  floor (hand-written, no token, no logging): ${Math.round(f.measurement.rps)} req/s, CPU per request ${f.measurement.cpuUs?.toFixed(0)} µs; ${logged ? 'served' : 'generated'} ÷ floor ${f.ratio.toFixed(2)}× req/s, ${f.cpuRatio?.toFixed(2)}× CPU`,
+          );
+        }
         if (result.durable) {
           log(
             `  synchronous=FULL: ${Math.round(result.durable.measurement.rps)} req/s (${result.durable.ratio.toFixed(2)}× NORMAL; CPU per request ${result.durable.measurement.cpuUs?.toFixed(0)} µs)`,
@@ -1087,8 +1149,8 @@ export async function benchApi(options: ApiBenchOptions = DEFAULT_API_OPTIONS): 
         }
       }
       if (options.cpuProfDir) {
-        for (const kind of ['generated', 'baseline', 'served'] as const) {
-          if (kind === 'served' && answered.served === 0) continue;
+        for (const kind of ['generated', 'baseline', 'served', 'floor'] as const) {
+          if ((kind === 'served' || kind === 'floor') && answered[kind] === 0) continue;
           const profile = join(options.cpuProfDir, `${kind}-${database}-${rows}.cpuprofile`);
           log(`${profile}: ${answered[kind]} answers (node bench/cpu-profile.ts ${profile} ${answered[kind]})`);
         }
@@ -1143,8 +1205,19 @@ async function probeJsonServer(dir: string, rows: number, pin: boolean): Promise
 
 /** The lines of a log file (0 when there is none yet). */
 async function logLines(file: string): Promise<number> {
-  // The server writes its log asynchronously: what it answered last may not be written yet.
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  // The server writes its log asynchronously: what it answered last may not be written yet, for
+  // longer on a busy machine. Counted again until two counts 100 ms apart agree (2 s at most).
+  let last = -1;
+  for (let tries = 0; tries < 20; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const lines = await countLines(file);
+    if (lines === last) return lines;
+    last = lines;
+  }
+  return last;
+}
+
+async function countLines(file: string): Promise<number> {
   let lines = 0;
   try {
     for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) {
@@ -1274,7 +1347,7 @@ export function formatApiReport(report: ApiBenchReport, command: string): string
   out.push(
     `${report.startedAt.toISOString().slice(0, 10)} · ${report.machine}. ` +
       `${report.pinned ? 'Each server pinned to CPU 0, autocannon on CPU 1' : 'Not pinned (no taskset or one CPU)'}; ` +
-      `\`-c ${options.connections}\`, ${options.rounds} runs of ${options.seconds} s per server and call after ${options.warmupSeconds} s of warm-up, ` +
+      `\`-c ${options.connections}\`, ${options.rounds} runs of ${options.calls === undefined ? `${options.seconds} s` : `${options.calls} calls`} per server and call after ${options.warmupSeconds} s of warm-up, ` +
       'the servers taking turns; medians of the runs, each ratio the median of the rounds’ ratios.' +
       (report.postgres ? ` ${report.postgres}; its processes are not pinned and share both CPUs.` : '') +
       ` The whole run took ${minutes}. Command: \`${command}\`.`,
@@ -1317,6 +1390,25 @@ export function formatApiReport(report: ApiBenchReport, command: string): string
       'A log line per answer is a little above 1: the requests under way when a run ends are answered and logged after autocannon stops counting.',
       '',
     );
+  }
+  const floored = report.operations.filter((o) => o.floor !== null);
+  if (floored.length > 0) {
+    out.push(
+      'The floor (issue 31): the hand-written server without the token lookup and the rate limit, no logging — the same reads and writes, ' +
+        'what a visitor’s or a session’s call costs at the least. Ratios of the default configuration (served, request logs on) and of logging off to it, ' +
+        'from the same rounds; CPU per answer is the server process’s user + system time from `/proc` ÷ answers (the steadier figure on a shared machine):',
+      '',
+      '| database | call | floor req/s | floor CPU µs/req | hand-written (token) CPU µs/req | served CPU µs/req | served ÷ floor CPU | served ÷ floor req/s | logging off CPU µs/req | logging off ÷ floor CPU | logging off ÷ floor req/s |',
+      '|---|---|---|---|---|---|---|---|---|---|---|',
+    );
+    for (const o of floored) {
+      const f = o.floor as FloorResult;
+      const times = (x: number | null) => (x === null ? '–' : `${x.toFixed(2)}×`);
+      out.push(
+        `| ${DATABASE_LABELS[o.database]} | ${OPERATION_LABELS[o.operation]} | ${int(f.measurement.rps)} | ${cpu(f.measurement)} | ${cpu(o.baseline)} | ${o.served ? cpu(o.served.measurement) : '–'} | **${times(f.cpuRatio)}** | **${f.ratio.toFixed(2)}×** | ${cpu(o.generated)} | ${times(f.generatedCpuRatio)} | ${f.generatedRatio.toFixed(2)}× |`,
+      );
+    }
+    out.push('');
   }
   for (const o of report.operations) {
     if (o.durable === null) continue;

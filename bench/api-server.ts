@@ -4,6 +4,7 @@
 // request on stdout, which the benchmark sends to a file), `durable` (logging off, SQLite with
 // `synchronous=FULL`: `--sqlite-synchronous full`), `baseline` (the
 // hand-written api-baseline.ts, or api-baseline-pg.ts when the database is a PostgreSQL URL) or
+// `floor` (the hand-written server without the token and the rate limit: the least a call costs) or
 // `bare` (node:http answering a fixed small JSON: the ceiling of what the load generator can
 // measure). The database is a SQLite file or a `postgres://` URL. Prints `{"url": …}` on stdout
 // (on fd 3 for `served`, whose stdout is its log) once listening; closes on SIGTERM, SIGINT or
@@ -18,8 +19,10 @@ import { createPgBaseline } from './api-baseline-pg.ts';
 const API_SPEC_PATH = new URL('./api-bench.spec.md', import.meta.url);
 
 const [kind, database] = process.argv.slice(2);
-if (!database || !['generated', 'served', 'durable', 'baseline', 'bare'].includes(kind ?? '')) {
-  console.error('usage: node bench/api-server.ts generated|served|durable|baseline|bare <db file | postgres:// URL>');
+if (!database || !['generated', 'served', 'durable', 'baseline', 'floor', 'bare'].includes(kind ?? '')) {
+  console.error(
+    'usage: node bench/api-server.ts generated|served|durable|baseline|floor|bare <db file | postgres:// URL>',
+  );
   process.exit(2);
 }
 const postgres = /^postgres(ql)?:\/\//.test(database);
@@ -38,8 +41,9 @@ if (kind === 'generated' || kind === 'served' || kind === 'durable') {
   });
   url = await server.listen({ port: 0 });
   close = () => server.close();
-} else if (kind === 'baseline') {
-  const app = postgres ? createPgBaseline(database) : createBaseline(database);
+} else if (kind === 'baseline' || kind === 'floor') {
+  const auth = kind === 'baseline';
+  const app = postgres ? createPgBaseline(database, { auth }) : createBaseline(database, { auth });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   capture,
@@ -160,7 +160,9 @@ async function save(page: Page, outcome: string): Promise<string> {
   const before = await page.getByText(/^Version \d+/).textContent();
   await page.keyboard.press('Control+s');
   await poll(async () => (await status.count()) > 0 && (await page.getByText(/^Version \d+/).textContent()) !== before);
-  await page.getByText('Saved', { exact: true }).waitFor();
+  // One status: saved, and whether the server applied it, never "Saved" beside "Not applied".
+  const said = outcome === 'applied' ? 'Saved and applied' : 'Saved, not applied';
+  await page.locator(`[data-status="${said}"]`).waitFor();
   return (await status.textContent()) ?? '';
 }
 
@@ -263,13 +265,15 @@ describe('the Studio under ninepoint dev', () => {
     await page.getByText('No problems', { exact: true }).waitFor();
     await editor(page).getByText('# Specification: Lending desk').waitFor();
 
-    // Wide table rows wrap, so the editor never scrolls sideways; the switch turns wrapping off
-    // (this test moves by lines with the arrow keys, which follow wrapped lines otherwise).
+    // A table row is never wrapped mid-row: the widest row is one line high, and the editor scrolls sideways.
     const scroller = page.locator('.cm-scroller');
     const sideways = () => scroller.evaluate((el) => el.scrollWidth > el.clientWidth + 1);
-    expect(await sideways()).toBe(false);
-    await page.getByRole('switch', { name: 'Wrap lines' }).click();
-    await poll(sideways);
+    expect(await sideways()).toBe(true);
+    const rowHeights = await page
+      .locator('.cm-line', { hasText: /^\| route / })
+      .first()
+      .evaluate((row) => [row.getBoundingClientRect().height, Number.parseFloat(getComputedStyle(row).lineHeight)]);
+    expect(rowHeights[0]).toBeLessThan((rowHeights[1] ?? 0) * 1.5);
 
     // A mistake, typed: Loan.book names "Bok". The checker runs in the browser as you type.
     const typo = position(SPEC, 'Book      |', '| book           |');
@@ -291,18 +295,107 @@ describe('the Studio under ninepoint dev', () => {
     await entry.getByRole('button', { name: 'Fix: Change "Bok" to "Book"' }).click();
     await page.getByText('No problems', { exact: true }).waitFor();
 
-    // A new field on Book, and a new transition (with its call) on Loan, typed into their tables.
-    await cursorTo(page, position(SPEC, '| cover   |').line, 1);
-    await page.keyboard.insertText(
-      '| pages   | integer   | 1..5000                                     | page count                                    |\n',
-    );
-    const transition = position(SPEC, '| write off    | overdue');
-    await cursorTo(page, transition.line + 2, 1);
-    await page.keyboard.insertText(
-      '| report lost  | out          | lost     | staff |                         |                                                  | the member says it is gone             |\n',
-    );
+    // The outline jumps to a point: its heading is at the top of the editor, the cursor on it.
+    await page.getByRole('tab', { name: 'Outline' }).click();
+    const outline = page.getByRole('navigation', { name: 'Outline of the spec' });
+    await outline.getByRole('button', { name: /^4\. States and transitions/ }).click();
+    const active = page.locator('.cm-activeLine');
+    await poll(() => active.textContent()).toBe('## 4. States and transitions');
+    const top = async () => {
+      const [line, view] = await Promise.all([active.boundingBox(), scroller.boundingBox()]);
+      return (line?.y ?? 0) - (view?.y ?? 0);
+    };
+    await poll(top).toBeLessThan(40);
+    await outline
+      .getByRole('button', { name: /^Loan\b/ })
+      .first()
+      .click();
+    await poll(() => active.textContent()).toBe('### Loan');
+
+    // Guided forms write the rows: a whole number and a file field with its limits on Book.
+    const addMenu = async (what: string) => {
+      await page.getByRole('button', { name: 'Add…' }).click();
+      await page.getByRole('menuitem', { name: what }).click();
+      return page.getByRole('dialog', { name: `Add ${what.replace(/^A /, 'a ')}` });
+    };
+    // A Mantine select is a combobox; a multi-select's search field a textbox.
+    const choose = (within: Locator, name: string | RegExp) =>
+      within.getByRole('combobox', { name }).or(within.getByRole('textbox', { name })).first();
+    let form = await addMenu('A field');
+    await form.getByRole('textbox', { name: /^Name/ }).fill('pages');
+    await choose(form, 'Type').click();
+    await page.getByRole('option', { name: 'Whole number' }).click();
+    await form.getByRole('textbox', { name: /^Meaning/ }).fill('page count');
+    await form.getByRole('button', { name: 'Add the field' }).click();
+    await form.waitFor({ state: 'hidden' });
+    await page.locator('.cm-line', { hasText: /^\| pages +\| integer +\| +\| page count +\|$/ }).waitFor();
+
+    form = await addMenu('A field');
+    await form.getByRole('textbox', { name: /^Name/ }).fill('scan');
+    await choose(form, 'Type').click();
+    await page.getByRole('option', { name: 'Image', exact: true }).click();
+    // An image takes raster kinds only; a file any kind the bytes can say.
+    await choose(form, /^Kinds accepted/).click();
+    expect(await page.getByRole('option', { name: 'pdf' }).count()).toBe(0);
+    await page.keyboard.press('Escape');
+    await choose(form, 'Type').click();
+    await page.getByRole('option', { name: 'File', exact: true }).click();
+    await form.getByRole('textbox', { name: /^Largest file, MB/ }).fill('10');
+    await choose(form, /^Kinds accepted/).click();
+    await page.getByRole('option', { name: 'pdf' }).click();
+    await page.keyboard.press('Escape');
+    await form.getByRole('textbox', { name: /^Meaning/ }).fill('the signed donation form');
+    await expectAccessible(page, 'the Studio’s guided field form');
+    await capture(page, 'studio-add-field');
+    await form.getByRole('button', { name: 'Add the field' }).click();
+    await form.waitFor({ state: 'hidden' });
+    await page
+      .locator('.cm-line', { hasText: /^\| scan +\| file +\| at most 10 MB, pdf +\| the signed donation form +\|$/ })
+      .waitFor();
+    // Completions know the file types: typing in the new row's type cell offers "files, at most 5".
+    await page.keyboard.press('Home');
+    for (let i = 0; i < '| scan    | file'.length; i++) await page.keyboard.press('ArrowRight');
+    await page.keyboard.type('s');
+    const offered = page.locator('.cm-tooltip-autocomplete');
+    await offered.locator('.cm-completionLabel', { hasText: /^files, at most 5$/ }).waitFor();
+    await page.keyboard.press('Escape');
+    await offered.waitFor({ state: 'hidden' });
+    await page.keyboard.press('Backspace');
+
+    // A state, written and then undone (nothing leads to it yet); a role; a transition.
+    form = await addMenu('A state');
+    await form.getByRole('textbox', { name: 'Name' }).fill('damaged');
+    await form.getByRole('textbox', { name: 'Meaning' }).fill('back, but not fit to lend');
+    await form.getByRole('button', { name: 'Add the state' }).click();
+    await page.locator('.cm-line', { hasText: /^\| damaged +\| back, but not fit to lend +\|$/ }).waitFor();
+    await page.keyboard.press('Control+z');
+    await poll(() => page.locator('.cm-line', { hasText: '| damaged ' }).count()).toBe(0);
+
+    form = await addMenu('A role');
+    await form.getByRole('textbox', { name: 'Name' }).fill('volunteer');
+    await form.getByRole('textbox', { name: 'Meaning' }).fill('helps at the desk on Saturdays');
+    await choose(form, 'May do with Book').click();
+    await page.getByRole('option', { name: 'Read all' }).click();
+    await form.getByRole('button', { name: 'Add the role' }).click();
+    await page.locator('.cm-line', { hasText: /^\| volunteer +\| read +\| +\| helps at the desk/ }).waitFor();
+
+    form = await addMenu('A transition');
+    await form.getByRole('textbox', { name: 'Name' }).fill('report lost');
+    await choose(form, 'From').click();
+    await page.getByRole('option', { name: 'out', exact: true }).click();
+    await page.keyboard.press('Escape');
+    await choose(form, 'To').click();
+    await page.getByRole('option', { name: 'lost', exact: true }).click();
+    await choose(form, /^Who/).click();
+    await page.getByRole('option', { name: 'staff', exact: true }).click();
+    await page.keyboard.press('Escape');
+    await form.getByRole('textbox', { name: /^Meaning/ }).fill('the member says it is gone');
+    await form.getByRole('button', { name: 'Add the transition' }).click();
+    await page.locator('.cm-line', { hasText: /^\| report lost +\| out +\| lost +\| staff +\|/ }).waitFor();
+
+    // Its call, typed into point 7 (four rows were written above it).
     const call = position(SPEC, '| POST   | /api/loans/:id/write-off');
-    await cursorTo(page, call.line + 3, 1);
+    await cursorTo(page, call.line + 5, 1);
     await page.keyboard.insertText(
       '| POST   | /api/loans/:id/report-lost  |                                                     | Loan: report lost  |                                    |\n',
     );
@@ -312,12 +405,24 @@ describe('the Studio under ninepoint dev', () => {
     // The pictures follow the text: the new transition is in Loan's state diagram.
     await page.getByRole('tab', { name: 'Diagrams' }).click();
     const states = page.getByRole('img', { name: 'State diagram: Loan states' });
-    await states.locator('svg').waitFor();
+    // Mermaid's first load and drawing: seconds on a busy two-core machine.
+    await states.locator('svg').waitFor({ timeout: 3 * STEP_MS });
     await poll(async () => (await states.textContent())?.includes('report lost'));
     await page
       .getByRole('img', { name: /Entity-relationship diagram/ })
       .locator('svg')
       .waitFor();
+    // At Fit the labels read: never drawn below 0.75 of Mermaid's size (a wide diagram scrolls instead).
+    const smallestText = (figure: typeof states) =>
+      figure.locator('svg').evaluate((svg: SVGSVGElement) => {
+        const scale = svg.getBoundingClientRect().width / (svg.viewBox.baseVal?.width || 1);
+        const labels = [...svg.querySelectorAll('text, span')].filter((el) => (el.textContent ?? '').trim() !== '');
+        return Math.min(...labels.map((el) => Number.parseFloat(getComputedStyle(el).fontSize) * scale));
+      });
+    const er = page.getByRole('img', { name: /Entity-relationship diagram/ });
+    const fitText = [await smallestText(er), await smallestText(states)];
+    console.log(`Diagram text at Fit: ${fitText.map((px) => px.toFixed(1)).join(' px, ')} px (ER, Loan states).`);
+    for (const px of fitText) expect(px).toBeGreaterThanOrEqual(11);
     await states.scrollIntoViewIfNeeded();
     await leaveEditor(page);
     await capture(page, 'studio-diagrams');
@@ -368,7 +473,8 @@ describe('the Studio under ninepoint dev', () => {
     await cursorTo(page, position(SPEC, '| summary | long text |').line, 1);
     await page.keyboard.press('Control+Shift+K');
     const payload = position(SPEC, 'summary, cover', '| PATCH  | /api/books/:id');
-    await cursorTo(page, payload.line + 1, payload.column);
+    // Two fields, a role and a transition were written above it, and the summary row deleted.
+    await cursorTo(page, payload.line + 3, payload.column);
     for (let i = 0; i < 'summary, '.length; i++) await page.keyboard.press('Delete');
     await page.getByText('No problems', { exact: true }).waitFor();
     const refused = await save(page, 'refused');
@@ -380,6 +486,18 @@ describe('the Studio under ninepoint dev', () => {
     await leaveEditor(page);
     await capture(page, 'studio-refused');
 
+    // On a phone: nothing wider than the screen, the outline still jumps, the status still one.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await poll(() => page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await page.getByRole('tab', { name: 'Outline' }).click();
+    await outline.getByRole('button', { name: /^6\. Roles and permissions/ }).click();
+    await poll(() => active.textContent()).toBe('## 6. Roles and permissions');
+    await page.locator('[data-status="Saved, not applied"]').waitFor();
+    await leaveEditor(page);
+    await expectAccessible(page, 'the Studio on a phone');
+    await capture(page, 'studio-phone');
+    await page.setViewportSize({ width: 1280, height: 800 });
+
     // The app keeps serving the last good spec: the catalogue loads, the summary is still there.
     await app.goto(`${url}/books`);
     await app.getByRole('link', { name: 'Small Gods' }).first().waitFor();
@@ -390,7 +508,8 @@ describe('the Studio under ninepoint dev', () => {
     expect(faults(appWatch), 'faults on the app page').toEqual([]);
     expect(watch.offsite).toEqual([]);
     console.log(`The Studio's dev loop took ${((Date.now() - started) / 1000).toFixed(1)} s in Chromium.`);
-  });
+    // A newcomer's whole session in one test (guided forms, outline, save, refusal, phone): longer than most.
+  }, 240_000);
 });
 
 describe('the Studio under ninepoint serve', () => {

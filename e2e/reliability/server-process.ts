@@ -6,10 +6,10 @@ import {
   createApiToken,
   HISTORY_TABLE,
   openAccounts,
+  replayHistory,
   type Store,
 } from '@ninepoint/server';
 import type { Model } from '@ninepoint/spec';
-import { replayHistory } from '../../packages/server/src/store/history.ts';
 import type { FreshDatabase } from '../../packages/server/test/databases.ts';
 
 /**

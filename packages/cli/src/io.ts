@@ -1,4 +1,4 @@
-import { processStdin } from './terminal-input.ts';
+import { readSecretFrom } from './terminal-input.ts';
 
 /** Where a command writes; a process stream, or a string buffer in tests. */
 export interface Output {
@@ -48,4 +48,21 @@ export function processIo(): Io {
 /** Colour only for people: on a terminal, unless NO_COLOR asks otherwise (https://no-color.org). */
 export function wantsColor(output: Output, env: Io['env']): boolean {
   return output.isTTY === true && (env.NO_COLOR === undefined || env.NO_COLOR === '');
+}
+
+/** The process's stdin as an `Input`; `process.stdin` is touched only when a command reads it. */
+export function processStdin(): Input {
+  return {
+    get isTTY() {
+      return process.stdin.isTTY === true;
+    },
+    async readAll() {
+      const chunks: Buffer[] = [];
+      for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+      return Buffer.concat(chunks).toString('utf8');
+    },
+    readSecret(prompt) {
+      return readSecretFrom(process.stdin, { write: (text) => void process.stderr.write(text) }, prompt);
+    },
+  };
 }

@@ -1,5 +1,3 @@
-import type { Input, Output } from './io.ts';
-
 /** What reading a secret needs of a terminal: `process.stdin`, or a stand-in in tests. */
 export interface TerminalStream {
   setRawMode(raw: boolean): unknown;
@@ -56,7 +54,11 @@ export function typeKeys(text: string, keys: string): Typed {
  * Shows the prompt and reads one line from a terminal without echoing it (raw mode, restored
  * afterwards); null when the person cancels.
  */
-export function readSecretFrom(input: TerminalStream, output: Output, prompt: string): Promise<string | null> {
+export function readSecretFrom(
+  input: TerminalStream,
+  output: { write(text: string): void },
+  prompt: string,
+): Promise<string | null> {
   output.write(prompt);
   input.setEncoding('utf8');
   input.setRawMode(true);
@@ -75,21 +77,4 @@ export function readSecretFrom(input: TerminalStream, output: Output, prompt: st
     input.on('data', onData);
     input.resume();
   });
-}
-
-/** The process's stdin as an `Input`; `process.stdin` is touched only when a command reads it. */
-export function processStdin(): Input {
-  return {
-    get isTTY() {
-      return process.stdin.isTTY === true;
-    },
-    async readAll() {
-      const chunks: Buffer[] = [];
-      for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-      return Buffer.concat(chunks).toString('utf8');
-    },
-    readSecret(prompt) {
-      return readSecretFrom(process.stdin, { write: (text) => void process.stderr.write(text) }, prompt);
-    },
-  };
 }

@@ -162,6 +162,7 @@ export {
   type UserAccount,
 } from './people/index.ts';
 export { encodeCursor, etagOf, ifMatchVersions, parseListQuery, registerEntityRoutes } from './records/index.ts';
+export { replayHistory } from './store/history.ts';
 export { DEFAULT_DB_PATH, openStore, type StoreOptions } from './store/open-store.ts';
 export type { Records } from './store/records-core.ts';
 export {

@@ -22,6 +22,8 @@ import { validateErrors } from './validate/errors.ts';
 import { validateExpressions } from './validate/expressions.ts';
 import { validateReveals } from './validate/reveals.ts';
 import { validateRoles } from './validate/roles.ts';
+import { validateRules } from './validate/rules.ts';
+import { validateScreens } from './validate/screens.ts';
 import { validateStates } from './validate/states.ts';
 
 /** Specs larger than this are refused: 2 MB is ~40,000 lines, far beyond any real product. */
@@ -81,8 +83,8 @@ export function checkSpec(source: string): CheckResult {
   model.permissions = roles.permissions;
   model.machines = read('states', readStates, []);
   for (const link of scope.afterMachines) link();
-  model.rules = read('rules', readRules, []);
-  model.screens = read('screens', readScreens, []);
+  const rules = read('rules', readRules, { rules: [], periods: [] });
+  const screens = read('screens', readScreens, []);
   model.calls = read('calls', readCalls, []);
   const outgoing = read('calls', readOutgoing, { notifications: [], webhooks: [], schedules: [] });
   model.schedules = outgoing.schedules;
@@ -91,6 +93,8 @@ export function checkSpec(source: string): CheckResult {
   // Validate: each point's checks on what was read. Errors before constants: a message's
   // placeholders mark the constants they name as used.
   validateDocument(sections, bag);
+  model.screens = validateScreens(screens, model, bag);
+  model.rules = validateRules(rules, model, bag);
   validateStates(model, bag);
   validateRoles(model, bag);
   validateExpressions(model, bag);

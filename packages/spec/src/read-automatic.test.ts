@@ -107,4 +107,27 @@ describe('TIME_ZONE', () => {
     expect(problems(spec('Europe/Berlin'))).toEqual([]);
     expect(problems(spec('Europe/Berlim'))).toEqual([{ code: 'unknown-time-zone', line: 65, hint: true }]);
   });
+
+  it('says which constant a wait names when point 9 lacks it or it holds no duration, with a suggestion', () => {
+    const said = (rows: string, constants: string) =>
+      checkSpec(withTransitions(`| mark overdue | out | overdue | system | now > due |\n${rows}`, constants))
+        .diagnostics.filter((d) => d.code === 'unknown-constant' || d.code === 'invalid-duration')
+        .map((d) => [d.code, d.message, d.expected, d.hint]);
+    expect(said('| write off | overdue | lost | system | after LOST_AFTR |', '| LOST_AFTER | 8 weeks | |')).toEqual([
+      [
+        'unknown-constant',
+        'Transition "write off" waits LOST_AFTR, which point 9 does not define.',
+        ['LOST_AFTER'],
+        'Did you mean "LOST_AFTER"? Add a row "| LOST_AFTR | 4 hours | … |" to point 9, or write the time, e.g. "after 4 hours".',
+      ],
+    ]);
+    expect(said('| write off | overdue | lost | system | after LOST_AFTER |', '| LOST_AFTER | 8 | |')).toEqual([
+      [
+        'invalid-duration',
+        'Transition "write off" waits LOST_AFTER, which is a integer, not a duration.',
+        [],
+        'Give LOST_AFTER a duration in point 9, e.g. "4 hours", "30 minutes" or "2 days".',
+      ],
+    ]);
+  });
 });

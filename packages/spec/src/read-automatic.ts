@@ -94,32 +94,8 @@ function readAfter(
   let seconds: number | null = null;
   let constant: string | null = null;
   if (/^[A-Z][A-Z0-9_]*$/.test(amount)) {
-    const found = scope.constants.get(amount);
-    if (!found) {
-      bag.report(
-        'unknown-constant',
-        when.span,
-        `Transition "${transition}" waits ${amount}, which point 9 does not define.`,
-        {
-          expected: suggest(amount, scope.constants.keys()),
-          hint: `Add a row "| ${amount} | 4 hours | … |" to point 9, or write the time, e.g. "after 4 hours".`,
-        },
-      );
-      return null;
-    }
-    scope.usedConstants.add(amount);
-    if (found.type !== 'duration') {
-      bag.report(
-        'invalid-duration',
-        when.span,
-        `Transition "${transition}" waits ${amount}, which is a ${found.type}, not a duration.`,
-        {
-          hint: `Give ${amount} a duration in point 9, e.g. "4 hours", "30 minutes" or "2 days".`,
-        },
-      );
-      return null;
-    }
-    seconds = Number(found.value);
+    seconds = scope.duration(amount, when, `Transition "${transition}" waits`);
+    if (seconds === null) return null;
     constant = amount;
   } else {
     const value = readValue(amount);

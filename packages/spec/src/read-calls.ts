@@ -150,24 +150,9 @@ function readAction(cell: Cell, scope: Scope): CallAction | null {
     const [, entityName, name] = transition as unknown as [string, string, string];
     const entity = scope.entity(cellPart(cell, 0, entityName.length), `Call "${cell.text}"`);
     if (!entity) return null;
-    const machine = scope.machines.get(entity.name);
-    const found = machine?.transitions.find((t) => t.slug === transitionSlug(name) && !t.creates);
-    if (!found) {
-      scope.bag.report(
-        'unknown-transition',
-        cellPart(cell, cell.text.lastIndexOf(name), name.length).span,
-        `Call "${cell.text}" names transition "${name}", which ${entity.name} does not have.`,
-        {
-          expected: suggest(name, machine?.transitions.filter((t) => !t.creates).map((t) => t.name) ?? []),
-          hint: !machine
-            ? `${entity.name} has no state machine in point 4.`
-            : machine.transitions.some((t) => t.creates && t.slug === transitionSlug(name))
-              ? `"${name}" creates the record: it runs through the create call, not a call of its own.`
-              : undefined,
-        },
-      );
-      return null;
-    }
+    const part = cellPart(cell, cell.text.lastIndexOf(name), name.length);
+    const found = scope.transition(entity, part, `Call "${cell.text}" names`, { creating: false });
+    if (!found) return null;
     return { kind: 'transition', entity: entity.name, transition: found.name };
   }
   const m = /^([a-z]+)\s+([A-Za-z][A-Za-z0-9]*)$/i.exec(cell.text);

@@ -1,5 +1,5 @@
 import type { Entity, FieldType, OutgoingEvent, Schedule, Span } from './model.ts';
-import { CONSTANT_NAME, transitionSlug } from './names.ts';
+import { CONSTANT_NAME } from './names.ts';
 import type { Section, Subsection } from './parse-sections.ts';
 import { type Cell, cellPart, splitList, type TableRow } from './parse-tables.ts';
 import { cellOf, requiredCell, rowsOf } from './read-helpers.ts';
@@ -224,20 +224,9 @@ export function readEvent(cell: Cell, scope: Scope, what: string): { event: Outg
     const [, entityName, name] = transition as unknown as [string, string, string];
     const entity = scope.entity(cellPart(cell, 0, entityName.length), what);
     if (!entity) return null;
-    const machine = scope.machines.get(entity.name);
-    const found = machine?.transitions.find((t) => t.slug === transitionSlug(name));
-    if (!found) {
-      scope.bag.report(
-        'unknown-transition',
-        cellPart(cell, cell.text.lastIndexOf(name), name.length).span,
-        `${what} on "${cell.text}" names transition "${name}", which ${entity.name} does not have.`,
-        {
-          expected: suggest(name, machine?.transitions.map((t) => t.name) ?? []),
-          hint: machine ? undefined : `${entity.name} has no state machine in point 4.`,
-        },
-      );
-      return null;
-    }
+    const part = cellPart(cell, cell.text.lastIndexOf(name), name.length);
+    const found = scope.transition(entity, part, `${what} on "${cell.text}" names`);
+    if (!found) return null;
     // A transition from (new) is how the record is created: it is the create event.
     const event: OutgoingEvent = found.creates
       ? { kind: 'create', entity: entity.name }

@@ -7,13 +7,10 @@ import {
   type RuleCondition,
   type RuleTarget,
 } from './model.ts';
-import { transitionSlug } from './names.ts';
 import type { Section } from './parse-sections.ts';
 import { type Cell, cellPart, splitList } from './parse-tables.ts';
 import { allTables, docOf, NameSet, requiredCell, rowsOf } from './read-helpers.ts';
 import type { Scope } from './scope.ts';
-import { suggest } from './suggest.ts';
-import { typeWords } from './type-words.ts';
 
 const COLUMNS = [
   { key: 'rule', names: ['rule', 'name'], required: true },
@@ -27,11 +24,23 @@ const COLUMNS = [
 const LIMIT = /^at most\s+(\S+)\s+([A-Za-z][A-Za-z0-9]*)(?:\s+(?:in|with)\s+states?\s+(.+?))?\s+per\s+(.+)$/di;
 const LIMIT_EXAMPLE = 'at most MAX_PER_DAY Appointment in state requested, confirmed per doctor per day of starts_at';
 
-/** Point 5: named rules, each a CEL condition or a cross-record limit, failing with a catalogue code. */
-export function readRules(section: Section, scope: Scope): Rule[] {
+/** A limit's period field as written and linked, for `validate/rules.ts` to check it holds dates. */
+export interface PeriodDraft {
+  /** The rule's name: a rule whose period field holds no dates is left out of the model. */
+  rule: string;
+  entity: string;
+  cell: Cell;
+}
+
+/**
+ * Point 5: named rules, each a CEL condition or a cross-record limit, failing with a catalogue
+ * code. The fields a limit counts per period of are judged by `validateRules`.
+ */
+export function readRules(section: Section, scope: Scope): { rules: Rule[]; periods: PeriodDraft[] } {
   const { bag } = scope;
   const names = new NameSet(bag, 'rule');
   const rules: Rule[] = [];
+  const periods: PeriodDraft[] = [];
   for (const row of rowsOf(allTables(section), COLUMNS, bag, 'rules')) {
     const name = requiredCell(row, 'rule', bag, 'A rule');
     const what = `Rule "${name?.text ?? ''}"`;
@@ -43,7 +52,9 @@ export function readRules(section: Section, scope: Scope): Rule[] {
     // Each cell is checked even when another is wrong, so one pass reports every problem.
     const codeOk = scope.code(error, what);
     const target = readTarget(applies, scope, what);
-    const parsed = target ? readCondition(condition, target, scope, what) : null;
+    const parsed = target
+      ? readCondition(condition, target, scope, what, (cell, entity) => periods.push({ rule: name.text, entity, cell }))
+      : null;
     if (!target || !parsed || !codeOk) continue;
     rules.push({
       name: name.text,
@@ -56,7 +67,7 @@ export function readRules(section: Section, scope: Scope): Rule[] {
       reveals: readReveals(row.cells.get('reveals')),
     });
   }
-  return rules;
+  return { rules, periods };
 }
 
 /**
@@ -93,26 +104,20 @@ function readTarget(cell: Cell, scope: Scope, what: string): RuleTarget | null {
   if (m[4]) {
     const name = (m[5] as string).trim();
     const part = cellPart(cell, cell.text.lastIndexOf(name), name.length);
-    const machine = scope.machines.get(entity.name);
-    const transition = machine?.transitions.find((t) => t.slug === transitionSlug(name));
-    if (!transition) {
-      scope.bag.report(
-        'unknown-transition',
-        part.span,
-        `${what} applies to transition "${name}", which ${entity.name} does not have.`,
-        {
-          expected: suggest(name, machine?.transitions.map((t) => t.name) ?? []),
-          hint: machine ? undefined : `${entity.name} has no state machine in point 4.`,
-        },
-      );
-      return null;
-    }
+    const transition = scope.transition(entity, part, `${what} applies to`);
+    if (!transition) return null;
     return { entity: entity.name, field: null, transition: transition.name };
   }
   return { entity: entity.name, field: null, transition: null };
 }
 
-function readCondition(cell: Cell, target: RuleTarget, scope: Scope, what: string): RuleCondition | null {
+function readCondition(
+  cell: Cell,
+  target: RuleTarget,
+  scope: Scope,
+  what: string,
+  period: (field: Cell, entity: string) => void,
+): RuleCondition | null {
   if (!/^at most\b/i.test(cell.text)) return { kind: 'expression', source: cell.text };
   const m = LIMIT.exec(cell.text);
   const groupsAt = m?.indices?.[4];
@@ -150,7 +155,7 @@ function readCondition(cell: Cell, target: RuleTarget, scope: Scope, what: strin
     }
     if (states.length === 0) return null;
   }
-  const grouping = readGrouping(cellPart(cell, groupsAt[0], groupsAt[1] - groupsAt[0]), entity, scope, what);
+  const grouping = readGrouping(cellPart(cell, groupsAt[0], groupsAt[1] - groupsAt[0]), entity, scope, what, period);
   if (!grouping) return null;
   return { kind: 'limit', max, entity: entity.name, states, ...grouping };
 }
@@ -165,6 +170,7 @@ function readGrouping(
   entity: Entity,
   scope: Scope,
   what: string,
+  periodField: (field: Cell, entity: string) => void,
 ): { per: string[]; period: LimitPeriod | null } | null {
   const segments = splitAt(cell, /\s+per\s+/gi);
   const per: string[] = [];
@@ -195,8 +201,9 @@ function readGrouping(
           `counts per "${unitText}", which is not a period.`,
           `Write "per day of …", "per week of …" (weeks start on Monday), "per month of …" or "per year of …"; periods are UTC calendar periods.`,
         );
-      } else if (readPeriodField(fieldCell, entity, scope, what)) {
+      } else if (scope.field(entity, fieldCell, what, PERIOD_SYSTEM_FIELDS)) {
         period = { unit, field: fieldCell.text };
+        periodField(fieldCell, entity.name);
         continue;
       }
       ok = false;
@@ -242,23 +249,10 @@ function readGrouping(
   return ok ? { per, period } : null;
 }
 
-/** True when `cell` names a date or date-time field of `entity` (or `created_at`, `updated_at`); reports otherwise. */
-function readPeriodField(cell: Cell, entity: Entity, scope: Scope, what: string): boolean {
-  if (!scope.field(entity, cell, what, PERIOD_SYSTEM_FIELDS)) return false;
-  const field = entity.fields.find((f) => f.name === cell.text);
-  if (!field || isMoment(field.type)) return true;
-  scope.bag.report(
-    'invalid-limit',
-    cell.span,
-    `${what} counts per period of ${field.name}, whose values are ${typeWords(field)}, not dates.`,
-    { hint: `Name a date or date-time field: ${dateFields(entity).join(', ')}.` },
-  );
-  return false;
-}
-
 const PERIOD_SYSTEM_FIELDS = ['created_at', 'updated_at'];
 
-function dateFields(entity: Entity): string[] {
+/** The fields a limit may count per period of: the entity's dates and date-times, and its timestamps. */
+export function dateFields(entity: Entity): string[] {
   const own = entity.fields.filter((f) => isMoment(f.type)).map((f) => f.name);
   return [...own, ...PERIOD_SYSTEM_FIELDS];
 }

@@ -1,5 +1,5 @@
-import { assertNever, familyOf, isGroupable, isNumeric } from './field-kinds.ts';
-import type { DashboardTile, Entity, FieldType, Screen, ScreenFilter, ScreenKind } from './model.ts';
+import { isNumeric } from './field-kinds.ts';
+import type { DashboardTile, Entity, FieldType, Screen, ScreenKind } from './model.ts';
 import type { Section } from './parse-sections.ts';
 import { type Cell, cellPart, splitList } from './parse-tables.ts';
 import { allTables, cellOf, docOf, NameSet, pathParams, requiredCell, rowsOf } from './read-helpers.ts';
@@ -16,11 +16,52 @@ const COLUMNS = [
 const KINDS: readonly ScreenKind[] = ['home', 'list', 'detail', 'form', 'board', 'dashboard'];
 const ROUTE = /^\/([a-z0-9][a-z0-9-]*|:[A-Za-z_][A-Za-z0-9_]*)?(\/([a-z0-9][a-z0-9-]*|:[A-Za-z_][A-Za-z0-9_]*))*$/;
 
-/** Point 2: screens with their route, kind, what they show (with an optional `where` filter) and who may open them. */
-export function readScreens(section: Section, scope: Scope): Screen[] {
+/**
+ * A dashboard figure as read and linked, with the cells `validate/screens.ts` judges against
+ * points 3 and 4: `summed` when its summed field is a field of the entity, `by` when it goes by
+ * state or by a field of the entity.
+ */
+export interface TileDraft {
+  tile: DashboardTile;
+  summed: Cell | null;
+  by: Cell | null;
+}
+
+/**
+ * A screen as read and linked. `linked` is false when a cell of its row did not read or link (and
+ * was reported): the screen is left out of the model, but its figures are still judged. `shows`
+ * is the cell naming a board's entity, `tiles` a dashboard's figures.
+ */
+export interface ScreenDraft {
+  screen: Screen;
+  linked: boolean;
+  shows: Cell;
+  tiles: TileDraft[];
+  filters: FilterDraft[];
+}
+
+/**
+ * A `where` clause as read and linked: `field` is the field, `state`, or a chain through
+ * references (`path`, its fields joined by dots), `type` what it holds; `validate/screens.ts`
+ * reads `raw` (the value, at `value`) as that type.
+ */
+export interface FilterDraft {
+  field: string;
+  kind: 'field' | 'state' | 'path';
+  type: FieldType | undefined;
+  raw: string;
+  value: Cell;
+}
+
+/**
+ * Point 2: screens with their route, kind, what they show (with an optional `where` filter) and
+ * who may open them. Whether what a screen shows suits it (a board's states, a figure's field)
+ * is `validate/screens.ts`'s to judge.
+ */
+export function readScreens(section: Section, scope: Scope): ScreenDraft[] {
   const { bag } = scope;
   const routes = new NameSet(bag, 'route');
-  const screens: Screen[] = [];
+  const screens: ScreenDraft[] = [];
   for (const row of rowsOf(allTables(section), COLUMNS, bag, 'screens')) {
     const route = requiredCell(row, 'route', bag, 'A screen');
     const kindCell = requiredCell(row, 'screen', bag, `Screen ${route?.text ?? ''}`.trim());
@@ -62,6 +103,7 @@ export function readScreens(section: Section, scope: Scope): Screen[] {
       doc: docOf(row),
       span: row.span,
     };
+    const draft: ScreenDraft = { screen, linked: true, shows, tiles: [], filters: [] };
     if (kind === 'home') {
       if (shows.text !== '') {
         bag.report(
@@ -82,14 +124,23 @@ export function readScreens(section: Section, scope: Scope): Screen[] {
         });
         continue;
       }
-      const tiles = readDashboard(shows, scope, route.text);
-      if (!tiles) continue;
-      screen.tiles = tiles;
-    } else if (!readShows(shows, screen, scope)) continue;
+      const dashboard = readDashboard(shows, scope, route.text);
+      draft.tiles = dashboard.tiles;
+      screen.tiles = dashboard.tiles.map((t) => t.tile);
+      if (!dashboard.linked) {
+        // Left out of the model, but its figures that did link are still judged.
+        screens.push({ ...draft, linked: false });
+        continue;
+      }
+    } else if (!readShows(shows, draft, scope)) {
+      // Left out of the model, but a board's entity, once linked, is still judged.
+      if (screen.entity !== null) screens.push({ ...draft, linked: false });
+      continue;
+    }
     screen.who = splitList(cellOf(row, 'who'))
       .filter((r) => scope.role(r, `Screen ${route.text}`))
       .map((r) => r.text);
-    screens.push(screen);
+    screens.push(draft);
   }
   return screens;
 }
@@ -114,9 +165,10 @@ function partsOf(cell: Cell, separator: string): Cell[] {
 /**
  * A dashboard's `shows`: groups separated by `;`, each an entity with its figures after a colon,
  * separated by commas. An entity alone counts its records per state, or in all when it has none.
+ * `linked` is false when a group or figure did not read or link (reported here).
  */
-function readDashboard(cell: Cell, scope: Scope, route: string): DashboardTile[] | null {
-  const tiles: DashboardTile[] = [];
+function readDashboard(cell: Cell, scope: Scope, route: string): { tiles: TileDraft[]; linked: boolean } {
+  const tiles: TileDraft[] = [];
   let ok = true;
   for (const group of partsOf(cell, ';')) {
     const colon = group.text.indexOf(':');
@@ -134,7 +186,8 @@ function readDashboard(cell: Cell, scope: Scope, route: string): DashboardTile[]
     }
     const machine = scope.machines.has(entity.name);
     if (colon < 0) {
-      tiles.push({ entity: entity.name, measure: 'count', field: null, by: machine ? 'state' : null });
+      const tile: DashboardTile = { entity: entity.name, measure: 'count', field: null, by: machine ? 'state' : null };
+      tiles.push({ tile, summed: null, by: null });
       continue;
     }
     const figures = partsOf(cellPart(group, colon + 1, group.text.length - colon - 1), ',');
@@ -145,15 +198,22 @@ function readDashboard(cell: Cell, scope: Scope, route: string): DashboardTile[]
       ok = false;
     }
     for (const figure of figures) {
-      const tile = readTile(figure, entity, machine, scope, route);
-      if (tile) tiles.push(tile);
-      else ok = false;
+      const read = readTile(figure, entity, machine, scope, route);
+      if (read) tiles.push(read.draft);
+      if (!read?.linked) ok = false;
     }
   }
-  return ok && tiles.length > 0 ? tiles : null;
+  return { tiles, linked: ok && tiles.length > 0 };
 }
 
-function readTile(cell: Cell, entity: Entity, machine: boolean, scope: Scope, route: string): DashboardTile | null {
+/** A figure as written, its fields linked; null when it does not read. */
+function readTile(
+  cell: Cell,
+  entity: Entity,
+  machine: boolean,
+  scope: Scope,
+  route: string,
+): { draft: TileDraft; linked: boolean } | null {
   const m = TILE.exec(cell.text);
   if (!m) {
     scope.bag.report('invalid-dashboard', cell.span, `Figure "${cell.text}" of dashboard ${route} is not understood.`, {
@@ -163,20 +223,19 @@ function readTile(cell: Cell, entity: Entity, machine: boolean, scope: Scope, ro
   }
   const what = `Dashboard ${route}`;
   const [, , summed, by] = m;
-  const tile: DashboardTile = {
-    entity: entity.name,
-    measure: summed ? 'sum' : 'count',
-    field: summed ?? null,
-    by: by ?? null,
+  const draft: TileDraft = {
+    tile: { entity: entity.name, measure: summed ? 'sum' : 'count', field: summed ?? null, by: by ?? null },
+    summed: null,
+    by: null,
   };
-  let ok = true;
+  let linked = true;
   if (summed) {
     const at = cell.text.indexOf(summed, 3);
     const fieldCell = cellPart(cell, at, summed.length);
     const numbers = entity.fields.filter((f) => isNumeric(f.type));
-    const field = entity.fields.find((f) => f.name === summed);
-    if (!field && entity.untyped?.includes(summed)) ok = false;
-    else if (!field) {
+    if (entity.fields.some((f) => f.name === summed)) draft.summed = fieldCell;
+    else if (entity.untyped?.includes(summed)) linked = false;
+    else {
       scope.bag.report(
         'unknown-field',
         fieldCell.span,
@@ -192,57 +251,19 @@ function readTile(cell: Cell, entity: Entity, machine: boolean, scope: Scope, ro
               : `${entity.name} has no number field to sum; count its records instead.`,
         },
       );
-      ok = false;
-    } else {
-      const type = field.type;
-      if (!isNumeric(type)) {
-        scope.bag.report(
-          'invalid-dashboard',
-          fieldCell.span,
-          `${what} sums ${entity.name}.${summed}, which is not a number.`,
-          {
-            hint:
-              numbers.length > 0
-                ? `Sum a number field of ${entity.name}: ${numbers.map((f) => f.name).join(', ')}; or count by ${summed}.`
-                : `${entity.name} has no number field to sum; count its records instead.`,
-          },
-        );
-        ok = false;
-      }
+      linked = false;
     }
   }
   if (by) {
     const byCell = cellPart(cell, cell.text.lastIndexOf(by), by.length);
-    const groupable = entity.fields.filter((f) => isGroupable(f.type));
-    const choices = [...(machine ? ['state'] : []), ...groupable.map((f) => f.name)];
-    const hint =
-      choices.length > 0
-        ? `Figures go per state, a choice or a yes/no field: ${choices.join(', ')}.`
-        : `${entity.name} has no states, choice or yes/no fields to go by.`;
-    if (by === 'state' && !machine) {
-      scope.bag.report('invalid-dashboard', byCell.span, `${what} goes by state, but ${entity.name} has no states.`, {
-        hint,
-      });
-      ok = false;
-    } else if (by !== 'state') {
-      if (!scope.field(entity, byCell, what, machine ? ['state'] : [])) ok = false;
-      else if (!groupable.some((f) => f.name === by)) {
-        scope.bag.report(
-          'invalid-dashboard',
-          byCell.span,
-          `${what} goes by ${entity.name}.${by}, which has too many values to chart.`,
-          {
-            hint,
-          },
-        );
-        ok = false;
-      }
-    }
+    if (by === 'state' || scope.field(entity, byCell, what, machine ? ['state'] : [])) draft.by = byCell;
+    else linked = false;
   }
-  return ok ? tile : null;
+  return { draft, linked };
 }
 
-function readShows(cell: Cell, screen: Screen, scope: Scope): boolean {
+function readShows(cell: Cell, draft: ScreenDraft, scope: Scope): boolean {
+  const { screen } = draft;
   const m = /^([A-Za-z][A-Za-z0-9]*)(?:\s+where\s+(.+))?$/.exec(cell.text);
   if (!m) {
     scope.bag.report('invalid-filter', cell.span, `"${cell.text}" is not understood.`, {
@@ -254,17 +275,6 @@ function readShows(cell: Cell, screen: Screen, scope: Scope): boolean {
   const entity = scope.entity(cellPart(cell, 0, name.length), `Screen ${screen.route}`);
   if (!entity) return false;
   screen.entity = entity.name;
-  if (screen.kind === 'board' && !scope.machines.has(entity.name)) {
-    scope.bag.report(
-      'invalid-screen',
-      cell.span,
-      `Board ${screen.route} shows ${entity.name}, which has no states to make columns of.`,
-      {
-        hint: `Give ${entity.name} a state machine in point 4, or make this a list screen.`,
-      },
-    );
-    return false;
-  }
   if (!m[2]) return true;
   const whereAt = cell.text.indexOf(m[2], name.length);
   let ok = true;
@@ -273,13 +283,13 @@ function readShows(cell: Cell, screen: Screen, scope: Scope): boolean {
     const at = cell.text.indexOf(clause, offset);
     offset = at + clause.length;
     const filter = readFilter(cellPart(cell, at, clause.length), entity.name, scope, screen.route);
-    if (filter) screen.filters.push(filter);
+    if (filter) draft.filters.push(filter);
     else ok = false;
   }
   return ok;
 }
 
-function readFilter(cell: Cell, entityName: string, scope: Scope, route: string): ScreenFilter | null {
+function readFilter(cell: Cell, entityName: string, scope: Scope, route: string): FilterDraft | null {
   const m = /^([A-Za-z_][A-Za-z0-9_]*(?:\s*\.\s*[A-Za-z_][A-Za-z0-9_]*)*)\s*=\s*(.+)$/.exec(cell.text);
   if (!m) {
     scope.bag.report('invalid-filter', cell.span, `Filter "${cell.text}" of screen ${route} is not understood.`, {
@@ -295,22 +305,12 @@ function readFilter(cell: Cell, entityName: string, scope: Scope, route: string)
     // A chain through references: `doctor.account = me` keeps the records whose doctor's account is the user.
     const path = readReferencePath(cellPart(cell, 0, written.length), entity, scope, `Screen ${route}`);
     if (!path) return null;
-    const field = path.fields.join('.');
-    if (raw === 'me' && path.type?.kind === 'reference' && path.type.entity === 'User') {
-      return { field, value: { me: true } };
-    }
-    scope.bag.report(
-      'invalid-filter',
-      valueCell.span,
-      `A filter through references compares with me, so ${entityName}.${field} must end at a field referring to User.`,
-      { hint: 'Write e.g. "Appointment where doctor.account = me", where account is a User field of Doctor.' },
-    );
-    return null;
+    return { field: path.fields.join('.'), kind: 'path', type: path.type ?? undefined, raw, value: valueCell };
   }
   const field = written;
   if (field === 'state') {
     if (!scope.state(scope.machines.get(entityName), entityName, valueCell, `Screen ${route}`)) return null;
-    return { field, value: { literal: raw } };
+    return { field, kind: 'state', type: undefined, raw, value: valueCell };
   }
   if (
     field !== 'created_by' &&
@@ -319,51 +319,5 @@ function readFilter(cell: Cell, entityName: string, scope: Scope, route: string)
     return null;
   const type: FieldType | undefined =
     field === 'created_by' ? { kind: 'reference', entity: 'User' } : entity.fields.find((f) => f.name === field)?.type;
-  if (raw === 'me') {
-    if (type?.kind === 'reference' && type.entity === 'User') return { field, value: { me: true } };
-    scope.bag.report(
-      'invalid-filter',
-      valueCell.span,
-      `"me" is the signed-in user, but ${entityName}.${field} does not reference User.`,
-    );
-    return null;
-  }
-  const bad = (expected: string) => {
-    scope.bag.report(
-      'invalid-filter',
-      valueCell.span,
-      `"${raw}" cannot be compared with ${entityName}.${field}, which needs ${expected}.`,
-    );
-    return null;
-  };
-  const quoted = /^"(.*)"$/.exec(raw);
-  const family = type === undefined ? 'text' : familyOf(type);
-  switch (family) {
-    case 'choice':
-      if (type?.kind !== 'choice') return null; // narrows `type`: only a choice is of its family
-      if (!type.values.includes(quoted?.[1] ?? raw)) {
-        scope.bag.report('invalid-filter', valueCell.span, `"${raw}" is not one of ${entityName}.${field}'s values.`, {
-          expected: suggest(raw, type.values),
-        });
-        return null;
-      }
-      return { field, value: { literal: quoted?.[1] ?? raw } };
-    case 'number':
-      return /^-?\d+(\.\d+)?$/.test(raw) ? { field, value: { literal: Number(raw) } } : bad('a number');
-    case 'boolean':
-      return /^(true|false)$/.test(raw) ? { field, value: { literal: raw === 'true' } } : bad('true or false');
-    case 'reference':
-      return bad(
-        type?.kind === 'reference' && type.entity === 'User'
-          ? 'me (the signed-in user)'
-          : 'a record, which a screen filter cannot name',
-      );
-    case 'text':
-    case 'moment':
-      return quoted ? { field, value: { literal: quoted[1] ?? '' } } : bad('a "quoted" text');
-    case 'file':
-      return bad('a file, which a screen filter cannot name');
-    default:
-      return assertNever(family);
-  }
+  return { field, kind: 'field', type, raw, value: valueCell };
 }

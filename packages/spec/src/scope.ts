@@ -1,8 +1,8 @@
 import { BUILTIN_ERRORS } from './builtin-errors.ts';
 import type { DiagnosticBag } from './diagnostics.ts';
-import type { Bound, Entity, Model, Span, StateMachine } from './model.ts';
+import type { Bound, Entity, Model, Span, StateMachine, Transition } from './model.ts';
 import { ANYONE } from './model.ts';
-import { USER_ENTITY } from './names.ts';
+import { transitionSlug, USER_ENTITY } from './names.ts';
 import type { Cell } from './parse-tables.ts';
 import { suggest } from './suggest.ts';
 
@@ -93,6 +93,37 @@ export class Scope {
     return false;
   }
 
+  /**
+   * The transition of `entity` that `cell` names (by its slug, so `mark overdue` and
+   * `mark-overdue` are one), reported as `${said} transition "…", which … does not have.`
+   * otherwise. `creating: false` leaves out the transition from (new): a call runs it through
+   * the create call.
+   */
+  transition(entity: Entity, cell: Cell, said: string, { creating = true } = {}): Transition | undefined {
+    const name = cell.text;
+    const machine = this.machines.get(entity.name);
+    const candidates = machine?.transitions.filter((t) => creating || !t.creates) ?? [];
+    const found = candidates.find((t) => t.slug === transitionSlug(name));
+    if (found) return found;
+    this.bag.report(
+      'unknown-transition',
+      cell.span,
+      `${said} transition "${name}", which ${entity.name} does not have.`,
+      {
+        expected: suggest(
+          name,
+          candidates.map((t) => t.name),
+        ),
+        hint: !machine
+          ? `${entity.name} has no state machine in point 4.`
+          : machine.transitions.some((t) => t.creates && t.slug === transitionSlug(name))
+            ? `"${name}" creates the record: it runs through the create call, not a call of its own.`
+            : undefined,
+      },
+    );
+    return undefined;
+  }
+
   code(cell: Cell, what: string): boolean {
     const code = cell.text;
     this.usedCodes.add(code);
@@ -107,6 +138,29 @@ export class Scope {
       },
     );
     return false;
+  }
+
+  /**
+   * The seconds of the duration constant `name`, written in `cell` (`after SLA_RESPONSE`); reports
+   * (`${said} NAME, which …`) and returns null when point 9 has no such constant or it is no duration.
+   */
+  duration(name: string, cell: Cell, said: string): number | null {
+    const found = this.constants.get(name);
+    if (!found) {
+      this.bag.report('unknown-constant', cell.span, `${said} ${name}, which point 9 does not define.`, {
+        expected: suggest(name, this.constants.keys()),
+        hint: `Add a row "| ${name} | 4 hours | … |" to point 9, or write the time, e.g. "after 4 hours".`,
+      });
+      return null;
+    }
+    this.usedConstants.add(name);
+    if (found.type !== 'duration') {
+      this.bag.report('invalid-duration', cell.span, `${said} ${name}, which is a ${found.type}, not a duration.`, {
+        hint: `Give ${name} a duration in point 9, e.g. "4 hours", "30 minutes" or "2 days".`,
+      });
+      return null;
+    }
+    return Number(found.value);
   }
 
   /** A number or a numeric constant's name. Reports and returns null when it is neither. */

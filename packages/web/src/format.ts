@@ -179,3 +179,27 @@ export function stateColor(states: readonly string[], state: string): string {
   const index = states.indexOf(state);
   return STATE_PALETTE[Math.max(index, 0) % STATE_PALETTE.length] ?? 'blue';
 }
+
+/** Words that say how pressing a choice is, calm to urgent. */
+const URGENCY: [RegExp, string][] = [
+  [/^(urgent|critical|blocker|highest|emergency|p0)$/, 'red'],
+  [/^(high|major|important|p1)$/, 'orange'],
+  [/^(normal|medium|moderate|p2)$/, 'blue'],
+  [/^(low|minor|lowest|trivial|p3|p4)$/, 'gray'],
+];
+const CHOICE_PALETTE = ['blue', 'grape', 'cyan', 'lime', 'orange', 'pink', 'violet', 'teal'];
+
+/**
+ * A Mantine colour for a choice value: by urgency when the value says how pressing it is (low
+ * grey, normal blue, high orange, urgent red: High is never green), else one hue per value by its
+ * place in the spec's list of values, the same on every screen. (The board's cards, on the
+ * `uilists` branch, colour choices with the same rule: keep one copy at merge.)
+ */
+export function choiceColor(field: string, values: readonly string[], value: string): string {
+  const name = value.toLowerCase();
+  for (const [pattern, color] of URGENCY) if (pattern.test(name)) return color;
+  const at = Math.max(values.indexOf(value), 0);
+  // Two choices of one entity should not start on the same hue.
+  const shift = [...field].reduce((sum, c) => sum + c.charCodeAt(0), 0);
+  return CHOICE_PALETTE[(at + shift) % CHOICE_PALETTE.length] ?? 'blue';
+}

@@ -1,7 +1,8 @@
 import { checkSpec, type Model } from '@ninepoint/spec';
 import { describe, expect, it } from 'vitest';
 import type { EntityAccess, Me } from '../api/session.ts';
-import { groupLabel, shownTiles, tileTitle } from './tiles.ts';
+import { choiceColor } from '../format.ts';
+import { groupColor, groupLabel, groupOrder, recordsLink, shownTiles, tileTitle, unitOf, withUnit } from './tiles.ts';
 
 const SPEC = `# Specification: Desk
 
@@ -13,17 +14,19 @@ Tickets.
 
 | route | screen | shows | who |
 |---|---|---|---|
+| /tickets | list | Ticket | |
 | /overview | dashboard | Ticket: count by state, sum of time_spent by category; Note: count | |
 
 ## 3. Entities and their fields
 
 ### Ticket
 
-| field | type | rules |
-|---|---|---|
+| field | type | rules | meaning |
+|---|---|---|---|
 | title | text | required |
 | category | choice of hardware, software | |
-| time_spent | decimal | |
+| priority | choice of low, normal, high, urgent | |
+| time_spent | decimal | | hours, to the quarter hour |
 
 ### Note
 
@@ -43,7 +46,7 @@ Tickets.
 
 const model: Model = checkSpec(SPEC).model;
 const NOBODY: Me = { user: null, access: {}, people: null, signUp: [], singleSignOn: null, twoFactor: null };
-const tiles = model.screens[0]?.tiles ?? [];
+const tiles = model.screens.find((s) => s.kind === 'dashboard')?.tiles ?? [];
 const access = (read: EntityAccess['read']): EntityAccess => ({
   create: false,
   read,
@@ -81,5 +84,52 @@ describe('the tiles of a dashboard', () => {
   it('name values as words', () => {
     expect([groupLabel('in_progress'), groupLabel(true), groupLabel(null)]).toEqual(['In progress', 'Yes', 'Not set']);
     expect(tileTitle({ entity: 'Ticket', measure: 'sum', field: 'time_spent', by: null })).toBe('Time spent');
+  });
+});
+
+describe('the figures of a dashboard act', () => {
+  const me = { ...NOBODY, user: { id: 'u1', roles: [] }, access: { Ticket: access('all') } } as unknown as Me;
+
+  it("open the list filtered to the records a bar, slice or tile counts, in the list's own address", () => {
+    expect(recordsLink(model, me, 'Ticket', 'priority', 'high')).toBe('/tickets?filter%5Bpriority%5D=high');
+    expect(recordsLink(model, me, 'Ticket', 'state', 'in_progress')).toBe('/tickets?filter%5Bstate%5D=in_progress');
+    expect(recordsLink(model, me, 'Ticket', null)).toBe('/tickets');
+    // "Not set" is no value a list filters by, and a Note has no list.
+    expect(recordsLink(model, me, 'Ticket', 'priority', null)).toBeNull();
+    expect(recordsLink(model, me, 'Note', null)).toBeNull();
+  });
+
+  it("colour a scale calm to urgent in the spec's order, so High is never green", () => {
+    expect(['low', 'normal', 'high', 'urgent'].map((v) => groupColor(model, 'Ticket', 'priority', v))).toEqual([
+      'gray.6',
+      'blue.6',
+      'orange.6',
+      'red.6',
+    ]);
+    // Values that name no scale take distinct colours instead.
+    expect(
+      new Set(['hardware', 'software'].map((v) => choiceColor('category', ['hardware', 'software'], v))).size,
+    ).toBe(2);
+    expect(groupColor(model, 'Ticket', 'state', 'new')).toBe('gray.6');
+  });
+
+  it('show a choice in the spec\'s order and "Not set" last', () => {
+    const order = groupOrder(model, 'Ticket', 'priority');
+    expect(['urgent', null, 'low', 'high'].sort((a, b) => order(a) - order(b))).toEqual([
+      'low',
+      'high',
+      'urgent',
+      null,
+    ]);
+  });
+
+  it('carry the unit the meaning of a summed field starts with', () => {
+    expect(unitOf(model, 'Ticket', 'time_spent')).toBe('hours');
+    expect(unitOf(model, 'Ticket', 'title')).toBeNull();
+    expect([withUnit('1.5', 1.5, 'hours'), withUnit('1', 1, 'hours'), withUnit('3', 3, null)]).toEqual([
+      '1.5 hours',
+      '1 hour',
+      '3',
+    ]);
   });
 });

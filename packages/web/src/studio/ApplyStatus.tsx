@@ -32,7 +32,8 @@ export function ApplyStatus({ status }: { status: StudioStatus }) {
       <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
         {status.message}
       </Text>
-      <Text size="xs" c="dimmed" mt={2}>
+      {/* Not dimmed: grey text on the alert's tint falls under 4.5:1. */}
+      <Text size="xs" mt={2}>
         Version {status.version}
         {time && ` · ${time}`}
       </Text>
@@ -41,8 +42,10 @@ export function ApplyStatus({ status }: { status: StudioStatus }) {
           <Text component="summary" size="sm" fw={500} style={{ cursor: 'pointer' }}>
             Migration plan
           </Text>
+          {/* A scrolled region takes the keyboard, so the whole plan can be read without a mouse. */}
           <Code
             block
+            tabIndex={0}
             mt={4}
             fz="xs"
             style={{ maxHeight: 220, overflow: 'auto', whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}

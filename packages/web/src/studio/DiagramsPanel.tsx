@@ -26,6 +26,8 @@ type Drawing = { svg: string; error: null } | { svg: null; error: string };
 /** `fit`: as large as the pane allows; a number: that many times the drawing's natural size. */
 type Zoom = 'fit' | number;
 const ZOOM_STEPS = [0.5, 0.75, 1, 1.5, 2, 3, 4] as const;
+/** The smallest scale Fit draws at: Mermaid's 16 px labels stay at 12 px or more. */
+export const MIN_FIT_SCALE = 0.75;
 
 /** The next zoom step in a direction, from fit taken as 1. */
 export function nextZoom(zoom: Zoom, direction: 1 | -1): number {
@@ -152,15 +154,19 @@ function DiagramView({
     drawn.style.margin = zoom === 'fit' ? '0 auto' : '0';
     drawn.style.height = 'auto';
     if (zoom === 'fit') {
-      drawn.style.width = '';
+      // Fit the pane's width, but never below a size whose text reads: a wide or tall diagram
+      // scrolls instead of shrinking its labels to a few pixels (min-width wins over max-width).
+      drawn.style.width = `${Math.round(natural)}px`;
       drawn.style.maxWidth = '100%';
-      drawn.style.maxHeight = fitHeight === null ? 'calc(100vh - 140px)' : `${fitHeight}px`;
+      drawn.style.minWidth = `${Math.round(natural * MIN_FIT_SCALE)}px`;
+      drawn.style.maxHeight = 'none';
     } else {
+      drawn.style.minWidth = '';
       drawn.style.width = `${Math.round(natural * zoom)}px`;
       drawn.style.maxWidth = 'none';
       drawn.style.maxHeight = 'none';
     }
-  }, [svg, zoom, fitHeight]);
+  }, [svg, zoom]);
   return (
     <Box
       ref={figure}
@@ -168,7 +174,7 @@ function DiagramView({
       aria-label={label}
       className="studio-diagram"
       data-zoom={zoom}
-      style={{ overflow: 'auto', maxHeight: fitHeight === null ? 'calc(100vh - 140px)' : undefined }}
+      style={{ overflow: 'auto', maxHeight: fitHeight === null ? 'calc(100vh - 140px)' : `${fitHeight}px` }}
       // Mermaid's output under securityLevel 'strict', sanitized by its DOMPurify.
       // biome-ignore lint/security/noDangerouslySetInnerHtml: the SVG is Mermaid's sanitized drawing.
       dangerouslySetInnerHTML={{ __html: svg }}

@@ -1,3 +1,4 @@
+import { autocompletion, completionKeymap } from '@codemirror/autocomplete';
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import { markdown } from '@codemirror/lang-markdown';
 // A dependency of @codemirror/lang-markdown (the same instance it uses): syntax colours and brackets.
@@ -16,6 +17,7 @@ import {
 } from '@codemirror/view';
 import type { QuickFix } from '@ninepoint/spec';
 import { useEffect, useRef } from 'react';
+import { specCompletions } from './completions.ts';
 import type { Located } from './locate.ts';
 
 /**
@@ -89,7 +91,7 @@ export function Editor({ initial, checked, onChange, onReady, label, wrap }: Edi
   return <div ref={parent} className="studio-editor" style={{ height: '100%', minHeight: 0 }} />;
 }
 
-/** CodeMirror's pieces for a spec: Markdown, history, line numbers, the lint gutter; no autocompletion. */
+/** CodeMirror's pieces for a spec: Markdown, history, line numbers, the lint gutter, completions in field tables. */
 function setup(label: string): Extension[] {
   return [
     lineNumbers(),
@@ -103,12 +105,14 @@ function setup(label: string): Extension[] {
     bracketMatching(),
     highlightActiveLine(),
     // Tab is left to move focus (no indentWithTab): the editor is not a keyboard trap.
-    keymap.of([...defaultKeymap, ...historyKeymap, ...lintKeymap]),
+    keymap.of([...completionKeymap, ...defaultKeymap, ...historyKeymap, ...lintKeymap]),
+    // The types (file and image among them) and a file field's limits, offered in point 3's tables.
+    autocompletion({ override: [specCompletions], defaultKeymap: false }),
     markdown(),
     lintGutter(),
     EDITOR_THEME,
-    // Wide table rows wrap by default instead of scrolling the editor sideways (a switch turns it off).
-    wrapping.of(EditorView.lineWrapping),
+    // A table row is never wrapped mid-row: wide rows scroll sideways (a switch wraps prose instead).
+    wrapping.of([]),
     // An explicit tab stop: axe (and some assistive technology) do not count contenteditable as focusable.
     EditorView.contentAttributes.of({ 'aria-label': label, 'aria-multiline': 'true', tabindex: '0' }),
     EditorView.updateListener.of((update) => {
@@ -162,6 +166,27 @@ export function selectLine(editor: EditorView, from: number, to: number): void {
   editor.dispatch({
     selection: { anchor: Math.min(from, length), head: Math.min(to, length) },
     effects: EditorView.scrollIntoView(Math.min(from, length), { y: 'center' }),
+  });
+  editor.focus();
+}
+
+/** Puts the cursor at the start of a 1-based line, that line at the top of the view, and gives the editor the keyboard. */
+export function jumpToLine(editor: EditorView, line: number): void {
+  const doc = editor.state.doc;
+  const at = doc.line(Math.max(1, Math.min(line, doc.lines))).from;
+  editor.dispatch({ selection: { anchor: at }, effects: EditorView.scrollIntoView(at, { y: 'start', yMargin: 8 }) });
+  editor.focus();
+}
+
+/** Writes a guided form's row (one undoable edit), selects it and scrolls it into view. */
+export function insertRow(editor: EditorView, row: { at: number; insert: string }): void {
+  const at = Math.min(row.at, editor.state.doc.length);
+  editor.dispatch({
+    changes: { from: at, insert: row.insert },
+    // The row without its leading line break.
+    selection: { anchor: at + 1, head: at + row.insert.trimEnd().length },
+    effects: EditorView.scrollIntoView(at + 1, { y: 'center' }),
+    userEvent: 'input.guided',
   });
   editor.focus();
 }

@@ -24,16 +24,19 @@ import { useModelContext } from '../app/context.ts';
 import { Failure } from '../app/pages.tsx';
 import { ApplyStatus } from './ApplyStatus.tsx';
 import { DiagramsPanel } from './DiagramsPanel.tsx';
-import { draftStore, fileText, isDirty, newerStatus, withFile } from './draft.ts';
-import { applyFix, Editor, moveCursor, replaceText, selectLine } from './Editor.tsx';
+import { draftStore, fileText, isDirty, newerStatus, oneStatus, withFile } from './draft.ts';
+import { applyFix, Editor, insertRow, jumpToLine, moveCursor, replaceText, selectLine } from './Editor.tsx';
+import { GuidedAdd } from './GuidedAdd.tsx';
+import { outline } from './guided.ts';
 import { countProblems, findSpecLine } from './locate.ts';
+import { OutlinePanel } from './OutlinePanel.tsx';
 import { PermissionsPanel } from './PermissionsPanel.tsx';
 import { ProblemsPanel } from './ProblemsPanel.tsx';
 import { ProgressPanel } from './ProgressPanel.tsx';
-import { NoStudio } from './StudioRoute.tsx';
+import { NoStudio } from './StudioUnavailable.tsx';
 import { useCheck } from './use-check.ts';
 
-type Tab = 'problems' | 'diagrams' | 'permissions' | 'progress';
+type Tab = 'problems' | 'outline' | 'diagrams' | 'permissions' | 'progress';
 
 /** The tab open when the page was last left (saving remounts the page: see draft.ts). */
 let lastTab: Tab = 'problems';
@@ -55,7 +58,7 @@ export default function StudioPage() {
   const [saveError, setSaveError] = useState<string | null>(null);
   const savingNow = useRef(false);
   const wide = useMediaQuery('(min-width: 62em)', true);
-  const [wrap, setWrap] = useState(true);
+  const [wrap, setWrap] = useState(false);
   const [editorReady, setEditorReady] = useState(false);
   // `?line=12&text=…`: a refusal's "why?" in the app opens the Studio at the spec line behind it.
   const [params] = useSearchParams();
@@ -120,6 +123,7 @@ export default function StudioPage() {
   const diagrams = useMemo(() => specDiagrams(checked.result.model), [checked]);
   const matrix = useMemo(() => permissionMatrix(checked.result.model), [checked]);
   const progress = useMemo(() => pointProgress(checked.result.model), [checked]);
+  const points = useMemo(() => outline(checked.result.model), [checked]);
   const onChange = useCallback((text: string) => draftStore.update((d) => ({ ...d, text })), []);
   const onReady = useCallback((editor: EditorView | null) => {
     view.current = editor;
@@ -139,33 +143,56 @@ export default function StudioPage() {
   };
 
   if (file.isError && (file.error as ApiError).status === 404) return <NoStudio />;
-  const dirty = isDirty(draft);
+  const status = oneStatus(draft);
   const errors = checked.result.diagnostics.filter((d) => d.severity === 'error').length;
   const problems = checked.result.diagnostics.length;
 
   const header = (
     <Box
       component="header"
-      h={HEADER_HEIGHT}
+      mih={HEADER_HEIGHT}
       px="md"
-      style={{ borderBottom: '1px solid var(--mantine-color-gray-3)', flexShrink: 0 }}
+      py={wide ? 0 : 'xs'}
+      style={{ borderBottom: '1px solid var(--mantine-color-gray-3)', flexShrink: 0, display: 'flex' }}
     >
-      <Group h="100%" justify="space-between" wrap="nowrap" gap="sm">
+      {/* On a phone the controls wrap to a second line rather than run off the screen. */}
+      <Group
+        justify="space-between"
+        wrap={wide ? 'nowrap' : 'wrap'}
+        gap="sm"
+        style={{ flex: 1 }}
+        mih={wide ? HEADER_HEIGHT : undefined}
+      >
         <Group gap="sm" wrap="nowrap" miw={0}>
           <Title order={1} size="h4">
             Studio
           </Title>
-          <Text ff="monospace" size="sm" c="dimmed" truncate="start" miw={0} title={draft.path}>
-            {/* Truncated from the start (right to left): the mark keeps the leading "/" where it belongs. */}
-            {`\u200E${draft.path}`}
-          </Text>
+          {/* On a phone the path gives its room to the status (it is in the page's title too). */}
+          {wide && (
+            <Text ff="monospace" size="sm" c="dimmed" truncate="start" miw={0} title={draft.path}>
+              {/* Truncated from the start (right to left): the mark keeps the leading "/" where it belongs. */}
+              {`\u200E${draft.path}`}
+            </Text>
+          )}
           {draft.loaded && (
-            <Badge color={dirty ? 'orange' : 'gray'} variant="light" style={{ flexShrink: 0 }}>
-              {dirty ? 'Unsaved changes' : 'Saved'}
+            <Badge
+              color={status.color}
+              variant="light"
+              style={{ flexShrink: 0 }}
+              role="status"
+              data-status={status.label}
+            >
+              {status.label}
             </Badge>
           )}
         </Group>
-        <Group gap="sm" wrap="nowrap">
+        <Group gap="sm" wrap={wide ? 'nowrap' : 'wrap'}>
+          <GuidedAdd
+            source={checked.source}
+            model={checked.result.model}
+            current={current && editorReady}
+            onInsert={(row) => view.current && insertRow(view.current, row)}
+          />
           <Switch label="Wrap lines" checked={wrap} onChange={(event) => setWrap(event.currentTarget.checked)} />
           <Button component={Link} to="/" variant="default">
             Open the app
@@ -308,6 +335,7 @@ export default function StudioPage() {
           >
             Problems
           </Tabs.Tab>
+          <Tabs.Tab value="outline">Outline</Tabs.Tab>
           <Tabs.Tab value="diagrams">Diagrams</Tabs.Tab>
           <Tabs.Tab value="permissions">Permissions</Tabs.Tab>
           <Tabs.Tab value="progress">Progress</Tabs.Tab>
@@ -320,6 +348,9 @@ export default function StudioPage() {
               onGo={(offset) => view.current && moveCursor(view.current, offset)}
               onFix={(_, fix) => view.current && applyFix(view.current, fix, checked.source.slice(fix.from, fix.to))}
             />
+          </Tabs.Panel>
+          <Tabs.Panel value="outline">
+            <OutlinePanel entries={points} onGo={(line) => view.current && jumpToLine(view.current, line)} />
           </Tabs.Panel>
           <Tabs.Panel value="diagrams">
             <DiagramsPanel diagrams={diagrams} />

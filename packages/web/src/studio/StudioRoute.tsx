@@ -1,8 +1,7 @@
-import { Anchor, Code, Container, Paper, Stack, Text, Title } from '@mantine/core';
-import { lazy, Suspense, useEffect } from 'react';
-import { Link } from 'react-router';
+import { lazy, Suspense } from 'react';
 import { useDevMode } from '../api/dev.ts';
 import { Loading } from '../app/pages.tsx';
+import { NoStudio } from './StudioUnavailable.tsx';
 
 /** The editor, CodeMirror and the checker's views: a chunk of its own, loaded only when the Studio opens in dev mode. */
 const StudioPage = lazy(() => import('./StudioPage.tsx'));
@@ -16,29 +15,5 @@ export function StudioRoute() {
     <Suspense fallback={<Loading what="Loading the Studio" />}>
       <StudioPage />
     </Suspense>
-  );
-}
-
-/** The Studio edits the spec file, which only the development server has. */
-export function NoStudio() {
-  useEffect(() => {
-    document.title = 'Studio';
-  }, []);
-  return (
-    <Container size="sm" py="xl" component="main">
-      <Paper withBorder p="xl">
-        <Stack gap="sm">
-          <Title order={1}>Studio</Title>
-          <Text>
-            The Studio edits the spec this app runs and applies it as you save. It runs under{' '}
-            <Code>ninepoint dev &lt;spec.md&gt;</Code>; this server was started with <Code>ninepoint serve</Code>, which
-            serves the spec as it is.
-          </Text>
-          <Anchor component={Link} to="/">
-            Go to the home page
-          </Anchor>
-        </Stack>
-      </Paper>
-    </Container>
   );
 }

@@ -36,6 +36,24 @@ export function isDirty(draft: Draft): boolean {
   return draft.loaded && draft.text !== draft.disk;
 }
 
+/**
+ * The Studio's one status, saying both whether the editor's text is saved and what the server
+ * did with the saved file, so the header never says "Saved" beside "Not applied".
+ */
+export function oneStatus(draft: Draft): { label: string; color: string } {
+  if (isDirty(draft)) return { label: 'Unsaved changes', color: 'orange' };
+  switch (draft.status?.outcome) {
+    case 'applied':
+      return { label: 'Saved and applied', color: 'teal' };
+    case 'invalid':
+    case 'refused':
+    case 'failed':
+      return { label: 'Saved, not applied', color: 'red' };
+    default:
+      return { label: 'Saved', color: 'gray' };
+  }
+}
+
 /** The newer of two outcomes: by version, then by time (an invalid save keeps the version). */
 export function newerStatus(known: StudioStatus | null, next: StudioStatus): StudioStatus {
   if (!known) return next;

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { checkSpec, type Diagnostic, type StudioStatus } from '@ninepoint/spec';
 import { describe, expect, it } from 'vitest';
 import type { StudioFile } from '../api/dev.ts';
-import { type Draft, EMPTY_DRAFT, fileText, isDirty, newerStatus, withFile } from './draft.ts';
+import { type Draft, EMPTY_DRAFT, fileText, isDirty, newerStatus, oneStatus, withFile } from './draft.ts';
 import { countProblems, findSpecLine, locate } from './locate.ts';
 
 const LENDING_DESK = readFileSync(new URL('../../../../examples/lending-desk.md', import.meta.url), 'utf8');
@@ -108,5 +108,23 @@ describe('the Studio draft', () => {
     const invalid = status(2, '2026-01-01T10:05:00.000Z', 'invalid');
     expect(newerStatus(first, invalid)).toBe(invalid);
     expect(newerStatus(null, first)).toBe(first);
+  });
+});
+
+describe("the Studio's one status", () => {
+  const saved = (outcome: StudioStatus['outcome']): Draft => ({
+    ...EMPTY_DRAFT,
+    loaded: true,
+    text: 'x',
+    disk: 'x',
+    status: status(2, '2026-01-01T10:00:00.000Z', outcome),
+  });
+
+  it('never says Saved alone when the server did not apply the saved file', () => {
+    expect(oneStatus(saved('applied')).label).toBe('Saved and applied');
+    expect(oneStatus(saved('refused')).label).toBe('Saved, not applied');
+    expect(oneStatus(saved('invalid')).label).toBe('Saved, not applied');
+    expect(oneStatus(saved('unchanged')).label).toBe('Saved');
+    expect(oneStatus({ ...saved('applied'), text: 'y' }).label).toBe('Unsaved changes');
   });
 });

@@ -28,11 +28,29 @@ const TYPE_PARSERS = new Map<number, (text: string) => unknown>([
   [pg.types.builtins.INT8, Number],
   [pg.types.builtins.NUMERIC, Number],
   [pg.types.builtins.DATE, (text: string) => text],
-  [
-    pg.types.builtins.TIMESTAMPTZ,
-    (text: string) => (pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ)(text) as Date).toISOString(),
-  ],
+  [pg.types.builtins.TIMESTAMPTZ, timestampToIso],
 ]);
+
+const parseTimestamp = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ);
+/** How PostgreSQL writes a timestamptz in a session whose time zone is UTC (`DateStyle` ISO, the default). */
+const UTC_TIMESTAMP = /^([1-9]\d{3}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?\+00$/;
+
+/**
+ * A timestamptz as ISO 8601 in UTC with milliseconds. In a UTC session (the usual server
+ * setting) the text is rearranged, the fraction cut to milliseconds: two list columns of every row
+ * paid for a Date built and written out again. Anything else (another zone, a year outside
+ * 1000–9999, infinity) goes through pg's parser as before, with the same answer.
+ */
+export function timestampToIso(text: string): unknown {
+  const utc = UTC_TIMESTAMP.exec(text);
+  if (utc !== null) {
+    const fraction = utc[3];
+    const ms = fraction === undefined ? '000' : fraction.length >= 3 ? fraction.slice(0, 3) : fraction.padEnd(3, '0');
+    return `${utc[1]}T${utc[2]}.${ms}Z`;
+  }
+  const parsed = parseTimestamp(text);
+  return parsed instanceof Date ? parsed.toISOString() : parsed;
+}
 
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>

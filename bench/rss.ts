@@ -1,0 +1,89 @@
+// `node bench/rss.ts [requests] [snapshot dir]`: whether the default `serve` keeps memory it does
+// not need (issue 31). Seeds 10,000 orders, starts the served server (request logs to /dev/null)
+// with `--heapsnapshot-signal`, warms it up with 20,000 mixed requests (get, first page, create),
+// then sends `requests` more (default 100,000) in rounds of 20,000. After each round it prints the
+// least and the most RSS sampled during it (every 100 ms): a single reading swings by tens of MB
+// with the moment of the last garbage collection; the least tracks what the process keeps. With
+// a folder, a heap snapshot is written there after the warm-up and at the end (compare them in
+// Chrome DevTools). Not part of `npm run bench`: it answers one question (docs/benchmarks.md).
+import { mkdtempSync, openSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import autocannon from 'autocannon';
+import { requestFor, rssKb, seedDatabase } from './api-bench.ts';
+import { spawnNode } from './child.ts';
+
+const total = Number(process.argv[2] ?? 100_000);
+const snapshots = process.argv[3];
+const ROUND = 20_000;
+const dir = mkdtempSync(join(os.tmpdir(), 'ninepoint-rss-'));
+const seeded = await seedDatabase(join(dir, 'orders.db'), 10_000);
+const devNull = openSync('/dev/null', 'a');
+const { child, stop } = spawnNode(
+  [
+    ...(snapshots ? [`--heapsnapshot-signal=SIGUSR2`, `--diagnostic-dir=${snapshots}`] : []),
+    new URL('./api-server.ts', import.meta.url).pathname,
+    'served',
+    seeded.location,
+  ],
+  { pin: false, stdio: ['pipe', devNull, 'inherit', 'pipe'] },
+);
+const line = await new Promise<string>((resolve) =>
+  createInterface({ input: child.stdio[3] as NodeJS.ReadableStream }).once('line', resolve),
+);
+const { url, pid } = JSON.parse(line) as { url: string; pid: number };
+const mixed = [requestFor('get', seeded), requestFor('list', seeded), requestFor('create', seeded)];
+/** Sends `amount` requests; answers the least and the most RSS sampled (every 100 ms) meanwhile, in KB. */
+const send = async (amount: number): Promise<[number, number]> => {
+  let least = Number.POSITIVE_INFINITY;
+  let most = 0;
+  const sample = () => {
+    const kb = rssKb(pid);
+    if (kb !== null) [least, most] = [Math.min(least, kb), Math.max(most, kb)];
+  };
+  const sampler = setInterval(sample, 100);
+  try {
+    const result = await autocannon({ url, connections: 50, amount, requests: mixed });
+    if (result.non2xx + result.errors > 0) throw new Error(`${result.non2xx} non-2xx, ${result.errors} errors`);
+  } finally {
+    clearInterval(sampler);
+  }
+  sample();
+  return [least, most];
+};
+const mb = (kb: number) => (kb / 1024).toFixed(1);
+const snapshot = async (name: string) => {
+  if (!snapshots) return;
+  const before = new Set(readdirSync(snapshots));
+  child.kill('SIGUSR2');
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 500));
+    const made = readdirSync(snapshots).find((f) => !before.has(f) && f.endsWith('.heapsnapshot'));
+    // Written once its size stops changing.
+    if (made) {
+      await new Promise((r) => setTimeout(r, 3000));
+      renameSync(join(snapshots, made), join(snapshots, `${name}.heapsnapshot`));
+      return;
+    }
+  }
+};
+try {
+  console.log(`idle: RSS ${mb(rssKb(pid) ?? 0)} MB`);
+  const [warm, warmMost] = await send(ROUND);
+  console.log(
+    `${ROUND.toLocaleString('en')} warm-up requests: RSS ${mb(warm)}–${mb(warmMost)} MB (least–most sampled)`,
+  );
+  await snapshot('after-warm-up');
+  for (let sent = 0; sent < total; sent += ROUND) {
+    const [least, most] = await send(ROUND);
+    console.log(
+      `+${(sent + ROUND).toLocaleString('en')}: RSS ${mb(least)}–${mb(most)} MB (least ${least >= warm ? '+' : ''}${mb(least - warm)} MB against the warm-up's)`,
+    );
+  }
+  await snapshot('after-all');
+} finally {
+  await stop();
+  await seeded.remove();
+  rmSync(dir, { recursive: true, force: true });
+}
