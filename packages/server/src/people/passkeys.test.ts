@@ -334,4 +334,26 @@ describe.each(SQLITE_ONLY)('passkeys on $name', (db) => {
     const me = await call('GET', '/api/auth/me', undefined, { np_session: signedIn.session });
     expect(me.body.twoFactor).toEqual({ enabled: false, required: false, recoveryCodesLeft: 0 });
   });
+
+  it('binds passkeys to APP_URL when it is set: its host is the RP ID, whatever the request’s Host', async () => {
+    const other = await db.fresh();
+    const behindProxy = await createServer({
+      model: modelOf(DESK),
+      ...other.options,
+      logger: false,
+      appUrl: 'https://desk.example.org',
+    });
+    try {
+      const options = await behindProxy.app.inject({
+        method: 'POST',
+        url: '/api/auth/passkeys/sign-in/options',
+        headers: { host: 'internal:8080' },
+      });
+      expect(options.statusCode).toBe(200);
+      expect(options.json().rpId).toBe('desk.example.org');
+    } finally {
+      await behindProxy.close();
+      await other.remove();
+    }
+  });
 });
