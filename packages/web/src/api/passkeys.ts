@@ -61,3 +61,27 @@ export function usePasskeySignIn() {
     onSuccess: () => client.invalidateQueries(),
   });
 }
+
+/** `GET /api/users/:id/passkeys`: a user's passkeys, for those who manage people. */
+export function useUserPasskeys(userId: string | null) {
+  return useQuery({
+    queryKey: ['user-passkeys', userId],
+    enabled: userId !== null,
+    queryFn: async () =>
+      (await api<{ items: Passkey[] }>('GET', `/api/users/${encodeURIComponent(userId ?? '')}/passkeys`)).body.items,
+  });
+}
+
+/** `DELETE /api/users/:id/passkeys/:passkeyId`: a lost device; the account's history records it. */
+export function useRemoveUserPasskey(userId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (passkeyId: string) =>
+      api<null>('DELETE', `/api/users/${encodeURIComponent(userId)}/passkeys/${encodeURIComponent(passkeyId)}`),
+    onSuccess: () =>
+      Promise.all([
+        client.invalidateQueries({ queryKey: ['user-passkeys', userId] }),
+        client.invalidateQueries({ queryKey: ['account-history', userId] }),
+      ]),
+  });
+}
