@@ -18,6 +18,7 @@ COPY packages/server/package.json packages/server/
 COPY packages/web/package.json packages/web/
 COPY packages/cli/package.json packages/cli/
 COPY packages/typed-client/package.json packages/typed-client/
+COPY packages/create-ninepoint/package.json packages/create-ninepoint/
 # No install scripts: better-sqlite3 ships its native builds, and the root's postinstall (the web
 # build) needs the sources, which are not here yet.
 RUN npm ci --ignore-scripts --no-audit --no-fund

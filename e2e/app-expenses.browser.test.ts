@@ -217,7 +217,15 @@ describe('expenses in Chromium', () => {
     if (!app.chromium) return ctx.skip(app.unavailable);
     const page = await app.page();
     await signIn(page, app, finance);
-    expect(await navigationLinks(page)).toEqual(['Home', 'Expenses', 'Payments', 'Employees']);
+    expect(await navigationLinks(page)).toEqual([
+      'Home',
+      'Expenses',
+      'Payments',
+      'Employees',
+      'Users',
+      'Deliveries',
+      'Invite people',
+    ]);
     await page
       .getByRole('navigation', { name: 'Main' })
       .getByRole('link', { name: /^Payments/ })

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type App,
   boardCards,
+  capture,
   columnValues,
   confirmFinalStep,
   disabledReason,
@@ -23,6 +24,7 @@ import {
   signOut,
   startApp,
 } from './app.ts';
+import { screenshot } from './browser.ts';
 
 /**
  * The IT helpdesk in Chromium: requesters report problems (refused first by two rules, one at its
@@ -30,6 +32,8 @@ import {
  * them on the queue board; each role sees only its screens. Point 7 is not shown, so every call
  * is derived. The tests run in order and build on each other's tickets.
  */
+
+const PHONE = { width: 390, height: 844 };
 
 let app: App;
 let requester: Person;
@@ -75,6 +79,10 @@ beforeAll(async () => {
   await app.api(omar, 'PATCH', `/api/tickets/${access.id}`, { resolution, time_spent: 0.5 });
   await app.api(omar, 'POST', `/api/tickets/${access.id}/resolve`);
   await ticket(agent, OUTAGE, { category: 'hardware', priority: 'urgent' });
+  await app.api(omar, 'POST', '/api/ticket-comments', {
+    ticket: access.id,
+    body: 'I have added the role; can you sign in to the claims system now?',
+  });
   const article = (title: string, published: boolean) =>
     app.api(agent, 'POST', '/api/articles', {
       title,
@@ -178,10 +186,69 @@ describe('the IT helpdesk in Chromium', () => {
       .click();
     await page.getByRole('heading', { name: 'My tickets', level: 1 }).waitFor();
     await poll(() => columnValues(page, 'Title')).toEqual([PRINTER, ACCESS, 'Laptop fan is very loud']);
+
     await page.goto(`${app.url}/queue`);
     await page.getByRole('heading', { name: 'Not available to you', level: 1 }).waitFor();
     await signOut(page, requester);
     expect(await navigationLinks(page)).toEqual(['Home']);
+    app.expectQuiet();
+  });
+
+  it('shows a requester their work at home, and a ticket’s conversation, on a phone', async (ctx) => {
+    if (!app.chromium) return ctx.skip(app.unavailable);
+    const page = await app.page();
+    await page.setViewportSize(PHONE);
+    await signIn(page, app, requester);
+    // Home is their work: the tickets that name them, counted per state; point 1's prose is on About.
+    const work = page.getByRole('article', { name: 'Tickets: you are the reporter' });
+    await work.getByRole('link', { name: ACCESS }).waitFor();
+    expect(await work.getByRole('group', { name: 'How many in each state' }).getByText(/:/).allTextContents()).toEqual([
+      'New: 2',
+      'Resolved: 1',
+    ]);
+    await settle(page);
+    await expectAccessible(page, 'the home page of a requester, on a phone');
+    await capture(page, 'helpdesk-home-requester-phone');
+    await page.getByRole('main').getByRole('link', { name: 'About IT helpdesk' }).click();
+    await page.getByRole('heading', { name: 'About IT helpdesk', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'For whom' }).waitFor();
+    await page.goBack();
+
+    // The ticket's conversation: the agent's question, a reply, and a message arriving live.
+    await work.getByRole('link', { name: ACCESS }).click();
+    await page.getByRole('heading', { name: ACCESS, level: 1 }).waitFor();
+    const thread = page.getByRole('list', { name: 'Ticket comments' });
+    await thread.getByText('I have added the role; can you sign in to the claims system now?').waitFor();
+    expect(await thread.getByText('Omar Haddad').count()).toBe(1);
+    const reply = page.getByRole('textbox', { name: /^Reply/ });
+    await reply.fill('Yes, it works now. Thank you!');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await thread.getByText('Yes, it works now. Thank you!').waitFor();
+    expect(await reply.inputValue()).toBe('');
+    await app.api(omar, 'POST', '/api/ticket-comments', { ticket: tickets.get(ACCESS).id, body: 'Great, closing it.' });
+    await thread.getByText('Great, closing it.').waitFor();
+    // Newest last.
+    expect(
+      (await thread.getByRole('listitem').allTextContents()).map((t) => t.replace(/^.*?(ago|just now)/, '')),
+    ).toEqual([
+      'I have added the role; can you sign in to the claims system now?',
+      'Yes, it works now. Thank you!',
+      'Great, closing it.',
+    ]);
+    // What point 6 lets them change on their own ticket changes in place, with the form's checks.
+    await page.getByRole('button', { name: 'Edit Notify' }).click();
+    const notifyForm = page.getByRole('form', { name: 'Edit Notify' });
+    const notify = notifyForm.getByRole('textbox', { name: 'Notify' });
+    await notify.fill('not an address');
+    await notifyForm.getByRole('button', { name: 'Save' }).click();
+    await poll(() => fieldError(notify)).not.toBe('');
+    await notify.fill('claims-team@example.com');
+    await notifyForm.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').filter({ hasText: 'Notify saved.' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Edit Assignee' }).count()).toBe(0);
+    await settle(page);
+    await expectAccessible(page, 'a ticket’s conversation, on a phone');
+    await capture(page, 'helpdesk-thread-phone');
     app.expectQuiet();
   });
 
@@ -199,18 +266,23 @@ describe('the IT helpdesk in Chromium', () => {
     const actions = page.getByRole('group', { name: 'What you can do with this ticket' });
     expect(await actions.getByRole('button').allTextContents()).toEqual(['Assign', 'Escalate', 'Withdraw']);
 
-    // "assign" needs an agent as the assignee, and the ticket has none yet: said before any click.
+    // "assign" needs an agent as the assignee, and the ticket has none yet: said before any click,
+    // short, with the guard's words on hover, and the field offered.
     await poll(() => disabledReason(actions.getByRole('button', { name: 'Assign' }))).toBe(
-      'Assign is allowed only when the assignee has the role agent.',
+      'Assign: Set an assignee first.',
+    );
+    expect(await page.locator('#cannot-assign').getAttribute('title')).toBe(
+      'Set an assignee first. Assign is allowed only when the assignee has the role agent.',
     );
     await expectAccessible(page, 'a ticket with a step not possible yet');
-
-    await actions.getByRole('link', { name: 'Edit' }).click();
-    await page.getByRole('heading', { name: `Edit ${PRINTER}`, level: 1 }).waitFor();
+    await capture(page, 'helpdesk-refusal-set-first');
+    await page.getByRole('button', { name: 'Set assignee' }).click();
+    const inline = page.getByRole('form', { name: 'Edit Assignee' });
     await pick(page, 'Assignee', 'Sam', /^Sam Lee/);
-    await expectAccessible(page, 'the ticket edit form');
-    await page.getByRole('button', { name: 'Save changes' }).click();
-    await page.getByRole('heading', { name: PRINTER, level: 1 }).waitFor();
+    await expectAccessible(page, 'the assignee edited in place');
+    await inline.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').filter({ hasText: 'Assignee saved.' }).waitFor();
+    await poll(() => disabledReason(actions.getByRole('button', { name: 'Assign' }))).toBe('');
 
     for (const [step, state] of [
       ['Assign', 'Assigned'],
@@ -222,17 +294,38 @@ describe('the IT helpdesk in Chromium', () => {
         .filter({ hasText: `${step} done: it is now ${state}.` })
         .waitFor();
     }
-    // "resolve" needs a resolution of at least MIN_RESOLUTION_LENGTH characters.
+    // "resolve" needs a resolution of at least MIN_RESOLUTION_LENGTH characters: none yet.
     await poll(() => disabledReason(actions.getByRole('button', { name: 'Resolve' }))).toBe(
-      'Resolve is allowed only when the resolution has at least 20 characters.',
+      'Resolve: Set a resolution first.',
     );
-    await actions.getByRole('link', { name: 'Edit' }).click();
+    // Fields change in place, one at a time, with the form's checks and messages.
+    await page.getByRole('button', { name: 'Edit Time spent' }).click();
+    const hours = page.getByRole('form', { name: 'Edit Time spent' });
+    await hours.getByRole('textbox', { name: 'Time spent' }).fill('40');
+    await hours.getByRole('button', { name: 'Save' }).click();
+    await poll(() => fieldError(hours.getByRole('textbox', { name: 'Time spent' }))).toMatch(/37\.5/);
+    await hours.getByRole('textbox', { name: 'Time spent' }).fill('0.75');
+    await hours.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').filter({ hasText: 'Time spent saved.' }).waitFor();
+    await page.getByRole('button', { name: 'Set resolution' }).click();
     await page
+      .getByRole('form', { name: 'Edit Resolution' })
       .getByRole('textbox', { name: 'Resolution' })
       .fill('Replaced the worn pickup roller; printed 20 test pages.');
-    await page.getByRole('textbox', { name: 'Time spent' }).fill('0.75');
-    await page.getByRole('button', { name: 'Save changes' }).click();
-    await page.getByRole('heading', { name: PRINTER, level: 1 }).waitFor();
+    await settle(page);
+    await capture(page, 'helpdesk-edit-in-place');
+    await page.getByRole('form', { name: 'Edit Resolution' }).getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').filter({ hasText: 'Resolution saved.' }).waitFor();
+    await poll(() => disabledReason(actions.getByRole('button', { name: 'Resolve' }))).toBe('');
+    // The conversation on the ticket, at a desktop's size.
+    await page.getByRole('textbox', { name: /^Reply/ }).fill('Replaced the roller; please try a long print job.');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page
+      .getByRole('list', { name: 'Ticket comments' })
+      .getByText('Replaced the roller; please try a long print job.')
+      .waitFor();
+    await settle(page);
+    await capture(page, 'helpdesk-thread-desktop');
     await actions.getByRole('button', { name: 'Resolve' }).click();
     await page.getByRole('status').filter({ hasText: 'Resolve done: it is now Resolved.' }).waitFor();
     await settle(page);
@@ -299,7 +392,21 @@ describe('the IT helpdesk in Chromium', () => {
     if (!app.chromium) return ctx.skip(app.unavailable);
     const page = await app.page();
     await signIn(page, app, lead);
-    expect(await navigationLinks(page)).toEqual(['Home', 'Tickets', 'Queue', 'Urgent', 'Overview', 'KB']);
+    expect(await navigationLinks(page)).toEqual([
+      'Home',
+      'Tickets',
+      'Queue',
+      'Urgent',
+      'Overview',
+      'KB',
+      'Users',
+      'Deliveries',
+      'Invite people',
+    ]);
+    // The screens' code is fetched while the home page idles, before any link is followed.
+    await poll(() =>
+      page.evaluate(() => performance.getEntriesByType('resource').some((r) => /\/BoardPage-[^/]*\.js$/.test(r.name))),
+    ).toBe(true);
     await page
       .getByRole('navigation', { name: 'Main' })
       .getByRole('link', { name: /^Queue/ })
@@ -307,17 +414,98 @@ describe('the IT helpdesk in Chromium', () => {
     await page.getByRole('heading', { name: 'Queue', level: 1 }).waitFor();
     await poll(() => boardCards(page, 'Resolved')).toEqual([PRINTER, ACCESS]);
     await poll(() => boardCards(page, 'In progress')).toEqual([OUTLOOK, VPN]);
+    // The whole desk at 1280 px: seven columns side by side, Closed (final) folded to its count.
+    const STATES = ['New', 'Escalated', 'Assigned', 'In progress', 'Waiting', 'Resolved', 'Closed'];
+    for (const state of STATES) {
+      const box = await page.getByRole('region', { name: state, exact: true }).boundingBox();
+      expect(box && box.x + box.width <= 1280 && box.x >= 0, `${state} column in view`).toBe(true);
+    }
+    await page.getByRole('button', { name: /^Show the Closed column/ }).waitFor();
+    // People as faces, choices in colour; moves in a small menu per card.
+    const outlook = page.getByRole('listitem').filter({ hasText: OUTLOOK });
+    await outlook.getByRole('img', { name: `Assignee: ${agent.name}` }).waitFor();
+    const urgent = page.getByRole('listitem').filter({ hasText: OUTAGE }).locator('[data-choice="priority"]');
+    expect(await urgent.getAttribute('style')).toContain('red');
     await settle(page);
     await expectAccessible(page, 'the queue board');
+    // Dragging a resolved ticket over New: the column says why it may not go there, before the drop.
+    // From the card's own padding, not its link (a link drags its address).
+    await page
+      .getByRole('listitem')
+      .filter({ hasText: PRINTER })
+      .locator('[data-board-card]')
+      .hover({ position: { x: 4, y: 4 } });
+    await page.mouse.down();
+    const newColumn = page.getByRole('region', { name: 'New', exact: true });
+    const at = await newColumn.boundingBox();
+    if (!at) throw new Error('no New column');
+    await page.mouse.move(at.x + at.width / 2, at.y + 120, { steps: 8 });
+    await newColumn.getByText('Cannot move here: no step leads from Resolved to New').waitFor();
+    // Mid-drag: `capture` would move the mouse off the page first.
+    await screenshot(page, 'board-drop-refused');
+    await page.mouse.up();
+    await poll(() => boardCards(page, 'Resolved')).toEqual([PRINTER, ACCESS]);
     await moveTo(page, ACCESS, 'Closed — Close');
     await confirmFinalStep(page, 'Close');
+    await page.getByRole('button', { name: 'Show the Closed column (1)' }).click();
     await poll(() => boardCards(page, 'Closed')).toEqual([ACCESS]);
+    await capture(page, 'board-whole-desk');
     await page
       .getByRole('status')
       .filter({ hasText: `${ACCESS}: Close done, now Closed.` })
       .waitFor();
+
+    // On the list, a bulk step refused for want of a field says so, per row; the whole text on hover.
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: /^Urgent/ })
+      .click();
+    await page.getByRole('heading', { name: 'Urgent', level: 1 }).waitFor();
+    await poll(() => columnValues(page, 'Title')).toEqual([OUTAGE]);
+    await page.getByRole('checkbox', { name: `Select ${OUTAGE}` }).check();
+    const bar = page.getByRole('region', { name: 'Selected rows' });
+    await bar.getByRole('combobox', { name: 'Transition to take' }).selectOption({ label: 'Assign' });
+    await bar.getByRole('button', { name: /^Apply to/ }).click();
+    const report = page.getByRole('region', { name: /^Assign: 0 done, 1 refused/ });
+    const refused = report.getByRole('listitem');
+    await poll(() => refused.textContent()).toBe(`Refused${OUTAGE}: Set an assignee first.`);
+    expect(await refused.locator('[title]').getAttribute('title')).toMatch(
+      /^Set an assignee first\. Assign is allowed only when the assignee has the role agent\.$/,
+    );
+    // The selection bar sets a field on many rows, each checked on its own.
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: /^Tickets/ })
+      .click();
+    await page.getByRole('heading', { name: 'Tickets', level: 1 }).waitFor();
+    for (const title of [VPN, OUTLOOK]) await page.getByRole('checkbox', { name: `Select ${title}` }).check();
+    await bar.getByRole('button', { name: 'Set a field…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Set a field on 2 rows' });
+    await dialog.getByRole('combobox', { name: 'Field' }).selectOption({ label: 'Time spent' });
+    await dialog.getByRole('textbox', { name: 'Time spent' }).fill('99');
+    await dialog.getByRole('button', { name: 'Set on 2 rows' }).click();
+    await poll(() => fieldError(dialog.getByRole('textbox', { name: 'Time spent' }))).toMatch(/37\.5/);
+    await dialog.getByRole('combobox', { name: 'Field' }).selectOption({ label: 'Priority' });
+    await settle(page);
+    await expectAccessible(page, 'setting a field on two tickets');
+    await capture(page, 'helpdesk-bulk-set');
+    await choose(page, 'Priority', 'High');
+    await dialog.getByRole('button', { name: 'Set on 2 rows' }).click();
+    await page.getByRole('region', { name: /^Set priority: 2 done/ }).waitFor();
+    for (const title of [VPN, OUTLOOK]) {
+      expect((await app.api(lead, 'GET', `/api/tickets/${tickets.get(title).id}`)).priority).toBe('high');
+    }
+
+    // The lead manages people: the Users screen is theirs.
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: /^Users/ })
+      .click();
+    await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
     await signOut(page, lead);
     expect(await navigationLinks(page)).toEqual(['Home']);
     app.expectQuiet();
+    // The favicon too: nothing the pages asked for answered 404.
+    app.expectNothingNotFound();
   });
 });

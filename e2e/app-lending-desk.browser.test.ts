@@ -126,7 +126,7 @@ describe('the lending desk in Chromium', () => {
     if (!app.chromium) return ctx.skip(app.unavailable);
     const page = await app.page();
     await signIn(page, app, staff);
-    expect(await navigationLinks(page)).toEqual(['Home', 'Books', 'Loans', 'Overdue']);
+    expect(await navigationLinks(page)).toEqual(['Home', 'Books', 'Loans', 'Overdue', 'Users', 'Invite people']);
     await page.getByRole('link', { name: 'New loan' }).click();
     await page.getByRole('heading', { name: 'New loan', level: 1 }).waitFor();
     await settle(page);
@@ -345,6 +345,15 @@ describe('the lending desk in Chromium', () => {
     expect(await columnValues(page, 'State')).toEqual(['Returned', 'Out']);
     await expectAccessible(page, 'a member’s loans');
 
+    // A book's page lists the loans that name it, as the member's list would: their own only.
+    await page.goto(`${app.url}/books/${books.get('Dune').id}`);
+    const related = page.getByRole('region', { name: 'Loans' });
+    await related.getByRole('link', { name: 'Dune · Tom Baker' }).waitFor();
+    expect(await related.getByRole('row').count()).toBe(2);
+    expect(await related.getByRole('link', { name: /^Add/ }).count()).toBe(0);
+    await page.goto(`${app.url}/books/${books.get('Middlemarch').id}`);
+    await page.getByRole('region', { name: 'Loans' }).getByText('None yet.').waitFor();
+
     // The board is the desk's, and someone else's loan is not there at all.
     await page.goto(`${app.url}/loans`);
     await page.getByRole('heading', { name: 'Not available to you', level: 1 }).waitFor();
@@ -370,6 +379,8 @@ describe('the lending desk in Chromium', () => {
     const main = page.getByRole('main');
     await main.getByRole('heading', { name: 'What you can do next' }).waitFor();
     for (const name of ['New book', 'New loan']) await main.getByRole('link', { name }).waitFor();
+    // Their work: the books the desk catalogued, newest changes first.
+    await main.getByRole('article', { name: 'Books you created' }).getByRole('link').first().waitFor();
     await settle(page);
     await expectAccessible(page, 'the home page of the desk');
     await capture(page, 'lending-desk-home');
@@ -379,6 +390,23 @@ describe('the lending desk in Chromium', () => {
     await main.getByRole('button', { name: 'Search' }).click();
     await page.waitForURL((u) => u.pathname === '/books' && u.searchParams.get('q') === 'Eliot');
     await poll(() => titlesShown(page)).toEqual(['Middlemarch']);
+
+    // A book's page lists its loans, with the list's columns; "Add loan" starts one for this book.
+    await page.goto(`${app.url}/books/${books.get('Dune').id}`);
+    const related = page.getByRole('region', { name: 'Loans' });
+    await related.getByRole('link', { name: 'Dune · Tom Baker' }).waitFor();
+    expect(await related.getByRole('columnheader').allTextContents()).not.toContain('Book');
+    await settle(page);
+    await expectAccessible(page, 'a book’s page with its loans');
+    await capture(page, 'lending-desk-related-desktop');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await settle(page);
+    await expectAccessible(page, 'a book’s page with its loans, on a phone');
+    await capture(page, 'lending-desk-related-phone');
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await related.getByRole('link', { name: 'Add loan' }).click();
+    await page.getByRole('heading', { name: 'New loan', level: 1 }).waitFor();
+    await poll(() => page.getByRole('combobox', { name: 'Book' }).inputValue()).toBe('Dune');
 
     await signOut(page, staff);
     expect(await accountMenu(page, staff).count()).toBe(0);

@@ -74,6 +74,32 @@ describe('list filters, saved views and bulk actions in Chromium', () => {
     await page.getByRole('heading', { name: 'Tickets', level: 1 }).waitFor();
     await poll(() => titles(page)).toEqual([...ALL].sort());
 
+    // Dense rows: one line each, the whole title on hover; a column empty on every row (Notify) collapses.
+    const table = page.getByRole('table');
+    const rowHeights = () =>
+      table.locator('tbody tr').evaluateAll((rows) => rows.map((r) => Math.round(r.getBoundingClientRect().height)));
+    expect(Math.max(...(await rowHeights()))).toBeLessThanOrEqual(36);
+    expect(await table.getByRole('link', { name: JAMS }).locator('xpath=ancestor::td').getAttribute('title')).toBe(
+      JAMS,
+    );
+    expect(await page.getByRole('columnheader', { name: 'Notify' }).count()).toBe(0);
+    // Comfortable rows, and a wider Category column: kept for this user through a reload.
+    await page.getByRole('radiogroup', { name: 'Row density' }).getByText('Comfortable').click();
+    await poll(async () => Math.min(...(await rowHeights()))).toBeGreaterThan(40);
+    const width = page.getByRole('separator', { name: 'Width of Category' });
+    const before = Number(await width.getAttribute('aria-valuenow'));
+    await width.focus();
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowRight');
+    await poll(async () => Number(await width.getAttribute('aria-valuenow'))).toBeGreaterThanOrEqual(before + 30);
+    const wider = Number(await width.getAttribute('aria-valuenow'));
+    await page.reload();
+    await poll(() => titles(page)).toEqual([...ALL].sort());
+    expect(Number(await width.getAttribute('aria-valuenow'))).toBe(wider);
+    expect(Math.min(...(await rowHeights()))).toBeGreaterThan(40);
+    await page.getByRole('radiogroup', { name: 'Row density' }).getByText('Compact').click();
+    await expectAccessible(page, 'the dense ticket list');
+
     await page.getByRole('button', { name: 'Filters' }).click();
     const title = page.getByRole('textbox', { name: 'Title contains' });
     await title.fill('PRINTER');
@@ -106,25 +132,25 @@ describe('list filters, saved views and bulk actions in Chromium', () => {
     // Fewer columns: the address keeps them too.
     await page.getByRole('button', { name: 'Columns' }).click();
     const shown = page.getByRole('group', { name: 'Columns shown' });
-    await shown.getByRole('checkbox', { name: 'Assignee' }).uncheck();
+    await shown.getByRole('checkbox', { name: 'Reporter' }).uncheck();
     await page.waitForURL((u) => u.searchParams.has('columns'));
     await expectAccessible(page, 'the column chooser');
     await page.keyboard.press('Escape');
-    await poll(() => page.getByRole('columnheader', { name: 'Assignee' }).count()).toBe(0);
+    await poll(() => page.getByRole('columnheader', { name: 'Reporter' }).count()).toBe(0);
 
     await page.reload();
     await page.getByRole('heading', { name: 'Tickets', level: 1 }).waitFor();
     await poll(() => titles(page)).toEqual([OFFLINE, JAMS]);
-    expect(await page.getByRole('columnheader', { name: 'Assignee' }).count()).toBe(0);
+    expect(await page.getByRole('columnheader', { name: 'Reporter' }).count()).toBe(0);
     await expect(
       page.getByRole('group', { name: 'Category' }).getByRole('checkbox', { name: 'network' }).isChecked(),
     ).resolves.toBe(true);
 
     // Back goes to the view before the last change.
     await page.goBack();
-    await poll(() => page.getByRole('columnheader', { name: 'Assignee' }).count()).toBe(1);
+    await poll(() => page.getByRole('columnheader', { name: 'Reporter' }).count()).toBe(1);
     await page.goForward();
-    await poll(() => page.getByRole('columnheader', { name: 'Assignee' }).count()).toBe(0);
+    await poll(() => page.getByRole('columnheader', { name: 'Reporter' }).count()).toBe(0);
 
     await page.getByRole('button', { name: 'Saved views' }).click();
     await page.getByRole('textbox', { name: 'Save this view as' }).fill('Printers to look at');
@@ -141,9 +167,89 @@ describe('list filters, saved views and bulk actions in Chromium', () => {
     await page.getByRole('link', { name: 'Printers to look at' }).click();
     await poll(() => titles(page)).toEqual([OFFLINE, JAMS]);
     expect(new URL(page.url()).searchParams.getAll('filter[category]')).toEqual(['hardware', 'network']);
-    expect(await page.getByRole('columnheader', { name: 'Assignee' }).count()).toBe(0);
+    expect(await page.getByRole('columnheader', { name: 'Reporter' }).count()).toBe(0);
     const views = await app.api(lead, 'GET', '/api/views?screen=/tickets');
     expect(views.items.map((v: Json) => v.name)).toEqual(['Printers to look at']);
+    app.expectQuiet();
+  });
+
+  it('builds filters field by field as chips, with an either-group, on a desk and on a phone, and shares a view with a role', async (ctx) => {
+    if (!app.chromium) return ctx.skip(app.unavailable);
+    const page = await app.page();
+    await signIn(page, app, lead, '/tickets?sort=title');
+    await poll(() => titles(page)).toEqual([...ALL].sort());
+    /** "+ Filter" → field → condition → value → Join → Add filter. */
+    const addFilter = async (
+      field: string,
+      condition: string,
+      value: string | [string, string] | null,
+      join?: string,
+    ) => {
+      await page.getByRole('button', { name: 'Filter', exact: true }).click();
+      const form = page.getByRole('form', { name: 'Add a filter' });
+      const pickIn = async (label: string, option: string) => {
+        await form.getByRole('combobox', { name: label, exact: true }).click();
+        await page.getByRole('listbox', { name: label }).getByRole('option', { name: option, exact: true }).click();
+      };
+      await pickIn('Field', field);
+      await pickIn('Condition', condition);
+      if (typeof value === 'string') await form.getByRole('textbox', { name: 'Value', exact: true }).fill(value);
+      else if (value) {
+        await form.getByRole('textbox', { name: 'From', exact: true }).fill(value[0]);
+        await form.getByRole('textbox', { name: 'To', exact: true }).fill(value[1]);
+      }
+      if (join) await pickIn('Join', join);
+      await form.getByRole('button', { name: 'Add filter' }).click();
+    };
+    await addFilter('Time spent', 'after', '1');
+    await poll(() => titles(page)).toEqual([OFFLINE, JAMS, MACRO, WIFI].sort());
+    await addFilter('Title', 'contains', 'printer', 'Start an “either” group (or)');
+    await addFilter('Category', 'is empty', null, 'Into “either” group 1 (or)');
+    // Either a printer or no category: of those above one hour, the two printers.
+    await poll(() => titles(page)).toEqual([OFFLINE, JAMS]);
+    const url = new URL(await page.evaluate(() => window.location.href));
+    expect(url.searchParams.get('filter[time_spent][after]')).toBe('1');
+    expect(url.searchParams.get('or[1][title][contains]')).toBe('printer');
+    expect(url.searchParams.get('or[1][category][empty]')).toBe('true');
+    const inEffect = page.getByRole('group', { name: 'Filters in effect' });
+    await inEffect.getByText('Time spent: after 1').waitFor();
+    await inEffect.getByText('Either Title: contains “printer” or Category: empty').waitFor();
+    await expectAccessible(page, 'tickets filtered by the builder, with an either-group');
+    await capture(page, 'list-filter-builder');
+
+    // Shared with every lead: the view is theirs too, marked as shared.
+    await page.getByRole('button', { name: 'Saved views' }).click();
+    await page.getByRole('textbox', { name: 'Save this view as' }).fill('Printer hours');
+    await page.getByRole('combobox', { name: 'Who sees it' }).selectOption({ label: 'Everyone who is lead' });
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByText('Shared with lead').waitFor();
+    await expectAccessible(page, 'a view shared with a role');
+    await page.getByRole('button', { name: 'Saved views' }).click();
+    await page.getByRole('combobox', { name: 'Who sees it' }).waitFor({ state: 'hidden' });
+    const other = await app.addPerson('lead', 'Lin Park');
+    const views = await app.api(other, 'GET', '/api/views?screen=/tickets');
+    expect(views.items.map((v: Json) => `${v.name} ${v.role}`)).toContain('Printer hours lead');
+
+    // On a phone: the same chips and the builder, rows as cards, nothing wider than the screen.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await inEffect.getByText('Time spent: after 1').waitFor();
+    await page.getByRole('button', { name: 'Remove the filter Time spent' }).click();
+    await poll(() => page.evaluate(() => window.location.search.includes('after'))).toBe(false);
+    await addFilter('Time spent', 'between', ['1', '2']);
+    await inEffect.getByText('Time spent: 1 to 2').waitFor();
+    // The address as the page has it (Playwright's url() may lag a history push).
+    const search = new URLSearchParams(await page.evaluate(() => window.location.search));
+    expect(search.get('filter[time_spent][to]')).toBe('2');
+    const wide = await page.evaluate(() =>
+      [...document.querySelectorAll('main *')]
+        .filter((e) => e.getBoundingClientRect().right > 391)
+        .map((e) => `${e.tagName}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`)
+        .slice(0, 5),
+    );
+    expect(wide, 'elements wider than the phone').toEqual([]);
+    await expectAccessible(page, 'the filter builder on a phone');
+    await capture(page, 'list-filter-builder-phone');
+    await page.setViewportSize({ width: 1280, height: 900 });
     app.expectQuiet();
   });
 

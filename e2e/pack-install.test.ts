@@ -1,5 +1,14 @@
 import { type ChildProcess, type SpawnSyncReturns, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,9 +43,21 @@ function run(command: string, args: readonly string[], cwd: string): SpawnSyncRe
 }
 
 /** Starts `npx ninepoint serve` in a process group of its own and answers the URL it prints. */
-function serve(cwd: string, args: readonly string[]): Promise<{ url: string; child: ChildProcess }> {
-  // npx runs the bin under a shell: the group lets the stop reach the server too.
-  const child = spawn('npx', ['--no', 'ninepoint', 'serve', ...args], {
+function serve(
+  cwd: string,
+  args: readonly string[],
+): Promise<{ url: string; child: ChildProcess; output: () => string }> {
+  return start(cwd, 'npx', ['--no', 'ninepoint', 'serve', ...args]);
+}
+
+/** Starts a command that serves (npx, npm start) in a process group of its own; answers the URL it prints. */
+function start(
+  cwd: string,
+  command: string,
+  args: readonly string[],
+): Promise<{ url: string; child: ChildProcess; output: () => string }> {
+  // npx and npm run the bin under a shell: the group lets the stop reach the server too.
+  const child = spawn(command, args, {
     cwd,
     env: userEnv(),
     detached: true,
@@ -44,14 +65,25 @@ function serve(cwd: string, args: readonly string[]): Promise<{ url: string; chi
   });
   return new Promise((resolve, reject) => {
     let out = '';
+    // A server that never says where it listens fails here, with what it printed, not at the test's timeout.
+    const silent = setTimeout(() => {
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGTERM');
+      reject(new Error(`no "serving … at" line after 90 s:\n${out}`));
+    }, 90_000);
     const read = (chunk: Buffer) => {
       out += chunk.toString();
       const match = /serving "[^"]*" at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (match?.[1]) resolve({ url: match[1], child });
+      if (match?.[1]) {
+        clearTimeout(silent);
+        resolve({ url: match[1], child, output: () => out });
+      }
     };
     child.stdout?.on('data', read);
     child.stderr?.on('data', read);
-    child.on('exit', (code) => reject(new Error(`serve exited with ${code} before listening:\n${out}`)));
+    child.on('exit', (code) => {
+      clearTimeout(silent);
+      reject(new Error(`serve exited with ${code} before listening:\n${out}`));
+    });
   });
 }
 
@@ -72,23 +104,33 @@ describe('the npm tarballs installed into an empty folder', () => {
   const dir = mkdtempSync(join(tmpdir(), 'ninepoint-pack-install-'));
   const tarballs = join(dir, 'tarballs');
   const app = join(dir, 'app');
-  let server: { url: string; child: ChildProcess } | undefined;
+  const servers: ChildProcess[] = [];
+  /** Serves with `serve` or `start`, stopped after the tests even when one fails. */
+  const served = async (serving: Promise<{ url: string; child: ChildProcess; output: () => string }>) => {
+    const server = await serving;
+    servers.push(server.child);
+    return server;
+  };
 
   beforeAll(() => {
     run(process.execPath, [join(root, 'scripts/pack.mjs'), '--out', tarballs], root);
     mkdirSync(app);
     writeFileSync(join(app, 'package.json'), `${JSON.stringify({ name: 'app', private: true, type: 'module' })}\n`);
-    const files = readdirSync(tarballs).map((name) => join(tarballs, name));
+    // The four Ninepoint packages, installed once for every check below; create-ninepoint is run, not installed.
+    const files = readdirSync(tarballs)
+      .filter((name) => name.startsWith('ninepoint-'))
+      .map((name) => join(tarballs, name));
     run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...files], app);
   }, 300_000);
 
   afterAll(async () => {
-    if (server) await stop(server.child);
+    await Promise.all(servers.map(stop));
     rmSync(dir, { recursive: true, force: true });
-  });
+  }, 120_000);
 
-  it('packs spec, server, web and cli, each JavaScript with .d.ts and no TypeScript sources', () => {
+  it('packs spec, server, web, cli and create-ninepoint, each JavaScript with .d.ts and no TypeScript sources', () => {
     expect(readdirSync(tarballs).sort()).toEqual([
+      'create-ninepoint-0.1.0.tgz',
       'ninepoint-cli-0.1.0.tgz',
       'ninepoint-server-0.1.0.tgz',
       'ninepoint-spec-0.1.0.tgz',
@@ -113,7 +155,7 @@ describe('the npm tarballs installed into an empty folder', () => {
   });
 
   it('npx ninepoint serve answers the API and serves the web app, on SQLite', async () => {
-    server = await serve(app, ['app.md', '--port', '0', '--host', '127.0.0.1', '--log-format', 'pretty']);
+    const server = await served(serve(app, ['app.md', '--port', '0', '--host', '127.0.0.1', '--log-format', 'pretty']));
     const health = await fetch(`${server.url}/api/health`);
     expect(health.status).toBe(200);
     expect(await health.json()).toMatchObject({ status: 'ok', database: 'sqlite' });
@@ -134,6 +176,9 @@ describe('the npm tarballs installed into an empty folder', () => {
     const initializer = /src="(docs\/assets\/initializer\.js[^"]*)"/.exec(docs)?.[1];
     expect(initializer).toBeDefined();
     expect((await fetch(`${server.url}/api/${initializer}`)).status).toBe(200);
+    // Its hints name the docs the CLI carries, where they are installed.
+    expect(server.output()).toContain('see node_modules/@ninepoint/cli/docs/sign-in.md)');
+    expect(existsSync(join(app, 'node_modules/@ninepoint/cli/docs/sign-in.md'))).toBe(true);
     await stop(server.child);
   });
 
@@ -168,4 +213,121 @@ describe('the npm tarballs installed into an empty folder', () => {
     expect(run(process.execPath, [tsc, '-p', 'tsconfig.json'], app).stdout).toBe('');
     expect(run(process.execPath, ['check.ts'], app).stdout).toBe('0 diagnostics, compileApp is a function\n');
   });
+
+  it('npm publish --dry-run of each tarball is clean: what a registry shows, no tests, and what each must carry', () => {
+    const must: Record<string, string[]> = {
+      'ninepoint-spec': ['dist/index.js', 'dist/index.d.ts'],
+      'ninepoint-server': ['dist/index.js', 'dist/index.d.ts', 'dist/http/api-docs-initializer.js'],
+      'ninepoint-web': ['dist/index.html'],
+      'ninepoint-cli': [
+        'bin/ninepoint.js',
+        'dist/main.js',
+        'docs/spec-format.md',
+        'docs/cli.md',
+        'docs/client.md',
+        'examples/helpdesk.md',
+        'examples/quotes/pricing.ts',
+      ],
+      'create-ninepoint': ['bin/create-ninepoint.js', 'examples/blank.md', 'examples/helpdesk.md'],
+    };
+    for (const tarball of readdirSync(tarballs)) {
+      const name = tarball.replace(/-0\.1\.0\.tgz$/, '');
+      const result = run('npm', ['publish', '--dry-run', '--json', join(tarballs, tarball)], dir);
+      // A dry run still says it would need a login; any other warning (a field npm corrected, a
+      // missing one) is the package's.
+      const warnings = result.stderr
+        .split('\n')
+        .filter((line) => /^npm warn/i.test(line) && !/requires you to be logged in/.test(line));
+      expect(warnings, tarball).toEqual([]);
+      // One package's report, or the report keyed by the package's name (npm has written both).
+      type Packed = { files: { path: string }[] };
+      const report = JSON.parse(result.stdout) as Packed | Record<string, Packed>;
+      const packed = (Array.isArray(report.files) ? report : Object.values(report)[0]) as Packed;
+      const files = packed.files.map((f) => f.path);
+      expect(files, tarball).toEqual(
+        expect.arrayContaining(['package.json', 'README.md', 'LICENSE', ...(must[name] ?? ['?'])]),
+      );
+      expect(
+        files.filter((f) => /\.test\.|(^|\/)test-support\.|^src\/|^test\//.test(f)),
+        tarball,
+      ).toEqual([]);
+      const manifest = JSON.parse(
+        run('tar', ['-xzOf', join(tarballs, tarball), 'package/package.json'], dir).stdout,
+      ) as Record<string, unknown>;
+      for (const field of ['description', 'keywords', 'repository', 'license', 'files', 'engines']) {
+        expect(manifest[field], `${tarball} ${field}`).toBeDefined();
+      }
+      expect(manifest.license).toBe(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).license);
+    }
+  }, 240_000);
+
+  it('npx ninepoint new --example helpdesk writes a spec that checks clean', () => {
+    const written = run('npx', ['--no', 'ninepoint', 'new', '--example', 'helpdesk', 'helpdesk.md'], app);
+    expect(written.stdout).toContain('Wrote helpdesk.md: the helpdesk example, "IT helpdesk".');
+    expect(written.stdout).toContain('The format is described in node_modules/@ninepoint/cli/docs/spec-format.md.');
+    const checked = run('npx', ['--no', 'ninepoint', 'check', 'helpdesk.md'], app);
+    expect(checked.stdout).toContain('0 errors, 0 warnings');
+  }, 240_000);
+
+  it("every command and path the blank app's home page shows works here", async () => {
+    // The home page (GrowProduct) is drawn in the browser: its hints are read from its source.
+    const page = readFileSync(join(root, 'packages/web/src/home/GrowProduct.tsx'), 'utf8');
+    const commands = [...page.matchAll(/<Command text="([^"]+)"/g)].map((m) => m[1] as string);
+    const paths = [...page.matchAll(/<Code>(node_modules\/[^<]+)<\/Code>/g)].map((m) => m[1] as string);
+    expect(commands).toContain('npx ninepoint new --example lending-desk lending.md');
+    expect(paths).toContain('node_modules/@ninepoint/cli/docs/spec-format.md');
+    for (const path of paths) expect(existsSync(join(app, path)), path).toBe(true);
+    for (const command of commands) {
+      const [npx, ...args] = command.split(' ');
+      expect(npx).toBe('npx');
+      if (args[1] !== 'serve') {
+        run('npx', ['--no', ...args], app);
+        continue;
+      }
+      const server = await served(
+        serve(app, [...args.slice(2), '--port', '0', '--host', '127.0.0.1', '--log-format', 'pretty']),
+      );
+      expect((await fetch(`${server.url}/api/health`)).status, command).toBe(200);
+      await stop(server.child);
+    }
+  }, 240_000);
+
+  it('create-ninepoint makes a folder with a spec, a README and a package.json whose start serves it', async () => {
+    // `npm create ninepoint my-app` fetches create-ninepoint from the registry, where it is not
+    // yet: its packed tarball's bin is run the same way, through npm exec.
+    const empty = join(dir, 'empty');
+    mkdirSync(empty);
+    const made = run(
+      'npm',
+      [
+        'exec',
+        '--yes',
+        `--package=${join(tarballs, 'create-ninepoint-0.1.0.tgz')}`,
+        '--',
+        'create-ninepoint',
+        'my-app',
+      ],
+      empty,
+    );
+    expect(made.stdout).toContain('Made my-app: spec.md (the blank spec), package.json and README.md.');
+    const folder = join(empty, 'my-app');
+    expect(readdirSync(folder).sort()).toEqual(['README.md', 'package.json', 'spec.md']);
+    expect(readFileSync(join(folder, 'spec.md'), 'utf8')).toMatch(/^# Specification: My app\n/);
+    const manifest = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8'));
+    expect(manifest).toMatchObject({
+      name: 'my-app',
+      private: true,
+      scripts: { start: 'ninepoint serve spec.md' },
+      dependencies: { '@ninepoint/cli': '^0.1.0' },
+    });
+    expect(readFileSync(join(folder, 'README.md'), 'utf8')).toContain('npm start');
+    // Its `npm install` would fetch @ninepoint/cli from the registry: the packages installed above stand in.
+    symlinkSync(join(app, 'node_modules'), join(folder, 'node_modules'));
+    const server = await served(
+      start(folder, 'npm', ['start', '--', '--port', '0', '--host', '127.0.0.1', '--log-format', 'pretty']),
+    );
+    expect(server.output()).toContain('serving "My app"');
+    expect((await fetch(`${server.url}/api/health`)).status).toBe(200);
+    await stop(server.child);
+  }, 240_000);
 });

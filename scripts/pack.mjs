@@ -1,4 +1,4 @@
-// `npm run pack [-- --out <dir>]`: the published form of the four packages, as npm tarballs in
+// `npm run pack [-- --out <dir>]`: the published form of the five packages, as npm tarballs in
 // <dir> (default dist/), installable together outside the repo:
 //
 //   npm install ./ninepoint-cli-0.1.0.tgz ./ninepoint-server-0.1.0.tgz \
@@ -12,7 +12,17 @@
 // folders. Nothing in the repo changes, so its source workflow (npm start, npm test, the bin)
 // needs no build step. See docs/architecture.md ("Packaging").
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -38,9 +48,22 @@ if ((outIndex !== -1 && args[outIndex + 1] === undefined) || unknown.length > 0)
 }
 const out = resolve(outIndex === -1 ? join(root, 'dist') : args[outIndex + 1]);
 
-/** The packages compiled by tsc; web is packed as Vite built it. */
+/** The packages compiled by tsc; web is packed as Vite built it, create-ninepoint as it is (plain JavaScript). */
 const COMPILED = ['spec', 'server', 'cli'];
-const PACKAGES = [...COMPILED, 'web'];
+const PACKAGES = [...COMPILED, 'web', 'create-ninepoint'];
+
+/**
+ * What a package carries from the repository besides its own folder: the CLI the examples and the
+ * docs (`ninepoint new --example`, and the pages its hints and the app's home page name), the
+ * create-ninepoint package the examples it writes. Docs' images stay in the repository.
+ */
+const CARRIED = {
+  cli: [
+    { from: 'examples', to: 'examples' },
+    { from: 'docs', to: 'docs', only: (name) => name.endsWith('.md') },
+  ],
+  'create-ninepoint': [{ from: 'examples', to: 'examples' }],
+};
 
 /** Runs a command to completion; throws when it fails. */
 function run(command, commandArgs, options = {}) {
@@ -159,10 +182,18 @@ try {
       cpSync(join(built, name, 'src'), join(folder, 'dist'), { recursive: true });
       rewriteDeclarations(join(folder, 'dist'));
       copyAssets(join(source, 'src'), join(folder, 'dist'));
-    } else {
+    } else if (existsSync(join(source, 'dist'))) {
       cpSync(join(source, 'dist'), join(folder, 'dist'), { recursive: true });
     }
     if (existsSync(join(source, 'bin'))) cpSync(join(source, 'bin'), join(folder, 'bin'), { recursive: true });
+    cpSync(join(source, 'README.md'), join(folder, 'README.md'));
+    cpSync(join(root, 'LICENSE'), join(folder, 'LICENSE'));
+    for (const { from, to, only } of CARRIED[name] ?? []) {
+      // With `only`, the folder's own files that pass it, and none of its subfolders.
+      const top = join(root, from);
+      const wanted = (path) => !only || path === top || (!statSync(path).isDirectory() && only(path));
+      cpSync(top, join(folder, to), { recursive: true, filter: wanted });
+    }
     writeFileSync(join(folder, 'package.json'), `${JSON.stringify(publishedManifest(name, manifest), null, 2)}\n`);
     folders.push(folder);
   }

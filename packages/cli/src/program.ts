@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { registerBackup } from './commands/backup.ts';
 import { registerCalls } from './commands/calls.ts';
 import { registerCheck } from './commands/check.ts';
+import { registerClient } from './commands/client.ts';
 import { registerDeliveries } from './commands/deliveries.ts';
 import { registerDev } from './commands/dev.ts';
 import { registerDiagram } from './commands/diagram.ts';
@@ -59,6 +60,7 @@ export function createProgram(ctx: Context): Command {
   registerDiagram(program, ctx, VERSION);
   registerOpenApi(program, ctx, VERSION);
   registerTypes(program, ctx, VERSION);
+  registerClient(program, ctx, VERSION);
   registerUsers(program, ctx, VERSION);
   registerTokens(program, ctx, VERSION);
   registerImport(program, ctx, VERSION);

@@ -19,6 +19,7 @@ import { type Command, Option } from 'commander';
 import type { Context } from './context.ts';
 import { readSpec } from './files.ts';
 import { wantsColor } from './io.ts';
+import { docsPage } from './package-files.ts';
 import { UsageError } from './usage-error.ts';
 
 /** The SQLite file of `serve`, `dev`, `migrate`, `users` and `tokens` when `--db` is not given. */
@@ -142,7 +143,11 @@ export async function startServing(
 ): Promise<ServeResult> {
   const settings = serveOptions(ctx, file, options);
   if (file) await readSpec(ctx.io.cwd, file);
-  const result = await serve({ ...settings, devMode: extra.devMode === true });
+  const result = await serve({
+    ...settings,
+    devMode: extra.devMode === true,
+    docsPage: (page) => docsPage(page, ctx.io.cwd),
+  });
   if (!result.ok) ctx.exitCode = result.exitCode;
   return result;
 }

@@ -91,6 +91,7 @@ export {
   tableName,
   VERSION_COLUMN,
 } from './compile/sql-schema.ts';
+export { typedClient } from './compile/typed-client.ts';
 export { type DevServeResult, type DevServer, serveDev } from './dev/dev-server.ts';
 export { SPEC_EVENTS_PATH } from './dev/spec-events.ts';
 export { STUDIO_ROUTES, type Studio } from './dev/studio-routes.ts';

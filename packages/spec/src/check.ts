@@ -25,6 +25,7 @@ import { validateRoles } from './validate/roles.ts';
 import { validateRules } from './validate/rules.ts';
 import { validateScreens } from './validate/screens.ts';
 import { validateStates } from './validate/states.ts';
+import { validateThreads } from './validate/threads.ts';
 
 /** Specs larger than this are refused: 2 MB is ~40,000 lines, far beyond any real product. */
 export const MAX_SPEC_BYTES = 2 * 1024 * 1024;
@@ -96,6 +97,7 @@ export function checkSpec(source: string): CheckResult {
   model.screens = validateScreens(screens, model, bag);
   model.rules = validateRules(rules, model, bag);
   validateStates(model, bag);
+  validateThreads(model, bag);
   validateRoles(model, bag);
   validateExpressions(model, bag);
   validateReveals(model, bag);

@@ -91,6 +91,16 @@ export const DIAGNOSTIC_CODES = {
     severity: 'error',
     summary: "A field's rule is not understood or does not fit its type.",
   },
+  'invalid-thread': {
+    point: 3,
+    severity: 'error',
+    summary: 'A field marked thread is not a reference to another entity, or an entity is a thread twice.',
+  },
+  'thread-without-text': {
+    point: 3,
+    severity: 'error',
+    summary: 'An entity declared a thread has no text field to hold the messages.',
+  },
   'invalid-default': {
     point: 3,
     severity: 'error',

@@ -778,6 +778,81 @@ back-references, matched in linear time). An empty pattern is also reported.`,
 | isbn   | text    | unique, pattern ^97[89][0-9]{10}$ |
 `,
   },
+  'invalid-thread': {
+    about: `\`thread\` in a field's rules makes the entity's records a conversation on the record that field
+names: the parent's page shows them as messages, newest last, with a box to reply. It goes on a
+reference to another entity (not on \`User\`, a text or the entity itself), and on one field of an
+entity. The entity is read as if the word were not there.`,
+    bad: `## 3. Entities and their fields
+
+### Message
+
+| field | type      | rules              |
+| ----- | --------- | ------------------ |
+| loan  | text      | required, thread   |
+| body  | long text | required           |
+
+## 6. Roles and permissions
+
+| role   | Book | Loan                 | Message      |
+| ------ | ---- | -------------------- | ------------ |
+| staff  | all  | create, read, update | create, read |
+| member | read | read own             | -            |
+`,
+    fixed: `## 3. Entities and their fields
+
+### Message
+
+| field | type      | rules              |
+| ----- | --------- | ------------------ |
+| loan  | Loan      | required, thread   |
+| body  | long text | required           |
+
+## 6. Roles and permissions
+
+| role   | Book | Loan                 | Message      |
+| ------ | ---- | -------------------- | ------------ |
+| staff  | all  | create, read, update | create, read |
+| member | read | read own             | -            |
+`,
+  },
+  'thread-without-text': {
+    about: `A thread's records are messages, so the entity needs a field for their words: its first \`long text\`
+field (else its first \`text\` field) is the message. Without one the conversation is not shown.`,
+    bad: `## 3. Entities and their fields
+
+### Message
+
+| field  | type    | rules            |
+| ------ | ------- | ---------------- |
+| loan   | Loan    | required, thread |
+| urgent | boolean |                  |
+
+## 6. Roles and permissions
+
+| role   | Book | Loan                 | Message      |
+| ------ | ---- | -------------------- | ------------ |
+| staff  | all  | create, read, update | create, read |
+| member | read | read own             | -            |
+`,
+    fixed: `## 3. Entities and their fields
+
+### Message
+
+| field  | type      | rules            |
+| ------ | --------- | ---------------- |
+| loan   | Loan      | required, thread |
+| body   | long text | required         |
+| urgent | boolean   |                  |
+
+## 6. Roles and permissions
+
+| role   | Book | Loan                 | Message      |
+| ------ | ---- | -------------------- | ------------ |
+| staff  | all  | create, read, update | create, read |
+| member | read | read own             | -            |
+`,
+  },
   'invalid-label': {
     about: `The label is left out and the field's name is shown instead. A label heads a list's column and
 sits beside a form's input: keep it to a few words (at most 40 characters), put the explanation in

@@ -9,13 +9,14 @@ import { suggest } from './suggest.ts';
 
 export type FieldRules = Pick<
   Field,
-  'required' | 'unique' | 'default' | 'min' | 'max' | 'minLength' | 'maxLength' | 'pattern'
+  'required' | 'unique' | 'default' | 'min' | 'max' | 'minLength' | 'maxLength' | 'pattern' | 'thread'
 >;
 
 const RULE_WORDS = [
   'required',
   'optional',
   'unique',
+  'thread',
   'default',
   'pattern',
   'at least',
@@ -173,6 +174,8 @@ function readValueRules(cell: Cell | null, type: FieldType | null, scope: Scope,
     if (lower === 'required') rules.required = true;
     else if (lower === 'optional') rules.required = false;
     else if (lower === 'unique') rules.unique = true;
+    // Only a reference can be a thread: `validate/threads.ts` says so of any other field.
+    else if (lower === 'thread') rules.thread = true;
     else if (/^pattern\s*:?\s*`[^`]*`$/.test(lower)) {
       readPattern(item, type, scope, field, rules);
     } else if (/^pattern\b/.test(lower)) {
@@ -194,7 +197,7 @@ function readValueRules(cell: Cell | null, type: FieldType | null, scope: Scope,
         `Field ${field} has a rule "${item.text}" that is not understood.`,
         {
           expected: suggest(lower, RULE_WORDS),
-          hint: 'Rules are required, optional, unique, default X, a range such as 0..10 or 1..200 characters, at least/at most N, and pattern REGEX.',
+          hint: 'Rules are required, optional, unique, thread (on a reference), default X, a range such as 0..10 or 1..200 characters, at least/at most N, and pattern REGEX.',
         },
       );
     }

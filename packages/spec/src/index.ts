@@ -118,9 +118,10 @@ export { isAbsoluteHttpUrl } from './read-outgoing.ts';
 export { RUNTIME_CONSTANTS, type RuntimeSettings, runtimeSettings } from './runtime-constants.ts';
 export { lastOccurrence, readSchedule, type ScheduleReading, scheduleWordsToCron } from './schedules.ts';
 export { type SpecLine, specLine, specLinesOf } from './spec-lines.ts';
-export { specTypes, specTypesFile } from './spec-types.ts';
+export { specTypeDeclarations, specTypes, specTypesFile, tsFieldType, tsUnion } from './spec-types.ts';
 export type { StudioStatus } from './studio-status.ts';
 export { type PointSummary, summarizePoints } from './summary.ts';
+export { type Thread, threadOf, threadsOn, threadTextField } from './threads.ts';
 export { type TimeBound, timeBound } from './time-bound.ts';
 export { isTimeZone, localDay, localParts, TIME_ZONE_CONSTANT, timeZoneOf, zonedInstant } from './time-zone.ts';
 export { type EffectsOutcome, storedValue, transitionEffects } from './transition-effects.ts';
@@ -128,6 +129,7 @@ export { typeWords } from './type-words.ts';
 export {
   defaultValueAt,
   type ExpressionRule,
+  emptyFieldsRead,
   expressionRule,
   GUARD_REFUSAL,
   guardErrorParams,
@@ -135,5 +137,6 @@ export {
   guardRefusal,
   ruleMessageParams,
   ruleRuns,
+  setFirst,
   sharedRefusalCode,
 } from './write-rules.ts';

@@ -176,6 +176,11 @@ export interface Field {
    * matching is linear-time) the value must match; anchor it with ^…$ to match the whole value.
    */
   pattern: string | null;
+  /**
+   * The field's rules say `thread`: the entity's records are a conversation on the record this
+   * reference names (`threadOf`). Absent otherwise.
+   */
+  thread?: true;
   /** The words screens show for the field, from point 3's `label` column; absent when it gives none. */
   label?: string;
   doc: string;

@@ -20,19 +20,8 @@ export function specTypes(model: Model, specFile: string): string {
     "import type { CallContext, CodeCall, CodeHook, CodeJob, HookContext, JobContext } from '@ninepoint/server';",
     '',
   ];
-  for (const entity of model.entities) out.push(...recordType(model, entity), '');
-  const transitions: string[] = [];
-  for (const machine of model.machines) {
-    const names = machine.transitions.filter((t) => !t.creates).map((t) => t.name);
-    out.push(`export type ${machine.entity}State = ${union(machine.states.map((s) => s.name))};`);
-    out.push(`export type ${machine.entity}Transition = ${union(names)};`, '');
-    transitions.push(`${machine.entity}: ${machine.entity}Transition`);
-  }
-  out.push('/** Point 9. */', 'export interface Constants {');
-  for (const c of model.constants) out.push(`  readonly ${c.name}: ${constantType(c.type)};`);
-  out.push('}', '');
-  out.push('/** Point 8 and the built-in codes: what `refuse` takes. */');
-  out.push(`export type ErrorCode = ${union(errorCatalogue(model).map((e) => e.code))};`, '');
+  out.push(...specTypeDeclarations(model));
+  const transitions = model.machines.map((m) => `${m.entity}: ${m.entity}Transition`);
   out.push(
     'export interface Spec {',
     `  records: { ${model.entities.map((e) => `${e.name}: ${e.name}`).join('; ')} };`,
@@ -61,19 +50,43 @@ export function specTypes(model: Model, specFile: string): string {
   return `${out.join('\n')}\n`;
 }
 
+/**
+ * The declarations `ninepoint types` and `ninepoint client` share, one per line: each entity's
+ * record as the API answers it, its states and transitions, the constants' types (point 9; not for a client) and
+ * `ErrorCode`, the catalogue's codes (point 8 and the built-in ones).
+ */
+export function specTypeDeclarations(model: Model, { constants = true }: { constants?: boolean } = {}): string[] {
+  const out: string[] = [];
+  for (const entity of model.entities) out.push(...recordType(model, entity), '');
+  for (const machine of model.machines) {
+    const names = machine.transitions.filter((t) => !t.creates).map((t) => t.name);
+    out.push(`export type ${machine.entity}State = ${tsUnion(machine.states.map((s) => s.name))};`);
+    out.push(`export type ${machine.entity}Transition = ${tsUnion(names)};`, '');
+  }
+  if (constants) {
+    out.push('/** Point 9. */', 'export interface Constants {');
+    for (const c of model.constants) out.push(`  readonly ${c.name}: ${constantType(c.type)};`);
+    out.push('}', '');
+  }
+  out.push('/** Point 8 and the built-in codes: what `refuse` takes, and what a refusal answers. */');
+  out.push(`export type ErrorCode = ${tsUnion(errorCatalogue(model).map((e) => e.code))};`, '');
+  return out;
+}
+
 function recordType(model: Model, entity: Entity): string[] {
   const machine = model.machines.find((m) => m.entity === entity.name);
   const lines = [`/** ${entity.name}, as the API answers it. */`, `export interface ${entity.name} {`, '  id: string;'];
   if (machine) lines.push(`  state: ${entity.name}State;`);
   for (const field of entity.fields) {
-    const type = fieldType(field.type);
+    const type = tsFieldType(field.type);
     lines.push(`  ${field.name}: ${field.required ? type : `${type} | null`};`);
   }
   lines.push('  created_at: string;', '  updated_at: string;', '  created_by: string | null;', '}');
   return lines;
 }
 
-function fieldType(type: FieldType): string {
+/** The TypeScript type of a field's values as the API sends and takes them. */
+export function tsFieldType(type: FieldType): string {
   switch (type.kind) {
     case 'integer':
     case 'decimal':
@@ -81,7 +94,7 @@ function fieldType(type: FieldType): string {
     case 'boolean':
       return 'boolean';
     case 'choice':
-      return union(type.values);
+      return tsUnion(type.values);
     case 'reference':
       // The referred record's id (a user's for `User`).
       return 'string';
@@ -103,6 +116,7 @@ function constantType(type: ConstantType): string {
   }
 }
 
-function union(values: readonly string[]): string {
+/** `'a' | 'b'`, or `never` for none. */
+export function tsUnion(values: readonly string[]): string {
   return values.length === 0 ? 'never' : values.map((v) => JSON.stringify(v).replaceAll('"', "'")).join(' | ');
 }

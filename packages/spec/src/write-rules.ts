@@ -1,6 +1,6 @@
 import type { CompiledExpression, RecordValue, RecordValues } from './evaluate.ts';
 import type { MessageCatalogue, MessageParams } from './message-catalogue.ts';
-import type { DefaultValue, Entity, Rule, Transition } from './model.ts';
+import type { DefaultValue, Entity, Field, Rule, Transition } from './model.ts';
 
 /**
  * How a write runs the point-5 rules that are expressions, shared by the server (which runs them in
@@ -129,11 +129,40 @@ export function guardRefusal(
   catalogue: MessageCatalogue,
   condition: string,
   params: MessageParams & { transition: string },
+  empty: readonly Field[] = [],
 ): string {
+  const first = empty.length > 0 ? `${setFirst(empty)} ` : '';
   const own = catalogue.entry('TRANSITION_NOT_ALLOWED');
-  if (own && !own.builtin && !own.message.includes('{state}')) return catalogue.fill(own.message, params);
+  if (own && !own.builtin && !own.message.includes('{state}')) return first + catalogue.fill(own.message, params);
   const said = catalogue.fill(GUARD_REFUSAL, { ...params, condition });
-  return said.charAt(0).toUpperCase() + said.slice(1);
+  return first + said.charAt(0).toUpperCase() + said.slice(1);
+}
+
+/**
+ * The entity's fields a failed guard reads (the heads of its chains: `assignee` of
+ * `assignee.roles`, `resolution` of `size(resolution)`) that are empty on the record: most likely
+ * why it failed, and what the user can do about it. In the entity's order.
+ */
+export function emptyFieldsRead(entity: Entity, chains: readonly (readonly string[])[], record: RecordValues): Field[] {
+  const heads = new Set(chains.map((c) => c[0]));
+  return entity.fields.filter((f) => {
+    if (!heads.has(f.name)) return false;
+    const value = record[f.name];
+    return value === null || value === undefined || (typeof value === 'string' && value.trim() === '');
+  });
+}
+
+/** "Set an assignee first." — "Set a resolution and an asset tag first.": what to fill in, said first. */
+export function setFirst(fields: readonly Pick<Field, 'name' | 'label'>[]): string {
+  const named = fields.map((f) => {
+    const words = (f.label ?? f.name.replace(/_/g, ' '))
+      .split(/\s+/)
+      .map((w) => (w.length > 1 && w === w.toUpperCase() ? w : w.toLowerCase()))
+      .join(' ');
+    return `${/^[aeiou]/i.test(words) && !/^u[a-z]i/i.test(words) ? 'an' : 'a'} ${words}`;
+  });
+  const list = named.length <= 1 ? (named[0] ?? '') : `${named.slice(0, -1).join(', ')} and ${named.at(-1)}`;
+  return `Set ${list} first.`;
 }
 
 /**

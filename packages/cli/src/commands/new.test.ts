@@ -55,4 +55,42 @@ describe('ninepoint new', () => {
     const result = await runIn(dir, ['new', 'my spec.md']);
     expect(result.stdout).toContain("npx ninepoint check 'my spec.md'");
   });
+
+  it('writes an example with --example, and the modules its point 7 names beside it, so that it checks clean', async () => {
+    const dir = tempDir();
+    const helpdesk = await runIn(dir, ['new', '--example', 'helpdesk', 'app.md']);
+    expect(helpdesk.code).toBe(0);
+    expect(readFileSync(join(dir, 'app.md'), 'utf8')).toBe(
+      readFileSync(new URL('../../../../examples/helpdesk.md', import.meta.url), 'utf8'),
+    );
+    expect(helpdesk.stdout).toContain('Wrote app.md: the helpdesk example, "IT helpdesk".');
+    expect(helpdesk.stdout).toContain('npx ninepoint users add you@example.org app.md --role requester');
+    expect(helpdesk.stdout).toContain('The format is described in ');
+
+    const quotes = await runIn(dir, ['new', '--example', 'quotes', 'shop.md']);
+    expect(quotes.stdout).toContain('with quotes/ and quotes.types.ts beside it');
+    expect(existsSync(join(dir, 'quotes/pricing.ts'))).toBe(true);
+    const checked = await runIn(dir, ['check', 'shop.md']);
+    expect(checked.stdout).toContain('0 errors, 0 warnings');
+    expect(checked.code).toBe(0);
+  });
+
+  it('names the examples when --example names none of them, writing nothing', async () => {
+    const dir = tempDir();
+    const result = await runIn(dir, ['new', '--example', 'helpdsk', 'app.md']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      'there is no example "helpdsk"; the examples are expenses, helpdesk, lending-desk, quotes.',
+    );
+    expect(existsSync(join(dir, 'app.md'))).toBe(false);
+  });
+
+  it("refuses an example whose modules' folder is there already, before writing anything", async () => {
+    const dir = tempDir({ 'quotes.types.ts': 'mine' });
+    const result = await runIn(dir, ['new', '--example', 'quotes', 'app.md']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('quotes.types.ts already exists; pass --force');
+    expect(existsSync(join(dir, 'app.md'))).toBe(false);
+    expect(readFileSync(join(dir, 'quotes.types.ts'), 'utf8')).toBe('mine');
+  });
 });

@@ -2,6 +2,7 @@ import { blankSpec } from '@ninepoint/spec';
 import { describe, expect, it } from 'vitest';
 import { LENDING_DESK } from '../../../server/test/helpers.ts';
 import type { Context } from '../context.ts';
+import { DOCS_FOLDER } from '../package-files.ts';
 import { serveOptions } from '../serving.ts';
 import { piped, runIn, startBin, tempDir } from '../test-support.ts';
 
@@ -12,7 +13,8 @@ describe('ninepoint serve', () => {
     await first.waitFor(/no users yet/);
     expect(first.stdout()).toContain(
       `Ninepoint: serving "Lending desk" at ${first.url} (SQLite: ${dir}/data/app.db)\n` +
-        'Ninepoint: email is not configured: password reset links are not sent (set SMTP_URL, MAIL_FROM and APP_URL; see docs/sign-in.md)\n' +
+        // The docs the CLI carries, found from where it runs: here the repository's, outside the folder.
+        `Ninepoint: email is not configured: password reset links are not sent (set SMTP_URL, MAIL_FROM and APP_URL; see ${DOCS_FOLDER}sign-in.md)\n` +
         'Ninepoint: no users yet; add the first with: ' +
         'npx ninepoint users add <email> --role <staff|member> --db data/app.db spec.md\n',
     );

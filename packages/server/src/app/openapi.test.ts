@@ -245,14 +245,22 @@ describe('the OpenAPI document', () => {
       'query cursor',
       'query sort',
       'query count',
-      'query filter[created_by]',
-      'query filter[state]',
-      'query filter[book]',
-      'query filter[borrower]',
+      ...['created_by', 'state', 'book', 'borrower'].flatMap((f) => [
+        `query filter[${f}]`,
+        `query filter[${f}][not]`,
+        `query filter[${f}][empty]`,
+      ]),
       'query filter[due]',
       'query filter[due][from]',
       'query filter[due][to]',
+      'query filter[due][after]',
+      'query filter[due][before]',
+      'query filter[due][not]',
+      'query filter[due][empty]',
+      'query or',
     ]);
+    // The or-groups nest their filters in brackets.
+    expect(list?.parameters?.find((p) => p.name === 'or')).toMatchObject({ style: 'deepObject', explode: true });
     expect(list?.parameters?.find((p) => p.name === 'limit')?.schema).toEqual({
       type: 'integer',
       minimum: 1,

@@ -75,6 +75,11 @@ export interface ServeOptions {
    * see `mail/mail-settings.ts`). Default `process.env`.
    */
   env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Where a page of the docs is, for the hints said at start-up: the CLI knows where the docs it
+   * carries are installed. Default `docs/<page>`, as in a clone of the repository.
+   */
+  docsPage?: (page: string) => string;
 }
 
 /**
@@ -162,7 +167,7 @@ export async function serve(options: ServeOptions): Promise<ServeResult> {
   if (mail && smtp) verifyMailServer(mail, smtp.host, logger);
   else {
     say(
-      'email is not configured: password reset links are not sent (set SMTP_URL, MAIL_FROM and APP_URL; see docs/sign-in.md)',
+      `email is not configured: password reset links are not sent (set SMTP_URL, MAIL_FROM and APP_URL; see ${(options.docsPage ?? ((page) => `docs/${page}`))('sign-in.md')})`,
       {},
       'warn',
     );

@@ -13,6 +13,7 @@ import { type Logger, pino } from 'pino';
 import { CodeActors, type CodeFeature, CodeRunner, code as codePlugin, loadModules } from '../code/index.ts';
 import { createAjv } from '../compile/ajv.ts';
 import { changesSchema, type MigrationPlan } from '../compile/migration-contract.ts';
+import { assignableRoles } from '../compile/permissions.ts';
 import { PROBLEM_CONTENT_TYPE, type ProblemExtras, type ProblemParams } from '../compile/problems.ts';
 import type { FileStorage } from '../files/index.ts';
 import { FilesTable, fileStorageFrom, files as filesPlugin, isFileField, RecordFiles } from '../files/index.ts';
@@ -470,7 +471,13 @@ function buildApp(
   });
   void app.register(imports, { compiled, store, auth, committed, now: clock });
   void app.register(timers, { compiled, store, logger, now: clock, committed, jobs });
-  void app.register(savedViews, { views, screens: effectiveScreens(compiled.model), ...(now ? { now } : {}) });
+  void app.register(savedViews, {
+    views,
+    screens: effectiveScreens(compiled.model),
+    roles: assignableRoles(compiled.model),
+    managesPeople: (roles) => peopleAccess(compiled.model, roles).manage,
+    ...(now ? { now } : {}),
+  });
   void app.register(outboxPlugin, {
     outbox,
     managesPeople: (actor) => actor.userId !== null && peopleAccess(compiled.model, actor.roles).manage,

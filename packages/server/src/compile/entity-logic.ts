@@ -6,6 +6,7 @@ import {
   type Entity,
   type EntityExpressions,
   type ExpressionRule,
+  emptyFieldsRead,
   expressionRule,
   guardErrorParams,
   guardRecord,
@@ -203,9 +204,13 @@ export function compileEntityLogic(
       // Its message names the record's fields: not those the caller may not see.
       if (t.error !== null) throw new ProblemError(t.error, guardErrorParams(entity, t, record, hidden()), { spec });
       const params = { transition: t.name, entity: entity.name, state: String(record.state ?? '(new)') };
+      // An empty field the guard reads is named (never one hidden from the caller): the app offers it.
+      const unseen = hidden();
+      const empty = emptyFieldsRead(entity, guard.chains, record).filter((f) => !unseen.has(f.name));
       throw new ProblemError('TRANSITION_NOT_ALLOWED', params, {
-        message: guardRefusal(catalogue.messages, guardWords?.get(t.name) ?? guard.source, params),
+        message: guardRefusal(catalogue.messages, guardWords?.get(t.name) ?? guard.source, params, empty),
         spec,
+        ...(empty.length > 0 ? { empty: empty.map((f) => f.name) } : {}),
       });
     };
 

@@ -50,6 +50,9 @@ export const DEFAULT_SORT = DEFAULT_SORT_COLUMNS[0];
 /** The query parameters of a list call, by name; `filter[field]` are one each. */
 export const LIST_PARAMETERS = ['limit', 'cursor', 'sort', 'q', 'count'] as const;
 
+/** Most `or[n]` groups one list call takes: more is a mistake, not a filter. */
+export const MAX_OR_GROUPS = 10;
+
 export function compileListParams(
   entity: Entity,
   machine: StateMachine | undefined,
@@ -117,6 +120,9 @@ export interface QueryParameter {
   required: false;
   description: string;
   schema: JsonSchema;
+  /** `or[1][field][op]=…`: nested keys in brackets. */
+  style?: 'deepObject';
+  explode?: boolean;
 }
 
 /** The query parameters of a list call, as the OpenAPI document lists them. */
@@ -158,7 +164,22 @@ export function listQueryParameters(
       type: 'boolean',
       default: false,
     }),
-    ...[...params.filterable].flatMap(([field, type]) => filterParameters(field, type, parameter)),
+    ...[...params.filterable].flatMap(([field, type]) =>
+      params.paths.has(field)
+        ? [parameter(`filter[${field}]`, `Records whose ${field} is you: your own user id only.`, filterSchema(type))]
+        : filterParameters(field, type, parameter),
+    ),
+    {
+      ...parameter(
+        'or',
+        'Groups of filters of which any one may hold: `or[1][category]=hardware&or[1][priority]=urgent` keeps ' +
+          'records that are hardware or urgent. A group takes the same filters as `filter[…]` (`or[1][title][contains]`, ' +
+          '`or[1][due][before]`, `or[1][assignee][empty]`, …); several groups (`or[2][…]`) must each hold, as must every `filter[…]`.',
+        { type: 'object', additionalProperties: true },
+      ),
+      style: 'deepObject',
+      explode: true,
+    },
   ];
 }
 
@@ -169,12 +190,26 @@ function filterParameters(
   parameter: (name: string, description: string, schema: JsonSchema) => QueryParameter,
 ): QueryParameter[] {
   const schema = filterSchema(type);
+  // Any field may be asked to differ from a value, or to be empty or not.
+  const common = [
+    parameter(
+      `filter[${field}][not]`,
+      type.kind === 'choice'
+        ? `Records whose ${field} is none of these values (or empty); repeat it for several.`
+        : `Records whose ${field} is not this value (or is empty).`,
+      type.kind === 'choice' ? { type: 'array', items: schema } : schema,
+    ),
+    parameter(`filter[${field}][empty]`, `true: records whose ${field} is empty; false: those with a value.`, {
+      type: 'boolean',
+    }),
+  ];
   if (type.kind === 'choice') {
     return [
       parameter(`filter[${field}]`, `Records whose ${field} is this value; repeat it for any of several.`, {
         type: 'array',
         items: schema,
       }),
+      ...common,
     ];
   }
   const equal = parameter(`filter[${field}]`, `Records whose ${field} equals this value.`, schema);
@@ -186,6 +221,7 @@ function filterParameters(
         `Records whose ${field} contains this text (ignoring the case of ASCII letters).`,
         schema,
       ),
+      ...common,
     ];
   }
   if (isRangedFilter(type.kind)) {
@@ -193,9 +229,12 @@ function filterParameters(
       equal,
       parameter(`filter[${field}][from]`, `Records whose ${field} is this value or more (later).`, schema),
       parameter(`filter[${field}][to]`, `Records whose ${field} is this value or less (earlier).`, schema),
+      parameter(`filter[${field}][after]`, `Records whose ${field} is more than (later than) this value.`, schema),
+      parameter(`filter[${field}][before]`, `Records whose ${field} is less than (earlier than) this value.`, schema),
+      ...common,
     ];
   }
-  return [equal];
+  return [equal, ...common];
 }
 
 function filterSchema(type: FilterType): JsonSchema {

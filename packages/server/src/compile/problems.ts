@@ -21,6 +21,11 @@ export interface ProblemBody {
   errors?: FieldError[];
   /** Where the spec writes what refused: the rule, guard, limit, field or permission (see `SpecLine`). */
   spec?: SpecLine;
+  /**
+   * For a guard's refusal (TRANSITION_NOT_ALLOWED): the record's empty fields the guard reads,
+   * whose emptiness is most likely why it failed; setting them may let the step through.
+   */
+  empty?: string[];
 }
 
 /** One field's failure: its catalogue code and that code's message, filled in for the field. */
@@ -48,6 +53,8 @@ export interface ProblemExtras {
   message?: string;
   /** The spec line of what refused; with one source among `errors`, theirs (see `oneSpecLine`). */
   spec?: SpecLine | null;
+  /** See `ProblemBody.empty`. */
+  empty?: readonly string[];
 }
 
 /** The one spec line the failures share, or null when they come from several lines (or none). */
@@ -134,6 +141,7 @@ export class ProblemCatalogue {
       ...(context.requestId ? { requestId: context.requestId } : {}),
       ...(known && extras.errors && extras.errors.length > 0 ? { errors: [...extras.errors] } : {}),
       ...(spec ? { spec } : {}),
+      ...(known && extras.empty && extras.empty.length > 0 ? { empty: [...extras.empty] } : {}),
     };
   }
 }
@@ -171,6 +179,12 @@ export const PROBLEM_SCHEMA: JsonSchema = {
       },
     },
     spec: SPEC_LINE_SCHEMA,
+    empty: {
+      type: 'array',
+      description:
+        "For a transition's guard: the record's empty fields it reads (most likely why it failed); setting them may let the step through.",
+      items: { type: 'string' },
+    },
   },
   required: ['type', 'title', 'status', 'detail', 'code', 'instance'],
 };

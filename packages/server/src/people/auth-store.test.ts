@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { TEST_DATABASES } from '../../test/databases.ts';
+import { SQLITE_ONLY, TEST_DATABASES } from '../../test/databases.ts';
 import { openStore } from '../store/open-store.ts';
+import { SqliteStore } from '../store/sqlite/sqlite-store.ts';
 import { USERS_TABLE } from '../store/users-table.ts';
 import { AuthStore } from './auth-store.ts';
 
@@ -150,6 +151,111 @@ describe.each(TEST_DATABASES)('the runtime’s tables on $name', (db) => {
     } finally {
       await store.close();
       await fresh.remove();
+    }
+  });
+});
+
+describe('a token or session found lately (SQLite)', () => {
+  const user = {
+    id: ID,
+    email: 'kept@example.test',
+    name: 'Kept',
+    roles: ['staff'],
+    createdAt: '2025-01-01T00:00:00.000Z',
+  };
+
+  /** Two connections to one file: this server's, and another process's (the `ninepoint` CLI). */
+  async function twoConnections() {
+    const fresh = await (SQLITE_ONLY[0] as (typeof SQLITE_ONLY)[number]).fresh();
+    const store = await openStore(fresh.options);
+    const auth = new AuthStore(store.sql);
+    await auth.setUp();
+    await auth.users.add({ ...user, passwordHash: 'hash' });
+    await auth.tokens.create({ id: 'token-1', userId: ID, name: 'ci', hash: 'token-hash', now: 1000 });
+    await auth.sessions.create('session-hash', ID, 1000, 9000);
+    const other = await openStore(fresh.options);
+    const elsewhere = new AuthStore(other.sql);
+    return {
+      store,
+      auth,
+      elsewhere,
+      close: async () => {
+        await other.close();
+        await store.close();
+        await fresh.remove();
+      },
+    };
+  }
+
+  it('is answered from memory while nothing in the database changed', async () => {
+    const { auth, close } = await twoConnections();
+    try {
+      const first = auth.tokens.user('token-hash');
+      expect(first).toEqual({ tokenId: 'token-1', user, lastUsedAt: null });
+      expect(auth.tokens.user('token-hash')).toBe(first);
+    } finally {
+      await close();
+    }
+  });
+
+  it('is refused by the very next lookup once revoked in another process', async () => {
+    const { auth, elsewhere, close } = await twoConnections();
+    try {
+      expect(auth.tokens.user('token-hash')).toBeDefined();
+      expect(await elsewhere.tokens.revoke('token-1', 2000)).toBe(true);
+      expect(auth.tokens.user('token-hash')).toBeUndefined();
+    } finally {
+      await close();
+    }
+  });
+
+  it('is refused at once when its user is deactivated in another process, and takes up new roles at once', async () => {
+    const { auth, elsewhere, close } = await twoConnections();
+    try {
+      expect(auth.tokens.user('token-hash')).toBeDefined();
+      expect(await elsewhere.users.setRolesOf(ID, ['manager'])).toBeTruthy();
+      expect(await auth.tokens.user('token-hash')).toMatchObject({ user: { roles: ['manager'] } });
+      expect(await elsewhere.setDeactivated(ID, '2026-01-01T00:00:00.000Z')).toBe(true);
+      expect(auth.tokens.user('token-hash')).toBeUndefined();
+    } finally {
+      await close();
+    }
+  });
+
+  it('is refused at once after a write on the server’s own connection, by any path', async () => {
+    const { store, auth, close } = await twoConnections();
+    try {
+      expect(auth.tokens.user('token-hash')).toBeDefined();
+      expect(await auth.setDeactivated(ID, '2026-01-01T00:00:00.000Z')).toBe(true);
+      expect(auth.tokens.user('token-hash')).toBeUndefined();
+      expect(await auth.setDeactivated(ID, null)).toBe(true);
+      expect(auth.tokens.user('token-hash')).toBeDefined();
+      // Not through the stores at all: a statement on the connection itself (a migration's, say).
+      if (!(store instanceof SqliteStore)) throw new Error('expected SQLite');
+      store.db.prepare(`UPDATE "_ninepoint_tokens" SET "revoked_at" = 1 WHERE "id" = 'token-1'`).run();
+      expect(auth.tokens.user('token-hash')).toBeUndefined();
+    } finally {
+      await close();
+    }
+  });
+
+  it('a session is ended at once by a sign-out here or a deactivation in another process', async () => {
+    const { auth, elsewhere, close } = await twoConnections();
+    try {
+      const first = auth.sessions.get('session-hash');
+      expect(first).toMatchObject({ user, expiresAt: 9000 });
+      expect(auth.sessions.get('session-hash')).toBe(first);
+      await auth.sessions.touch('session-hash', 5000);
+      expect(auth.sessions.get('session-hash')).toMatchObject({ lastSeenAt: 5000 });
+      await auth.sessions.end('session-hash');
+      expect(auth.sessions.get('session-hash')).toBeUndefined();
+      await auth.sessions.create('session-2', ID, 6000, 9000);
+      expect(auth.sessions.get('session-2')).toBeDefined();
+      // The account only (its sessions' rows stay): the session is refused for its user's sake.
+      expect(await elsewhere.users.setDeactivated(ID, '2026-01-01T00:00:00.000Z')).toBe(true);
+      expect(auth.sessions.get('session-2')).toBeUndefined();
+    } finally {
+      await close();
     }
   });
 });

@@ -83,7 +83,8 @@ describe.each(SQLITE_ONLY)('on $name', (db) => {
       expect(withdraw.status).toBe(409);
       expect(withdraw.body).toMatchObject({
         code: 'TRANSITION_NOT_ALLOWED',
-        detail: 'Withdraw is allowed only when the note is not empty.',
+        detail: 'Set a note first. Withdraw is allowed only when the note is not empty.',
+        empty: ['note'],
       });
     });
 
@@ -92,6 +93,77 @@ describe.each(SQLITE_ONLY)('on $name', (db) => {
       const text = JSON.stringify((doc.body.paths as Json)['/api/applications/{id}/fast-track']);
       expect(text).toContain('EARLY_BIRD_OVER');
       expect(text).toContain('TRANSITION_NOT_ALLOWED');
+    });
+  });
+});
+
+/** The IT helpdesk: `assign` needs an assignee with the role agent; `resolve` a long enough resolution. */
+const HELPDESK = readFileSync(new URL('../../../../examples/helpdesk.md', import.meta.url), 'utf8');
+
+describe.each(SQLITE_ONLY)('on $name', (db) => {
+  describe('a guard refused because a field it reads is empty', () => {
+    let server: NinepointServer;
+    let remove: () => Promise<void>;
+    let agent: { authorization: string; id: string };
+
+    beforeAll(async () => {
+      const temp = await db.fresh();
+      remove = temp.remove;
+      server = await createServer({ model: modelOf(HELPDESK), ...temp.options, logger: false });
+      const made = await userWithToken(server, ['agent']);
+      agent = { authorization: made.authorization, id: made.user.id };
+    });
+    afterAll(async () => {
+      await server.close();
+      await remove();
+    });
+
+    const call = async (method: 'GET' | 'POST' | 'PATCH', url: string, body?: unknown) => {
+      const response = await server.app.inject({
+        method,
+        url,
+        headers: {
+          authorization: agent.authorization,
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
+        ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
+      });
+      return { status: response.statusCode, body: response.json() as Json };
+    };
+
+    it('says which field to set first, and names it in `empty`; with the field set, the step goes through', async () => {
+      const ticket = await call('POST', '/api/tickets', {
+        title: 'Monitor flickers',
+        description: 'The left monitor flickers every few seconds.',
+      });
+      const refused = await call('POST', `/api/tickets/${ticket.body.id}/assign`);
+      expect(refused.status).toBe(409);
+      expect(refused.body).toMatchObject({
+        code: 'TRANSITION_NOT_ALLOWED',
+        detail: 'Set an assignee first. Assign is allowed only when the assignee has the role agent.',
+        empty: ['assignee'],
+      });
+      await call('PATCH', `/api/tickets/${ticket.body.id}`, { assignee: agent.id });
+      expect((await call('POST', `/api/tickets/${ticket.body.id}/assign`)).status).toBe(200);
+      await call('POST', `/api/tickets/${ticket.body.id}/start`);
+      const unresolved = await call('POST', `/api/tickets/${ticket.body.id}/resolve`);
+      expect(unresolved.body.detail).toMatch(/^Set a resolution first\. /);
+      expect(unresolved.body.empty).toEqual(['resolution']);
+    });
+
+    it('names no empty field when the guard failed on a value that is set', async () => {
+      const ticket = await call('POST', '/api/tickets', {
+        title: 'Keyboard missing keys',
+        description: 'The E and R keys came off.',
+      });
+      await call('PATCH', `/api/tickets/${ticket.body.id}`, { assignee: agent.id });
+      await call('POST', `/api/tickets/${ticket.body.id}/assign`);
+      await call('POST', `/api/tickets/${ticket.body.id}/start`);
+      await call('PATCH', `/api/tickets/${ticket.body.id}`, { resolution: 'Too short' });
+      const refused = await call('POST', `/api/tickets/${ticket.body.id}/resolve`);
+      expect(refused.status).toBe(409);
+      expect(refused.body.detail).toMatch(/^Resolve is allowed only when/);
+      expect(refused.body).not.toHaveProperty('empty');
     });
   });
 });

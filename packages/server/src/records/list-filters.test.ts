@@ -173,6 +173,62 @@ describe.each(TEST_DATABASES)('list filters on $name', (db) => {
     expect(await ids('filter[state]=out')).toEqual([a]);
   });
 
+  it('filters by what a field is not, keeping the records with no value', async () => {
+    // "100% cotton" has no format: it is not paperback either.
+    expect(await titles('filter[format][not]=paperback')).toEqual([
+      '100% cotton',
+      'Children of DUNE',
+      'Dune Messiah',
+      'snake_case',
+    ]);
+    expect(await titles('filter[format][not]=paperback&filter[format][not]=hardcover')).toEqual([
+      '100% cotton',
+      'Children of DUNE',
+    ]);
+    expect(await titles('filter[copies][not]=0&filter[copies][to]=2')).toEqual(['1000 cotton', 'Dune']);
+  });
+
+  it('filters by whether a field is empty', async () => {
+    expect(await titles('filter[format][empty]=true')).toEqual(['100% cotton']);
+    expect(await titles('filter[price][empty]=true')).toEqual(['1000 cotton', 'snake_case']);
+    expect((await titles('filter[bought][empty]=false')).length).toBe(4);
+  });
+
+  it('filters before and after a value, leaving the value itself out', async () => {
+    expect(await titles('filter[bought][before]=2025-02-01')).toEqual(['Dune', 'snake_case']);
+    expect(await titles('filter[bought][after]=2025-01-10&filter[bought][before]=2025-03-15')).toEqual([
+      'Dune Messiah',
+    ]);
+    expect(await titles('filter[price][after]=12')).toEqual(['Dune Messiah']);
+  });
+
+  it('keeps records matching any filter of an or-group, and every group and filter besides', async () => {
+    expect(await titles('or[1][format]=audio&or[1][copies][to]=0')).toEqual(['100% cotton', 'Children of DUNE']);
+    expect(await titles('or[1][format]=audio&or[1][title][contains]=cotton&filter[copies][from]=1')).toEqual([
+      '1000 cotton',
+      'Children of DUNE',
+    ]);
+    // Two groups: (hardcover or no price) and (title has "dune" or bought in 2024).
+    expect(
+      await titles(
+        'or[1][format]=hardcover&or[1][price][empty]=true&or[2][title][contains]=dune&or[2][bought][before]=2025-01-01',
+      ),
+    ).toEqual(['Dune Messiah', 'snake_case']);
+    const counted = await call(staff, 'GET', '/api/books?or[1][format]=audio&or[1][format][empty]=true&count=true');
+    expect(counted.body.total).toBe(2);
+  });
+
+  it('refuses an or-group or operator it cannot read, naming the parameter', async () => {
+    expect(await refused('or[x][format]=audio')).toContain('or[n][field]');
+    expect(await refused('or[1][nope]=1')).toContain('names no field to filter by');
+    expect(await refused('or[1][copies][contains]=1')).toContain('or[1][copies][contains] is for text fields only');
+    expect(await refused('filter[format][empty]=maybe')).toContain('filter[format][empty] must be true or false');
+    expect(await refused('filter[title][not]=a&filter[title][not]=b')).toContain('give filter[title][not] once');
+    expect(await refused('filter[title][before]=a')).toContain('is for numbers, dates and date-times only');
+    const many = Array.from({ length: 11 }, (_, i) => `or[${i}][copies]=${i}`).join('&');
+    expect(await refused(many)).toContain('at most 10 or-groups');
+  });
+
   it('refuses a filter that does not fit its field, naming the parameter', async () => {
     expect(await refused('filter[copies][contains]=1')).toContain('filter[copies][contains] is for text fields only');
     expect(await refused('filter[title][from]=a')).toContain(
@@ -185,7 +241,7 @@ describe.each(TEST_DATABASES)('list filters on $name', (db) => {
     expect(await refused('filter[copies]=1&filter[copies]=2')).toContain('give filter[copies] once');
     expect(await refused('filter[copies][from]=1&filter[copies][from]=2')).toContain('give filter[copies][from] once');
     expect(await refused('filter[format]=audio&filter[format]=scroll')).toContain('filter[format] must be one of');
-    expect(await refused('filter[title][between]=a')).toContain('a filter names no field to filter by');
+    expect(await refused('filter[title][between]=a')).toContain('[between] is not a filter');
     expect(await refused('filter[nope][contains]=a')).toContain('filter[nope] names no field to filter by');
   });
 });

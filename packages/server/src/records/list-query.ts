@@ -4,11 +4,12 @@ import {
   type FilterType,
   LIST_PARAMETERS,
   type ListParams,
+  MAX_OR_GROUPS,
   type SortKey,
 } from '../compile/list-params.ts';
 import { ProblemError } from '../compile/problems.ts';
 import type { Value } from '../compile/record-types.ts';
-import type { ListQuery, Position } from '../store/store.ts';
+import type { ListFilter, ListQuery, Position } from '../store/store.ts';
 import { UUID } from '../store/uuidv7.ts';
 import { isDate, normalizeDateTime } from './values.ts';
 
@@ -27,7 +28,10 @@ const NOTHING: ReadonlySet<string> = new Set();
  * Reads a list call's query string into a store query: `limit`, `cursor`, `sort` (`field` or
  * `-field`), `filter[field]=value` (repeated for a choice: any of the values),
  * `filter[field][contains]=text` (text fields), `filter[field][from]=x` and `filter[field][to]=y`
- * (numbers, dates, date-times; both ends included), `q` and `count`. Anything else, and any value that does not
+ * (numbers, dates, date-times; both ends included), `[after]` and `[before]` (ends left out),
+ * `filter[field][not]=v` (repeated for a choice: none of them; empty values pass),
+ * `filter[field][empty]=true|false`, `or[n][field]…` groups (any one of a group's filters holds;
+ * every group and every `filter[…]` must), `q` and `count`. Anything else, and any value that does not
  * fit, is refused with INVALID_PAYLOAD naming the parameter; a name not in the model is never
  * echoed back beyond a short identifier. The `hidden` fields (those point 6 does not let the
  * caller see) are as if the entity had none of that name: sorting or filtering by one is refused
@@ -48,7 +52,7 @@ export function parseListQuery(
     return value;
   };
   for (const name of Object.keys(raw)) {
-    if (!KNOWN.has(name) && !name.startsWith('filter[')) {
+    if (!KNOWN.has(name) && !name.startsWith('filter[') && !name.startsWith('or[')) {
       throw invalid(plain(name) ? `there is no query parameter "${name}"` : 'the query has a parameter there is not');
     }
   }
@@ -71,58 +75,24 @@ export function parseListQuery(
   }
 
   const filters: ListQuery['filters'] = [];
+  const groups = new Map<string, ListFilter[]>();
   for (const [name, value] of Object.entries(raw)) {
-    if (!name.startsWith('filter[')) continue;
-    const match = /^filter\[([^\]]*)\](?:\[(contains|from|to)\])?$/.exec(name);
-    const field = match?.[1];
-    const op = match?.[2] as 'contains' | 'from' | 'to' | undefined;
-    const path = field === undefined ? undefined : params.paths.get(field);
-    // A chain through references starts at a field of this entity, which may be hidden too.
-    const type =
-      field === undefined || hidden.has(field) || (path && hidden.has(path.column))
-        ? undefined
-        : params.filterable.get(field);
-    if (field === undefined || !type) {
-      const named = field !== undefined && plain(field) ? `filter[${field}]` : 'a filter';
-      throw invalid(`${named} names no field to filter by`);
-    }
-    const values = Array.isArray(value) ? value : [value ?? ''];
-    if (op === undefined) {
-      // Several values of a choice (or of the state) mean any of them.
-      if (values.length > 1 && type.kind !== 'choice') throw invalid(`give filter[${field}] once`);
-      // A chain filter is a screen's `… = me`: any other user's id would tell whose records are whose.
-      if (path && (me === null || value !== me)) throw invalid(`filter[${field}] takes only your own user id`);
-      if (values.length > 1) {
-        if (values.length > MAX_FILTER_VALUES) {
-          throw invalid(`filter[${field}] takes at most ${MAX_FILTER_VALUES} values`);
-        }
-        filters.push({
-          op: 'among',
-          column: field,
-          values: [...new Set(values)].map((v) => filterValue(`filter[${field}]`, type, v)),
-        });
-      } else {
-        filters.push({
-          column: field,
-          value: filterValue(`filter[${field}]`, type, values[0] ?? ''),
-          ...(path ? { path } : {}),
-        });
-      }
+    if (name.startsWith('filter[')) {
+      const match = /^filter\[([^\]]*)\](?:\[([a-z]+)\])?$/.exec(name);
+      filters.push(...readFilter(name, match?.[1], match?.[2], value, params, hidden, me, true));
       continue;
     }
-    const named = `filter[${field}][${op}]`;
-    if (values.length > 1) throw invalid(`give ${named} once`);
-    const text = values[0] ?? '';
-    if (op === 'contains') {
-      if (type.kind !== 'text' || path) throw invalid(`${named} is for text fields only`);
-      if (text.length > MAX_SEARCH_LENGTH) throw invalid(`${named} must be at most ${MAX_SEARCH_LENGTH} characters`);
-      if (text.includes('\u0000')) throw invalid(`${named} must not contain NUL (U+0000) characters`);
-      // Everything contains nothing: no condition.
-      if (text !== '') filters.push({ op, column: field, text });
-      continue;
-    }
-    if (!isRangedFilter(type.kind) || path) throw invalid(`${named} is for numbers, dates and date-times only`);
-    filters.push({ op, column: field, value: filterValue(named, type, text) as string | number });
+    if (!name.startsWith('or[')) continue;
+    const match = /^or\[(\d{1,2})\]\[([^\]]*)\](?:\[([a-z]+)\])?$/.exec(name);
+    if (!match) throw invalid('an or-group filter is written or[n][field] or or[n][field][operator]');
+    const group = match[1] ?? '';
+    if (!groups.has(group) && groups.size >= MAX_OR_GROUPS) throw invalid(`give at most ${MAX_OR_GROUPS} or-groups`);
+    const found = readFilter(name, match[2], match[3], value, params, hidden, me, false);
+    groups.set(group, [...(groups.get(group) ?? []), ...found]);
+  }
+  for (const group of groups.values()) {
+    // A group whose every filter asks for nothing (`contains` an empty text) holds for every record.
+    if (group.length > 0) filters.push(group.length === 1 ? (group[0] as ListFilter) : { op: 'any', filters: group });
   }
 
   const text = one('q');
@@ -143,6 +113,81 @@ export function parseListQuery(
   const cursor = one('cursor');
   const after = cursor === undefined || cursor === '' ? null : decodeCursor(cursor, sortText, sortKey);
   return { sort: { column, descending }, filters, search, owner: null, after, limit, count: countText === 'true' };
+}
+
+const OPERATORS = new Set(['contains', 'from', 'to', 'after', 'before', 'not', 'empty']);
+
+/**
+ * One filter parameter (`filter[field][op]` or `or[n][field][op]`) as store conditions: none
+ * when it asks for nothing (`contains` an empty text), else one. `top`: a chain through
+ * references (a screen's `where`) is taken at the top level only.
+ */
+function readFilter(
+  named: string,
+  field: string | undefined,
+  op: string | undefined,
+  value: string | string[] | undefined,
+  params: ListParams,
+  hidden: ReadonlySet<string>,
+  me: string | null,
+  top: boolean,
+): ListFilter[] {
+  const path = field === undefined ? undefined : params.paths.get(field);
+  // A chain through references starts at a field of this entity, which may be hidden too.
+  const type =
+    field === undefined || hidden.has(field) || (path && hidden.has(path.column))
+      ? undefined
+      : params.filterable.get(field);
+  if (field === undefined || !type) {
+    const shown = field !== undefined && plain(field) ? `filter[${field}]` : 'a filter';
+    throw invalid(`${shown} names no field to filter by`);
+  }
+  if (op !== undefined && !OPERATORS.has(op)) {
+    throw invalid(`${plain(op) ? `[${op}]` : 'that operator'} is not a filter; use ${[...OPERATORS].join(', ')}`);
+  }
+  const key = plain(field) ? named : 'a filter';
+  const values = Array.isArray(value) ? value : [value ?? ''];
+  if (op === undefined) {
+    // Several values of a choice (or of the state) mean any of them.
+    if (values.length > 1 && type.kind !== 'choice') throw invalid(`give ${key} once`);
+    if (path) {
+      // A chain filter is a screen's `… = me`: any other user's id would tell whose records are whose.
+      if (!top) throw invalid(`${field} is filtered by filter[${field}] only`);
+      if (me === null || value !== me) throw invalid(`filter[${field}] takes only your own user id`);
+    }
+    if (values.length > 1) {
+      if (values.length > MAX_FILTER_VALUES) throw invalid(`${key} takes at most ${MAX_FILTER_VALUES} values`);
+      return [{ op: 'among', column: field, values: [...new Set(values)].map((v) => filterValue(key, type, v)) }];
+    }
+    return [{ column: field, value: filterValue(key, type, values[0] ?? ''), ...(path ? { path } : {}) }];
+  }
+  if (path) throw invalid(`${key}: a filter through references takes only its own value`);
+  if (op === 'not') {
+    if (values.length > 1 && type.kind !== 'choice') throw invalid(`give ${key} once`);
+    if (values.length > MAX_FILTER_VALUES) throw invalid(`${key} takes at most ${MAX_FILTER_VALUES} values`);
+    return [{ op: 'notAmong', column: field, values: [...new Set(values)].map((v) => filterValue(key, type, v)) }];
+  }
+  if (values.length > 1) throw invalid(`give ${key} once`);
+  const text = values[0] ?? '';
+  if (op === 'empty') {
+    if (text !== 'true' && text !== 'false') throw invalid(`${key} must be true or false`);
+    return [{ op: 'empty', column: field, empty: text === 'true' }];
+  }
+  if (op === 'contains') {
+    if (type.kind !== 'text') throw invalid(`${key} is for text fields only`);
+    if (text.length > MAX_SEARCH_LENGTH) throw invalid(`${key} must be at most ${MAX_SEARCH_LENGTH} characters`);
+    if (text.includes('\u0000')) throw invalid(`${key} must not contain NUL (U+0000) characters`);
+    // Everything contains nothing: no condition.
+    return text === '' ? [] : [{ op, column: field, text }];
+  }
+  if (!isRangedFilter(type.kind)) throw invalid(`${key} is for numbers, dates and date-times only`);
+  return [
+    {
+      op: op as 'from' | 'to' | 'after' | 'before',
+      column: field,
+      value: filterValue(key, type, text) as string | number,
+    },
+  ];
 }
 
 /** The `next` of a page: opaque to clients, it holds the sort it was made for and a position in it. */

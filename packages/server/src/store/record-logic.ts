@@ -1,7 +1,7 @@
 import type { ApiRecord, CountQuery, Value } from '../compile/record-types.ts';
 import type { RowPath } from '../compile/row-access.ts';
 import type { SqlColumn } from '../compile/sql-schema.ts';
-import type { ListQuery, Position, Summary, SummaryGroup, SummaryQuery, TransitionWrite } from './store.ts';
+import type { ListFilter, ListQuery, Position, Summary, SummaryGroup, SummaryQuery, TransitionWrite } from './store.ts';
 
 /**
  * What both stores compute the same way around their SQL: the changes a write makes, the record it
@@ -106,33 +106,7 @@ export function listConditions(
   columnOf: (name: string) => SqlColumn,
   d: ConditionDialect,
 ): string[] {
-  const where: string[] = [];
-  for (const filter of query.filters) {
-    if ((filter.op === undefined || filter.op === 'equal') && filter.path) {
-      where.push(filter.value === null ? '1 = 0' : pathCondition(filter.path, filter.value, columnOf, d));
-      continue;
-    }
-    const column = columnOf(filter.column);
-    const c = d.quote(column.name);
-    switch (filter.op) {
-      case 'among':
-        where.push(
-          filter.values.length === 0
-            ? '1 = 0'
-            : `${c} IN (${filter.values.map((v) => d.bind(d.toDb(column, v))).join(', ')})`,
-        );
-        break;
-      case 'contains':
-        where.push(`${c} ${d.like} ${d.bind(`%${escapeLike(filter.text)}%`)} ESCAPE '\\'`);
-        break;
-      case 'from':
-      case 'to':
-        where.push(`${c} ${filter.op === 'from' ? '>=' : '<='} ${d.bind(d.toDb(column, filter.value))}`);
-        break;
-      default:
-        where.push(filter.value === null ? `${c} IS NULL` : `${c} = ${d.bind(d.toDb(column, filter.value))}`);
-    }
-  }
+  const where: string[] = query.filters.map((filter) => filterCondition(filter, columnOf, d));
   if (query.search) {
     const pattern = `%${escapeLike(query.search.text)}%`;
     const columns = query.search.columns.map(columnOf);
@@ -157,6 +131,44 @@ export function listConditions(
     where.push(covered.length === 0 ? '1 = 0' : `(${covered.map((c) => `(${c})`).join(' OR ')})`);
   }
   return where;
+}
+
+/** One filter of a list query as SQL; a group's conditions joined by OR. Values are bound, names quoted. */
+function filterCondition(filter: ListFilter, columnOf: (name: string) => SqlColumn, d: ConditionDialect): string {
+  if (filter.op === 'any') {
+    return filter.filters.length === 0
+      ? '1 = 0'
+      : `(${filter.filters.map((f) => filterCondition(f, columnOf, d)).join(' OR ')})`;
+  }
+  if ((filter.op === undefined || filter.op === 'equal') && filter.path) {
+    return filter.value === null ? '1 = 0' : pathCondition(filter.path, filter.value, columnOf, d);
+  }
+  const column = columnOf(filter.column);
+  const c = d.quote(column.name);
+  switch (filter.op) {
+    case 'among':
+      return filter.values.length === 0
+        ? '1 = 0'
+        : `${c} IN (${filter.values.map((v) => d.bind(d.toDb(column, v))).join(', ')})`;
+    case 'notAmong':
+      // "Is not" keeps the records with no value: they are not that value either.
+      return filter.values.length === 0
+        ? '1 = 1'
+        : `(${c} IS NULL OR ${c} NOT IN (${filter.values.map((v) => d.bind(d.toDb(column, v))).join(', ')}))`;
+    case 'contains':
+      return `${c} ${d.like} ${d.bind(`%${escapeLike(filter.text)}%`)} ESCAPE '\\'`;
+    case 'from':
+    case 'to':
+    case 'after':
+    case 'before': {
+      const op = { from: '>=', to: '<=', after: '>', before: '<' }[filter.op];
+      return `${c} ${op} ${d.bind(d.toDb(column, filter.value))}`;
+    }
+    case 'empty':
+      return `${c} ${filter.empty ? 'IS NULL' : 'IS NOT NULL'}`;
+    default:
+      return filter.value === null ? `${c} IS NULL` : `${c} = ${d.bind(d.toDb(column, filter.value))}`;
+  }
 }
 
 /**

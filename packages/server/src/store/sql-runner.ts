@@ -19,6 +19,13 @@ export interface SqlRunner {
   run(sql: string, params?: readonly unknown[]): Promise<number>;
   /** Runs DDL statements in one transaction. */
   exec(statements: readonly string[]): Promise<void>;
+  /**
+   * A stamp that differs whenever anything may have changed in the database since it was taken:
+   * any row written on this connection, by any path (SQLite's `total_changes()`), or any commit of
+   * another connection or process (`data_version`). Equal stamps mean nothing was written, so what
+   * was read under the first still holds. SQLite only: PostgreSQL has no such cheap, certain signal.
+   */
+  changeStamp?(): string;
 }
 
 /** The first row a statement returns, or undefined, as a promise on either database. */

@@ -173,14 +173,18 @@ export type DeleteOutcome = { ok: true } | { ok: false; refusal: Refusal };
 
 /**
  * One condition of a list query: equality (a filter through references, `doctor.account`, carries
- * its chain of columns in `path`), one of several values, text containing some text (ignoring the
- * case of ASCII letters), or a bound of a range, both ends included.
+ * its chain of columns in `path`), one of several values, none of them (or empty), text containing
+ * some text (ignoring the case of ASCII letters), a bound of a range (`from`/`to` include it,
+ * `after`/`before` do not), empty or not, or a group of which any one condition holds.
  */
 export type ListFilter =
   | { op?: 'equal'; column: string; value: Value; path?: RowPath }
   | { op: 'among'; column: string; values: Value[] }
+  | { op: 'notAmong'; column: string; values: Value[] }
   | { op: 'contains'; column: string; text: string }
-  | { op: 'from' | 'to'; column: string; value: string | number };
+  | { op: 'from' | 'to' | 'after' | 'before'; column: string; value: string | number }
+  | { op: 'empty'; column: string; empty: boolean }
+  | { op: 'any'; filters: ListFilter[] };
 
 /** A list query whose column names are the model's; the store checks them again against its table. */
 export interface ListQuery {

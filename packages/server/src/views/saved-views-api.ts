@@ -22,8 +22,13 @@ export const SAVED_VIEW_SCHEMA: JsonSchema = {
         'The list’s address query: `filter[…]`, `sort`, `q`, `size` and `columns` (names separated by commas), as the app writes it.',
     },
     savedAt: { type: 'string', format: 'date-time' },
+    role: {
+      type: ['string', 'null'],
+      description: 'The role the view is shared with (everyone holding it sees it); null for the caller’s own.',
+    },
+    mayChange: { type: 'boolean', description: 'Whether the caller may replace or delete the view.' },
   },
-  required: ['id', 'screen', 'name', 'query', 'savedAt'],
+  required: ['id', 'screen', 'name', 'query', 'savedAt', 'role', 'mayChange'],
   additionalProperties: false,
 };
 
@@ -34,6 +39,11 @@ export const SAVE_VIEW_SCHEMA: JsonSchema = {
     screen: { type: 'string', minLength: 1, maxLength: SAVED_VIEW_LIMITS.screen },
     name: { type: 'string', minLength: 1, maxLength: SAVED_VIEW_LIMITS.name },
     query: { type: 'string', maxLength: SAVED_VIEW_LIMITS.query },
+    role: {
+      type: ['string', 'null'],
+      maxLength: SAVED_VIEW_LIMITS.name,
+      description: 'Share the view with everyone holding this role (its members, or those who manage people, may).',
+    },
   },
   required: ['screen', 'name', 'query'],
   additionalProperties: false,

@@ -14,9 +14,15 @@ export interface SavedView {
   query: string;
   /** ISO 8601: when it was saved (last replaced). */
   savedAt: string;
+  /** The role it is shared with (everyone holding it sees it), or null for the user's own. */
+  role: string | null;
+  /** Whether the caller may replace or delete it: their own, or a shared one they may share. */
+  mayChange: boolean;
 }
 
 export const SAVED_VIEWS_TABLE = '_ninepoint_saved_views';
+/** Views shared with a role: one name per screen and role, kept when their author leaves. */
+export const SHARED_VIEWS_TABLE = '_ninepoint_shared_views';
 
 /** Like the auth tables: on both databases, deleted with their user. One name per user and screen. */
 export const SAVED_VIEWS_DDL: readonly string[] = [
@@ -29,6 +35,16 @@ export const SAVED_VIEWS_DDL: readonly string[] = [
   "saved_at" BIGINT NOT NULL,
   UNIQUE ("user_id", "screen", "name")
 )`,
+  `CREATE TABLE IF NOT EXISTS "${SHARED_VIEWS_TABLE}" (
+  "id" TEXT PRIMARY KEY,
+  "user_id" TEXT REFERENCES "${USERS_TABLE}" ("id") ON DELETE SET NULL,
+  "role" TEXT NOT NULL,
+  "screen" TEXT NOT NULL,
+  "name" TEXT NOT NULL,
+  "query" TEXT NOT NULL,
+  "saved_at" BIGINT NOT NULL,
+  UNIQUE ("screen", "role", "name")
+)`,
 ];
 
 interface ViewRow {
@@ -37,17 +53,20 @@ interface ViewRow {
   name: string;
   query: string;
   saved_at: number | string;
+  role?: string;
 }
 
 const COLUMNS = '"id", "screen", "name", "query", "saved_at"';
 
-function view(row: ViewRow): SavedView {
+function view(row: ViewRow, mayChange = true): SavedView {
   return {
     id: row.id,
     screen: row.screen,
     name: row.name,
     query: row.query,
     savedAt: new Date(Number(row.saved_at)).toISOString(),
+    role: row.role ?? null,
+    mayChange,
   };
 }
 
@@ -70,7 +89,7 @@ export class SavedViewsStore {
       `SELECT ${COLUMNS} FROM "${SAVED_VIEWS_TABLE}" WHERE "user_id" = ? AND "screen" = ? ORDER BY "name", "id"`,
       [userId, screen],
     );
-    return rows.map(view);
+    return rows.map((row) => view(row));
   }
 
   /**
@@ -92,6 +111,62 @@ RETURNING ${COLUMNS}`,
     const row = rows[0];
     if (!row) throw new Error('saving a view returned no row');
     return { view: view(row), created: row.id === input.id };
+  }
+
+  /**
+   * The views of a screen shared with any of these roles, by name then role; `mayShare` says for
+   * each role whether the caller may replace or delete its views.
+   */
+  async listShared(
+    roles: readonly string[],
+    screen: string,
+    mayShare: (role: string) => boolean,
+  ): Promise<SavedView[]> {
+    if (roles.length === 0) return [];
+    const rows = await this.#sql.all<ViewRow>(
+      `SELECT ${COLUMNS}, "role" FROM "${SHARED_VIEWS_TABLE}" WHERE "screen" = ? AND "role" IN (${roles.map(() => '?').join(', ')}) ORDER BY "name", "role", "id"`,
+      [screen, ...roles],
+    );
+    return rows.map((row) => view(row, mayShare(String(row.role))));
+  }
+
+  /** A shared view by id, or null. */
+  async shared(id: string): Promise<SavedView | null> {
+    const rows = await this.#sql.all<ViewRow>(`SELECT ${COLUMNS}, "role" FROM "${SHARED_VIEWS_TABLE}" WHERE "id" = ?`, [
+      id,
+    ]);
+    return rows[0] ? view(rows[0]) : null;
+  }
+
+  /** Shares a view with a role: a view of the same name on the screen for that role is replaced (keeping its id). */
+  async saveShared(
+    userId: string,
+    input: { id: string; screen: string; name: string; query: string; role: string },
+    at: number,
+  ): Promise<{ view: SavedView; created: boolean }> {
+    const rows = await this.#sql.all<ViewRow>(
+      `INSERT INTO "${SHARED_VIEWS_TABLE}" ("id", "user_id", "role", "screen", "name", "query", "saved_at") VALUES (?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT ("screen", "role", "name") DO UPDATE SET "query" = excluded."query", "saved_at" = excluded."saved_at", "user_id" = excluded."user_id"
+RETURNING ${COLUMNS}, "role"`,
+      [input.id, userId, input.role, input.screen, input.name, input.query, at],
+    );
+    const row = rows[0];
+    if (!row) throw new Error('sharing a view returned no row');
+    return { view: view(row), created: row.id === input.id };
+  }
+
+  /** Shared views of a screen for a role: their number, to keep within the limit. */
+  async countShared(screen: string, role: string): Promise<number> {
+    const rows = await this.#sql.all<{ n: number | string }>(
+      `SELECT COUNT(*) AS "n" FROM "${SHARED_VIEWS_TABLE}" WHERE "screen" = ? AND "role" = ?`,
+      [screen, role],
+    );
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  /** Deletes a shared view; false when there is none with this id. */
+  async deleteShared(id: string): Promise<boolean> {
+    return (await this.#sql.run(`DELETE FROM "${SHARED_VIEWS_TABLE}" WHERE "id" = ?`, [id])) > 0;
   }
 
   /** Deletes one of the user's views; false when the user has none with this id. */

@@ -19,7 +19,7 @@ describe.each(TEST_DATABASES)('saved list views on $name', (db) => {
   const names = async (who: string, screen = '/books') => {
     const answer = await call(who, 'GET', `/api/views?screen=${encodeURIComponent(screen)}`);
     expect(answer.status).toBe(200);
-    return (answer.body.items as Json[]).map((v) => `${v.name}: ${v.query}`);
+    return (answer.body.items as Json[]).filter((v) => v.role === null).map((v) => `${v.name}: ${v.query}`);
   };
 
   beforeAll(async () => {
@@ -80,6 +80,53 @@ describe.each(TEST_DATABASES)('saved list views on $name', (db) => {
     expect(await names(ada)).not.toContain('Mine: sort=title');
     expect((await call(ada, 'DELETE', `/api/views/${saved.body.id}`)).status).toBe(404);
     expect((await call(ada, 'DELETE', '/api/views/not-an-id')).status).toBe(404);
+  });
+
+  it('shares a view with a role: its members see it beside their own, only they may replace or delete it', async () => {
+    const member = (await userWithToken(server, ['member'])).authorization;
+    const other = (await userWithToken(server, ['member'])).authorization;
+    const shared = await call(member, 'POST', '/api/views', {
+      screen: '/books',
+      name: 'Paperbacks',
+      query: 'filter[title][contains]=a',
+      role: 'member',
+    });
+    expect(shared.status, JSON.stringify(shared.body)).toBe(201);
+    expect(shared.body).toMatchObject({ role: 'member', mayChange: true });
+    const items = async (who: string) =>
+      ((await call(who, 'GET', '/api/views?screen=/books')).body.items as Json[]).map(
+        (v) => `${v.name} ${v.role ?? 'own'} ${v.mayChange}`,
+      );
+    // Every member sees it; a staff member holds no member role and manages no people.
+    expect(await items(other)).toEqual(['Paperbacks member true']);
+    expect(await items(ada)).not.toContain('Paperbacks member true');
+    // Staff may not share with members, nor with a role that cannot open the screen.
+    const forbidden = await call(ada, 'POST', '/api/views', { screen: '/books', name: 'x', query: '', role: 'member' });
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.body.code).toBe('FORBIDDEN');
+    const blind = await call(member, 'POST', '/api/views', {
+      screen: '/my/loans',
+      name: 'x',
+      query: '',
+      role: 'staff',
+    });
+    expect(blind.status).toBe(400);
+    expect(
+      (await call(member, 'POST', '/api/views', { screen: '/books', name: 'x', query: '', role: 'admiral' })).body
+        .detail,
+    ).toContain("role must be one of the app's roles");
+    // The same name again replaces it for the role; a personal view of that name is another view.
+    const again = await call(other, 'POST', '/api/views', {
+      screen: '/books',
+      name: 'Paperbacks',
+      query: 'q=b',
+      role: 'member',
+    });
+    expect([again.status, again.body.id]).toEqual([200, shared.body.id]);
+    // A staff member cannot see it, so cannot delete it; a member can.
+    expect((await call(ada, 'DELETE', `/api/views/${shared.body.id}`)).status).toBe(404);
+    expect((await call(member, 'DELETE', `/api/views/${shared.body.id}`)).status).toBe(204);
+    expect(await items(other)).toEqual([]);
   });
 
   it('deletes a user’s views with the user', async () => {

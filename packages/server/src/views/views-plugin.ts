@@ -9,6 +9,10 @@ export interface SavedViewsOptions {
   /** The app's screens: a view is of one of its list screens. */
   screens: readonly Screen[];
   now?: () => number;
+  /** The roles users may hold: a view may be shared with one. */
+  roles?: readonly string[];
+  /** Whether these roles manage people: they may share views with any role. */
+  managesPeople?: (roles: readonly string[]) => boolean;
 }
 
 /** Saved list views, as a Fastify plugin: `GET/POST /api/views`, `DELETE /api/views/:id`. */

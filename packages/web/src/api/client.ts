@@ -61,6 +61,7 @@ export async function api<T>(
       detail: problem.detail ?? problem.title ?? `The server answered ${response.status}.`,
       ...(problem.errors ? { errors: problem.errors } : {}),
       ...(problem.spec ? { spec: problem.spec } : {}),
+      ...(problem.empty ? { empty: problem.empty } : {}),
     });
   }
   return { body: parsed as T, etag: response.headers.get('etag') };

@@ -820,6 +820,8 @@ export interface components {
                 line: number;
                 text: string;
             };
+            /** @description For a transition's guard: the record's empty fields it reads (most likely why it failed); setting them may let the step through. */
+            empty?: string[];
         };
         "ninepoint.Health": {
             /** @enum {string} */
@@ -1002,11 +1004,17 @@ export interface components {
             query: string;
             /** Format: date-time */
             savedAt: string;
+            /** @description The role the view is shared with (everyone holding it sees it); null for the caller’s own. */
+            role: string | null;
+            /** @description Whether the caller may replace or delete the view. */
+            mayChange: boolean;
         };
         "ninepoint.SaveView": {
             screen: string;
             name: string;
             query: string;
+            /** @description Share the view with everyone holding this role (its members, or those who manage people, may). */
+            role?: string | null;
         };
         "ninepoint.Delivery": {
             /** Format: uuid */
@@ -2827,10 +2835,22 @@ export interface operations {
                 count?: boolean;
                 /** @description Records whose created_by equals this value. */
                 "filter[created_by]"?: string;
+                /** @description Records whose created_by is not this value (or is empty). */
+                "filter[created_by][not]"?: string;
+                /** @description true: records whose created_by is empty; false: those with a value. */
+                "filter[created_by][empty]"?: boolean;
                 /** @description Records whose title equals this value. */
                 "filter[title]"?: string;
                 /** @description Records whose title contains this text (ignoring the case of ASCII letters). */
                 "filter[title][contains]"?: string;
+                /** @description Records whose title is not this value (or is empty). */
+                "filter[title][not]"?: string;
+                /** @description true: records whose title is empty; false: those with a value. */
+                "filter[title][empty]"?: boolean;
+                /** @description Groups of filters of which any one may hold: `or[1][category]=hardware&or[1][priority]=urgent` keeps records that are hardware or urgent. A group takes the same filters as `filter[…]` (`or[1][title][contains]`, `or[1][due][before]`, `or[1][assignee][empty]`, …); several groups (`or[2][…]`) must each hold, as must every `filter[…]`. */
+                or?: {
+                    [key: string]: unknown;
+                };
             };
             header?: never;
             path?: never;

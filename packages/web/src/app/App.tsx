@@ -4,6 +4,7 @@ import { useEffect, useMemo, useRef } from 'react';
 import { createBrowserRouter, RouterProvider } from 'react-router';
 import { useModel } from '../api/session.ts';
 // The Studio (`ninepoint dev`): a full-width tool page of its own, outside the app's shell.
+import { ABOUT_PATH, AboutPage } from '../home/About.tsx';
 import { DELIVERIES_PATH } from '../outbox/api.ts';
 import { DeliveriesRoute } from '../outbox/DeliveriesPage.tsx';
 import { USERS_PATH } from '../people/UsersPage.tsx';
@@ -55,6 +56,9 @@ function Routed({ model }: { model: Model }) {
             ...(screensOf(model).some((s) => s.route === USERS_PATH)
               ? []
               : [{ path: USERS_PATH, element: <UsersRoute model={model} /> }]),
+            ...(screensOf(model).some((s) => s.route === ABOUT_PATH)
+              ? []
+              : [{ path: ABOUT_PATH, element: <AboutPage model={model} /> }]),
             ...(screensOf(model).some((s) => s.route === DELIVERIES_PATH)
               ? []
               : [{ path: DELIVERIES_PATH, element: <DeliveriesRoute /> }]),

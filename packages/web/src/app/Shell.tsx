@@ -22,6 +22,7 @@ import { Link, Navigate, Outlet, useLocation, useNavigate } from 'react-router';
 import { useDevMode } from '../api/dev.ts';
 import { useLiveUpdates } from '../api/live.ts';
 import { type Me, useMe, useSignOut } from '../api/session.ts';
+import { ABOUT_PATH } from '../home/About.tsx';
 import {
   BoardIcon,
   ChartIcon,
@@ -35,6 +36,7 @@ import {
 import { DELIVERIES_PATH } from '../outbox/api.ts';
 import { NotificationBell } from '../outbox/NotificationBell.tsx';
 import { USERS_PATH } from '../people/UsersPage.tsx';
+import { prefetchScreen, prefetchWhenIdle } from '../screens/route-code.ts';
 import { navigation, refusal, screenAt, screenDoc, screensOf, screenTitle, screenTitles } from './screens.ts';
 import { TWO_FACTOR_PATH } from './TwoFactorPage.tsx';
 
@@ -61,6 +63,10 @@ export function Shell({ model }: { model: Model }) {
           .length
       : 0;
   useDocumentTitle(model, location.pathname);
+  // Every screen's code once the page has drawn, so a first visit to a screen waits for its data only.
+  // Detail and form screens are not in the navigation but open from lists: all the model's kinds.
+  const kinds = me.data && !mustEnrol ? [...new Set(screensOf(model).map((s) => s.kind))].join(',') : '';
+  useEffect(() => (kinds === '' ? undefined : prefetchWhenIdle(kinds.split(',') as Screen['kind'][])), [kinds]);
 
   return (
     <AppShell
@@ -120,6 +126,8 @@ export function Shell({ model }: { model: Model }) {
                 active={isActive(screen, links, location.pathname)}
                 aria-current={isActive(screen, links, location.pathname) ? 'page' : undefined}
                 onClick={close}
+                onPointerEnter={() => prefetchScreen(screen.kind)}
+                onFocus={() => prefetchScreen(screen.kind)}
                 styles={{ description: { whiteSpace: 'normal', opacity: 1 } }}
               />
             ))}
@@ -318,6 +326,7 @@ const ACCOUNT_PAGE_TITLES: Readonly<Record<string, string>> = {
   '/reset-password': 'Choose a new password',
   [USERS_PATH]: 'Users',
   [DELIVERIES_PATH]: 'Deliveries',
+  [ABOUT_PATH]: 'About',
   '/sign-up': 'Create an account',
   '/verify-email': 'Confirm your email',
   '/accept-invitation': 'Accept the invitation',

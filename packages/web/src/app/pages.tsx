@@ -1,13 +1,20 @@
-import { Alert, Anchor, Button, Center, Loader, Stack, Text, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Skeleton, Stack, Text, Title } from '@mantine/core';
 import { Link, useLocation } from 'react-router';
 import type { ApiError } from '../api/client.ts';
 
-/** A page-sized spinner with a label screen readers announce. */
+/**
+ * A page's outline while it loads (a heading, a toolbar, rows), so the page does not jump when it
+ * arrives; screen readers hear the label.
+ */
 export function Loading({ what = 'Loading' }: { what?: string }) {
   return (
-    <Center py="xl" role="status" aria-live="polite">
-      <Loader size="md" aria-label={what} />
-    </Center>
+    <Stack gap="sm" py="md" role="status" aria-live="polite" aria-label={what} aria-busy="true" data-skeleton>
+      <Skeleton height={30} width="35%" radius="sm" />
+      <Skeleton height={34} width="60%" radius="sm" mb="xs" />
+      {[92, 85, 96, 80, 88, 74].map((w) => (
+        <Skeleton key={w} height={22} width={`${w}%`} radius="sm" />
+      ))}
+    </Stack>
   );
 }
 

@@ -94,15 +94,18 @@ export function GrowProduct({ model }: { model: Model }) {
           <Step number={2} title="Fill in the points">
             <Text size="sm">
               Start with point 1 (what the product does and for whom) and point 3 (its entities and fields). The format,
-              with an example of every construct, is described in the repository at <Code>docs/spec-format.md</Code>.
+              with an example of every construct, is described in <Code>docs/spec-format.md</Code>: in the repository,
+              or where Ninepoint is installed from npm, at <Code>node_modules/@ninepoint/cli/docs/spec-format.md</Code>.
             </Text>
           </Step>
           <Step number={3} title="Or start from an example">
             <Text size="sm">
-              A complete library lending desk, with screens, states, rules and roles, is in{' '}
-              <Code>examples/lending-desk.md</Code>; more are in <Code>examples/</Code>.
+              A complete library lending desk, with screens, states, rules and roles, comes with Ninepoint: write it
+              beside your spec and serve it. <Code>npx ninepoint new --help</Code> names the other examples (a helpdesk,
+              expense approval, quotes priced by code).
             </Text>
-            <Command text="npx ninepoint serve examples/lending-desk.md" />
+            <Command text="npx ninepoint new --example lending-desk lending.md" />
+            <Command text="npx ninepoint serve lending.md" />
           </Step>
           <Step number={4} title="Check it and run it">
             <Text size="sm">The checker reports every problem with its line and column; then serve the spec.</Text>

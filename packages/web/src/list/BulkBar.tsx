@@ -7,8 +7,9 @@ import type { Me } from '../api/session.ts';
 import { type ApiRecord, formatNumber, recordTitle } from '../format.ts';
 import { transitionLabel } from '../records/access.ts';
 import { refreshRecords } from '../records/api.ts';
+import { BulkSetField } from '../records/BulkSetField.tsx';
 import { callFor, pathOf, transitionCall } from '../records/calls.ts';
-import { transitionFields } from '../records/transitions.tsx';
+import { shortReason, transitionFields } from '../records/transitions.tsx';
 import { type BulkOutcome, runBulk, selectionCsv } from './bulk.ts';
 import { download } from './export.ts';
 
@@ -130,6 +131,14 @@ export function BulkBar({
                 </Button>
               </Group>
             )}
+            <BulkSetField
+              model={model}
+              me={me}
+              entity={entity}
+              rows={rows}
+              disabled={running !== null}
+              onRun={(action, act) => void run(action, act)}
+            />
             {mayDelete && (
               <Button
                 size="xs"
@@ -185,11 +194,11 @@ export function BulkBar({
                     Refused
                   </Badge>
                 )}
-                <Text size="sm">
+                <Text size="sm" title={row.ok ? undefined : row.message}>
                   <Text span fw={600} size="sm">
                     {row.title}
                   </Text>
-                  {row.ok ? '' : `: ${row.message}`}
+                  {row.ok ? '' : `: ${shortReason(row.message)}`}
                 </Text>
               </Group>
             ))}

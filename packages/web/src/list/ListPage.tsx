@@ -9,13 +9,14 @@ import {
   Group,
   NativeSelect,
   Paper,
+  SegmentedControl,
   Stack,
   Text,
   Title,
   VisuallyHidden,
 } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
-import { assertNever, type Entity } from '@ninepoint/spec';
+import { ANYONE, assertNever, type Entity } from '@ninepoint/spec';
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useMemo, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
@@ -42,10 +43,12 @@ import { stateLabel } from '../records/access.ts';
 import { BulkBar } from './BulkBar.tsx';
 import { ExportButton } from './ExportButton.tsx';
 import { referenceNames } from './export.ts';
+import { FilterBuilder } from './FilterBuilder.tsx';
 import { type FilterChange, FilterPanel } from './FilterPanel.tsx';
 import { ImportWizard } from './ImportWizard.tsx';
 import { ChevronLeftIcon, ChevronRightIcon, FilterIcon, PlusIcon, SearchIcon } from './icons.tsx';
 import { DebouncedInput } from './inputs.tsx';
+import { useListLayout } from './layout.ts';
 import {
   apiQuery,
   columnChoices,
@@ -129,6 +132,7 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
   // A phone's width shows cards: a table's columns do not fit it.
   const phone = useMediaQuery('(max-width: 36em)', false, { getInitialValueInEffect: false });
   const Records = phone ? RecordCards : RecordsTable;
+  const layout = useListLayout(me.user?.id ?? null, screen.route);
   const readOptions = { sortable, filters, fixed, sizes, columns: choices.map((c) => c.name) };
   const state = readListState(params, readOptions);
   const shown = state.columns;
@@ -200,7 +204,7 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
   const [filtersOpen, setFiltersOpen] = useState(Object.keys(state.filters).length > 0);
   const panelId = useId();
   const activeFilters = Object.entries(state.filters);
-  const narrowed = activeFilters.length > 0 || state.q.trim() !== '';
+  const narrowed = activeFilters.length > 0 || state.groups.length > 0 || state.q.trim() !== '';
   const sortField = state.sort?.replace(/^-/, '') ?? DEFAULT_SORT;
   const descending = state.sort?.startsWith('-') ?? false;
 
@@ -220,6 +224,20 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
       return { filters: next };
     });
 
+  /** A condition of the filter builder: with the others, or into an or-group (a new one past the last). */
+  const addCondition = (target: 'and' | number, field: string, filter: FieldFilter) =>
+    update((current) => {
+      if (target === 'and')
+        return { filters: { ...current.filters, [field]: { ...current.filters[field], ...filter } } };
+      const groups = [...current.groups];
+      const group = { ...(groups[target] ?? {}) };
+      group[field] = { ...group[field], ...filter };
+      groups[target] = group;
+      return { groups };
+    });
+  const removeGroup = (index: number) =>
+    update((current) => ({ groups: current.groups.filter((_, i) => i !== index) }));
+
   const from = cursors.length * state.size + 1;
   const to = from + (query.data?.items.length ?? 0) - 1;
   const summary = query.isPending
@@ -231,7 +249,7 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
   const caption = `${title}: ${summary}, sorted by ${sortLabel.toLowerCase()}, ${descending ? 'descending' : 'ascending'}`;
 
   return (
-    <Stack gap="lg">
+    <Stack gap="md">
       <Group justify="space-between" align="flex-start" gap="md">
         <Box miw={0}>
           <Title order={1}>{title}</Title>
@@ -278,7 +296,7 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
       <Stack gap="sm">
         <Group gap="sm" align="flex-end" wrap="wrap">
           {searchable.length > 0 && (
-            <Box component="search" flex="1 1 280px" maw={520}>
+            <Box component="search" flex="1 1 200px" maw={520}>
               <DebouncedInput
                 type="search"
                 aria-label={`Search ${title.toLowerCase()}`}
@@ -292,6 +310,7 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
               />
             </Box>
           )}
+          {filters.length > 0 && <FilterBuilder fields={filters} groups={state.groups} onAdd={addCondition} />}
           {filters.length > 0 && (
             <Button
               variant={filtersOpen ? 'outline' : 'default'}
@@ -315,7 +334,25 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
             shown={columns.map((c) => c.name)}
             onChange={(next) => update({ columns: next })}
           />
-          {me.user && <SavedViewsButton screen={screen.route} path={screen.route} current={params.toString()} />}
+          {!phone && (
+            <SegmentedControl
+              aria-label="Row density"
+              data={[
+                { value: 'compact', label: 'Compact' },
+                { value: 'comfortable', label: 'Comfortable' },
+              ]}
+              value={layout.density}
+              onChange={(value) => layout.setDensity(value === 'comfortable' ? 'comfortable' : 'compact')}
+            />
+          )}
+          {me.user && (
+            <SavedViewsButton
+              screen={screen.route}
+              path={screen.route}
+              current={params.toString()}
+              shareRoles={shareRoles(model, me, screen)}
+            />
+          )}
         </Group>
 
         {filters.length > 0 && (
@@ -326,7 +363,7 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
           </Collapse>
         )}
 
-        {(screen.filters.length > 0 || activeFilters.length > 0) && (
+        {(screen.filters.length > 0 || activeFilters.length > 0 || state.groups.length > 0) && (
           <Group gap="xs" aria-label="Filters in effect" role="group">
             {screen.filters.map((f) => (
               <Badge
@@ -360,8 +397,47 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
                 {filterValueLabel(filters, name, value, (id) => userLabel(id, users, me), titles)}
               </Badge>
             ))}
-            {activeFilters.length > 1 && (
-              <Button size="compact-sm" variant="subtle" onClick={() => update({ filters: {} })}>
+            {state.groups.map((group, i) => {
+              const words = Object.entries(group)
+                .map(
+                  ([name, value]) =>
+                    `${filterLabel(filters, name)}: ${filterValueLabel(filters, name, value, (id) => userLabel(id, users, me), titles)}`,
+                )
+                .join(' or ');
+              return (
+                // Words that wrap on a narrow screen: an either-group can be long.
+                <Group
+                  // biome-ignore lint/suspicious/noArrayIndexKey: a group is its place in the address
+                  key={`group-${i}`}
+                  data-filter-group
+                  gap={4}
+                  wrap="nowrap"
+                  pl="sm"
+                  pr={4}
+                  py={3}
+                  maw="100%"
+                  bg="var(--mantine-color-grape-light)"
+                  style={{ borderRadius: 4 }}
+                >
+                  <Text
+                    size="sm"
+                    fw={500}
+                    c="var(--mantine-color-grape-light-color)"
+                    style={{ overflowWrap: 'anywhere' }}
+                  >
+                    Either {words}
+                  </Text>
+                  <CloseButton
+                    size="xs"
+                    variant="transparent"
+                    aria-label={`Remove the filter Either ${words}`}
+                    onClick={() => removeGroup(i)}
+                  />
+                </Group>
+              );
+            })}
+            {activeFilters.length + state.groups.length > 1 && (
+              <Button size="compact-sm" variant="subtle" onClick={() => update({ filters: {}, groups: [] })}>
                 Clear filters
               </Button>
             )}
@@ -390,7 +466,11 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
         <Stack gap="sm">
           <Failure error={query.error} retry={() => void query.refetch()} />
           {narrowed && (
-            <Button variant="default" w="fit-content" onClick={() => update({ q: '', filters: {}, sort: null })}>
+            <Button
+              variant="default"
+              w="fit-content"
+              onClick={() => update({ q: '', filters: {}, groups: [], sort: null })}
+            >
               Show the whole list
             </Button>
           )}
@@ -418,7 +498,7 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
           >
             <EmptyState.Actions>
               {narrowed && (
-                <Button variant="default" onClick={() => update({ q: '', filters: {} })}>
+                <Button variant="default" onClick={() => update({ q: '', filters: {}, groups: [] })}>
                   Clear search and filters
                 </Button>
               )}
@@ -451,6 +531,9 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
           loading={query.isPending}
           busy={stale}
           pageSize={state.size}
+          density={layout.density}
+          widths={layout.widths}
+          onResize={layout.setWidth}
           selection={{
             selected: new Set(selected.keys()),
             onToggle: (record, on) =>
@@ -492,6 +575,17 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
       )}
     </Stack>
   );
+}
+
+/**
+ * The roles the user may share a view of this screen with (as the server allows): those they hold,
+ * or any when they manage people, that may open the screen.
+ */
+function shareRoles(model: ScreenProps['model'], me: ScreenProps['me'], screen: ScreenProps['screen']): string[] {
+  const mine = me.user?.roles ?? [];
+  const all = model.roles.map((r) => r.name).filter((r) => r !== ANYONE);
+  const opens = (role: string) => screen.who.length === 0 || screen.who.includes(ANYONE) || screen.who.includes(role);
+  return (me.people?.manage ? all : mine.filter((r) => all.includes(r))).filter(opens);
 }
 
 function Pager({
@@ -609,5 +703,9 @@ function filterValueLabel(
   if (filter.from && filter.to) parts.push(`${one(filter.from)} to ${one(filter.to)}`);
   else if (filter.from) parts.push(`from ${one(filter.from)}`);
   else if (filter.to) parts.push(`up to ${one(filter.to)}`);
+  if (filter.not && filter.not.length > 0) parts.push(`not ${filter.not.map(one).join(' nor ')}`);
+  if (filter.after) parts.push(`after ${one(filter.after)}`);
+  if (filter.before) parts.push(`before ${one(filter.before)}`);
+  if (filter.empty !== undefined) parts.push(filter.empty ? 'empty' : 'not empty');
   return parts.join(', ');
 }

@@ -1,15 +1,24 @@
 import { Anchor, Badge, Box, Checkbox, Skeleton, Table, Text, UnstyledButton, VisuallyHidden } from '@mantine/core';
+import { useElementSize } from '@mantine/hooks';
 import { assertNever, type Entity, isNumeric, type Model, type StateMachine } from '@ninepoint/spec';
-import type { MouseEvent } from 'react';
+import { type KeyboardEvent, type MouseEvent, type PointerEvent, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import type { Me } from '../api/session.ts';
 import type { DirectoryUser } from '../api/users.ts';
 import { choiceLabel } from '../app/screens.ts';
-import { webKind } from '../fields/field-kinds.ts';
 import { FileThumbs } from '../fields/files/FileList.tsx';
 import { type ApiRecord, EMPTY, formatDay, formatValue, recordTitle, stateColor } from '../format.ts';
 import { stateLabel } from '../records/access.ts';
 import { SortIcon } from './icons.tsx';
+import {
+  columnsWithValues,
+  type Density,
+  defaultWidth,
+  MAX_COLUMN,
+  MIN_COLUMN,
+  rigid,
+  useProgressive,
+} from './layout.ts';
 import type { ListField } from './query.ts';
 import { ReferenceValue } from './references.tsx';
 
@@ -50,6 +59,12 @@ export interface RecordsViewProps {
   pageSize: number;
   /** Checkboxes to pick rows for bulk actions; none when not given. */
   selection?: RowSelection;
+  /** Row height: compact (the default) or comfortable. */
+  density?: Density;
+  /** Columns the user resized, by name, in pixels. */
+  widths?: Readonly<Record<string, number>>;
+  /** A column dragged (or moved with the arrow keys) to a new width; without it columns do not resize. */
+  onResize?: (column: string, width: number) => void;
 }
 
 /**
@@ -61,7 +76,7 @@ export function RecordsTable({
   me,
   entity,
   machine,
-  columns,
+  columns: allColumns,
   records,
   sort,
   sortable,
@@ -75,8 +90,43 @@ export function RecordsTable({
   busy,
   pageSize,
   selection,
+  density = 'compact',
+  widths = {},
+  onResize,
 }: RecordsViewProps) {
   const navigate = useNavigate();
+  // The width of the column being dragged, drawn at once and kept (onResize) when the drag ends.
+  const [dragging, setDragging] = useState<{ name: string; width: number } | null>(null);
+  const { shown, collapsed } = columnsWithValues(
+    allColumns,
+    loading ? [] : records,
+    new Set([titleColumn ?? '', sort.field]),
+  );
+  const columns = shown;
+  // Columns start at a width by their kind, narrowed together when they would not all fit the
+  // frame beside the title's least; a width the user chose is kept as it is.
+  const { ref: frameRef, width: frame } = useElementSize();
+  const extras = (selection ? 40 : 0) + (titleColumn ? TITLE_MIN : 72) + 2;
+  const kept = (c: ListField) => widths[c.name] ?? (rigid(c) ? defaultWidth(c) : 0);
+  const chosen = columns.reduce((sum, c) => sum + (c.name !== titleColumn ? kept(c) : 0), 0);
+  const natural = columns.reduce(
+    (sum, c) => sum + (c.name !== titleColumn && widths[c.name] === undefined && !rigid(c) ? defaultWidth(c) : 0),
+    0,
+  );
+  const scale = frame > 0 && natural > 0 ? Math.min(1, Math.max(0, (frame - extras - chosen) / natural)) : 1;
+  const widthOf = (column: ListField): number | undefined =>
+    dragging?.name === column.name
+      ? dragging.width
+      : (widths[column.name] ??
+        (column.name === titleColumn
+          ? undefined
+          : rigid(column)
+            ? defaultWidth(column)
+            : Math.max(MIN_COLUMN, Math.floor(defaultWidth(column) * scale))));
+  const tableWidth = columns.reduce((sum, c) => sum + (widthOf(c) ?? 0), 0) + extras;
+  const compact = density === 'compact';
+  // The rows above the fold first; the rest of a long page right after.
+  const drawn = useProgressive(records.length, 20);
   // Records are opened from their title; an entity without one gets an Open link per row.
   const openColumn = titleColumn === null;
   const states = machine?.states.map((s) => s.name) ?? [];
@@ -89,6 +139,7 @@ export function RecordsTable({
 
   return (
     <Box
+      ref={frameRef}
       role="region"
       aria-label={caption}
       tabIndex={0}
@@ -104,18 +155,24 @@ export function RecordsTable({
       <Table
         striped={false}
         highlightOnHover
-        verticalSpacing="sm"
+        layout="fixed"
+        verticalSpacing={compact ? 4 : 'sm'}
         horizontalSpacing="xs"
-        miw={Math.max(600, columns.length * 80 + (titleColumn ? 80 : 0))}
+        miw={tableWidth}
         aria-busy={loading || busy}
         style={{ opacity: busy ? 0.6 : 1, transition: 'opacity 120ms' }}
+        data-density={density}
       >
-        <VisuallyHidden component="caption">{caption}</VisuallyHidden>
+        <VisuallyHidden component="caption">
+          {caption}
+          {collapsed.length > 0 && `; empty on this page: ${collapsed.map((c) => c.label).join(', ')}`}
+        </VisuallyHidden>
         <Table.Thead bg="var(--mantine-color-default-hover)">
           <Table.Tr>
             {selection && (
               <Table.Th scope="col" w={40}>
                 <Checkbox
+                  size={compact ? 'xs' : 'sm'}
                   aria-label="Select every row on this page"
                   checked={records.length > 0 && records.every((r) => selection.selected.has(String(r.id)))}
                   indeterminate={
@@ -136,11 +193,16 @@ export function RecordsTable({
                   key={column.name}
                   scope="col"
                   aria-sort={direction === 'none' ? undefined : direction}
+                  data-column={column.name}
                   style={{
-                    // A long header ("Single claim limit") wraps rather than widen its column past its values.
                     textAlign: numeric ? 'right' : undefined,
-                    minWidth: column.name === titleColumn ? 140 : undefined,
+                    width: widthOf(column),
+                    position: 'relative',
+                    whiteSpace: 'nowrap',
+                    overflow: 'hidden',
+                    textOverflow: 'ellipsis',
                   }}
+                  title={column.label}
                 >
                   {sortable.has(column.name) ? (
                     <UnstyledButton
@@ -168,11 +230,22 @@ export function RecordsTable({
                   ) : (
                     column.label
                   )}
+                  {onResize && (
+                    <ResizeHandle
+                      label={column.label}
+                      width={widthOf(column)}
+                      onDrag={(width) => setDragging({ name: column.name, width })}
+                      onDone={(width) => {
+                        setDragging(null);
+                        onResize(column.name, width);
+                      }}
+                    />
+                  )}
                 </Table.Th>
               );
             })}
             {openColumn && (
-              <Table.Th scope="col">
+              <Table.Th scope="col" w={72}>
                 <VisuallyHidden component="span">Open</VisuallyHidden>
               </Table.Th>
             )}
@@ -192,7 +265,7 @@ export function RecordsTable({
                   {openColumn && <Table.Td />}
                 </Table.Tr>
               ))
-            : records.map((record) => {
+            : records.slice(0, drawn).map((record) => {
                 const href = detailHref(record);
                 return (
                   <Table.Tr
@@ -202,8 +275,9 @@ export function RecordsTable({
                   >
                     {selection && (
                       // A click beside the box must not open the record (see `openRow`).
-                      <Table.Td style={{ verticalAlign: 'top' }} data-select-cell>
+                      <Table.Td style={{ verticalAlign: 'middle' }} data-select-cell>
                         <Checkbox
+                          size={compact ? 'xs' : 'sm'}
                           aria-label={`Select ${recordTitle(entity, record)}`}
                           checked={selection.selected.has(String(record.id))}
                           onChange={(e) => selection.onToggle(record, e.currentTarget.checked)}
@@ -213,13 +287,15 @@ export function RecordsTable({
                     {columns.map((column) => (
                       <Table.Td
                         key={column.name}
+                        // One line per row: what does not fit ends in an ellipsis, the whole value on hover.
                         style={{
                           textAlign: isAmount(column) ? 'right' : undefined,
-                          verticalAlign: 'top',
-                          whiteSpace: noWrap(column) ? 'nowrap' : undefined,
-                          // A long address or word breaks rather than pushing the table wider than the page.
-                          overflowWrap: noWrap(column) ? undefined : 'anywhere',
+                          verticalAlign: 'middle',
+                          whiteSpace: 'nowrap',
+                          overflow: 'hidden',
+                          textOverflow: 'ellipsis',
                         }}
+                        title={cellText(column, record, titles, users)}
                       >
                         {column.name === titleColumn && href ? (
                           <Anchor component={Link} to={href} fw={600} size="sm">
@@ -239,7 +315,7 @@ export function RecordsTable({
                       </Table.Td>
                     ))}
                     {openColumn && (
-                      <Table.Td style={{ textAlign: 'right', verticalAlign: 'top' }}>
+                      <Table.Td style={{ textAlign: 'right', verticalAlign: 'middle' }}>
                         {href && (
                           <Anchor component={Link} to={href} size="sm" fw={600}>
                             Open
@@ -257,12 +333,98 @@ export function RecordsTable({
   );
 }
 
+/** The least room the title column keeps when the others start narrower to fit. */
+const TITLE_MIN = 200;
+
 /**
- * Numbers and states read badly broken over two lines. A date may break between its day and its
- * year ("Nov 25, / 2026") when the columns would not fit the page otherwise.
+ * A column's right edge, dragged to resize it, or focused and moved with the arrow keys (16 px a
+ * press); it announces its width as a separator does.
  */
-function noWrap(column: ListField): boolean {
-  return webKind(column.type).noWrap || column.name === 'state';
+function ResizeHandle({
+  label: name,
+  width,
+  onDrag,
+  onDone,
+}: {
+  label: string;
+  width: number | undefined;
+  onDrag: (width: number) => void;
+  onDone: (width: number) => void;
+}) {
+  const clamp = (w: number) => Math.round(Math.min(MAX_COLUMN, Math.max(MIN_COLUMN, w)));
+  const start = (event: PointerEvent<HTMLSpanElement>) => {
+    event.preventDefault();
+    event.stopPropagation();
+    const handle = event.currentTarget;
+    const from = handle.parentElement?.getBoundingClientRect().width ?? width ?? 120;
+    const x = event.clientX;
+    let latest = from;
+    handle.setPointerCapture(event.pointerId);
+    const move = (e: globalThis.PointerEvent) => {
+      latest = clamp(from + e.clientX - x);
+      onDrag(latest);
+    };
+    const up = () => {
+      handle.removeEventListener('pointermove', move);
+      handle.removeEventListener('pointerup', up);
+      handle.removeEventListener('pointercancel', up);
+      onDone(latest);
+    };
+    handle.addEventListener('pointermove', move);
+    handle.addEventListener('pointerup', up);
+    handle.addEventListener('pointercancel', up);
+  };
+  const key = (event: KeyboardEvent<HTMLSpanElement>) => {
+    const step = event.key === 'ArrowRight' ? 16 : event.key === 'ArrowLeft' ? -16 : 0;
+    if (step === 0) return;
+    event.preventDefault();
+    const from = event.currentTarget.parentElement?.getBoundingClientRect().width ?? width ?? 120;
+    onDone(clamp(from + step));
+  };
+  const now = Math.round(width ?? 0);
+  return (
+    // biome-ignore lint/a11y/useSemanticElements: an <hr> cannot be dragged or focused; a focusable separator is the ARIA pattern for a splitter
+    <span
+      role="separator"
+      aria-orientation="vertical"
+      aria-label={`Width of ${name}`}
+      aria-valuenow={now}
+      aria-valuemin={MIN_COLUMN}
+      aria-valuemax={MAX_COLUMN}
+      tabIndex={0}
+      onPointerDown={start}
+      onKeyDown={key}
+      onClick={(e) => e.stopPropagation()}
+      data-resize-handle
+      style={{
+        position: 'absolute',
+        top: 0,
+        right: 0,
+        bottom: 0,
+        width: 8,
+        cursor: 'col-resize',
+        touchAction: 'none',
+        borderRight: '2px solid var(--mantine-color-default-border)',
+      }}
+    />
+  );
+}
+
+/** A value as plain words, for the hover text of a cell that may end in an ellipsis. */
+function cellText(
+  column: ListField,
+  record: ApiRecord,
+  titles: Map<string, string>,
+  users: Map<string, DirectoryUser>,
+): string | undefined {
+  const value = record[column.name];
+  if (value === null || value === undefined || value === '') return undefined;
+  if (column.name === 'state') return stateLabel(String(value));
+  const type = column.type;
+  if (type.kind === 'choice') return choiceLabel(String(value));
+  if (type.kind === 'reference') return users.get(String(value))?.name ?? titles.get(`${type.entity}:${String(value)}`);
+  if (type.kind === 'file') return undefined;
+  return formatValue(type, value);
 }
 
 /** Amounts are right-aligned, so their digits line up. */
@@ -318,7 +480,7 @@ export function Cell({
       );
     case 'choice':
       return (
-        <Badge variant="outline" color="gray" radius="sm" style={{ textTransform: 'none' }}>
+        <Badge variant="outline" color="gray" radius="sm" size="sm" style={{ textTransform: 'none' }}>
           {choiceLabel(String(value))}
         </Badge>
       );
@@ -351,7 +513,7 @@ export function Cell({
     case 'date':
     case 'datetime':
       return (
-        <Text span size="sm" style={{ fontVariantNumeric: 'tabular-nums' }} lineClamp={2}>
+        <Text span size="sm" style={{ fontVariantNumeric: 'tabular-nums' }}>
           {formatValue(type, value)}
         </Text>
       );

@@ -1,9 +1,21 @@
-import { Anchor, Button, CloseButton, Group, Popover, Stack, Text, TextInput } from '@mantine/core';
+import {
+  Anchor,
+  Badge,
+  Button,
+  CloseButton,
+  Group,
+  NativeSelect,
+  Popover,
+  Stack,
+  Text,
+  TextInput,
+} from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router';
 import { api } from '../api/client.ts';
 import type { SavedView } from '../api/wire.ts';
+import { label } from '../app/screens.ts';
 import { problemOf } from '../records/api.ts';
 import { ProblemAlert } from '../records/ProblemAlert.tsx';
 import { TickedGroup } from './FilterPanel.tsx';
@@ -48,9 +60,20 @@ export function ColumnsButton({
 /**
  * The user's saved views of this list, kept on the server per user (so they follow them to any
  * device): each opens the list as it was saved (filters, sort, columns); the view on screen can
- * be saved under a name (the same name replaces it), and a view deleted.
+ * be saved under a name (the same name replaces it), and a view deleted. A view may be shared
+ * with a role (`shareRoles`: those the user may share with): everyone holding it finds it here.
  */
-export function SavedViewsButton({ screen, path, current }: { screen: string; path: string; current: string }) {
+export function SavedViewsButton({
+  screen,
+  path,
+  current,
+  shareRoles = [],
+}: {
+  screen: string;
+  path: string;
+  current: string;
+  shareRoles?: readonly string[];
+}) {
   const client = useQueryClient();
   const key = ['views', screen];
   const views = useQuery({
@@ -59,9 +82,12 @@ export function SavedViewsButton({ screen, path, current }: { screen: string; pa
       (await api<{ items: SavedView[] }>('GET', `/api/views?screen=${encodeURIComponent(screen)}`)).body.items,
   });
   const [name, setName] = useState('');
+  const [role, setRole] = useState('');
   const save = useMutation({
     mutationFn: (viewName: string) =>
-      api<SavedView>('POST', '/api/views', { body: { screen, name: viewName, query: current } }),
+      api<SavedView>('POST', '/api/views', {
+        body: { screen, name: viewName, query: current, ...(role !== '' ? { role } : {}) },
+      }),
     onSuccess: async () => {
       setName('');
       await client.invalidateQueries({ queryKey: key });
@@ -84,7 +110,7 @@ export function SavedViewsButton({ screen, path, current }: { screen: string; pa
       <Popover.Dropdown>
         <Stack gap="sm">
           <Text size="sm" fw={600} id={`${screen}-views`}>
-            Your saved views
+            Saved views
           </Text>
           {views.isPending ? (
             <Text size="sm" c="dimmed">
@@ -98,14 +124,23 @@ export function SavedViewsButton({ screen, path, current }: { screen: string; pa
             <Stack gap={4} component="ul" style={{ listStyle: 'none', padding: 0, margin: 0 }}>
               {items.map((view) => (
                 <Group key={view.id} component="li" justify="space-between" wrap="nowrap" gap="xs">
-                  <Anchor component={Link} to={`${path}${view.query ? `?${view.query}` : ''}`} size="sm">
-                    {view.name}
-                  </Anchor>
-                  <CloseButton
-                    size="sm"
-                    aria-label={`Delete the view ${view.name}`}
-                    onClick={() => remove.mutate(view.id)}
-                  />
+                  <Group gap={6} wrap="nowrap" miw={0}>
+                    <Anchor component={Link} to={`${path}${view.query ? `?${view.query}` : ''}`} size="sm">
+                      {view.name}
+                    </Anchor>
+                    {view.role && (
+                      <Badge size="xs" variant="light" color="grape" style={{ textTransform: 'none' }}>
+                        Shared with {label(view.role).toLowerCase()}
+                      </Badge>
+                    )}
+                  </Group>
+                  {view.mayChange && (
+                    <CloseButton
+                      size="sm"
+                      aria-label={`Delete the view ${view.name}${view.role ? ` shared with ${view.role}` : ''}`}
+                      onClick={() => remove.mutate(view.id)}
+                    />
+                  )}
                 </Group>
               ))}
             </Stack>
@@ -124,6 +159,18 @@ export function SavedViewsButton({ screen, path, current }: { screen: string; pa
                 Save
               </Button>
             </Group>
+            {shareRoles.length > 0 && (
+              <NativeSelect
+                mt="xs"
+                label="Who sees it"
+                value={role}
+                onChange={(e) => setRole(e.currentTarget.value)}
+                data={[
+                  { value: '', label: 'Only me' },
+                  ...shareRoles.map((r) => ({ value: r, label: `Everyone who is ${label(r).toLowerCase()}` })),
+                ]}
+              />
+            )}
           </form>
           {save.isError && <ProblemAlert error={problemOf(save.error)} />}
           {remove.isError && <ProblemAlert error={problemOf(remove.error)} />}

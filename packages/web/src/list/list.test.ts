@@ -109,6 +109,7 @@ describe('list queries', () => {
       sort: '-due',
       q: 'dune',
       filters: { state: { values: ['out'] } },
+      groups: [],
       size: 24,
       columns: null,
     });
@@ -116,8 +117,29 @@ describe('list queries', () => {
     expect(writeListState(state, sizes.initial).toString()).toBe('q=dune&sort=-due&filter%5Bstate%5D=out');
   });
 
+  it('reads and writes the operators of the filter builder and its or-groups', () => {
+    const params = new URLSearchParams(
+      'filter[state][not]=returned&filter[due][before]=2026-02-01&filter[due][empty]=false&' +
+        'or[2][renewals][after]=1&or[2][state]=overdue&or[5][due][empty]=true&or[7][renewals][after]=x',
+    );
+    const state = readListState(params, options);
+    expect(state.filters).toEqual({ state: { not: ['returned'] }, due: { before: '2026-02-01', empty: false } });
+    // Numbered as they come; a group left with nothing the API would take is dropped.
+    expect(state.groups).toEqual([
+      { state: { values: ['overdue'] }, renewals: { after: '1' } },
+      { due: { empty: true } },
+    ]);
+    const query = new URLSearchParams(apiQuery(state, fixed, { limit: 24 }, false));
+    expect([...query].filter(([k]) => k.startsWith('or['))).toEqual([
+      ['or[1][state]', 'overdue'],
+      ['or[1][renewals][after]', '1'],
+      ['or[2][due][empty]', 'true'],
+    ]);
+    expect(writeListState(state, sizes.initial).getAll('or[2][due][empty]')).toEqual(['true']);
+  });
+
   it('asks the API with the fixed filters, the cursor and the count', () => {
-    const state = { sort: 'due', q: '', filters: { state: { values: ['out'] } }, size: 24, columns: null };
+    const state = { sort: 'due', q: '', filters: { state: { values: ['out'] } }, groups: [], size: 24, columns: null };
     const query = new URLSearchParams(apiQuery(state, fixed, { limit: 24, cursor: 'abc', count: true }, true));
     expect(Object.fromEntries(query)).toEqual({
       limit: '24',
@@ -196,6 +218,7 @@ describe('list queries', () => {
         due: { from: '2026-01-01', to: '2026-01-31' },
         borrower: { values: ['x'] },
       },
+      groups: [],
       size: 24,
       columns: ['due'],
     };

@@ -54,7 +54,20 @@ export interface FieldFilter {
   contains?: string;
   from?: string;
   to?: string;
+  /** `filter[f][not]`: none of these (records with no value pass). */
+  not?: string[];
+  /** `filter[f][after]`, `[before]`: the value itself left out. */
+  after?: string;
+  before?: string;
+  /** `filter[f][empty]`: true for no value, false for any value. */
+  empty?: boolean;
 }
+
+/** One or-group: any of its fields' filters holds (`or[n][field]…`). */
+export type FilterGroup = Record<string, FieldFilter>;
+
+/** Most or-groups the address keeps: as many as the server takes. */
+export const MAX_GROUPS = 10;
 
 export interface ListState {
   /** `field` or `-field`; null for the server's default (oldest first). */
@@ -62,6 +75,8 @@ export interface ListState {
   q: string;
   /** Filters the user set, by field. */
   filters: Record<string, FieldFilter>;
+  /** Or-groups, each of which must hold by one of its filters. */
+  groups: FilterGroup[];
   size: number;
   /** The columns shown, by name; null for the screen's own choice. */
   columns: string[] | null;
@@ -146,35 +161,84 @@ export function validFilterValue(kind: FilterKind, value: string, values: readon
 
 /** Whether a field's filter holds anything. */
 export function isActive(filter: FieldFilter | undefined): boolean {
-  return Boolean(filter && ((filter.values?.length ?? 0) > 0 || filter.contains || filter.from || filter.to));
+  return Boolean(
+    filter &&
+      ((filter.values?.length ?? 0) > 0 ||
+        filter.contains ||
+        filter.from ||
+        filter.to ||
+        (filter.not?.length ?? 0) > 0 ||
+        filter.after ||
+        filter.before ||
+        filter.empty !== undefined),
+  );
 }
 
-/** A field's filter as query parameters, the same in the address and in the API call. */
-export function filterParams(name: string, filter: FieldFilter): [string, string][] {
+/**
+ * A field's filter as query parameters, the same in the address and in the API call; `prefix`
+ * is `filter` or an or-group's `or[n]`.
+ */
+export function filterParams(name: string, filter: FieldFilter, prefix = 'filter'): [string, string][] {
   const out: [string, string][] = [];
-  for (const value of filter.values ?? []) out.push([`filter[${name}]`, value]);
-  if (filter.contains) out.push([`filter[${name}][contains]`, filter.contains]);
-  if (filter.from) out.push([`filter[${name}][from]`, filter.from]);
-  if (filter.to) out.push([`filter[${name}][to]`, filter.to]);
+  const at = `${prefix}[${name}]`;
+  for (const value of filter.values ?? []) out.push([at, value]);
+  if (filter.contains) out.push([`${at}[contains]`, filter.contains]);
+  if (filter.from) out.push([`${at}[from]`, filter.from]);
+  if (filter.to) out.push([`${at}[to]`, filter.to]);
+  if (filter.after) out.push([`${at}[after]`, filter.after]);
+  if (filter.before) out.push([`${at}[before]`, filter.before]);
+  for (const value of filter.not ?? []) out.push([`${at}[not]`, value]);
+  if (filter.empty !== undefined) out.push([`${at}[empty]`, String(filter.empty)]);
   return out;
 }
 
 /** A field's filter read from query parameters; what the server would refuse is left out. */
-function readFieldFilter(params: URLSearchParams, field: FilterField): FieldFilter {
+function readFieldFilter(params: URLSearchParams, field: FilterField, prefix = 'filter'): FieldFilter {
   const filter: FieldFilter = {};
+  const at = `${prefix}[${field.name}]`;
   const valid = (v: string | null): v is string => v !== null && validFilterValue(field.kind, v, field.values);
-  const values = [...new Set(params.getAll(`filter[${field.name}]`).filter(valid))];
+  const values = [...new Set(params.getAll(at).filter(valid))];
   // Several values mean "any of them" for a choice only.
   if (values.length > 0) filter.values = field.kind === 'choice' ? values : values.slice(0, 1);
-  const contains = params.get(`filter[${field.name}][contains]`);
+  const contains = params.get(`${at}[contains]`);
   if (field.kind === 'text' && contains !== null && validFilterValue('text', contains)) filter.contains = contains;
   if (isRangedFilter(field.kind)) {
-    const from = params.get(`filter[${field.name}][from]`);
-    const to = params.get(`filter[${field.name}][to]`);
-    if (valid(from)) filter.from = from;
-    if (valid(to)) filter.to = to;
+    for (const end of ['from', 'to', 'after', 'before'] as const) {
+      const value = params.get(`${at}[${end}]`);
+      if (valid(value)) filter[end] = value;
+    }
   }
+  const not = [...new Set(params.getAll(`${at}[not]`).filter(valid))];
+  if (not.length > 0) filter.not = field.kind === 'choice' ? not : not.slice(0, 1);
+  const empty = params.get(`${at}[empty]`);
+  if (empty === 'true' || empty === 'false') filter.empty = empty === 'true';
   return filter;
+}
+
+/** The or-groups of an address (`or[1][…]`, `or[2][…]`), in their order; empty ones left out. */
+function readGroups(params: URLSearchParams, fields: FilterField[]): FilterGroup[] {
+  const numbers = new Set<number>();
+  for (const key of params.keys()) {
+    const n = /^or\[(\d{1,2})\]\[/.exec(key)?.[1];
+    if (n !== undefined) numbers.add(Number(n));
+  }
+  const groups: FilterGroup[] = [];
+  for (const n of [...numbers].sort((a, b) => a - b).slice(0, MAX_GROUPS)) {
+    const group: FilterGroup = {};
+    for (const field of fields) {
+      const filter = readFieldFilter(params, field, `or[${n}]`);
+      if (isActive(filter)) group[field.name] = filter;
+    }
+    if (Object.keys(group).length > 0) groups.push(group);
+  }
+  return groups;
+}
+
+/** Or-groups as query parameters, numbered from 1. */
+function groupParams(groups: FilterGroup[]): [string, string][] {
+  return groups.flatMap((group, i) =>
+    Object.entries(group).flatMap(([name, filter]) => filterParams(name, filter, `or[${i + 1}]`)),
+  );
 }
 
 /** A screen's `where` filters as the API takes them (`me` is the signed-in user's id). */
@@ -240,12 +304,16 @@ export function readListState(
     const filter = readFieldFilter(params, field);
     if (isActive(filter)) filters[field.name] = filter;
   }
+  const groups = readGroups(
+    params,
+    options.filters.filter((f) => !(f.name in options.fixed.api)),
+  );
   const sizeText = Number(params.get('size'));
   const size = options.sizes.options.includes(sizeText) ? sizeText : options.sizes.initial;
   const known = new Set(options.columns ?? []);
   const named = (params.get('columns') ?? '').split(',').filter((c) => known.has(c));
   const columns = params.has('columns') && named.length > 0 ? [...new Set(named)] : null;
-  return { sort, q: params.get('q') ?? '', filters, size, columns };
+  return { sort, q: params.get('q') ?? '', filters, groups, size, columns };
 }
 
 /** The address for a list state; defaults are left out so links stay short. */
@@ -256,6 +324,7 @@ export function writeListState(state: ListState, initialSize: number): URLSearch
   for (const [name, filter] of Object.entries(state.filters)) {
     for (const [key, value] of filterParams(name, filter)) params.append(key, value);
   }
+  for (const [key, value] of groupParams(state.groups)) params.append(key, value);
   if (state.columns) params.set('columns', state.columns.join(','));
   if (state.size !== initialSize) params.set('size', String(state.size));
   return params;
@@ -278,6 +347,7 @@ export function apiQuery(
     for (const [key, value] of filterParams(name, filter)) params.append(key, value);
   }
   for (const [name, value] of Object.entries(fixed.api)) params.set(`filter[${name}]`, value);
+  for (const [key, value] of groupParams(state.groups)) params.append(key, value);
   if (page.cursor) params.set('cursor', page.cursor);
   if (page.count) params.set('count', 'true');
   return params.toString();

@@ -1,6 +1,8 @@
 import {
+  ActionIcon,
   Alert,
   Anchor,
+  Avatar,
   Badge,
   Box,
   Button,
@@ -13,23 +15,30 @@ import {
   Stack,
   Text,
   Title,
+  Tooltip,
   VisuallyHidden,
 } from '@mantine/core';
-import { useDocumentTitle, useMediaQuery } from '@mantine/hooks';
+import { useDocumentTitle, useLocalStorage, useMediaQuery } from '@mantine/hooks';
 import type { Entity, Model, Screen, State, StateMachine } from '@ninepoint/spec';
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { type DragEvent, useState } from 'react';
 import { Link } from 'react-router';
 import { type ApiError, api } from '../api/client.ts';
 import type { Me } from '../api/session.ts';
+import type { DirectoryUser } from '../api/users.ts';
 import type { ScreenProps } from '../app/context.ts';
 import { Failure } from '../app/pages.tsx';
-import { fieldLabel, screenTitle } from '../app/screens.ts';
+import { choiceLabel, fieldLabel, screenTitle } from '../app/screens.ts';
 import { sentence } from '../fields/display.ts';
 import { FieldValue } from '../fields/FieldValue.tsx';
+import { ChevronLeftIcon, ChevronRightIcon } from '../list/icons.tsx';
+import { useProgressive } from '../list/layout.ts';
+import { refersToUsers } from '../list/query.ts';
+import { userLabel, useUserDirectory } from '../list/references.tsx';
 import { type Move, movesOf, stateColor, stateLabel, transitionLabel } from './access.ts';
 import { problemOf } from './api.ts';
 import { BoardScroller } from './BoardScroller.tsx';
+import { choiceColor, dropRefusal, terminalStates } from './board.ts';
 import { type ApiRecord, callFor, entityNamed, machineOf, type Page, pathOf } from './calls.ts';
 import { entityWords } from './labels.ts';
 import { createRoute, detailRoute } from './navigation.ts';
@@ -45,6 +54,12 @@ import {
   useMoveRefusals,
   useTakeTransition,
 } from './transitions.tsx';
+
+/**
+ * From this many columns a board starts with its final states folded: at 1280 px the page has
+ * about 940 px for the board, six columns of their narrowest (136 px).
+ */
+const FOLD_FROM = 7;
 
 /** Cards fetched per column at a time. */
 const COLUMN_PAGE = 20;
@@ -107,6 +122,14 @@ export function BoardPage({ model, me, screen }: ScreenProps) {
   const [announcement, setAnnouncement] = useState('');
   const [busy, setBusy] = useState<string | null>(null);
   const take = useTakeTransition(model, entity?.name ?? '');
+  // Why a dragged card may not enter a column, known while it is dragged, before any drop.
+  const dragRefusals = useMoveRefusals(model, entity?.name ?? '', dragging?.record ?? NO_RECORD, dragging?.moves ?? []);
+  // Final states (no step leads out) may fold to their count; a user's choice per column is kept.
+  const [foldings, setFoldings] = useLocalStorage<Record<string, boolean>>({
+    key: `ninepoint:board:${me.user?.id ?? 'visitor'}:${screen.route}`,
+    defaultValue: {},
+    getInitialValueInEffect: false,
+  });
 
   if (!entity || !machine) {
     return <Failure error={new Error(`A board needs an entity with states; ${screen.entity ?? 'none'} has none.`)} />;
@@ -121,6 +144,9 @@ export function BoardPage({ model, me, screen }: ScreenProps) {
   const filters = boardFilters(screen, entity, me);
   const states = machine.states.filter((s) => filters.states === null || filters.states.includes(s.name));
   const create = createRoute(model, me, entity.name);
+  const terminal = terminalStates(machine);
+  // Where the columns would not all fit at their narrowest, final ones start folded.
+  const foldsFirst = states.length >= FOLD_FROM;
 
   const go = (pending: Pending, confirmed = false) => {
     setRefusal(null);
@@ -160,7 +186,7 @@ export function BoardPage({ model, me, screen }: ScreenProps) {
           <Title order={1}>{title}</Title>
           <Text c="dimmed">{sentence(screen.doc || `Every ${entityWords(entity.name)}, one column per state`)}</Text>
           <Text size="xs" c="dimmed">
-            Drag a card to another column, or use its “Move to…” menu.
+            Drag a card to another column, or use its “Move to…” menu. A column it may not enter says why.
           </Text>
         </Stack>
         {create && (
@@ -190,6 +216,15 @@ export function BoardPage({ model, me, screen }: ScreenProps) {
             state={state}
             filters={filters}
             dragging={dragging}
+            dropReason={
+              dragging ? dropRefusal(machine, dragging.record, dragging.moves, state.name, dragRefusals) : null
+            }
+            folded={terminal.has(state.name) && (foldings[state.name] ?? foldsFirst)}
+            onFold={
+              terminal.has(state.name)
+                ? (fold) => setFoldings((current) => ({ ...current, [state.name]: fold }))
+                : undefined
+            }
             busy={busy}
             onDragStart={setDragging}
             onDragEnd={() => setDragging(null)}
@@ -247,6 +282,20 @@ export function BoardPage({ model, me, screen }: ScreenProps) {
   );
 }
 
+/** Three dots: a card's menu. */
+function MoreIcon() {
+  return (
+    <svg width={16} height={16} viewBox="0 0 16 16" aria-hidden="true" fill="currentColor">
+      <circle cx={3} cy={8} r={1.5} />
+      <circle cx={8} cy={8} r={1.5} />
+      <circle cx={13} cy={8} r={1.5} />
+    </svg>
+  );
+}
+
+/** No card dragged: the refusal check has nothing to look at. */
+const NO_RECORD: ApiRecord = { id: '', created_at: '', updated_at: '', created_by: null };
+
 function moved(pending: Pending): string {
   return `${pending.title}: ${transitionLabel(pending.move.transition)} done, now ${stateLabel(pending.move.to)}.`;
 }
@@ -259,6 +308,12 @@ interface ColumnProps {
   state: State;
   filters: BoardFilters;
   dragging: Dragging | null;
+  /** While a card is dragged: why it may not enter this column; null when it may (or is from here). */
+  dropReason: string | null;
+  /** Shown as a narrow strip with the count. */
+  folded: boolean;
+  /** Folds or unfolds the column; only final states fold. */
+  onFold: ((fold: boolean) => void) | undefined;
   busy: string | null;
   onDragStart: (dragging: Dragging) => void;
   onDragEnd: () => void;
@@ -274,6 +329,9 @@ function Column({
   state,
   filters,
   dragging,
+  dropReason,
+  folded,
+  onFold,
   busy,
   onDragStart,
   onDragEnd,
@@ -304,10 +362,22 @@ function Column({
     .flatMap((p) => p.items)
     .filter((r) => filters.local.every(([field, value]) => String(r[field] ?? '') === value));
   const total = filters.local.length === 0 ? cards.data?.pages[0]?.total : undefined;
-  const dropMoves = dragging
-    ? dragging.moves.filter((m) => m.to === state.name && dragging.record.state !== state.name)
-    : [];
+  const dropMoves =
+    dragging && dropReason === null
+      ? dragging.moves.filter((m) => m.to === state.name && dragging.record.state !== state.name)
+      : [];
   const accepts = dropMoves.length > 0;
+  const refused = dragging !== null && dropReason !== null;
+  const userIds = [
+    ...new Set(
+      items
+        .flatMap((r) => entity.fields.filter((f) => refersToUsers(f.type)).map((f) => r[f.name]))
+        .filter((id): id is string => typeof id === 'string'),
+    ),
+  ];
+  const users = useUserDirectory(me, userIds);
+  // The cards in view first; the rest of the column right after.
+  const drawn = useProgressive(items.length, 5);
   const headingId = `board-column-${state.name}`;
 
   const dragOver = (event: DragEvent) => {
@@ -316,59 +386,155 @@ function Column({
     event.dataTransfer.dropEffect = 'move';
     if (!over) setOver(true);
   };
+  const dragOverRefused = (event: DragEvent) => {
+    if (!refused) return;
+    // Said in the column before the drop; the pointer shows no drop is possible.
+    event.preventDefault();
+    event.dataTransfer.dropEffect = 'none';
+    if (!over) setOver(true);
+  };
   const drop = (event: DragEvent) => {
     event.preventDefault();
     setOver(false);
     if (dragging && accepts) onDrop(dragging.record, dropTitle || event.dataTransfer.getData('text/plain'), dropMoves);
   };
 
+  const count = total ?? (cards.isSuccess ? items.length : undefined);
+  const dropProps = {
+    onDragOver: (event: DragEvent) => (refused ? dragOverRefused(event) : dragOver(event)),
+    onDragEnter: (event: DragEvent) => (refused ? dragOverRefused(event) : dragOver(event)),
+    onDragLeave: (event: DragEvent) => {
+      if (!event.currentTarget.contains(event.relatedTarget as Node | null)) setOver(false);
+    },
+    onDrop: drop,
+  };
+  const frame = {
+    borderStyle: accepts || refused ? 'dashed' : undefined,
+    borderColor: accepts ? 'var(--mantine-primary-color-filled)' : refused ? 'var(--mantine-color-red-6)' : undefined,
+    transition: 'background-color 120ms, border-color 120ms',
+  } as const;
+  const background = over
+    ? refused
+      ? 'var(--mantine-color-red-light)'
+      : 'var(--mantine-primary-color-light)'
+    : 'var(--mantine-color-gray-0)';
+
+  if (folded && !phone) {
+    return (
+      <Paper
+        component="section"
+        aria-labelledby={headingId}
+        radius="md"
+        p={4}
+        bg={background}
+        withBorder
+        data-board-column={state.name}
+        data-folded
+        style={{ ...frame, flex: '0 0 44px', minHeight: 240 }}
+        {...dropProps}
+      >
+        <Stack gap={6} align="center">
+          <ActionIcon
+            variant="subtle"
+            color="gray"
+            size="md"
+            onClick={() => onFold?.(false)}
+            aria-expanded={false}
+            aria-label={`Show the ${stateLabel(state.name)} column${count !== undefined ? ` (${count})` : ''}`}
+          >
+            <ChevronRightIcon size={16} />
+          </ActionIcon>
+          {count !== undefined && (
+            <Badge variant="default" size="sm" aria-hidden="true">
+              {count}
+            </Badge>
+          )}
+          <Title
+            order={2}
+            size="h6"
+            id={headingId}
+            style={{ writingMode: 'vertical-rl', whiteSpace: 'nowrap', fontWeight: 600 }}
+          >
+            {stateLabel(state.name)}
+          </Title>
+          {refused && over && (
+            <Text size="xs" c="red.8" role="status" style={{ writingMode: 'vertical-rl' }}>
+              {dropReason}
+            </Text>
+          )}
+        </Stack>
+      </Paper>
+    );
+  }
+
   return (
     <Paper
       component="section"
       aria-labelledby={headingId}
       radius="md"
-      p="sm"
-      bg={over ? 'var(--mantine-primary-color-light)' : 'var(--mantine-color-gray-0)'}
+      p="xs"
+      bg={background}
       withBorder
+      data-board-column={state.name}
       style={{
-        // On a phone a column takes most of the screen, the next one peeking in at its edge.
-        flex: phone ? '0 0 78vw' : '1 0 220px',
-        maxWidth: 360,
+        // On a phone a column takes most of the screen, the next one peeking in at its edge; on a
+        // desk every column shares the width (narrow ones scroll sideways below 136 px).
+        flex: phone ? '0 0 78vw' : '1 1 0',
+        minWidth: phone ? undefined : 136,
+        maxWidth: 340,
         scrollSnapAlign: 'start',
         minHeight: 240,
-        borderStyle: accepts ? 'dashed' : undefined,
-        borderColor: accepts ? 'var(--mantine-primary-color-filled)' : undefined,
-        transition: 'background-color 120ms, border-color 120ms',
+        ...frame,
       }}
-      onDragOver={dragOver}
-      onDragEnter={dragOver}
-      onDragLeave={(event: DragEvent) => {
-        if (!event.currentTarget.contains(event.relatedTarget as Node | null)) setOver(false);
-      }}
-      onDrop={drop}
+      {...dropProps}
     >
-      <Group justify="space-between" mb={state.doc ? 2 : 'sm'} wrap="nowrap">
-        <Group gap={8} wrap="nowrap">
+      <Group justify="space-between" mb={state.doc ? 2 : 'xs'} wrap="nowrap" gap={4}>
+        <Group gap={6} wrap="nowrap" miw={0}>
           <Box
             w={10}
             h={10}
             style={{ borderRadius: 5, flex: 'none' }}
             bg={`var(--mantine-color-${stateColor(machine, state.name)}-6)`}
           />
-          <Title order={2} size="h5" id={headingId}>
+          <Title
+            order={2}
+            size="h6"
+            id={headingId}
+            title={stateLabel(state.name)}
+            style={{ whiteSpace: 'nowrap', overflow: 'hidden', textOverflow: 'ellipsis' }}
+          >
             {stateLabel(state.name)}
           </Title>
         </Group>
-        {total !== undefined && (
-          <Badge variant="default" size="sm" aria-label={`${total} ${total === 1 ? 'card' : 'cards'}`}>
-            {total}
-          </Badge>
-        )}
+        <Group gap={2} wrap="nowrap">
+          {total !== undefined && (
+            <Badge variant="default" size="sm" aria-label={`${total} ${total === 1 ? 'card' : 'cards'}`}>
+              {total}
+            </Badge>
+          )}
+          {onFold && !phone && (
+            <ActionIcon
+              variant="subtle"
+              color="gray"
+              size="sm"
+              onClick={() => onFold(true)}
+              aria-expanded
+              aria-label={`Fold the ${stateLabel(state.name)} column to its count`}
+            >
+              <ChevronLeftIcon size={14} />
+            </ActionIcon>
+          )}
+        </Group>
       </Group>
       {state.doc && (
-        <Text size="xs" c="dimmed" mb="sm">
+        <Text size="xs" c="dimmed" mb="xs" lineClamp={2} title={sentence(state.doc)}>
           {sentence(state.doc)}
         </Text>
+      )}
+      {refused && (
+        <Alert color="red" variant="light" p={6} mb="xs" data-drop-refusal>
+          <Text size="xs">Cannot move here: {dropReason}</Text>
+        </Alert>
       )}
       <Stack gap="xs" component="ul" style={{ listStyle: 'none', padding: 0, margin: 0 }}>
         {cards.isPending &&
@@ -382,13 +548,14 @@ function Column({
             <Failure error={cards.error} retry={() => void cards.refetch()} />
           </li>
         )}
-        {items.map((record) => (
+        {items.slice(0, drawn).map((record) => (
           <li key={record.id}>
             <BoardCard
               model={model}
               me={me}
               entity={entity}
               record={record}
+              users={users}
               busy={busy === record.id}
               dragged={dragging?.record.id === record.id}
               onDragStart={(moves, title) => {
@@ -427,6 +594,7 @@ function BoardCard({
   me,
   entity,
   record,
+  users,
   busy,
   dragged,
   onDragStart,
@@ -437,6 +605,7 @@ function BoardCard({
   me: Me;
   entity: Entity;
   record: ApiRecord;
+  users: Map<string, DirectoryUser>;
   busy: boolean;
   dragged: boolean;
   onDragStart: (moves: Move[], title: string) => void;
@@ -447,12 +616,20 @@ function BoardCard({
   const owned = useOwned(model, me, entity.name, record);
   const moves = movesOf(model, me, entity.name, record, owned.update);
   const to = detailRoute(model, me, entity.name, record.id);
-  const fields = summaryFields(entity).filter((f) => record[f.name] !== null && record[f.name] !== undefined);
+  const has = (name: string) => record[name] !== null && record[name] !== undefined && record[name] !== '';
+  // The people a record names as faces, its choices in their colours, then a few other fields.
+  const people = entity.fields.filter((f) => refersToUsers(f.type) && has(f.name));
+  const choices = entity.fields.filter((f) => f.type.kind === 'choice' && has(f.name)).slice(0, 3);
+  const shown = new Set([...people, ...choices].map((f) => f.name));
+  const fields = summaryFields(entity, 4)
+    .filter((f) => !shown.has(f.name) && has(f.name))
+    .slice(0, 2);
   return (
     <Card
       withBorder
       radius="md"
-      padding="sm"
+      padding="xs"
+      data-board-card
       shadow={dragged ? 'md' : 'xs'}
       draggable={moves.length > 0 && !busy}
       onDragStart={(event: DragEvent) => {
@@ -468,36 +645,32 @@ function BoardCard({
       aria-busy={busy || undefined}
     >
       <Stack gap={6}>
-        <Text fw={600} size="sm" lh={1.35} style={{ overflowWrap: 'anywhere' }}>
-          {to ? (
-            <Anchor component={Link} to={to} inherit c="inherit" underline="hover">
-              {title}
-            </Anchor>
-          ) : (
-            title
-          )}
-        </Text>
-        {fields.length > 0 && (
-          <Stack gap={2}>
-            {fields.map((f) => (
-              <Text key={f.name} size="xs" c="dimmed" style={{ overflowWrap: 'anywhere' }}>
-                {fieldLabel(f)}:{' '}
-                <Text span size="xs" c="var(--mantine-color-text)">
-                  <FieldValue model={model} field={f} value={record[f.name]} />
-                </Text>
-              </Text>
-            ))}
-          </Stack>
-        )}
-        {moves.length > 0 && (
-          <Group justify="flex-end" mt={2}>
-            {/* Portalled out of the column (which would clip it), but into the page's main landmark:
-                a menu left at the end of <body> is content outside every landmark (axe "region"). */}
+        <Group gap={4} wrap="nowrap" align="flex-start" justify="space-between">
+          <Text fw={600} size="sm" lh={1.35} style={{ overflowWrap: 'anywhere' }} lineClamp={3} title={title}>
+            {to ? (
+              <Anchor component={Link} to={to} inherit c="inherit" underline="hover">
+                {title}
+              </Anchor>
+            ) : (
+              title
+            )}
+          </Text>
+          {/* One small menu per card rather than a button: the moves are in it. Portalled out of
+              the column (which would clip it), but into the page's main landmark: a menu left at
+              the end of <body> is content outside every landmark (axe "region"). */}
+          {moves.length > 0 && (
             <Menu position="bottom-end" withinPortal portalProps={{ target: 'main' }}>
               <Menu.Target>
-                <Button size="compact-xs" variant="light" loading={busy} aria-label={`Move to… (${title})`}>
-                  Move to…
-                </Button>
+                <ActionIcon
+                  size="sm"
+                  variant="subtle"
+                  color="gray"
+                  loading={busy}
+                  aria-label={`Move to… (${title})`}
+                  title="Move to…"
+                >
+                  <MoreIcon />
+                </ActionIcon>
               </Menu.Target>
               <Menu.Dropdown>
                 <MoveItems
@@ -509,7 +682,63 @@ function BoardCard({
                 />
               </Menu.Dropdown>
             </Menu>
+          )}
+        </Group>
+        {(choices.length > 0 || people.length > 0) && (
+          <Group gap={4} justify="space-between" wrap="nowrap">
+            <Group gap={4} miw={0}>
+              {choices.map((f) => {
+                const value = String(record[f.name]);
+                const values = f.type.kind === 'choice' ? f.type.values : [];
+                return (
+                  <Badge
+                    key={f.name}
+                    data-choice={f.name}
+                    size="xs"
+                    variant="light"
+                    color={choiceColor(f.name, values, value)}
+                    radius="sm"
+                    style={{ textTransform: 'none' }}
+                    title={`${fieldLabel(f)}: ${choiceLabel(value)}`}
+                  >
+                    <VisuallyHidden>{fieldLabel(f)}: </VisuallyHidden>
+                    {choiceLabel(value)}
+                  </Badge>
+                );
+              })}
+            </Group>
+            {people.length > 0 && (
+              <Avatar.Group spacing={6}>
+                {people.map((f) => {
+                  const name = userLabel(String(record[f.name]), users, me);
+                  return (
+                    <Tooltip key={f.name} label={`${fieldLabel(f)}: ${name}`} withinPortal={false}>
+                      <Avatar
+                        size={22}
+                        radius="xl"
+                        name={name.replace(/ \(you\)$/, '')}
+                        color="initials"
+                        role="img"
+                        aria-label={`${fieldLabel(f)}: ${name}`}
+                      />
+                    </Tooltip>
+                  );
+                })}
+              </Avatar.Group>
+            )}
           </Group>
+        )}
+        {fields.length > 0 && (
+          <Stack gap={2}>
+            {fields.map((f) => (
+              <Text key={f.name} size="xs" c="dimmed" style={{ overflowWrap: 'anywhere' }}>
+                {fieldLabel(f)}:{' '}
+                <Text span size="xs" c="var(--mantine-color-text)">
+                  <FieldValue model={model} field={f} value={record[f.name]} />
+                </Text>
+              </Text>
+            ))}
+          </Stack>
         )}
       </Stack>
     </Card>

@@ -104,7 +104,7 @@ export function BoardScroller({ names, children }: { names: readonly string[]; c
         ref={ref}
         style={{
           display: 'flex',
-          gap: 'var(--mantine-spacing-md)',
+          gap: 'var(--mantine-spacing-xs)',
           overflowX: 'auto',
           alignItems: 'stretch',
           scrollSnapType: 'x proximity',

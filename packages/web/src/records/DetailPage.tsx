@@ -14,7 +14,7 @@ import {
   Title,
 } from '@mantine/core';
 import { useDocumentTitle } from '@mantine/hooks';
-import type { Entity, Model, Transition } from '@ninepoint/spec';
+import { type Entity, type Model, type Transition, threadsOn } from '@ninepoint/spec';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
@@ -24,22 +24,27 @@ import type { ScreenProps } from '../app/context.ts';
 import { Failure, Loading } from '../app/pages.tsx';
 import { fieldLabel, screenTitle } from '../app/screens.ts';
 import { formatDateTime, formatRelative, sentence } from '../fields/display.ts';
-import { FieldValue, UserName } from '../fields/FieldValue.tsx';
+import { UserName } from '../fields/FieldValue.tsx';
 import { accessTo, covers, type Move, movesOf, stateColor, stateLabel, transitionLabel } from './access.ts';
 import { problemOf, refreshRecords, useHistory, useRecord } from './api.ts';
 import { type ApiRecord, callFor, entityNamed, machineOf, pathOf } from './calls.ts';
 import { HistoryTimeline } from './History.tsx';
+import { InlineField, inPlaceFields } from './InlineField.tsx';
 import { entityLabel, entityWords } from './labels.ts';
 import { editRoute, listScreen } from './navigation.ts';
 import { useOwned } from './ownership.ts';
 import { ProblemAlert } from './ProblemAlert.tsx';
+import { RelatedRecords } from './Related.tsx';
+import { Threads } from './Thread.tsx';
 import { useRecordTitle } from './title.ts';
 import {
   ConfirmFinalStep,
   isFinalStep,
+  type MoveRefusal,
+  shortReason,
   TransitionDialog,
   transitionFields,
-  useMoveRefusals,
+  useMoveRefusalDetails,
   useTakeTransition,
 } from './transitions.tsx';
 
@@ -97,7 +102,14 @@ function RecordDetail({
   const [outcome, setOutcome] = useState<{ done: string } | { error: ApiError } | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
 
-  const refusals = useMoveRefusals(model, entity.name, record, moves);
+  const refusals = useMoveRefusalDetails(model, entity.name, record, moves);
+  const inPlace = inPlaceFields(model, me, entity, record, owned.update);
+  const [editingField, setEditingField] = useState<string | null>(null);
+  /** Opens a field's input in place, from a refusal that asks for it ("Set an assignee first"). */
+  const offer = (name: string) => {
+    setEditingField(name);
+    requestAnimationFrame(() => document.getElementById(`inline-${name}`)?.focus());
+  };
   const [confirming, setConfirming] = useState<Move | null>(null);
 
   const start = (move: Move, confirmed = false) => {
@@ -194,11 +206,28 @@ function RecordDetail({
           <Stack gap={2} component="ul" m={0} p={0} style={{ listStyle: 'none' }} aria-label="Not possible now">
             {moves
               .filter((move) => refusals.has(move.transition.name))
-              .map((move) => (
-                <Text key={move.transition.name} component="li" size="sm" c="dimmed" id={reasonId(move)}>
-                  {reasonWords(move, refusals.get(move.transition.name) ?? '')}
-                </Text>
-              ))}
+              .map((move) => {
+                const refusal = refusals.get(move.transition.name) as MoveRefusal;
+                const full = reasonWords(move, refusal.reason);
+                const settable = refusal.empty.filter((name) => inPlace.has(name));
+                return (
+                  <Group key={move.transition.name} component="li" gap="xs" wrap="wrap">
+                    <Text size="sm" c="dimmed" id={reasonId(move)} title={full}>
+                      {refusal.empty.length > 0
+                        ? `${transitionLabel(move.transition)}: ${shortReason(refusal.reason)}`
+                        : full}
+                    </Text>
+                    {settable.map((name) => {
+                      const field = entity.fields.find((f) => f.name === name);
+                      return field ? (
+                        <Button key={name} size="compact-xs" variant="light" onClick={() => offer(name)}>
+                          Set {fieldLabel(field).toLowerCase()}
+                        </Button>
+                      ) : null;
+                    })}
+                  </Group>
+                );
+              })}
           </Stack>
         )}
       </Stack>
@@ -210,6 +239,13 @@ function RecordDetail({
       )}
       {outcome && 'error' in outcome && (
         <ProblemAlert error={outcome.error} title="Not done" onClose={() => setOutcome(null)}>
+          {(outcome.error.problem.empty ?? [])
+            .filter((name) => inPlace.has(name))
+            .map((name) => (
+              <Button key={name} size="xs" mt="xs" mr="xs" variant="white" color="red" onClick={() => offer(name)}>
+                Set {fieldLabel(entity.fields.find((f) => f.name === name) ?? { name }).toLowerCase()}
+              </Button>
+            ))}
           {outcome.error.problem.code === 'CONFLICT' && (
             <Button size="xs" mt="xs" variant="white" color="orange" onClick={reload}>
               Show the latest version
@@ -229,7 +265,17 @@ function RecordDetail({
                 <DataList.Item key={field.name}>
                   <DataList.ItemLabel>{fieldLabel(field)}</DataList.ItemLabel>
                   <DataList.ItemValue style={{ overflowWrap: 'anywhere', minWidth: 0 }}>
-                    <FieldValue model={model} field={field} value={record[field.name]} />
+                    <InlineField
+                      model={model}
+                      me={me}
+                      entity={entity}
+                      field={field}
+                      answer={answer}
+                      editable={inPlace.has(field.name)}
+                      editing={editingField === field.name}
+                      onEditing={(on) => setEditingField(on ? field.name : null)}
+                      onSaved={(saved) => setOutcome({ done: `${fieldLabel(saved)} saved.` })}
+                    />
                   </DataList.ItemValue>
                 </DataList.Item>
               ))}
@@ -250,6 +296,9 @@ function RecordDetail({
               )}
             </Text>
           </Paper>
+          <Stack gap="lg" mt={threadsOn(model, entity.name).length > 0 ? 'lg' : 0}>
+            <Threads model={model} me={me} parent={entity} record={record} />
+          </Stack>
         </Grid.Col>
         {hasHistory && (
           <Grid.Col span={{ base: 12, md: 5, lg: 4 }}>
@@ -257,6 +306,7 @@ function RecordDetail({
           </Grid.Col>
         )}
       </Grid>
+      <RelatedRecords model={model} me={me} parent={entity} record={record} />
 
       {dialog && (
         <TransitionDialog
@@ -350,7 +400,8 @@ function reasonId(move: Move): string {
 /** Why a move is not possible, naming it once: a guard's words already start with it ("Escalate is allowed only when…"). */
 function reasonWords(move: Move, reason: string): string {
   const name = transitionLabel(move.transition);
-  return reason.startsWith(`${name} `) ? reason : `${name} is not possible now: ${reason}`;
+  // "Set an assignee first. Assign is allowed only when…" names it too.
+  return reason.startsWith(`${name} `) || reason.startsWith('Set ') ? reason : `${name} is not possible now: ${reason}`;
 }
 
 /** "Return done: it is now Returned." — or "…: it stays Out." for a transition back to its own state. */

@@ -16,7 +16,7 @@ import { useDocumentTitle } from '@mantine/hooks';
 import type { Entity, Field, Model } from '@ninepoint/spec';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, type RefObject, useContext, useEffect, useRef, useState } from 'react';
-import { Link, useNavigate, useParams } from 'react-router';
+import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { type Answer, type ApiError, api, sendForm } from '../api/client.ts';
 import type { Me } from '../api/session.ts';
 import { ModelContext, type ScreenProps } from '../app/context.ts';
@@ -85,9 +85,18 @@ function RecordForm({ model, me, entity, base: loaded, title }: RecordFormProps)
   const mode: SendMode = !editing ? 'create' : call?.method === 'PUT' ? 'replace' : 'change';
   /** The version the user is editing: its ETag goes with the save, so a change made meanwhile is not lost. */
   const [base, setBase] = useState(loaded);
+  // "Add" on a record's related panel opens a new record's form with its reference given (`?doctor=…`).
+  const [given] = useSearchParams();
   const [initial] = useState<InputValues>(() =>
     Object.fromEntries(
-      fields.map((f) => [f.name, loaded ? toInput(f, loaded.body[f.name]) : defaultInput(f, me.user?.id ?? null)]),
+      fields.map((f) => [
+        f.name,
+        loaded
+          ? toInput(f, loaded.body[f.name])
+          : f.type.kind === 'reference' && given.get(f.name)
+            ? toInput(f, given.get(f.name))
+            : defaultInput(f, me.user?.id ?? null),
+      ]),
     ),
   );
   const form = useFieldForm(model, fields, mode, initial);

@@ -89,6 +89,26 @@ export function isFinalStep(model: Model, entity: string, transition: Transition
  * decides those when the move is taken.
  */
 export function useMoveRefusals(shown: Model, entity: string, record: ApiRecord, moves: Move[]): Map<string, string> {
+  const details = useMoveRefusalDetails(shown, entity, record, moves);
+  return new Map([...details].map(([name, d]) => [name, d.reason]));
+}
+
+/** Why a move is not possible now, and the record's empty fields its guard reads (`Problem.empty`). */
+export interface MoveRefusal {
+  reason: string;
+  empty: string[];
+}
+
+/**
+ * `useMoveRefusals` with the empty fields each refusal names, so a page can offer them ("Set an
+ * assignee first" beside the assignee's input).
+ */
+export function useMoveRefusalDetails(
+  shown: Model,
+  entity: string,
+  record: ApiRecord,
+  moves: Move[],
+): Map<string, MoveRefusal> {
   const client = useQueryClient();
   const model = useContext(ModelContext) ?? shown;
   const me = useMe();
@@ -102,14 +122,14 @@ export function useMoveRefusals(shown: Model, entity: string, record: ApiRecord,
   const refusals = useQuery({
     queryKey: ['move-refusals', entity, record.id, record.updated_at, record.state, user?.id ?? null, names],
     queryFn: async () => {
-      const found: [string, string][] = [];
+      const found: [string, MoveRefusal][] = [];
       for (const move of checked) {
         const write = { kind: 'transition' as const, transition: move.transition.name, current: record };
         const refusal = await refusalBeforeSending(client, model, { ...write, entity, body: {}, user });
         if (!refusal) continue;
         // A rule's refusal lists what failed under a general title: its own words say why.
         const said = refusal.problem.errors?.map((e) => e.message).join(' ') || refusal.message;
-        found.push([move.transition.name, formatMessage(said)]);
+        found.push([move.transition.name, { reason: formatMessage(said), empty: refusal.problem.empty ?? [] }]);
       }
       return found;
     },
@@ -119,6 +139,15 @@ export function useMoveRefusals(shown: Model, entity: string, record: ApiRecord,
     refetchInterval: 60_000,
   });
   return new Map(refusals.data ?? []);
+}
+
+/**
+ * A refusal's first sentence when it says what to do ("Set an assignee first."), for a menu or a
+ * line beside a button; the whole text goes on hover. Other refusals are said whole.
+ */
+export function shortReason(reason: string): string {
+  const first = /^Set .+? first\./.exec(reason);
+  return first ? first[0] : reason;
 }
 
 /** What a move into a final state means, in words: the record's new state, its meaning, no way back. */

@@ -6,6 +6,7 @@ import {
   type Entity,
   type EntityExpressions,
   type ExpressionRule,
+  emptyFieldsRead,
   expressionRule,
   type Field,
   guardErrorParams,
@@ -141,9 +142,12 @@ export function checkRules(model: Model, input: WriteInput, load: RecordLoader):
         }
         const params = { transition: transition.name, entity: entity.name, state: String(record.state ?? '(new)') };
         const words = compiled.guardWords.get(input.entity)?.get(transition.name) ?? guard.source;
-        const said = guardRefusal(catalogue, words, params);
+        // As the server says it: the empty fields the guard reads first ("Set an assignee first.").
+        const empty = emptyFieldsRead(entity, guard.chains, record).filter((f) => !unseen.has(f.name));
+        const said = guardRefusal(catalogue, words, params, empty);
         const spec = specLine(model, transition.span);
-        return { problem: problemOf(catalogue, 'TRANSITION_NOT_ALLOWED', params, [], said, spec), unchecked };
+        const problem = problemOf(catalogue, 'TRANSITION_NOT_ALLOWED', params, [], said, spec);
+        return { problem: empty.length > 0 ? { ...problem, empty: empty.map((f) => f.name) } : problem, unchecked };
       }
     }
   }

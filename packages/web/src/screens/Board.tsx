@@ -1,9 +1,10 @@
 import { lazy, Suspense } from 'react';
 import type { ScreenProps } from '../app/context.ts';
 import { Loading } from '../app/pages.tsx';
+import { screenCode } from './route-code.ts';
 
-// Loaded when first opened: the app's first page does not wait for the board screen's code.
-const BoardPage = lazy(async () => ({ default: (await import('../records/BoardPage.tsx')).BoardPage }));
+// Fetched ahead (route-code.ts): on hover over a link, or once the browser is idle.
+const BoardPage = lazy(async () => ({ default: (await screenCode('board')).BoardPage }));
 
 /** The `board` screen. */
 export function Board(props: ScreenProps) {

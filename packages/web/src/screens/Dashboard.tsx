@@ -1,9 +1,10 @@
 import { lazy, Suspense } from 'react';
 import type { ScreenProps } from '../app/context.ts';
 import { Loading } from '../app/pages.tsx';
+import { screenCode } from './route-code.ts';
 
-// Loaded when first opened, with the chart library: the app's first page does not carry either.
-const DashboardPage = lazy(async () => ({ default: (await import('../dashboard/DashboardPage.tsx')).DashboardPage }));
+// Fetched ahead (route-code.ts): on hover over a link, or once the browser is idle.
+const DashboardPage = lazy(async () => ({ default: (await screenCode('dashboard')).DashboardPage }));
 
 /** The `dashboard` screen. */
 export function Dashboard(props: ScreenProps) {

@@ -1,9 +1,10 @@
 import { lazy, Suspense } from 'react';
 import type { ScreenProps } from '../app/context.ts';
 import { Loading } from '../app/pages.tsx';
+import { screenCode } from './route-code.ts';
 
-// Loaded when first opened: the app's first page does not wait for the detail screen's code.
-const DetailPage = lazy(async () => ({ default: (await import('../records/DetailPage.tsx')).DetailPage }));
+// Fetched ahead (route-code.ts): on hover over a link, or once the browser is idle.
+const DetailPage = lazy(async () => ({ default: (await screenCode('detail')).DetailPage }));
 
 /** The `detail` screen. */
 export function Detail(props: ScreenProps) {

@@ -1,9 +1,10 @@
 import { lazy, Suspense } from 'react';
 import type { ScreenProps } from '../app/context.ts';
 import { Loading } from '../app/pages.tsx';
+import { screenCode } from './route-code.ts';
 
-// Loaded when first opened: the app's first page does not wait for the form screen's code.
-const FormPage = lazy(async () => ({ default: (await import('../records/FormPage.tsx')).FormPage }));
+// Fetched ahead (route-code.ts): on hover over a link, or once the browser is idle.
+const FormPage = lazy(async () => ({ default: (await screenCode('form')).FormPage }));
 
 /** The `form` screen. */
 export function Form(props: ScreenProps) {

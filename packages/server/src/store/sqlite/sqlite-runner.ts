@@ -9,6 +9,7 @@ export class SqliteRunner implements SqlRunner {
   readonly #db: Database.Database;
   readonly #cache: StatementCache<Database.Statement<Param[], unknown>>;
   readonly #gate: () => Promise<void> | undefined;
+  #stamp: [Database.Statement<[], unknown>, Database.Statement<[], unknown>] | null = null;
 
   /**
    * `gate` answers what a statement waits for while a transaction of someone else's is held open
@@ -25,6 +26,17 @@ export class SqliteRunner implements SqlRunner {
     const gate = this.#gate();
     if (gate) await gate;
     return this.#cache.get(sql).all(...bound(params)) as T[];
+  }
+
+  changeStamp(): string {
+    // Two statements, prepared on first use: together cheaper than one reading both (the pragma's
+    // table-valued function is the dearer part), and `PRAGMA data_version` is the only cheap way
+    // to hear of another process's commit.
+    this.#stamp ??= [
+      this.#db.prepare<[], unknown>('SELECT total_changes()').pluck(),
+      this.#db.prepare<[], unknown>('PRAGMA data_version').pluck(),
+    ];
+    return `${this.#stamp[0].get()}:${this.#stamp[1].get()}`;
   }
 
   get<T extends object>(sql: string, params: readonly unknown[] = []): T | undefined {
