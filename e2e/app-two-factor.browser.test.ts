@@ -22,7 +22,9 @@ import {
  * first) and with a recovery code; the secretary is held to the set-up page until it is on, then
  * resets the member's second factor on the Users screen. Codes are computed here from the secret
  * the page shows, with the same library an app would use (otpauth). The server's clock is moved
- * on by 30 s between codes instead of waiting: a code is accepted only once.
+ * on by 30 s between codes instead of waiting: a code is accepted only once. Passkeys: the member
+ * adds one with Chromium's virtual authenticator (CDP `WebAuthn.*`) and signs in with it alone;
+ * the secretary removes it from the member's history on the Users screen.
  */
 
 const CLUB = 'packages/server/test/fixtures/two-factor-club.md';
@@ -38,6 +40,8 @@ function appCode(secret: string, at: number): string {
 describe.each(SQLITE_ONLY)('two-factor sign-in on $name, in Chromium', (db) => {
   let app: App;
   let shift = 0;
+  /** The secretary's two-factor secret, once they set it up (the second test). */
+  let secretarySecret = '';
   const now = () => Date.now() + shift;
   /** The next 30-second step: the code of the one before was used. */
   const nextStep = () => {
@@ -137,7 +141,7 @@ describe.each(SQLITE_ONLY)('two-factor sign-in on $name, in Chromium', (db) => {
     expect(await page.getByRole('navigation', { name: 'Main' }).getByRole('link').count()).toBe(0);
     await page.goto(`${app.url}/notices`);
     await page.getByText('Your role requires two-factor sign-in.').waitFor();
-    await setUp(page);
+    secretarySecret = (await setUp(page)).secret;
     await page.getByRole('button', { name: 'I have saved these codes' }).click();
     await page.waitForURL((u) => u.pathname === '/notices');
     expect(await navigationLinks(page)).toContain('Users');
@@ -157,6 +161,73 @@ describe.each(SQLITE_ONLY)('two-factor sign-in on $name, in Chromium', (db) => {
     // The member signs in with the password alone again.
     const theirs = await app.page();
     await signIn(theirs, app, member, '/notices');
+    app.expectQuiet();
+  });
+
+  it('a member adds a passkey on the account page and signs in with it alone; the secretary removes it on the Users screen', async (ctx) => {
+    if (!app.chromium) return ctx.skip(app.unavailable);
+    const member = app.users.member;
+    if (!member) throw new Error('the club has a member');
+    const page = await app.page();
+    // Chromium's virtual authenticator, as a laptop's fingerprint reader: it holds discoverable
+    // credentials and verifies its user (127.0.0.1 is a secure context, so WebAuthn runs).
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('WebAuthn.enable');
+    const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: {
+        protocol: 'ctap2',
+        transport: 'internal',
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+      },
+    });
+    // WebAuthn takes a domain as the RP ID, never an IP address: the app is opened as localhost.
+    const url = app.url.replace('127.0.0.1', 'localhost');
+    await page.goto(`${url}/sign-in?next=%2Fnotices`);
+    await page.getByRole('textbox', { name: 'Email' }).fill(member.email);
+    await page.getByRole('textbox', { name: 'Password', exact: true }).fill(member.password);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await accountMenu(page, member).click();
+    await page.getByRole('menuitem', { name: 'Two-factor sign-in' }).click();
+    await page.getByRole('heading', { name: 'Passkeys', level: 2 }).waitFor();
+    await page.getByRole('textbox', { name: 'Name' }).fill('Test laptop');
+    await page.getByRole('button', { name: 'Add a passkey' }).click();
+    await page.getByRole('list', { name: 'Your passkeys' }).getByText('Test laptop').waitFor();
+    await expectAccessible(page, 'the passkeys');
+    const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
+    expect(credentials).toHaveLength(1);
+    await signOut(page, member);
+
+    await page.goto(`${url}/sign-in?next=%2Fnotices`);
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await accountMenu(page, member).waitFor();
+    await page.waitForURL((u) => u.pathname === '/notices');
+    const after = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
+    expect(after.credentials[0]?.signCount).toBeGreaterThan(0);
+    await signOut(page, member);
+
+    // A lost laptop: the secretary removes the member's passkey from the member's history.
+    const secretary = app.users.secretary;
+    if (!secretary || secretarySecret === '') throw new Error('the secretary set up two-factor sign-in before');
+    nextStep();
+    await password(page, secretary);
+    await page.getByRole('textbox', { name: 'Code' }).fill(appCode(secretarySecret, now()));
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await accountMenu(page, secretary).waitFor();
+    await page.goto(`${app.url}/users`);
+    const row = page.getByRole('row').filter({ hasText: member.email });
+    await row.getByRole('button', { name: `History of ${member.name} (${member.email})` }).click();
+    await page.getByText('Passkey added').waitFor();
+    await page.getByRole('button', { name: `Remove passkey Test laptop of ${member.name}` }).click();
+    await page.getByText('Passkey removed').waitFor();
+
+    // The passkey signs nobody in now (at localhost: the secretary's session is 127.0.0.1's cookie).
+    await page.goto(`${url}/sign-in?next=%2Fnotices`);
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await page.getByRole('alert').getByText('The passkey was not accepted.').waitFor();
+    expect(await accountMenu(page, member).count()).toBe(0);
+    await cdp.detach();
     app.expectQuiet();
   });
 });

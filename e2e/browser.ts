@@ -234,7 +234,10 @@ export interface PageWatch {
  */
 export async function watchPage(page: Page, origin: string): Promise<PageWatch> {
   const watch: PageWatch = { consoleErrors: [], pageErrors: [], offsite: [], requests: [], notFound: [] };
-  const local = (url: string) => url.startsWith('data:') || url.startsWith('blob:') || new URL(url).origin === origin;
+  // The app opened as localhost counts as well (WebAuthn needs a domain, not 127.0.0.1, as its RP ID).
+  const loopback = origin.replace('://127.0.0.1:', '://localhost:');
+  const local = (url: string) =>
+    url.startsWith('data:') || url.startsWith('blob:') || [origin, loopback].includes(new URL(url).origin);
   page.on('console', (message) => {
     if (message.type() === 'error') watch.consoleErrors.push(`${message.text()} (${message.location().url})`);
   });

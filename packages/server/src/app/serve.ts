@@ -137,6 +137,7 @@ export async function serve(options: ServeOptions): Promise<ServeResult> {
       ...(options.fileStorage ? { fileStorage: options.fileStorage } : {}),
       filesEnv: { ...process.env, ...(options.env ?? {}) },
       secretKey,
+      appUrl,
     });
   } catch (error) {
     printError(`Ninepoint: ${startFailure(error, databaseUrl ? redact(databaseUrl) : dbPath)}`);

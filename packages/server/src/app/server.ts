@@ -96,6 +96,8 @@ export interface ServerOptions extends StoreOptions {
    * database alone cannot make sign-in codes (people/secret-key.ts). None by default: kept as they are.
    */
   secretKey?: string | null;
+  /** `APP_URL`'s origin: passkeys are bound to it (people/passkeys.ts). None: each request's own origin. */
+  appUrl?: string | null;
   /** How long `close` waits for requests under way before cutting them. Default `CLOSE_GRACE_MS` (8 s). */
   closeGraceMs?: number;
   /**
@@ -291,6 +293,7 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
       mail: options.mail ?? null,
       oidc,
       secretKey: options.secretKey ?? null,
+      appUrl: options.appUrl ?? null,
       live: options.live ?? {},
       runner,
     });
@@ -333,6 +336,7 @@ function buildApp(
     mail,
     oidc,
     secretKey,
+    appUrl,
     live: liveOptions,
     runner,
   }: {
@@ -347,6 +351,7 @@ function buildApp(
     mail: MailOptions | null;
     oidc: { settings: OidcSettings; logins: OidcStore } | null;
     secretKey: string | null;
+    appUrl: string | null;
     live: NonNullable<ServerOptions['live']>;
     runner: CodeRunner | null;
   },
@@ -424,6 +429,7 @@ function buildApp(
     oidc,
     devMode,
     secretKey,
+    appUrl,
     ...(now ? { now } : {}),
   });
   void app.register(liveUpdates, {

@@ -143,6 +143,8 @@ export async function serveDev(options: ServeOptions): Promise<DevServeResult> {
       mail,
       oidc,
       secretKey,
+      // Passkeys follow APP_URL when it is set; otherwise the address the browser opened.
+      appUrl: mailSettings.appUrl,
     });
 
   let first: NinepointServer;

@@ -74,7 +74,20 @@ describe.each(TEST_DATABASES)('the runtime’s tables on $name', (db) => {
         createdAt: 1000,
         lastSeenAt: 1000,
         expiresAt: 9000,
+        passkey: false,
       });
+      await auth.sessions.create('passkey-session-hash', ID, 1000, 9000, 'passkey');
+      expect((await auth.sessions.get('passkey-session-hash'))?.passkey).toBe(true);
+      // A passkey challenge is taken once, and not after it expired.
+      await auth.passkeys.addChallenge('challenge-hash', 'sign-in', null, 'abc', 1000, 2000);
+      expect(await auth.passkeys.takeChallenge('challenge-hash', 'register', 1500)).toBeUndefined();
+      expect(await auth.passkeys.takeChallenge('challenge-hash', 'sign-in', 1500)).toEqual({
+        userId: null,
+        challenge: 'abc',
+      });
+      expect(await auth.passkeys.takeChallenge('challenge-hash', 'sign-in', 1500)).toBeUndefined();
+      await auth.passkeys.addChallenge('late-hash', 'sign-in', null, 'abc', 1000, 2000);
+      expect(await auth.passkeys.takeChallenge('late-hash', 'sign-in', 2000)).toBeUndefined();
       expect(await auth.tokens.user('other-hash')).toBeUndefined();
       expect(await auth.sessions.get('other-hash')).toBeUndefined();
       // SQLite answers at once: the lookup every call makes costs no promise there.

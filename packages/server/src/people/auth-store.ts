@@ -1,7 +1,8 @@
 import type { SqlRunner } from '../store/sql-runner.ts';
 import { COUNTERS_DDL, CountersStore } from './counters-store.ts';
+import { PASSKEYS_DDL, PasskeysStore } from './passkeys-store.ts';
 import { PASSWORD_RESETS_DDL, PasswordResetsStore } from './resets-store.ts';
-import { SESSIONS_DDL, SessionsStore } from './sessions-store.ts';
+import { SESSIONS_DDL, SESSIONS_TABLE, SessionsStore } from './sessions-store.ts';
 import { TOKENS_DDL, TokensStore } from './tokens-store.ts';
 import { TWO_FACTOR_DDL, TwoFactorStore } from './two-factor-store.ts';
 import { AUTH_ADDED_COLUMNS, USERS_DDL, UsersStore } from './users-store.ts';
@@ -18,7 +19,11 @@ export const AUTH_DDL: readonly string[] = [
   ...COUNTERS_DDL,
   ...PASSWORD_RESETS_DDL,
   ...TWO_FACTOR_DDL,
+  ...PASSKEYS_DDL,
 ];
+
+/** Sessions' columns an older database lacks: how the session was signed in (passkeys). */
+const SESSIONS_ADDED_COLUMNS = [{ table: SESSIONS_TABLE, column: 'signed_in_with', type: 'TEXT' }] as const;
 
 /**
  * People's tables in the app's own database, so that several app servers on one PostgreSQL
@@ -33,6 +38,7 @@ export class AuthStore {
   readonly resets: PasswordResetsStore;
   readonly counters: CountersStore;
   readonly twoFactor: TwoFactorStore;
+  readonly passkeys: PasskeysStore;
   readonly #sql: SqlRunner;
 
   constructor(sql: SqlRunner) {
@@ -43,12 +49,13 @@ export class AuthStore {
     this.resets = new PasswordResetsStore(sql, this.users);
     this.counters = new CountersStore(sql);
     this.twoFactor = new TwoFactorStore(sql);
+    this.passkeys = new PasskeysStore(sql);
   }
 
   /** Creates the tables when missing, and adds the columns an older database's tables lack. */
   async setUp(): Promise<void> {
     await this.#sql.exec(AUTH_DDL);
-    for (const { table, column, type } of AUTH_ADDED_COLUMNS) {
+    for (const { table, column, type } of [...AUTH_ADDED_COLUMNS, ...SESSIONS_ADDED_COLUMNS]) {
       if ((await this.#columns(table)).includes(column)) continue;
       // PostgreSQL's IF NOT EXISTS lets two servers starting at once both upgrade; SQLite has no
       // such clause, and one file is upgraded by one process at a time (its write lock).
@@ -112,6 +119,7 @@ export class AuthStore {
     await this.tokens.deleteAllOf(user.id);
     await this.resets.deleteAllOf(user.id);
     await this.twoFactor.remove(user.id);
+    await this.passkeys.removeAllOf(user.id);
     await this.users.remove(user.id);
     return true;
   }

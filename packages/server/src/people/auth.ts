@@ -24,6 +24,8 @@ export interface RequestActor extends Actor {
   user: UserAccount | null;
   /** How the user proved who they are; null for a visitor. */
   via: 'session' | 'token' | null;
+  /** A session started with a passkey: it satisfies `requires two-factor` (passkeys.ts). */
+  passkey?: boolean;
 }
 
 // The cookie names and the sign-in body live with the OpenAPI document's schemas: one source for both.
@@ -49,7 +51,12 @@ const VISITOR_ACTOR: RequestActor = Object.freeze({ ...VISITOR, user: null, via:
 /** Where the web app's hashed, immutable files are served (see web-app.ts). */
 const ASSETS_PREFIX = '/assets/';
 
-export type SignIn = (request: FastifyRequest, reply: FastifyReply, user: UserAccount) => Promise<void>;
+export type SignIn = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  user: UserAccount,
+  signedInWith?: 'passkey',
+) => Promise<void>;
 
 export interface AuthOptions {
   auth: AuthStore;
@@ -262,19 +269,20 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
       roles: session.user.roles,
       user: session.user,
       via: 'session',
+      ...(session.passkey ? { passkey: true } : {}),
     };
     if (at - session.lastSeenAt <= TOUCH_EVERY_MS) return actor;
     return auth.sessions.touch(hash, at).then(() => actor);
   };
 
-  const signIn: SignIn = async (request, reply, user) => {
+  const signIn: SignIn = async (request, reply, user, signedInWith) => {
     // A new session id at every sign-in; any session the browser had ends here.
     const previous = request.cookies[cookieName(request)];
     if (previous !== undefined && looksLikeSecret('session', previous)) await auth.sessions.end(secretHash(previous));
     const secret = newSecret('session');
     const at = now();
     const expiresAt = at + maxMs;
-    await auth.sessions.create(secretHash(secret), user.id, at, expiresAt);
+    await auth.sessions.create(secretHash(secret), user.id, at, expiresAt, signedInWith ?? null);
     request.log.info({ user: user.id }, 'signed in');
     const secure = request.protocol === 'https';
     reply.setCookie(cookieName(request), secret, {

@@ -24,6 +24,9 @@ import {
   INVITATION_SCHEMA,
   INVITE_SCHEMA,
   MANAGED_USER_SCHEMA,
+  PASSKEY_REGISTER_SCHEMA,
+  PASSKEY_SCHEMA,
+  PASSKEY_SIGN_IN_SCHEMA,
   PASSWORD_RESET_ACCEPTED_SCHEMA,
   PASSWORD_RESET_CONFIRM_SCHEMA,
   PASSWORD_RESET_DONE_SCHEMA,
@@ -62,6 +65,9 @@ const INVITATION_LOOKUP = 'ninepoint.InvitationLookup';
 const SECOND_STEP = 'ninepoint.SignInSecondStep';
 const CONFIRM_TWO_FACTOR = 'ninepoint.ConfirmTwoFactor';
 const DISABLE_TWO_FACTOR = 'ninepoint.DisableTwoFactor';
+const PASSKEY = 'ninepoint.Passkey';
+const PASSKEY_REGISTER = 'ninepoint.PasskeyRegister';
+const PASSKEY_SIGN_IN = 'ninepoint.PasskeySignIn';
 
 /** How a call proves who it is from (`auth.ts`). */
 export const SECURITY_SCHEMES: Record<string, SecurityScheme> = {
@@ -89,6 +95,22 @@ const USER_ID: Parameter = {
   required: true,
   description: 'The id of the user.',
   schema: { type: 'string', format: 'uuid' },
+};
+
+/** The `:id` of a passkey's calls. */
+const PASSKEY_ID = (name: string): Parameter => ({
+  name,
+  in: 'path',
+  required: true,
+  description: 'The credential id of the passkey (base64url).',
+  schema: { type: 'string' },
+});
+const PASSKEY_OPTIONS: JsonSchema = { type: 'object', description: 'WebAuthn options (JSON form).' };
+const PASSKEY_LIST: JsonSchema = {
+  type: 'object',
+  properties: { items: { type: 'array', items: ref(PASSKEY) } },
+  required: ['items'],
+  additionalProperties: false,
 };
 
 const JSON_USER: JsonSchema = {
@@ -733,6 +755,127 @@ export const PEOPLE_CALLS: readonly PeopleCall[] = [
       security: API.signedIn,
     }),
   },
+  {
+    method: 'POST',
+    path: '/api/auth/passkeys/register/options',
+    operationId: 'passkeyRegisterOptions',
+    summary:
+      'Starts registering a passkey for the signed-in user: the options for `navigator.credentials.create` ' +
+      '(WebAuthn, user verification required), and a cookie binding its challenge to this browser for 5 minutes',
+    describe: (responses) => ({
+      responses: {
+        '200': {
+          description: 'PublicKeyCredentialCreationOptionsJSON, as `@simplewebauthn/browser` takes it.',
+          content: { [API.json]: { schema: PASSKEY_OPTIONS } },
+        },
+        ...responses.for([...API.posted, ...API.anyCall]),
+      },
+      security: [{ session: [] }],
+    }),
+  },
+  {
+    method: 'POST',
+    path: '/api/auth/passkeys/register',
+    operationId: 'registerPasskey',
+    summary:
+      "Keeps the new passkey the authenticator made for this browser's challenge (taken once); the account's history records it",
+    describe: (responses) => ({
+      requestBody: { required: true, content: { [API.json]: { schema: ref(PASSKEY_REGISTER) } } },
+      responses: {
+        '201': { description: 'The passkey.', content: { [API.json]: { schema: ref(PASSKEY) } } },
+        ...responses.for([...API.posted, ...API.anyCall]),
+      },
+      security: [{ session: [] }],
+    }),
+  },
+  {
+    method: 'GET',
+    path: '/api/auth/passkeys',
+    operationId: 'listPasskeys',
+    summary: "The signed-in user's passkeys, oldest first",
+    describe: (responses) => ({
+      responses: {
+        '200': { description: 'Their passkeys.', content: { [API.json]: { schema: PASSKEY_LIST } } },
+        ...responses.for(['FORBIDDEN', ...API.anyCall]),
+      },
+      security: [{ session: [] }],
+    }),
+  },
+  {
+    method: 'DELETE',
+    path: '/api/auth/passkeys/:id',
+    operationId: 'removePasskey',
+    summary: "Removes one of the signed-in user's passkeys: it signs nobody in any more",
+    describe: (responses) => ({
+      parameters: [PASSKEY_ID('id')],
+      responses: {
+        '204': { description: 'Removed.' },
+        ...responses.for(['FORBIDDEN', 'NOT_FOUND', ...API.anyCall]),
+      },
+      security: [{ session: [] }],
+    }),
+  },
+  {
+    method: 'POST',
+    path: '/api/auth/passkeys/sign-in/options',
+    operationId: 'passkeySignInOptions',
+    summary:
+      'Starts a sign-in with a passkey: the options for `navigator.credentials.get`, and a cookie binding its ' +
+      'challenge to this browser for 5 minutes',
+    describe: (responses) => ({
+      responses: {
+        '200': {
+          description: 'PublicKeyCredentialRequestOptionsJSON, as `@simplewebauthn/browser` takes it.',
+          content: { [API.json]: { schema: PASSKEY_OPTIONS } },
+        },
+        ...responses.for([...API.posted, ...API.anyCall]),
+      },
+    }),
+  },
+  {
+    method: 'POST',
+    path: '/api/auth/passkeys/sign-in',
+    operationId: 'signInWithPasskey',
+    summary:
+      "Signs in with a passkey answering this browser's challenge (taken once): starts a new session and sets its " +
+      'cookie. No code is asked after it, even where a role requires two-factor sign-in: a passkey is both factors',
+    describe: (responses) => ({
+      requestBody: { required: true, content: { [API.json]: { schema: ref(PASSKEY_SIGN_IN) } } },
+      responses: {
+        '200': SIGNED_IN('Signed in: the user, and a new session cookie.'),
+        ...responses.for([...API.posted, 'SIGN_IN_FAILED', 'SIGN_IN_LOCKED', ...API.anyCall]),
+      },
+    }),
+  },
+  {
+    method: 'GET',
+    path: '/api/users/:id/passkeys',
+    operationId: 'listUserPasskeys',
+    summary: "A user's passkeys. For those whose roles manage people",
+    describe: (responses) => ({
+      parameters: [USER_ID],
+      responses: {
+        '200': { description: 'Their passkeys.', content: { [API.json]: { schema: PASSKEY_LIST } } },
+        ...responses.for(['FORBIDDEN', 'NOT_FOUND', ...API.anyCall]),
+      },
+      security: API.signedIn,
+    }),
+  },
+  {
+    method: 'DELETE',
+    path: '/api/users/:id/passkeys/:passkeyId',
+    operationId: 'removeUserPasskey',
+    summary:
+      "Removes one of a user's passkeys (a lost device); the account's history records who did it. For those whose roles manage people",
+    describe: (responses) => ({
+      parameters: [USER_ID, PASSKEY_ID('passkeyId')],
+      responses: {
+        '204': { description: 'Removed.' },
+        ...responses.for(['FORBIDDEN', 'NOT_FOUND', ...API.anyCall]),
+      },
+      security: API.signedIn,
+    }),
+  },
 ];
 
 /** People's calls, schemas and the two ways to prove who a call is from, for the OpenAPI document. */
@@ -755,6 +898,9 @@ export const PEOPLE_API: FeatureApi = {
     [SECOND_STEP]: SECOND_STEP_SCHEMA,
     [CONFIRM_TWO_FACTOR]: CONFIRM_TWO_FACTOR_SCHEMA,
     [DISABLE_TWO_FACTOR]: DISABLE_TWO_FACTOR_SCHEMA,
+    [PASSKEY]: PASSKEY_SCHEMA,
+    [PASSKEY_REGISTER]: PASSKEY_REGISTER_SCHEMA,
+    [PASSKEY_SIGN_IN]: PASSKEY_SIGN_IN_SCHEMA,
   }),
   securitySchemes: SECURITY_SCHEMES,
   calls: ({ responses }) =>

@@ -11,6 +11,7 @@ import { namedUsers } from './named-users.ts';
 import { OIDC_START_PATH, registerOidc } from './oidc.ts';
 import type { OidcSettings } from './oidc-settings.ts';
 import type { OidcStore } from './oidc-store.ts';
+import { registerPasskeys } from './passkeys.ts';
 import { type MailOptions, registerPasswordReset } from './password-reset.ts';
 import { registerPeopleJoining } from './people-joining.ts';
 import { roleLines } from './role-lines.ts';
@@ -37,6 +38,11 @@ export interface PeopleOptions {
    * database alone cannot make codes (`secret-key.ts`); null or left out: kept as they are.
    */
   secretKey?: string | null;
+  /**
+   * `APP_URL`'s origin: passkeys are bound to it (its host is the WebAuthn RP ID). Null or left
+   * out: each request's own origin (dev mode, tests).
+   */
+  appUrl?: string | null;
   /** For tests: the clock of sessions, links, lockouts and rate limits. */
   now?: () => number;
 }
@@ -78,6 +84,11 @@ export const people = fastifyPlugin<PeopleOptions>(
       twoFactorOf: twoFactor.statusOf,
     });
     twoFactor.register(app, signIn);
+    registerPasskeys(
+      app,
+      { auth, settings, rpName: model.product.name, appUrl: options.appUrl ?? null, manages, now },
+      signIn,
+    );
     registerUserAdmin(app, {
       auth,
       catalogue,

@@ -100,6 +100,8 @@ export const ACCOUNT_EVENT_SCHEMA: JsonSchema = {
         'two-factor-disabled',
         'two-factor-reset',
         'recovery-code-used',
+        'passkey-added',
+        'passkey-removed',
       ],
     },
     by: {
@@ -307,6 +309,10 @@ export const INVITATION_LIMITS = { perUser: 50, perEmail: 3, windowMs: 3_600_000
 export const PENDING_SIGN_IN_COOKIE = 'np_sign_in';
 /** Over HTTPS. */
 export const SECURE_PENDING_SIGN_IN_COOKIE = '__Host-np_sign_in';
+/** The cookie binding a passkey challenge to the browser that asked for it (over plain HTTP). */
+export const PASSKEY_CHALLENGE_COOKIE = 'np_passkey';
+/** Over HTTPS. */
+export const SECURE_PASSKEY_CHALLENGE_COOKIE = '__Host-np_passkey';
 
 const TOTP_CODE: JsonSchema = {
   type: 'string',
@@ -415,4 +421,52 @@ export const TWO_FACTOR_STATUS_SCHEMA: JsonSchema = {
     },
     { type: 'null' },
   ],
+};
+
+/** A WebAuthn credential as `@simplewebauthn/browser` answers it (checked by the library). */
+const WEBAUTHN_CREDENTIAL: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string', minLength: 1, maxLength: 1024 },
+    rawId: { type: 'string', maxLength: 1024 },
+    type: { type: 'string', enum: ['public-key'] },
+    response: { type: 'object' },
+  },
+  required: ['id', 'rawId', 'type', 'response'],
+};
+
+/** The body of `POST /api/auth/passkeys/register`: the new credential, and a name to know it by. */
+export const PASSKEY_REGISTER_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    credential: WEBAUTHN_CREDENTIAL,
+    name: {
+      type: 'string',
+      maxLength: 100,
+      description: 'What the user calls it ("Work laptop"); a dated name if left out.',
+    },
+  },
+  required: ['credential'],
+  additionalProperties: false,
+};
+
+/** The body of `POST /api/auth/passkeys/sign-in`: the authenticator's assertion. */
+export const PASSKEY_SIGN_IN_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: { credential: WEBAUTHN_CREDENTIAL },
+  required: ['credential'],
+  additionalProperties: false,
+};
+
+/** One passkey as listed. */
+export const PASSKEY_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string', description: 'The credential id (base64url).' },
+    name: { type: 'string' },
+    createdAt: { type: 'string', format: 'date-time' },
+    lastUsedAt: { anyOf: [{ type: 'string', format: 'date-time' }, { type: 'null' }] },
+  },
+  required: ['id', 'name', 'createdAt', 'lastUsedAt'],
+  additionalProperties: false,
 };

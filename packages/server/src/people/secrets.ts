@@ -4,7 +4,7 @@ import { hash, randomBytes } from 'node:crypto';
  * What a secret is for: a session, an API token, a link (password reset, email confirmation,
  * invitation), a sign-in under way at an OpenID provider, or one waiting for its second step.
  */
-export type SecretKind = 'session' | 'token' | 'reset' | 'verify' | 'invitation' | 'oidc' | 'pending';
+export type SecretKind = 'session' | 'token' | 'reset' | 'verify' | 'invitation' | 'oidc' | 'pending' | 'passkey';
 
 const PREFIX: Record<SecretKind, string> = {
   session: 'nps',
@@ -14,13 +14,14 @@ const PREFIX: Record<SecretKind, string> = {
   invitation: 'npi',
   oidc: 'npo',
   pending: 'npp',
+  passkey: 'npk',
 };
 
 /**
  * A new secret for a session, an API token, a link, an OpenID sign-in or a sign-in waiting for its
  * second step: 256 bits from the CSPRNG,
  * base64url, with a prefix saying what it is (`nps_` session, `npt_` token, `npr_` reset, `npv_`
- * email confirmation, `npi_` invitation, `npo_` OpenID sign-in, `npp_` a sign-in waiting for its code) so a leaked one is easy to recognise.
+ * email confirmation, `npi_` invitation, `npo_` OpenID sign-in, `npp_` a sign-in waiting for its code, `npk_` a passkey challenge) so a leaked one is easy to recognise.
  */
 export function newSecret(kind: SecretKind): string {
   return `${PREFIX[kind]}_${randomBytes(32).toString('base64url')}`;

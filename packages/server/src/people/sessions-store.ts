@@ -11,6 +11,8 @@ export interface SessionFound {
   createdAt: number;
   lastSeenAt: number;
   expiresAt: number;
+  /** Whether the session was started with a passkey (which satisfies `requires two-factor`). */
+  passkey: boolean;
 }
 
 export const SESSIONS_TABLE = '_ninepoint_sessions';
@@ -22,7 +24,8 @@ export const SESSIONS_DDL: readonly string[] = [
   "user_id" TEXT NOT NULL REFERENCES "${USERS_TABLE}" ("id") ON DELETE CASCADE,
   "created_at" BIGINT NOT NULL,
   "last_seen_at" BIGINT NOT NULL,
-  "expires_at" BIGINT NOT NULL
+  "expires_at" BIGINT NOT NULL,
+  "signed_in_with" TEXT
 )`,
   `CREATE INDEX IF NOT EXISTS "${SESSIONS_TABLE}_user_idx" ON "${SESSIONS_TABLE}" ("user_id")`,
 ];
@@ -39,10 +42,18 @@ export class SessionsStore {
     );
   }
 
-  async create(idHash: string, userId: string, now: number, expiresAt: number): Promise<void> {
+  /** `signedInWith`: 'passkey' for a passkey sign-in; null for a password (or any other way in). */
+  async create(
+    idHash: string,
+    userId: string,
+    now: number,
+    expiresAt: number,
+    signedInWith: 'passkey' | null = null,
+  ): Promise<void> {
     await this.#sql.run(
-      `INSERT INTO "${SESSIONS_TABLE}" ("id_hash", "user_id", "created_at", "last_seen_at", "expires_at") VALUES (?, ?, ?, ?, ?)`,
-      [idHash, userId, now, now, expiresAt],
+      `INSERT INTO "${SESSIONS_TABLE}" ("id_hash", "user_id", "created_at", "last_seen_at", "expires_at", "signed_in_with")
+       VALUES (?, ?, ?, ?, ?, ?)`,
+      [idHash, userId, now, now, expiresAt, signedInWith],
     );
   }
 
@@ -77,9 +88,10 @@ interface SessionRow extends UserOfRow {
   created_at: number | string;
   last_seen_at: number | string;
   expires_at: number | string;
+  signed_in_with: string | null;
 }
 
-const SESSION_SQL = `SELECT s."created_at", s."last_seen_at", s."expires_at", ${userOf('s."user_id"')}
+const SESSION_SQL = `SELECT s."created_at", s."last_seen_at", s."expires_at", s."signed_in_with", ${userOf('s."user_id"')}
   FROM "${SESSIONS_TABLE}" s WHERE s."id_hash" = ?`;
 
 function sessionFound(row: SessionRow | undefined): SessionFound | undefined {
@@ -90,5 +102,6 @@ function sessionFound(row: SessionRow | undefined): SessionFound | undefined {
     createdAt: Number(row.created_at),
     lastSeenAt: Number(row.last_seen_at),
     expiresAt: Number(row.expires_at),
+    passkey: row.signed_in_with === 'passkey',
   };
 }

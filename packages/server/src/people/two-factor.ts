@@ -50,6 +50,10 @@ const OPEN_WHILE_ENROLLING = new Set([
   '/api/auth/sign-out',
   TWO_FACTOR_ROUTES.enrol,
   TWO_FACTOR_ROUTES.confirm,
+  // A passkey meets the requirement too: registered now, it signs them in without a code next time.
+  '/api/auth/passkeys',
+  '/api/auth/passkeys/register/options',
+  '/api/auth/passkeys/register',
   '/api/health',
   '/api/spec',
   '/api/openapi.json',
@@ -113,7 +117,8 @@ export class TwoFactor {
     const enabled = await auth.twoFactor.enabled(actor.user.id);
     return {
       enabled,
-      required: requiredFor(actor.roles) && !isDemoEmail(actor.user.email),
+      // A session signed in with a passkey has met the requirement: nothing to set up before working.
+      required: requiredFor(actor.roles) && !isDemoEmail(actor.user.email) && actor.passkey !== true,
       recoveryCodesLeft: enabled ? await auth.twoFactor.recoveryCodesLeft(actor.user.id) : 0,
     };
   };
@@ -129,6 +134,7 @@ export class TwoFactor {
       if (
         actor.via !== 'session' ||
         actor.user === null ||
+        actor.passkey === true ||
         !requiredFor(actor.roles) ||
         isDemoEmail(actor.user.email)
       ) {

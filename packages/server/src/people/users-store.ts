@@ -24,7 +24,9 @@ export type AccountEvent =
   | { kind: 'two-factor-enabled' }
   | { kind: 'two-factor-disabled' }
   | { kind: 'two-factor-reset' }
-  | { kind: 'recovery-code-used'; left: number };
+  | { kind: 'recovery-code-used'; left: number }
+  | { kind: 'passkey-added' }
+  | { kind: 'passkey-removed' };
 
 /** One entry of an account's history: when, what, and who did it (null: at the server's terminal). */
 export type AccountHistoryEntry = AccountEvent & { id: string; at: string; by: string | null };

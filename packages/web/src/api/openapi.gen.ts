@@ -398,6 +398,142 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/passkeys/register/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Starts registering a passkey for the signed-in user: the options for `navigator.credentials.create` (WebAuthn, user verification required), and a cookie binding its challenge to this browser for 5 minutes */
+        post: operations["passkeyRegisterOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/passkeys/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Keeps the new passkey the authenticator made for this browser's challenge (taken once); the account's history records it */
+        post: operations["registerPasskey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/passkeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed-in user's passkeys, oldest first */
+        get: operations["listPasskeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/passkeys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Removes one of the signed-in user's passkeys: it signs nobody in any more */
+        delete: operations["removePasskey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/passkeys/sign-in/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Starts a sign-in with a passkey: the options for `navigator.credentials.get`, and a cookie binding its challenge to this browser for 5 minutes */
+        post: operations["passkeySignInOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/passkeys/sign-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Signs in with a passkey answering this browser's challenge (taken once): starts a new session and sets its cookie. No code is asked after it, even where a role requires two-factor sign-in: a passkey is both factors */
+        post: operations["signInWithPasskey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/{id}/passkeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A user's passkeys. For those whose roles manage people */
+        get: operations["listUserPasskeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/{id}/passkeys/{passkeyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Removes one of a user's passkeys (a lost device); the account's history records who did it. For those whose roles manage people */
+        delete: operations["removeUserPasskey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/events": {
         parameters: {
             query?: never;
@@ -742,7 +878,7 @@ export interface components {
             /** Format: date-time */
             at: string;
             /** @enum {string} */
-            kind: "created" | "roles-changed" | "deactivated" | "reactivated" | "password-reset" | "two-factor-enabled" | "two-factor-disabled" | "two-factor-reset" | "recovery-code-used";
+            kind: "created" | "roles-changed" | "deactivated" | "reactivated" | "password-reset" | "two-factor-enabled" | "two-factor-disabled" | "two-factor-reset" | "recovery-code-used" | "passkey-added" | "passkey-removed";
             /** @description Who did it; null at the server’s terminal (`ninepoint users`). */
             by: {
                 id: string;
@@ -829,6 +965,34 @@ export interface components {
             /** @description One of the recovery codes shown when two-factor sign-in was turned on (dashes and case are ignored). */
             recoveryCode?: string;
             password?: string;
+        };
+        "ninepoint.Passkey": {
+            /** @description The credential id (base64url). */
+            id: string;
+            name: string;
+            /** Format: date-time */
+            createdAt: string;
+            lastUsedAt: string | null;
+        };
+        "ninepoint.PasskeyRegister": {
+            credential: {
+                id: string;
+                rawId: string;
+                /** @enum {string} */
+                type: "public-key";
+                response: Record<string, never>;
+            };
+            /** @description What the user calls it ("Work laptop"); a dated name if left out. */
+            name?: string;
+        };
+        "ninepoint.PasskeySignIn": {
+            credential: {
+                id: string;
+                rawId: string;
+                /** @enum {string} */
+                type: "public-key";
+                response: Record<string, never>;
+            };
         };
         "ninepoint.SavedView": {
             /** Format: uuid */
@@ -2153,6 +2317,232 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Reset (or it was not on). If their role requires it, they set it up again at their next call. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["ninepoint.401.NOT_SIGNED_IN"];
+            403: components["responses"]["ninepoint.403.FORBIDDEN"];
+            404: components["responses"]["ninepoint.404.NOT_FOUND"];
+            429: components["responses"]["ninepoint.429.RATE_LIMITED"];
+            500: components["responses"]["ninepoint.500.INTERNAL_ERROR"];
+        };
+    };
+    passkeyRegisterOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description PublicKeyCredentialCreationOptionsJSON, as `@simplewebauthn/browser` takes it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            400: components["responses"]["ninepoint.400.INVALID_PAYLOAD"];
+            401: components["responses"]["ninepoint.401.NOT_SIGNED_IN"];
+            403: components["responses"]["ninepoint.403.FORBIDDEN"];
+            413: components["responses"]["ninepoint.413.PAYLOAD_TOO_LARGE"];
+            429: components["responses"]["ninepoint.429.RATE_LIMITED"];
+            500: components["responses"]["ninepoint.500.INTERNAL_ERROR"];
+        };
+    };
+    registerPasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ninepoint.PasskeyRegister"];
+            };
+        };
+        responses: {
+            /** @description The passkey. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ninepoint.Passkey"];
+                };
+            };
+            400: components["responses"]["ninepoint.400.INVALID_PAYLOAD"];
+            401: components["responses"]["ninepoint.401.NOT_SIGNED_IN"];
+            403: components["responses"]["ninepoint.403.FORBIDDEN"];
+            413: components["responses"]["ninepoint.413.PAYLOAD_TOO_LARGE"];
+            429: components["responses"]["ninepoint.429.RATE_LIMITED"];
+            500: components["responses"]["ninepoint.500.INTERNAL_ERROR"];
+        };
+    };
+    listPasskeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Their passkeys. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["ninepoint.Passkey"][];
+                    };
+                };
+            };
+            401: components["responses"]["ninepoint.401.NOT_SIGNED_IN"];
+            403: components["responses"]["ninepoint.403.FORBIDDEN"];
+            429: components["responses"]["ninepoint.429.RATE_LIMITED"];
+            500: components["responses"]["ninepoint.500.INTERNAL_ERROR"];
+        };
+    };
+    removePasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The credential id of the passkey (base64url). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["ninepoint.401.NOT_SIGNED_IN"];
+            403: components["responses"]["ninepoint.403.FORBIDDEN"];
+            404: components["responses"]["ninepoint.404.NOT_FOUND"];
+            429: components["responses"]["ninepoint.429.RATE_LIMITED"];
+            500: components["responses"]["ninepoint.500.INTERNAL_ERROR"];
+        };
+    };
+    passkeySignInOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description PublicKeyCredentialRequestOptionsJSON, as `@simplewebauthn/browser` takes it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            400: components["responses"]["ninepoint.400.INVALID_PAYLOAD"];
+            401: components["responses"]["ninepoint.401.NOT_SIGNED_IN"];
+            403: components["responses"]["ninepoint.403.FORBIDDEN"];
+            413: components["responses"]["ninepoint.413.PAYLOAD_TOO_LARGE"];
+            429: components["responses"]["ninepoint.429.RATE_LIMITED"];
+            500: components["responses"]["ninepoint.500.INTERNAL_ERROR"];
+        };
+    };
+    signInWithPasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ninepoint.PasskeySignIn"];
+            };
+        };
+        responses: {
+            /** @description Signed in: the user, and a new session cookie. */
+            200: {
+                headers: {
+                    /** @description The session cookie, HttpOnly and SameSite=Lax (`__Host-np_session`, Secure, over HTTPS). */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: components["schemas"]["ninepoint.User"];
+                    };
+                };
+            };
+            400: components["responses"]["ninepoint.400.INVALID_PAYLOAD"];
+            401: components["responses"]["ninepoint.401.SIGN_IN_FAILED.NOT_SIGNED_IN"];
+            403: components["responses"]["ninepoint.403.FORBIDDEN"];
+            413: components["responses"]["ninepoint.413.PAYLOAD_TOO_LARGE"];
+            429: components["responses"]["ninepoint.429.SIGN_IN_LOCKED.RATE_LIMITED"];
+            500: components["responses"]["ninepoint.500.INTERNAL_ERROR"];
+        };
+    };
+    listUserPasskeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the user. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Their passkeys. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["ninepoint.Passkey"][];
+                    };
+                };
+            };
+            401: components["responses"]["ninepoint.401.NOT_SIGNED_IN"];
+            403: components["responses"]["ninepoint.403.FORBIDDEN"];
+            404: components["responses"]["ninepoint.404.NOT_FOUND"];
+            429: components["responses"]["ninepoint.429.RATE_LIMITED"];
+            500: components["responses"]["ninepoint.500.INTERNAL_ERROR"];
+        };
+    };
+    removeUserPasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the user. */
+                id: string;
+                /** @description The credential id of the passkey (base64url). */
+                passkeyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
             204: {
                 headers: {
                     [name: string]: unknown;

@@ -4,6 +4,7 @@ import { Link, useLocation, useNavigate, useSearchParams } from 'react-router';
 import type { ApiError } from '../api/client.ts';
 import { useMe, useSignIn } from '../api/session.ts';
 import { DevSignIn } from '../studio/DevSignIn.tsx';
+import { PasskeySignIn } from './Passkeys.tsx';
 import { SecondStep } from './SecondStep.tsx';
 import { SingleSignOn, SingleSignOnRefusal } from './SingleSignOn.tsx';
 
@@ -111,6 +112,7 @@ export function SignIn() {
           </Group>
         </Stack>
       </form>
+      <PasskeySignIn onSignedIn={() => navigate(target, { replace: true })} />
       <SingleSignOn next={target} />
       <DevSignIn onSignedIn={() => navigate(target, { replace: true })} />
     </Paper>

@@ -18,6 +18,7 @@ import { Link, useNavigate, useSearchParams } from 'react-router';
 import type { ApiError } from '../api/client.ts';
 import { useMe } from '../api/session.ts';
 import { useConfirmTwoFactor, useDisableTwoFactor, useEnrolTwoFactor, useFinishEnrolment } from '../api/two-factor.ts';
+import { PasskeysSection } from './Passkeys.tsx';
 import { Loading, NotAllowed } from './pages.tsx';
 
 /** Where a signed-in user sets up, or turns off, two-factor sign-in. */
@@ -48,6 +49,7 @@ export function TwoFactorPage() {
         ) : (
           <SetUp required={status.required} onConfirmed={setCodes} />
         )}
+        {!codes && <PasskeysSection />}
       </Stack>
     </Paper>
   );

@@ -21,6 +21,7 @@ import { ANYONE, type Model } from '@ninepoint/spec';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import type { ApiError } from '../api/client.ts';
+import { useRemoveUserPasskey, useUserPasskeys } from '../api/passkeys.ts';
 import { ACCOUNTS_PER_PAGE, type Account, useAccountHistory, useAccounts, useChangeAccount } from '../api/people.ts';
 import type { Me } from '../api/session.ts';
 import { useResetTwoFactor } from '../api/two-factor.ts';
@@ -406,6 +407,36 @@ function HistoryDrawer({ account, onClose }: { account: Account | null; onClose:
           ))}
         </Timeline>
       )}
+      {account !== null && <UserPasskeys account={account} />}
     </Drawer>
+  );
+}
+
+/** In the history drawer: the user's passkeys, each removable (a lost device). */
+function UserPasskeys({ account }: { account: Account }) {
+  const passkeys = useUserPasskeys(account.id);
+  const remove = useRemoveUserPasskey(account.id);
+  if (!passkeys.data || passkeys.data.length === 0) return null;
+  return (
+    <Stack mt="lg" gap="xs">
+      <Title order={3} size="h5">
+        Passkeys
+      </Title>
+      {passkeys.data.map((passkey) => (
+        <Group key={passkey.id} gap="sm">
+          <Text size="sm">{passkey.name}</Text>
+          <Button
+            size="compact-xs"
+            color="red"
+            variant="subtle"
+            aria-label={`Remove passkey ${passkey.name} of ${account.name}`}
+            loading={remove.isPending && remove.variables === passkey.id}
+            onClick={() => remove.mutate(passkey.id)}
+          >
+            Remove
+          </Button>
+        </Group>
+      ))}
+    </Stack>
   );
 }

@@ -30,6 +30,10 @@ export function eventTitle(event: AccountEvent): string {
       return 'Two-factor sign-in turned off';
     case 'two-factor-reset':
       return 'Two-factor sign-in reset';
+    case 'passkey-added':
+      return 'Passkey added';
+    case 'passkey-removed':
+      return 'Passkey removed';
     case 'recovery-code-used':
       return `Signed in with a recovery code (${event.left ?? 0} left)`;
     default:
