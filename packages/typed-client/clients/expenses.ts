@@ -3,6 +3,17 @@ import type { components, paths } from '../generated/expenses.ts';
 import { bearer, ok, type Person, type Walk } from './walk.ts';
 
 type Expense = components['schemas']['Expense'];
+type Upload = paths['/api/expenses']['post']['requestBody']['content']['multipart/form-data'];
+
+/** A multipart body as the server reads it: the `record` part as JSON, a part per file. */
+function formOf(body: Upload): FormData {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(body)) {
+    if (value instanceof Blob) form.append(name, value);
+    else if (value !== undefined) form.append(name, new Blob([JSON.stringify(value)], { type: 'application/json' }));
+  }
+  return form;
+}
 
 /**
  * Finance file the employee's payroll record, the employee files a claim (created, read back,
@@ -35,23 +46,35 @@ export async function walk(
     currency: 'GBP',
   } as const;
   // The receipt is uploaded with the claim (multipart/form-data: the record as JSON, the file
-  // beside it), as the OpenAPI document describes: above the threshold, submitting needs it.
-  const receipt = new Blob([new TextEncoder().encode('%PDF-1.4\n1 0 obj<</Type/Catalog>>endobj\n%%EOF\n')], {
-    type: 'application/pdf',
-  });
+  // beside it), as the OpenAPI document describes: above the threshold, submitting needs it. The
+  // body's type is the document's multipart schema, so its part names are checked like fields.
+  const pdf = new TextEncoder().encode(
+    '%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\n' +
+      'trailer<</Root 1 0 R>>\n%%EOF\n',
+  );
+  const sent = new File([pdf], 'leeds.pdf', { type: 'application/pdf' });
+  const upload: Upload = { record: claim, receipt: sent };
   const created: Expense = ok(
     await api.POST('/api/expenses', {
       headers: bearer(people.employee),
-      body: { record: claim },
-      bodySerializer: () => {
-        const form = new FormData();
-        form.append('record', JSON.stringify(claim));
-        form.append('receipt', receipt, 'leeds.pdf');
-        return form;
-      },
+      body: upload,
+      bodySerializer: () => formOf(upload),
     }),
   );
   if (typeof created.receipt !== 'string') throw new Error('the claim was created without its receipt');
+  // Downloaded back through the app's own file URL, with the employee's token.
+  const download = await api.GET('/api/files/{id}', {
+    headers: bearer(people.employee),
+    params: { path: { id: created.receipt } },
+    parseAs: 'arrayBuffer',
+  });
+  if (download.data === undefined) throw new Error(`the receipt's download answered ${download.response.status}`);
+  const receipt = {
+    sent: [...pdf],
+    received: [...new Uint8Array(download.data)],
+    type: download.response.headers.get('content-type'),
+    disposition: download.response.headers.get('content-disposition'),
+  };
   const got = ok(
     await api.GET('/api/expenses/{id}', { headers: bearer(people.employee), params: { path: { id: created.id } } }),
   );
@@ -73,6 +96,7 @@ export async function walk(
     got: { id: got.id },
     listed: page.items.map((item) => item.id),
     moved: { state: moved.state },
+    receipt,
     refused: {
       status: response.status,
       code: error.code,

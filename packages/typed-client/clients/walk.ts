@@ -22,6 +22,11 @@ export interface Walk {
    * it alone refused), and the field at fault with its rule's code.
    */
   refused: { status: number; code: string; field: string | null; fieldCode: string | null };
+  /**
+   * A file uploaded with the record (multipart/form-data) and downloaded back through the app's
+   * file URL: the bytes sent and received, and the download's Content-Type and Content-Disposition.
+   */
+  receipt?: { sent: number[]; received: number[]; type: string | null; disposition: string | null };
 }
 
 /** A bearer token's header, the way every example's API takes one. */

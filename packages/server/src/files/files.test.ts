@@ -198,6 +198,21 @@ describe.each(TEST_DATABASES)('file fields on $name', (db) => {
     expect(keptFiles(folder).length).toBe(files - 3);
   });
 
+  it('takes a record sent as a JSON Blob beside a file in every slot the fields have', async () => {
+    // FormData sends a Blob as a file part (a typed client's record does): it must not take one
+    // of the files' places.
+    const created = await send(clerk, 'POST', '/api/claims', { title: 'Full', amount: 40 }, [
+      { field: 'receipt', name: 'full.pdf', bytes: pdf('full') },
+      { field: 'photos', name: 'a.png', bytes: png() },
+      { field: 'photos', name: 'b.png', bytes: png() },
+      { field: 'photos', name: 'c.png', bytes: png() },
+      { field: 'scan', name: 'scan.pdf', bytes: pdf('scan') },
+    ]);
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(String(created.body.photos).split(',')).toHaveLength(3);
+    expect((await download(clerk, String(created.body.receipt))).rawPayload).toEqual(Buffer.from(pdf('full')));
+  });
+
   it('answers each bad upload with its problem', async () => {
     const bad = async (files: Parameters<typeof upload>[5], record: unknown = { title: 'Bad', amount: 1 }) => {
       const answer = await send(clerk, 'POST', '/api/claims', record, files);

@@ -74,7 +74,8 @@ export async function receiveUpload(request: FastifyRequest, context: UploadCont
       limits: {
         // One byte over the largest field's limit, so that its own counter (below) decides.
         fileSize: largest + 1,
-        files: most,
+        // The record may come as a file part too (FormData's way with a JSON Blob).
+        files: most + 1,
         fields: 1,
         parts: most + 1,
         fieldSize: context.maxRecordBytes,
