@@ -16,6 +16,11 @@ const stream = agent.events((change) => changes.push(change), { onOpen: () => op
 await open;
 
 const me = await requester.signIn(process.env.REQUESTER_EMAIL ?? '', process.env.REQUESTER_PASSWORD ?? '');
+// A 1×1 PNG, uploaded by the agent's update: a File value of a file field sends it as multipart.
+const png = Uint8Array.from(
+  atob('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC'),
+  (c) => c.charCodeAt(0),
+);
 const created: Ticket = await requester.tickets.create({
   title: 'Printer on floor 3 jams',
   description: 'Every second page jams in tray 2 since this morning.',
@@ -28,7 +33,16 @@ const page = await agent.tickets.list({
   count: true,
 });
 const agentId = (await agent.me())?.id ?? '';
-await agent.tickets.update(created.id, { assignee: agentId, time_spent: 0.25 });
+const updated = await agent.tickets.update(created.id, {
+  assignee: agentId,
+  time_spent: 0.25,
+  screenshots: [new File([png], 'tray.png', { type: 'image/png' })],
+});
+// Downloaded back through the app's own file URL.
+const download = await fetch(`${baseUrl}/api/files/${updated.screenshots}`, {
+  headers: { authorization: `Bearer ${process.env.AGENT_TOKEN ?? ''}` },
+});
+const received = new Uint8Array(await download.arrayBuffer());
 const assigned = await agent.tickets.assign(created.id);
 const started = await agent.tickets.transition(created.id, 'start');
 
@@ -54,6 +68,7 @@ console.log(
   JSON.stringify({
     signedIn: me.roles,
     created: { id: created.id, state: created.state, reporter: created.reporter === me.id },
+    screenshot: { status: download.status, sent: [...png], received: [...received] },
     listed: { ids: page.items.map((t) => t.id), total: page.total ?? null },
     assigned: assigned.state,
     started: started.state,

@@ -122,7 +122,7 @@ describe('the client ninepoint client writes', () => {
       await server?.close();
     });
 
-    it('signs in, creates, lists with a filter, moves a ticket on, is refused with a typed code and hears it all live', async () => {
+    it('signs in, creates, lists with a filter, uploads a screenshot with an update, moves a ticket on, is refused with a typed code and hears it all live', async () => {
       const ran = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
         // Asynchronous: the server answering it runs in this process.
         const child = spawn(process.execPath, ['program.ts'], { cwd: dir, env: { ...process.env, ...env } });
@@ -139,6 +139,14 @@ describe('the client ninepoint client writes', () => {
       expect(ran.stderr).toBe('');
       expect(ran.status).toBe(0);
       const result = JSON.parse(ran.stdout);
+      // The screenshot sent with the create (multipart) comes back from /api/files, byte for byte.
+      expect(result.screenshot.sent.length).toBeGreaterThan(0);
+      expect(result.screenshot).toEqual({
+        status: 200,
+        sent: result.screenshot.sent,
+        received: result.screenshot.sent,
+      });
+      delete result.screenshot;
       expect(result).toEqual({
         signedIn: ['requester'],
         created: { id: expect.any(String), state: 'new', reporter: true },

@@ -266,7 +266,9 @@ function resourceOf(model: Model, entity: Entity, all: readonly Route[], custom:
 function inputTypes(entity: Entity): string[] {
   const name = entity.name;
   const line = (field: Field, optional: boolean, nullable: boolean) => {
-    const type = tsFieldType(field.type);
+    // A file field also takes files to upload (the call then goes as multipart/form-data).
+    const upload = field.type.kind === 'file' ? (field.type.maxFiles > 1 ? ' | readonly Blob[]' : ' | Blob') : '';
+    const type = `${tsFieldType(field.type)}${upload}`;
     return `  ${quoteKey(field.name)}${optional ? '?' : ''}: ${nullable ? `${type} | null` : type};`;
   };
   // As the server's create schema: a required field without a default must be sent (a file
@@ -554,6 +556,28 @@ function listQuery(options: ListOptions<object, string> | undefined): URLSearchP
   return query;
 }
 
+/**
+ * A create or update holding files (\`Blob\` or \`File\` values of file fields) as the server's
+ * multipart write takes it: the other fields as the \`record\` part (JSON), a part per file named
+ * by its field; undefined when it holds none (it goes as JSON).
+ */
+function uploadForm(body: unknown): FormData | undefined {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const isFile = (value: unknown): value is Blob => typeof Blob !== 'undefined' && value instanceof Blob;
+  const files = new Map<string, Blob[]>();
+  const record: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(body)) {
+    if (isFile(value)) files.set(field, [value]);
+    else if (Array.isArray(value) && value.length > 0 && value.every(isFile)) files.set(field, value);
+    else record[field] = value;
+  }
+  if (files.size === 0) return undefined;
+  const form = new FormData();
+  form.append('record', JSON.stringify(record));
+  for (const [field, list] of files) for (const file of list) form.append(field, file);
+  return form;
+}
+
 /** Session cookies the server sets: the names whose values a non-browser client sends back. */
 const SESSION_COOKIES = /^(__Host-)?np_/;
 
@@ -590,13 +614,15 @@ class Http {
       headers.cookie = [...this.cookies].map(([name, value]) => \`\${name}=\${value}\`).join('; ');
       headers.origin = this.origin;
     }
-    if (options.body !== undefined) headers['content-type'] = 'application/json';
+    const form = uploadForm(options.body);
+    // A multipart body's content-type (with its boundary) is fetch's to write.
+    if (options.body !== undefined && !form) headers['content-type'] = 'application/json';
     const search = options.query?.toString() ?? '';
     const query = search === '' ? '' : \`?\${search}\`;
     const response = await this.fetch(\`\${this.base}\${path}\${query}\`, {
       method,
       headers,
-      ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
+      ...(options.body !== undefined ? { body: form ?? JSON.stringify(options.body) } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
     });
     this.keepCookies(response);
