@@ -11,7 +11,7 @@ describe('ninepoint client', () => {
     const result = await runIn(dir, ['client', 'helpdesk.md', '--out', 'client.ts']);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(
-      'Wrote client.ts: 2 entities, 21 calls, 49 error codes.\n' +
+      'Wrote client.ts: 3 entities, 27 calls, 49 error codes.\n' +
         "Use it with: import { createClient } from './client.ts'; const api = createClient({ baseUrl, token });\n",
     );
     const client = readFileSync(join(dir, 'client.ts'), 'utf8');
