@@ -111,7 +111,7 @@ export class PermissionOracle {
     let on = entity;
     for (const step of chain.slice(0, -1)) {
       const field = this.model.entities.find((e) => e.name === on)?.fields.find((f) => f.name === step);
-      if (!field || field.type.kind !== 'reference') throw new Error(`${on}.${step} is no reference`);
+      if (field?.type.kind !== 'reference') throw new Error(`${on}.${step} is no reference`);
       on = field.type.entity;
       at = this.#lookup(on, at[step]);
       if (!at) return false;
