@@ -56,6 +56,13 @@ describe('the blank spec in Chromium', () => {
     await grow.getByRole('button', { name: 'Copy: npx ninepoint new spec.md' }).waitFor();
     await expectAccessible(page, 'the blank home page');
     await capture(page, 'blank-home');
+    // At a phone's width the commands and the installed path wrap inside their boxes: none scrolls.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expectAccessible(page, 'the blank home page at a phone’s size');
+    const scrolls = await grow
+      .locator('code')
+      .evaluateAll((codes) => codes.filter((c) => c.scrollWidth > c.clientWidth).map((c) => c.textContent));
+    expect(scrolls).toEqual([]);
     app.expectQuiet();
     // The production app asks nothing of dev-only calls (it once probed /api/dev/studio on every page).
     app.expectNothingNotFound();

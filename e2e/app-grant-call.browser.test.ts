@@ -104,12 +104,19 @@ describe('the grant call in Chromium', () => {
     await page.getByRole('status').filter({ hasText: 'Submit done: it is now Submitted.' }).waitFor();
     expect(sent).toEqual([`POST /api/applications/${drafts.get(SOIL).id}/submit`]);
 
-    // Withdrawing needs a note: a guard without its own error says its condition in words.
+    // Withdrawing needs a note: a guard without its own error says its condition in words, and
+    // as the note is empty it first says which field to set.
     await app.api(applicant, 'POST', `/api/applications/${drafts.get(BEES).id}/submit`);
     const withdraw = await answer('POST', `/api/applications/${drafts.get(BEES).id}/withdraw`);
     expect(withdraw.body.code).toBe('TRANSITION_NOT_ALLOWED');
-    expect(withdraw.body.detail).toBe('Withdraw is allowed only when the note is not empty.');
-    await poll(() => disabledReason(actions.getByRole('button', { name: 'Withdraw' }))).toBe(withdraw.body.detail);
+    expect(withdraw.body.detail).toBe('Set a note first. Withdraw is allowed only when the note is not empty.');
+    // Beside the button the short reason, what to do; the server's whole text, guard included, on hover.
+    const withdrawButton = actions.getByRole('button', { name: 'Withdraw' });
+    await poll(() => disabledReason(withdrawButton)).toBe('Withdraw: Set a note first.');
+    const reasonTitle = await withdrawButton.evaluate(
+      (element) => document.getElementById(element.getAttribute('aria-describedby') ?? '')?.title,
+    );
+    expect(reasonTitle).toBe(withdraw.body.detail);
     expect(sent).toHaveLength(1);
     await capture(page, 'grant-call-withdraw-without-note');
     app.expectQuiet();

@@ -6,7 +6,7 @@ import { Matrix } from './matrix/harness.ts';
 /**
  * The authorisation matrix (issue 4): for every example spec, on every test database, every actor
  * (a visitor, a user per role, a user with every role) × every entity × every call the app serves
- * × a record the actor owns (through `created_by` and through each `User` field) or another
+ * × a record the actor owns (through `created_by`, each `User` field and each `own via` chain) or another
  * user's, answers exactly what point 6 says, as `matrix/oracle.ts` reads docs/spec-format.md
  * without the server's code. Lists must hold exactly the readable records, and every record
  * answered exactly the fields point 6 lets the actor read. Each case writes its
@@ -68,7 +68,7 @@ describe.each(EXAMPLES)('the authorisation matrix of $title', (data) => {
           // only) and one of bystanders; a record of one actor is another's "other" record.
           for (const actor of m.actors) {
             for (const column of m.variants(entity.name, actor)) {
-              await m.insert(entity.name, await m.owners(entity.name, column, actor), {}, made);
+              await m.insert(entity.name, await m.owners(entity.name, column, actor, made), {}, made);
             }
           }
           const all = await m.allRecords(entity.name);
@@ -86,8 +86,8 @@ describe.each(EXAMPLES)('the authorisation matrix of $title', (data) => {
             const extra = ids.filter((id) => !wanted.includes(id));
             // Filtering or sorting by a field hidden on some listed record answers as by no field at all.
             // (A list of `read own` holds only the actor's own records.)
-            const owned = m.oracle.access(entity.name, actor, 'read') === 'own' ? { created_by: actor.userId } : {};
-            const shownEverywhere = m.oracle.shownKeys(entity.name, actor, owned);
+            const owned = m.oracle.access(entity.name, actor, 'read') === 'own';
+            const shownEverywhere = m.oracle.shownKeys(entity.name, actor, {}, owned);
             const hidden = entity.fields.map((f) => f.name).filter((f) => !shownEverywhere.has(f));
             for (const field of hidden) {
               const stand = `zz${field}`.slice(0, Math.max(field.length, 3));

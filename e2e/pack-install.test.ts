@@ -1,4 +1,4 @@
-import { type ChildProcess, type SpawnSyncReturns, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, execFile, type SpawnSyncReturns, spawn, spawnSync } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -40,6 +40,21 @@ function run(command: string, args: readonly string[], cwd: string): SpawnSyncRe
       `${command} ${args.join(' ')} exited with ${result.status ?? result.signal}:\n${result.stdout}\n${result.stderr}`,
     );
   return result;
+}
+
+/** `run` without blocking: several npm commands at once (each spends most of its time starting). */
+function runAsync(command: string, args: readonly string[], cwd: string): Promise<{ stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      command,
+      args,
+      { cwd, encoding: 'utf8', env: userEnv(), timeout: 240_000, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`${command} ${args.join(' ')} failed: ${error.message}\n${stdout}\n${stderr}`));
+        else resolve({ stdout, stderr });
+      },
+    );
+  });
 }
 
 /** Starts `npx ninepoint serve` in a process group of its own and answers the URL it prints. */
@@ -214,7 +229,7 @@ describe('the npm tarballs installed into an empty folder', () => {
     expect(run(process.execPath, ['check.ts'], app).stdout).toBe('0 diagnostics, compileApp is a function\n');
   });
 
-  it('npm publish --dry-run of each tarball is clean: what a registry shows, no tests, and what each must carry', () => {
+  it('npm publish --dry-run of each tarball is clean: what a registry shows, no tests, and what each must carry', async () => {
     const must: Record<string, string[]> = {
       'ninepoint-spec': ['dist/index.js', 'dist/index.d.ts'],
       'ninepoint-server': ['dist/index.js', 'dist/index.d.ts', 'dist/http/api-docs-initializer.js'],
@@ -230,9 +245,13 @@ describe('the npm tarballs installed into an empty folder', () => {
       ],
       'create-ninepoint': ['bin/create-ninepoint.js', 'examples/blank.md', 'examples/helpdesk.md'],
     };
-    for (const tarball of readdirSync(tarballs)) {
+    const names = readdirSync(tarballs);
+    const results = await Promise.all(
+      names.map((tarball) => runAsync('npm', ['publish', '--dry-run', '--json', join(tarballs, tarball)], dir)),
+    );
+    for (const [at, tarball] of names.entries()) {
       const name = tarball.replace(/-0\.1\.0\.tgz$/, '');
-      const result = run('npm', ['publish', '--dry-run', '--json', join(tarballs, tarball)], dir);
+      const result = results[at] ?? { stdout: '', stderr: '' };
       // A dry run still says it would need a login; any other warning (a field npm corrected, a
       // missing one) is the package's.
       const warnings = result.stderr

@@ -377,7 +377,10 @@ describe('the Studio under ninepoint dev', () => {
     await choose(form, 'May do with Book').click();
     await page.getByRole('option', { name: 'Read all' }).click();
     await form.getByRole('button', { name: 'Add the role' }).click();
-    await page.locator('.cm-line', { hasText: /^\| volunteer +\| read +\| +\| helps at the desk/ }).waitFor();
+    // In the table's own columns: Book, Loan (left empty), people (empty: no say over accounts), meaning.
+    await page
+      .locator('.cm-line', { hasText: /^\| volunteer +\| read +\| +\| +\| helps at the desk on Saturdays +\|$/ })
+      .waitFor();
 
     form = await addMenu('A transition');
     await form.getByRole('textbox', { name: 'Name' }).fill('report lost');

@@ -56,6 +56,8 @@ export class Matrix {
   readonly #fresh: FreshDatabase;
   readonly #roles: Map<Value, readonly string[]>;
   readonly #assignable: readonly string[];
+  /** Every record the matrix wrote, by entity and id: the oracle follows `own via` chains through them. */
+  readonly #written = new Map<string, Values>();
   #n = 0;
 
   private constructor(
@@ -68,7 +70,7 @@ export class Matrix {
   ) {
     this.data = data;
     this.model = model;
-    this.oracle = new PermissionOracle(model);
+    this.oracle = new PermissionOracle(model, (entity, id) => this.#written.get(`${entity} ${String(id)}`));
     this.server = server;
     this.#fresh = fresh;
     this.actors = actors;
@@ -147,9 +149,19 @@ export class Matrix {
     return ['created_by', ...users.map((f) => f.name)];
   }
 
-  /** The record variants a case is run on: one owned through each owner column, and one of another user. */
+  /**
+   * The record variants a case is run on: one owned through each owner column, one through each
+   * longer `own via` chain of point 6 (`via ticket.reporter`), and one of another user.
+   */
   variants(entity: string, actor: MatrixActor): string[] {
-    return actor.userId === null ? ['other'] : [...this.userColumns(entity), 'other'];
+    if (actor.userId === null) return ['other'];
+    const chains = new Set<string>();
+    for (const p of this.model.permissions.filter((p) => p.entity === entity)) {
+      for (const chain of Object.values(p.via).flatMap((c) => c ?? [])) {
+        if (chain.length > 1) chains.add(`via ${chain.join('.')}`);
+      }
+    }
+    return [...this.userColumns(entity), ...chains, 'other'];
   }
 
   /**
@@ -175,11 +187,22 @@ export class Matrix {
 
   rolesOf = (id: Value | undefined): readonly string[] => (id === undefined ? [] : (this.#roles.get(id) ?? []));
 
-  /** The owners of a record of `variant`: the actor in that column, a bystander in every other. */
-  async owners(entity: string, variant: string, actor: MatrixActor): Promise<Values> {
+  /**
+   * The owners of a record of `variant`: the actor in that column, a bystander in every other; for
+   * `via a.b`, also the record `a` names, made first with the actor in its `b`.
+   */
+  async owners(entity: string, variant: string, actor: MatrixActor, made: Made): Promise<Values> {
     const owners: Values = {};
     for (const column of this.userColumns(entity)) {
       owners[column] = column === variant && actor.userId !== null ? actor.userId : await this.bystander();
+    }
+    if (variant.startsWith('via ')) {
+      const [step = '', ...rest] = variant.slice(4).split('.');
+      const field = this.entity(entity).fields.find((f) => f.name === step);
+      if (field?.type.kind !== 'reference') throw new Error(`${entity}.${step} is no reference`);
+      const target = field.type.entity;
+      const next = rest.length > 1 ? `via ${rest.join('.')}` : (rest[0] ?? 'other');
+      owners[step] = (await this.insert(target, await this.owners(target, next, actor, made), {}, made)).id ?? null;
     }
     return owners;
   }
@@ -248,6 +271,7 @@ export class Matrix {
       .create(record, { at: now, by: typeof record.created_by === 'string' ? record.created_by : null });
     if (!outcome.ok) throw new Error(`Could not write a ${entity}: ${JSON.stringify(outcome.refusal)}`);
     made.push({ entity, id: String(record.id) });
+    this.#written.set(`${entity} ${String(record.id)}`, outcome.stored.record);
     return outcome.stored.record;
   }
 
@@ -270,10 +294,12 @@ export class Matrix {
     for (const f of fields.filter(isUser)) values[f.name] = owners[f.name] ?? (await this.bystander());
     for (const f of fields.filter((f) => !isUser(f))) {
       if (Object.hasOwn(given, f.name)) values[f.name] = given[f.name] ?? null;
+      // A reference an `own via` variant made for its owner.
+      else if (f.type.kind === 'reference' && Object.hasOwn(owners, f.name)) values[f.name] = owners[f.name] ?? null;
       else if (f.type.kind === 'reference') {
         const target = f.type.entity;
         const forced = this.data.referenced?.(entity, f.name, values) ?? {};
-        const theirs = { ...(await this.owners(target, 'other', VISITOR_SHAPE)), ...forced };
+        const theirs = { ...(await this.owners(target, 'other', VISITOR_SHAPE, made)), ...forced };
         values[f.name] = (await this.insert(target, theirs, {}, made)).id ?? null;
       } else if (f.default !== null && 'literal' in f.default) values[f.name] = f.default.literal;
       else if (f.required || f.default !== null) values[f.name] = this.value(f, n);
@@ -428,7 +454,7 @@ export class Matrix {
       const extra: Values = transition
         ? { state: transition.from[0] ?? null, ...(this.data.before?.(entity, transition) ?? {}) }
         : {};
-      const record = await this.insert(entity, await this.owners(entity, variant, actor), extra, made);
+      const record = await this.insert(entity, await this.owners(entity, variant, actor, made), extra, made);
       const verdict = this.oracle.verdict(operation, entity, actor, record, transition);
       const guard =
         verdict.allowed && transition

@@ -8,7 +8,8 @@ import { type Access, ANYONE, type Model, type Permission, type Transition, USER
  * - A cell grants `create`, and `read`/`update`/`delete` on every record or on the role's `own`
  *   records only; `all` is all four; `-` or empty is nothing.
  * - A user's **own** records are those they created (`created_by`) and those naming them in a
- *   field of type `User`.
+ *   field of type `User`; for a grant `own via a.b`, instead, those whose chain of references
+ *   `a.b` leads to them (several chains joined by `or`: any of them).
  * - The row **`anyone`** grants signed-out visitors, and so everybody; a visitor owns nothing.
  *   A user has what any of their roles (and `anyone`) grants: the best of the cells.
  * - Point 6 **not shown**: no roles; a signed-in user may do everything, a visitor nothing.
@@ -63,13 +64,19 @@ export type Verdict = { allowed: false; outcome: Outcome; why: string } | { allo
 
 const RANK: Record<Access, number> = { none: 0, own: 1, all: 2 };
 
+/** A record by entity and id, for following `own via` chains; undefined when there is none. */
+export type Lookup = (entity: string, id: unknown) => Readonly<Record<string, unknown>> | undefined;
+
 export class PermissionOracle {
   readonly model: Model;
   /** Point 6 shown: roles exist. */
   readonly rolesShown: boolean;
 
-  constructor(model: Model) {
+  readonly #lookup: Lookup;
+
+  constructor(model: Model, lookup: Lookup = () => undefined) {
     this.model = model;
+    this.#lookup = lookup;
     this.rolesShown = model.points.find((p) => p.number === 6)?.shown === true;
   }
 
@@ -81,9 +88,48 @@ export class PermissionOracle {
     return ['created_by', ...users.map((f) => f.name)];
   }
 
-  owns(entity: string, record: Readonly<Record<string, unknown>>, actor: MatrixActor): boolean {
+  /** Whether the record is the actor's own: by the default owners, or by any of a grant's `via` chains. */
+  owns(
+    entity: string,
+    record: Readonly<Record<string, unknown>>,
+    actor: MatrixActor,
+    chains: readonly (readonly string[])[] | null = null,
+  ): boolean {
     if (actor.userId === null) return false;
-    return this.ownerColumns(entity).some((c) => record[c] === actor.userId);
+    if (chains === null) return this.ownerColumns(entity).some((c) => record[c] === actor.userId);
+    return chains.some((chain) => this.leadsTo(entity, record, chain, actor.userId));
+  }
+
+  /** Whether following the references of `chain` from the record ends at the user. */
+  leadsTo(
+    entity: string,
+    record: Readonly<Record<string, unknown>>,
+    chain: readonly string[],
+    userId: unknown,
+  ): boolean {
+    let at: Readonly<Record<string, unknown>> | undefined = record;
+    let on = entity;
+    for (const step of chain.slice(0, -1)) {
+      const field = this.model.entities.find((e) => e.name === on)?.fields.find((f) => f.name === step);
+      if (field?.type.kind !== 'reference') throw new Error(`${on}.${step} is no reference`);
+      on = field.type.entity;
+      at = this.#lookup(on, at[step]);
+      if (!at) return false;
+    }
+    return at[chain[chain.length - 1] ?? ''] === userId;
+  }
+
+  /** Whether a row of the actor grants the operation on this record: on all, or on own records it owns. */
+  grants(
+    entity: string,
+    actor: MatrixActor,
+    operation: 'read' | 'update' | 'delete',
+    record: Readonly<Record<string, unknown>>,
+  ): boolean {
+    if (!this.rolesShown) return actor.userId !== null;
+    return this.rows(entity, actor).some(
+      (r) => r[operation] === 'all' || (r[operation] === 'own' && this.owns(entity, record, actor, r.via[operation])),
+    );
   }
 
   /** The point-6 rows that apply to the actor for an entity: `anyone`'s, and their roles' when signed in. */
@@ -130,24 +176,30 @@ export class PermissionOracle {
 
   /** The records of `all` a list answers the actor: exactly the readable ones. */
   visible<R extends Readonly<Record<string, unknown>>>(entity: string, actor: MatrixActor, all: readonly R[]): R[] {
-    const read = this.access(entity, actor, 'read');
-    return all.filter((r) => read === 'all' || (read === 'own' && this.owns(entity, r, actor)));
+    return all.filter((r) => this.grants(entity, actor, 'read', r));
   }
 
   /**
    * The keys a record the actor reads holds: the system fields, and the entity's fields that any
    * row granting the actor read of this record shows (`read (title)`, `read except (speaker)`;
-   * a `read own` row only on their own records). Point 6 not shown: every field.
+   * a `read own` row only on their own records, or on every record when `owned` says so). Point 6
+   * not shown: every field.
    */
-  shownKeys(entity: string, actor: MatrixActor, record: Readonly<Record<string, unknown>>): Set<string> {
+  shownKeys(
+    entity: string,
+    actor: MatrixActor,
+    record: Readonly<Record<string, unknown>>,
+    owned?: boolean,
+  ): Set<string> {
     const found = this.model.entities.find((e) => e.name === entity);
     if (!found) throw new Error(`No entity ${entity}`);
     const machine = this.model.machines.some((m) => m.entity === entity);
     const system = ['id', 'created_at', 'updated_at', 'created_by', ...(machine ? ['state'] : [])];
     const every = found.fields.map((f) => f.name);
     if (!this.rolesShown) return new Set([...system, ...every]);
-    const owned = this.owns(entity, record, actor);
-    const reading = this.rows(entity, actor).filter((r) => r.read === 'all' || (r.read === 'own' && owned));
+    const reading = this.rows(entity, actor).filter(
+      (r) => r.read === 'all' || (r.read === 'own' && (owned ?? this.owns(entity, record, actor, r.via.read))),
+    );
     const shown = reading.some((r) => r.readFields === null) ? every : reading.flatMap((r) => r.readFields ?? []);
     return new Set([...system, ...shown]);
   }
@@ -173,14 +225,14 @@ export class PermissionOracle {
     if (read === 'none') return refuse('no read');
     if (operation === 'list') return { allowed: true, why: `read ${read}` };
     if (!record) throw new Error(`${operation} needs a record`);
-    const owned = this.owns(entity, record, actor);
-    if (read === 'own' && !owned) return refuse('read own, not theirs', NOT_FOUND);
+    if (!this.grants(entity, actor, 'read', record)) return refuse('read own, not theirs', NOT_FOUND);
     if (operation === 'get' || operation === 'history') return { allowed: true, why: `read ${read}` };
     const visitor = actor.userId === null;
     const writes = (kind: 'update' | 'delete'): Verdict => {
       const access = this.access(entity, actor, kind);
       if (access === 'none') return refuse(`no ${kind}`, visitor ? VISITOR_REFUSAL : FORBIDDEN);
-      if (access === 'own' && !owned) return refuse(`${kind} own, not theirs`, visitor ? VISITOR_REFUSAL : FORBIDDEN);
+      if (!this.grants(entity, actor, kind, record))
+        return refuse(`${kind} own, not theirs`, visitor ? VISITOR_REFUSAL : FORBIDDEN);
       return { allowed: true, why: `${kind} ${access}` };
     };
     if (operation === 'update' || operation === 'delete') return writes(operation);

@@ -175,7 +175,26 @@ export function listQueryParameters(
         'Groups of filters of which any one may hold: `or[1][category]=hardware&or[1][priority]=urgent` keeps ' +
           'records that are hardware or urgent. A group takes the same filters as `filter[…]` (`or[1][title][contains]`, ' +
           '`or[1][due][before]`, `or[1][assignee][empty]`, …); several groups (`or[2][…]`) must each hold, as must every `filter[…]`.',
-        { type: 'object', additionalProperties: true },
+        // The groups by number, each a field's filters (`{ "title": { "contains": "x" } }`).
+        // A deepObject names one level of keys only: a client serialising an example would send
+        // `or[1]={…}`, which is no filter, so the empty object (no group) is the example and the
+        // default, and Swagger UI's Try it out sends no `or` at all unless one writes groups.
+        {
+          type: 'object',
+          propertyNames: { pattern: '^[0-9]{1,2}$' },
+          maxProperties: MAX_OR_GROUPS,
+          additionalProperties: {
+            type: 'object',
+            additionalProperties: {
+              oneOf: [
+                { type: ['string', 'array'], items: { type: 'string' } },
+                { type: 'object', additionalProperties: { type: 'string' } },
+              ],
+            },
+          },
+          default: {},
+          example: {},
+        },
       ),
       style: 'deepObject',
       explode: true,

@@ -2849,7 +2849,11 @@ export interface operations {
                 "filter[title][empty]"?: boolean;
                 /** @description Groups of filters of which any one may hold: `or[1][category]=hardware&or[1][priority]=urgent` keeps records that are hardware or urgent. A group takes the same filters as `filter[…]` (`or[1][title][contains]`, `or[1][due][before]`, `or[1][assignee][empty]`, …); several groups (`or[2][…]`) must each hold, as must every `filter[…]`. */
                 or?: {
-                    [key: string]: unknown;
+                    [key: string]: {
+                        [key: string]: (string | string[]) | {
+                            [key: string]: string;
+                        };
+                    };
                 };
             };
             header?: never;

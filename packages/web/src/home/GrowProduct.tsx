@@ -95,7 +95,8 @@ export function GrowProduct({ model }: { model: Model }) {
             <Text size="sm">
               Start with point 1 (what the product does and for whom) and point 3 (its entities and fields). The format,
               with an example of every construct, is described in <Code>docs/spec-format.md</Code>: in the repository,
-              or where Ninepoint is installed from npm, at <Code>node_modules/@ninepoint/cli/docs/spec-format.md</Code>.
+              or where Ninepoint is installed from npm, at{' '}
+              <Code style={{ overflowWrap: 'anywhere' }}>node_modules/@ninepoint/cli/docs/spec-format.md</Code>.
             </Text>
           </Step>
           <Step number={3} title="Or start from an example">
@@ -148,7 +149,9 @@ function Command({ text }: { text: string }) {
       py={6}
       style={{ borderRadius: 8 }}
     >
-      <Code bg="transparent" style={{ overflowX: 'auto', whiteSpace: 'nowrap' }}>
+      {/* Wrapped, not scrolled: a scrolling box needs a keyboard stop of its own (axe's
+          scrollable-region-focusable), and the Copy button gives the command whole anyway. */}
+      <Code bg="transparent" style={{ overflow: 'visible', overflowWrap: 'anywhere', minWidth: 0 }}>
         {text}
       </Code>
       <CopyButton value={text}>

@@ -105,6 +105,8 @@ describe('the guided forms write the Markdown a person would', () => {
       who: ['staff'],
     });
     expect(after.roles.map((r) => r.name)).toContain('volunteer');
+    // The people column the form does not ask about is left empty: no say over accounts.
+    expect(after.roles.find((r) => r.name === 'volunteer')?.people).toEqual({ invite: [], manage: false });
     expect(after.permissions.find((p) => p.role === 'volunteer' && p.entity === 'Book')).toBeDefined();
   });
 
