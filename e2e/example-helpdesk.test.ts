@@ -260,8 +260,18 @@ describe.each(SQLITE_ONLY)('the helpdesk example over HTTP on $name', (db) => {
 
     const me = await requester.get('/api/auth/me');
     expect(me.body.access.Ticket).toMatchObject({
-      createFields: ['title', 'description', 'category', 'priority', 'reporter', 'notify', 'asset_tag', 'started_at'],
-      updateFields: ['description', 'notify', 'asset_tag'],
+      createFields: [
+        'title',
+        'description',
+        'category',
+        'priority',
+        'reporter',
+        'notify',
+        'asset_tag',
+        'started_at',
+        'screenshots',
+      ],
+      updateFields: ['description', 'notify', 'asset_tag', 'screenshots'],
     });
     expect((await agent.get('/api/auth/me')).body.access.Ticket).toMatchObject({
       createFields: null,
