@@ -292,7 +292,7 @@ describe('the npm tarballs installed into an empty folder', () => {
     // The home page (GrowProduct) is drawn in the browser: its hints are read from its source.
     const page = readFileSync(join(root, 'packages/web/src/home/GrowProduct.tsx'), 'utf8');
     const commands = [...page.matchAll(/<Command text="([^"]+)"/g)].map((m) => m[1] as string);
-    const paths = [...page.matchAll(/<Code>(node_modules\/[^<]+)<\/Code>/g)].map((m) => m[1] as string);
+    const paths = [...page.matchAll(/<Code[^>]*>(node_modules\/[^<]+)<\/Code>/g)].map((m) => m[1] as string);
     expect(commands).toContain('npx ninepoint new --example lending-desk lending.md');
     expect(paths).toContain('node_modules/@ninepoint/cli/docs/spec-format.md');
     for (const path of paths) expect(existsSync(join(app, path)), path).toBe(true);

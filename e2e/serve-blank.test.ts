@@ -43,6 +43,12 @@ describe('ninepoint serve with no spec (the blank spec)', () => {
     const openapi = (await (await fetch(`${url}/api/openapi.json`)).json()) as { paths: Record<string, unknown> };
     expect(Object.keys(openapi.paths).sort()).toEqual([
       '/api/auth/me',
+      '/api/auth/passkeys',
+      '/api/auth/passkeys/register',
+      '/api/auth/passkeys/register/options',
+      '/api/auth/passkeys/sign-in',
+      '/api/auth/passkeys/sign-in/options',
+      '/api/auth/passkeys/{id}',
       '/api/auth/password-reset',
       '/api/auth/password-reset/confirm',
       '/api/auth/sign-in',
@@ -70,6 +76,8 @@ describe('ninepoint serve with no spec (the blank spec)', () => {
       '/api/users',
       '/api/users/{id}',
       '/api/users/{id}/history',
+      '/api/users/{id}/passkeys',
+      '/api/users/{id}/passkeys/{passkeyId}',
       '/api/users/{id}/two-factor',
       '/api/views',
       '/api/views/{id}',
