@@ -1,5 +1,5 @@
 import type { Call, CodeRef, OutgoingEvent } from '@ninepoint/spec';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import type { Logger } from 'pino';
 import { createAjv } from '../compile/ajv.ts';
@@ -9,6 +9,7 @@ import { ProblemError } from '../compile/problems.ts';
 import type { Route } from '../compile/route-table.ts';
 import type { LocalChange } from '../live/index.ts';
 import type { AuthStore, RequestActor } from '../people/index.ts';
+import { justRun, type WriteAround } from '../records/index.ts';
 import type { Store } from '../store/store.ts';
 import { codeCallSchemas } from './code-api.ts';
 import { CODE_ACTOR_HEADER, type CodeActors, CodeRefusal, recordsAccess } from './code-records.ts';
@@ -72,7 +73,7 @@ export function registerCode(app: FastifyInstance, options: CodeOptions): CodeFe
   }
 
   const before = beforeHooks(compiled.routeTable.routes, runner);
-  const around: WriteAround = before.size > 0 ? holdBeforeWrites(app, before, options) : (_r, _p, work) => work();
+  const around: WriteAround = before.size > 0 ? holdBeforeWrites(app, before, options) : justRun;
 
   const pending = new Set<Promise<void>>();
   const track = (work: Promise<void>) => {
@@ -150,16 +151,6 @@ async function actorOf(auth: AuthStore, by: string | null | undefined, system: R
   const user = await auth.users.activeById(by);
   return user ? { userId: user.id, roles: user.roles, user, via: null } : system;
 }
-
-/**
- * How the records run a write: `work` makes it and answers the call. The code feature's wraps it
- * with the call's `before` hooks in one held transaction.
- */
-export type WriteAround = (
-  request: FastifyRequest,
-  reply: FastifyReply,
-  work: () => Promise<unknown>,
-) => Promise<unknown>;
 
 /** The calls whose answer is leaving while their held transaction is open (`holdBeforeWrites`). */
 const answering = new WeakMap<FastifyRequest, { started: (status: number) => void; ended: Promise<unknown> }>();

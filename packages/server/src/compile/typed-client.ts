@@ -12,6 +12,7 @@ import {
   tsUnion,
 } from '@ninepoint/spec';
 import type { FilterType, ListParams } from './list-params.ts';
+import { plural } from './migration-report.ts';
 import type { Route } from './route-table.ts';
 
 /**
@@ -367,10 +368,6 @@ function capital(text: string): string {
 /** `a Ticket`, `an Article`. */
 function article(name: string): string {
   return `${/^[AEIOU]/.test(name) ? 'an' : 'a'} ${name}`;
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
 function safeName(param: string): string {

@@ -1,9 +1,7 @@
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import type { FileStorage } from './file-storage.ts';
-
-/** The largest image decoded, in pixels: a decompression bomb is refused, not rendered. */
-const MAX_PIXELS = 100_000_000;
+import { MAX_PIXELS } from './thumbnails.ts';
 
 /**
  * Strips the metadata of a raster image just stored (EXIF and XMP: where a photo was taken, the

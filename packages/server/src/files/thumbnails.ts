@@ -11,8 +11,8 @@ export function thumbnailKey(storageKey: string, size: number): string {
   return `${storageKey}-t${size}`;
 }
 
-/** The largest image decoded for a thumbnail, in pixels: a decompression bomb is refused, not rendered. */
-const MAX_PIXELS = 100_000_000;
+/** The largest image decoded (thumbnails, stripping metadata), in pixels: a decompression bomb is refused, not rendered. */
+export const MAX_PIXELS = 100_000_000;
 
 /**
  * A raster image's thumbnail as WebP, made once with sharp (libvips, prebuilt in the npm package)

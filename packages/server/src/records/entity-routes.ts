@@ -98,7 +98,8 @@ export type WriteAround = (
   work: () => Promise<unknown>,
 ) => Promise<unknown>;
 
-const justRun: WriteAround = (_request, _reply, work) => work();
+/** Runs a write as it is: the records' default when no feature wraps writes. */
+export const justRun: WriteAround = (_request, _reply, work) => work();
 
 /**
  * Serves the calls of the route table: list, get, create, update, delete, history and transitions.

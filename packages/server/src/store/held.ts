@@ -35,11 +35,6 @@ export class HeldScope<C> {
     return held?.open ? held : undefined;
   }
 
-  /** Whether some held transaction is open, the caller's or not. */
-  get busy(): boolean {
-    return this.#open !== null;
-  }
-
   /**
    * Resolves when no held transaction but the caller's own is open: what a caller outside one
    * waits for before it reads or writes (undefined when it need not wait: the hot path).
