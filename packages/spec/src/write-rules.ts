@@ -1,6 +1,7 @@
 import type { CompiledExpression, RecordValue, RecordValues } from './evaluate.ts';
 import type { MessageCatalogue, MessageParams } from './message-catalogue.ts';
 import type { DefaultValue, Entity, Field, Rule, Transition } from './model.ts';
+import { wordList } from './word-list.ts';
 
 /**
  * How a write runs the point-5 rules that are expressions, shared by the server (which runs them in
@@ -161,8 +162,7 @@ export function setFirst(fields: readonly Pick<Field, 'name' | 'label'>[]): stri
       .join(' ');
     return `${/^[aeiou]/i.test(words) && !/^u[a-z]i/i.test(words) ? 'an' : 'a'} ${words}`;
   });
-  const list = named.length <= 1 ? (named[0] ?? '') : `${named.slice(0, -1).join(', ')} and ${named.at(-1)}`;
-  return `Set ${list} first.`;
+  return `Set ${wordList(named, 'and')} first.`;
 }
 
 /**

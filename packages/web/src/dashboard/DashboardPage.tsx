@@ -21,7 +21,7 @@ import type { Me } from '../api/session.ts';
 import type { ScreenProps } from '../app/context.ts';
 import { Failure } from '../app/pages.tsx';
 import { label, screenDoc, screenTitle } from '../app/screens.ts';
-import { formatNumber } from '../format.ts';
+import { counted, formatNumber } from '../format.ts';
 import { machineOf } from '../list/query.ts';
 import { collectionLabel } from '../records/labels.ts';
 import {
@@ -90,8 +90,8 @@ function TileCard({ shown, model, me }: { shown: ShownTile; model: Model; me: Me
   const withUnits = (value: number) => withUnit(format(value), value, unit);
   const figureOf = (row: { count: number; sums: Record<string, number> }) =>
     sum && tile.field ? (row.sums[tile.field] ?? 0) : row.count;
-  const counted = (n: number) =>
-    `${formatNumber(n)} ${n === 1 ? label(tile.entity).toLowerCase() : collectionLabel(tile.entity).toLowerCase()}`;
+  const countOf = (n: number) =>
+    counted(n, label(tile.entity).toLowerCase(), collectionLabel(tile.entity).toLowerCase());
   const all = recordsLink(model, me, tile.entity, null);
 
   let body: ReactNode;
@@ -106,7 +106,7 @@ function TileCard({ shown, model, me }: { shown: ShownTile; model: Model; me: Me
     const data = query.data;
     const total = figureOf(data);
     const headline = (
-      <Headline text={sum ? withUnits(total) : counted(total)} link={tile.by === null || sum ? all : null} />
+      <Headline text={sum ? withUnits(total) : countOf(total)} link={tile.by === null || sum ? all : null} />
     );
     if (tile.by === null) body = headline;
     else {

@@ -1,5 +1,5 @@
 import { Anchor, Badge, Box, Card, Group, SimpleGrid, Skeleton, Stack, Text, Title } from '@mantine/core';
-import { type Entity, type Model, threadOf, USER_ENTITY } from '@ninepoint/spec';
+import { type Entity, type Model, threadOf } from '@ninepoint/spec';
 import { type UseQueryResult, useQueries } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router';
@@ -7,6 +7,7 @@ import { api } from '../api/client.ts';
 import type { Me } from '../api/session.ts';
 import { fieldLabel, pluralLabel } from '../app/screens.ts';
 import { formatDateTime, formatRelative } from '../fields/display.ts';
+import { refersToUsers } from '../list/query.ts';
 import { accessTo, stateColor, stateLabel } from '../records/access.ts';
 import { type ApiRecord, callFor, machineOf, type Page, pathOf } from '../records/calls.ts';
 import { detailRoute, listScreen } from '../records/navigation.ts';
@@ -35,7 +36,7 @@ export function workSources(model: Model, me: Me): WorkSource[] {
     const access = accessTo(me, entity.name);
     // A thread's messages are read on the record they are about.
     if (access.read === 'none' || !callFor(model, entity.name, 'list') || threadOf(model, entity.name)) return [];
-    const people = entity.fields.filter((f) => f.type.kind === 'reference' && f.type.entity === USER_ENTITY);
+    const people = entity.fields.filter((f) => refersToUsers(f.type));
     if (people.length === 0) {
       return access.create ? [{ entity, field: 'created_by', title: `${pluralLabel(entity.name)} you created` }] : [];
     }

@@ -11,6 +11,7 @@ import { type ApiRecord, EMPTY, formatDay, formatValue, recordTitle, stateColor 
 import { stateLabel } from '../records/access.ts';
 import { SortIcon } from './icons.tsx';
 import {
+  clampWidth,
   columnsWithValues,
   type Density,
   defaultWidth,
@@ -351,7 +352,6 @@ function ResizeHandle({
   onDrag: (width: number) => void;
   onDone: (width: number) => void;
 }) {
-  const clamp = (w: number) => Math.round(Math.min(MAX_COLUMN, Math.max(MIN_COLUMN, w)));
   const start = (event: PointerEvent<HTMLSpanElement>) => {
     event.preventDefault();
     event.stopPropagation();
@@ -361,7 +361,7 @@ function ResizeHandle({
     let latest = from;
     handle.setPointerCapture(event.pointerId);
     const move = (e: globalThis.PointerEvent) => {
-      latest = clamp(from + e.clientX - x);
+      latest = clampWidth(from + e.clientX - x);
       onDrag(latest);
     };
     const up = () => {
@@ -379,7 +379,7 @@ function ResizeHandle({
     if (step === 0) return;
     event.preventDefault();
     const from = event.currentTarget.parentElement?.getBoundingClientRect().width ?? width ?? 120;
-    onDone(clamp(from + step));
+    onDone(clampWidth(from + step));
   };
   const now = Math.round(width ?? 0);
   return (

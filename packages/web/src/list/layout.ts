@@ -11,6 +11,11 @@ export type Density = 'compact' | 'comfortable';
 export const MIN_COLUMN = 56;
 export const MAX_COLUMN = 640;
 
+/** A column's width in whole pixels between the narrowest and widest a column may be. */
+export function clampWidth(width: number): number {
+  return Math.round(Math.min(MAX_COLUMN, Math.max(MIN_COLUMN, width)));
+}
+
 /**
  * A column's starting width by what it holds: dates, names and badges fit on one line; the title
  * column has none and takes what the others leave.
@@ -94,9 +99,8 @@ export function useListLayout(user: string | null, route: string) {
     setWidth: (name: string, width: number) =>
       setLayout((current) => ({
         ...current,
-        widths: { ...current.widths, [name]: Math.round(Math.min(MAX_COLUMN, Math.max(MIN_COLUMN, width))) },
+        widths: { ...current.widths, [name]: clampWidth(width) },
       })),
-    resetWidths: () => setLayout((current) => ({ ...current, widths: {} })),
   };
 }
 

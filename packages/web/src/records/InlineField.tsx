@@ -12,7 +12,7 @@ import { toInput } from '../fields/form-values.ts';
 import { formatMessage } from '../format.ts';
 import { refusalBeforeSending } from '../rules/before-sending.ts';
 import { accessTo, covers } from './access.ts';
-import { problemOf, refreshRecords, storeRecord } from './api.ts';
+import { problemOf, recordKey, refreshRecords, storeRecord } from './api.ts';
 import { type ApiRecord, callFor, pathOf, payloadFields } from './calls.ts';
 import { useFieldForm } from './field-form.ts';
 
@@ -148,7 +148,7 @@ function FieldEditor({
       setElsewhere(others.length > 0 || atField ? others : [formatMessage(problem.message)]);
       if (problem.problem.code === 'CONFLICT') {
         setElsewhere(['Someone changed this record meanwhile: it now shows their version. Try again.']);
-        void client.invalidateQueries({ queryKey: ['record', entity.name, answer.body.id] });
+        void client.invalidateQueries({ queryKey: recordKey(entity.name, answer.body.id) });
       }
     },
   });
