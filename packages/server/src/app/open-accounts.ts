@@ -1,6 +1,6 @@
 import type { Model } from '@ninepoint/spec';
 import { assignableRoles } from '../compile/permissions.ts';
-import { channelFor } from '../live/index.ts';
+import { channelFor, encodePayload } from '../live/index.ts';
 import { AuthStore } from '../people/index.ts';
 import { openStore, type StoreOptions } from '../store/open-store.ts';
 import type { AppliedSchema, Store } from '../store/store.ts';
@@ -10,7 +10,7 @@ import { compileApp } from './compile-app.ts';
 async function announceAccountChange(store: Store, userId: string): Promise<void> {
   if (store.dialect !== 'postgres') return;
   const [row] = await store.sql.all<{ schema: string }>('SELECT current_schema() AS schema');
-  const payload = JSON.stringify({ e: '', i: userId, k: 'account', a: new Date().toISOString(), o: 'terminal' });
+  const payload = encodePayload({ entity: '', id: userId, kind: 'account', at: new Date().toISOString() }, 'terminal');
   await store.sql.all('SELECT pg_notify(?, ?)', [channelFor(row?.schema ?? 'public'), payload]);
 }
 

@@ -110,15 +110,7 @@ export class PgFeed extends LocalFeed {
   override publish(change: Change): void {
     super.publish(change);
     if (this.#channel === '') return;
-    const payload = JSON.stringify({
-      e: change.entity,
-      i: change.id,
-      k: change.kind,
-      a: change.at,
-      o: this.#origin,
-      ...(change.fields ? { f: change.fields } : {}),
-    });
-    this.#options.notify(this.#channel, payload).catch((error: unknown) => {
+    this.#options.notify(this.#channel, encodePayload(change, this.#origin)).catch((error: unknown) => {
       this.#options.logger?.warn({ err: error }, 'could not tell the other servers of a change');
     });
   }
@@ -191,6 +183,18 @@ export function channelFor(schema: string): string {
   return Buffer.byteLength(name) <= 63
     ? name
     : `ninepoint_changes_${createHash('sha256').update(schema).digest('hex').slice(0, 32)}`;
+}
+
+/** A change as the notification `parsePayload` reads, from the server (or process) `origin`. */
+export function encodePayload(change: Change, origin: string): string {
+  return JSON.stringify({
+    e: change.entity,
+    i: change.id,
+    k: change.kind,
+    a: change.at,
+    o: origin,
+    ...(change.fields ? { f: change.fields } : {}),
+  });
 }
 
 /** A notification's change, unless it is malformed or this server's own. */

@@ -10,10 +10,10 @@ import {
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ProblemError } from '../compile/problems.ts';
 import { sameOrigin } from '../http/same-origin.ts';
-import { UUID } from '../store/uuidv7.ts';
 import { recordAccountEvent } from './accounts.ts';
 import type { SignIn } from './auth.ts';
 import type { AuthStore } from './auth-store.ts';
+import { managedUserId, strictCookieOptions } from './managed-account.ts';
 import type { ChallengePurpose, PasskeyRow } from './passkeys-store.ts';
 import {
   PASSKEY_CHALLENGE_COOKIE,
@@ -125,13 +125,13 @@ export function registerPasskeys(app: FastifyInstance, options: PasskeysOptions,
     const at = now();
     const expiresAt = at + PASSKEY_CHALLENGE_MINUTES * 60_000;
     await auth.passkeys.addChallenge(secretHash(secret), purpose, userId, challenge, at, expiresAt);
-    reply.setCookie(cookieName(request), secret, { ...cookieOptions(request), expires: new Date(expiresAt) });
+    reply.setCookie(cookieName(request), secret, { ...strictCookieOptions(request), expires: new Date(expiresAt) });
   };
 
   /** The browser's challenge, taken once (a second answer to it finds nothing). */
   const takeChallenge = async (request: FastifyRequest, reply: FastifyReply, purpose: ChallengePurpose) => {
     const secret = request.cookies[cookieName(request)];
-    reply.clearCookie(cookieName(request), cookieOptions(request));
+    reply.clearCookie(cookieName(request), strictCookieOptions(request));
     if (secret === undefined || !looksLikeSecret('passkey', secret)) return undefined;
     return auth.passkeys.takeChallenge(secretHash(secret), purpose, now());
   };
@@ -284,24 +284,13 @@ export function registerPasskeys(app: FastifyInstance, options: PasskeysOptions,
     return reply.send({ user });
   });
 
-  const managed = async (request: FastifyRequest): Promise<string> => {
-    const { actor } = request;
-    if (actor.user === null) throw new ProblemError('NOT_SIGNED_IN');
-    if (!manages(actor.roles)) {
-      throw new ProblemError('FORBIDDEN', {}, { detail: 'Only those whose roles manage people may do this.' });
-    }
-    const id = (request.params as { id: string }).id.toLowerCase();
-    if (!UUID.test(id) || !(await auth.users.get(id))) throw new ProblemError('NOT_FOUND', { entity: 'user', id });
-    return id;
-  };
-
   app.get(PASSKEY_ROUTES.ofUser, async (request, reply) => {
-    const id = await managed(request);
+    const id = await managedUserId(request, auth, manages);
     return reply.send({ items: (await auth.passkeys.of(id)).map(info) });
   });
 
   app.delete(PASSKEY_ROUTES.removeOfUser, async (request, reply) => {
-    const id = await managed(request);
+    const id = await managedUserId(request, auth, manages);
     const passkeyId = (request.params as { passkeyId: string }).passkeyId;
     if (!(await auth.passkeys.remove(id, passkeyId))) {
       throw new ProblemError('NOT_FOUND', { entity: 'passkey', id: passkeyId });
@@ -314,9 +303,4 @@ export function registerPasskeys(app: FastifyInstance, options: PasskeysOptions,
 
 function cookieName(request: FastifyRequest): string {
   return request.protocol === 'https' ? SECURE_PASSKEY_CHALLENGE_COOKIE : PASSKEY_CHALLENGE_COOKIE;
-}
-
-/** Strict: a passkey ceremony is a call of the app's own pages, never a navigation from elsewhere. */
-function cookieOptions(request: FastifyRequest) {
-  return { path: '/', httpOnly: true, sameSite: 'strict', secure: request.protocol === 'https' } as const;
 }

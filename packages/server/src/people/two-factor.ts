@@ -2,11 +2,12 @@ import type { RuntimeSettings } from '@ninepoint/spec';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ProblemError } from '../compile/problems.ts';
 import { sameOrigin } from '../http/same-origin.ts';
-import { UUID } from '../store/uuidv7.ts';
 import { recordAccountEvent } from './accounts.ts';
 import type { RequestActor, SecondStepAnswer, SignIn, TwoFactorStatus } from './auth.ts';
 import type { AuthStore } from './auth-store.ts';
 import { isDemoEmail } from './dev-mode.ts';
+import { managedUserId, strictCookieOptions } from './managed-account.ts';
+import { PASSKEY_ROUTES } from './passkeys.ts';
 import { verifyPassword } from './passwords.ts';
 import {
   CONFIRM_TWO_FACTOR_SCHEMA,
@@ -51,9 +52,9 @@ const OPEN_WHILE_ENROLLING = new Set([
   TWO_FACTOR_ROUTES.enrol,
   TWO_FACTOR_ROUTES.confirm,
   // A passkey meets the requirement too: registered now, it signs them in without a code next time.
-  '/api/auth/passkeys',
-  '/api/auth/passkeys/register/options',
-  '/api/auth/passkeys/register',
+  PASSKEY_ROUTES.list,
+  PASSKEY_ROUTES.registerOptions,
+  PASSKEY_ROUTES.register,
   '/api/health',
   '/api/spec',
   '/api/openapi.json',
@@ -105,7 +106,7 @@ export class TwoFactor {
     const at = now();
     const expiresAt = at + SECOND_STEP_MINUTES * 60_000;
     await auth.twoFactor.addPending(secretHash(secret), user.id, at, expiresAt);
-    reply.setCookie(pendingCookie(request), secret, { ...pendingCookieOptions(request), expires: new Date(expiresAt) });
+    reply.setCookie(pendingCookie(request), secret, { ...strictCookieOptions(request), expires: new Date(expiresAt) });
     request.log.info({ user: user.id }, 'sign-in waits for its second step');
     return { secondStep: 'two-factor', expiresAt: new Date(expiresAt).toISOString() };
   };
@@ -201,7 +202,7 @@ export class TwoFactor {
       const pending = hash === null ? undefined : await auth.twoFactor.pending(hash);
       if (hash === null || !pending || now() >= pending.expiresAt || pending.failures >= SECOND_STEP_TRIES) {
         if (hash !== null) await auth.twoFactor.endPending(hash);
-        reply.clearCookie(pendingCookie(request), pendingCookieOptions(request));
+        reply.clearCookie(pendingCookie(request), strictCookieOptions(request));
         throw new ProblemError('TWO_FACTOR_EXPIRED');
       }
       const release = await attempt(request, reply, pending.userId);
@@ -218,7 +219,7 @@ export class TwoFactor {
       await release();
       // The waiting sign-in is used once: of two requests with right codes, one signs in.
       const ended = await auth.twoFactor.endPending(hash);
-      reply.clearCookie(pendingCookie(request), pendingCookieOptions(request));
+      reply.clearCookie(pendingCookie(request), strictCookieOptions(request));
       const user = ended ? await auth.users.activeById(pending.userId) : undefined;
       if (!user) throw new ProblemError('TWO_FACTOR_EXPIRED');
       await signIn(request, reply, user);
@@ -300,16 +301,10 @@ export class TwoFactor {
     });
 
     app.delete(TWO_FACTOR_ROUTES.reset, async (request, reply) => {
-      const { actor } = request;
-      if (actor.user === null) throw new ProblemError('NOT_SIGNED_IN');
-      if (!manages(actor.roles)) {
-        throw new ProblemError('FORBIDDEN', {}, { detail: 'Only those whose roles manage people may do this.' });
-      }
-      const id = (request.params as { id: string }).id.toLowerCase();
-      if (!UUID.test(id) || !(await auth.users.get(id))) throw new ProblemError('NOT_FOUND', { entity: 'user', id });
+      const id = await managedUserId(request, auth, manages);
       // A reset that finds nothing to reset records nothing, as every account change.
       if (await auth.twoFactor.remove(id)) {
-        await recordAccountEvent(auth, id, { kind: 'two-factor-reset' }, actor.user.id, now());
+        await recordAccountEvent(auth, id, { kind: 'two-factor-reset' }, request.actor.user?.id ?? id, now());
         request.log.info({ user: id }, 'two-factor sign-in reset');
       }
       return reply.code(204).send();
@@ -319,9 +314,4 @@ export class TwoFactor {
 
 function pendingCookie(request: FastifyRequest): string {
   return request.protocol === 'https' ? SECURE_PENDING_SIGN_IN_COOKIE : PENDING_SIGN_IN_COOKIE;
-}
-
-/** Strict: the second step is a call of the app's own sign-in page, never a navigation from elsewhere. */
-function pendingCookieOptions(request: FastifyRequest) {
-  return { path: '/', httpOnly: true, sameSite: 'strict', secure: request.protocol === 'https' } as const;
 }
