@@ -1,5 +1,6 @@
 import type { Completion, CompletionContext, CompletionResult } from '@codemirror/autocomplete';
 import { FILE_FORMATS } from '@ninepoint/spec';
+import { cells, fileKinds, isTableLine } from './guided.ts';
 
 /** Where the cursor is in a Markdown table: its column's header word and the row's cells. */
 export interface CellContext {
@@ -9,15 +10,8 @@ export interface CellContext {
   row: Record<string, string>;
 }
 
-const isTableLine = (line: string) => line.trim().startsWith('|');
-/** A row's cells between its outer pipes; a `\|` stays inside its cell. */
-const cellsOf = (line: string) =>
-  line
-    .trim()
-    .replace(/^\|/, '')
-    .replace(/\|$/, '')
-    .split(/(?<!\\)\|/)
-    .map((c) => c.trim());
+/** A row's cells, trimmed. */
+const cellsOf = (line: string) => cells(line).map((c) => c.trim());
 
 /** The table cell at an offset of the text, with its column's header; null outside a table's body. */
 export function cellAt(text: string, offset: number): CellContext | null {
@@ -85,9 +79,8 @@ export function cellCompletions(cell: CellContext, entities: readonly string[]):
   if (file) {
     const image = file[1]?.toLowerCase() === 'image';
     rules.push({ label: 'at most 10 MB', detail: 'the largest file (default 25 MB)', type: 'keyword' });
-    for (const [kind, format] of Object.entries(FILE_FORMATS)) {
-      if (!image || format.raster) rules.push({ label: kind, detail: format.mime, type: 'constant' });
-    }
+    for (const kind of fileKinds(image))
+      rules.push({ label: kind, detail: FILE_FORMATS[kind]?.mime, type: 'constant' });
     return rules;
   }
   return [

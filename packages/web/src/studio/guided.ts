@@ -14,13 +14,13 @@ export interface RowInsert {
   line: number;
 }
 
-/** The cells of a table row (without the outer pipes); a `\|` stays inside its cell. */
-function cells(line: string): string[] {
+/** The cells of a table row (without the outer pipes), untrimmed; a `\|` stays inside its cell. */
+export function cells(line: string): string[] {
   const inner = line.trim().replace(/^\|/, '').replace(/\|$/, '');
   return inner.split(/(?<!\\)\|/);
 }
 
-const isTableLine = (line: string) => line.trim().startsWith('|');
+export const isTableLine = (line: string) => line.trim().startsWith('|');
 
 /**
  * A row written after the table row at 1-based `afterLine`, its cells placed by the table's
