@@ -9,6 +9,7 @@ import { FieldValue, UserName } from '../fields/FieldValue.tsx';
 import { stateColor, stateLabel, transitionLabel } from './access.ts';
 import { type HistoryEntry, machineOf } from './calls.ts';
 import { actorWords } from './history-actor.ts';
+import { studioLineRoute } from './navigation.ts';
 
 /**
  * A record's history as a timeline, newest first: who did what and when, each change from its old
@@ -124,7 +125,7 @@ function SpecLineLink({ line, text }: { line: number; text: string }) {
   return (
     <Anchor
       component={Link}
-      to={`/studio?${new URLSearchParams({ line: String(line), text })}`}
+      to={studioLineRoute(line, text)}
       size="xs"
       title={text}
       aria-label={`Spec ${label}: ${text}`}

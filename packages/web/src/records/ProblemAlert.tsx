@@ -5,6 +5,7 @@ import { Link } from 'react-router';
 import type { ApiError } from '../api/client.ts';
 import { useDevMode } from '../api/dev.ts';
 import { formatMessage } from '../format.ts';
+import { studioLineRoute } from './navigation.ts';
 
 /**
  * A refusal the user must read: the catalogue's message, and the messages of its errors (by
@@ -64,13 +65,7 @@ function WhyLinks({ error }: { error: ApiError }) {
   return (
     <Group gap="sm" mt={4}>
       {lines.map((spec) => (
-        <Anchor
-          key={spec.line}
-          component={Link}
-          to={`/studio?${new URLSearchParams({ line: String(spec.line), text: spec.text })}`}
-          size="sm"
-          title={spec.text}
-        >
+        <Anchor key={spec.line} component={Link} to={studioLineRoute(spec.line, spec.text)} size="sm" title={spec.text}>
           Why? Spec line {spec.line}
         </Anchor>
       ))}

@@ -34,3 +34,8 @@ export function listScreen(model: Model, me: Me, entity: string): Screen | null 
   const open = candidates.filter((s) => refusal(s, me) === null);
   return open.find((s) => s.filters.length === 0) ?? open[0] ?? null;
 }
+
+/** The Studio opened at a spec line (`?line=…&text=…`), as a refusal's "why?" and a history entry link it. */
+export function studioLineRoute(line: number, text: string): string {
+  return `/studio?${new URLSearchParams({ line: String(line), text })}`;
+}
