@@ -8,7 +8,7 @@ import { FieldInput } from '../fields/FieldInput.tsx';
 import { defaultInput } from '../fields/form-values.ts';
 import type { ApiRecord } from '../format.ts';
 import { accessTo } from './access.ts';
-import { callFor, pathOf, payloadFields } from './calls.ts';
+import { callFor, pathOf, payloadFields, writableFields } from './calls.ts';
 import { useFieldForm } from './field-form.ts';
 
 /**
@@ -20,13 +20,8 @@ export function bulkSettableFields(model: Model, me: Me, entity: Entity): Field[
   const call = callFor(model, entity.name, 'update');
   const access = accessTo(me, entity.name);
   if (call?.method !== 'PATCH' || access.update === 'none') return [];
-  const allowed = access.updateFields;
-  return payloadFields(entity, call).filter(
-    (f) =>
-      f.type.kind !== 'file' &&
-      f.type.kind !== 'longText' &&
-      !f.unique &&
-      (allowed === null || allowed.includes(f.name)),
+  return writableFields(payloadFields(entity, call), access, true).filter(
+    (f) => f.type.kind !== 'file' && f.type.kind !== 'longText' && !f.unique,
   );
 }
 

@@ -13,7 +13,7 @@ import { formatMessage } from '../format.ts';
 import { refusalBeforeSending } from '../rules/before-sending.ts';
 import { accessTo, covers } from './access.ts';
 import { problemOf, recordKey, refreshRecords, storeRecord } from './api.ts';
-import { type ApiRecord, callFor, pathOf, payloadFields } from './calls.ts';
+import { type ApiRecord, callFor, pathOf, payloadFields, writableFields } from './calls.ts';
 import { useFieldForm } from './field-form.ts';
 
 /**
@@ -25,10 +25,9 @@ export function inPlaceFields(model: Model, me: Me, entity: Entity, record: ApiR
   const call = callFor(model, entity.name, 'update');
   const access = accessTo(me, entity.name);
   if (call?.method !== 'PATCH' || !covers(access.update, owned, access.updateStates, record.state)) return new Set();
-  const allowed = access.updateFields;
   return new Set(
-    payloadFields(entity, call)
-      .filter((f) => f.type.kind !== 'file' && (allowed === null || allowed.includes(f.name)))
+    writableFields(payloadFields(entity, call), access, true)
+      .filter((f) => f.type.kind !== 'file')
       .map((f) => f.name),
   );
 }
