@@ -18,8 +18,8 @@ import {
 /**
  * Every example's app at a desktop's and a phone's size, as each of its roles: every screen in
  * the navigation and a record's detail page fit the screen (nothing scrolls sideways) and every
- * badge (states, choices) is shown whole, not cut to "Assi…". Screenshots of each go to
- * test-results/screenshots/layout-*.png (the ones in docs/images/ are copied from there).
+ * badge (states, choices) is shown whole, not cut to "Assi…". With SCREENSHOTS=1, screenshots of
+ * each go to test-results/screenshots/layout-*.png (`npm run docs:images` copies some to docs/images/).
  */
 
 const SIZES = [

@@ -28,7 +28,8 @@ import {
  * The lending desk in Chromium: a visitor browses the catalogue, a member sees only their loans,
  * the desk lends a book through the form (refused by a rule first), walks loans through their
  * transitions on the detail page and the board, filters and sorts the catalogue, and opens a
- * deep link. Screenshots of its home, list, detail, form and board go to test-results/screenshots/.
+ * deep link. With SCREENSHOTS=1, screenshots of its home, list, detail, form and board go to
+ * test-results/screenshots/.
  * The tests run in order and build on each other's records, as a day at the desk does.
  */
 

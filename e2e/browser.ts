@@ -17,7 +17,7 @@
  *   if (!chromium) return ctx.skip(unavailable);
  *   const page = await chromium.newPage();
  *   …
- *   await screenshot(page, 'the-page');
+ *   await screenshot(page, 'the-page'); // written only with SCREENSHOTS=1
  * });
  */
 import { spawn } from 'node:child_process';
@@ -257,10 +257,21 @@ export async function watchPage(page: Page, origin: string): Promise<PageWatch> 
 }
 
 /**
- * Saves a PNG of a whole page (all of it, not only the viewport) or of one element as
- * `test-results/screenshots/<name>.png`, prints its path and returns it.
+ * Whether the browser tests write their screenshots: only when `SCREENSHOTS=1` is set (the
+ * command that regenerates docs/images, `npm run docs:images`). A whole-page PNG costs Chromium a
+ * render and an encode, and the tests took about a hundred and fifty of them per run that nobody
+ * looked at; without it each test takes the same steps and checks the same things, the page
+ * settled the same way, and only the file is not written.
  */
-export async function screenshot(target: Page | Locator, name: string): Promise<string> {
+export const SCREENSHOTS = process.env.SCREENSHOTS === '1';
+
+/**
+ * Saves a PNG of a whole page (all of it, not only the viewport) or of one element as
+ * `test-results/screenshots/<name>.png`, prints its path and returns it; with `SCREENSHOTS` unset,
+ * does nothing and returns null.
+ */
+export async function screenshot(target: Page | Locator, name: string): Promise<string | null> {
+  if (!SCREENSHOTS) return null;
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   const path = join(SCREENSHOT_DIR, `${name.replace(/[^A-Za-z0-9._-]+/g, '-')}.png`);
   if ('goto' in target) await target.screenshot({ path, fullPage: true });
