@@ -182,7 +182,7 @@ export default defineConfig({
           pool: 'forks',
           isolate: false,
           setupFiles: ['e2e/browser-setup.ts', TEST_HASH_COST],
-          maxWorkers: 2,
+          maxWorkers: 3,
           sequence: { groupOrder: 2 },
         },
       },
