@@ -207,6 +207,8 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
     }
     const auth = new AuthStore(store.sql);
     await auth.setUp();
+    // Tokens and sessions found lately are kept while this server hears their tables' changes.
+    if (store instanceof PgStore && options.databaseUrl) await store.sql.watchIdentity(options.databaseUrl, logger);
     const oidc = options.oidc ? { settings: options.oidc, logins: new OidcStore(store.sql) } : null;
     await oidc?.logins.setUp();
     const views = new SavedViewsStore(store.sql);

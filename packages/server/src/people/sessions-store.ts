@@ -37,9 +37,7 @@ export class SessionsStore {
 
   constructor(sql: SqlRunner) {
     this.#sql = sql;
-    this.#found = new FoundLately(sql, (hash) =>
-      sessionFound(sql.get<SessionRow>(SESSION_SQL, [hash]) as SessionRow | undefined),
-    );
+    this.#found = new FoundLately(sql, (hash) => andThen(sql.get<SessionRow>(SESSION_SQL, [hash]), sessionFound));
   }
 
   /** `signedInWith`: 'passkey' for a passkey sign-in; null for a password (or any other way in). */
@@ -59,8 +57,7 @@ export class SessionsStore {
 
   /** A session with its user, if the session exists and its user is active (one statement, `USER_OF`). */
   get(idHash: string): MaybePromise<SessionFound | undefined> {
-    if (this.#found.enabled) return this.#found.get(idHash);
-    return andThen(this.#sql.get<SessionRow>(SESSION_SQL, [idHash]), sessionFound);
+    return this.#found.get(idHash);
   }
 
   async touch(idHash: string, now: number): Promise<void> {

@@ -45,9 +45,7 @@ export class TokensStore {
 
   constructor(sql: SqlRunner) {
     this.#sql = sql;
-    this.#found = new FoundLately(sql, (hash) =>
-      tokenFound(sql.get<TokenRow>(TOKEN_SQL, [hash]) as TokenRow | undefined),
-    );
+    this.#found = new FoundLately(sql, (hash) => andThen(sql.get<TokenRow>(TOKEN_SQL, [hash]), tokenFound));
   }
 
   async create(token: { id: string; userId: string; name: string; hash: string; now: number }): Promise<void> {
@@ -59,8 +57,7 @@ export class TokensStore {
 
   /** The user of a token that has not been revoked, if they are active (one statement, `USER_OF`). */
   user(hash: string): MaybePromise<TokenFound | undefined> {
-    if (this.#found.enabled) return this.#found.get(hash);
-    return andThen(this.#sql.get<TokenRow>(TOKEN_SQL, [hash]), tokenFound);
+    return this.#found.get(hash);
   }
 
   async touch(id: string, now: number): Promise<void> {
