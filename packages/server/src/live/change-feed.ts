@@ -73,8 +73,11 @@ const FIRST_RETRY_MS = 250;
 export interface PgFeedOptions {
   /** The database URL; the listening connection is opened with it, outside the pool. */
   url: string;
-  /** Sends a notification (the store's pool: `SELECT pg_notify($1, $2)`). */
-  notify: (channel: string, payload: string) => Promise<unknown>;
+  /**
+   * Sends notifications on `channel`, in order, in one statement (the store's pool: `SELECT
+   * pg_notify($1, p) FROM unnest($2::text[])`).
+   */
+  notify: (channel: string, payloads: readonly string[]) => Promise<unknown>;
   logger?: Logger;
 }
 
@@ -93,6 +96,8 @@ export class PgFeed extends LocalFeed {
   #closed = false;
   #retryMs = FIRST_RETRY_MS;
   #retry: NodeJS.Timeout | null = null;
+  /** Changes published in this turn of the event loop, told to the other servers at its end. */
+  #pending: string[] = [];
   /** Resolves once listening has started (or failed its first time). */
   readonly ready: Promise<void>;
 
@@ -110,7 +115,17 @@ export class PgFeed extends LocalFeed {
   override publish(change: Change): void {
     super.publish(change);
     if (this.#channel === '') return;
-    this.#options.notify(this.#channel, encodePayload(change, this.#origin)).catch((error: unknown) => {
+    // One statement for every change of the turn: under load, many writes commit in one turn, and
+    // a statement each cost a pooled connection and a round trip per write.
+    if (this.#pending.length === 0) setImmediate(() => this.#flush());
+    this.#pending.push(encodePayload(change, this.#origin));
+  }
+
+  #flush(): void {
+    const payloads = this.#pending;
+    this.#pending = [];
+    if (payloads.length === 0 || this.#channel === '') return;
+    this.#options.notify(this.#channel, payloads).catch((error: unknown) => {
       this.#options.logger?.warn({ err: error }, 'could not tell the other servers of a change');
     });
   }
@@ -168,6 +183,7 @@ export class PgFeed extends LocalFeed {
   }
 
   override async close(): Promise<void> {
+    this.#flush();
     this.#closed = true;
     if (this.#retry !== null) clearTimeout(this.#retry);
     const client = this.#client;
