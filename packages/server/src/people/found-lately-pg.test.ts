@@ -47,6 +47,7 @@ async function twoConnections() {
   await store.sql.watchIdentity(fresh.options.databaseUrl as string);
   const other = await openStore(fresh.options);
   cleanups.push(() => other.close());
+  if (!(other instanceof PgStore)) throw new Error('not PostgreSQL');
   const elsewhere = new AuthStore(other.sql);
   // Statements the store sends on its pool: a lookup kept in memory sends none.
   let sent = 0;
