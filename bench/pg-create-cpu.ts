@@ -1,7 +1,7 @@
-// `node bench/pg-create-cpu.ts [creates] [--statements]`: the CPU time of a create (the record and
-// its history row) on PostgreSQL, the generated server against the hand-written node-postgres one,
-// both in this process through Fastify's `inject` (no sockets), 10 creates at a time, 4 measured
-// rounds after one warm-up, on a new schema of 10,000 orders (dropped after). With `--statements`
+// `[ROUNDS=4] node bench/pg-create-cpu.ts [creates] [--statements]`: the CPU time of a create (the
+// record and its history row) on PostgreSQL, the generated server against the hand-written
+// node-postgres one, both in this process through Fastify's `inject` (no sockets), 10 creates at a
+// time, the servers taking turns, ROUNDS measured rounds after one warm-up (and their medians), on a new schema of 10,000 orders (dropped after). With `--statements`
 // it first prints the statements one create sends (each a round trip to PostgreSQL) for both
 // servers. Issue 31 measured the PostgreSQL create path with it (docs/benchmarks.md).
 import { createServer } from '@ninepoint/server';
@@ -12,6 +12,7 @@ import { postgresUrlOf } from './postgres.ts';
 
 const creates = Number(process.argv[2] ?? 1000);
 const listStatements = process.argv.includes('--statements');
+const rounds = Number(process.env.ROUNDS ?? 4);
 const seeded = await seedPostgres(postgresUrlOf(), 10_000);
 try {
   const server = await createServer({ model: benchModel(), databaseUrl: seeded.location, logger: false });
@@ -49,7 +50,8 @@ try {
     }
     pg.Client.prototype.query = original;
   }
-  for (let round = 0; round < 5; round++) {
+  const ratios: { cpu: number; throughput: number }[] = [];
+  for (let round = 0; round <= rounds; round++) {
     const cpu: number[] = [];
     const wall: number[] = [];
     for (const [name, app] of apps) {
@@ -63,11 +65,16 @@ try {
     if (round > 0) {
       const [g = 0, h = 0] = cpu;
       const [gw = 0, hw = 0] = wall;
+      ratios.push({ cpu: g / h, throughput: hw / gw });
       console.log(
         `round ${round}: generated ${g.toFixed(0)} µs, hand-written ${h.toFixed(0)} µs CPU per create (${(g / h).toFixed(2)}×); wall ${((gw / creates) * 1000).toFixed(0)} vs ${((hw / creates) * 1000).toFixed(0)} µs (${(hw / gw).toFixed(2)}× throughput)`,
       );
     }
   }
+  const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+  console.log(
+    `median of ${rounds} rounds: generated ÷ hand-written CPU per create ${median(ratios.map((r) => r.cpu)).toFixed(2)}×, throughput ${median(ratios.map((r) => r.throughput)).toFixed(2)}×`,
+  );
   await server.close();
   await baseline.close();
 } finally {
