@@ -10,6 +10,9 @@ import { inTransaction, named } from './pg-transaction.ts';
  */
 export const SCHEMA_LOCK = 0x4e_69_6e_65;
 
+/** A statement naming a table that decides who a caller is (`AuthStore`'s identity trigger's tables). */
+const IDENTITY_TABLES = /"?_ninepoint_(?:users|sessions|tokens)\b/;
+
 /** `SqlRunner` on a node-postgres pool: `?` placeholders become `$1…`, statements are prepared by name. */
 export class PgRunner implements SqlRunner {
   readonly dialect = 'postgres';
@@ -57,8 +60,9 @@ export class PgRunner implements SqlRunner {
       const result = await this.#pool.query({ ...named(this.#text(sql)), values: [...params] });
       return result.rowCount ?? 0;
     } finally {
-      // A write of this server's own (a revocation, a sign-out, a role change) is seen by its very next call.
-      this.#watch?.wrote();
+      // A write of this server's own to users, sessions or tokens (a revocation, a sign-out, a
+      // role change) is seen by its very next call; other writes (rate-limit counts) leave it be.
+      if (this.#watch && IDENTITY_TABLES.test(sql)) this.#watch.wrote();
     }
   }
 
