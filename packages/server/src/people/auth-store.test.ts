@@ -52,6 +52,41 @@ describe.each(TEST_DATABASES)('the runtime’s tables on $name', (db) => {
     }
   });
 
+  it('adds a passkey and answers it as kept, without reading it back; a second of the same credential id is refused', async () => {
+    const fresh = await db.fresh();
+    const store = await openStore(fresh.options);
+    try {
+      const auth = new AuthStore(store.sql);
+      await auth.setUp();
+      await auth.users.add({
+        id: ID,
+        email: 'keys@example.test',
+        name: 'Keys',
+        roles: [],
+        createdAt: '2025-01-01T00:00:00.000Z',
+        passwordHash: 'hash',
+      });
+      const passkey = {
+        id: 'credential-1',
+        userId: ID,
+        publicKey: 'cHVibGlj',
+        counter: 7,
+        transports: ['internal', 'hybrid'],
+        name: 'Laptop',
+        createdAt: 1000,
+      };
+      const added = await auth.passkeys.add(passkey);
+      expect(added).toEqual({ ...passkey, lastUsedAt: null });
+      // What it answered is what a read finds.
+      expect(await auth.passkeys.byId('credential-1')).toEqual(added);
+      expect(await auth.passkeys.add({ ...passkey, name: 'Again' })).toBeNull();
+      expect((await auth.passkeys.byId('credential-1'))?.name).toBe('Laptop');
+    } finally {
+      await store.close();
+      await fresh.remove();
+    }
+  });
+
   it('finds a token’s or session’s user in one lookup, only while the token is unrevoked and the user active and present', async () => {
     const fresh = await db.fresh();
     const store = await openStore(fresh.options);
