@@ -5,6 +5,7 @@ import { checkSpec } from '@ninepoint/spec';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { TEST_DATABASES } from '../../../server/test/databases.ts';
+import { listQuery } from '../../../server/test/stores.ts';
 import { tempDir } from '../test-support.ts';
 import { copyRows } from './copy-rows.ts';
 import { openSqlite } from './read-sqlite.ts';
@@ -69,15 +70,7 @@ describe.each(TEST_DATABASES)('copyRows into $name', (target) => {
       ]);
       expect(listed).toBe(LEVELS);
       db.store.records = records;
-      const page = await db.store.records('Category').list({
-        sort: { column: 'id', descending: false },
-        filters: [],
-        search: null,
-        owner: null,
-        after: null,
-        limit: 100,
-        count: false,
-      });
+      const page = await db.store.records('Category').list(listQuery({ sort: { column: 'id', descending: false } }));
       const byId = new Map(page.records.map((r) => [r.id, r]));
       expect(page.records.map((r) => [r.code, byId.get(r.parent)?.code ?? null]).sort()).toEqual(
         Array.from({ length: LEVELS }, (_, level) => [`c${level}`, level === 0 ? null : `c${level - 1}`]),
