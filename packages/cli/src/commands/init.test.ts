@@ -53,6 +53,16 @@ const LIBRARY_SQLITE = `
   INSERT INTO book_genres VALUES (1, 'fantasy-hi'), (2, 'lit'), (3, 'fantasy');
 `;
 
+/** A SQLite file whose second row the import refuses: `label` is at most 5 characters (row 3 counting the header). */
+function writeRefusedTags(path: string): void {
+  const bad = new Database(path);
+  bad.exec(`
+    CREATE TABLE tags (id INTEGER PRIMARY KEY, label VARCHAR(5) NOT NULL);
+    INSERT INTO tags (label) VALUES ('ok'), ('far too long');
+  `);
+  bad.close();
+}
+
 /** The spec's entities' records, as `{entity: [record…]}`, read through the app's store (a SQLite file, or a postgres:// URL). */
 async function records(spec: string, database: string, entities: string[]) {
   const where = /^postgres:/.test(database) ? { databaseUrl: database } : { dbPath: database };
@@ -196,12 +206,7 @@ describe('ninepoint init --from a SQLite file', () => {
   });
 
   it('copies nothing when a row is refused: the database is removed and the refusal listed', async () => {
-    const bad = new Database(join(dir, 'bad.db'));
-    bad.exec(`
-      CREATE TABLE tags (id INTEGER PRIMARY KEY, label VARCHAR(5) NOT NULL);
-      INSERT INTO tags (label) VALUES ('ok'), ('far too long');
-    `);
-    bad.close();
+    writeRefusedTags(join(dir, 'bad.db'));
     const result = await runIn(
       dir,
       [
@@ -505,12 +510,7 @@ describe.runIf(POSTGRES_AVAILABLE || process.env.CI === 'true')('ninepoint init 
 
       // A refused row: every table init made is dropped, the schema is empty again.
       await admin.query(`DROP SCHEMA ${target} CASCADE; CREATE SCHEMA ${target}`);
-      const bad = new Database(join(own, 'bad.db'));
-      bad.exec(`
-        CREATE TABLE tags (id INTEGER PRIMARY KEY, label VARCHAR(5) NOT NULL);
-        INSERT INTO tags (label) VALUES ('ok'), ('far too long');
-      `);
-      bad.close();
+      writeRefusedTags(join(own, 'bad.db'));
       const refused = await init('bad.md', ['--from', 'bad.db']);
       expect(refused.code).toBe(1);
       expect(refused.stdout).toMatch(/3 +label +TOO_LONG/);
