@@ -4,6 +4,7 @@ import {
   type ImportProgress,
   type ImportReport,
   importTable,
+  type Position,
   type UserAccount,
 } from '@ninepoint/server';
 import type { Model } from '@ninepoint/spec';
@@ -220,7 +221,7 @@ class KeptKeys {
     if (kept.length === 0) return;
     const records = this.#options.db.store.records(entity.entity);
     const last = this.#listed.get(entity.entity);
-    let after = last === undefined ? null : { value: last, id: last };
+    let after: Position | null = last === undefined ? null : { value: last, id: last };
     for (;;) {
       const page = await records.list({
         sort: { column: 'id', descending: false },
