@@ -98,6 +98,8 @@ export class PgFeed extends LocalFeed {
   #retry: NodeJS.Timeout | null = null;
   /** Changes published in this turn of the event loop, told to the other servers at its end. */
   #pending: string[] = [];
+  /** Whether a statement of notifications is under way (the next waits for it). */
+  #sending = false;
   /** Resolves once listening has started (or failed its first time). */
   readonly ready: Promise<void>;
 
@@ -115,9 +117,11 @@ export class PgFeed extends LocalFeed {
   override publish(change: Change): void {
     super.publish(change);
     if (this.#channel === '') return;
-    // One statement for every change of the turn: under load, many writes commit in one turn, and
-    // a statement each cost a pooled connection and a round trip per write.
-    if (this.#pending.length === 0) setImmediate(() => this.#flush());
+    // One statement for every change of the turn (and of the turns while the one before is under
+    // way): under load many writes commit in one turn, and a statement each cost a pooled
+    // connection and a round trip per write. One statement at a time, so the other servers hear
+    // the changes in the order they were published.
+    if (this.#pending.length === 0 && !this.#sending) setImmediate(() => this.#flush());
     this.#pending.push(encodePayload(change, this.#origin));
   }
 
@@ -125,9 +129,16 @@ export class PgFeed extends LocalFeed {
     const payloads = this.#pending;
     this.#pending = [];
     if (payloads.length === 0 || this.#channel === '') return;
-    this.#options.notify(this.#channel, payloads).catch((error: unknown) => {
-      this.#options.logger?.warn({ err: error }, 'could not tell the other servers of a change');
-    });
+    this.#sending = true;
+    this.#options
+      .notify(this.#channel, payloads)
+      .catch((error: unknown) => {
+        this.#options.logger?.warn({ err: error }, 'could not tell the other servers of a change');
+      })
+      .finally(() => {
+        this.#sending = false;
+        if (this.#pending.length > 0) this.#flush();
+      });
   }
 
   async #listen(): Promise<void> {
