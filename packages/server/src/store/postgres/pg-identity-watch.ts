@@ -96,11 +96,6 @@ export class IdentityWatch {
     this.#generation++;
   }
 
-  /** Whether the LISTEN is confirmed and the connection not known to be lost. */
-  get live(): boolean {
-    return this.#live;
-  }
-
   async #listen(): Promise<void> {
     if (this.#closed) return;
     const client = new pg.Client({ connectionString: this.#url, keepAlive: true });
