@@ -69,6 +69,14 @@ describe.skipIf(!POSTGRES_AVAILABLE)('a token or session found lately (PostgreSQ
     expect(afterSession).toBe(before + 1);
   });
 
+  it('sends one statement for calls of one token that come together, and none once it is kept', async () => {
+    const { auth, sent } = await twoConnections();
+    const before = sent();
+    const answers = await Promise.all(Array.from({ length: 5 }, () => auth.tokens.user('token-hash')));
+    expect(sent()).toBe(before + 1);
+    for (const answer of answers) expect(answer).toEqual({ tokenId: 'token-1', user, lastUsedAt: null });
+  });
+
   it('is refused by the very next lookup once revoked through this server’s own connection pool', async () => {
     const { auth } = await twoConnections();
     expect(await auth.tokens.user('token-hash')).toBeDefined();

@@ -20,6 +20,12 @@ export class FoundLately<T> {
   readonly #sql: SqlRunner;
   readonly #read: (hash: string) => MaybePromise<T | undefined>;
   readonly #entries = new Map<string, { found: T; stamp: string; until: number }>();
+  /**
+   * Reads under way (PostgreSQL), by hash: a call under the same stamp waits for the same answer
+   * instead of sending the same statement (after a change, every concurrent call of one token
+   * would otherwise read it).
+   */
+  readonly #reading = new Map<string, { stamp: string; answer: Promise<T | undefined> }>();
   readonly #now: () => number;
 
   /** `read` is the lookup: at once on SQLite, a promise on PostgreSQL. */
@@ -37,7 +43,9 @@ export class FoundLately<T> {
     if (kept && kept.stamp === stamp && at < kept.until) return kept.found;
     // The stamp taken before the read is the read's: SQLite runs nothing in between; on
     // PostgreSQL a change heard during the read moves the stamp on, so the entry is stale at once.
-    return andThen(this.#read(hash), (found) => {
+    const reading = this.#reading.get(hash);
+    if (reading && reading.stamp === stamp) return reading.answer;
+    const answer = andThen(this.#read(hash), (found) => {
       if (found === undefined) this.#entries.delete(hash);
       else {
         if (this.#entries.size >= KEPT_ENTRIES) this.#entries.clear();
@@ -45,5 +53,14 @@ export class FoundLately<T> {
       }
       return found;
     });
+    if (answer instanceof Promise) {
+      const entry = { stamp, answer };
+      this.#reading.set(hash, entry);
+      const done = () => {
+        if (this.#reading.get(hash) === entry) this.#reading.delete(hash);
+      };
+      answer.then(done, done);
+    }
+    return answer;
   }
 }
