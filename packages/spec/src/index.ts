@@ -14,8 +14,8 @@ export {
 export { type CheckResult, checkSpec, MAX_SPEC_BYTES } from './check.ts';
 export { type CodeNeed, type CodeUse, checkModules, codeNeeds, type ModuleFacts } from './code-modules.ts';
 export { conditionWords } from './condition-words.ts';
+export { DECIMAL_MULTIPLE_OF } from './decimal-keyword.ts';
 export {
-  DECIMAL_MULTIPLE_OF,
   decimalLimit,
   decimalMultipleTest,
   decimalPlaces,
@@ -125,6 +125,7 @@ export { type Thread, threadOf, threadsOn, threadTextField } from './threads.ts'
 export { type TimeBound, timeBound } from './time-bound.ts';
 export { isTimeZone, localDay, localParts, TIME_ZONE_CONSTANT, timeZoneOf, zonedInstant } from './time-zone.ts';
 export { type EffectsOutcome, storedValue, transitionEffects } from './transition-effects.ts';
+export { type FieldFault, type PayloadFaults, payloadFaults, type SchemaError } from './payload-errors.ts';
 export { typeWords } from './type-words.ts';
 export {
   defaultValueAt,
