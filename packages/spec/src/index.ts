@@ -102,6 +102,7 @@ export {
   USER_ENTITY,
 } from './names.ts';
 export { POINT_TITLES } from './parse-sections.ts';
+export { type FieldFault, type PayloadFaults, payloadFaults, type SchemaError } from './payload-errors.ts';
 export { type PeopleAccess, peopleAccess, requiresTwoFactor, signUpRoles } from './people-access.ts';
 export {
   describeCell,
@@ -125,7 +126,6 @@ export { type Thread, threadOf, threadsOn, threadTextField } from './threads.ts'
 export { type TimeBound, timeBound } from './time-bound.ts';
 export { isTimeZone, localDay, localParts, TIME_ZONE_CONSTANT, timeZoneOf, zonedInstant } from './time-zone.ts';
 export { type EffectsOutcome, storedValue, transitionEffects } from './transition-effects.ts';
-export { type FieldFault, type PayloadFaults, payloadFaults, type SchemaError } from './payload-errors.ts';
 export { typeWords } from './type-words.ts';
 export {
   defaultValueAt,

@@ -1,7 +1,11 @@
 import { decimalMultipleTest } from '@ninepoint/spec';
-import standaloneCode from 'ajv/dist/standalone/index.js';
+import standalone from 'ajv/dist/standalone/index.js';
 import { describe, expect, it } from 'vitest';
 import { createAjv } from './ajv.ts';
+
+// Ajv's standalone module is CommonJS with `exports.default`; Node's ESM loader hands back module.exports.
+const standaloneCode = ((standalone as unknown as { default?: typeof standalone.default }).default ??
+  standalone) as unknown as typeof standalone.default;
 
 describe('createAjv', () => {
   it('matches patterns with RE2, so a backtracking pattern cannot stall a request', () => {
