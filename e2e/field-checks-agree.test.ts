@@ -1,7 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { readFileSync } from 'node:fs';
 import { compileJsonSchemas, createAjv, PAYLOADS, validatorsModule } from '@ninepoint/server';
 import { checkSpec, type Field, type Model, payloadFaults } from '@ninepoint/spec';
 import fc from 'fast-check';
@@ -26,14 +23,8 @@ const modelOf = (name: string): Model => {
 
 /** The module the server serves for this model, loaded with the web app's runtime, as the page loads it. */
 async function servedValidators(model: Model): Promise<Validators> {
-  const dir = mkdtempSync(join(tmpdir(), 'ninepoint-validators-'));
-  try {
-    const file = join(dir, 'validators.mjs');
-    writeFileSync(file, validatorsModule(model).code);
-    return validatorsOf((await import(/* @vite-ignore */ pathToFileURL(file).href)).default);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const url = `data:text/javascript;base64,${Buffer.from(validatorsModule(model).code).toString('base64')}`;
+  return validatorsOf((await import(/* @vite-ignore */ url)).default);
 }
 
 /** Values near a field's bounds and of every type: the places where two checks part. */
