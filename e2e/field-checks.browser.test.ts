@@ -1,5 +1,10 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type DevServer, serveDev } from '@ninepoint/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, fieldError, INSTALL_TIMEOUT_MS, type Person, poll, signIn, startApp } from './app.ts';
+import { type Chromium, ensureChromium, launchChromium } from './browser.ts';
 
 /**
  * A form's field checks in Chromium, under the app's own Content-Security-Policy (`script-src
@@ -69,5 +74,73 @@ describe("the server's field checks in the browser", () => {
     expect(validators.find((v) => v.status === 200)?.type).toBe('text/javascript; charset=utf-8');
     expect(await page.evaluate(() => (window as unknown as { cspViolations: string[] }).cspViolations)).toEqual([]);
     app.expectQuiet();
+  });
+});
+
+describe("the server's field checks under ninepoint dev", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ninepoint-field-checks-dev-'));
+  const specPath = join(dir, 'lending-desk.md');
+  const spec = readFileSync(new URL('../examples/lending-desk.md', import.meta.url), 'utf8');
+  let dev: DevServer | null = null;
+  let chromium: Chromium | null = null;
+  let unavailable = '';
+
+  beforeAll(async () => {
+    writeFileSync(specPath, spec);
+    const quiet = () => {};
+    const result = await serveDev({
+      specPath,
+      dbPath: join(dir, 'dev.db'),
+      port: 0,
+      logger: false,
+      handleSignals: false,
+      print: quiet,
+      printError: quiet,
+    });
+    if (!result.ok) throw new Error('ninepoint dev did not start');
+    dev = result.server;
+    const status = await ensureChromium();
+    if (status.ok) chromium = await launchChromium();
+    else unavailable = status.reason;
+  }, INSTALL_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await chromium?.close();
+    await dev?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('follow a saved spec: the open form takes the new bound without a reload', async (ctx) => {
+    if (!chromium || !dev) return ctx.skip(unavailable);
+    const url = dev.url;
+    const page = await chromium.newPage();
+    const sent: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && request.url().endsWith('/api/books')) sent.push(request.url());
+    });
+    // Dev mode signs in as a role's demo user.
+    const signedIn = await page.request.post(`${url}/api/dev/sign-in-as`, {
+      data: { role: 'staff' },
+      headers: { origin: url },
+    });
+    expect(signedIn.ok()).toBe(true);
+    await page.goto(`${url}/books/new`);
+    const form = page.getByRole('form', { name: /book/i });
+    const copies = form.getByRole('textbox', { name: 'Copies' });
+    await copies.fill('45');
+    await form.getByRole('textbox', { name: 'Title' }).fill('');
+    await form.getByRole('button', { name: /^Create/ }).click();
+    // 45 copies is within 0..MAX_COPIES (50): the form refuses only what is missing.
+    await poll(() => fieldError(form.getByRole('textbox', { name: 'Title' }))).toMatch(/^Title is required\./);
+    expect(await fieldError(copies)).toBe('');
+
+    // The dev loop fetches the model, and the validators with it, again (`?load=2`).
+    const reloaded = page.waitForResponse((r) => r.url().includes('/app/validators.js?load='));
+    const status = await dev.save(spec.replace(/^(\| MAX_COPIES\s+\| )50\b/m, '$140'));
+    expect(status.outcome).toBe('applied');
+    expect((await reloaded).status()).toBe(200);
+    await form.getByRole('button', { name: /^Create/ }).click();
+    await poll(() => fieldError(copies)).toMatch(/^Copies must be between 0 and 40\./);
+    expect(sent).toEqual([]);
   });
 });
