@@ -33,7 +33,7 @@ const SEED = Number(process.env.CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31
 const ROUNDS = scaled(3, 20);
 const WRITERS = scaled(3, 5);
 const RUN_MS: readonly [number, number] = scaled([200, 1200], [200, 2500]);
-/** Changes each round has answered committed before its kill, however long that takes (up to a minute). */
+/** Changes each round has answered committed before its kill, however long that takes (up to a minute; the test allows 10). */
 const COMMITTED_PER_ROUND = 2;
 const SECRET = `whsec_${Buffer.from('outbox crash test secret, 32 b!').toString('base64')}`;
 

@@ -225,7 +225,7 @@ describe.each(TEST_DATABASES)('uploads killed with SIGKILL on $name', (db) => {
       // round's time has passed and at least one upload was answered (the smallest, mostly), so
       // that the records checked after the kill include answered ones. On a loaded machine the
       // time alone had seen no upload answered in 10 rounds, which left nothing to check.
-      await killMoment(60 + ((round * 53) % 400), () => answeredThisRound, 1);
+      await killMoment(60 + ((round * 53) % 400), () => answeredThisRound, 1, 20_000);
       await server.kill();
       await Promise.all(uploads);
     }
