@@ -1,6 +1,7 @@
 export { behaviourKey } from './behaviour-key.ts';
 export { blankSpec } from './blank-spec.ts';
 export { BUILTIN_ERRORS, errorCatalogue } from './builtin-errors.ts';
+export { CHOICE_COLOURS, type ChoiceColour, choiceColour } from './choice-colours.ts';
 export {
   CEL_DURATION,
   CEL_TIMESTAMP,
