@@ -7,7 +7,7 @@ import type { Me } from '../api/session.ts';
 import type { DirectoryUser } from '../api/users.ts';
 import { choiceLabel } from '../app/screens.ts';
 import { FileThumbs } from '../fields/files/FileList.tsx';
-import { type ApiRecord, EMPTY, formatDay, formatValue, recordTitle, stateColor } from '../format.ts';
+import { type ApiRecord, choiceColor, EMPTY, formatDay, formatValue, recordTitle, stateColor } from '../format.ts';
 import { stateLabel } from '../records/access.ts';
 import { SortIcon } from './icons.tsx';
 import {
@@ -478,12 +478,24 @@ export function Cell({
       return (
         <ReferenceValue model={model} me={me} entity={type.entity} id={String(value)} titles={titles} users={users} />
       );
-    case 'choice':
+    case 'choice': {
+      // A value whose colour the spec declares shows it; the others stay a quiet outline, so a
+      // dense list is not a wall of colour the spec did not ask for.
+      const text = String(value);
+      const declared = type.colours?.[text];
       return (
-        <Badge variant="outline" color="gray" radius="sm" size="sm" style={{ textTransform: 'none' }}>
-          {choiceLabel(String(value))}
+        <Badge
+          variant={declared ? 'light' : 'outline'}
+          color={declared ? choiceColor(column.name, type.values, text, type.colours) : 'gray'}
+          radius="sm"
+          size="sm"
+          style={{ textTransform: 'none' }}
+          data-choice-colour={declared}
+        >
+          {choiceLabel(text)}
         </Badge>
       );
+    }
     case 'url': {
       const text = String(value);
       const safe = /^https?:\/\//i.test(text);

@@ -692,13 +692,15 @@ function BoardCard({
               {choices.map((f) => {
                 const value = String(record[f.name]);
                 const values = f.type.kind === 'choice' ? f.type.values : [];
+                const declared = f.type.kind === 'choice' ? f.type.colours : undefined;
                 return (
                   <Badge
                     key={f.name}
                     data-choice={f.name}
+                    data-choice-colour={declared?.[value]}
                     size="xs"
                     variant="light"
-                    color={choiceColor(f.name, values, value)}
+                    color={choiceColor(f.name, values, value, declared)}
                     radius="sm"
                     style={{ textTransform: 'none' }}
                     title={`${fieldLabel(f)}: ${choiceLabel(value)}`}
