@@ -1,7 +1,6 @@
 export { behaviourKey } from './behaviour-key.ts';
 export { blankSpec } from './blank-spec.ts';
 export { BUILTIN_ERRORS, errorCatalogue } from './builtin-errors.ts';
-export { CHOICE_COLOURS, type ChoiceColour, choiceColour } from './choice-colours.ts';
 export {
   CEL_DURATION,
   CEL_TIMESTAMP,
@@ -13,6 +12,7 @@ export {
   celTypeName,
 } from './cel-types.ts';
 export { type CheckResult, checkSpec, MAX_SPEC_BYTES } from './check.ts';
+export { CHOICE_COLOURS, type ChoiceColour, choiceColour } from './choice-colours.ts';
 export { type CodeNeed, type CodeUse, checkModules, codeNeeds, type ModuleFacts } from './code-modules.ts';
 export { conditionWords } from './condition-words.ts';
 export {
