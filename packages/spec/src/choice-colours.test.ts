@@ -49,17 +49,16 @@ describe('declared choice colours', () => {
     const { source, checked, type } = ticket('choice of low (gren), high (red)');
     expect(type).toEqual({ kind: 'choice', values: ['low', 'high'], colours: { high: 'red' } });
     expect(checked.diagnostics).toHaveLength(1);
-    const [d] = checked.diagnostics;
+    const d = checked.diagnostics[0];
+    if (!d) throw new Error('no diagnostic');
     expect(d).toMatchObject({ code: 'unknown-colour', severity: 'warning' });
-    expect(d?.expected[0]).toBe('green');
-    expect(d?.hint).toContain('Did you mean "green"');
-    expect(d?.hint).toContain('grey, blue, indigo, violet');
+    expect(d.expected[0]).toBe('green');
+    expect(d.hint).toContain('Did you mean "green"');
+    expect(d.hint).toContain('grey, blue, indigo, violet');
     // The span is the colour word alone, so the quick fix replaces just it.
-    const line = source.split('\n')[(d?.line ?? 0) - 1] ?? '';
-    expect(line.slice((d?.column ?? 0) - 1, (d?.endColumn ?? 0) - 1)).toBe('gren');
-    const fixed = quickFixes(source, d ?? checked.diagnostics[0]!).map(
-      (f) => source.slice(0, f.from) + f.insert + source.slice(f.to),
-    );
+    const line = source.split('\n')[(d.line ?? 0) - 1] ?? '';
+    expect(line.slice((d.column ?? 0) - 1, (d.endColumn ?? 0) - 1)).toBe('gren');
+    const fixed = quickFixes(source, d).map((f) => source.slice(0, f.from) + f.insert + source.slice(f.to));
     expect(fixed[0]).toContain('choice of low (green), high (red)');
     expect(checkSpec(fixed[0] ?? '').diagnostics.filter((d) => d.code === 'unknown-colour')).toEqual([]);
   });
