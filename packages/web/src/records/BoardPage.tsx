@@ -812,7 +812,8 @@ function MoveItem({
       closeMenuOnClick={!refused}
       aria-disabled={refused || undefined}
       data-refused={refused || undefined}
-      onFocus={() => setFocused(true)}
+      // Focus from the keyboard: a menu opened by a click focuses its first item, which says no more.
+      onFocus={(event) => setFocused(event.currentTarget.matches(':focus-visible'))}
       onBlur={() => setFocused(false)}
       maw={320}
       c={refused ? 'dimmed' : undefined}

@@ -39,7 +39,7 @@ export function ShortReason({
           (shown ? (
             <span id={restId}> {rest}</span>
           ) : (
-            <VisuallyHidden component="span" id={restId}>
+            <VisuallyHidden component="span" id={restId} data-unseen>
               {` ${rest}`}
             </VisuallyHidden>
           ))}
