@@ -44,6 +44,7 @@ import { openStore, type StoreOptions } from '../store/open-store.ts';
 import { PgStore } from '../store/postgres/pg-store.ts';
 import type { Store } from '../store/store.ts';
 import { RecurringJobs, ScheduleRuns, SYSTEM_ACTOR_ID, type Timers, timers } from '../timers/index.ts';
+import { validators } from '../validators/index.ts';
 import { SavedViewsStore, savedViews } from '../views/index.ts';
 import { type CompiledApp, compileApp } from './compile-app.ts';
 import { SERVER_CREATED_CHANNEL, type ServerCreated } from './server-channel.ts';
@@ -483,6 +484,7 @@ function buildApp(
     managesPeople: (actor) => actor.userId !== null && peopleAccess(compiled.model, actor.roles).manage,
     now: now ?? Date.now,
   });
+  void app.register(validators, { model: compiled.model });
   extend?.register(app);
 
   // Any other path answers UNKNOWN_CALL (transition calls too, until they are served). Fastify
