@@ -4,15 +4,16 @@ import { FoundLately } from './found-lately.ts';
 
 /**
  * The lookup of a token or a session by the hash of its secret: one statement (`sql`, its one
- * parameter the hash), its row turned into what a request finds by `found`. On SQLite the answer
- * is kept while nothing is written (`FoundLately`); on PostgreSQL every call reads its row.
+ * parameter the hash), its row turned into what a request finds by `found`. The answer is kept
+ * while nothing that decides it may have changed (`FoundLately`: SQLite's change stamp, or on
+ * PostgreSQL the identity tables' notifications while the server listens); otherwise every call
+ * reads its row.
  */
 export function foundByHash<Row extends object, T>(
   runner: SqlRunner,
   sql: string,
   found: (row: Row | undefined) => T | undefined,
 ): (hash: string) => MaybePromise<T | undefined> {
-  const kept = new FoundLately(runner, (hash) => found(runner.get<Row>(sql, [hash]) as Row | undefined));
-  if (kept.enabled) return (hash) => kept.get(hash);
-  return (hash) => andThen(runner.get<Row>(sql, [hash]), found);
+  const kept = new FoundLately(runner, (hash) => andThen(runner.get<Row>(sql, [hash]), found));
+  return (hash) => kept.get(hash);
 }
