@@ -100,6 +100,8 @@ export class PgFeed extends LocalFeed {
   #pending: string[] = [];
   /** Whether a statement of notifications is under way (the next waits for it). */
   #sending = false;
+  /** Settles once the statement under way, and every one sent after it, has been answered. */
+  #sent: Promise<void> = Promise.resolve();
   /** Resolves once listening has started (or failed its first time). */
   readonly ready: Promise<void>;
 
@@ -125,20 +127,26 @@ export class PgFeed extends LocalFeed {
     this.#pending.push(encodePayload(change, this.#origin));
   }
 
-  #flush(): void {
+  /** Sends what is pending, if anything: answers the statement's promise (also kept as `#sent`). */
+  #flush(): Promise<void> | undefined {
     const payloads = this.#pending;
     this.#pending = [];
-    if (payloads.length === 0 || this.#channel === '') return;
+    if (payloads.length === 0 || this.#channel === '') return undefined;
     this.#sending = true;
-    this.#options
+    this.#sent = this.#options
       .notify(this.#channel, payloads)
-      .catch((error: unknown) => {
-        this.#options.logger?.warn({ err: error }, 'could not tell the other servers of a change');
-      })
-      .finally(() => {
+      .then(
+        () => {},
+        (error: unknown) => {
+          this.#options.logger?.warn({ err: error }, 'could not tell the other servers of a change');
+        },
+      )
+      .then(() => {
         this.#sending = false;
-        if (this.#pending.length > 0) this.#flush();
+        // The changes published meanwhile: this promise settles after them too (`close` waits).
+        return this.#flush();
       });
+    return this.#sent;
   }
 
   async #listen(): Promise<void> {
@@ -194,7 +202,10 @@ export class PgFeed extends LocalFeed {
   }
 
   override async close(): Promise<void> {
-    this.#flush();
+    // What was published is still told, one statement at a time (under way: the rest goes after
+    // it), and before the store's pool ends, which comes next.
+    if (!this.#sending) this.#flush();
+    await this.#sent;
     this.#closed = true;
     if (this.#retry !== null) clearTimeout(this.#retry);
     const client = this.#client;
