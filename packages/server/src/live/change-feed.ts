@@ -69,6 +69,8 @@ export class LocalFeed implements ChangeFeed {
 /** The longest wait between attempts to listen again after the connection was lost. */
 const MAX_RETRY_MS = 30_000;
 const FIRST_RETRY_MS = 250;
+/** How long closing waits for the last notifications to be sent. */
+const CLOSE_SEND_MS = 2_000;
 
 export interface PgFeedOptions {
   /** The database URL; the listening connection is opened with it, outside the pool. */
@@ -205,7 +207,10 @@ export class PgFeed extends LocalFeed {
     // What was published is still told, one statement at a time (under way: the rest goes after
     // it), and before the store's pool ends, which comes next.
     if (!this.#sending) this.#flush();
-    await this.#sent;
+    // At most a moment: a database that does not answer must not hold the server's close open.
+    let wait: NodeJS.Timeout | undefined;
+    await Promise.race([this.#sent, new Promise<void>((resolve) => (wait = setTimeout(resolve, CLOSE_SEND_MS)))]);
+    clearTimeout(wait);
     this.#closed = true;
     if (this.#retry !== null) clearTimeout(this.#retry);
     const client = this.#client;
