@@ -18,7 +18,12 @@ export function identityChannelFor(schema: string): string {
     : `${PREFIX}${createHash('md5').update(schema).digest('hex').slice(0, 32)}`;
 }
 
-const FUNCTION = '_ninepoint_identity_changed';
+/**
+ * The trigger function the identity tables' triggers run, made in the schema beside them: a tool
+ * that removes what a server made in a schema (`init --import-data`'s undo) drops it too.
+ */
+export const IDENTITY_FUNCTION = '_ninepoint_identity_changed';
+const FUNCTION = IDENTITY_FUNCTION;
 
 /**
  * Every statement that writes a row of a table deciding who a caller is (users: roles,
