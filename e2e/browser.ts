@@ -266,15 +266,19 @@ export async function watchPage(page: Page, origin: string): Promise<PageWatch> 
 export const SCREENSHOTS = process.env.SCREENSHOTS === '1';
 
 /**
- * Saves a PNG of a whole page (all of it, not only the viewport) or of one element as
- * `test-results/screenshots/<name>.png`, prints its path and returns it; with `SCREENSHOTS` unset,
- * does nothing and returns null.
+ * Saves a PNG of a whole page (all of it, not only the viewport, unless `viewport`) or of one
+ * element as `test-results/screenshots/<name>.png`, prints its path and returns it; with
+ * `SCREENSHOTS` unset, does nothing and returns null.
  */
-export async function screenshot(target: Page | Locator, name: string): Promise<string | null> {
+export async function screenshot(
+  target: Page | Locator,
+  name: string,
+  { viewport = false }: { viewport?: boolean } = {},
+): Promise<string | null> {
   if (!SCREENSHOTS) return null;
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   const path = join(SCREENSHOT_DIR, `${name.replace(/[^A-Za-z0-9._-]+/g, '-')}.png`);
-  if ('goto' in target) await target.screenshot({ path, fullPage: true });
+  if ('goto' in target) await target.screenshot({ path, fullPage: !viewport });
   else await target.screenshot({ path });
   console.log(`Screenshot: ${path}`);
   return path;

@@ -1,14 +1,16 @@
 import { Anchor, Badge, Box, Checkbox, Skeleton, Table, Text, UnstyledButton, VisuallyHidden } from '@mantine/core';
 import { useElementSize } from '@mantine/hooks';
 import { assertNever, type Entity, isNumeric, type Model, type StateMachine } from '@ninepoint/spec';
-import { type KeyboardEvent, type MouseEvent, type PointerEvent, useState } from 'react';
+import { type KeyboardEvent, type MouseEvent, type PointerEvent, useRef, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import type { Me } from '../api/session.ts';
 import type { DirectoryUser } from '../api/users.ts';
 import { choiceLabel } from '../app/screens.ts';
 import { FileThumbs } from '../fields/files/FileList.tsx';
-import { type ApiRecord, EMPTY, formatDay, formatValue, recordTitle, stateColor } from '../format.ts';
+import { type ApiRecord, choiceColor, EMPTY, formatDay, formatValue, recordTitle, stateColor } from '../format.ts';
 import { stateLabel } from '../records/access.ts';
+import { useCutCells } from './cut-cells.ts';
+import './cut-cells.css';
 import { SortIcon } from './icons.tsx';
 import {
   clampWidth,
@@ -126,6 +128,9 @@ export function RecordsTable({
             : Math.max(MIN_COLUMN, Math.floor(defaultWidth(column) * scale))));
   const tableWidth = columns.reduce((sum, c) => sum + (widthOf(c) ?? 0), 0) + extras;
   const compact = density === 'compact';
+  // Cells that do not show their whole value: reachable by keyboard, whole for screen readers.
+  const tableRef = useRef<HTMLTableElement>(null);
+  const cut = useCutCells(tableRef);
   // The rows above the fold first; the rest of a long page right after.
   const drawn = useProgressive(records.length, 20);
   // Records are opened from their title; an entity without one gets an Open link per row.
@@ -154,6 +159,7 @@ export function RecordsTable({
       }}
     >
       <Table
+        ref={tableRef}
         striped={false}
         highlightOnHover
         layout="fixed"
@@ -285,36 +291,43 @@ export function RecordsTable({
                         />
                       </Table.Td>
                     )}
-                    {columns.map((column) => (
-                      <Table.Td
-                        key={column.name}
-                        // One line per row: what does not fit ends in an ellipsis, the whole value on hover.
-                        style={{
-                          textAlign: isAmount(column) ? 'right' : undefined,
-                          verticalAlign: 'middle',
-                          whiteSpace: 'nowrap',
-                          overflow: 'hidden',
-                          textOverflow: 'ellipsis',
-                        }}
-                        title={cellText(column, record, titles, users)}
-                      >
-                        {column.name === titleColumn && href ? (
-                          <Anchor component={Link} to={href} fw={600} size="sm">
-                            {recordTitle(entity, record)}
-                          </Anchor>
-                        ) : (
-                          <Cell
-                            model={model}
-                            me={me}
-                            column={column}
-                            record={record}
-                            states={states}
-                            titles={titles}
-                            users={users}
-                          />
-                        )}
-                      </Table.Td>
-                    ))}
+                    {columns.map((column) => {
+                      const key = `${String(record.id)}/${column.name}`;
+                      const full = cellText(column, record, titles, users);
+                      const short = cut.get(key);
+                      return (
+                        <Table.Td
+                          key={column.name}
+                          // One line per row: what does not fit ends in an ellipsis, the whole value on
+                          // hover, and on focus (a cell cut short takes the keyboard's focus, unless a
+                          // link in it does) with the whole value as its description for screen readers.
+                          // (The one line and its ellipsis are cut-cells.css's, which undoes them on focus.)
+                          style={{ textAlign: isAmount(column) ? 'right' : undefined, verticalAlign: 'middle' }}
+                          title={full}
+                          data-cell={key}
+                          data-cut={short ? '' : undefined}
+                          data-full={short?.abbreviated ? full : undefined}
+                          tabIndex={short && !short.focusable ? 0 : undefined}
+                          aria-description={short ? full : undefined}
+                        >
+                          {column.name === titleColumn && href ? (
+                            <Anchor component={Link} to={href} fw={600} size="sm">
+                              {recordTitle(entity, record)}
+                            </Anchor>
+                          ) : (
+                            <Cell
+                              model={model}
+                              me={me}
+                              column={column}
+                              record={record}
+                              states={states}
+                              titles={titles}
+                              users={users}
+                            />
+                          )}
+                        </Table.Td>
+                      );
+                    })}
                     {openColumn && (
                       <Table.Td style={{ textAlign: 'right', verticalAlign: 'middle' }}>
                         {href && (
@@ -478,12 +491,24 @@ export function Cell({
       return (
         <ReferenceValue model={model} me={me} entity={type.entity} id={String(value)} titles={titles} users={users} />
       );
-    case 'choice':
+    case 'choice': {
+      // A value whose colour the spec declares shows it; the others stay a quiet outline, so a
+      // dense list is not a wall of colour the spec did not ask for.
+      const text = String(value);
+      const declared = type.colours?.[text];
       return (
-        <Badge variant="outline" color="gray" radius="sm" size="sm" style={{ textTransform: 'none' }}>
-          {choiceLabel(String(value))}
+        <Badge
+          variant={declared ? 'light' : 'outline'}
+          color={declared ? choiceColor(column.name, type.values, text, type.colours) : 'gray'}
+          radius="sm"
+          size="sm"
+          style={{ textTransform: 'none' }}
+          data-choice-colour={declared}
+        >
+          {choiceLabel(text)}
         </Badge>
       );
+    }
     case 'url': {
       const text = String(value);
       const safe = /^https?:\/\//i.test(text);
