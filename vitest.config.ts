@@ -205,14 +205,13 @@ export default defineConfig({
           name: 'browser',
           include: BROWSER,
           // Not isolated, so the files a worker runs share its Chromium (e2e/browser.ts); the
-          // setup file closes each file's contexts at its end. Three at a time: a file mostly waits
-          // (on Chromium, the app, the settling of a page), so two left the cores about 40% idle
-          // (docs/architecture.md, "Tests"); four at once took each step several times as long,
-          // past the tests' timeouts, on this 2-core machine.
+          // setup file closes each file's contexts at its end. Two at a time: Chromium and the app
+          // keep a core busy each (three took more CPU and more steps past their timeouts under
+          // load, docs/architecture.md "Tests"; four took each step several times as long).
           pool: 'forks',
           isolate: false,
           setupFiles: ['e2e/browser-setup.ts', TEST_HASH_COST],
-          maxWorkers: 3,
+          maxWorkers: 2,
           sequence: { groupOrder: 2 },
         },
       },
