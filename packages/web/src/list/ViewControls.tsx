@@ -57,6 +57,15 @@ export function ColumnsButton({
   );
 }
 
+/** The user's saved views of a screen, and those shared with their roles (`GET /api/views?screen=…`). */
+export function savedViewsQuery(screen: string) {
+  return {
+    queryKey: ['views', screen],
+    queryFn: async () =>
+      (await api<{ items: SavedView[] }>('GET', `/api/views?screen=${encodeURIComponent(screen)}`)).body.items,
+  };
+}
+
 /**
  * The user's saved views of this list, kept on the server per user (so they follow them to any
  * device): each opens the list as it was saved (filters, sort, columns); the view on screen can
@@ -75,12 +84,9 @@ export function SavedViewsButton({
   shareRoles?: readonly string[];
 }) {
   const client = useQueryClient();
-  const key = ['views', screen];
-  const views = useQuery({
-    queryKey: key,
-    queryFn: async () =>
-      (await api<{ items: SavedView[] }>('GET', `/api/views?screen=${encodeURIComponent(screen)}`)).body.items,
-  });
+  const viewsQuery = savedViewsQuery(screen);
+  const views = useQuery(viewsQuery);
+  const key = viewsQuery.queryKey;
   const [name, setName] = useState('');
   const [role, setRole] = useState('');
   const save = useMutation({

@@ -20,12 +20,12 @@ import {
 } from '@mantine/core';
 import { useDocumentTitle, useLocalStorage, useMediaQuery } from '@mantine/hooks';
 import type { Entity, Model, Screen, State, StateMachine } from '@ninepoint/spec';
-import { useInfiniteQuery } from '@tanstack/react-query';
-import { type DragEvent, useState } from 'react';
+import { infiniteQueryOptions, type QueryClient, useInfiniteQuery, useQueryClient } from '@tanstack/react-query';
+import { type DragEvent, useMemo, useState } from 'react';
 import { Link } from 'react-router';
 import { type ApiError, api } from '../api/client.ts';
 import type { Me } from '../api/session.ts';
-import type { DirectoryUser } from '../api/users.ts';
+import { type DirectoryUser, usersByIdQuery } from '../api/users.ts';
 import type { ScreenProps } from '../app/context.ts';
 import { Failure } from '../app/pages.tsx';
 import { choiceLabel, fieldLabel, screenTitle } from '../app/screens.ts';
@@ -34,7 +34,7 @@ import { FieldValue } from '../fields/FieldValue.tsx';
 import { choiceColor } from '../format.ts';
 import { ChevronLeftIcon, ChevronRightIcon } from '../list/icons.tsx';
 import { useProgressive } from '../list/layout.ts';
-import { refersToUsers } from '../list/query.ts';
+import { pageUserIds, refersToUsers } from '../list/query.ts';
 import { userLabel, useUserDirectory } from '../list/references.tsx';
 import { type Move, movesOf, stateColor, stateLabel, transitionLabel } from './access.ts';
 import { problemOf } from './api.ts';
@@ -74,6 +74,45 @@ interface BoardFilters {
   local: [string, string][];
   /** The states a `state = …` filter keeps; null for all. */
   states: string[] | null;
+}
+
+/**
+ * The cards of one column, a page at a time (`filter[state]`, newest change first). When the first
+ * page arrives, the names of the users it refers to are asked for at once, not after its cards
+ * are drawn.
+ */
+function columnQuery(client: QueryClient, model: Model, me: Me, entity: Entity, state: string, filters: BoardFilters) {
+  const list = callFor(model, entity.name, 'list');
+  return infiniteQueryOptions({
+    queryKey: ['board', entity.name, state, filters.query],
+    queryFn: async ({ pageParam }: { pageParam: string }) => {
+      const params = new URLSearchParams({ 'filter[state]': state, limit: String(COLUMN_PAGE), sort: '-updated_at' });
+      for (const [field, value] of filters.query) params.set(`filter[${field}]`, value);
+      if (pageParam) params.set('cursor', pageParam);
+      else params.set('count', 'true');
+      const page = (await api<Page>('GET', `${pathOf(list as NonNullable<typeof list>)}?${params}`)).body;
+      const ids = !pageParam && me.user ? pageUserIds(entity, page.items) : [];
+      if (ids.length > 0) client.prefetchQuery(usersByIdQuery(ids)).catch(() => undefined);
+      return page;
+    },
+    initialPageParam: '',
+    getNextPageParam: (last: Page) => last.next ?? undefined,
+  });
+}
+
+/**
+ * Fetches the first cards of every column a board screen shows, as its columns will ask for them:
+ * called when a link to the screen is hovered, focused or pressed (`screens/route-data.ts`).
+ */
+export function prefetchBoardScreen(client: QueryClient, model: Model, me: Me, screen: Screen): void {
+  const entity = entityNamed(model, screen.entity ?? '');
+  const machine = entity ? machineOf(model, entity.name) : undefined;
+  if (!entity || !machine || !callFor(model, entity.name, 'list')) return;
+  const filters = boardFilters(screen, entity, me);
+  for (const state of machine.states) {
+    if (filters.states !== null && !filters.states.includes(state.name)) continue;
+    client.prefetchInfiniteQuery(columnQuery(client, model, me, entity, state.name, filters)).catch(() => undefined);
+  }
 }
 
 function boardFilters(screen: Screen, entity: Entity, me: Me): BoardFilters {
@@ -127,13 +166,15 @@ export function BoardPage({ model, me, screen }: ScreenProps) {
   // Why a dragged card may not enter a column, known while it is dragged, before any drop.
   const dragRefusals = useMoveRefusals(model, entity?.name ?? '', dragging?.record ?? NO_RECORD, dragging?.moves ?? []);
   // Final states (no step leads out) may fold to their count; a user's choice per column is kept.
+  // The same filters from one drawing to the next: the columns' queries and cards depend on them.
+  const filters = useMemo(() => (entity ? boardFilters(screen, entity, me) : null), [screen, entity, me]);
   const [foldings, setFoldings] = useLocalStorage<Record<string, boolean>>({
     key: `ninepoint:board:${me.user?.id ?? 'visitor'}:${screen.route}`,
     defaultValue: {},
     getInitialValueInEffect: false,
   });
 
-  if (!entity || !machine) {
+  if (!entity || !machine || !filters) {
     return <Failure error={new Error(`A board needs an entity with states; ${screen.entity ?? 'none'} has none.`)} />;
   }
   if (!callFor(model, entity.name, 'list')) {
@@ -143,7 +184,6 @@ export function BoardPage({ model, me, screen }: ScreenProps) {
       </Alert>
     );
   }
-  const filters = boardFilters(screen, entity, me);
   const states = machine.states.filter((s) => filters.states === null || filters.states.includes(s.name));
   const create = createRoute(model, me, entity.name);
   const terminal = terminalStates(machine);
@@ -340,29 +380,20 @@ function Column({
   onDrop,
   onMove,
 }: ColumnProps) {
-  const list = callFor(model, entity.name, 'list');
   const phone = useMediaQuery('(max-width: 36em)', false, { getInitialValueInEffect: false });
   const [over, setOver] = useState(false);
   const [dropTitle, setDropTitle] = useState('');
-  const cards = useInfiniteQuery({
-    queryKey: ['board', entity.name, state.name, filters.query],
-    queryFn: async ({ pageParam }) => {
-      const params = new URLSearchParams({
-        'filter[state]': state.name,
-        limit: String(COLUMN_PAGE),
-        sort: '-updated_at',
-      });
-      for (const [field, value] of filters.query) params.set(`filter[${field}]`, value);
-      if (pageParam) params.set('cursor', pageParam);
-      else params.set('count', 'true');
-      return (await api<Page>('GET', `${pathOf(list as NonNullable<typeof list>)}?${params}`)).body;
-    },
-    initialPageParam: '',
-    getNextPageParam: (last) => last.next ?? undefined,
-  });
-  const items = (cards.data?.pages ?? [])
-    .flatMap((p) => p.items)
-    .filter((r) => filters.local.every(([field, value]) => String(r[field] ?? '') === value));
+  const client = useQueryClient();
+  // Fetched ahead when a link here was hovered (`prefetchBoardScreen`): then the cards draw at once.
+  const cards = useInfiniteQuery(columnQuery(client, model, me, entity, state.name, filters));
+  const pages = cards.data?.pages;
+  const items = useMemo(
+    () =>
+      (pages ?? [])
+        .flatMap((p) => p.items)
+        .filter((r) => filters.local.every(([field, value]) => String(r[field] ?? '') === value)),
+    [pages, filters.local],
+  );
   const total = filters.local.length === 0 ? cards.data?.pages[0]?.total : undefined;
   const dropMoves =
     dragging && dropReason === null
@@ -370,14 +401,8 @@ function Column({
       : [];
   const accepts = dropMoves.length > 0;
   const refused = dragging !== null && dropReason !== null;
-  const userIds = [
-    ...new Set(
-      items
-        .flatMap((r) => entity.fields.filter((f) => refersToUsers(f.type)).map((f) => r[f.name]))
-        .filter((id): id is string => typeof id === 'string'),
-    ),
-  ];
-  const users = useUserDirectory(me, userIds);
+  // Every user the column's first page names, as its query asked for them when it arrived.
+  const users = useUserDirectory(me, pageUserIds(entity, pages?.[0]?.items ?? []));
   // The cards in view first; the rest of the column right after.
   const drawn = useProgressive(items.length, 5);
   const headingId = `board-column-${state.name}`;
