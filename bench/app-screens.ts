@@ -187,6 +187,17 @@ try {
             .map((c) => `${c.phase} ${c.actual} ms at ${(c.commit - from).toFixed(0)}`);
         }, pressed);
         if (commits.length > 0) console.log(`React commits: ${commits.join('; ')}`);
+        // Renders of <Profiler id=…> parts, when the app was built with them (`window.__renders`).
+        const renders = await page.evaluate((from) => {
+          const all = (window as unknown as { __renders?: { id: string; actual: number; at: number }[] }).__renders;
+          const by = new Map<string, { count: number; ms: number }>();
+          for (const r of (all ?? []).filter((r) => r.at >= from)) {
+            const sum = by.get(r.id) ?? { count: 0, ms: 0 };
+            by.set(r.id, { count: sum.count + 1, ms: sum.ms + r.actual });
+          }
+          return [...by].map(([id, s]) => `${id} ×${s.count} ${s.ms.toFixed(0)} ms`);
+        }, pressed);
+        if (renders.length > 0) console.log(`renders: ${renders.join('; ')}`);
       }
       if (process.env.BENCH_SHOTS) {
         await page.waitForTimeout(500);

@@ -15,12 +15,12 @@ import {
   Title,
   VisuallyHidden,
 } from '@mantine/core';
-import { useMediaQuery } from '@mantine/hooks';
 import { ANYONE, assertNever } from '@ninepoint/spec';
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useMemo, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import type { ScreenProps } from '../app/context.ts';
+import { PHONE, useMedia } from '../app/media.ts';
 import { Failure } from '../app/pages.tsx';
 import {
   callOf,
@@ -109,7 +109,7 @@ function ListView({ model, me, screen, setup }: ScreenProps & { setup: ListSetup
 
   const [params, setParams] = useSearchParams();
   // A phone's width shows cards: a table's columns do not fit it.
-  const phone = useMediaQuery('(max-width: 36em)', false, { getInitialValueInEffect: false });
+  const phone = useMedia(PHONE);
   const Records = phone ? RecordCards : RecordsTable;
   const layout = useListLayout(me.user?.id ?? null, screen.route);
   const state = stateOf(setup, params);

@@ -15,18 +15,18 @@ import {
   Stack,
   Text,
   Title,
-  Tooltip,
   VisuallyHidden,
 } from '@mantine/core';
-import { useDocumentTitle, useLocalStorage, useMediaQuery } from '@mantine/hooks';
-import type { Entity, Model, Screen, State, StateMachine } from '@ninepoint/spec';
+import { useDocumentTitle, useLocalStorage } from '@mantine/hooks';
+import { type Entity, type Model, type Screen, type State, type StateMachine, USER_ENTITY } from '@ninepoint/spec';
 import { infiniteQueryOptions, type QueryClient, useInfiniteQuery, useQueryClient } from '@tanstack/react-query';
-import { type DragEvent, useMemo, useState } from 'react';
+import { type DragEvent, memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { type ApiError, api } from '../api/client.ts';
 import type { Me } from '../api/session.ts';
 import { type DirectoryUser, usersByIdQuery } from '../api/users.ts';
 import type { ScreenProps } from '../app/context.ts';
+import { PHONE, useMedia } from '../app/media.ts';
 import { Failure } from '../app/pages.tsx';
 import { choiceLabel, fieldLabel, screenTitle } from '../app/screens.ts';
 import { sentence } from '../fields/display.ts';
@@ -36,7 +36,7 @@ import { ChevronLeftIcon, ChevronRightIcon } from '../list/icons.tsx';
 import { useProgressive } from '../list/layout.ts';
 import { pageUserIds, refersToUsers } from '../list/query.ts';
 import { userLabel, useUserDirectory } from '../list/references.tsx';
-import { type Move, movesOf, stateColor, stateLabel, transitionLabel } from './access.ts';
+import { accessTo, type Move, movesOf, owns, stateColor, stateLabel, transitionLabel } from './access.ts';
 import { problemOf } from './api.ts';
 import { BoardScroller } from './BoardScroller.tsx';
 import { dropRefusal, terminalStates } from './board.ts';
@@ -46,7 +46,7 @@ import { createRoute, detailRoute } from './navigation.ts';
 import { useOwned } from './ownership.ts';
 import { ProblemAlert } from './ProblemAlert.tsx';
 import { summaryFields } from './summary.ts';
-import { useRecordTitle } from './title.ts';
+import { plainTitle, titleFields, useRecordTitle } from './title.ts';
 import {
   ConfirmFinalStep,
   isFinalStep,
@@ -380,7 +380,7 @@ function Column({
   onDrop,
   onMove,
 }: ColumnProps) {
-  const phone = useMediaQuery('(max-width: 36em)', false, { getInitialValueInEffect: false });
+  const phone = useMedia(PHONE);
   const [over, setOver] = useState(false);
   const [dropTitle, setDropTitle] = useState('');
   const client = useQueryClient();
@@ -425,6 +425,21 @@ function Column({
     setOver(false);
     if (dragging && accepts) onDrop(dragging.record, dropTitle || event.dataTransfer.getData('text/plain'), dropMoves);
   };
+
+  // Cards are memoised (`BoardCard`): the callbacks they get stay the same and call the latest.
+  const latest = useRef({ onDragStart, onDragEnd, onMove });
+  latest.current = { onDragStart, onDragEnd, onMove };
+  const cardDragStart = useCallback((record: ApiRecord, moves: Move[], title: string) => {
+    setDropTitle(title);
+    latest.current.onDragStart({ record, moves });
+  }, []);
+  const cardDragEnd = useCallback(() => latest.current.onDragEnd(), []);
+  const cardMove = useCallback(
+    (record: ApiRecord, move: Move, title: string) => latest.current.onMove(record, title, move),
+    [],
+  );
+  const namer = useCallback((id: string) => users.get(id)?.name, [users]);
+  const plain = plainCards(me, entity);
 
   const count = total ?? (cards.isSuccess ? items.length : undefined);
   const dropProps = {
@@ -575,25 +590,33 @@ function Column({
             <Failure error={cards.error} retry={() => void cards.refetch()} />
           </li>
         )}
-        {items.slice(0, drawn).map((record) => (
-          <li key={record.id}>
-            <BoardCard
-              model={model}
-              me={me}
-              entity={entity}
-              record={record}
-              users={users}
-              busy={busy === record.id}
-              dragged={dragging?.record.id === record.id}
-              onDragStart={(moves, title) => {
-                setDropTitle(title);
-                onDragStart({ record, moves });
-              }}
-              onDragEnd={onDragEnd}
-              onMove={(move, title) => onMove(record, title, move)}
-            />
-          </li>
-        ))}
+        {items.slice(0, drawn).map((record) => {
+          const card = {
+            model,
+            me,
+            entity,
+            record,
+            users,
+            busy: busy === record.id,
+            dragged: dragging?.record.id === record.id,
+            onDragStart: cardDragStart,
+            onDragEnd: cardDragEnd,
+            onMove: cardMove,
+          };
+          return (
+            <li key={record.id}>
+              {plain ? (
+                <BoardCard
+                  {...card}
+                  title={plainTitle(entity, record, namer)}
+                  mayUpdate={owns(model, entity.name, record, me)}
+                />
+              ) : (
+                <ResolvedCard {...card} />
+              )}
+            </li>
+          );
+        })}
       </Stack>
       {cards.isSuccess && items.length === 0 && (
         <Text size="sm" c="dimmed" ta="center" py="lg">
@@ -616,18 +639,17 @@ function Column({
   );
 }
 
-function BoardCard({
-  model,
-  me,
-  entity,
-  record,
-  users,
-  busy,
-  dragged,
-  onDragStart,
-  onDragEnd,
-  onMove,
-}: {
+/**
+ * Whether a board's cards can be drawn from their records alone: titles that name no other record
+ * (users are named from the page's users), and ownership that follows no reference. Then no card
+ * needs queries of its own (`ResolvedCard`), which on a board of sixty cards is most of the work.
+ */
+function plainCards(me: Me, entity: Entity): boolean {
+  const lookups = titleFields(entity).some((f) => f.type.kind === 'reference' && f.type.entity !== USER_ENTITY);
+  return !lookups && !(accessTo(me, entity.name).ownedVia && me.user !== null);
+}
+
+interface CardProps {
   model: Model;
   me: Me;
   entity: Entity;
@@ -635,13 +657,38 @@ function BoardCard({
   users: Map<string, DirectoryUser>;
   busy: boolean;
   dragged: boolean;
-  onDragStart: (moves: Move[], title: string) => void;
+  onDragStart: (record: ApiRecord, moves: Move[], title: string) => void;
   onDragEnd: () => void;
-  onMove: (move: Move, title: string) => void;
-}) {
-  const title = useRecordTitle(model, entity.name, record);
-  const owned = useOwned(model, me, entity.name, record);
-  const moves = movesOf(model, me, entity.name, record, owned.update);
+  onMove: (record: ApiRecord, move: Move, title: string) => void;
+}
+
+/** A card whose title names other records, or whose ownership goes through them: both are read first. */
+function ResolvedCard(props: CardProps) {
+  const title = useRecordTitle(props.model, props.entity.name, props.record);
+  const owned = useOwned(props.model, props.me, props.entity.name, props.record);
+  return <BoardCard {...props} title={title} mayUpdate={owned.update} />;
+}
+
+/**
+ * One record on the board: its title, its choices and people, a few fields, and its moves.
+ * Memoised: a column drawn again (a card dragged, names arriving, the next page) leaves the cards
+ * whose record did not change.
+ */
+const BoardCard = memo(function BoardCard({
+  model,
+  me,
+  entity,
+  record,
+  title,
+  mayUpdate,
+  users,
+  busy,
+  dragged,
+  onDragStart,
+  onDragEnd,
+  onMove,
+}: CardProps & { title: string; mayUpdate: boolean }) {
+  const moves = movesOf(model, me, entity.name, record, mayUpdate);
   const to = detailRoute(model, me, entity.name, record.id);
   const has = (name: string) => record[name] !== null && record[name] !== undefined && record[name] !== '';
   // The people a record names as faces, its choices in their colours, then a few other fields.
@@ -662,7 +709,7 @@ function BoardCard({
       onDragStart={(event: DragEvent) => {
         event.dataTransfer.effectAllowed = 'move';
         event.dataTransfer.setData('text/plain', title);
-        onDragStart(moves, title);
+        onDragStart(record, moves, title);
       }}
       onDragEnd={onDragEnd}
       style={{
@@ -682,33 +729,16 @@ function BoardCard({
               title
             )}
           </Text>
-          {/* One small menu per card rather than a button: the moves are in it. Portalled out of
-              the column (which would clip it), but into the page's main landmark: a menu left at
-              the end of <body> is content outside every landmark (axe "region"). */}
           {moves.length > 0 && (
-            <Menu position="bottom-end" withinPortal portalProps={{ target: 'main' }}>
-              <Menu.Target>
-                <ActionIcon
-                  size="sm"
-                  variant="subtle"
-                  color="gray"
-                  loading={busy}
-                  aria-label={`Move to… (${title})`}
-                  title="Move to…"
-                >
-                  <MoreIcon />
-                </ActionIcon>
-              </Menu.Target>
-              <Menu.Dropdown>
-                <MoveItems
-                  model={model}
-                  entity={entity.name}
-                  record={record}
-                  moves={moves}
-                  onMove={(move) => onMove(move, title)}
-                />
-              </Menu.Dropdown>
-            </Menu>
+            <MoveMenu
+              model={model}
+              entity={entity.name}
+              record={record}
+              moves={moves}
+              title={title}
+              busy={busy}
+              onMove={(move) => onMove(record, move, title)}
+            />
           )}
         </Group>
         {(choices.length > 0 || people.length > 0) && (
@@ -738,17 +768,19 @@ function BoardCard({
               <Avatar.Group spacing={6}>
                 {people.map((f) => {
                   const name = userLabel(String(record[f.name]), users, me);
+                  // The name on hover as the list's cells give it (a title): a tooltip component
+                  // per face cost more than the rest of the card.
                   return (
-                    <Tooltip key={f.name} label={`${fieldLabel(f)}: ${name}`} withinPortal={false}>
-                      <Avatar
-                        size={22}
-                        radius="xl"
-                        name={name.replace(/ \(you\)$/, '')}
-                        color="initials"
-                        role="img"
-                        aria-label={`${fieldLabel(f)}: ${name}`}
-                      />
-                    </Tooltip>
+                    <Avatar
+                      key={f.name}
+                      size={22}
+                      radius="xl"
+                      name={name.replace(/ \(you\)$/, '')}
+                      color="initials"
+                      role="img"
+                      aria-label={`${fieldLabel(f)}: ${name}`}
+                      title={`${fieldLabel(f)}: ${name}`}
+                    />
                   );
                 })}
               </Avatar.Group>
@@ -769,6 +801,77 @@ function BoardCard({
         )}
       </Stack>
     </Card>
+  );
+});
+
+/**
+ * A card's "Move to…" button and its menu. One small menu per card rather than a button per move;
+ * the menu itself is set up only once the pointer or focus reaches the button (a menu on each of
+ * sixty cards, unopened, cost a third of drawing them). Portalled out of the column (which would
+ * clip it), but into the page's main landmark: a menu left at the end of <body> is content outside
+ * every landmark (axe "region").
+ */
+function MoveMenu({
+  model,
+  entity,
+  record,
+  moves,
+  title,
+  busy,
+  onMove,
+}: {
+  model: Model;
+  entity: string;
+  record: ApiRecord;
+  moves: Move[];
+  title: string;
+  busy: boolean;
+  onMove: (move: Move) => void;
+}) {
+  const [armed, setArmed] = useState<'no' | 'ready' | 'open'>('no');
+  const button = useRef<HTMLButtonElement>(null);
+  // The button is drawn anew inside the menu: focus that was on the old one moves to it.
+  const refocus = useRef(false);
+  useEffect(() => {
+    if (armed !== 'no' && refocus.current) {
+      refocus.current = false;
+      button.current?.focus();
+    }
+  }, [armed]);
+  const icon = (more: Record<string, unknown>) => (
+    <ActionIcon
+      ref={button}
+      size="sm"
+      variant="subtle"
+      color="gray"
+      loading={busy}
+      aria-label={`Move to… (${title})`}
+      title="Move to…"
+      {...more}
+    >
+      <MoreIcon />
+    </ActionIcon>
+  );
+  if (armed === 'no') {
+    return icon({
+      'aria-haspopup': 'menu',
+      'aria-expanded': false,
+      onPointerEnter: () => setArmed('ready'),
+      onFocus: () => {
+        refocus.current = true;
+        setArmed('ready');
+      },
+      // Pressed before the pointer was seen over it (a tap): open at once.
+      onClick: () => setArmed('open'),
+    });
+  }
+  return (
+    <Menu position="bottom-end" withinPortal portalProps={{ target: 'main' }} defaultOpened={armed === 'open'}>
+      <Menu.Target>{icon({})}</Menu.Target>
+      <Menu.Dropdown>
+        <MoveItems model={model} entity={entity} record={record} moves={moves} onMove={onMove} />
+      </Menu.Dropdown>
+    </Menu>
   );
 }
 
