@@ -1,9 +1,12 @@
 import { Button, Group, MultiSelect, Popover, SegmentedControl, Select, Stack, Text, TextInput } from '@mantine/core';
+import type { Model } from '@ninepoint/spec';
 import { type FormEvent, useState } from 'react';
+import type { Me } from '../api/session.ts';
 import { choiceLabel } from '../app/screens.ts';
 import { stateLabel } from '../records/access.ts';
 import { PlusIcon } from './icons.tsx';
 import { type FieldFilter, type FilterField, type FilterGroup, MAX_GROUPS, validFilterValue } from './query.ts';
+import { ReferencePicker } from './ReferencePicker.tsx';
 
 /** What a condition of the builder says about a field. */
 export type Operator = 'is' | 'isNot' | 'contains' | 'before' | 'after' | 'between' | 'empty' | 'notEmpty';
@@ -34,7 +37,8 @@ export function operatorsFor(field: FilterField): Operator[] {
     case 'datetime':
       return ['is', 'isNot', 'before', 'after', 'between', 'empty', 'notEmpty'];
     case 'reference':
-      return ['empty', 'notEmpty'];
+      // A record or person picked by name (as the Filters panel offered), or none at all.
+      return ['is', 'empty', 'notEmpty'];
   }
 }
 
@@ -70,10 +74,14 @@ type Target = 'and' | 'new' | `${number}`;
  * "either" group (any one of it holds). The list shows each as a chip; the address keeps them.
  */
 export function FilterBuilder({
+  model,
+  me,
   fields,
   groups,
   onAdd,
 }: {
+  model: Model;
+  me: Me;
   fields: FilterField[];
   groups: FilterGroup[];
   onAdd: (target: 'and' | number, field: string, filter: FieldFilter) => void;
@@ -146,7 +154,9 @@ export function FilterBuilder({
                 comboboxProps={{ withinPortal: false }}
               />
             )}
-            {field && op && needs > 0 && <ValueInputs field={field} op={op} values={values} onChange={setValues} />}
+            {field && op && needs > 0 && (
+              <ValueInputs model={model} me={me} field={field} op={op} values={values} onChange={setValues} />
+            )}
             {field && op && groups.length < MAX_GROUPS && (
               <Select
                 label="Join"
@@ -178,11 +188,15 @@ export function FilterBuilder({
 
 /** The value (or the two ends) a condition compares with, in an input of the field's kind. */
 function ValueInputs({
+  model,
+  me,
   field,
   op,
   values,
   onChange,
 }: {
+  model: Model;
+  me: Me;
   field: FilterField;
   op: Operator;
   values: string[];
@@ -201,6 +215,18 @@ function ValueInputs({
         value={values}
         onChange={onChange}
         comboboxProps={{ withinPortal: false }}
+      />
+    );
+  }
+  if (field.kind === 'reference' && field.type.kind === 'reference') {
+    return (
+      <ReferencePicker
+        model={model}
+        me={me}
+        entity={field.type.entity}
+        label="Value"
+        value={values[0] ?? ''}
+        onChange={(id) => onChange(id === '' ? [] : [id])}
       />
     );
   }

@@ -283,7 +283,9 @@ function ListView({ model, me, screen, setup }: ScreenProps & { setup: ListSetup
               />
             </Box>
           )}
-          {filters.length > 0 && <FilterBuilder fields={filters} groups={state.groups} onAdd={addCondition} />}
+          {filters.length > 0 && (
+            <FilterBuilder model={model} me={me} fields={filters} groups={state.groups} onAdd={addCondition} />
+          )}
           {filters.length > 0 && (
             <Button
               variant={filtersOpen ? 'outline' : 'default'}
