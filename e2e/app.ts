@@ -25,10 +25,12 @@ import {
   assignableRoles,
   createApiToken,
   createServer,
+  type DevServer,
   type MailOptions,
   mailSettingsFromEnv,
   type NinepointServer,
   type ServerOptions,
+  serveDev,
   smtpMailer,
 } from '@ninepoint/server';
 import { blankSpec, checkSpec, type Model } from '@ninepoint/spec';
@@ -271,6 +273,49 @@ export async function startApp(
         await server.close();
         await temp.remove();
         rmSync(filesFolder, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+/** `ninepoint dev` in the test's process, with Chromium (or why it cannot start, to skip with). */
+export interface DevApp {
+  dev: DevServer;
+  /** The spec file it watches: a copy in a folder of its own. */
+  specPath: string;
+  chromium: Chromium | null;
+  unavailable: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves an example spec (a file under examples/) as `ninepoint dev` does, from a copy in a fresh
+ * folder with SQLite beside it, on a free port of 127.0.0.1, with no SMTP settings (mail is kept in
+ * the dev outbox) and nothing printed; launches Chromium.
+ */
+export async function startDevApp(example: string): Promise<DevApp> {
+  await ensureWebApp();
+  const dir = mkdtempSync(join(tmpdir(), 'ninepoint-dev-app-'));
+  const specPath = join(dir, example);
+  writeFileSync(specPath, readFileSync(new URL(`../examples/${example}`, import.meta.url), 'utf8'));
+  const quiet = () => undefined;
+  const options = { specPath, dbPath: join(dir, 'dev.db'), port: 0, logger: false as const, handleSignals: false };
+  const result = await serveDev({ ...options, print: quiet, printError: quiet, env: {} });
+  if (!result.ok) throw new Error(`ninepoint dev did not start on ${example}`);
+  const dev = result.server;
+  const status = await ensureChromium();
+  const chromium = status.ok ? await launchChromium() : null;
+  return {
+    dev,
+    specPath,
+    chromium,
+    unavailable: status.ok ? '' : status.reason,
+    async close() {
+      try {
+        await chromium?.close();
+        await dev.close();
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
       }
     },
   };

@@ -1,47 +1,25 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { type DevServer, serveDev } from '@ninepoint/server';
+import type { DevServer } from '@ninepoint/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureWebApp, INSTALL_TIMEOUT_MS } from './app.ts';
-import { type Chromium, ensureChromium, launchChromium, watchPage } from './browser.ts';
+import { type DevApp, INSTALL_TIMEOUT_MS, startDevApp } from './app.ts';
+import { type Chromium, watchPage } from './browser.ts';
 
 /**
  * `ninepoint dev` without SMTP settings, in Chromium: after asking for a reset link, the page
  * says where the mail went (the terminal and `/api/dev/outbox`), and the outbox has it.
  */
 
-let dir: string;
+let devApp: DevApp;
 let dev: DevServer;
 let chromium: Chromium | null = null;
 let unavailable = '';
 
 beforeAll(async () => {
-  await ensureWebApp();
-  dir = mkdtempSync(join(tmpdir(), 'ninepoint-dev-outbox-'));
-  const specPath = join(dir, 'spec.md');
-  writeFileSync(specPath, readFileSync(new URL('../examples/lending-desk.md', import.meta.url), 'utf8'));
-  const result = await serveDev({
-    specPath,
-    dbPath: join(dir, 'dev.db'),
-    port: 0,
-    logger: false,
-    handleSignals: false,
-    print: () => undefined,
-    printError: () => undefined,
-    env: {},
-  });
-  if (!result.ok) throw new Error('ninepoint dev did not start');
-  dev = result.server;
-  const status = await ensureChromium();
-  if (status.ok) chromium = await launchChromium();
-  else unavailable = status.reason;
+  devApp = await startDevApp('lending-desk.md');
+  ({ dev, chromium, unavailable } = devApp);
 }, INSTALL_TIMEOUT_MS);
 
 afterAll(async () => {
-  await chromium?.close();
-  await dev?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await devApp?.close();
 });
 
 describe('the dev outbox in Chromium', () => {

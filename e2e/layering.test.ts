@@ -46,7 +46,7 @@ function offending(from: string, forbidden: readonly string[], { tests = true } 
 }
 
 /** The folders of packages/server/src that are features: each one owns its routes, schemas, OpenAPI calls and tables. */
-const FEATURES = ['people', 'records', 'live', 'views', 'outbox', 'timers', 'import', 'code', 'files'];
+const FEATURES = ['people', 'records', 'live', 'views', 'outbox', 'timers', 'import', 'code', 'files', 'validators'];
 /** What runs underneath the features, and what sits above them. */
 const BELOW_FEATURES = ['compile', 'store', 'http', 'mail'];
 const ABOVE_FEATURES = ['app', 'dev'];

@@ -16,5 +16,6 @@ export default defineConfig({
     // layouts, fetched when a diagram needs them); the app shell is budgeted in docs/benchmarks.md.
     chunkSizeWarningLimit: 1600,
   },
-  server: { proxy: { '/api': 'http://127.0.0.1:3000' } },
+  // The API, and the field checks the server generates from the spec (`/app/validators.js`).
+  server: { proxy: { '/api': 'http://127.0.0.1:3000', '/app': 'http://127.0.0.1:3000' } },
 });

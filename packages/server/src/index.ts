@@ -194,3 +194,4 @@ export type {
   WriteOutcome,
 } from './store/store.ts';
 export { SYNCHRONOUS_MODES, type Synchronous, UnsupportedDatabaseError } from './store/store.ts';
+export { PAYLOADS, VALIDATORS_PATH, type ValidatorsModule, validatorsModule } from './validators/index.ts';

@@ -7,6 +7,9 @@ import { createServer, type NinepointServer } from '../src/app/server.ts';
 /** The sketch of the product brief: two entities, a state machine, rules, roles and three declared calls. */
 export const LENDING_DESK = readFileSync(new URL('./fixtures/lending-desk.md', import.meta.url), 'utf8');
 
+/** A team's memos: admins manage people and must sign in with two factors (passkeys' and two-factor's suites). */
+export const DESK = readFileSync(new URL('./fixtures/desk.md', import.meta.url), 'utf8');
+
 /** A club whose secretary manages people: editors write notices and drafts, members read notices. */
 export const CLUB = readFileSync(new URL('./fixtures/club.md', import.meta.url), 'utf8');
 

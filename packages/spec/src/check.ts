@@ -21,7 +21,7 @@ import { validateDocument } from './validate/document.ts';
 import { validateErrors } from './validate/errors.ts';
 import { validateExpressions } from './validate/expressions.ts';
 import { validateReveals } from './validate/reveals.ts';
-import { validateRoles } from './validate/roles.ts';
+import { validateOwnChains, validateRoles } from './validate/roles.ts';
 import { validateRules } from './validate/rules.ts';
 import { validateScreens } from './validate/screens.ts';
 import { validateStates } from './validate/states.ts';
@@ -99,6 +99,7 @@ export function checkSpec(source: string): CheckResult {
   validateStates(model, bag);
   validateThreads(model, bag);
   validateRoles(model, bag);
+  validateOwnChains(scope);
   validateExpressions(model, bag);
   validateReveals(model, bag);
   const checked = validateCalls(outgoing, scope);

@@ -66,18 +66,3 @@ export function isDecimalMultiple(value: number, divisor: number): boolean {
 export function decimalLimit(scale: number): number {
   return Number(`${'9'.repeat(Math.max(EXACT_DIGITS - scale, 0)) || '0'}.${'9'.repeat(scale)}`.replace(/\.$/, ''));
 }
-
-/**
- * JSON Schema's `multipleOf` decided in decimal, as an Ajv keyword definition (replace Ajv's own:
- * `ajv.removeKeyword('multipleOf'); ajv.addKeyword(DECIMAL_MULTIPLE_OF)`). Ajv's own divides in
- * binary, so with a tolerance it lets 0.30000000000000004 pass as a multiple of 0.01, and without
- * one it refuses 1.1. A plain object, so this package needs no Ajv of its own: the server's Ajv
- * and the web app's take the same definition.
- */
-export const DECIMAL_MULTIPLE_OF = {
-  keyword: 'multipleOf',
-  type: 'number',
-  schemaType: 'number',
-  compile: (divisor: number): ((value: number) => boolean) => decimalMultipleTest(divisor),
-  errors: false,
-} as const;

@@ -30,14 +30,23 @@ const range = (field: Field): JsonSchema => ({
 });
 
 /**
- * Refuses a text of spaces only (`""` included): what `required` means for text (REQUIRED).
+ * White space only (`""` included), spelled out as JavaScript's `\s` reads it: RE2's `\s`, which
+ * the server's patterns run on, is ASCII only, so `^\s*$` would call a title of no-break spaces
+ * blank in the browser and not on the server. Both engines read this class alike.
+ */
+export const BLANK_PATTERN = '^[\\t\\n\\v\\f\\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]*$';
+
+/**
+ * Refuses a blank text (`BLANK_PATTERN`): what `required` means for text (REQUIRED).
  * `not` keeps it apart from the field's own `pattern`.
  */
-export const NOT_BLANK: JsonSchema = Object.freeze({ not: { type: 'string', pattern: '^\\s*$' } }) as JsonSchema;
+export const NOT_BLANK: JsonSchema = Object.freeze({ not: { type: 'string', pattern: BLANK_PATTERN } }) as JsonSchema;
+
+const BLANK = new RegExp(BLANK_PATTERN, 'u');
 
 /** Whether a text counts as blank for a required field: empty, or white space only. */
 export function isBlank(text: string): boolean {
-  return /^\s*$/.test(text);
+  return BLANK.test(text);
 }
 
 /**

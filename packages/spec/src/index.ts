@@ -14,8 +14,8 @@ export {
 export { type CheckResult, checkSpec, MAX_SPEC_BYTES } from './check.ts';
 export { type CodeNeed, type CodeUse, checkModules, codeNeeds, type ModuleFacts } from './code-modules.ts';
 export { conditionWords } from './condition-words.ts';
+export { DECIMAL_MULTIPLE_OF } from './decimal-keyword.ts';
 export {
-  DECIMAL_MULTIPLE_OF,
   decimalLimit,
   decimalMultipleTest,
   decimalPlaces,
@@ -102,6 +102,7 @@ export {
   USER_ENTITY,
 } from './names.ts';
 export { POINT_TITLES } from './parse-sections.ts';
+export { type FieldFault, type PayloadFaults, payloadFaults, type SchemaError } from './payload-errors.ts';
 export { type PeopleAccess, peopleAccess, requiresTwoFactor, signUpRoles } from './people-access.ts';
 export {
   describeCell,

@@ -15,7 +15,7 @@ import {
   SIGN_IN_HEADERS,
 } from './read-people.ts';
 import { readReferencePath } from './reference-paths.ts';
-import type { Scope } from './scope.ts';
+import { endsAtUser, type Scope } from './scope.ts';
 import { suggest } from './suggest.ts';
 
 const ROLE_HEADERS = ['role', 'roles', 'who'];
@@ -363,15 +363,9 @@ function itemConditions(
       const chain = cellPart(item, at, piece.length);
       const path = readReferencePath(chain, entity, scope, what);
       if (!path) return null;
-      if (path.type?.kind !== 'reference' || path.type.entity !== USER_ENTITY) {
-        scope.bag.report(
-          'invalid-reference-path',
-          chain.span,
-          `${what}: "${piece}" does not end at a user, so it cannot say whose records are the role's own.`,
-          { hint: 'End the chain at a field referring to User (or created_by), e.g. doctor.account.' },
-        );
-        return null;
-      }
+      // Whether it names an owner is validate/roles.ts's to say; a chain that does not is no grant.
+      scope.ownChains.push({ chain, what, end: path.type });
+      if (!endsAtUser(path.type)) return null;
       via.push(path.fields);
     }
     text = `${text.slice(0, through.index)}${' '.repeat(through[0].length)}${text.slice((through.index ?? 0) + through[0].length)}`;

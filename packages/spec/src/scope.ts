@@ -1,10 +1,22 @@
 import { BUILTIN_ERRORS } from './builtin-errors.ts';
 import type { DiagnosticBag } from './diagnostics.ts';
-import type { Bound, Entity, Model, Span, StateMachine, Transition } from './model.ts';
+import type { Bound, Entity, FieldType, Model, Span, StateMachine, Transition } from './model.ts';
 import { ANYONE } from './model.ts';
 import { transitionSlug, USER_ENTITY } from './names.ts';
 import type { Cell } from './parse-tables.ts';
 import { suggest } from './suggest.ts';
+
+/** One `own via` chain of point 6: its cell, the permission as written, and the type it ends at. */
+export interface OwnChain {
+  chain: Cell;
+  what: string;
+  end: FieldType | null;
+}
+
+/** Whether a chain's last field refers to a user: then it says whose records are the role's own. */
+export function endsAtUser(type: FieldType | null): boolean {
+  return type?.kind === 'reference' && type.entity === USER_ENTITY;
+}
 
 /**
  * What later points may refer to, built as the points are read (constants and errors first,
@@ -28,6 +40,12 @@ export class Scope {
    * `while`): run once the machines are read.
    */
   readonly afterMachines: (() => void)[] = [];
+  /**
+   * Point 6's `own via` chains as linked (`read-roles.ts`): where each is written, in whose
+   * permission, and the type of its last field, for `validate/roles.ts` to judge whether it ends at
+   * a user.
+   */
+  readonly ownChains: OwnChain[] = [];
 
   readonly bag: DiagnosticBag;
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServer } from '@ninepoint/server';
 import { checkSpec } from '@ninepoint/spec';
@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { PgBoss } from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { POSTGRES_AVAILABLE, TEST_POSTGRES_URL } from '../../../server/test/databases.ts';
+import { POSTGRES_AVAILABLE, TEST_POSTGRES_URL, withSearchPath } from '../../../server/test/databases.ts';
 import { piped, runIn, tempDir } from '../test-support.ts';
 
 const PASSWORD = 'correct horse battery staple';
@@ -53,9 +53,20 @@ const LIBRARY_SQLITE = `
   INSERT INTO book_genres VALUES (1, 'fantasy-hi'), (2, 'lit'), (3, 'fantasy');
 `;
 
-/** The spec's entities' records, as `{entity: [record…]}`, read through the app's store. */
-async function records(spec: string, dbPath: string, entities: string[]) {
-  const server = await createServer({ model: checkSpec(spec).model, dbPath, logger: false });
+/** A SQLite file whose second row the import refuses: `label` is at most 5 characters (row 3 counting the header). */
+function writeRefusedTags(path: string): void {
+  const bad = new Database(path);
+  bad.exec(`
+    CREATE TABLE tags (id INTEGER PRIMARY KEY, label VARCHAR(5) NOT NULL);
+    INSERT INTO tags (label) VALUES ('ok'), ('far too long');
+  `);
+  bad.close();
+}
+
+/** The spec's entities' records, as `{entity: [record…]}`, read through the app's store (a SQLite file, or a postgres:// URL). */
+async function records(spec: string, database: string, entities: string[]) {
+  const where = /^postgres:/.test(database) ? { databaseUrl: database } : { dbPath: database };
+  const server = await createServer({ model: checkSpec(spec).model, ...where, logger: false });
   try {
     const all: Record<string, Record<string, unknown>[]> = {};
     for (const entity of entities) {
@@ -195,12 +206,7 @@ describe('ninepoint init --from a SQLite file', () => {
   });
 
   it('copies nothing when a row is refused: the database is removed and the refusal listed', async () => {
-    const bad = new Database(join(dir, 'bad.db'));
-    bad.exec(`
-      CREATE TABLE tags (id INTEGER PRIMARY KEY, label VARCHAR(5) NOT NULL);
-      INSERT INTO tags (label) VALUES ('ok'), ('far too long');
-    `);
-    bad.close();
+    writeRefusedTags(join(dir, 'bad.db'));
     const result = await runIn(
       dir,
       [
@@ -451,6 +457,91 @@ describe.runIf(POSTGRES_AVAILABLE || process.env.CI === 'true')('ninepoint init 
     expect(all.Job?.map((j) => [j.name, JSON.parse(String(j.data)), j.status])).toEqual([
       ['emails', { to: 'ada@example.org' }, 'created'],
     ]);
+  });
+
+  it('copies into PostgreSQL with --database, only into an empty schema, and drops what it made when a row is refused', async () => {
+    const target = `${library}_into`;
+    const url = withSearchPath(TEST_POSTGRES_URL, target);
+    // A folder of its own: no SQLite file is made beside the spec.
+    const own = tempDir();
+    const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+    await admin.connect();
+    const tablesOfTarget = async () =>
+      (await admin.query<{ n: string }>('SELECT count(*) AS n FROM pg_tables WHERE schemaname = $1', [target])).rows[0]
+        ?.n;
+    try {
+      await admin.query(`CREATE SCHEMA ${target}`);
+      const init = (spec: string, from: string[]) =>
+        runIn(
+          own,
+          ['init', ...from, spec, '--import-data', '--as', 'ada@example.org', '--password-stdin', '--database', url],
+          { stdin: piped(`${PASSWORD}\n`) },
+        );
+      const done = await init('into.md', ['--from', TEST_POSTGRES_URL, '--schema', library]);
+      expect(done.stderr).toBe('');
+      expect(done.code).toBe(0);
+      expect(done.stdout).toContain(
+        `Copied the rows into PostgreSQL at 127.0.0.1:5432/test (schema ${target}) as ada@example.org:\n  Book: 2 rows\n  Member: 2 rows\n  Loan: 2 rows\n`,
+      );
+      expect(done.stdout).toContain(
+        'Next: serve it with DATABASE_URL set to the --database URL: npx ninepoint serve into.md',
+      );
+      expect(existsSync(join(own, 'ninepoint.db'))).toBe(false);
+      const spec = readFileSync(join(own, 'into.md'), 'utf8');
+      const all = await records(spec, url, ['Member', 'Book', 'Loan']);
+      const members = new Map((all.Member ?? []).map((m) => [m.id, m]));
+      expect((all.Loan ?? []).map((l) => [members.get(l.member)?.full_name, l.status]).sort()).toEqual([
+        ['Ada Lovelace', 'out'],
+        ['Alan Turing', 'returned'],
+      ]);
+
+      // Not into a schema that holds tables: nothing is written, the tables are left alone.
+      const made = await tablesOfTarget();
+      const again = await init('again.md', ['--from', TEST_POSTGRES_URL, '--schema', library]);
+      expect(again.code).toBe(1);
+      expect(again.stderr).toMatch(
+        new RegExp(
+          `^error: the schema ${target} of PostgreSQL at 127\\.0\\.0\\.1:5432/test holds \\d+ tables \\(.+\\); init --import-data fills a new database`,
+        ),
+      );
+      expect(again.stderr).toContain('Nothing was written.');
+      expect(existsSync(join(own, 'again.md'))).toBe(false);
+      expect(await tablesOfTarget()).toBe(made);
+
+      // A refused row: every table init made is dropped, the schema is empty again.
+      await admin.query(`DROP SCHEMA ${target} CASCADE; CREATE SCHEMA ${target}`);
+      writeRefusedTags(join(own, 'bad.db'));
+      const refused = await init('bad.md', ['--from', 'bad.db']);
+      expect(refused.code).toBe(1);
+      expect(refused.stdout).toMatch(/3 +label +TOO_LONG/);
+      expect(refused.stderr).toContain(
+        `error: no rows were copied: a row of tags was refused (above), so the tables init made in PostgreSQL at 127.0.0.1:5432/test (schema ${target}) were dropped.`,
+      );
+      expect(await tablesOfTarget()).toBe('0');
+
+      // --database is a PostgreSQL URL, and only with --import-data.
+      const sqliteUrl = await runIn(own, [
+        'init',
+        '--from',
+        'bad.db',
+        'x.md',
+        '--import-data',
+        '--as',
+        'a@example.org',
+        '--database',
+        'app.db',
+      ]);
+      expect(sqliteUrl).toMatchObject({
+        code: 2,
+        stderr: expect.stringContaining('--database takes a postgres:// (or postgresql://) URL'),
+      });
+      const alone = await runIn(own, ['init', '--from', 'bad.db', 'x.md', '--database', url]);
+      expect(alone).toMatchObject({ code: 2, stderr: expect.stringContaining('--database go with --import-data') });
+    } finally {
+      await admin.query(`DROP SCHEMA IF EXISTS ${target} CASCADE`);
+      await admin.end();
+      rmSync(own, { recursive: true, force: true });
+    }
   });
 
   it('says so when the server does not answer or the schema has no tables, writing nothing', async () => {

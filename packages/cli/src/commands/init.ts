@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import type { Context } from '../context.ts';
 import { writeNewFile } from '../files.ts';
 import { copyOrder, copyRows } from '../init/copy-rows.ts';
+import { NewPostgres } from '../init/new-postgres.ts';
 import { describeUrl, openPostgres } from '../init/read-postgres.ts';
 import { openSqlite } from '../init/read-sqlite.ts';
 import { SourceError, type SourceRows, type SourceSchema } from '../init/source-schema.ts';
@@ -28,6 +29,7 @@ interface InitOptions {
   as?: string;
   passwordStdin?: boolean;
   db: string;
+  database?: string;
 }
 
 const INIT_HELP = `
@@ -40,11 +42,13 @@ A generated key that other tables refer to is kept as an optional unique field (
 which the copied rows' references are matched. What has no translation is listed under its
 entity in the spec and printed here. The spec written always checks clean.
 
-With --import-data the rows are copied into a new SQLite database (--db) through the same path
-as ninepoint import: every row passes what a create passes, referenced tables first, and history
-records how: import, by the --as user, who is added to the database (no roles: the spec has none
-yet) with a password asked for or read from stdin. One refused row and no row is kept: the
-database is removed, the refusals are listed, and the spec is kept.
+With --import-data the rows are copied into a new SQLite database (--db), or with --database
+postgres://… into PostgreSQL, whose schema (the URL's search_path, else public) must hold no table
+yet, through the same path as ninepoint import: every row passes what a create passes, referenced
+tables first, and history records how: import, by the --as user, who is added to the database (no
+roles: the spec has none yet) with a password asked for or read from stdin. One refused row and no
+row is kept: the database is removed (on PostgreSQL, the tables init made are dropped), the
+refusals are listed, and the spec is kept.
 
 Exit codes: 0 written (and copied); 1 the database cannot be read, has no tables, or a row was
 refused; 2 the command could not run as asked (an unknown URL scheme, a file that exists).`;
@@ -66,6 +70,7 @@ export function registerInit(program: Command, ctx: Context, version: string): v
     .option('--as <email>', 'with --import-data: the user the rows are imported as (added to the database)')
     .option('--password-stdin', "with --import-data: read that user's password from stdin")
     .option('--db <file>', 'with --import-data: the SQLite database to create, as given to serve', DEFAULT_DB)
+    .option('--database <url>', 'with --import-data: a postgres:// URL to copy into instead, its schema empty')
     .version(version)
     .addHelpText('after', INIT_HELP)
     .action(async (file: string, options: InitOptions) => {
@@ -84,14 +89,20 @@ export function registerInit(program: Command, ctx: Context, version: string): v
         throw new UsageError(`${file} already exists; pass --force to overwrite it, or name another file.`);
       }
       const dbPath = resolve(ctx.io.cwd, options.db);
+      const database = options.database?.trim();
       if (options.importData === true) {
         if (!options.as) throw new UsageError('--import-data needs --as <email>: the user the rows are imported as.');
-        if (ctx.io.env.DATABASE_URL) {
+        if (database !== undefined && !/^postgres(ql)?:\/\//i.test(database)) {
+          throw new UsageError('--database takes a postgres:// (or postgresql://) URL; a SQLite file is --db.');
+        }
+        if (ctx.io.env.DATABASE_URL && database === undefined) {
+          // Filled only when named: DATABASE_URL may well be the database of another app.
           throw new UsageError(
-            'init --import-data fills a new SQLite file (--db); unset DATABASE_URL, or import into PostgreSQL with ninepoint import.',
+            'init --import-data fills a new SQLite file (--db), or the PostgreSQL database named with --database; ' +
+              'DATABASE_URL is set: pass --database "$DATABASE_URL" to copy into it, or unset it.',
           );
         }
-        if (await stat(dbPath).catch(() => null)) {
+        if (database === undefined && (await stat(dbPath).catch(() => null))) {
           throw new UsageError(
             `${options.db} already exists; init --import-data fills a new database: name another with --db, or remove it.`,
           );
@@ -103,8 +114,8 @@ export function registerInit(program: Command, ctx: Context, version: string): v
           throw error;
         }
         checkPasswordSource(ctx, options.passwordStdin === true);
-      } else if (options.as || options.passwordStdin) {
-        throw new UsageError('--as and --password-stdin go with --import-data.');
+      } else if (options.as || options.passwordStdin || database !== undefined) {
+        throw new UsageError('--as, --password-stdin and --database go with --import-data.');
       }
       const found = isUrl ? null : await stat(resolve(ctx.io.cwd, from)).catch(() => null);
       if (!isUrl && !found) {
@@ -172,6 +183,18 @@ export function registerInit(program: Command, ctx: Context, version: string): v
             return;
           }
         }
+        // The PostgreSQL database to fill is checked before anything is written: reachable, its schema empty.
+        let target: NewPostgres | null = null;
+        if (options.importData === true && database !== undefined) {
+          try {
+            target = await NewPostgres.check(database);
+          } catch (error) {
+            if (!(error instanceof SourceError)) throw error;
+            ctx.io.stderr.write(`error: ${error.message}. Nothing was written.\n`);
+            ctx.exitCode = EXIT.refused;
+            return;
+          }
+        }
         await writeNewFile(ctx.io.cwd, file, plan.text, options.force === true);
         const notes = plan.entities.flatMap((e) => e.notes.map((n) => `  ${e.entity}: ${n}\n`));
         ctx.io.stdout.write(
@@ -185,7 +208,8 @@ export function registerInit(program: Command, ctx: Context, version: string): v
           ctx.io.stdout.write(`Next: npx ninepoint check ${shellWord(file)}\n`);
           return;
         }
-        const db = await openAccounts(checked.model, { dbPath });
+        const db = await openAccounts(checked.model, target ? { databaseUrl: target.url } : { dbPath });
+        const into = target ? `PostgreSQL at ${target.where}` : options.db;
         let kept = false;
         try {
           const user = await addUser(db.auth, { email, roles: [], password }, db.roles);
@@ -204,7 +228,8 @@ export function registerInit(program: Command, ctx: Context, version: string): v
           if (refused) {
             ctx.io.stdout.write(reportText(refused.report, refused.entity.entity, `the table ${refused.entity.table}`));
             ctx.io.stderr.write(
-              `error: no rows were copied: a row of ${refused.entity.table} was refused (above), so ${options.db} was removed. ` +
+              `error: no rows were copied: a row of ${refused.entity.table} was refused (above), so ` +
+                `${target ? `the tables init made in ${into} were dropped` : `${options.db} was removed`}. ` +
                 `${file} is kept; change it (or the data) and run init again with --force.\n`,
             );
             ctx.exitCode = EXIT.refused;
@@ -213,12 +238,14 @@ export function registerInit(program: Command, ctx: Context, version: string): v
           kept = true;
           const copied = outcomes.map((o) => `  ${o.entity.entity}: ${plural(o.report.imported, 'row')}\n`).join('');
           ctx.io.stdout.write(
-            `Copied the rows into ${options.db} as ${user.email}:\n${copied}` +
-              `Next: npx ninepoint serve ${shellWord(file)}${options.db === DEFAULT_DB ? '' : ` --db ${shellWord(options.db)}`}\n`,
+            `Copied the rows into ${into} as ${user.email}:\n${copied}` +
+              (target
+                ? `Next: serve it with DATABASE_URL set to the --database URL: npx ninepoint serve ${shellWord(file)}\n`
+                : `Next: npx ninepoint serve ${shellWord(file)}${options.db === DEFAULT_DB ? '' : ` --db ${shellWord(options.db)}`}\n`),
           );
         } finally {
           await db.close();
-          if (!kept) await removeDatabase(dbPath);
+          if (!kept) await (target ? target.emptyAgain() : removeDatabase(dbPath));
         }
       } finally {
         await source.close();

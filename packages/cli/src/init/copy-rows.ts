@@ -4,6 +4,7 @@ import {
   type ImportProgress,
   type ImportReport,
   importTable,
+  type Position,
   type UserAccount,
 } from '@ninepoint/server';
 import type { Model } from '@ninepoint/spec';
@@ -38,7 +39,7 @@ export interface CopyOptions {
  */
 export async function copyRows(options: CopyOptions): Promise<CopyOutcome[]> {
   const compiled = compileApp(options.model);
-  const keys = new Map<string, Map<string, string>>();
+  const keys = new KeptKeys(options);
   const outcomes: CopyOutcome[] = [];
   for (const entity of copyOrder(options.entities)) {
     const table = options.tables.find((t) => t.name === entity.table);
@@ -72,7 +73,7 @@ export async function copyRows(options: CopyOptions): Promise<CopyOutcome[]> {
     }
     outcomes.push({ entity, report });
     if (report.refused > 0) return outcomes;
-    await rememberKeys(entity, options, keys);
+    await keys.remember(entity);
   }
   return outcomes;
 }
@@ -108,7 +109,7 @@ async function copyInRounds(
   entity: EntityPlan,
   fields: FieldPlan[],
   indexes: number[],
-  keys: Map<string, Map<string, string>>,
+  keys: KeptKeys,
   options: CopyOptions,
   cells: (row: (string | null)[]) => string[],
   run: (rows: AsyncIterable<string[]>) => Promise<ImportReport>,
@@ -123,7 +124,7 @@ async function copyInRounds(
     const ready = pending.filter((row) =>
       self.every(({ f, index }) => {
         const value = row[index];
-        return value === null || value === undefined || keys.get(keyOf(f))?.has(value) === true;
+        return value === null || value === undefined || keys.id(f, value) !== undefined;
       }),
     );
     // Rows whose parents will never come (a circle, a dangling key) go through as they are: the import refuses them.
@@ -139,22 +140,20 @@ async function copyInRounds(
     total.errors.push(...report.errors);
     total.more += report.more;
     if (report.refused > 0 || round === pending) return total;
-    await rememberKeys(entity, options, keys);
+    await keys.remember(entity);
     const taken = new Set(round);
     pending = pending.filter((row) => !taken.has(row));
   }
   return total;
 }
 
-const keyOf = (f: FieldPlan) => `${f.references?.table}.${f.references?.column}`;
-
 /** The cell a value is written as: a reference as the id of the record copied from the row it names. */
-function cellText(field: FieldPlan, value: string | null, keys: Map<string, Map<string, string>>): string {
+function cellText(field: FieldPlan, value: string | null, keys: KeptKeys): string {
   if (value === null) return '';
   switch (field.kind) {
     case 'reference':
       // A key no copied row has is passed on as it is: the import refuses the row and says so.
-      return keys.get(keyOf(field))?.get(value) ?? value;
+      return keys.id(field, value) ?? value;
     case 'boolean':
       return value === 't' ? 'true' : value === 'f' ? 'false' : value;
     case 'datetime':
@@ -184,20 +183,45 @@ export function isoInstant(value: string): string {
   return Number.isNaN(date.getTime()) ? value : date.toISOString();
 }
 
-/** After an entity is copied: its records' ids by the source key of each column another table refers to. */
-async function rememberKeys(entity: EntityPlan, options: CopyOptions, keys: Map<string, Map<string, string>>) {
-  const wanted = new Set(
-    options.entities.flatMap((e) =>
-      e.fields.filter((f) => f.references?.table === entity.table).map((f) => f.references?.column ?? ''),
-    ),
-  );
-  for (const column of wanted) {
-    const field = entity.fields.find((f) => f.column === column);
-    if (!field) continue;
-    const map = keys.get(`${entity.table}.${column}`) ?? new Map<string, string>();
-    keys.set(`${entity.table}.${column}`, map);
-    const records = options.db.store.records(entity.entity);
-    let after = null;
+/**
+ * The copied records' ids by the source key of each column another table refers to
+ * (`table.column` → key → id). Each record is listed once: after a round of a table, only the
+ * records made since the last listing are read (ids only grow: uuidv7 within this process), so a
+ * table copied in many rounds (its rows referring to its own) is not listed again every round.
+ */
+class KeptKeys {
+  readonly #options: CopyOptions;
+  readonly #ids = new Map<string, Map<string, string>>();
+  /** The last record id listed, by entity. */
+  readonly #listed = new Map<string, string>();
+
+  constructor(options: CopyOptions) {
+    this.#options = options;
+  }
+
+  /** The id of the record copied from the row whose `value` the reference field names. */
+  id(field: FieldPlan, value: string): string | undefined {
+    return this.#ids.get(`${field.references?.table}.${field.references?.column}`)?.get(value);
+  }
+
+  /** After rows of an entity were copied: the keys of its records made since it was last listed. */
+  async remember(entity: EntityPlan): Promise<void> {
+    const wanted = new Set(
+      this.#options.entities.flatMap((e) =>
+        e.fields.filter((f) => f.references?.table === entity.table).map((f) => f.references?.column ?? ''),
+      ),
+    );
+    const kept = entity.fields.flatMap((field) => {
+      if (!wanted.has(field.column)) return [];
+      const name = `${entity.table}.${field.column}`;
+      const map = this.#ids.get(name) ?? new Map<string, string>();
+      this.#ids.set(name, map);
+      return [{ field, map }];
+    });
+    if (kept.length === 0) return;
+    const records = this.#options.db.store.records(entity.entity);
+    const last = this.#listed.get(entity.entity);
+    let after: Position | null = last === undefined ? null : { value: last, id: last };
     for (;;) {
       const page = await records.list({
         sort: { column: 'id', descending: false },
@@ -209,8 +233,11 @@ async function rememberKeys(entity: EntityPlan, options: CopyOptions, keys: Map<
         count: false,
       });
       for (const record of page.records) {
-        const value = record[field.name];
-        if (value !== null && value !== undefined) map.set(String(value), String(record.id));
+        for (const { field, map } of kept) {
+          const value = record[field.name];
+          if (value !== null && value !== undefined) map.set(String(value), String(record.id));
+        }
+        this.#listed.set(entity.entity, String(record.id));
       }
       if (!page.next) break;
       after = page.next;

@@ -185,7 +185,7 @@ function quote(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
 
-function messageOf(error: unknown): string {
+export function messageOf(error: unknown): string {
   if (error instanceof AggregateError && error.errors.length > 0) return messageOf(error.errors[0]);
   return error instanceof Error ? error.message || String(error) : String(error);
 }

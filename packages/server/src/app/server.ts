@@ -44,9 +44,16 @@ import { openStore, type StoreOptions } from '../store/open-store.ts';
 import { PgStore } from '../store/postgres/pg-store.ts';
 import type { Store } from '../store/store.ts';
 import { RecurringJobs, ScheduleRuns, SYSTEM_ACTOR_ID, type Timers, timers } from '../timers/index.ts';
+import { validators } from '../validators/index.ts';
 import { SavedViewsStore, savedViews } from '../views/index.ts';
 import { type CompiledApp, compileApp } from './compile-app.ts';
 import { SERVER_CREATED_CHANNEL, type ServerCreated } from './server-channel.ts';
+
+/** Notifications for the other servers, several in one statement and in order (`PgFeed`). */
+const NOTIFY_MANY = {
+  name: 'np_notify_many',
+  text: 'SELECT pg_notify($1, "payload") FROM unnest($2::text[]) WITH ORDINALITY AS t("payload", "n") ORDER BY "n"',
+};
 
 export interface ServerOptions extends StoreOptions {
   /** A checked model without errors. */
@@ -207,6 +214,8 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
     }
     const auth = new AuthStore(store.sql);
     await auth.setUp();
+    // Tokens and sessions found lately are kept while this server hears their tables' changes.
+    if (store instanceof PgStore && options.databaseUrl) await store.sql.watchIdentity(options.databaseUrl, logger);
     const oidc = options.oidc ? { settings: options.oidc, logins: new OidcStore(store.sql) } : null;
     await oidc?.logins.setUp();
     const views = new SavedViewsStore(store.sql);
@@ -276,7 +285,7 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
       store instanceof PgStore && options.databaseUrl
         ? new PgFeed({
             url: options.databaseUrl,
-            notify: (channel, payload) => store.pool.query('SELECT pg_notify($1, $2)', [channel, payload]),
+            notify: (channel, payloads) => store.pool.query({ ...NOTIFY_MANY, values: [channel, payloads] }),
             logger,
           })
         : new LocalFeed();
@@ -483,6 +492,7 @@ function buildApp(
     managesPeople: (actor) => actor.userId !== null && peopleAccess(compiled.model, actor.roles).manage,
     now: now ?? Date.now,
   });
+  void app.register(validators, { model: compiled.model });
   extend?.register(app);
 
   // Any other path answers UNKNOWN_CALL (transition calls too, until they are served). Fastify

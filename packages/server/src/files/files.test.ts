@@ -4,11 +4,13 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLAIMS } from '../../test/claims-spec.ts';
+import { CountingStorage } from '../../test/counting-storage.ts';
 import { type FreshDatabase, TEST_DATABASES } from '../../test/databases.ts';
 import { modelOf } from '../../test/helpers.ts';
 import { pdf, png, upload } from '../../test/uploads.ts';
 import { callAs, userWithToken } from '../../test/users.ts';
 import { createServer, type NinepointServer } from '../app/server.ts';
+import { DiskStorage } from './disk-storage.ts';
 import { FILES_TABLE } from './files-tables.ts';
 import { PENDING_GRACE_MS } from './record-files.ts';
 
@@ -31,6 +33,7 @@ describe.each(TEST_DATABASES)('file fields on $name', (db) => {
   let fresh: FreshDatabase;
   let server: NinepointServer;
   let folder: string;
+  let storage: CountingStorage;
   let clerk: string;
   let other: string;
   let auditor: string;
@@ -55,11 +58,12 @@ describe.each(TEST_DATABASES)('file fields on $name', (db) => {
   beforeAll(async () => {
     fresh = await db.fresh();
     folder = mkdtempSync(join(tmpdir(), 'ninepoint-files-test-'));
+    storage = new CountingStorage(new DiskStorage(folder));
     server = await createServer({
       model: modelOf(CLAIMS),
       ...fresh.options,
       logger: false,
-      fileStorage: folder,
+      fileStorage: storage,
       sweepFiles: false,
       now: () => clock,
     });
@@ -312,7 +316,7 @@ describe.each(TEST_DATABASES)('file fields on $name', (db) => {
     expect((await download(clerk, id)).headers['content-disposition']).toMatch(/^inline; /);
   });
 
-  it('serves an uploaded photo without its EXIF location, turned as its orientation said', async () => {
+  it('stores an uploaded photo once, without its EXIF location, turned as its orientation said', async () => {
     const { default: sharp } = await import('sharp');
     // 400 × 200 pixels stored, to be shown turned a quarter (orientation 6): 200 × 400.
     const photo = await sharp({ create: { width: 400, height: 200, channels: 3, background: '#36c' } })
@@ -331,11 +335,14 @@ describe.each(TEST_DATABASES)('file fields on $name', (db) => {
     const sent = await sharp(photo).metadata();
     expect(sent.exif?.length).toBeGreaterThan(0);
     expect(sent.orientation).toBe(6);
+    storage.calls.length = 0;
     const created = await send(clerk, 'POST', '/api/claims', { title: 'Site', amount: 5 }, [
       { field: 'photos', name: 'site.jpg', bytes: new Uint8Array(photo) },
       { field: 'receipt', name: 'r.pdf', bytes: pdf() },
     ]);
     expect(created.status).toBe(201);
+    // Stripped as it arrived: one write a file, nothing read back and written again.
+    expect(storage.calls).toEqual(['write', 'write']);
     const id = String(created.body.photos);
     const served = await download(clerk, id);
     expect(served.statusCode).toBe(200);

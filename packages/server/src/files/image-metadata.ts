@@ -1,20 +1,17 @@
-import { Readable } from 'node:stream';
-import { buffer } from 'node:stream/consumers';
-import type { FileStorage } from './file-storage.ts';
 import { MAX_PIXELS } from './thumbnails.ts';
 
 /**
- * Strips the metadata of a raster image just stored (EXIF and XMP: where a photo was taken, the
- * camera, the time), unless its field `keeps location`: the image is turned as its EXIF
- * orientation says, so it still shows the right way up, keeps its colour profile, and is written
- * again in its own format in place of the upload. Answers the new size, or null when there was
- * nothing to strip (or sharp cannot read it: then it carries nothing sharp, or a browser, reads
- * as metadata either) and the bytes are kept as sent.
+ * A raster image without its metadata (EXIF and XMP: where a photo was taken, the camera, the
+ * time), for a field that does not `keep location`: turned as its EXIF orientation says, so it
+ * still shows the right way up, with its colour profile kept, written again in its own format.
+ * Null when there is nothing to strip (or sharp cannot read it: then it carries nothing sharp, or
+ * a browser, reads as metadata either): the bytes are kept as sent.
+ *
+ * It takes the whole image: sharp decodes from one buffer (its stream input too collects every
+ * chunk before it starts), so an upload is stripped as it arrives, before it is stored, and
+ * stored once.
  */
-export async function stripImageMetadata(storage: FileStorage, key: string, kind: string): Promise<number | null> {
-  const stored = await storage.read(key);
-  if (!stored) return null;
-  const bytes = await buffer(stored);
+export async function withoutImageMetadata(bytes: Buffer, kind: string): Promise<Buffer | null> {
   const { default: sharp } = await import('sharp');
   let animated = false;
   try {
@@ -30,7 +27,5 @@ export async function stripImageMetadata(storage: FileStorage, key: string, kind
   else if (kind === 'webp') image = image.webp({ quality: 92 });
   else if (kind === 'avif') image = image.avif({ quality: 80 });
   else return null;
-  const clean = await image.toBuffer();
-  await storage.write(key, Readable.from([clean]), clean.length);
-  return clean.length;
+  return image.toBuffer();
 }

@@ -1,4 +1,5 @@
 import { Readable, Transform, type TransformCallback } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
 import type { MultipartFile, MultipartValue } from '@fastify/multipart';
 import { type Entity, FILE_FORMATS, type FieldTypeOfKind, kindOfDetected, sizeWords } from '@ninepoint/spec';
 import type { FastifyRequest } from 'fastify';
@@ -7,7 +8,7 @@ import { ProblemError } from '../compile/problems.ts';
 import { uuidv7 } from '../store/uuidv7.ts';
 import type { FileStorage } from './file-storage.ts';
 import type { FileRow, FilesTable } from './files-tables.ts';
-import { stripImageMetadata } from './image-metadata.ts';
+import { withoutImageMetadata } from './image-metadata.ts';
 import { newStorageKey } from './storage-keys.ts';
 import { streamedBytes } from './upload-garbage.ts';
 
@@ -121,12 +122,7 @@ export async function receiveUpload(request: FastifyRequest, context: UploadCont
       await context.table.addPending(row);
       stored.push(row);
       const { size, mime, kind } = await storeFile(part, type, row.storageKey, context.storage);
-      // A photo's location is not served unless the spec keeps it: stripped once, as it is stored.
-      const stripped =
-        kind !== null && FILE_FORMATS[kind]?.exif && !type.keepsLocation
-          ? await stripImageMetadata(context.storage, row.storageKey, kind)
-          : null;
-      await context.table.described(row.id, stripped ?? size, mime, kind);
+      await context.table.described(row.id, size, mime, kind);
       list.push(row.id);
       byField.set(part.fieldname, list);
     }
@@ -194,7 +190,10 @@ function fileName(sent: string | undefined): string {
 
 /**
  * Stores one file part: reads its first bytes to decide its kind, refuses a kind the field does not
- * take or an empty file before anything is stored, then streams the bytes on, counting them.
+ * take or an empty file before anything is stored, then streams the bytes on, counting them. A
+ * photo whose location the field does not keep is stripped of its metadata before it is stored
+ * (`withoutImageMetadata`), so storage is written once and never read back: the image is
+ * gathered whole for that, within the field's size limit, as sharp needs it whole anyway.
  */
 async function storeFile(
   part: MultipartFile,
@@ -253,10 +252,21 @@ async function storeFile(
         })(),
         { objectMode: false },
       );
-  await storage.write(key, rest.pipe(counter));
-  if (stream.truncated) throw tooLarge(field, type);
+  // A source that fails half way (the body cut off) fails the count too, rather than leave it waiting.
+  rest.once('error', (error) => counter.destroy(error));
+  const counted = rest.pipe(counter);
   const format = kind === null ? undefined : FILE_FORMATS[kind];
-  return { size, mime: format?.mime ?? 'application/octet-stream', kind };
+  const answer = (bytes: number) => ({ size: bytes, mime: format?.mime ?? 'application/octet-stream', kind });
+  if (kind !== null && format?.exif && !type.keepsLocation) {
+    const sent = await buffer(counted);
+    if (stream.truncated) throw tooLarge(field, type);
+    const kept = (await withoutImageMetadata(sent, kind)) ?? sent;
+    await storage.write(key, Readable.from([kept]), kept.length);
+    return answer(kept.length);
+  }
+  await storage.write(key, counted);
+  if (stream.truncated) throw tooLarge(field, type);
+  return answer(size);
 }
 
 function tooLarge(field: string, type: FieldTypeOfKind<'file'>): ProblemError {

@@ -7,6 +7,7 @@ import { startS3 } from '../../test/s3-server.ts';
 import { pdf, png, upload } from '../../test/uploads.ts';
 import { callAs, userWithToken } from '../../test/users.ts';
 import { createServer, type NinepointServer } from '../app/server.ts';
+import { S3Storage } from './s3-storage.ts';
 
 /**
  * Files in an S3-compatible bucket: a real one (s3rver) on loopback, reached through the AWS SDK
@@ -108,5 +109,57 @@ describe.each(SQLITE_ONLY)('file fields in S3, on $name', (db) => {
     expect((await download(auditor, String(scanned.body.scan))).statusCode).toBe(404);
     expect((await download(auditor, String(scanned.body.scan), '?direct=true')).statusCode).toBe(404);
     expect((await download(clerk, String(scanned.body.scan))).statusCode).toBe(200);
+  });
+
+  it('strips a photo’s EXIF location as it arrives: one PUT to the bucket, no GET and no second PUT', async () => {
+    const { default: sharp } = await import('sharp');
+    const photo = await sharp({ create: { width: 64, height: 32, channels: 3, background: '#693' } })
+      .jpeg()
+      .withExif({ IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '52/1 31/1 0/1' } })
+      .toBuffer();
+    expect((await sharp(photo).metadata()).exif).toBeDefined();
+    // The bucket's own requests, as the SDK sends them.
+    const client = new S3Client({
+      endpoint: s3.endpoint,
+      forcePathStyle: true,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    });
+    const requests: string[] = [];
+    client.middlewareStack.add(
+      (next, context) => (args) => {
+        requests.push(String(context.commandName));
+        return next(args);
+      },
+      { step: 'initialize' },
+    );
+    const own = await db.fresh();
+    const counted = await createServer({
+      model: modelOf(CLAIMS),
+      ...own.options,
+      logger: false,
+      fileStorage: new S3Storage(client, s3.bucket, 'counted'),
+      sweepFiles: false,
+    });
+    try {
+      const who = (await userWithToken(counted, ['clerk'])).authorization;
+      const created = await upload(counted, who, 'POST', '/api/claims', { title: 'Site', amount: 5 }, [
+        { field: 'photos', name: 'site.jpg', bytes: new Uint8Array(photo) },
+        { field: 'receipt', name: 'r.pdf', bytes: pdf('site') },
+      ]);
+      expect(created.status).toBe(201);
+      expect(requests).toEqual(['PutObjectCommand', 'PutObjectCommand']);
+      const served = await counted.app.inject({
+        method: 'GET',
+        url: `/api/files/${created.body.photos}`,
+        headers: { authorization: who },
+      });
+      expect(served.statusCode).toBe(200);
+      const meta = await sharp(served.rawPayload).metadata();
+      expect([meta.format, meta.exif]).toEqual(['jpeg', undefined]);
+    } finally {
+      await counted.close();
+      await own.remove();
+    }
   });
 });

@@ -195,6 +195,41 @@ describe.each(TEST_DATABASES.filter((db) => db.name === 'postgres'))('live updat
       await fresh.remove();
     }
   });
+  it('tells the other server of every one of several writes committed at once', async () => {
+    const fresh = await db.fresh();
+    const servers: NinepointServer[] = [];
+    try {
+      for (let i = 0; i < 2; i++) {
+        servers.push(await createServer({ model: modelOf(CLINIC), ...fresh.options, logger: false }));
+      }
+      const [a, b] = servers as [NinepointServer, NinepointServer];
+      const baseB = await b.listen({ port: 0 });
+      const { authorization } = await userWithToken(a, ['admin']);
+      const events = await openEvents(baseB, { authorization });
+      try {
+        const accounts = [];
+        for (let i = 0; i < 6; i++) accounts.push((await userWithToken(a, ['patient'])).user.id);
+        const made = await Promise.all(
+          accounts.map((account, i) =>
+            callAs(() => a)(authorization, 'POST', '/api/patients', { name: `P${i}`, account }),
+          ),
+        );
+        for (const answer of made) expect(answer.status).toBe(201);
+        const heard: unknown[] = [];
+        for (let i = 0; i < 6; i++) {
+          const change = await events.change();
+          expect(change).toMatchObject({ entity: 'Patient', kind: 'create' });
+          heard.push((change as { id: string }).id);
+        }
+        expect(new Set(heard)).toEqual(new Set(made.map((answer) => answer.body.id)));
+      } finally {
+        await events.cancel();
+      }
+    } finally {
+      for (const server of servers) await server.close();
+      await fresh.remove();
+    }
+  });
   it('listens again when its connection is lost, and goes on hearing the other server', async () => {
     const fresh = await db.fresh();
     const servers: NinepointServer[] = [];

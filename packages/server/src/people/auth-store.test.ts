@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { SQLITE_ONLY, TEST_DATABASES } from '../../test/databases.ts';
+import { SQLITE_ONLY, TEST_DATABASES, type TestDatabase } from '../../test/databases.ts';
 import { openStore } from '../store/open-store.ts';
 import { SqliteStore } from '../store/sqlite/sqlite-store.ts';
+import type { Store } from '../store/store.ts';
 import { USERS_TABLE } from '../store/users-table.ts';
 import { AuthStore } from './auth-store.ts';
 
@@ -16,6 +17,20 @@ const OLD_USERS_TABLE = `CREATE TABLE "${USERS_TABLE}" (
 )`;
 
 const ID = '0190f3c4-7a2b-7c3d-8e4f-5a6b7c8d9e0f';
+
+/** A fresh database of `db` with the runtime's tables set up, closed and removed after `work`. */
+async function withAuth(db: TestDatabase, work: (auth: AuthStore, store: Store) => Promise<void>): Promise<void> {
+  const fresh = await db.fresh();
+  const store = await openStore(fresh.options);
+  try {
+    const auth = new AuthStore(store.sql);
+    await auth.setUp();
+    await work(auth, store);
+  } finally {
+    await store.close();
+    await fresh.remove();
+  }
+}
 
 // On PostgreSQL too: the runtime's tables are created and queried with each database's own SQL.
 describe.each(TEST_DATABASES)('the runtime’s tables on $name', (db) => {
@@ -52,12 +67,36 @@ describe.each(TEST_DATABASES)('the runtime’s tables on $name', (db) => {
     }
   });
 
+  it('adds a passkey and answers it as kept, without reading it back; a second of the same credential id is refused', async () => {
+    await withAuth(db, async (auth) => {
+      await auth.users.add({
+        id: ID,
+        email: 'keys@example.test',
+        name: 'Keys',
+        roles: [],
+        createdAt: '2025-01-01T00:00:00.000Z',
+        passwordHash: 'hash',
+      });
+      const passkey = {
+        id: 'credential-1',
+        userId: ID,
+        publicKey: 'cHVibGlj',
+        counter: 7,
+        transports: ['internal', 'hybrid'],
+        name: 'Laptop',
+        createdAt: 1000,
+      };
+      const added = await auth.passkeys.add(passkey);
+      expect(added).toEqual({ ...passkey, lastUsedAt: null });
+      // What it answered is what a read finds.
+      expect(await auth.passkeys.byId('credential-1')).toEqual(added);
+      expect(await auth.passkeys.add({ ...passkey, name: 'Again' })).toBeNull();
+      expect((await auth.passkeys.byId('credential-1'))?.name).toBe('Laptop');
+    });
+  });
+
   it('finds a token’s or session’s user in one lookup, only while the token is unrevoked and the user active and present', async () => {
-    const fresh = await db.fresh();
-    const store = await openStore(fresh.options);
-    try {
-      const auth = new AuthStore(store.sql);
-      await auth.setUp();
+    await withAuth(db, async (auth, store) => {
       const user = {
         id: ID,
         email: 'lookup@example.test',
@@ -108,18 +147,11 @@ describe.each(TEST_DATABASES)('the runtime’s tables on $name', (db) => {
       await store.sql.run(`DELETE FROM "${USERS_TABLE}" WHERE "id" = ?`, [ID]);
       expect(await auth.tokens.user('token-hash-2')).toBeUndefined();
       expect(await auth.sessions.get('session-hash-2')).toBeUndefined();
-    } finally {
-      await store.close();
-      await fresh.remove();
-    }
+    });
   });
 
   it('keeps an account’s history, oldest first, and removes it with the account', async () => {
-    const fresh = await db.fresh();
-    const store = await openStore(fresh.options);
-    try {
-      const auth = new AuthStore(store.sql);
-      await auth.setUp();
+    await withAuth(db, async (auth) => {
       await auth.users.add({
         id: ID,
         email: 'h@example.test',
@@ -148,10 +180,7 @@ describe.each(TEST_DATABASES)('the runtime’s tables on $name', (db) => {
       expect((await auth.users.history(ID)).map((e) => e.kind)).toEqual(['created', 'deactivated']);
       await auth.removeUser('h@example.test');
       expect(await auth.users.history(ID)).toEqual([]);
-    } finally {
-      await store.close();
-      await fresh.remove();
-    }
+    });
   });
 });
 

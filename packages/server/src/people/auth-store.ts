@@ -1,9 +1,11 @@
+import { identityTriggerDdl } from '../store/postgres/pg-identity-watch.ts';
 import type { SqlRunner } from '../store/sql-runner.ts';
+import { USERS_TABLE } from '../store/users-table.ts';
 import { COUNTERS_DDL, CountersStore } from './counters-store.ts';
 import { PASSKEYS_DDL, PasskeysStore } from './passkeys-store.ts';
 import { PASSWORD_RESETS_DDL, PasswordResetsStore } from './resets-store.ts';
 import { SESSIONS_DDL, SESSIONS_TABLE, SessionsStore } from './sessions-store.ts';
-import { TOKENS_DDL, TokensStore } from './tokens-store.ts';
+import { TOKENS_DDL, TOKENS_TABLE, TokensStore } from './tokens-store.ts';
 import { TWO_FACTOR_DDL, TwoFactorStore } from './two-factor-store.ts';
 import { AUTH_ADDED_COLUMNS, USERS_DDL, UsersStore } from './users-store.ts';
 
@@ -55,6 +57,11 @@ export class AuthStore {
   /** Creates the tables when missing, and adds the columns an older database's tables lack. */
   async setUp(): Promise<void> {
     await this.#sql.exec(AUTH_DDL);
+    // PostgreSQL: what decides who a caller is tells the servers when it changes (their kept
+    // tokens and sessions, `FoundLately`); SQLite's servers see any write by themselves.
+    if (this.#sql.dialect === 'postgres') {
+      await this.#sql.exec(identityTriggerDdl([USERS_TABLE, SESSIONS_TABLE, TOKENS_TABLE]));
+    }
     for (const { table, column, type } of [...AUTH_ADDED_COLUMNS, ...SESSIONS_ADDED_COLUMNS]) {
       if ((await this.#columns(table)).includes(column)) continue;
       // PostgreSQL's IF NOT EXISTS lets two servers starting at once both upgrade; SQLite has no

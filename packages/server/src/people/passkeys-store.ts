@@ -90,8 +90,11 @@ export class PasskeysStore {
     return rows.map(toPasskey);
   }
 
-  /** Adds a passkey; false when a passkey with this credential id is kept already. */
-  async add(passkey: Omit<PasskeyRow, 'lastUsedAt'>): Promise<boolean> {
+  /**
+   * Adds a passkey and answers it as kept (never used yet), without reading it back; null when a
+   * passkey with this credential id is kept already.
+   */
+  async add(passkey: Omit<PasskeyRow, 'lastUsedAt'>): Promise<PasskeyRow | null> {
     const changed = await this.#sql.run(
       `INSERT INTO "${PASSKEYS_TABLE}" (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, NULL) ON CONFLICT ("id") DO NOTHING`,
       [
@@ -104,7 +107,7 @@ export class PasskeysStore {
         passkey.createdAt,
       ],
     );
-    return changed > 0;
+    return changed > 0 ? { ...passkey, transports: [...passkey.transports], lastUsedAt: null } : null;
   }
 
   /**

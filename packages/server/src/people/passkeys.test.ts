@@ -1,7 +1,7 @@
 import { createHash, generateKeyPairSync, type KeyObject, randomBytes, sign } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FreshDatabase, SQLITE_ONLY } from '../../test/databases.ts';
-import { modelOf } from '../../test/helpers.ts';
+import { DESK, modelOf } from '../../test/helpers.ts';
 import { userWithToken } from '../../test/users.ts';
 import { createServer, type NinepointServer } from '../app/server.ts';
 import { PASSKEY_CHALLENGE_MINUTES } from './passkeys.ts';
@@ -10,24 +10,6 @@ import { PASSKEY_CHALLENGE_MINUTES } from './passkeys.ts';
 type Json = any;
 
 const ORIGIN = 'http://localhost:80';
-
-const DESK = `# Specification: Desk
-
-## 1. What the product does and for whom
-Notes kept by a small team.
-
-## 3. Entities and their fields
-### Memo
-| field | type | rules |
-|---|---|---|
-| text | text | required |
-
-## 6. Roles and permissions
-| role   | Memo | people | sign in             |
-|--------|------|--------|---------------------|
-| admin  | all  | manage | requires two-factor |
-| member | all  | -      | -                   |
-`;
 
 /** Just enough CBOR (RFC 8949) for an attestation object and a COSE key: maps, ints, text, bytes. */
 function cbor(value: unknown): Buffer {

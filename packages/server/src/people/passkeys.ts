@@ -198,8 +198,7 @@ export function registerPasskeys(app: FastifyInstance, options: PasskeysOptions,
     if (!added) throw new ProblemError('INVALID_PAYLOAD', { detail: 'this passkey is registered already' });
     await recordAccountEvent(auth, user.id, { kind: 'passkey-added' }, user.id, at);
     request.log.info({ user: user.id }, 'passkey added');
-    const row = await auth.passkeys.byId(credential.id);
-    return reply.code(201).send(row ? info(row) : null);
+    return reply.code(201).send(info(added));
   });
 
   app.get(PASSKEY_ROUTES.list, async (request, reply) => {

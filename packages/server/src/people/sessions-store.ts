@@ -1,7 +1,7 @@
-import { andThen, type SqlRunner } from '../store/sql-runner.ts';
+import type { SqlRunner } from '../store/sql-runner.ts';
 import type { MaybePromise } from '../store/step.ts';
 import { USERS_TABLE } from '../store/users-table.ts';
-import { FoundLately } from './found-lately.ts';
+import { foundByHash } from './found-by-hash.ts';
 import { activeUserOf, type UserOfRow, userOf } from './user-rows.ts';
 import type { UserAccount } from './users-store.ts';
 
@@ -33,13 +33,11 @@ export const SESSIONS_DDL: readonly string[] = [
 /** Browser sessions: made at sign-in, looked up by every call with the cookie, ended at sign-out or expiry. */
 export class SessionsStore {
   readonly #sql: SqlRunner;
-  readonly #found: FoundLately<SessionFound>;
+  readonly #found: (hash: string) => MaybePromise<SessionFound | undefined>;
 
   constructor(sql: SqlRunner) {
     this.#sql = sql;
-    this.#found = new FoundLately(sql, (hash) =>
-      sessionFound(sql.get<SessionRow>(SESSION_SQL, [hash]) as SessionRow | undefined),
-    );
+    this.#found = foundByHash<SessionRow, SessionFound>(sql, SESSION_SQL, sessionFound);
   }
 
   /** `signedInWith`: 'passkey' for a passkey sign-in; null for a password (or any other way in). */
@@ -59,8 +57,7 @@ export class SessionsStore {
 
   /** A session with its user, if the session exists and its user is active (one statement, `USER_OF`). */
   get(idHash: string): MaybePromise<SessionFound | undefined> {
-    if (this.#found.enabled) return this.#found.get(idHash);
-    return andThen(this.#sql.get<SessionRow>(SESSION_SQL, [idHash]), sessionFound);
+    return this.#found(idHash);
   }
 
   async touch(idHash: string, now: number): Promise<void> {

@@ -1,7 +1,7 @@
-import { andThen, type SqlRunner } from '../store/sql-runner.ts';
+import type { SqlRunner } from '../store/sql-runner.ts';
 import type { MaybePromise } from '../store/step.ts';
 import { USERS_TABLE } from '../store/users-table.ts';
-import { FoundLately } from './found-lately.ts';
+import { foundByHash } from './found-by-hash.ts';
 import { activeUserOf, type UserOfRow, userOf } from './user-rows.ts';
 import type { UserAccount } from './users-store.ts';
 
@@ -41,13 +41,11 @@ export const TOKENS_DDL: readonly string[] = [
 /** API tokens: made at the terminal (`ninepoint tokens`), looked up by every call that sends one, revoked for good. */
 export class TokensStore {
   readonly #sql: SqlRunner;
-  readonly #found: FoundLately<TokenFound>;
+  readonly #found: (hash: string) => MaybePromise<TokenFound | undefined>;
 
   constructor(sql: SqlRunner) {
     this.#sql = sql;
-    this.#found = new FoundLately(sql, (hash) =>
-      tokenFound(sql.get<TokenRow>(TOKEN_SQL, [hash]) as TokenRow | undefined),
-    );
+    this.#found = foundByHash<TokenRow, TokenFound>(sql, TOKEN_SQL, tokenFound);
   }
 
   async create(token: { id: string; userId: string; name: string; hash: string; now: number }): Promise<void> {
@@ -59,8 +57,7 @@ export class TokensStore {
 
   /** The user of a token that has not been revoked, if they are active (one statement, `USER_OF`). */
   user(hash: string): MaybePromise<TokenFound | undefined> {
-    if (this.#found.enabled) return this.#found.get(hash);
-    return andThen(this.#sql.get<TokenRow>(TOKEN_SQL, [hash]), tokenFound);
+    return this.#found(hash);
   }
 
   async touch(id: string, now: number): Promise<void> {

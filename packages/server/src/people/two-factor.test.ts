@@ -1,7 +1,7 @@
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FreshDatabase, SQLITE_ONLY } from '../../test/databases.ts';
-import { modelOf } from '../../test/helpers.ts';
+import { DESK, modelOf } from '../../test/helpers.ts';
 import { TEST_PASSWORD, userWithToken } from '../../test/users.ts';
 import { createServer, type NinepointServer } from '../app/server.ts';
 import { SecretSealer } from './secret-key.ts';
@@ -13,24 +13,8 @@ type Json = any;
 const ORIGIN = 'http://localhost:80';
 const SECRET_KEY = 'a test key that is long enough to be used here';
 
-/** Admins must use a second factor and manage people; members may choose. Few tries, to reach the lockout. */
-const DESK = `# Specification: Desk
-
-## 1. What the product does and for whom
-Notes kept by a small team.
-
-## 3. Entities and their fields
-### Memo
-| field | type | rules |
-|---|---|---|
-| text | text | required |
-
-## 6. Roles and permissions
-| role   | Memo | people | sign in             |
-|--------|------|--------|---------------------|
-| admin  | all  | manage | requires two-factor |
-| member | all  | -      | -                   |
-
+/** The desk (admins must use a second factor and manage people; members may choose), with few tries, to reach the lockout. */
+const DESK_LOCKING = `${DESK}
 ## 9. Business constants and limits
 | name | value | meaning |
 |---|---|---|
@@ -57,7 +41,7 @@ describe.each(SQLITE_ONLY)('two-factor sign-in on $name', (db) => {
   beforeAll(async () => {
     fresh = await db.fresh();
     server = await createServer({
-      model: modelOf(DESK),
+      model: modelOf(DESK_LOCKING),
       ...fresh.options,
       logger: false,
       now: () => clock,

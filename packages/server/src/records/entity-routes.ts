@@ -213,7 +213,7 @@ export function recordCreators(
     if (route.action.kind !== 'create' || creators.has(route.action.entity)) continue;
     const context = contextOf(route.action.entity);
     const schema = route.body?.schema ?? NO_BODY;
-    const errors = new FieldErrors(context.entity, schema, context.catalogue);
+    const errors = new FieldErrors(context.entity, context.catalogue);
     let validate: ValidateFunction | undefined;
     creators.set(context.entity.name, {
       entity: context.entity,
@@ -448,7 +448,7 @@ function withTransitionLines(items: HistoryEntry[], lines: ReadonlyMap<string, S
 
 function createHandler(route: Route, context: EntityContext): Handler {
   const { entity, records } = context;
-  const errors = new FieldErrors(entity, route.body?.schema ?? NO_BODY, context.catalogue, context.fieldLine);
+  const errors = new FieldErrors(entity, context.catalogue, context.fieldLine);
   return async (request, reply) => {
     const { actor } = request;
     authorizeCreate(actor, context);
@@ -573,7 +573,7 @@ function planCreate(
 function updateHandler(route: Route, context: EntityContext): Handler {
   const { entity, records } = context;
   const schema = route.body?.schema ?? NO_BODY;
-  const errors = new FieldErrors(entity, schema, context.catalogue, context.fieldLine);
+  const errors = new FieldErrors(entity, context.catalogue, context.fieldLine);
   // PUT replaces the fields its payload names (all of them, or a point-7 subset); PATCH sets those given.
   const replace = route.method === 'PUT';
   const fields = entity.fields.filter((f) => Object.hasOwn(schema.properties ?? {}, f.name));
@@ -703,7 +703,7 @@ function transitionHandler(route: Route, context: EntityContext, name: string): 
   if (!transition) throw new Error(`${route.method} ${route.path} takes ${name}, which ${entity.name} does not have.`);
   const check = context.logic?.transitions.get(name);
   const schema = route.body?.schema ?? NO_BODY;
-  const errors = new FieldErrors(entity, schema, context.catalogue, context.fieldLine);
+  const errors = new FieldErrors(entity, context.catalogue, context.fieldLine);
   const fields = entity.fields.filter((f) => Object.hasOwn(schema.properties ?? {}, f.name));
   return async (request, reply) => {
     const { actor } = request;

@@ -22,7 +22,7 @@ export function effectFieldsCheck(
 ): ((set: WriteEffects) => void) | null {
   if (!schemas || !machine?.transitions.some((t) => (t.sets ?? []).length > 0)) return null;
   const validate = createAjv().compile(schemas.update);
-  const errors = new FieldErrors(entity, schemas.update, catalogue, lineOf);
+  const errors = new FieldErrors(entity, catalogue, lineOf);
   return (set) => {
     if (!validate(set)) throw errors.problem(validate.errors ?? [], set);
   };

@@ -97,6 +97,34 @@ interface PagePlan<C> {
 const NO_VALUES: Record<string, Value> = Object.freeze({});
 const EMPTY_JSON = '{}';
 
+/** A history entry's values, in `HISTORY_COLUMNS`' order. */
+function historyRow(
+  entity: string,
+  id: string,
+  context: WriteContext,
+  action: HistoryEntry['action'],
+  transition: string | null,
+  from: string | null,
+  to: string | null,
+  changes: Record<string, Value>,
+  before: Record<string, Value>,
+): unknown[] {
+  const beforeJson = before === NO_VALUES ? EMPTY_JSON : JSON.stringify(before);
+  return [
+    entity,
+    id,
+    context.at,
+    context.by,
+    action,
+    transition,
+    from,
+    to,
+    JSON.stringify(changes),
+    beforeJson,
+    context.how ?? null,
+  ];
+}
+
 /** Stand-ins for a position's parts while a page plan is built, to find where each is bound. */
 const PLANNED_ID = Symbol('position id');
 const PLANNED_VALUE = Symbol('position value');
@@ -322,6 +350,12 @@ export class Records<C> implements EntityRecords {
   readonly #getForUpdate: Prepared<C>;
   readonly #exists: Prepared<C>;
   readonly #insert: Prepared<C>;
+  /**
+   * A database reached over the network (PostgreSQL): the record's insert and its history entry
+   * in one statement (a data-modifying `WITH`), one round trip fewer per create; null on SQLite,
+   * where a statement costs no round trip.
+   */
+  readonly #insertWithHistory: Prepared<C> | null;
   readonly #update: Prepared<C>;
   /** The same, setting the state too: a transition. */
   readonly #updateState: Prepared<C> | null;
@@ -362,9 +396,14 @@ export class Records<C> implements EntityRecords {
     this.#getForUpdate = d.forUpdate ? d.prepare(`${this.#select} WHERE "id" = ${p(1)}${d.forUpdate}`) : this.#get;
     this.#exists = d.prepare(`SELECT 1 FROM ${t} WHERE "id" = ${p(1)}`);
     const inserted = table.columns.map((c) => c.name);
-    this.#insert = d.prepare(
-      `INSERT INTO ${t} (${inserted.map(q).join(', ')}) VALUES (${inserted.map((_, i) => p(i + 1)).join(', ')})`,
-    );
+    const insertRecord = `INSERT INTO ${t} (${inserted.map(q).join(', ')}) VALUES (${inserted.map((_, i) => p(i + 1)).join(', ')})`;
+    this.#insert = d.prepare(insertRecord);
+    const historyValues = HISTORY_COLUMNS.map((_, i) => p(inserted.length + i + 1)).join(', ');
+    this.#insertWithHistory = d.sync
+      ? null
+      : d.prepare(
+          `WITH "np_record" AS (${insertRecord}) INSERT INTO ${q(HISTORY_TABLE)} (${HISTORY_COLUMNS.map(q).join(', ')}) VALUES (${historyValues})`,
+        );
     const version = q(VERSION_COLUMN);
     const update = (setState: boolean) => {
       const set = this.#fieldColumns.map((c, i) => `${q(c.name)} = ${p(i + 1)}`);
@@ -824,11 +863,17 @@ export class Records<C> implements EntityRecords {
             ? context.at
             : d.toDb(column, created[column.name] ?? null);
     }
-    yield* wait(this.#insert.run(conn, values));
     const changes: Record<string, Value> = {};
     for (const column of this.#fieldColumns) changes[column.name] = created[column.name] ?? null;
     const state = this.#hasState ? (record.state as string) : null;
-    yield* this.#history(conn, String(record.id), context, 'create', null, null, state, changes, NO_VALUES);
+    const id = String(record.id);
+    if (this.#insertWithHistory) {
+      const history = historyRow(this.entity, id, context, 'create', null, null, state, changes, NO_VALUES);
+      yield* wait(this.#insertWithHistory.run(conn, [...values, ...history]));
+    } else {
+      yield* wait(this.#insert.run(conn, values));
+      yield* this.#history(conn, id, context, 'create', null, null, state, changes, NO_VALUES);
+    }
     yield* this.#followed(conn, 'create', null, created, context);
     return { ok: true, stored: { record: created, version: 1 }, changed: true };
   }
@@ -926,20 +971,7 @@ export class Records<C> implements EntityRecords {
     changes: Record<string, Value>,
     before: Record<string, Value>,
   ): Step<void> {
-    const beforeJson = before === NO_VALUES ? EMPTY_JSON : JSON.stringify(before);
-    const row = [
-      this.entity,
-      id,
-      context.at,
-      context.by,
-      action,
-      transition,
-      from,
-      to,
-      JSON.stringify(changes),
-      beforeJson,
-      context.how ?? null,
-    ];
+    const row = historyRow(this.entity, id, context, action, transition, from, to, changes, before);
     yield* wait(this.#shared.insertHistory.run(conn, row));
   }
 

@@ -23,9 +23,11 @@ export interface SqlRunner {
    * A stamp that differs whenever anything may have changed in the database since it was taken:
    * any row written on this connection, by any path (SQLite's `total_changes()`), or any commit of
    * another connection or process (`data_version`). Equal stamps mean nothing was written, so what
-   * was read under the first still holds. SQLite only: PostgreSQL has no such cheap, certain signal.
+   * was read under the first still holds. On PostgreSQL, while the server hears the identity
+   * tables' notifications (`PgRunner.watchIdentity`): a stamp that changes at every write to users,
+   * tokens or sessions, and undefined — keep nothing — whenever it does not listen.
    */
-  changeStamp?(): string;
+  changeStamp?(): string | undefined;
 }
 
 /** The first row a statement returns, or undefined, as a promise on either database. */

@@ -155,13 +155,16 @@ RETURNING ${COLUMNS}, "role"`,
     return { view: view(row), created: row.id === input.id };
   }
 
-  /** Shared views of a screen for a role: their number, to keep within the limit. */
-  async countShared(screen: string, role: string): Promise<number> {
-    const rows = await this.#sql.all<{ n: number | string }>(
-      `SELECT COUNT(*) AS "n" FROM "${SHARED_VIEWS_TABLE}" WHERE "screen" = ? AND "role" = ?`,
-      [screen, role],
+  /**
+   * Room for a shared view of a screen and role, in one query: how many there are (to keep within
+   * the limit), and whether one is named `name` already (saving it again replaces it).
+   */
+  async sharedRoom(screen: string, role: string, name: string): Promise<{ count: number; named: boolean }> {
+    const rows = await this.#sql.all<{ n: number | string; named: number | string }>(
+      `SELECT COUNT(*) AS "n", COUNT(CASE WHEN "name" = ? THEN 1 END) AS "named" FROM "${SHARED_VIEWS_TABLE}" WHERE "screen" = ? AND "role" = ?`,
+      [name, screen, role],
     );
-    return Number(rows[0]?.n ?? 0);
+    return { count: Number(rows[0]?.n ?? 0), named: Number(rows[0]?.named ?? 0) > 0 };
   }
 
   /** Deletes a shared view; false when there is none with this id. */

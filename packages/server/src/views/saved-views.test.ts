@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type FreshDatabase, TEST_DATABASES } from '../../test/databases.ts';
 import { LENDING_DESK, modelOf } from '../../test/helpers.ts';
 import { callAs, userWithToken } from '../../test/users.ts';
 import { createServer, type NinepointServer } from '../app/server.ts';
 import { SAVED_VIEW_LIMITS } from './saved-views-api.ts';
-import { SAVED_VIEWS_TABLE } from './saved-views-store.ts';
+import { SAVED_VIEWS_TABLE, SHARED_VIEWS_TABLE } from './saved-views-store.ts';
 
 type Json = Record<string, unknown>;
 const SCHEMA = 'the body does not match its schema';
@@ -127,6 +127,32 @@ describe.each(TEST_DATABASES)('saved list views on $name', (db) => {
     expect((await call(ada, 'DELETE', `/api/views/${shared.body.id}`)).status).toBe(404);
     expect((await call(member, 'DELETE', `/api/views/${shared.body.id}`)).status).toBe(204);
     expect(await items(other)).toEqual([]);
+  });
+
+  it('keeps a role’s shared views of a screen within the limit, asking for room in one query before the save', async () => {
+    const member = (await userWithToken(server, ['member'])).authorization;
+    const share = (name: string, query = '') =>
+      call(member, 'POST', '/api/views', { screen: '/books', name, query, role: 'member' });
+    for (let n = 0; n < SAVED_VIEW_LIMITS.perScreen; n++) expect((await share(`s${n}`)).status).toBe(201);
+    const statements: string[] = [];
+    const sql = server.store.sql;
+    const original = sql.all.bind(sql);
+    const all = vi.spyOn(sql, 'all').mockImplementation(((text: string, params?: readonly unknown[]) => {
+      if (text.includes(SHARED_VIEWS_TABLE)) statements.push(text.trim().split(/\s+/)[0] ?? '');
+      return original(text, params);
+    }) as typeof sql.all);
+    try {
+      const over = await share('one more');
+      expect(over.status).toBe(400);
+      expect(String(over.body.detail)).toContain(`at most ${SAVED_VIEW_LIMITS.perScreen} views may be shared`);
+      expect(statements).toEqual(['SELECT']);
+      statements.length = 0;
+      // Replacing one at the limit is not one more: the room query, then the save.
+      expect((await share('s0', 'q=a')).status).toBe(200);
+      expect(statements).toEqual(['SELECT', 'INSERT']);
+    } finally {
+      all.mockRestore();
+    }
   });
 
   it('deletes a user’s views with the user', async () => {

@@ -82,9 +82,8 @@ export function registerSavedViews(
       if (!mayShare(request, role)) {
         throw new ProblemError('FORBIDDEN');
       }
-      const count = await views.countShared(screen, role);
-      const replaces = (await views.listShared([role], screen, () => true)).some((v) => v.name === name);
-      if (!replaces && count >= SAVED_VIEW_LIMITS.perScreen) {
+      const room = await views.sharedRoom(screen, role, name);
+      if (!room.named && room.count >= SAVED_VIEW_LIMITS.perScreen) {
         throw invalid(
           `at most ${SAVED_VIEW_LIMITS.perScreen} views may be shared per screen and role: delete one first`,
         );

@@ -1,6 +1,7 @@
 import type { DiagnosticBag } from '../diagnostics.ts';
 import type { Entity, Model, Permission, RecordOperation } from '../model.ts';
 import { USER_ENTITY } from '../names.ts';
+import { endsAtUser, type Scope } from '../scope.ts';
 
 /**
  * Point 6's checks on the permissions read: every entity is granted to some role, and a role that
@@ -25,6 +26,24 @@ export function validateRoles(model: Model, bag: DiagnosticBag): void {
   checkSettable(model, bag);
   checkAuthorShown(model, bag);
   checkOwnReachable(model, bag);
+}
+
+/**
+ * Every `own via` chain must end at a field referring to a user (or `created_by`): the chain says
+ * whose records are the role's own, so its last step is that person. The reader links the chain
+ * (its names and steps through references, `reference-paths.ts`) and leaves a grant whose chain
+ * ends elsewhere out of the model; this says why.
+ */
+export function validateOwnChains(scope: Scope): void {
+  for (const { chain, what, end } of scope.ownChains) {
+    if (endsAtUser(end)) continue;
+    scope.bag.report(
+      'invalid-reference-path',
+      chain.span,
+      `${what}: "${chain.text}" does not end at a user, so it cannot say whose records are the role's own.`,
+      { hint: 'End the chain at a field referring to User (or created_by), e.g. doctor.account.' },
+    );
+  }
 }
 
 /**

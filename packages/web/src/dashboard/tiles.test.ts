@@ -2,6 +2,7 @@ import { checkSpec, type Model } from '@ninepoint/spec';
 import { describe, expect, it } from 'vitest';
 import type { EntityAccess, Me } from '../api/session.ts';
 import { choiceColor } from '../format.ts';
+import { NO_ACCESS } from '../records/access.ts';
 import { groupColor, groupLabel, groupOrder, recordsLink, shownTiles, tileTitle, unitOf, withUnit } from './tiles.ts';
 
 const SPEC = `# Specification: Desk
@@ -47,19 +48,7 @@ Tickets.
 const model: Model = checkSpec(SPEC).model;
 const NOBODY: Me = { user: null, access: {}, people: null, signUp: [], singleSignOn: null, twoFactor: null };
 const tiles = model.screens.find((s) => s.kind === 'dashboard')?.tiles ?? [];
-const access = (read: EntityAccess['read']): EntityAccess => ({
-  create: false,
-  read,
-  update: 'none',
-  delete: 'none',
-  transitions: {},
-  createFields: null,
-  updateFields: null,
-  readFields: null,
-  updateStates: null,
-  deleteStates: null,
-  ownedVia: false,
-});
+const access = (read: EntityAccess['read']): EntityAccess => ({ ...NO_ACCESS, read });
 
 describe('the tiles of a dashboard', () => {
   it('are those of entities the user may read, each with its summary call and a title in words', () => {

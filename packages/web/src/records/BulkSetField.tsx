@@ -134,7 +134,7 @@ function ValueForm({
 }) {
   const [initial] = useState(() => ({ [field.name]: defaultInput(field, me.user?.id ?? null) }));
   // Every row gets the same value: it is sent whatever each row holds now.
-  const form = useFieldForm(model, [field], 'replace', initial);
+  const form = useFieldForm(model, entity.name, [field], 'replace', initial);
   const call = callFor(model, entity.name, 'update');
   const submit = () => {
     const prepared = form.prepare(null);

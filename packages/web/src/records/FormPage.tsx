@@ -99,7 +99,7 @@ function RecordForm({ model, me, entity, base: loaded, title }: RecordFormProps)
       ]),
     ),
   );
-  const form = useFieldForm(model, fields, mode, initial);
+  const form = useFieldForm(model, entity.name, fields, mode, initial);
   const pending = usePendingFiles();
   /** How much of an upload has gone, 0..1; null when nothing is being uploaded. */
   const [progress, setProgress] = useState<number | null>(null);

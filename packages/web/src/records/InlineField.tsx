@@ -118,7 +118,7 @@ function FieldEditor({
   const whole = useContext(ModelContext) ?? model;
   const call = callFor(model, entity.name, 'update');
   const [initial] = useState(() => ({ [field.name]: toInput(field, answer.body[field.name]) }));
-  const form = useFieldForm(model, [field], 'change', initial);
+  const form = useFieldForm(model, entity.name, [field], 'change', initial);
   const [elsewhere, setElsewhere] = useState<string[]>([]);
   const save = useMutation({
     mutationFn: async (body: Record<string, unknown>) => {

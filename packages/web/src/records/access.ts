@@ -4,7 +4,8 @@ import { label } from '../app/screens.ts';
 import { stateColor as sharedStateColor } from '../format.ts';
 import { type ApiRecord, entityNamed, machineOf, transitionCall } from './calls.ts';
 
-const NONE: EntityAccess = {
+/** An entity the user may do nothing with: what `accessTo` answers for one `/api/auth/me` leaves out. */
+export const NO_ACCESS: Readonly<EntityAccess> = {
   create: false,
   read: 'none',
   update: 'none',
@@ -20,7 +21,7 @@ const NONE: EntityAccess = {
 
 /** What point 6 lets the signed-in user (or a visitor) do with an entity, as `/api/auth/me` says. */
 export function accessTo(me: Me, entity: string): EntityAccess {
-  return me.access[entity] ?? NONE;
+  return me.access[entity] ?? NO_ACCESS;
 }
 
 /**

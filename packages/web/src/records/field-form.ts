@@ -1,9 +1,11 @@
 import type { Field, Model } from '@ninepoint/spec';
-import { useCallback, useState } from 'react';
+import { useCallback, useContext, useState } from 'react';
 import type { ApiError } from '../api/client.ts';
+import { ModelContext } from '../app/context.ts';
 import { changed, fromInput, type InputValue, type InputValues } from '../fields/form-values.ts';
 import { formatMessage } from '../format.ts';
 import { checkFields, type Value } from '../rules/field-checks.ts';
+import { useValidators } from '../rules/validators.ts';
 
 /**
  * How a form sends its fields: `create` sends every field with a value (the server fills in the
@@ -36,8 +38,20 @@ export interface FieldForm {
   showProblem: (error: ApiError) => string[];
 }
 
-/** The state of a form over some of an entity's fields, with the spec's field rules checked before sending. */
-export function useFieldForm(model: Model, fields: readonly Field[], mode: SendMode, initial: InputValues): FieldForm {
+/**
+ * The state of a form over some of `entity`'s fields, with the spec's field rules checked before
+ * sending by the server's own validators (`rules/field-checks.ts`).
+ */
+export function useFieldForm(
+  model: Model,
+  entity: string,
+  fields: readonly Field[],
+  mode: SendMode,
+  initial: InputValues,
+): FieldForm {
+  // The whole model: the payload schemas hold every field, those the user does not see too.
+  const whole = useContext(ModelContext) ?? model;
+  const validators = useValidators().data;
   const [values, setValues] = useState<InputValues>(initial);
   const [errors, setErrors] = useState<Record<string, string>>({});
 
@@ -69,7 +83,10 @@ export function useFieldForm(model: Model, fields: readonly Field[], mode: SendM
     }
     // A create checks every field (a required one left empty is missing); a change what it sends.
     const checked = mode === 'create' ? fields : sent;
-    const failures = checkFields(model, checked, body, { creating: mode === 'create' }, invalid);
+    // POST and PUT send the create payload, PATCH and transitions the update payload.
+    const declared = whole.entities.find((e) => e.name === entity) ?? model.entities.find((e) => e.name === entity);
+    const payload = mode === 'change' ? 'update' : 'create';
+    const failures = declared ? checkFields(model, declared, checked, body, payload, validators, invalid) : {};
     // A required file field with a file picked is filled by the upload.
     for (const name of uploading) if (failures[name]?.code === 'REQUIRED') delete failures[name];
     const found = Object.fromEntries(Object.entries(failures).map(([name, f]) => [name, formatMessage(f.message)]));

@@ -3,6 +3,7 @@ import { checkSpec } from '@ninepoint/spec';
 import { describe, expect, it } from 'vitest';
 import type { EntityAccess, Me } from '../api/session.ts';
 import { workSources } from '../home/YourWork.tsx';
+import { NO_ACCESS } from './access.ts';
 import { bulkSettableFields } from './BulkSetField.tsx';
 import { inPlaceFields } from './InlineField.tsx';
 import { referrersOf, referringQuery } from './Related.tsx';
@@ -14,20 +15,7 @@ const example = (name: string) =>
 const helpdesk = example('helpdesk.md');
 const lending = example('lending-desk.md');
 
-const grant = (over: Partial<EntityAccess>): EntityAccess => ({
-  create: false,
-  read: 'none',
-  update: 'none',
-  delete: 'none',
-  transitions: {},
-  createFields: null,
-  updateFields: null,
-  readFields: null,
-  updateStates: null,
-  deleteStates: null,
-  ownedVia: false,
-  ...over,
-});
+const grant = (over: Partial<EntityAccess>): EntityAccess => ({ ...NO_ACCESS, ...over });
 
 const person = (roles: string[], access: Record<string, EntityAccess>): Me => ({
   user: { id: 'u1', email: 'u1@example.test', name: 'Una', roles, createdAt: '2026-01-01T00:00:00.000Z' },

@@ -285,7 +285,7 @@ export function TransitionDialog({
 }) {
   const fields = transitionFields(model, entity, transition);
   const [initial] = useState(() => Object.fromEntries(fields.map((f) => [f.name, toInput(f, record[f.name])])));
-  const form = useFieldForm(model, fields, 'change', initial);
+  const form = useFieldForm(model, entity, fields, 'change', initial);
   const take = useTakeTransition(model, entity);
   const [problem, setProblem] = useState<{ error: ApiError; messages: string[] } | null>(null);
 

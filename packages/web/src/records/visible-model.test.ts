@@ -3,22 +3,17 @@ import { checkSpec, type Model } from '@ninepoint/spec';
 import { describe, expect, it } from 'vitest';
 import type { EntityAccess, Me } from '../api/session.ts';
 import { exportFields, filterFields, listColumns, searchableFields, sortableNames } from '../list/query.ts';
+import { NO_ACCESS } from './access.ts';
 import { visibleModel } from './visible-model.ts';
 
 const source = readFileSync(new URL('../../../server/test/fixtures/blind-review.md', import.meta.url), 'utf8');
 const model: Model = checkSpec(source).model;
 const access = (readFields: string[] | null): EntityAccess => ({
-  create: false,
+  ...NO_ACCESS,
   read: 'all',
   update: 'all',
-  delete: 'none',
-  transitions: {},
-  createFields: null,
   updateFields: ['score'],
   readFields,
-  updateStates: null,
-  deleteStates: null,
-  ownedVia: false,
 });
 const reviewer: Me = {
   user: null,

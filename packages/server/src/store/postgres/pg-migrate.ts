@@ -13,9 +13,10 @@ export async function applyPgPlan(client: pg.PoolClient, plan: MigrationPlan, sc
   const layouts = new Map<string, SqlTable>([...plan.tables, ...schema.tables].map((t) => [t.name, t]));
   const run = (sql: string, params: unknown[] = []) => client.query(sql, params);
   for (const change of changes) if (change.kind === 'drop-index') await run(`DROP INDEX IF EXISTS ${q(change.index)}`);
-  for (const change of changes) {
-    if (change.kind === 'create-table') for (const statement of tableDdl(change.table)) await run(statement);
-  }
+  await createTables(
+    run,
+    changes.flatMap((c) => (c.kind === 'create-table' ? [c.table] : [])),
+  );
   for (const change of changes) {
     switch (change.kind) {
       case 'recreate-column':
@@ -51,6 +52,30 @@ export async function applyPgPlan(client: pg.PoolClient, plan: MigrationPlan, sc
   }
   // Also lays out indexes a database made by an older version may lack; each is a no-op when present.
   for (const table of schema.tables) for (const index of table.indexes) await run(indexDdl(table, index));
+}
+
+/**
+ * Creates new tables in the plan's order. PostgreSQL checks a foreign key's table when it is
+ * declared, so a reference to a table this plan creates later (an entity that refers to one
+ * written after it, or two that refer to each other) is left out of its CREATE TABLE and added
+ * once every table is there.
+ */
+async function createTables(run: (sql: string) => Promise<unknown>, tables: readonly SqlTable[]): Promise<void> {
+  const notYet = new Set(tables.map((t) => t.name));
+  const later: { table: string; column: string; target: string }[] = [];
+  for (const table of tables) {
+    const columns = table.columns.map((column) => {
+      const target = column.references?.table;
+      if (!target || target === table.name || !notYet.has(target)) return column;
+      later.push({ table: table.name, column: column.name, target });
+      return { ...column, references: null };
+    });
+    for (const statement of tableDdl({ ...table, columns })) await run(statement);
+    notYet.delete(table.name);
+  }
+  for (const { table, column, target } of later) {
+    await run(`ALTER TABLE ${q(table)} ADD FOREIGN KEY (${q(column)}) REFERENCES ${q(target)} ("id")`);
+  }
 }
 
 async function addColumn(

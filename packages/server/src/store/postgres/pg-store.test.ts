@@ -1,3 +1,4 @@
+import { blankSpec } from '@ninepoint/spec';
 import { afterEach, describe, expect, it } from 'vitest';
 import { POSTGRES_AVAILABLE, TEST_DATABASES } from '../../../test/databases.ts';
 import { LENDING_DESK_DERIVED, modelOf } from '../../../test/helpers.ts';
@@ -71,5 +72,42 @@ describe.skipIf(!POSTGRES_AVAILABLE)('the PostgreSQL store', () => {
     const created = (applied: typeof first) => applied.plan.steps.filter((s) => s.kind === 'create-table').length;
     expect([created(first), created(second)].sort()).toEqual([0, schema.tables.length]);
     expect([first.recorded, second.recorded].sort()).toEqual([false, true]);
+  });
+});
+
+/** Loan refers to Member, written after it; Member and Team refer to each other. */
+const FORWARD_REFERENCES = blankSpec('Forward').replace(
+  '## 3. Entities and their fields\nNot shown.\n',
+  [
+    '## 3. Entities and their fields',
+    '### Loan\n| field | type | rules |\n|---|---|---|\n| member | Member | required |',
+    '### Member\n| field | type | rules |\n|---|---|---|\n| name | text | required |\n| team | Team | |',
+    '### Team\n| field | type | rules |\n|---|---|---|\n| captain | Member | |\n',
+  ].join('\n\n'),
+);
+
+describe.runIf(postgres)('PostgreSQL tables made in one plan', () => {
+  it('creates a table that refers to one written after it, and two that refer to each other, with every foreign key', async () => {
+    if (!postgres) return;
+    const fresh = await postgres.fresh();
+    const store = await PgStore.open(fresh.env.DATABASE_URL ?? '');
+    cleanups.push(async () => {
+      await store.close();
+      await fresh.remove();
+    });
+    const model = modelOf(FORWARD_REFERENCES);
+    const applied = await store.applySchema(compileSqlSchema(model), model);
+    expect(applied.applied).toBe(true);
+    const keys = await store.sql.all<{ name: string; target: string }>(
+      `SELECT t.relname AS "name", r.relname AS "target" FROM pg_constraint c
+       JOIN pg_class t ON t.oid = c.conrelid JOIN pg_class r ON r.oid = c.confrelid
+       JOIN pg_namespace n ON n.oid = t.relnamespace AND n.nspname = current_schema()
+       WHERE c.contype = 'f' ORDER BY 1, 2`,
+    );
+    expect(keys.map((k) => `${k.name} → ${k.target}`)).toEqual([
+      'loans → members',
+      'members → teams',
+      'teams → members',
+    ]);
   });
 });

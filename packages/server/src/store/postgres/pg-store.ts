@@ -185,6 +185,7 @@ export class PgStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.sql.close();
     if (!this.pool.ended) await this.pool.end();
   }
 }

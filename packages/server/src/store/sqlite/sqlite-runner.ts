@@ -9,7 +9,13 @@ export class SqliteRunner implements SqlRunner {
   readonly #db: Database.Database;
   readonly #cache: StatementCache<Database.Statement<Param[], unknown>>;
   readonly #gate: () => Promise<void> | undefined;
-  #stamp: [Database.Statement<[], unknown>, Database.Statement<[], unknown>] | null = null;
+  /** `SELECT total_changes()`, prepared on first use (only the found-lately caches ask for it). */
+  #totalChanges: Database.Statement<[], unknown> | null = null;
+  /**
+   * `PRAGMA data_version`, the connection's one: the only cheap way to hear of another process's
+   * commit. Both the change stamp and `SqliteStore.changedElsewhere` read it here.
+   */
+  readonly #dataVersion: Database.Statement<[], unknown>;
 
   /**
    * `gate` answers what a statement waits for while a transaction of someone else's is held open
@@ -20,6 +26,12 @@ export class SqliteRunner implements SqlRunner {
     this.#db = db;
     this.#gate = gate;
     this.#cache = new StatementCache((sql) => db.prepare<Param[], unknown>(sql), 64);
+    this.#dataVersion = db.prepare<[], unknown>('PRAGMA data_version').pluck();
+  }
+
+  /** The connection's `PRAGMA data_version`: it changes when another connection or process commits. */
+  dataVersion(): unknown {
+    return this.#dataVersion.get();
   }
 
   async all<T extends object>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
@@ -29,14 +41,10 @@ export class SqliteRunner implements SqlRunner {
   }
 
   changeStamp(): string {
-    // Two statements, prepared on first use: together cheaper than one reading both (the pragma's
-    // table-valued function is the dearer part), and `PRAGMA data_version` is the only cheap way
-    // to hear of another process's commit.
-    this.#stamp ??= [
-      this.#db.prepare<[], unknown>('SELECT total_changes()').pluck(),
-      this.#db.prepare<[], unknown>('PRAGMA data_version').pluck(),
-    ];
-    return `${this.#stamp[0].get()}:${this.#stamp[1].get()}`;
+    // Two statements: together cheaper than one reading both (the pragma's table-valued function
+    // is the dearer part).
+    this.#totalChanges ??= this.#db.prepare<[], unknown>('SELECT total_changes()').pluck();
+    return `${this.#totalChanges.get()}:${this.#dataVersion.get()}`;
   }
 
   get<T extends object>(sql: string, params: readonly unknown[] = []): T | undefined {

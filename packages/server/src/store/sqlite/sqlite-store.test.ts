@@ -158,4 +158,25 @@ describe('SqliteStore', () => {
     store.db.close();
     temp.remove();
   });
+
+  it('hears another process’s commit through the runner’s data_version, both as changedElsewhere and in the change stamp', async () => {
+    const { store, dbPath } = openTemp();
+    store.db.exec('CREATE TABLE t (x INTEGER)');
+    const stamp = store.sql.changeStamp();
+    // Its own commits are not another's: changedElsewhere stays quiet, the stamp moves (total_changes).
+    store.db.exec('INSERT INTO t VALUES (1)');
+    expect(store.changedElsewhere()).toBe(false);
+    const own = store.sql.changeStamp();
+    expect(own).not.toBe(stamp);
+    const other = SqliteStore.open(dbPath);
+    try {
+      other.db.exec('INSERT INTO t VALUES (2)');
+    } finally {
+      other.db.close();
+    }
+    expect(store.sql.changeStamp()).not.toBe(own);
+    expect(store.changedElsewhere()).toBe(true);
+    // Told once per commit.
+    expect(store.changedElsewhere()).toBe(false);
+  });
 });

@@ -35,7 +35,6 @@ export class SqliteStore implements Store {
   readonly db: Database.Database;
   readonly sql: SqliteRunner;
   readonly #ping: Database.Statement;
-  readonly #dataVersion: Database.Statement;
   #seenVersion: unknown;
   readonly #commits: GroupCommit;
   readonly #records = new ServedRecords<Database.Database>();
@@ -58,13 +57,12 @@ export class SqliteStore implements Store {
     this.#transaction = <T>(work: () => T) => (this.#held.current() ? (savepoint(work) as T) : commits.run(work));
     this.sql = new SqliteRunner(db, this.#gate);
     this.#ping = db.prepare('SELECT 1');
-    this.#dataVersion = db.prepare('PRAGMA data_version').pluck();
-    this.#seenVersion = this.#dataVersion.get();
+    this.#seenVersion = this.sql.dataVersion();
   }
 
   changedElsewhere(): boolean {
     if (!this.db.open) return false;
-    const version = this.#dataVersion.get();
+    const version = this.sql.dataVersion();
     if (version === this.#seenVersion) return false;
     this.#seenVersion = version;
     return true;

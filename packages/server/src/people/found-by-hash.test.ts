@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { TEST_DATABASES } from '../../test/databases.ts';
+import { openStore } from '../store/open-store.ts';
+import { foundByHash } from './found-by-hash.ts';
+
+describe.each(TEST_DATABASES)('foundByHash on $name', (db) => {
+  it('answers the row a hash names as its caller turns it, sees a write at once, and never keeps what is missing', async () => {
+    const fresh = await db.fresh();
+    const store = await openStore(fresh.options);
+    try {
+      await store.sql.exec(['CREATE TABLE "secrets" ("hash" TEXT PRIMARY KEY, "owner" TEXT NOT NULL)']);
+      await store.sql.run('INSERT INTO "secrets" ("hash", "owner") VALUES (?, ?)', ['h1', 'ada']);
+      const reads: string[] = [];
+      const find = foundByHash<{ owner: string }, string>(
+        store.sql,
+        'SELECT "owner" FROM "secrets" WHERE "hash" = ?',
+        (row) => {
+          reads.push(row?.owner ?? '-');
+          return row?.owner.toUpperCase();
+        },
+      );
+      expect(await find('h1')).toBe('ADA');
+      expect(await find('h1')).toBe('ADA');
+      // SQLite keeps the first answer while nothing is written; PostgreSQL reads every time.
+      expect(reads).toEqual(store.dialect === 'sqlite' ? ['ada'] : ['ada', 'ada']);
+      await store.sql.run('UPDATE "secrets" SET "owner" = ? WHERE "hash" = ?', ['grace', 'h1']);
+      expect(await find('h1')).toBe('GRACE');
+      expect(await find('h2')).toBeUndefined();
+      await store.sql.run('INSERT INTO "secrets" ("hash", "owner") VALUES (?, ?)', ['h2', 'alan']);
+      expect(await find('h2')).toBe('ALAN');
+    } finally {
+      await store.close();
+      await fresh.remove();
+    }
+  });
+});

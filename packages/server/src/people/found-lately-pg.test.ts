@@ -1,0 +1,158 @@
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { POSTGRES_AVAILABLE, TEST_DATABASES, TEST_POSTGRES_URL } from '../../test/databases.ts';
+import { openStore } from '../store/open-store.ts';
+import { identityChannelFor } from '../store/postgres/pg-identity-watch.ts';
+import { PgStore } from '../store/postgres/pg-store.ts';
+import { AuthStore } from './auth-store.ts';
+
+const ID = '0190a3c4-0000-7000-8000-000000000001';
+const user = {
+  id: ID,
+  email: 'kept@example.test',
+  name: 'Kept',
+  roles: ['staff'],
+  createdAt: '2025-01-01T00:00:00.000Z',
+};
+const postgres = TEST_DATABASES.find((d) => d.name === 'postgres');
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** Waits until `check` holds (a notification or a reconnection arrives a moment after its cause). */
+async function eventually(check: () => boolean, ms = 5000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > until) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/**
+ * This server's store, watching the identity tables as `createServer` does, and another
+ * process's (`ninepoint tokens revoke`, another server, bare SQL) on the same schema.
+ */
+async function twoConnections() {
+  const fresh = await (postgres as NonNullable<typeof postgres>).fresh();
+  cleanups.push(() => fresh.remove());
+  const store = await openStore(fresh.options);
+  if (!(store instanceof PgStore)) throw new Error('not PostgreSQL');
+  cleanups.push(() => store.close());
+  const auth = new AuthStore(store.sql);
+  await auth.setUp();
+  await auth.users.add({ ...user, passwordHash: 'hash' });
+  await auth.tokens.create({ id: 'token-1', userId: ID, name: 'ci', hash: 'token-hash', now: 1000 });
+  await auth.sessions.create('session-hash', ID, 1000, Date.now() + 3_600_000);
+  await store.sql.watchIdentity(fresh.options.databaseUrl as string);
+  const other = await openStore(fresh.options);
+  cleanups.push(() => other.close());
+  if (!(other instanceof PgStore)) throw new Error('not PostgreSQL');
+  const elsewhere = new AuthStore(other.sql);
+  // Statements the store sends on its pool: a lookup kept in memory sends none.
+  let sent = 0;
+  store.pool.on('acquire', () => sent++);
+  return { store, auth, elsewhere, other, url: fresh.options.databaseUrl as string, sent: () => sent };
+}
+
+describe.skipIf(!POSTGRES_AVAILABLE)('a token or session found lately (PostgreSQL)', () => {
+  it('is answered from memory, with no statement, while the server listens and nothing changed', async () => {
+    const { auth, sent } = await twoConnections();
+    const first = await auth.tokens.user('token-hash');
+    expect(first).toEqual({ tokenId: 'token-1', user, lastUsedAt: null });
+    const before = sent();
+    expect(auth.tokens.user('token-hash')).toBe(first);
+    expect(await auth.sessions.get('session-hash')).toMatchObject({ user });
+    const afterSession = sent();
+    expect(auth.sessions.get('session-hash')).toMatchObject({ user });
+    expect(sent()).toBe(afterSession);
+    expect(afterSession).toBe(before + 1);
+  });
+
+  it('sends one statement for calls of one token that come together, and none once it is kept', async () => {
+    const { auth, sent } = await twoConnections();
+    const before = sent();
+    const answers = await Promise.all(Array.from({ length: 5 }, () => auth.tokens.user('token-hash')));
+    expect(sent()).toBe(before + 1);
+    for (const answer of answers) expect(answer).toEqual({ tokenId: 'token-1', user, lastUsedAt: null });
+  });
+
+  it('is refused by the very next lookup once revoked through this server’s own connection pool', async () => {
+    const { auth } = await twoConnections();
+    expect(await auth.tokens.user('token-hash')).toBeDefined();
+    expect(await auth.tokens.revoke('token-1', 2000)).toBe(true);
+    expect(await auth.tokens.user('token-hash')).toBeUndefined();
+  });
+
+  it('is refused by the next lookup once the notification of another connection’s revocation is heard', async () => {
+    const { auth, elsewhere, store } = await twoConnections();
+    expect(await auth.tokens.user('token-hash')).toBeDefined();
+    const stamp = store.sql.changeStamp();
+    expect(await elsewhere.tokens.revoke('token-1', 2000)).toBe(true);
+    await eventually(() => store.sql.changeStamp() !== stamp);
+    expect(await auth.tokens.user('token-hash')).toBeUndefined();
+  });
+
+  it('hears another process deactivate its user, a bare statement end its session, and a role change', async () => {
+    const { auth, elsewhere, other, store } = await twoConnections();
+    const heard = async (write: () => Promise<unknown>) => {
+      const stamp = store.sql.changeStamp();
+      await write();
+      await eventually(() => store.sql.changeStamp() !== stamp);
+    };
+    expect(await auth.sessions.get('session-hash')).toBeDefined();
+    await heard(() => other.pool.query(`DELETE FROM "_ninepoint_sessions" WHERE "id_hash" = 'session-hash'`));
+    expect(await auth.sessions.get('session-hash')).toBeUndefined();
+    expect(await auth.tokens.user('token-hash')).toMatchObject({ user: { roles: ['staff'] } });
+    await heard(() => elsewhere.users.setRolesOf(ID, ['manager']));
+    expect(await auth.tokens.user('token-hash')).toMatchObject({ user: { roles: ['manager'] } });
+    await heard(() => elsewhere.setDeactivated(ID, '2026-01-01T00:00:00.000Z'));
+    expect(await auth.tokens.user('token-hash')).toBeUndefined();
+  });
+
+  it('reads the row on every lookup when nobody listens (the terminal’s commands)', async () => {
+    const { elsewhere, other } = await twoConnections();
+    expect(other.sql.changeStamp()).toBeUndefined();
+    const first = await elsewhere.tokens.user('token-hash');
+    expect(first).toBeDefined();
+    expect(await elsewhere.tokens.user('token-hash')).not.toBe(first);
+  });
+
+  it('hears a write made from another search path, by the table’s own schema', async () => {
+    const { auth, store } = await twoConnections();
+    const stamp = store.sql.changeStamp();
+    const schema = (await store.pool.query<{ s: string }>('SELECT current_schema() AS s')).rows[0]?.s as string;
+    expect(await auth.tokens.user('token-hash')).toBeDefined();
+    const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+    await admin.connect();
+    try {
+      await admin.query(`UPDATE "${schema}"."_ninepoint_tokens" SET "revoked_at" = 3000 WHERE "id" = 'token-1'`);
+    } finally {
+      await admin.end();
+    }
+    await eventually(() => store.sql.changeStamp() !== stamp);
+    expect(await auth.tokens.user('token-hash')).toBeUndefined();
+  });
+
+  it('keeps nothing while the listening connection is lost, and again once it listens', async () => {
+    const { auth, store, other } = await twoConnections();
+    expect(await auth.tokens.user('token-hash')).toBeDefined();
+    const schema = (await store.pool.query<{ s: string }>('SELECT current_schema() AS s')).rows[0]?.s as string;
+    // The listener's backend ended by the database (a restart, a failover, an administrator).
+    const ended = await other.pool.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND query = $1`,
+      [`LISTEN "${identityChannelFor(schema)}"`],
+    );
+    expect(ended.rowCount).toBe(1);
+    // From the moment the loss is seen until it listens again, nothing is kept.
+    await eventually(() => store.sql.changeStamp() === undefined);
+    // Revoked while nobody listens: no notification reaches this server, and none is needed.
+    await other.pool.query(`UPDATE "_ninepoint_tokens" SET "revoked_at" = 3000 WHERE "id" = 'token-1'`);
+    expect(await auth.tokens.user('token-hash')).toBeUndefined();
+    await other.pool.query(`UPDATE "_ninepoint_tokens" SET "revoked_at" = NULL WHERE "id" = 'token-1'`);
+    await eventually(() => store.sql.changeStamp() !== undefined);
+    const found = await auth.tokens.user('token-hash');
+    expect(found).toBeDefined();
+    expect(auth.tokens.user('token-hash')).toBe(found);
+  });
+});
