@@ -78,18 +78,20 @@ describe('first visits on the helpdesk in Chromium', () => {
     const page = await app.page();
     await signIn(page, app, agent);
     const navigation = page.getByRole('navigation', { name: 'Main' });
-    expect(await callsTo(page, '/api/tickets?')).toEqual([]);
+    // The home page asks for the agent's own tickets; the Tickets screen's first page is not asked for yet.
+    const listPage = '/api/tickets?limit=50&';
+    expect(await callsTo(page, listPage)).toEqual([]);
 
     // Resting on Tickets asks for the list's first page (with its total) before any click.
     await navigation.getByRole('link', { name: /^Tickets/ }).hover();
-    await poll(() => callsTo(page, '/api/tickets?limit=')).toEqual([expect.stringContaining('count=true')]);
+    await poll(() => callsTo(page, listPage)).toEqual([expect.stringContaining('count=true')]);
     await settle(page);
     await watchForPlaceholders(page);
     await navigation.getByRole('link', { name: /^Tickets/ }).click();
     await page.getByRole('heading', { name: 'Tickets', level: 1 }).waitFor();
     await page.getByRole('link', { name: TITLES[0] }).waitFor();
     // The page asked once, on the hover: the screen found the answer and drew its rows at once.
-    expect(await callsTo(page, '/api/tickets?limit=')).toHaveLength(1);
+    expect(await callsTo(page, listPage)).toHaveLength(1);
     expect(await placeholders(page)).toBe(0);
     await expectAccessible(page, 'the ticket list, opened after a hover');
 

@@ -57,7 +57,7 @@ export function conditionFilter(op: Operator, values: string[]): FieldFilter {
     case 'after':
       return { after: a };
     case 'between':
-      return { from: a, to: b };
+      return { ...(a !== '' ? { from: a } : {}), ...(b !== '' ? { to: b } : {}) };
     case 'empty':
       return { empty: true };
     case 'notEmpty':
@@ -95,11 +95,15 @@ export function FilterBuilder({
   const operators = field ? operatorsFor(field) : [];
   const needs = op === null || op === 'empty' || op === 'notEmpty' ? 0 : op === 'between' ? 2 : 1;
   const typed = field ? values.slice(0, needs === 2 ? 2 : values.length).map((v) => toApi(field, v)) : [];
+  const valid = (v: string) => field !== undefined && validFilterValue(field.kind, v, field.values);
+  // Between takes either end alone too ("from 2", "up to 4"), as a range always could.
   const complete =
     field !== undefined &&
     op !== null &&
     (needs === 0 ||
-      (typed.length >= needs && typed.every((v) => v !== '' && validFilterValue(field.kind, v, field.values))));
+      (needs === 2
+        ? typed.some((v) => v !== '') && typed.every((v) => v === '' || valid(v))
+        : typed.length >= needs && typed.every((v) => v !== '' && valid(v))));
 
   const reset = () => {
     setFieldName(null);

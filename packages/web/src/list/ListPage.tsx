@@ -4,7 +4,6 @@ import {
   Box,
   Button,
   CloseButton,
-  Collapse,
   EmptyState,
   Group,
   NativeSelect,
@@ -42,10 +41,9 @@ import { BulkBar } from './BulkBar.tsx';
 import { ExportButton } from './ExportButton.tsx';
 import { referenceNames } from './export.ts';
 import { FilterBuilder } from './FilterBuilder.tsx';
-import { type FilterChange, FilterPanel } from './FilterPanel.tsx';
 import { type ListPageAnswer, type ListSetup, listPageQuery, listSetup, stateKeyOf, stateOf } from './first-page.ts';
 import { ImportWizard } from './ImportWizard.tsx';
-import { ChevronLeftIcon, ChevronRightIcon, FilterIcon, PlusIcon, SearchIcon } from './icons.tsx';
+import { ChevronLeftIcon, ChevronRightIcon, PlusIcon, SearchIcon } from './icons.tsx';
 import { DebouncedInput } from './inputs.tsx';
 import { useListLayout } from './layout.ts';
 import {
@@ -174,8 +172,6 @@ function ListView({ model, me, screen, setup }: ScreenProps & { setup: ListSetup
   }
   const titles = useRecordTitles(model, me, references);
 
-  const [filtersOpen, setFiltersOpen] = useState(Object.keys(state.filters).length > 0);
-  const panelId = useId();
   const activeFilters = Object.entries(state.filters);
   const narrowed = activeFilters.length > 0 || state.groups.length > 0 || state.q.trim() !== '';
   const sortField = state.sort?.replace(/^-/, '') ?? DEFAULT_SORT;
@@ -188,10 +184,10 @@ function ListView({ model, me, screen, setup }: ScreenProps & { setup: ListSetup
       const down = current.sort?.startsWith('-') ?? false;
       return { sort: at !== field || current.sort === null ? field : down ? null : `-${field}` };
     });
-  const setFilter = (field: string, change: FilterChange) =>
+  /** A field's filter replaced, or removed (`{}`): the chips' close buttons. */
+  const setFilter = (field: string, filter: FieldFilter) =>
     update((current) => {
       const next = { ...current.filters };
-      const filter = typeof change === 'function' ? change(current.filters[field] ?? {}) : change;
       if (isActive(filter)) next[field] = filter;
       else delete next[field];
       return { filters: next };
@@ -286,24 +282,6 @@ function ListView({ model, me, screen, setup }: ScreenProps & { setup: ListSetup
           {filters.length > 0 && (
             <FilterBuilder model={model} me={me} fields={filters} groups={state.groups} onAdd={addCondition} />
           )}
-          {filters.length > 0 && (
-            <Button
-              variant={filtersOpen ? 'outline' : 'default'}
-              leftSection={<FilterIcon size={16} />}
-              onClick={() => setFiltersOpen((open) => !open)}
-              aria-expanded={filtersOpen}
-              aria-controls={panelId}
-              rightSection={
-                activeFilters.length > 0 ? (
-                  <Badge size="sm" circle aria-label={`${activeFilters.length} active`}>
-                    {activeFilters.length}
-                  </Badge>
-                ) : undefined
-              }
-            >
-              Filters
-            </Button>
-          )}
           <ColumnsButton
             choices={choices}
             shown={columns.map((c) => c.name)}
@@ -329,14 +307,6 @@ function ListView({ model, me, screen, setup }: ScreenProps & { setup: ListSetup
             />
           )}
         </Group>
-
-        {filters.length > 0 && (
-          <Collapse expanded={filtersOpen} id={panelId}>
-            <Paper withBorder radius="lg" p="md">
-              <FilterPanel model={model} me={me} fields={filters} values={state.filters} onChange={setFilter} />
-            </Paper>
-          </Collapse>
-        )}
 
         {(screen.filters.length > 0 || activeFilters.length > 0 || state.groups.length > 0) && (
           <Group gap="xs" aria-label="Filters in effect" role="group">

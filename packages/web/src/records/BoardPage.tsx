@@ -806,8 +806,8 @@ const BoardCard = memo(function BoardCard({
 
 /**
  * A card's "Move to…" button and its menu. One small menu per card rather than a button per move;
- * the menu itself is set up only once the pointer or focus reaches the button (a menu on each of
- * sixty cards, unopened, cost a third of drawing them). Portalled out of the column (which would
+ * the menu itself is set up only once the button is focused or clicked (a menu on each of sixty
+ * cards, unopened, cost a third of drawing them). Portalled out of the column (which would
  * clip it), but into the page's main landmark: a menu left at the end of <body> is content outside
  * every landmark (axe "region").
  */
@@ -832,6 +832,7 @@ function MoveMenu({
   const button = useRef<HTMLButtonElement>(null);
   // The button is drawn anew inside the menu: focus that was on the old one moves to it.
   const refocus = useRef(false);
+  const pressed = useRef(false);
   useEffect(() => {
     if (armed !== 'no' && refocus.current) {
       refocus.current = false;
@@ -856,13 +857,24 @@ function MoveMenu({
     return icon({
       'aria-haspopup': 'menu',
       'aria-expanded': false,
-      onPointerEnter: () => setArmed('ready'),
+      // A press must end on the button it started on to be a click: the menu is set up after it.
+      onPointerDown: () => {
+        pressed.current = true;
+      },
+      onPointerCancel: () => {
+        pressed.current = false;
+      },
+      // Reached with the keyboard: the menu is set up around the button, which keeps the focus.
       onFocus: () => {
+        if (pressed.current) return;
         refocus.current = true;
         setArmed('ready');
       },
-      // Pressed before the pointer was seen over it (a tap): open at once.
-      onClick: () => setArmed('open'),
+      // Clicked, tapped, or Enter before the menu was set up: it opens as it is set up.
+      onClick: () => {
+        pressed.current = false;
+        setArmed('open');
+      },
     });
   }
   return (
