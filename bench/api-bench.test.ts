@@ -2,13 +2,12 @@
 // way, and the harness runs every case (one short round on a small table, json-server alongside
 // on SQLite) and reports it. PostgreSQL is skipped with a printed reason when it does not answer,
 // except with CI=true (packages/server/test/databases.ts).
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POSTGRES_AVAILABLE, TEST_POSTGRES_URL } from '../packages/server/test/databases.ts';
 import {
   type ApiBenchOptions,
+  type ApiBenchReport,
+  type BenchServers,
   benchApi,
   customerId,
   type Database,
@@ -17,10 +16,6 @@ import {
   orderBody,
   orderId,
   type RunningServer,
-  type SeededDatabase,
-  seedDatabase,
-  seedPostgres,
-  startServer,
   verdictOf,
 } from './api-bench.ts';
 
@@ -28,36 +23,59 @@ const ROWS = 300;
 const DATABASES: Database[] = POSTGRES_AVAILABLE || process.env.CI === 'true' ? ['sqlite', 'postgres'] : ['sqlite'];
 
 describe.each(DATABASES)('the API benchmark on %s', (database) => {
-  let dir: string;
-  let seeded: SeededDatabase | undefined;
-  let generated: RunningServer | undefined;
-  let baseline: RunningServer | undefined;
-  let floor: RunningServer | undefined;
+  /**
+   * One run of the harness per database: the comparisons below run on its own servers while it
+   * waits (`serversUp`), before it loads them; the last test lets it go on and checks its report.
+   */
+  const options: ApiBenchOptions = {
+    ...DEFAULT_API_OPTIONS,
+    // A fixed count of calls rather than a time: every case runs and reports, and none is left
+    // without an answer on a busy machine; how fast each is belongs to `npm run bench`.
+    calls: 40,
+    warmupSeconds: 0,
+    rounds: 1,
+    connections: 10,
+    rows: ROWS,
+    seriesRows: [ROWS],
+    pin: false,
+    ceiling: false,
+    databases: [database],
+    postgresUrl: TEST_POSTGRES_URL,
+    jsonServer: database === 'sqlite',
+    startupRuns: 0,
+    log: () => {},
+  };
+  let up: BenchServers | undefined;
+  let run: Promise<ApiBenchReport> | undefined;
+  /** Lets the harness go on from `serversUp` to its load runs. */
+  let goOn: () => void = () => {};
   const servers = () => {
-    if (!generated || !baseline || !floor || !seeded) throw new Error('the servers did not start');
-    return { generated, baseline, floor, seeded };
+    if (!up?.floor) throw new Error('the servers did not start');
+    return { ...up, floor: up.floor };
   };
 
-  // Seeding and starting two server processes took past 60 s beside the server files under load 27.
+  // Seeding and starting the servers took past 60 s beside the server files under load 27.
   beforeAll(async () => {
-    dir = mkdtempSync(join(os.tmpdir(), 'ninepoint-api-bench-test-'));
-    seeded =
-      database === 'sqlite'
-        ? await seedDatabase(join(dir, 'orders.db'), ROWS)
-        : await seedPostgres(TEST_POSTGRES_URL, ROWS);
-    const { location } = seeded;
-    [generated, baseline, floor] = await Promise.all([
-      startServer('generated', location, { pin: false }),
-      startServer('baseline', location, { pin: false }),
-      startServer('floor', location, { pin: false }),
-    ]);
+    const held = new Promise<void>((resolve) => {
+      goOn = resolve;
+    });
+    const started = new Promise<BenchServers>((resolve, reject) => {
+      run = benchApi({
+        ...options,
+        serversUp: async (servers) => {
+          resolve(servers);
+          await held;
+        },
+      });
+      run.then(() => reject(new Error('the harness ended without starting its servers')), reject);
+    });
+    up = await started;
   }, 120_000);
 
   afterAll(async () => {
-    await Promise.all([generated?.stop(), baseline?.stop(), floor?.stop()]);
-    await seeded?.remove();
-    rmSync(dir, { recursive: true, force: true });
-  });
+    goOn();
+    await run?.catch(() => {});
+  }, 240_000);
 
   const call = async (server: RunningServer, path: string, init: RequestInit = {}, token = servers().seeded.token) => {
     const response = await fetch(`${server.url}${path}`, {
@@ -163,25 +181,8 @@ describe.each(DATABASES)('the API benchmark on %s', (database) => {
   });
 
   it(`runs every case and reports the table${database === 'sqlite' ? ', json-server alongside' : ''}`, async () => {
-    const options: ApiBenchOptions = {
-      ...DEFAULT_API_OPTIONS,
-      // A fixed count of calls rather than a time: every case runs and reports, and none is left
-      // without an answer on a busy machine; how fast each is belongs to `npm run bench`.
-      calls: 40,
-      warmupSeconds: 0,
-      rounds: 1,
-      connections: 10,
-      rows: ROWS,
-      seriesRows: [ROWS],
-      pin: false,
-      ceiling: false,
-      databases: [database],
-      postgresUrl: TEST_POSTGRES_URL,
-      jsonServer: database === 'sqlite',
-      startupRuns: 0,
-      log: () => {},
-    };
-    const report = await benchApi(options);
+    goOn();
+    const report = await (run as Promise<ApiBenchReport>);
     expect(report.operations.map((o) => o.operation)).toEqual(['get', 'list', 'list-deep', 'create']);
     for (const o of report.operations) {
       expect(o.database).toBe(database);

@@ -104,6 +104,22 @@ export interface ApiBenchOptions {
   startupRuns: number;
   /** Progress lines (default: stderr). */
   log?: (line: string) => void;
+  /**
+   * Called once the main table size's servers are up on each database, before any load; the run
+   * waits for it. The test (bench/api-bench.test.ts) checks there that the servers answer the same
+   * calls the same way, on the servers the run then measures (a set of its own cost a seeding and
+   * three server starts per database). Never set by `npm run bench`.
+   */
+  serversUp?: (servers: BenchServers) => Promise<void>;
+}
+
+/** What `ApiBenchOptions.serversUp` is given: the main size's servers and their table. */
+export interface BenchServers {
+  seeded: SeededDatabase;
+  generated: RunningServer;
+  baseline: RunningServer;
+  /** Present with `floor` on. */
+  floor: RunningServer | undefined;
 }
 
 export const DEFAULT_API_OPTIONS: ApiBenchOptions = {
@@ -1000,6 +1016,8 @@ export async function benchApi(options: ApiBenchOptions = DEFAULT_API_OPTIONS): 
       const served = withServed ? others.shift() : undefined;
       const durable = withDurable ? others.shift() : undefined;
       const floor = withFloor ? others.shift() : undefined;
+      if (main && options.serversUp)
+        await options.serversUp({ seeded, generated, baseline, floor: floor as RunningServer | undefined });
       const peerServers = others;
       const peers = new Map<'read' | 'create', { server: LoadedServer; rows: number }>();
       for (const [i, [use, peerRows]] of peerNeeds.entries()) {

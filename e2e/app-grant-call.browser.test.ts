@@ -112,7 +112,9 @@ describe('the grant call in Chromium', () => {
     expect(withdraw.body.detail).toBe('Set a note first. Withdraw is allowed only when the note is not empty.');
     // Beside the button the short reason, what to do; the server's whole text, guard included, on hover.
     const withdrawButton = actions.getByRole('button', { name: 'Withdraw' });
-    await poll(() => disabledReason(withdrawButton)).toBe('Withdraw: Set a note first.');
+    await poll(() => disabledReason(withdrawButton)).toBe(
+      'Withdraw: Set a note first. Withdraw is allowed only when the note is not empty.',
+    );
     const reasonTitle = await withdrawButton.evaluate(
       (element) => document.getElementById(element.getAttribute('aria-describedby') ?? '')?.title,
     );

@@ -231,7 +231,7 @@ describe('the lending desk in Chromium', () => {
     await page.getByRole('button', { name: `Move to… (${late})` }).click();
     const menu = page.getByRole('menu', { name: `Move to… (${late})` });
     const writeOff = menu.getByRole('menuitem', { name: /^Lost — Write off/ });
-    await poll(() => writeOff.getAttribute('data-disabled')).toBe('true');
+    await poll(() => writeOff.getAttribute('aria-disabled')).toBe('true');
     expect(await writeOff.textContent()).toMatch(/Not possible now: Write off is allowed only when .*due/);
     await expectAccessible(page, 'the board with a card menu open');
     await page.keyboard.press('Escape');

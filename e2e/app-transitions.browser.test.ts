@@ -74,9 +74,9 @@ describe('transitions in Chromium', () => {
     await page.getByRole('button', { name: 'Move to… (Second monitor stays black)' }).click();
     const menu = page.getByRole('menu', { name: 'Move to… (Second monitor stays black)' });
     const item = menu.getByRole('menuitem', { name: /^Escalated — Escalate/ });
-    await poll(() => item.getAttribute('data-disabled')).toBe('true');
+    await poll(() => item.getAttribute('aria-disabled')).toBe('true');
     expect(await item.textContent()).toMatch(/Not possible now: .*created/);
-    expect(await menu.getByRole('menuitem', { name: /^Closed — Withdraw/ }).getAttribute('data-disabled')).toBeNull();
+    expect(await menu.getByRole('menuitem', { name: /^Closed — Withdraw/ }).getAttribute('aria-disabled')).toBeNull();
     await capture(page, 'transition-disabled-on-the-board');
     app.expectQuiet();
   });

@@ -610,6 +610,15 @@ export async function confirmFinalStep(page: Page, transition: string): Promise<
   await dialog.waitFor({ state: 'hidden' });
 }
 
+/** What an element shows on screen: its text without the words kept for screen readers only (`data-unseen`). */
+export function shownText(element: Locator): Promise<string> {
+  return element.evaluate((el) => {
+    const copy = el.cloneNode(true) as HTMLElement;
+    for (const unseen of copy.querySelectorAll('[data-unseen]')) unseen.remove();
+    return (copy.textContent ?? '').replace(/\s+/g, ' ').trim();
+  });
+}
+
 /**
  * Why a detail page's transition button is disabled, as it is shown and read with the button
  * (its `aria-describedby`): '' while the button is enabled.

@@ -257,13 +257,17 @@ export async function watchPage(page: Page, origin: string): Promise<PageWatch> 
 }
 
 /**
- * Saves a PNG of a whole page (all of it, not only the viewport) or of one element as
+ * Saves a PNG of a whole page (all of it, not only the viewport, unless `viewport`) or of one element as
  * `test-results/screenshots/<name>.png`, prints its path and returns it.
  */
-export async function screenshot(target: Page | Locator, name: string): Promise<string> {
+export async function screenshot(
+  target: Page | Locator,
+  name: string,
+  { viewport = false }: { viewport?: boolean } = {},
+): Promise<string> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   const path = join(SCREENSHOT_DIR, `${name.replace(/[^A-Za-z0-9._-]+/g, '-')}.png`);
-  if ('goto' in target) await target.screenshot({ path, fullPage: true });
+  if ('goto' in target) await target.screenshot({ path, fullPage: !viewport });
   else await target.screenshot({ path });
   console.log(`Screenshot: ${path}`);
   return path;

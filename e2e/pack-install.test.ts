@@ -127,15 +127,25 @@ describe('the npm tarballs installed into an empty folder', () => {
     return server;
   };
 
-  beforeAll(() => {
+  /** Each tarball's `npm publish --dry-run`, by name: started beside the install, which it does not need. */
+  let published: Promise<Map<string, { stdout: string; stderr: string }>> | undefined;
+
+  beforeAll(async () => {
     run(process.execPath, [join(root, 'scripts/pack.mjs'), '--out', tarballs], root);
     mkdirSync(app);
     writeFileSync(join(app, 'package.json'), `${JSON.stringify({ name: 'app', private: true, type: 'module' })}\n`);
+    const names = readdirSync(tarballs);
+    published = Promise.all(
+      names.map(async (tarball) => {
+        const result = await runAsync('npm', ['publish', '--dry-run', '--json', join(tarballs, tarball)], dir);
+        return [tarball, result] as const;
+      }),
+    ).then((entries) => new Map(entries));
+    // Its test reports a failure; until then it must not count as unhandled.
+    published.catch(() => {});
     // The four Ninepoint packages, installed once for every check below; create-ninepoint is run, not installed.
-    const files = readdirSync(tarballs)
-      .filter((name) => name.startsWith('ninepoint-'))
-      .map((name) => join(tarballs, name));
-    run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...files], app);
+    const files = names.filter((name) => name.startsWith('ninepoint-')).map((name) => join(tarballs, name));
+    await runAsync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...files], app);
   }, 300_000);
 
   afterAll(async () => {
@@ -245,13 +255,10 @@ describe('the npm tarballs installed into an empty folder', () => {
       ],
       'create-ninepoint': ['bin/create-ninepoint.js', 'examples/blank.md', 'examples/helpdesk.md'],
     };
-    const names = readdirSync(tarballs);
-    const results = await Promise.all(
-      names.map((tarball) => runAsync('npm', ['publish', '--dry-run', '--json', join(tarballs, tarball)], dir)),
-    );
-    for (const [at, tarball] of names.entries()) {
+    const results = await (published as NonNullable<typeof published>);
+    expect([...results.keys()].sort()).toEqual(readdirSync(tarballs).sort());
+    for (const [tarball, result] of results) {
       const name = tarball.replace(/-0\.1\.0\.tgz$/, '');
-      const result = results[at] ?? { stdout: '', stderr: '' };
       // A dry run still says it would need a login; any other warning (a field npm corrected, a
       // missing one) is the package's.
       const warnings = result.stderr

@@ -35,7 +35,9 @@ async function startOnce(args: string[], env: Record<string, string> = {}): Prom
   return { out, url };
 }
 
-describe('npm start', () => {
+// Concurrent: each start has a database of its own and listens on a port of its own (0); the file's
+// time is the three servers' starts.
+describe.concurrent('npm start', () => {
   it('takes serve options without a spec, serving the blank spec with them', async () => {
     const db = join(dir, 'options.db');
     const { out, url } = await startOnce(['--port', '0', '--log-format', 'pretty', '--db', db]);
@@ -44,12 +46,14 @@ describe('npm start', () => {
 
   it('listens on PORT and HOST when no option names them, and an option wins over them', async () => {
     const db = join(dir, 'env.db');
-    const fromEnv = await startOnce(['--log-format', 'pretty', '--db', db], { PORT: '0', HOST: 'localhost' });
+    const [fromEnv, flagWins] = await Promise.all([
+      startOnce(['--log-format', 'pretty', '--db', db], { PORT: '0', HOST: 'localhost' }),
+      startOnce(['--log-format', 'pretty', '--db', join(dir, 'flag.db'), '--host', '127.0.0.1'], {
+        PORT: '0',
+        HOST: 'localhost',
+      }),
+    ]);
     expect(fromEnv.url).toMatch(/^http:\/\/localhost:\d+$/);
-    const flagWins = await startOnce(['--log-format', 'pretty', '--db', db, '--host', '127.0.0.1'], {
-      PORT: '0',
-      HOST: 'localhost',
-    });
     expect(flagWins.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DATABASES } from '../../packages/server/test/databases.ts';
-import { between, type Desk, deskModel, inDays, loansHeld, MAX_LOANS, prng, setUpDesk } from './desk.ts';
+import { between, type Desk, deskModel, inDays, killMoment, loansHeld, MAX_LOANS, prng, setUpDesk } from './desk.ts';
 import { FULL, scaled } from './scale.ts';
 import {
   type Answer,
@@ -29,6 +29,11 @@ const ROUNDS = scaled(3, 20);
 const WRITERS = scaled(4, 6);
 /** How long the writers run before the kill, in ms: from just after start to a few seconds in. */
 const RUN_MS: readonly [number, number] = scaled([150, 1200], [150, 3000]);
+/**
+ * Writes each round has answered before its kill, however long that takes (up to 30 s): on a
+ * loaded machine the random run time alone had seen 10 writes answered over 3 rounds.
+ */
+const ANSWERED_PER_ROUND = 6;
 const MEMBERS = 6;
 
 console.log(`crash: CRASH_SEED=${SEED} (set it to replay the choices), ${ROUNDS} rounds of ${WRITERS} writers`);
@@ -292,8 +297,14 @@ describe.each(TEST_DATABASES)('the lending desk killed with SIGKILL mid-write on
       for (let round = 1; round <= ROUNDS; round++) {
         const started = await startServe({ specPath: specPath(), database });
         server = started;
+        const answeredBefore = tally.answered;
         const runs = isbns.map((counter, writer) => write(writer, started.url, counter));
-        await new Promise((resolve) => setTimeout(resolve, between(random, RUN_MS[0], RUN_MS[1])));
+        await killMoment(
+          between(random, RUN_MS[0], RUN_MS[1]),
+          () => tally.answered - answeredBefore,
+          ANSWERED_PER_ROUND,
+          30_000,
+        );
         const exit = await started.kill();
         tally.kills++;
         expect(exit.signal, started.output).toBe('SIGKILL');
@@ -336,7 +347,9 @@ describe.each(TEST_DATABASES)('the lending desk killed with SIGKILL mid-write on
       }
       await last.stop();
     },
-    FULL ? 900_000 : 60_000,
+    // Reduced: about 25 s on a quiet machine; the bound leaves room for starts and the rounds'
+    // waits for answers (up to 30 s each) on a loaded one.
+    FULL ? 900_000 : 240_000,
   );
 });
 

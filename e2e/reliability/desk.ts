@@ -58,6 +58,20 @@ export function between(random: () => number, min: number, max: number): number 
 }
 
 /**
+ * Waits for a kill's moment: `ms` have passed AND `answered()` has reached `least` (the writes the
+ * round must have had answered), or `capMs` have passed, whichever is first. On a loaded machine a
+ * round's random run time alone may see few writes answered (a server slow to take its first
+ * calls), which left the run with too few answered writes to prove anything; the moment stays
+ * random, and the kill still lands mid-write. Answers whether the writes reached `least`.
+ */
+export async function killMoment(ms: number, answered: () => number, least: number, capMs = 60_000): Promise<boolean> {
+  const started = Date.now();
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  while (answered() < least && Date.now() - started < capMs) await new Promise((resolve) => setTimeout(resolve, 10));
+  return answered() >= least;
+}
+
+/**
  * The most loans each borrower held at once (state out or overdue), replaying every Loan history
  * entry in the order the database numbered them, and how many each holds now. The loan limit
  * holds at all times when no number is above MAX_LOANS. Entries are numbered as they are written,

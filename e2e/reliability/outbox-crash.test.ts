@@ -7,7 +7,7 @@ import { checkSpec } from '@ninepoint/spec';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DATABASES } from '../../packages/server/test/databases.ts';
-import { prng } from './desk.ts';
+import { killMoment, prng } from './desk.ts';
 import { scaled } from './scale.ts';
 import {
   type ApiUser,
@@ -33,6 +33,8 @@ const SEED = Number(process.env.CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31
 const ROUNDS = scaled(3, 20);
 const WRITERS = scaled(3, 5);
 const RUN_MS: readonly [number, number] = scaled([200, 1200], [200, 2500]);
+/** Changes each round has answered committed before its kill, however long that takes (up to a minute; the test allows 10). */
+const COMMITTED_PER_ROUND = 2;
 const SECRET = `whsec_${Buffer.from('outbox crash test secret, 32 b!').toString('base64')}`;
 
 console.log(`outbox crash: CRASH_SEED=${SEED}, ${ROUNDS} rounds of ${WRITERS} writers`);
@@ -209,9 +211,10 @@ describe.each(TEST_DATABASES)('declared calls through SIGKILL on $name', (db) =>
     for (let round = 0; round < ROUNDS; round++) {
       const server = await startServe({ specPath, database: { ...database }, env: env(), startTimeoutMs: 120_000 });
       servers = [server];
+      const committedBefore = committed.size;
       const runs = Array.from({ length: WRITERS }, (_, n) => writer(server.url, n));
       const [min, max] = RUN_MS;
-      await new Promise((r) => setTimeout(r, min + random() * (max - min)));
+      await killMoment(min + random() * (max - min), () => committed.size - committedBefore, COMMITTED_PER_ROUND);
       await server.kill();
       await Promise.all(runs);
     }

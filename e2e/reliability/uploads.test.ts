@@ -7,6 +7,7 @@ import { createServer } from '@ninepoint/server';
 import { checkSpec } from '@ninepoint/spec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FreshDatabase, SQLITE_ONLY, TEST_DATABASES } from '../../packages/server/test/databases.ts';
+import { killMoment } from './desk.ts';
 import { scaled } from './scale.ts';
 import { type ApiUser, addApiUsers, call, type ServedDatabase, servedDatabase, startServe } from './server-process.ts';
 
@@ -210,19 +211,26 @@ describe.each(TEST_DATABASES)('uploads killed with SIGKILL on $name', (db) => {
         if (sent !== undefined) expect(bytes).toBe(sent);
         else expect(bytes % (256 * 1024)).toBe(0);
       }
+      let answeredThisRound = 0;
       const uploads = Array.from({ length: UPLOADS_PER_ROUND }, (_, i) => {
         const size = (1 + ((round + i) % 4)) * 256 * 1024;
         return post(server.url, user.token, '/api/scans', multipart(`r${round}-${i}`, size, true)).then((answer) => {
-          if (answer?.status === 201) answered.set(String(answer.body.id), size);
-          else cut++;
+          if (answer?.status === 201) {
+            answered.set(String(answer.body.id), size);
+            answeredThisRound++;
+          } else cut++;
         });
       });
-      // Killed while some uploads stream, some are written and some are still to come.
-      await new Promise((resolve) => setTimeout(resolve, 60 + ((round * 53) % 400)));
+      // Killed while some uploads stream, some are written and some are still to come: once the
+      // round's time has passed and at least one upload was answered (the smallest, mostly), so
+      // that the records checked after the kill include answered ones. On a loaded machine the
+      // time alone had seen no upload answered in 10 rounds, which left nothing to check.
+      await killMoment(60 + ((round * 53) % 400), () => answeredThisRound, 1, 20_000);
       await server.kill();
       await Promise.all(uploads);
     }
     expect(cut, 'some uploads were cut off by the kills').toBeGreaterThan(0);
+    expect(answered.size, 'uploads answered before the kills').toBeGreaterThanOrEqual(ROUNDS);
 
     // What was cut off is pending until its grace has passed; then the sweep removes it.
     const { model } = checkSpec(SPEC);

@@ -165,6 +165,7 @@ export {
 export { encodeCursor, etagOf, ifMatchVersions, parseListQuery, registerEntityRoutes } from './records/index.ts';
 export { replayHistory } from './store/history.ts';
 export { DEFAULT_DB_PATH, openStore, type StoreOptions } from './store/open-store.ts';
+export { IDENTITY_FUNCTION } from './store/postgres/pg-identity-watch.ts';
 export type { Records } from './store/records-core.ts';
 export {
   BackupError,

@@ -86,6 +86,11 @@ export const DIAGNOSTIC_CODES = {
   'unknown-entity': { point: 3, severity: 'error', summary: 'An entity is used but not defined in point 3.' },
   'unknown-field': { point: 3, severity: 'error', summary: 'A field is used but not defined on its entity.' },
   'unknown-type': { point: 3, severity: 'error', summary: 'A field type is not one Ninepoint knows.' },
+  'unknown-colour': {
+    point: 3,
+    severity: 'warning',
+    summary: 'A choice value declares a colour that is not in the palette.',
+  },
   'invalid-field-rule': {
     point: 3,
     severity: 'error',

@@ -658,6 +658,33 @@ is not allowed.`,
 | copies | integer | required                         |
 `,
   },
+  'unknown-colour': {
+    about: `A choice value may declare its colour in parentheses (\`choice of low (grey), high (red)\`), from a fixed
+palette that reads on light and dark backgrounds: grey, blue, indigo, violet, grape, pink, red,
+orange, yellow, lime, green, teal, cyan (\`gray\` and \`purple\` are read as grey and violet). A value
+whose colour is not one of them keeps the colour of its place in the list; see
+[Choice colours](spec-format.md#choice-colours).`,
+    bad: `## 3. Entities and their fields
+
+### Book
+
+| field    | type                                      | rules    |
+| -------- | ----------------------------------------- | -------- |
+| title    | text                                      | required |
+| copies   | integer                                   | required |
+| shelf    | choice of new (blue), worn (gren)         |          |
+`,
+    fixed: `## 3. Entities and their fields
+
+### Book
+
+| field    | type                                      | rules    |
+| -------- | ----------------------------------------- | -------- |
+| title    | text                                      | required |
+| copies   | integer                                   | required |
+| shelf    | choice of new (blue), worn (green)        |          |
+`,
+  },
   'invalid-field-rule': {
     about: `A range on a field that is not a number, a length or pattern on a field that is not text, a
 bound that is neither a number nor a number constant, or words the rules cell does not know.`,

@@ -1,3 +1,4 @@
+import { CHOICE_COLOURS, type ChoiceColour, choiceColour } from './choice-colours.ts';
 import { DEFAULT_IMAGE_KINDS, FILE_DEFAULT_MAX_BYTES, FILE_MAX_COUNT } from './file-formats.ts';
 import type { FieldType } from './model.ts';
 import { ENTITY_NAME, USER_ENTITY } from './names.ts';
@@ -41,6 +42,8 @@ const TYPE_WORDS = [
 ];
 /** `file`, `images`, `files, at most 5` (several, at most 5; `file, at most 5` reads the same). */
 const FILE_TYPE = /^(file|image)(s?)(?:\s*,\s*(?:at most|up to|max)\s+(\d+)(?:\s+(?:files|images))?)?$/;
+/** `high (red)`: a value, then in parentheses the colour declared for it. */
+const DECLARED_COLOUR = /^(.*?\S)(\s*)\(\s*([^()]*?)\s*\)$/;
 const CHOICE_VALUE = /^[A-Za-z0-9][A-Za-z0-9 _.-]*$/;
 
 /** Reads a field's type cell. Reports and returns null when it is not a type. */
@@ -98,7 +101,11 @@ function readFileType(cell: Cell, match: RegExpExecArray, scope: Scope, where: s
 
 function readChoice(cell: Cell, scope: Scope): FieldType | null {
   const values: string[] = [];
-  for (const item of splitList(cell)) {
+  const colours: Record<string, ChoiceColour> = {};
+  for (const listed of splitList(cell, ',', { parentheses: true })) {
+    // `high (red)`: the value, then the colour the spec declares for it.
+    const declared = DECLARED_COLOUR.exec(listed.text);
+    const item = declared ? cellPart(listed, 0, declared[1]?.length ?? 0) : listed;
     const value = item.text.replace(/^`|`$/g, '');
     if (!CHOICE_VALUE.test(value)) {
       scope.bag.report('unknown-type', item.span, `"${value}" is not a valid choice value.`, {
@@ -111,6 +118,22 @@ function readChoice(cell: Cell, scope: Scope): FieldType | null {
       continue;
     }
     values.push(value);
+    if (declared) {
+      const word = declared[3] ?? '';
+      const at = listed.text.lastIndexOf(word);
+      const colour = choiceColour(word);
+      if (colour) colours[value] = colour;
+      else
+        scope.bag.report(
+          'unknown-colour',
+          cellPart(listed, at, word.length).span,
+          `"${word}" is not a colour a choice value may have.`,
+          {
+            expected: suggest(word.toLowerCase(), CHOICE_COLOURS),
+            hint: `The colours are ${CHOICE_COLOURS.join(', ')}; without one, "${value}" takes its colour from its place in the list.`,
+          },
+        );
+    }
   }
   if (values.length === 0) {
     scope.bag.report('unknown-type', cell.span, 'A choice needs at least one value.', {
@@ -118,5 +141,5 @@ function readChoice(cell: Cell, scope: Scope): FieldType | null {
     });
     return null;
   }
-  return { kind: 'choice', values };
+  return Object.keys(colours).length > 0 ? { kind: 'choice', values, colours } : { kind: 'choice', values };
 }

@@ -12,6 +12,7 @@ export {
   celTypeName,
 } from './cel-types.ts';
 export { type CheckResult, checkSpec, MAX_SPEC_BYTES } from './check.ts';
+export { CHOICE_COLOURS, type ChoiceColour, choiceColour } from './choice-colours.ts';
 export { type CodeNeed, type CodeUse, checkModules, codeNeeds, type ModuleFacts } from './code-modules.ts';
 export { conditionWords } from './condition-words.ts';
 export { DECIMAL_MULTIPLE_OF } from './decimal-keyword.ts';

@@ -6,6 +6,8 @@
  * versions (migrations). Every node keeps the source span it was read from.
  */
 
+import type { ChoiceColour } from './choice-colours.ts';
+
 /** A 1-based source span. `offset` is the 0-based character offset of the start. */
 export interface Span {
   line: number;
@@ -117,7 +119,11 @@ export type FieldType =
   | { kind: 'datetime' }
   | { kind: 'email' }
   | { kind: 'url' }
-  | { kind: 'choice'; values: string[] }
+  /**
+   * One of the listed values, calm to urgent when they name a scale. `colours` holds the colours the
+   * spec declares (`choice of low (grey), high (red)`), by value; absent when it declares none.
+   */
+  | { kind: 'choice'; values: string[]; colours?: Readonly<Record<string, ChoiceColour>> }
   /** A reference to another entity's record, or to a signed-in `User`. */
   | { kind: 'reference'; entity: string }
   /**

@@ -1,4 +1,4 @@
-import { assertNever, type Entity, type Field, type FieldType } from '@ninepoint/spec';
+import { assertNever, type ChoiceColour, type Entity, type Field, type FieldType } from '@ninepoint/spec';
 import { webKind } from './fields/field-kinds.ts';
 
 /**
@@ -190,11 +190,20 @@ const URGENCY: [RegExp, string][] = [
 const CHOICE_PALETTE = ['blue', 'grape', 'cyan', 'lime', 'orange', 'pink', 'violet', 'teal'];
 
 /**
- * A Mantine colour for a choice value: by urgency when the value says how pressing it is (low
- * grey, normal blue, high orange, urgent red: High is never green), else one hue per value by its
- * place in the spec's list of values, the same on every screen (board cards, dashboards).
+ * A Mantine colour for a choice value: the colour the spec declares for it (`high (orange)`), else
+ * by urgency when the value says how pressing it is (low grey, normal blue, high orange, urgent red:
+ * High is never green), else one hue per value by its place in the spec's list of values, the same
+ * on every screen (list badges, board cards, dashboards).
  */
-export function choiceColor(field: string, values: readonly string[], value: string): string {
+export function choiceColor(
+  field: string,
+  values: readonly string[],
+  value: string,
+  declared?: Readonly<Record<string, ChoiceColour>>,
+): string {
+  const colour = declared?.[value];
+  // The spec's palette says grey, as its prose does; Mantine's name is gray.
+  if (colour) return colour === 'grey' ? 'gray' : colour;
   const name = value.toLowerCase();
   for (const [pattern, color] of URGENCY) if (pattern.test(name)) return color;
   const at = Math.max(values.indexOf(value), 0);

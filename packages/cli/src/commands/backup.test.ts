@@ -61,7 +61,9 @@ function keepCreatingBooks(url: string, token: string, lanes = 4) {
   };
 }
 
-describe('ninepoint backup and restore', () => {
+// Concurrent: each test has a folder of its own; most of their time is spent waiting on the
+// bin's servers to start.
+describe.concurrent('ninepoint backup and restore', () => {
   it('backs up a database while its server writes, and the restored copy serves every book created before', async () => {
     const { dir, token } = await deskWithToken();
     const server = await startBin(dir, ['serve', 'spec.md', '--port', '0', '--db', 'data/app.db']);

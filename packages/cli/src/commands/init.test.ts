@@ -518,6 +518,12 @@ describe.runIf(POSTGRES_AVAILABLE || process.env.CI === 'true')('ninepoint init 
         `error: no rows were copied: a row of tags was refused (above), so the tables init made in PostgreSQL at 127.0.0.1:5432/test (schema ${target}) were dropped.`,
       );
       expect(await tablesOfTarget()).toBe('0');
+      // As it was: not only no table, nothing else init made either (the identity trigger's function).
+      const functions = await admin.query<{ name: string }>(
+        'SELECT p.proname AS name FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1',
+        [target],
+      );
+      expect(functions.rows.map((r) => r.name)).toEqual([]);
 
       // --database is a PostgreSQL URL, and only with --import-data.
       const sqliteUrl = await runIn(own, [

@@ -6,7 +6,9 @@ import { DOCS_FOLDER } from '../package-files.ts';
 import { serveOptions } from '../serving.ts';
 import { piped, runIn, startBin, tempDir } from '../test-support.ts';
 
-describe('ninepoint serve', () => {
+// Concurrent: each test has a folder and processes of its own, and most of its time is spent
+// waiting on the bin's processes to start (seven in all, the file's longest part).
+describe.concurrent('ninepoint serve', () => {
   it('prints how to add the first user while the database has none, and nothing once one exists', async () => {
     const dir = tempDir({ 'spec.md': LENDING_DESK });
     const first = await startBin(dir, ['serve', 'spec.md', '--port', '0', '--db', 'data/app.db']);

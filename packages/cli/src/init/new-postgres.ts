@@ -1,3 +1,4 @@
+import { IDENTITY_FUNCTION } from '@ninepoint/server';
 import pg from 'pg';
 import { describeUrl, messageOf } from './read-postgres.ts';
 import { SourceError } from './source-schema.ts';
@@ -46,13 +47,19 @@ export class NewPostgres {
     return new NewPostgres(url, schema);
   }
 
-  /** Drops every table of the schema (all made by init, as it held none before): the copy is undone. */
+  /**
+   * Drops every table of the schema (all made by init, as it held none before), and the function
+   * the server made beside them (the identity tables' trigger function, `IDENTITY_FUNCTION`): the
+   * copy is undone and the schema left as it was.
+   */
   async emptyAgain(): Promise<void> {
     await withClient(this.url, async (client) => {
       const tables = await tablesOf(client, this.schema, ['r', 'p']);
-      if (tables.length === 0) return;
-      const quoted = tables.map((t) => `${quote(this.schema)}.${quote(t)}`).join(', ');
-      await client.query(`DROP TABLE IF EXISTS ${quoted} CASCADE`);
+      if (tables.length > 0) {
+        const quoted = tables.map((t) => `${quote(this.schema)}.${quote(t)}`).join(', ');
+        await client.query(`DROP TABLE IF EXISTS ${quoted} CASCADE`);
+      }
+      await client.query(`DROP FUNCTION IF EXISTS ${quote(this.schema)}.${quote(IDENTITY_FUNCTION)}() CASCADE`);
     });
   }
 }

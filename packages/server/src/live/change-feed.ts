@@ -69,6 +69,8 @@ export class LocalFeed implements ChangeFeed {
 /** The longest wait between attempts to listen again after the connection was lost. */
 const MAX_RETRY_MS = 30_000;
 const FIRST_RETRY_MS = 250;
+/** How long closing waits for the last notifications to be sent. */
+const CLOSE_SEND_MS = 2_000;
 
 export interface PgFeedOptions {
   /** The database URL; the listening connection is opened with it, outside the pool. */
@@ -100,6 +102,8 @@ export class PgFeed extends LocalFeed {
   #pending: string[] = [];
   /** Whether a statement of notifications is under way (the next waits for it). */
   #sending = false;
+  /** Settles once the statement under way, and every one sent after it, has been answered. */
+  #sent: Promise<void> = Promise.resolve();
   /** Resolves once listening has started (or failed its first time). */
   readonly ready: Promise<void>;
 
@@ -125,20 +129,26 @@ export class PgFeed extends LocalFeed {
     this.#pending.push(encodePayload(change, this.#origin));
   }
 
-  #flush(): void {
+  /** Sends what is pending, if anything: answers the statement's promise (also kept as `#sent`). */
+  #flush(): Promise<void> | undefined {
     const payloads = this.#pending;
     this.#pending = [];
-    if (payloads.length === 0 || this.#channel === '') return;
+    if (payloads.length === 0 || this.#channel === '') return undefined;
     this.#sending = true;
-    this.#options
+    this.#sent = this.#options
       .notify(this.#channel, payloads)
-      .catch((error: unknown) => {
-        this.#options.logger?.warn({ err: error }, 'could not tell the other servers of a change');
-      })
-      .finally(() => {
+      .then(
+        () => {},
+        (error: unknown) => {
+          this.#options.logger?.warn({ err: error }, 'could not tell the other servers of a change');
+        },
+      )
+      .then(() => {
         this.#sending = false;
-        if (this.#pending.length > 0) this.#flush();
+        // The changes published meanwhile: this promise settles after them too (`close` waits).
+        return this.#flush();
       });
+    return this.#sent;
   }
 
   async #listen(): Promise<void> {
@@ -194,7 +204,13 @@ export class PgFeed extends LocalFeed {
   }
 
   override async close(): Promise<void> {
-    this.#flush();
+    // What was published is still told, one statement at a time (under way: the rest goes after
+    // it), and before the store's pool ends, which comes next.
+    if (!this.#sending) this.#flush();
+    // At most a moment: a database that does not answer must not hold the server's close open.
+    let wait: NodeJS.Timeout | undefined;
+    await Promise.race([this.#sent, new Promise<void>((resolve) => (wait = setTimeout(resolve, CLOSE_SEND_MS)))]);
+    clearTimeout(wait);
     this.#closed = true;
     if (this.#retry !== null) clearTimeout(this.#retry);
     const client = this.#client;

@@ -166,8 +166,8 @@ export function registerEntityRoutes(
     }
   }
   // Dashboards' figures: beside each list, unless the spec's own calls take that path.
-  for (const { entity, path } of summaryRoutes(routeTable.routes, model)) {
-    app.route({ method: 'GET', url: path, handler: summaryHandler(contextOf(entity)) });
+  for (const { entity, path, list } of summaryRoutes(routeTable.routes, model)) {
+    app.route({ method: 'GET', url: path, handler: summaryHandler(list, contextOf(entity)) });
   }
 }
 
@@ -319,21 +319,36 @@ export function recordReader(
 /** The most fields one summary may total. */
 const MAX_SUMS = 10;
 
+/** The summary's own parameters; the rest are its list's filters (`filter[…]`, `or[…]`, `q`). */
+const SUMMARY_PARAMETERS = new Set(['by', 'sum']);
+
 /**
  * Counts (and totals number fields of) the records the actor may read, in the database: in all, or
- * per value of the state, a choice or a boolean field (`?by=state&sum=amount`). Fields the actor
- * may not read on every record they may list cannot be grouped or summed: INVALID_PAYLOAD, as for
- * a field that does not exist.
+ * per value of the state, a choice or a boolean field (`?by=state&sum=amount`), over the records
+ * its list call's filters keep (`filter[assignee]=…`, `or[1][…]`, `q`), read as that list reads
+ * them. Fields the actor may not read on every record they may list cannot be grouped, summed or
+ * filtered by: INVALID_PAYLOAD, as for a field that does not exist.
  */
-function summaryHandler(context: EntityContext): Handler {
-  const { entity, machine, permissions, records } = context;
+function summaryHandler(list: Route, context: EntityContext): Handler {
+  const { entity, machine, permissions, records, settings } = context;
+  const params = list.list;
+  if (!params) throw new Error(`${list.method} ${list.path} lists without list parameters.`);
   return async (request, reply) => {
     const { actor } = request;
     const grants = readGrants(actor, context);
     const hidden = permissions.unsearchable(actor);
-    const query = request.query as Record<string, string | string[] | undefined>;
-    const unknown = Object.keys(query).find((k) => k !== 'by' && k !== 'sum');
-    if (unknown !== undefined) throw invalidSummary(`the parameters are by and sum, not ${unknown}`);
+    const query = request.query as RawQuery;
+    const filtering: RawQuery = {};
+    for (const [name, value] of Object.entries(query)) {
+      if (SUMMARY_PARAMETERS.has(name)) continue;
+      if (name !== 'q' && !name.startsWith('filter[') && !name.startsWith('or[')) {
+        const shown = /^[A-Za-z0-9_]{1,40}$/.test(name) ? ` not ${name}` : '';
+        throw invalidSummary(`the parameters are by, sum, q, filter[…] and or[…],${shown || ' not that one'}`);
+      }
+      filtering[name] = value;
+    }
+    // The list's own reading of its filters: the same names, values, refusals and hidden fields.
+    const { filters, search } = parseListQuery(filtering, params, settings, hidden, actor.userId);
     const groupable = groupableFields(entity, machine).filter((name) => !hidden.has(name));
     const summable = new Set(summableFields(entity).filter((name) => !hidden.has(name)));
     const numbers = entity.fields.filter((f) => summable.has(f.name));
@@ -349,7 +364,8 @@ function summaryHandler(context: EntityContext): Handler {
       );
     }
     const summary = await records.summary({
-      filters: [],
+      filters,
+      search,
       owner: coversEveryRecord(grants) ? null : { grants, userId: ownerId(actor) },
       by,
       sums,

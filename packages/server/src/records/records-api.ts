@@ -65,7 +65,7 @@ function effectsDescription(action: Route['action'], machine: StateMachine | und
   return `Sets ${listed} as it is taken, after its guard; the rules are checked on the result.`;
 }
 
-function summaryCalls({ model, routes, permissions, responses }: ApiContext) {
+function summaryCalls({ model, routes, permissions, responses, settings }: ApiContext) {
   return summaryRoutes(routes, model).flatMap((summary) => {
     const entity = model.entities.find((e) => e.name === summary.entity);
     if (!entity) return [];
@@ -77,13 +77,15 @@ function summaryCalls({ model, routes, permissions, responses }: ApiContext) {
       {
         path: summary.openapiPath,
         method: 'GET',
-        operation: summaryOperation(summary, entity, machine, responses, security),
+        operation: summaryOperation(summary, entity, machine, responses, security, settings),
       },
     ];
   });
 }
 
 const STRING = API.string;
+/** A list's parameters that page and sort it: a summary counts every record its filters keep. */
+const PAGING = new Set(['limit', 'cursor', 'sort', 'count']);
 /** A call's summary when point 7 gives it no words: what it does, e.g. "Loan: return". */
 function callSummary(action: Route['action']): string {
   switch (action.kind) {
@@ -113,8 +115,13 @@ function summaryOperation(
   machine: StateMachine | undefined,
   responses: ProblemResponses,
   security: SecurityRequirement[],
+  settings: Parameters<typeof listQueryParameters>[1],
 ): Operation {
   const groupable = groupableFields(entity, machine);
+  // The list's filters, read as the list reads them; paging and sorting mean nothing to a count.
+  const filters = summary.list.list
+    ? listQueryParameters(summary.list.list, settings).filter((p) => !PAGING.has(p.name))
+    : [];
   const summable = summableFields(entity);
   const sums: JsonSchema = { type: 'object', additionalProperties: { type: 'number' } };
   const groupValue: JsonSchema = { anyOf: [{ type: 'string' }, { type: 'boolean' }, { type: 'null' }] };
@@ -122,8 +129,9 @@ function summaryOperation(
     operationId: summary.operationId,
     summary: `Count ${entity.name} records and total their numbers`,
     description:
-      'Counts the records the caller may read (and totals number fields), in all or per value of `by`; ' +
-      'for dashboards. A field the caller may not read on every record they may list cannot be grouped or summed.',
+      'Counts the records the caller may read (and totals number fields), in all or per value of `by`, ' +
+      'over the records the list call would hold with the same `filter[…]`, `or[…]` and `q`; for dashboards and ' +
+      "a role's home. A field the caller may not read on every record they may list cannot be grouped, summed or filtered by.",
     tags: [entity.name],
     parameters: [
       {
@@ -145,6 +153,7 @@ function summaryOperation(
           maxItems: 10,
         },
       },
+      ...filters,
     ],
     responses: {
       '200': {

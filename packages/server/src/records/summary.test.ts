@@ -95,6 +95,59 @@ describe.each(TEST_DATABASES)('dashboard figures (GET …/summary) on $name', (d
     }
     expect((await server.app.inject({ method: 'GET', url: '/api/tickets/summary' })).statusCode).toBe(401);
   });
+
+  it("counts only the records its list's filters keep, read as the list reads them", async () => {
+    const figures = async (who: string, query: string) => {
+      const answer = await call(who, 'GET', `/api/tickets/summary?${query}`);
+      expect(answer.status, query).toBe(200);
+      return answer.body;
+    };
+    const list = async (who: string, query: string) =>
+      (await call(who, 'GET', `/api/tickets?count=true&limit=1&${query}`)).body.total;
+    // One filter, several values of a choice, an or-group, a search, a not: the list's own totals.
+    for (const query of [
+      'filter[category]=hardware',
+      'filter[category]=hardware&filter[category]=network',
+      'or[1][category]=network&or[1][priority]=high',
+      'q=printer',
+      'filter[state][not]=closed',
+      'filter[time_spent][empty]=false',
+    ]) {
+      const body = await figures(lead, `by=state&${query}`);
+      expect(body.count, query).toBe(await list(lead, query));
+    }
+    expect(await figures(lead, 'by=state&filter[category]=hardware&sum=time_spent')).toEqual({
+      count: 2,
+      sums: { time_spent: 0.3 },
+      groups: [
+        { value: 'closed', count: 1, sums: { time_spent: 0.2 } },
+        { value: 'new', count: 1, sums: { time_spent: 0.1 } },
+      ],
+    });
+    // Within what the caller may read: a requester's filter cannot reach another's tickets.
+    expect((await figures(ana, 'filter[category]=network')).count).toBe(0);
+    expect((await figures(ben, 'filter[category]=network')).count).toBe(1);
+    // What the list refuses, the summary refuses, word for word.
+    for (const query of ['filter[colour]=red', 'filter[priority]=extreme', 'limit=5', 'sort=title']) {
+      const answer = await call(lead, 'GET', `/api/tickets/summary?${query}`);
+      expect(answer.status, query).toBe(400);
+      expect(answer.body.code, query).toBe('INVALID_PAYLOAD');
+    }
+    const listed = await call(lead, 'GET', '/api/tickets?filter[priority]=extreme');
+    const counted = await call(lead, 'GET', '/api/tickets/summary?filter[priority]=extreme');
+    expect(counted.body.detail).toBe(listed.body.detail);
+  });
+
+  it('describes its filters in the OpenAPI document as the list does', async () => {
+    const doc = (await call(lead, 'GET', '/api/openapi.json')).body as {
+      paths: Record<string, { get: { parameters: { name: string }[] } }>;
+    };
+    const names = (path: string) =>
+      (doc.paths[path]?.get.parameters ?? []).map((p) => p.name).filter((n) => n !== 'by' && n !== 'sum');
+    const list = names('/api/tickets').filter((n) => !['limit', 'cursor', 'sort', 'count'].includes(n));
+    expect(names('/api/tickets/summary')).toEqual(list);
+    expect(list).toContain('filter[assignee]');
+  });
 });
 
 describe.each(TEST_DATABASES)('dashboard figures over hidden fields on $name', (db) => {
@@ -133,5 +186,10 @@ describe.each(TEST_DATABASES)('dashboard figures over hidden fields on $name', (
     const visitor = (url: string) => server.app.inject({ method: 'GET', url });
     expect((await visitor('/api/talks/summary?sum=score')).statusCode).toBe(400);
     expect((await visitor('/api/talks/summary?by=state')).json()).toMatchObject({ count: 2 });
+    // Nor filter by it: a count of talks scored 9 would tell their scores. The list refuses the same.
+    expect((await call(organiser, 'GET', '/api/talks/summary?filter[score]=9')).body).toMatchObject({ count: 1 });
+    for (const url of ['/api/talks/summary?filter[score]=9', '/api/talks?filter[score]=9']) {
+      expect((await call(speaker.authorization, 'GET', url)).status, url).toBe(400);
+    }
   });
 });

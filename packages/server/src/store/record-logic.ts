@@ -245,7 +245,11 @@ export function summarySql(
   columnOf: (name: string) => SqlColumn,
   d: SummaryDialect,
 ): string {
-  const where = listConditions({ filters: query.filters, search: null, owner: query.owner }, columnOf, d);
+  const where = listConditions(
+    { filters: query.filters, search: query.search ?? null, owner: query.owner },
+    columnOf,
+    d,
+  );
   const sums = query.sums.map((name, i) => `${d.sum(columnOf(name))} AS "s${i}"`);
   const by = query.by === null ? null : d.quote(columnOf(query.by).name);
   const select = [...(by ? [`${by} AS "g"`] : []), 'count(*) AS "n"', ...sums].join(', ');

@@ -209,6 +209,8 @@ export interface ListQuery {
  */
 export interface SummaryQuery {
   filters: ListQuery['filters'];
+  /** A list's text search (`q`); absent or null for none. */
+  search?: ListQuery['search'];
   owner: RowScope | null;
   /** Group per value of this column (the state, a choice or a boolean field), or null. */
   by: string | null;

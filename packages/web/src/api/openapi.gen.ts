@@ -734,7 +734,7 @@ export interface paths {
         };
         /**
          * Count Note records and total their numbers
-         * @description Counts the records the caller may read (and totals number fields), in all or per value of `by`; for dashboards. A field the caller may not read on every record they may list cannot be grouped or summed.
+         * @description Counts the records the caller may read (and totals number fields), in all or per value of `by`, over the records the list call would hold with the same `filter[…]`, `or[…]` and `q`; for dashboards and a role's home. A field the caller may not read on every record they may list cannot be grouped, summed or filtered by.
          */
         get: operations["summarizeNotes"];
         put?: never;
@@ -3047,6 +3047,30 @@ export interface operations {
                 by?: string;
                 /** @description Number fields to total (repeatable, at most 10). */
                 sum?: string[];
+                /** @description Records whose title contains this text (ignoring the case of ASCII letters). */
+                q?: string;
+                /** @description Records whose created_by equals this value. */
+                "filter[created_by]"?: string;
+                /** @description Records whose created_by is not this value (or is empty). */
+                "filter[created_by][not]"?: string;
+                /** @description true: records whose created_by is empty; false: those with a value. */
+                "filter[created_by][empty]"?: boolean;
+                /** @description Records whose title equals this value. */
+                "filter[title]"?: string;
+                /** @description Records whose title contains this text (ignoring the case of ASCII letters). */
+                "filter[title][contains]"?: string;
+                /** @description Records whose title is not this value (or is empty). */
+                "filter[title][not]"?: string;
+                /** @description true: records whose title is empty; false: those with a value. */
+                "filter[title][empty]"?: boolean;
+                /** @description Groups of filters of which any one may hold: `or[1][category]=hardware&or[1][priority]=urgent` keeps records that are hardware or urgent. A group takes the same filters as `filter[…]` (`or[1][title][contains]`, `or[1][due][before]`, `or[1][assignee][empty]`, …); several groups (`or[2][…]`) must each hold, as must every `filter[…]`. */
+                or?: {
+                    [key: string]: {
+                        [key: string]: (string | string[]) | {
+                            [key: string]: string;
+                        };
+                    };
+                };
             };
             header?: never;
             path?: never;

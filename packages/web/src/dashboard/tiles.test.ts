@@ -102,6 +102,18 @@ describe('the figures of a dashboard act', () => {
     expect(groupColor(model, 'Ticket', 'state', 'new')).toBe('gray.6');
   });
 
+  it('colour a choice as the spec declares it, where it declares one', () => {
+    const declared = checkSpec(
+      SPEC.replace('choice of low, normal, high, urgent', 'choice of low (green), normal, high (grape), urgent'),
+    ).model;
+    expect(['low', 'normal', 'high', 'urgent'].map((v) => groupColor(declared, 'Ticket', 'priority', v))).toEqual([
+      'green.6',
+      'blue.6',
+      'grape.6',
+      'red.6',
+    ]);
+  });
+
   it('show a choice in the spec\'s order and "Not set" last', () => {
     const order = groupOrder(model, 'Ticket', 'priority');
     expect(['urgent', null, 'low', 'high'].sort((a, b) => order(a) - order(b))).toEqual([

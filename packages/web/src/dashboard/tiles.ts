@@ -85,15 +85,15 @@ export function recordsLink(
 }
 
 /**
- * The Mantine colour of a group: a state's badge colour; a choice's by how pressing its value is
- * (low grey to urgent red) or else its place in the spec's list; yes teal and no grey.
+ * The Mantine colour of a group: a state's badge colour; a choice's declared colour, or by how
+ * pressing its value is (low grey to urgent red), or else its place in the spec's list; yes teal and no grey.
  */
 export function groupColor(model: Model, entityName: string, by: string, value: string | boolean | null): string {
   if (value === null) return 'gray.4';
   if (typeof value === 'boolean') return value ? 'teal.6' : 'gray.6';
   if (by === 'state') return `${stateColor(machineOf(model, entityName), value)}.6`;
   const type = model.entities.find((e) => e.name === entityName)?.fields.find((f) => f.name === by)?.type;
-  return `${type?.kind === 'choice' ? choiceColor(by, type.values, value) : 'indigo'}.6`;
+  return `${type?.kind === 'choice' ? choiceColor(by, type.values, value, type.colours) : 'indigo'}.6`;
 }
 
 /**

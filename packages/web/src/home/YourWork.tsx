@@ -7,15 +7,29 @@ import { api } from '../api/client.ts';
 import type { Me } from '../api/session.ts';
 import { fieldLabel, pluralLabel } from '../app/screens.ts';
 import { formatDateTime, formatRelative } from '../fields/display.ts';
-import { refersToUsers } from '../list/query.ts';
+import { filterParams, refersToUsers } from '../list/query.ts';
 import { accessTo, stateColor, stateLabel } from '../records/access.ts';
-import { type ApiRecord, callFor, machineOf, type Page, pathOf } from '../records/calls.ts';
+import { type ApiRecord, callFor, machineOf, type Page, pathOf, summaryPath } from '../records/calls.ts';
 import { detailRoute, listScreen } from '../records/navigation.ts';
 import { useRecordTitle } from '../records/title.ts';
 
-/** How many of a panel's records are listed; the counts cover up to `COUNTED`. */
+/**
+ * How many of a panel's records are listed; what changed since the last visit is looked for among
+ * the `RECENT` changed last. The counts per state are the server's, over every record.
+ */
 const LISTED = 5;
-const COUNTED = 100;
+const RECENT = 100;
+
+/** What `GET …/summary?by=state` answers. */
+interface StateCounts {
+  count: number;
+  groups?: { value: string | boolean | null; count: number }[];
+}
+
+/** The records that name the user in a source's field, as list filters (`filter[assignee]=<id>`). */
+function mineParams(source: WorkSource, userId: string): [string, string][] {
+  return filterParams(source.field, { values: [userId] });
+}
 
 /** One way records name the user: an entity's `User` field, or `created_by`. */
 export interface WorkSource {
@@ -84,10 +98,27 @@ export function YourWork({ model, me }: { model: Model; me: Me }) {
         // Keyed as a list: live updates and writes fetch it again.
         queryKey: ['list', path, 'work', s.field, userId],
         queryFn: async () => {
-          const params = new URLSearchParams({ limit: String(COUNTED), sort: '-updated_at', count: 'true' });
-          params.set(`filter[${s.field}]`, userId);
+          const params = new URLSearchParams([
+            ['limit', String(RECENT)],
+            ['sort', '-updated_at'],
+            ['count', 'true'],
+            ...mineParams(s, userId),
+          ]);
           return (await api<Page>('GET', `${path}?${params}`)).body;
         },
+      };
+    }),
+  });
+  // The counts per state, exact however many records there are: the summary call with the same filter.
+  const counts = useQueries({
+    queries: sources.map((s) => {
+      const summary = machineOf(model, s.entity.name) ? summaryPath(model, s.entity.name) : null;
+      const params = new URLSearchParams([['by', 'state'], ...mineParams(s, userId)]);
+      return {
+        // Keyed as a dashboard's figures: live updates of the entity fetch them again.
+        queryKey: ['summary', s.entity.name, 'work', s.field, userId],
+        enabled: summary !== null,
+        queryFn: async () => (await api<StateCounts>('GET', `${summary}?${params}`)).body,
       };
     }),
   });
@@ -95,7 +126,8 @@ export function YourWork({ model, me }: { model: Model; me: Me }) {
   // Cards of nothing are left out, unless there is nothing at all to show.
   const shown = sources.flatMap((source, i) => {
     const page = pages[i] as UseQueryResult<Page>;
-    return page.data && page.data.items.length === 0 ? [] : [{ source, page }];
+    const byState = counts[i] as UseQueryResult<StateCounts>;
+    return page.data && page.data.items.length === 0 ? [] : [{ source, page, byState }];
   });
   const settled = pages.every((p) => !p.isPending);
   return (
@@ -117,13 +149,14 @@ export function YourWork({ model, me }: { model: Model; me: Me }) {
         <Text c="dimmed">Nothing names you yet: records you are given or create will be listed here.</Text>
       ) : (
         <SimpleGrid cols={{ base: 1, md: 2 }} spacing="md">
-          {shown.map(({ source, page }) => (
+          {shown.map(({ source, page, byState }) => (
             <WorkCard
               key={`${source.entity.name}.${source.field}`}
               model={model}
               me={me}
               source={source}
               page={page}
+              byState={byState}
               since={since}
             />
           ))}
@@ -138,26 +171,37 @@ function WorkCard({
   me,
   source,
   page,
+  byState,
   since,
 }: {
   model: Model;
   me: Me;
   source: WorkSource;
   page: UseQueryResult<Page>;
+  byState: UseQueryResult<StateCounts>;
   since: string | null;
 }) {
   const { entity, field } = source;
   const userId = me.user?.id ?? '';
   const machine = machineOf(model, entity.name);
   const screen = listScreen(model, me, entity.name);
-  const filtered = (more: Record<string, string>) =>
+  // The list screen filtered as this card is (and by a state): its address, as the list writes it.
+  const filtered = (state: string | null) =>
     screen && screen.filters.length === 0 && field !== 'created_by'
-      ? `${screen.route}?${new URLSearchParams({ [`filter[${field}]`]: userId, ...more })}`
+      ? `${screen.route}?${new URLSearchParams([
+          ...mineParams(source, userId),
+          ...(state === null ? [] : filterParams('state', { values: [state] })),
+        ])}`
       : null;
   const items = page.data?.items ?? [];
   const total = page.data?.total ?? items.length;
   const counts = new Map<string, number>();
-  for (const r of items) if (typeof r.state === 'string') counts.set(r.state, (counts.get(r.state) ?? 0) + 1);
+  if (byState.data) {
+    for (const g of byState.data.groups ?? []) if (typeof g.value === 'string') counts.set(g.value, g.count);
+  } else if (byState.isError || byState.fetchStatus === 'idle') {
+    // No summary call (point 7 declares the calls and no dashboard counts these): the records at hand.
+    for (const r of items) if (typeof r.state === 'string') counts.set(r.state, (counts.get(r.state) ?? 0) + 1);
+  }
   const changed = since ? items.filter((r) => r.updated_at > since) : [];
   const id = `work-${entity.name}-${field}`;
 
@@ -194,7 +238,7 @@ function WorkCard({
               {machine.states
                 .filter((s) => counts.has(s.name))
                 .map((s) => {
-                  const to = filtered({ 'filter[state]': s.name });
+                  const to = filtered(s.name);
                   const badge = (
                     <Badge
                       key={s.name}
@@ -225,8 +269,8 @@ function WorkCard({
               <WorkRow key={r.id} model={model} me={me} entity={entity} record={r} fresh={changed.includes(r)} />
             ))}
           </Stack>
-          {total > LISTED && filtered({}) && (
-            <Anchor component={Link} to={filtered({}) ?? ''} size="sm">
+          {total > LISTED && filtered(null) && (
+            <Anchor component={Link} to={filtered(null) ?? ''} size="sm">
               All {total}
             </Anchor>
           )}

@@ -9,7 +9,8 @@ import { transitionLabel } from '../records/access.ts';
 import { refreshRecords } from '../records/api.ts';
 import { BulkSetField } from '../records/BulkSetField.tsx';
 import { callFor, pathOf, transitionCall } from '../records/calls.ts';
-import { shortReason, transitionFields } from '../records/transitions.tsx';
+import { ShortReason } from '../records/ShortReason.tsx';
+import { transitionFields } from '../records/transitions.tsx';
 import { type BulkOutcome, runBulk, selectionCsv } from './bulk.ts';
 import { download } from './export.ts';
 
@@ -194,12 +195,24 @@ export function BulkBar({
                     Refused
                   </Badge>
                 )}
-                <Text size="sm" title={row.ok ? undefined : row.message}>
-                  <Text span fw={600} size="sm">
+                {row.ok ? (
+                  <Text size="sm" fw={600}>
                     {row.title}
                   </Text>
-                  {row.ok ? '' : `: ${shortReason(row.message)}`}
-                </Text>
+                ) : (
+                  <ShortReason
+                    size="sm"
+                    lead={
+                      <>
+                        <Text span fw={600} size="sm">
+                          {row.title}
+                        </Text>
+                        {': '}
+                      </>
+                    }
+                    reason={row.message}
+                  />
+                )}
               </Group>
             ))}
           </Stack>

@@ -16,8 +16,10 @@ import type { Me } from '../api/session.ts';
 import type { DirectoryUser } from '../api/users.ts';
 import { choiceLabel } from '../app/screens.ts';
 import { FileThumbs } from '../fields/files/FileList.tsx';
-import { type ApiRecord, EMPTY, formatDay, formatValue, recordTitle, stateColor } from '../format.ts';
+import { type ApiRecord, choiceColor, EMPTY, formatDay, formatValue, recordTitle, stateColor } from '../format.ts';
 import { stateLabel } from '../records/access.ts';
+import { type CutCell, useCutCells } from './cut-cells.ts';
+import './cut-cells.css';
 import { SortIcon } from './icons.tsx';
 import {
   clampWidth,
@@ -138,6 +140,9 @@ export function RecordsTable({
             : Math.max(MIN_COLUMN, Math.floor(defaultWidth(column) * scale))));
   const tableWidth = columns.reduce((sum, c) => sum + (widthOf(c) ?? 0), 0) + extras;
   const compact = density === 'compact';
+  // Cells that do not show their whole value: reachable by keyboard, whole for screen readers.
+  const tableRef = useRef<HTMLTableElement>(null);
+  const cut = useCutCells(tableRef);
   // The rows above the fold first; the rest of a long page right after.
   const drawn = useProgressive(records.length, 20);
   // Records are opened from their title; an entity without one gets an Open link per row.
@@ -171,6 +176,7 @@ export function RecordsTable({
       }}
     >
       <Table
+        ref={tableRef}
         striped={false}
         highlightOnHover
         layout="fixed"
@@ -304,6 +310,7 @@ export function RecordsTable({
                     compact={compact}
                     openColumn={openColumn}
                     onOpen={openRow}
+                    cut={cut}
                   />
                 );
               })}
@@ -334,6 +341,7 @@ const Row = memo(function Row({
   compact,
   openColumn,
   onOpen,
+  cut,
 }: {
   model: Model;
   me: Me;
@@ -351,6 +359,8 @@ const Row = memo(function Row({
   compact: boolean;
   openColumn: boolean;
   onOpen: (event: MouseEvent<HTMLTableRowElement>, href: string | null) => void;
+  /** The table's cells cut short (`useCutCells`): a row compares only its own (`sameRow`). */
+  cut: ReadonlyMap<string, CutCell>;
 }) {
   return (
     <Table.Tr onClick={(event) => onOpen(event, href)} style={href ? { cursor: 'pointer' } : undefined}>
@@ -365,28 +375,43 @@ const Row = memo(function Row({
           />
         </Table.Td>
       )}
-      {columns.map((column) => (
-        <Table.Td
-          key={column.name}
-          // One line per row: what does not fit ends in an ellipsis, the whole value on hover.
-          style={{
-            textAlign: isAmount(column) ? 'right' : undefined,
-            verticalAlign: 'middle',
-            whiteSpace: 'nowrap',
-            overflow: 'hidden',
-            textOverflow: 'ellipsis',
-          }}
-          title={cellText(column, record, titles, users)}
-        >
-          {column.name === titleColumn && href ? (
-            <Anchor component={Link} to={href} fw={600} size="sm">
-              {recordTitle(entity, record)}
-            </Anchor>
-          ) : (
-            <Cell model={model} me={me} column={column} record={record} states={states} titles={titles} users={users} />
-          )}
-        </Table.Td>
-      ))}
+      {columns.map((column) => {
+        const key = `${String(record.id)}/${column.name}`;
+        const full = cellText(column, record, titles, users);
+        const short = cut.get(key);
+        return (
+          <Table.Td
+            key={column.name}
+            // One line per row: what does not fit ends in an ellipsis, the whole value on
+            // hover, and on focus (a cell cut short takes the keyboard's focus, unless a
+            // link in it does) with the whole value as its description for screen readers.
+            // (The one line and its ellipsis are cut-cells.css's, which undoes them on focus.)
+            style={{ textAlign: isAmount(column) ? 'right' : undefined, verticalAlign: 'middle' }}
+            title={full}
+            data-cell={key}
+            data-cut={short ? '' : undefined}
+            data-full={short?.abbreviated ? full : undefined}
+            tabIndex={short && !short.focusable ? 0 : undefined}
+            aria-description={short ? full : undefined}
+          >
+            {column.name === titleColumn && href ? (
+              <Anchor component={Link} to={href} fw={600} size="sm">
+                {recordTitle(entity, record)}
+              </Anchor>
+            ) : (
+              <Cell
+                model={model}
+                me={me}
+                column={column}
+                record={record}
+                states={states}
+                titles={titles}
+                users={users}
+              />
+            )}
+          </Table.Td>
+        );
+      })}
       {openColumn && (
         <Table.Td style={{ textAlign: 'right', verticalAlign: 'middle' }}>
           {href && (
@@ -399,7 +424,21 @@ const Row = memo(function Row({
       )}
     </Table.Tr>
   );
-});
+}, sameRow);
+
+/** Whether a row would draw the same: its props the same, and of the cut cells, its own. */
+function sameRow<P extends { record: ApiRecord; cut: ReadonlyMap<string, CutCell> }>(a: P, b: P): boolean {
+  for (const key of Object.keys(a) as (keyof P)[]) {
+    if (key !== 'cut' && a[key] !== b[key]) return false;
+  }
+  const prefix = `${String(a.record.id)}/`;
+  const own = (cut: ReadonlyMap<string, CutCell>) =>
+    [...cut]
+      .filter(([key]) => key.startsWith(prefix))
+      .map(([key, c]) => `${key}:${c.focusable}:${c.abbreviated}`)
+      .join(' ');
+  return a.cut === b.cut || own(a.cut) === own(b.cut);
+}
 
 /** The least room the title column keeps when the others start narrower to fit. */
 const TITLE_MIN = 200;
@@ -545,12 +584,24 @@ export function Cell({
       return (
         <ReferenceValue model={model} me={me} entity={type.entity} id={String(value)} titles={titles} users={users} />
       );
-    case 'choice':
+    case 'choice': {
+      // A value whose colour the spec declares shows it; the others stay a quiet outline, so a
+      // dense list is not a wall of colour the spec did not ask for.
+      const text = String(value);
+      const declared = type.colours?.[text];
       return (
-        <Badge variant="outline" color="gray" radius="sm" size="sm" style={{ textTransform: 'none' }}>
-          {choiceLabel(String(value))}
+        <Badge
+          variant={declared ? 'light' : 'outline'}
+          color={declared ? choiceColor(column.name, type.values, text, type.colours) : 'gray'}
+          radius="sm"
+          size="sm"
+          style={{ textTransform: 'none' }}
+          data-choice-colour={declared}
+        >
+          {choiceLabel(text)}
         </Badge>
       );
+    }
     case 'url': {
       const text = String(value);
       const safe = /^https?:\/\//i.test(text);

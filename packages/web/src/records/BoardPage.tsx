@@ -45,12 +45,12 @@ import { entityWords } from './labels.ts';
 import { createRoute, detailRoute } from './navigation.ts';
 import { useOwned } from './ownership.ts';
 import { ProblemAlert } from './ProblemAlert.tsx';
+import { ShortReason } from './ShortReason.tsx';
 import { summaryFields } from './summary.ts';
 import { plainTitle, titleFields, useRecordTitle } from './title.ts';
 import {
   ConfirmFinalStep,
   isFinalStep,
-  shortReason,
   TransitionDialog,
   transitionFields,
   useMoveRefusals,
@@ -747,13 +747,15 @@ const BoardCard = memo(function BoardCard({
               {choices.map((f) => {
                 const value = String(record[f.name]);
                 const values = f.type.kind === 'choice' ? f.type.values : [];
+                const declared = f.type.kind === 'choice' ? f.type.colours : undefined;
                 return (
                   <Badge
                     key={f.name}
                     data-choice={f.name}
+                    data-choice-colour={declared?.[value]}
                     size="xs"
                     variant="light"
-                    color={choiceColor(f.name, values, value)}
+                    color={choiceColor(f.name, values, value, declared)}
                     radius="sm"
                     style={{ textTransform: 'none' }}
                     title={`${fieldLabel(f)}: ${choiceLabel(value)}`}
@@ -909,34 +911,67 @@ function MoveItems({
   return (
     <>
       <Menu.Label>Now {stateLabel(String(record.state))}</Menu.Label>
-      {moves.map((move) => {
-        const reason = refusals.get(move.transition.name);
-        return (
-          <Menu.Item
-            key={move.transition.name}
-            onClick={() => onMove(move)}
-            disabled={reason !== undefined}
-            maw={320}
-            leftSection={
-              <Box
-                w={8}
-                h={8}
-                style={{ borderRadius: 4 }}
-                bg={`var(--mantine-color-${stateColor(machine, move.to)}-6)`}
-              />
-            }
-          >
-            {move.to === record.state
+      {moves.map((move) => (
+        <MoveItem
+          key={move.transition.name}
+          label={
+            move.to === record.state
               ? `${transitionLabel(move.transition)} (stays ${stateLabel(move.to)})`
-              : `${stateLabel(move.to)} — ${transitionLabel(move.transition)}`}
-            {reason !== undefined && (
-              <Text size="xs" c="dimmed" style={{ whiteSpace: 'normal' }} title={reason}>
-                Not possible now: {shortReason(reason)}
-              </Text>
-            )}
-          </Menu.Item>
-        );
-      })}
+              : `${stateLabel(move.to)} — ${transitionLabel(move.transition)}`
+          }
+          color={stateColor(machine, move.to)}
+          reason={refusals.get(move.transition.name)}
+          onMove={() => onMove(move)}
+        />
+      ))}
     </>
+  );
+}
+
+/**
+ * One move in a card's menu. A move that would be refused stays in the keyboard's path (marked
+ * aria-disabled, as a disabled menu item may be, not skipped): it does nothing when picked, and
+ * shows its whole reason while focused, the short one otherwise (the whole one on hover).
+ */
+function MoveItem({
+  label,
+  color,
+  reason,
+  onMove,
+}: {
+  label: string;
+  color: string;
+  reason: string | undefined;
+  onMove: () => void;
+}) {
+  const [focused, setFocused] = useState(false);
+  const refused = reason !== undefined;
+  return (
+    <Menu.Item
+      onClick={refused ? undefined : onMove}
+      closeMenuOnClick={!refused}
+      aria-disabled={refused || undefined}
+      data-refused={refused || undefined}
+      // Focus from the keyboard: a menu opened by a click focuses its first item, which says no more.
+      onFocus={(event) => setFocused(event.currentTarget.matches(':focus-visible'))}
+      onBlur={() => setFocused(false)}
+      maw={320}
+      c={refused ? 'dimmed' : undefined}
+      style={refused ? { cursor: 'not-allowed' } : undefined}
+      leftSection={<Box w={8} h={8} style={{ borderRadius: 4 }} bg={`var(--mantine-color-${color}-6)`} />}
+    >
+      {label}
+      {refused && (
+        <ShortReason
+          size="xs"
+          c="dimmed"
+          style={{ whiteSpace: 'normal' }}
+          lead="Not possible now: "
+          reason={reason}
+          expanded={focused}
+          toggle={false}
+        />
+      )}
+    </Menu.Item>
   );
 }

@@ -35,13 +35,13 @@ import { editRoute, listScreen } from './navigation.ts';
 import { useOwned } from './ownership.ts';
 import { ProblemAlert } from './ProblemAlert.tsx';
 import { RelatedRecords } from './Related.tsx';
+import { ShortReason } from './ShortReason.tsx';
 import { Threads } from './Thread.tsx';
 import { useRecordTitle } from './title.ts';
 import {
   ConfirmFinalStep,
   isFinalStep,
   type MoveRefusal,
-  shortReason,
   TransitionDialog,
   transitionFields,
   useMoveRefusalDetails,
@@ -212,11 +212,13 @@ function RecordDetail({
                 const settable = refusal.empty.filter((name) => inPlace.has(name));
                 return (
                   <Group key={move.transition.name} component="li" gap="xs" wrap="wrap">
-                    <Text size="sm" c="dimmed" id={reasonId(move)} title={full}>
-                      {refusal.empty.length > 0
-                        ? `${transitionLabel(move.transition)}: ${shortReason(refusal.reason)}`
-                        : full}
-                    </Text>
+                    <ShortReason
+                      size="sm"
+                      c="dimmed"
+                      id={reasonId(move)}
+                      lead={refusal.empty.length > 0 ? `${transitionLabel(move.transition)}: ` : undefined}
+                      reason={refusal.empty.length > 0 ? refusal.reason : full}
+                    />
                     {settable.map((name) => {
                       const field = entity.fields.find((f) => f.name === name);
                       return field ? (

@@ -7,7 +7,7 @@ import type { Me } from '../api/session.ts';
 import { fieldLabel, pluralLabel } from '../app/screens.ts';
 import { formatDateTime, formatRelative } from '../fields/display.ts';
 import { FieldValue } from '../fields/FieldValue.tsx';
-import { listColumns } from '../list/query.ts';
+import { filterParams, listColumns } from '../list/query.ts';
 import { accessTo, stateColor, stateLabel } from './access.ts';
 import { type ApiRecord, callFor, machineOf, type Page, pathOf } from './calls.ts';
 import { entityLabel, entityWords } from './labels.ts';
@@ -47,9 +47,12 @@ export function referrersOf(model: Model, me: Me, parent: string): Referrer[] {
 
 /** The list call's query for the records that name `id` in `field`, oldest first. */
 export function referringQuery(field: string, id: string, limit: number): string {
-  const params = new URLSearchParams({ limit: String(limit), sort: 'created_at', count: 'true' });
-  params.set(`filter[${field}]`, id);
-  return params.toString();
+  return new URLSearchParams([
+    ['limit', String(limit)],
+    ['sort', 'created_at'],
+    ['count', 'true'],
+    ...filterParams(field, { values: [id] }),
+  ]).toString();
 }
 
 /** The records referring to one record: a panel per referring entity and field. */
@@ -206,7 +209,10 @@ function RelatedPanel({
       {page.data && total > page.data.items.length && all && (
         <Text size="sm" mt="xs">
           {page.data.items.length} of {total} shown.{' '}
-          <Anchor component={Link} to={`${all.route}?${new URLSearchParams({ [`filter[${field.name}]`]: record.id })}`}>
+          <Anchor
+            component={Link}
+            to={`${all.route}?${new URLSearchParams(filterParams(field.name, { values: [record.id] }))}`}
+          >
             Show all
           </Anchor>
         </Text>

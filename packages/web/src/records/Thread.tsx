@@ -7,6 +7,7 @@ import type { Me } from '../api/session.ts';
 import { pluralLabel } from '../app/screens.ts';
 import { formatDateTime, formatRelative } from '../fields/display.ts';
 import { formatMessage } from '../format.ts';
+import { filterParams } from '../list/query.ts';
 import { accessTo } from './access.ts';
 import { problemOf } from './api.ts';
 import { type ApiRecord, callFor, type Page, pathOf } from './calls.ts';
@@ -32,9 +33,12 @@ export function Threads({ model, me, parent, record }: { model: Model; me: Me; p
 
 /** The list call's query for a conversation: its newest messages first (shown newest last). */
 export function conversationQuery(thread: Thread, id: string): string {
-  const params = new URLSearchParams({ limit: String(SHOWN), sort: '-created_at', count: 'true' });
-  params.set(`filter[${thread.parentField}]`, id);
-  return params.toString();
+  return new URLSearchParams([
+    ['limit', String(SHOWN)],
+    ['sort', '-created_at'],
+    ['count', 'true'],
+    ...filterParams(thread.parentField, { values: [id] }),
+  ]).toString();
 }
 
 function Conversation({ model, me, thread, record }: { model: Model; me: Me; thread: Thread; record: ApiRecord }) {

@@ -49,6 +49,17 @@ describe('the board', () => {
     expect(new Set(hues).size).toBe(categories.length);
     expect(choiceColor('category', categories, 'access')).toBe(hues[2]);
   });
+
+  it('colours a choice value as the spec declares it, before urgency or order', () => {
+    const priorities = ['low', 'normal', 'high', 'urgent'];
+    const declared = { low: 'teal', high: 'grey' } as const;
+    expect(priorities.map((p) => choiceColor('priority', priorities, p, declared))).toEqual([
+      'teal',
+      'blue',
+      'gray',
+      'red',
+    ]);
+  });
 });
 
 describe('dense list columns', () => {

@@ -1,4 +1,4 @@
-import { type Call, type Entity, effectiveCalls, type Field, type Model } from '@ninepoint/spec';
+import { type Call, callsDeclared, type Entity, effectiveCalls, type Field, type Model } from '@ninepoint/spec';
 import type { EntityAccess } from '../api/session.ts';
 
 /** A record as the API answers it: the system fields, then the entity's fields (null when unset). */
@@ -37,6 +37,20 @@ export function servedCalls(model: Model): Call[] {
 /** The served call doing `kind` for an entity, if there is one. */
 export function callFor(model: Model, entity: string, kind: PlainKind): Call | undefined {
   return servedCalls(model).find((c) => c.action.kind === kind && c.action.entity === entity);
+}
+
+/**
+ * The path of an entity's summary call (`/api/tickets/summary`: counts and totals over its list's
+ * filters), as the server serves it (`summary-routes.ts`): beside its list call, for every entity
+ * when the calls are derived, else for those a dashboard counts; null when it serves none.
+ */
+export function summaryPath(model: Model, entity: string): string | null {
+  const list = callFor(model, entity, 'list');
+  if (!list) return null;
+  const path = `${list.path}/summary`;
+  if (servedCalls(model).some((c) => c.method === 'GET' && c.path === path)) return null;
+  const counted = model.screens.some((s) => (s.tiles ?? []).some((t) => t.entity === entity));
+  return callsDeclared(model) && !counted ? null : path;
 }
 
 /** The served call of a transition, if there is one (the creating transition has none: it runs on create). */

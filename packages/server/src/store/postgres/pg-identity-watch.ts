@@ -18,7 +18,12 @@ export function identityChannelFor(schema: string): string {
     : `${PREFIX}${createHash('md5').update(schema).digest('hex').slice(0, 32)}`;
 }
 
-const FUNCTION = '_ninepoint_identity_changed';
+/**
+ * The trigger function the identity tables' triggers run, made in the schema beside them: a tool
+ * that removes what a server made in a schema (`init --import-data`'s undo) drops it too.
+ */
+export const IDENTITY_FUNCTION = '_ninepoint_identity_changed';
+const FUNCTION = IDENTITY_FUNCTION;
 
 /**
  * Every statement that writes a row of a table deciding who a caller is (users: roles,
@@ -60,7 +65,8 @@ END $$`,
  * signals the listening backend at the commit, which then sends the notification (well under a
  * millisecond on one host). A call that this server reads within that moment — before the
  * notification — can still be answered from what was kept, as a call that came a moment earlier
- * would have been. A connection lost without a word (a network cut) is seen by TCP keepalive;
+ * would have been. A connection lost without a word (a network cut) is seen by TCP keepalive
+ * (probes from 10 s of silence);
  * until then, entries are kept 10 s at most (`FoundLately`).
  */
 export class IdentityWatch {
@@ -98,7 +104,9 @@ export class IdentityWatch {
 
   async #listen(): Promise<void> {
     if (this.#closed) return;
-    const client = new pg.Client({ connectionString: this.#url, keepAlive: true });
+    // Keepalive probes start after 10 s of silence instead of the OS default of about 2 h, so a
+    // cut connection is found in minutes; meanwhile nothing is kept longer than `FoundLately`'s 10 s.
+    const client = new pg.Client({ connectionString: this.#url, keepAlive: true, keepAliveInitialDelayMillis: 10_000 });
     client.on('error', () => this.#lost(client));
     client.on('end', () => this.#lost(client));
     try {
