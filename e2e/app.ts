@@ -680,7 +680,9 @@ export async function addFilter(
     for (const option of value.any) {
       await page.getByRole('listbox', { name: 'Any of' }).getByRole('option', { name: option }).click();
     }
-    await choices.press('Escape');
+    // Leaving the input closes the list (Escape would close the whole builder).
+    await choices.press('Tab');
+    await page.getByRole('listbox', { name: 'Any of' }).waitFor({ state: 'hidden' });
   }
   if (join) await pickIn('Join', join);
   await form.getByRole('button', { name: 'Add filter' }).click();
