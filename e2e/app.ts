@@ -649,3 +649,44 @@ export function withFiles(
   for (const file of files) form.append(file.field, new Blob([new Uint8Array(file.bytes)]), file.name);
   return form;
 }
+
+/**
+ * A list's "+ Filter" builder: field → condition → value → (Join) → Add filter. The value is typed
+ * (`'printer'`), a range's two ends (`['1', '3']`, either may be ''), or choices ticked
+ * (`{ any: ['hardware'] }`); none for "is empty".
+ */
+export async function addFilter(
+  page: Page,
+  field: string,
+  condition: string,
+  value: string | [string, string] | { any: string[] } | null,
+  join?: string,
+): Promise<void> {
+  await page.getByRole('button', { name: 'Filter', exact: true }).click();
+  const form = page.getByRole('form', { name: 'Add a filter' });
+  const pickIn = async (label: string, option: string) => {
+    await form.getByRole('combobox', { name: label, exact: true }).click();
+    await page.getByRole('listbox', { name: label }).getByRole('option', { name: option, exact: true }).click();
+  };
+  await pickIn('Field', field);
+  await pickIn('Condition', condition);
+  if (typeof value === 'string') await form.getByRole('textbox', { name: 'Value', exact: true }).fill(value);
+  else if (Array.isArray(value)) {
+    await form.getByRole('textbox', { name: 'From', exact: true }).fill(value[0]);
+    await form.getByRole('textbox', { name: 'To', exact: true }).fill(value[1]);
+  } else if (value) {
+    // The list of choices stays open while they are ticked.
+    const choices = form.getByRole('combobox', { name: 'Any of', exact: true });
+    // The input sits inside its pills' box, which takes the click (and opens the list) for it.
+    await choices.click({ force: true });
+    for (const option of value.any) {
+      await page.getByRole('listbox', { name: 'Any of' }).getByRole('option', { name: option }).click();
+    }
+    // Leaving the input closes the list (Escape would close the whole builder).
+    await choices.press('Tab');
+    await page.getByRole('listbox', { name: 'Any of' }).waitFor({ state: 'hidden' });
+  }
+  if (join) await pickIn('Join', join);
+  await form.getByRole('button', { name: 'Add filter' }).click();
+  await form.waitFor({ state: 'hidden' });
+}

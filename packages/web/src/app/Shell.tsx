@@ -17,7 +17,8 @@ import {
 } from '@mantine/core';
 import { useDisclosure, useMediaQuery } from '@mantine/hooks';
 import type { Model, Screen } from '@ninepoint/spec';
-import { useEffect, useState } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { type KeyboardEvent, useEffect, useRef, useState } from 'react';
 import { Link, Navigate, Outlet, useLocation, useNavigate } from 'react-router';
 import { useDevMode } from '../api/dev.ts';
 import { useLiveUpdates } from '../api/live.ts';
@@ -37,10 +38,45 @@ import { DELIVERIES_PATH } from '../outbox/api.ts';
 import { NotificationBell } from '../outbox/NotificationBell.tsx';
 import { USERS_PATH } from '../people/UsersPage.tsx';
 import { prefetchScreen, prefetchWhenIdle } from '../screens/route-code.ts';
+import { HOVER_INTENT_MS, prefetchScreenData } from '../screens/route-data.ts';
 import { navigation, refusal, screenAt, screenDoc, screensOf, screenTitle, screenTitles } from './screens.ts';
 import { TWO_FACTOR_PATH } from './TwoFactorPage.tsx';
 
 const MAIN_ID = 'main-content';
+
+/**
+ * What a navigation link does when the user shows they mean to open it: its screen's code is
+ * fetched on the first sign (pointer over it, focus), and its first data (`prefetchScreenData`)
+ * once the pointer or focus has stayed a moment, or at once when it is pressed, so that the
+ * screen's calls are on their way while it is being drawn, or answered before.
+ */
+function useLinkIntent(model: Model, me: Me | undefined) {
+  const client = useQueryClient();
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  useEffect(() => () => clearTimeout(timer.current), []);
+  return (screen: Screen) => {
+    const fetchData = () => {
+      clearTimeout(timer.current);
+      if (me) prefetchScreenData(client, model, me, screen);
+    };
+    const soon = () => {
+      prefetchScreen(screen.kind);
+      clearTimeout(timer.current);
+      timer.current = setTimeout(fetchData, HOVER_INTENT_MS);
+    };
+    const cancel = () => clearTimeout(timer.current);
+    return {
+      onPointerEnter: soon,
+      onFocus: soon,
+      onPointerLeave: cancel,
+      onBlur: cancel,
+      onPointerDown: fetchData,
+      onKeyDown: (event: KeyboardEvent) => {
+        if (event.key === 'Enter') fetchData();
+      },
+    };
+  };
+}
 
 /** The frame of every page: the product's name, the screens the user may open, and who is signed in. */
 export function Shell({ model }: { model: Model }) {
@@ -67,6 +103,7 @@ export function Shell({ model }: { model: Model }) {
   // Detail and form screens are not in the navigation but open from lists: all the model's kinds.
   const kinds = me.data && !mustEnrol ? [...new Set(screensOf(model).map((s) => s.kind))].join(',') : '';
   useEffect(() => (kinds === '' ? undefined : prefetchWhenIdle(kinds.split(',') as Screen['kind'][])), [kinds]);
+  const intent = useLinkIntent(model, me.data);
 
   return (
     <AppShell
@@ -126,8 +163,7 @@ export function Shell({ model }: { model: Model }) {
                 active={isActive(screen, links, location.pathname)}
                 aria-current={isActive(screen, links, location.pathname) ? 'page' : undefined}
                 onClick={close}
-                onPointerEnter={() => prefetchScreen(screen.kind)}
-                onFocus={() => prefetchScreen(screen.kind)}
+                {...intent(screen)}
                 styles={{ description: { whiteSpace: 'normal', opacity: 1 } }}
               />
             ))}

@@ -12,8 +12,8 @@ import {
   UnstyledButton,
   VisuallyHidden,
 } from '@mantine/core';
-import type { Entity, Model } from '@ninepoint/spec';
-import { useQuery } from '@tanstack/react-query';
+import type { Entity, Model, Screen } from '@ninepoint/spec';
+import { type QueryClient, useQuery } from '@tanstack/react-query';
 import { type ReactNode, useId } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { api } from '../api/client.ts';
@@ -69,6 +69,24 @@ export function DashboardPage({ model, me, screen }: ScreenProps) {
   );
 }
 
+/** A tile's figures, counted by the server (`GET /api/…/summary?by=…`). */
+function summaryQuery(shown: ShownTile) {
+  return {
+    queryKey: ['summary', shown.tile.entity, shown.url],
+    queryFn: async () => (await api<Summary>('GET', shown.url)).body,
+  };
+}
+
+/**
+ * Fetches the figures of every tile a dashboard shows the user, as its tiles will ask for them:
+ * called when a link to the screen is hovered, focused or pressed (`screens/route-data.ts`).
+ */
+export function prefetchDashboardScreen(client: QueryClient, model: Model, me: Me, screen: Screen): void {
+  for (const shown of shownTiles(model, me, screen.tiles ?? [])) {
+    client.prefetchQuery(summaryQuery(shown)).catch(() => undefined);
+  }
+}
+
 interface Row {
   name: string;
   value: number;
@@ -79,10 +97,7 @@ interface Row {
 function TileCard({ shown, model, me }: { shown: ShownTile; model: Model; me: Me }) {
   const headingId = useId();
   const { tile } = shown;
-  const query = useQuery({
-    queryKey: ['summary', tile.entity, shown.url],
-    queryFn: async () => (await api<Summary>('GET', shown.url)).body,
-  });
+  const query = useQuery(summaryQuery(shown));
   const entity = model.entities.find((e) => e.name === tile.entity);
   const sum = tile.measure === 'sum' && tile.field !== null;
   const unit = sum ? unitOf(model, tile.entity, tile.field) : null;

@@ -1,9 +1,12 @@
 import { Button, Group, MultiSelect, Popover, SegmentedControl, Select, Stack, Text, TextInput } from '@mantine/core';
+import type { Model } from '@ninepoint/spec';
 import { type FormEvent, useState } from 'react';
+import type { Me } from '../api/session.ts';
 import { choiceLabel } from '../app/screens.ts';
 import { stateLabel } from '../records/access.ts';
 import { PlusIcon } from './icons.tsx';
 import { type FieldFilter, type FilterField, type FilterGroup, MAX_GROUPS, validFilterValue } from './query.ts';
+import { ReferencePicker } from './ReferencePicker.tsx';
 
 /** What a condition of the builder says about a field. */
 export type Operator = 'is' | 'isNot' | 'contains' | 'before' | 'after' | 'between' | 'empty' | 'notEmpty';
@@ -34,7 +37,8 @@ export function operatorsFor(field: FilterField): Operator[] {
     case 'datetime':
       return ['is', 'isNot', 'before', 'after', 'between', 'empty', 'notEmpty'];
     case 'reference':
-      return ['empty', 'notEmpty'];
+      // A record or person picked by name (as the Filters panel offered), or none at all.
+      return ['is', 'empty', 'notEmpty'];
   }
 }
 
@@ -53,7 +57,7 @@ export function conditionFilter(op: Operator, values: string[]): FieldFilter {
     case 'after':
       return { after: a };
     case 'between':
-      return { from: a, to: b };
+      return { ...(a !== '' ? { from: a } : {}), ...(b !== '' ? { to: b } : {}) };
     case 'empty':
       return { empty: true };
     case 'notEmpty':
@@ -70,10 +74,14 @@ type Target = 'and' | 'new' | `${number}`;
  * "either" group (any one of it holds). The list shows each as a chip; the address keeps them.
  */
 export function FilterBuilder({
+  model,
+  me,
   fields,
   groups,
   onAdd,
 }: {
+  model: Model;
+  me: Me;
   fields: FilterField[];
   groups: FilterGroup[];
   onAdd: (target: 'and' | number, field: string, filter: FieldFilter) => void;
@@ -87,11 +95,15 @@ export function FilterBuilder({
   const operators = field ? operatorsFor(field) : [];
   const needs = op === null || op === 'empty' || op === 'notEmpty' ? 0 : op === 'between' ? 2 : 1;
   const typed = field ? values.slice(0, needs === 2 ? 2 : values.length).map((v) => toApi(field, v)) : [];
+  const valid = (v: string) => field !== undefined && validFilterValue(field.kind, v, field.values);
+  // Between takes either end alone too ("from 2", "up to 4"), as a range always could.
   const complete =
     field !== undefined &&
     op !== null &&
     (needs === 0 ||
-      (typed.length >= needs && typed.every((v) => v !== '' && validFilterValue(field.kind, v, field.values))));
+      (needs === 2
+        ? typed.some((v) => v !== '') && typed.every((v) => v === '' || valid(v))
+        : typed.length >= needs && typed.every((v) => v !== '' && valid(v))));
 
   const reset = () => {
     setFieldName(null);
@@ -146,7 +158,9 @@ export function FilterBuilder({
                 comboboxProps={{ withinPortal: false }}
               />
             )}
-            {field && op && needs > 0 && <ValueInputs field={field} op={op} values={values} onChange={setValues} />}
+            {field && op && needs > 0 && (
+              <ValueInputs model={model} me={me} field={field} op={op} values={values} onChange={setValues} />
+            )}
             {field && op && groups.length < MAX_GROUPS && (
               <Select
                 label="Join"
@@ -178,11 +192,15 @@ export function FilterBuilder({
 
 /** The value (or the two ends) a condition compares with, in an input of the field's kind. */
 function ValueInputs({
+  model,
+  me,
   field,
   op,
   values,
   onChange,
 }: {
+  model: Model;
+  me: Me;
   field: FilterField;
   op: Operator;
   values: string[];
@@ -201,6 +219,18 @@ function ValueInputs({
         value={values}
         onChange={onChange}
         comboboxProps={{ withinPortal: false }}
+      />
+    );
+  }
+  if (field.kind === 'reference' && field.type.kind === 'reference') {
+    return (
+      <ReferencePicker
+        model={model}
+        me={me}
+        entity={field.type.entity}
+        label="Value"
+        value={values[0] ?? ''}
+        onChange={(id) => onChange(id === '' ? [] : [id])}
       />
     );
   }

@@ -4,7 +4,6 @@ import {
   Box,
   Button,
   CloseButton,
-  Collapse,
   EmptyState,
   Group,
   NativeSelect,
@@ -15,19 +14,17 @@ import {
   Title,
   VisuallyHidden,
 } from '@mantine/core';
-import { useMediaQuery } from '@mantine/hooks';
-import { ANYONE, assertNever, type Entity } from '@ninepoint/spec';
+import { ANYONE, assertNever } from '@ninepoint/spec';
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useMemo, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
-import { api } from '../api/client.ts';
 import type { ScreenProps } from '../app/context.ts';
+import { PHONE, useMedia } from '../app/media.ts';
 import { Failure } from '../app/pages.tsx';
 import {
   callOf,
   choiceLabel,
   createScreen,
-  entityOf,
   label,
   mayCreate,
   pathLabel,
@@ -38,38 +35,31 @@ import {
   screenFor,
   screenTitle,
 } from '../app/screens.ts';
-import { type ApiRecord, formatDate, formatDateTime, formatNumber, titleField } from '../format.ts';
+import { type ApiRecord, formatDate, formatDateTime, formatNumber } from '../format.ts';
 import { stateLabel } from '../records/access.ts';
 import { BulkBar } from './BulkBar.tsx';
 import { ExportButton } from './ExportButton.tsx';
 import { referenceNames } from './export.ts';
 import { FilterBuilder } from './FilterBuilder.tsx';
-import { type FilterChange, FilterPanel } from './FilterPanel.tsx';
+import { type ListPageAnswer, type ListSetup, listPageQuery, listSetup, stateKeyOf, stateOf } from './first-page.ts';
 import { ImportWizard } from './ImportWizard.tsx';
-import { ChevronLeftIcon, ChevronRightIcon, FilterIcon, PlusIcon, SearchIcon } from './icons.tsx';
+import { ChevronLeftIcon, ChevronRightIcon, PlusIcon, SearchIcon } from './icons.tsx';
 import { DebouncedInput } from './inputs.tsx';
 import { useListLayout } from './layout.ts';
 import {
   apiQuery,
-  columnChoices,
   DEFAULT_SORT,
   exportFields,
   type FieldFilter,
   type FilterField,
   filterFields,
-  fixedFields,
-  fixedFilters,
   isActive,
   type ListState,
   listColumns,
-  machineOf,
   maxPageSize,
-  pageSizes,
+  pageUserIds,
   passesLocal,
-  readListState,
   refersToUsers,
-  searchableFields,
-  sortableNames,
   writeListState,
 } from './query.ts';
 import { RecordCards } from './RecordCards.tsx';
@@ -77,12 +67,8 @@ import { RecordsTable } from './RecordsTable.tsx';
 import { type ReferenceKey, useRecordTitles, userLabel, useUserDirectory } from './references.tsx';
 import { ColumnsButton, SavedViewsButton } from './ViewControls.tsx';
 
-interface Page {
-  items: ApiRecord[];
-  next: string | null;
-  total?: number;
-}
-
+// Fetched with the screen's code when a link to it is hovered (screens/route-data.ts).
+export { prefetchListScreen } from './first-page.ts';
 /**
  * The `list` screen: records of an entity, a page at a time from the API (keyset cursors, so a
  * long list never loads at once), sortable by any column, filtered per field and by the screen's
@@ -90,10 +76,9 @@ interface Page {
  * address, so a link or the back button shows the same list.
  */
 export function ListPage(props: ScreenProps) {
-  const { model, screen } = props;
-  const entity = entityOf(model, screen.entity);
-  const call = screen.entity ? callOf(model, screen.entity, 'list') : undefined;
-  if (!entity || !call) {
+  const { model, me, screen } = props;
+  const setup = useMemo(() => listSetup(model, me, screen), [model, me, screen]);
+  if (!setup) {
     return (
       <Stack gap="md">
         <Title order={1}>{screenTitle(screen, model)}</Title>
@@ -104,22 +89,14 @@ export function ListPage(props: ScreenProps) {
       </Stack>
     );
   }
-  return <ListView key={screen.route} {...props} entity={entity} path={call.path} />;
+  return <ListView key={screen.route} {...props} setup={setup} />;
 }
 
-function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: Entity; path: string }) {
-  const machine = machineOf(model, entity.name);
+function ListView({ model, me, screen, setup }: ScreenProps & { setup: ListSetup }) {
+  const { entity, machine, path, searchable, sortable, fixed, filters, sizes, titleOf, choices } = setup;
   const title = screenTitle(screen, model);
   const doc = screenDoc(screen);
   const plural = pluralLabel(entity.name).toLowerCase();
-  const searchable = searchableFields(entity);
-  const sortable = useMemo(() => sortableNames(entity, machine), [entity, machine]);
-  const fixed = useMemo(() => fixedFilters(screen, entity, machine, me), [screen, entity, machine, me]);
-  const fixedNames = fixedFields(model, entity, screen);
-  const filters = filterFields(entity, machine).filter((f) => !fixedNames.has(f.name));
-  const sizes = useMemo(() => pageSizes(model), [model]);
-  const titleOf = titleField(entity);
-  const choices = columnChoices(entity, machine, screen, titleOf, model);
   const createForm = createScreen(model, me, entity.name);
   // The import sits beside the create call, for whoever may make it.
   const createCall = callOf(model, entity.name, 'create');
@@ -130,40 +107,37 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
 
   const [params, setParams] = useSearchParams();
   // A phone's width shows cards: a table's columns do not fit it.
-  const phone = useMediaQuery('(max-width: 36em)', false, { getInitialValueInEffect: false });
+  const phone = useMedia(PHONE);
   const Records = phone ? RecordCards : RecordsTable;
   const layout = useListLayout(me.user?.id ?? null, screen.route);
-  const readOptions = { sortable, filters, fixed, sizes, columns: choices.map((c) => c.name) };
-  const state = readListState(params, readOptions);
-  const shown = state.columns;
-  const columns = shown
-    ? choices.filter((c) => shown.includes(c.name))
-    : listColumns(entity, machine, screen, titleOf, { model });
+  const state = stateOf(setup, params);
+  // The same columns from one drawing to the next while the address names the same ones.
+  const shownText = state.columns?.join(',') ?? null;
+  const columns = useMemo(() => {
+    const shown = shownText?.split(',');
+    return shown
+      ? choices.filter((c) => shown.includes(c.name))
+      : listColumns(entity, machine, screen, titleOf, { model });
+  }, [shownText, choices, entity, machine, screen, titleOf, model]);
   // From the address as it is now, not as it was at the last render: two quick clicks must both count.
   const update = (patch: Partial<ListState> | ((current: ListState) => Partial<ListState>), replace = false) => {
-    const current = readListState(new URLSearchParams(window.location.search), readOptions);
+    const current = stateOf(setup, new URLSearchParams(window.location.search));
     const change = typeof patch === 'function' ? patch(current) : patch;
     setParams(writeListState({ ...current, ...change }, sizes.initial), { replace });
   };
 
   // Pages already passed, as the cursors that reach them; a new sort, filter or search starts over.
-  const stateKey = apiQuery(state, fixed, { limit: state.size }, searchable.length > 0);
+  const stateKey = stateKeyOf(setup, state);
   const [paging, setPaging] = useState<{ key: string; cursors: string[] }>({ key: stateKey, cursors: [] });
   const cursors = paging.key === stateKey ? paging.cursors : [];
   const cursor = cursors.at(-1) ?? null;
   const client = useQueryClient();
+  // Fetched ahead when a link here was hovered (`prefetchListScreen`): then the rows draw at once.
   const query = useQuery({
-    queryKey: ['list', path, stateKey, cursor],
-    queryFn: async () =>
-      (
-        await api<Page>(
-          'GET',
-          `${path}?${apiQuery(state, fixed, { limit: state.size, cursor, count: cursor === null }, searchable.length > 0)}`,
-        )
-      ).body,
+    ...listPageQuery(client, setup, state, cursor, me.user !== null),
     placeholderData: keepPreviousData,
   });
-  const firstPage = cursor === null ? query.data : client.getQueryData<Page>(['list', path, stateKey, null]);
+  const firstPage = cursor === null ? query.data : client.getQueryData<ListPageAnswer>(['list', path, stateKey, null]);
   const total = fixed.local.length === 0 ? firstPage?.total : undefined;
   const records = (query.data?.items ?? []).filter((r) => passesLocal(r, fixed.local));
   const stale = query.isPlaceholderData;
@@ -180,11 +154,8 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
     setPicked({ key: stateKey, records: next });
   };
 
-  const userIds = columns
-    .filter((c) => refersToUsers(c.type))
-    .flatMap((c) => records.map((r) => r[c.name]))
-    .filter((id): id is string => typeof id === 'string');
-  const users = useUserDirectory(me, userIds);
+  // Every user the page names, as its query asked for them when it arrived (`listPageQuery`).
+  const users = useUserDirectory(me, pageUserIds(entity, query.data?.items ?? []));
   const references: ReferenceKey[] = [];
   for (const column of columns) {
     if (column.type.kind !== 'reference' || refersToUsers(column.type)) continue;
@@ -201,8 +172,6 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
   }
   const titles = useRecordTitles(model, me, references);
 
-  const [filtersOpen, setFiltersOpen] = useState(Object.keys(state.filters).length > 0);
-  const panelId = useId();
   const activeFilters = Object.entries(state.filters);
   const narrowed = activeFilters.length > 0 || state.groups.length > 0 || state.q.trim() !== '';
   const sortField = state.sort?.replace(/^-/, '') ?? DEFAULT_SORT;
@@ -215,10 +184,10 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
       const down = current.sort?.startsWith('-') ?? false;
       return { sort: at !== field || current.sort === null ? field : down ? null : `-${field}` };
     });
-  const setFilter = (field: string, change: FilterChange) =>
+  /** A field's filter replaced, or removed (`{}`): the chips' close buttons. */
+  const setFilter = (field: string, filter: FieldFilter) =>
     update((current) => {
       const next = { ...current.filters };
-      const filter = typeof change === 'function' ? change(current.filters[field] ?? {}) : change;
       if (isActive(filter)) next[field] = filter;
       else delete next[field];
       return { filters: next };
@@ -310,24 +279,8 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
               />
             </Box>
           )}
-          {filters.length > 0 && <FilterBuilder fields={filters} groups={state.groups} onAdd={addCondition} />}
           {filters.length > 0 && (
-            <Button
-              variant={filtersOpen ? 'outline' : 'default'}
-              leftSection={<FilterIcon size={16} />}
-              onClick={() => setFiltersOpen((open) => !open)}
-              aria-expanded={filtersOpen}
-              aria-controls={panelId}
-              rightSection={
-                activeFilters.length > 0 ? (
-                  <Badge size="sm" circle aria-label={`${activeFilters.length} active`}>
-                    {activeFilters.length}
-                  </Badge>
-                ) : undefined
-              }
-            >
-              Filters
-            </Button>
+            <FilterBuilder model={model} me={me} fields={filters} groups={state.groups} onAdd={addCondition} />
           )}
           <ColumnsButton
             choices={choices}
@@ -354,14 +307,6 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
             />
           )}
         </Group>
-
-        {filters.length > 0 && (
-          <Collapse expanded={filtersOpen} id={panelId}>
-            <Paper withBorder radius="lg" p="md">
-              <FilterPanel model={model} me={me} fields={filters} values={state.filters} onChange={setFilter} />
-            </Paper>
-          </Collapse>
-        )}
 
         {(screen.filters.length > 0 || activeFilters.length > 0 || state.groups.length > 0) && (
           <Group gap="xs" aria-label="Filters in effect" role="group">
@@ -476,7 +421,7 @@ function ListView({ model, me, screen, entity, path }: ScreenProps & { entity: E
           )}
         </Stack>
       ) : !query.isPending && records.length === 0 && cursors.length === 0 ? (
-        <Paper withBorder radius="lg" py="xl">
+        <Paper withBorder radius="lg" py="xl" data-empty-list>
           <EmptyState
             title={
               narrowed ? `No ${plural} match` : screen.filters.length > 0 ? `No ${plural} here` : `No ${plural} yet`

@@ -1,7 +1,16 @@
 import { Anchor, Badge, Box, Checkbox, Skeleton, Table, Text, UnstyledButton, VisuallyHidden } from '@mantine/core';
 import { useElementSize } from '@mantine/hooks';
 import { assertNever, type Entity, isNumeric, type Model, type StateMachine } from '@ninepoint/spec';
-import { type KeyboardEvent, type MouseEvent, type PointerEvent, useRef, useState } from 'react';
+import {
+  type KeyboardEvent,
+  type MouseEvent,
+  memo,
+  type PointerEvent,
+  useCallback,
+  useMemo,
+  useRef,
+  useState,
+} from 'react';
 import { Link, useNavigate } from 'react-router';
 import type { Me } from '../api/session.ts';
 import type { DirectoryUser } from '../api/users.ts';
@@ -9,7 +18,7 @@ import { choiceLabel } from '../app/screens.ts';
 import { FileThumbs } from '../fields/files/FileList.tsx';
 import { type ApiRecord, choiceColor, EMPTY, formatDay, formatValue, recordTitle, stateColor } from '../format.ts';
 import { stateLabel } from '../records/access.ts';
-import { useCutCells } from './cut-cells.ts';
+import { type CutCell, useCutCells } from './cut-cells.ts';
 import './cut-cells.css';
 import { SortIcon } from './icons.tsx';
 import {
@@ -105,7 +114,10 @@ export function RecordsTable({
     loading ? [] : records,
     new Set([titleColumn ?? '', sort.field]),
   );
-  const columns = shown;
+  // The same array while the same columns show, so that rows are not drawn again for nothing.
+  const shownKey = shown.map((c) => c.name).join(',');
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the shown columns are their names
+  const columns = useMemo(() => shown, [shownKey, allColumns]);
   // Columns start at a width by their kind, narrowed together when they would not all fit the
   // frame beside the title's least; a width the user chose is kept as it is.
   const { ref: frameRef, width: frame } = useElementSize();
@@ -135,13 +147,18 @@ export function RecordsTable({
   const drawn = useProgressive(records.length, 20);
   // Records are opened from their title; an entity without one gets an Open link per row.
   const openColumn = titleColumn === null;
-  const states = machine?.states.map((s) => s.name) ?? [];
-  const openRow = (event: MouseEvent<HTMLTableRowElement>, href: string | null) => {
+  const states = useMemo(() => machine?.states.map((s) => s.name) ?? [], [machine]);
+  // Rows are drawn again only when what they show changes (`Row` is memoised): the callbacks they
+  // get stay the same from one drawing of the table to the next, and call the latest ones.
+  const latest = useRef({ navigate, selection });
+  latest.current = { navigate, selection };
+  const openRow = useCallback((event: MouseEvent<HTMLTableRowElement>, href: string | null) => {
     // Links and buttons inside a row do their own thing; a click elsewhere opens the record.
     if (!href || (event.target as HTMLElement).closest('a, button, input, select, [data-select-cell]')) return;
     if (window.getSelection()?.toString()) return;
-    navigate(href);
-  };
+    latest.current.navigate(href);
+  }, []);
+  const toggle = useCallback((record: ApiRecord, on: boolean) => latest.current.selection?.onToggle(record, on), []);
 
   return (
     <Box
@@ -273,78 +290,154 @@ export function RecordsTable({
                 </Table.Tr>
               ))
             : records.slice(0, drawn).map((record) => {
-                const href = detailHref(record);
+                const id = String(record.id);
                 return (
-                  <Table.Tr
-                    key={String(record.id)}
-                    onClick={(event) => openRow(event, href)}
-                    style={href ? { cursor: 'pointer' } : undefined}
-                  >
-                    {selection && (
-                      // A click beside the box must not open the record (see `openRow`).
-                      <Table.Td style={{ verticalAlign: 'middle' }} data-select-cell>
-                        <Checkbox
-                          size={compact ? 'xs' : 'sm'}
-                          aria-label={`Select ${recordTitle(entity, record)}`}
-                          checked={selection.selected.has(String(record.id))}
-                          onChange={(e) => selection.onToggle(record, e.currentTarget.checked)}
-                        />
-                      </Table.Td>
-                    )}
-                    {columns.map((column) => {
-                      const key = `${String(record.id)}/${column.name}`;
-                      const full = cellText(column, record, titles, users);
-                      const short = cut.get(key);
-                      return (
-                        <Table.Td
-                          key={column.name}
-                          // One line per row: what does not fit ends in an ellipsis, the whole value on
-                          // hover, and on focus (a cell cut short takes the keyboard's focus, unless a
-                          // link in it does) with the whole value as its description for screen readers.
-                          // (The one line and its ellipsis are cut-cells.css's, which undoes them on focus.)
-                          style={{ textAlign: isAmount(column) ? 'right' : undefined, verticalAlign: 'middle' }}
-                          title={full}
-                          data-cell={key}
-                          data-cut={short ? '' : undefined}
-                          data-full={short?.abbreviated ? full : undefined}
-                          tabIndex={short && !short.focusable ? 0 : undefined}
-                          aria-description={short ? full : undefined}
-                        >
-                          {column.name === titleColumn && href ? (
-                            <Anchor component={Link} to={href} fw={600} size="sm">
-                              {recordTitle(entity, record)}
-                            </Anchor>
-                          ) : (
-                            <Cell
-                              model={model}
-                              me={me}
-                              column={column}
-                              record={record}
-                              states={states}
-                              titles={titles}
-                              users={users}
-                            />
-                          )}
-                        </Table.Td>
-                      );
-                    })}
-                    {openColumn && (
-                      <Table.Td style={{ textAlign: 'right', verticalAlign: 'middle' }}>
-                        {href && (
-                          <Anchor component={Link} to={href} size="sm" fw={600}>
-                            Open
-                            <VisuallyHidden component="span"> {recordTitle(entity, record)}</VisuallyHidden>
-                          </Anchor>
-                        )}
-                      </Table.Td>
-                    )}
-                  </Table.Tr>
+                  <Row
+                    key={id}
+                    model={model}
+                    me={me}
+                    entity={entity}
+                    record={record}
+                    columns={columns}
+                    href={detailHref(record)}
+                    titleColumn={titleColumn}
+                    states={states}
+                    titles={titles}
+                    users={users}
+                    selectable={selection !== undefined}
+                    selected={selection?.selected.has(id) ?? false}
+                    onToggle={toggle}
+                    compact={compact}
+                    openColumn={openColumn}
+                    onOpen={openRow}
+                    cut={cut}
+                  />
                 );
               })}
         </Table.Tbody>
       </Table>
     </Box>
   );
+}
+
+/**
+ * One record's row. Memoised: a table drawn again (a column resized, the frame measured, names
+ * arriving for other rows, a box ticked elsewhere) leaves the rows whose values did not change.
+ */
+const Row = memo(function Row({
+  model,
+  me,
+  entity,
+  record,
+  columns,
+  href,
+  titleColumn,
+  states,
+  titles,
+  users,
+  selectable,
+  selected,
+  onToggle,
+  compact,
+  openColumn,
+  onOpen,
+  cut,
+}: {
+  model: Model;
+  me: Me;
+  entity: Entity;
+  record: ApiRecord;
+  columns: ListField[];
+  href: string | null;
+  titleColumn: string | null;
+  states: string[];
+  titles: Map<string, string>;
+  users: Map<string, DirectoryUser>;
+  selectable: boolean;
+  selected: boolean;
+  onToggle: (record: ApiRecord, on: boolean) => void;
+  compact: boolean;
+  openColumn: boolean;
+  onOpen: (event: MouseEvent<HTMLTableRowElement>, href: string | null) => void;
+  /** The table's cells cut short (`useCutCells`): a row compares only its own (`sameRow`). */
+  cut: ReadonlyMap<string, CutCell>;
+}) {
+  return (
+    <Table.Tr onClick={(event) => onOpen(event, href)} style={href ? { cursor: 'pointer' } : undefined}>
+      {selectable && (
+        // A click beside the box must not open the record (see `openRow`).
+        <Table.Td style={{ verticalAlign: 'middle' }} data-select-cell>
+          <Checkbox
+            size={compact ? 'xs' : 'sm'}
+            aria-label={`Select ${recordTitle(entity, record)}`}
+            checked={selected}
+            onChange={(e) => onToggle(record, e.currentTarget.checked)}
+          />
+        </Table.Td>
+      )}
+      {columns.map((column) => {
+        const key = `${String(record.id)}/${column.name}`;
+        const full = cellText(column, record, titles, users);
+        const short = cut.get(key);
+        return (
+          <Table.Td
+            key={column.name}
+            // One line per row: what does not fit ends in an ellipsis, the whole value on
+            // hover, and on focus (a cell cut short takes the keyboard's focus, unless a
+            // link in it does) with the whole value as its description for screen readers.
+            // (The one line and its ellipsis are cut-cells.css's, which undoes them on focus.)
+            style={{ textAlign: isAmount(column) ? 'right' : undefined, verticalAlign: 'middle' }}
+            title={full}
+            data-cell={key}
+            data-cut={short ? '' : undefined}
+            data-full={short?.abbreviated ? full : undefined}
+            tabIndex={short && !short.focusable ? 0 : undefined}
+            aria-description={short ? full : undefined}
+          >
+            {column.name === titleColumn && href ? (
+              <Anchor component={Link} to={href} fw={600} size="sm">
+                {recordTitle(entity, record)}
+              </Anchor>
+            ) : (
+              <Cell
+                model={model}
+                me={me}
+                column={column}
+                record={record}
+                states={states}
+                titles={titles}
+                users={users}
+              />
+            )}
+          </Table.Td>
+        );
+      })}
+      {openColumn && (
+        <Table.Td style={{ textAlign: 'right', verticalAlign: 'middle' }}>
+          {href && (
+            <Anchor component={Link} to={href} size="sm" fw={600}>
+              Open
+              <VisuallyHidden component="span"> {recordTitle(entity, record)}</VisuallyHidden>
+            </Anchor>
+          )}
+        </Table.Td>
+      )}
+    </Table.Tr>
+  );
+}, sameRow);
+
+/** Whether a row would draw the same: its props the same, and of the cut cells, its own. */
+function sameRow<P extends { record: ApiRecord; cut: ReadonlyMap<string, CutCell> }>(a: P, b: P): boolean {
+  for (const key of Object.keys(a) as (keyof P)[]) {
+    if (key !== 'cut' && a[key] !== b[key]) return false;
+  }
+  const prefix = `${String(a.record.id)}/`;
+  const own = (cut: ReadonlyMap<string, CutCell>) =>
+    [...cut]
+      .filter(([key]) => key.startsWith(prefix))
+      .map(([key, c]) => `${key}:${c.focusable}:${c.abbreviated}`)
+      .join(' ');
+  return a.cut === b.cut || own(a.cut) === own(b.cut);
 }
 
 /** The least room the title column keeps when the others start narrower to fit. */

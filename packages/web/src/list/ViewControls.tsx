@@ -2,6 +2,7 @@ import {
   Anchor,
   Badge,
   Button,
+  Checkbox,
   CloseButton,
   Group,
   NativeSelect,
@@ -11,14 +12,13 @@ import {
   TextInput,
 } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useEffect, useState } from 'react';
 import { Link } from 'react-router';
 import { api } from '../api/client.ts';
 import type { SavedView } from '../api/wire.ts';
 import { label } from '../app/screens.ts';
 import { problemOf } from '../records/api.ts';
 import { ProblemAlert } from '../records/ProblemAlert.tsx';
-import { TickedGroup } from './FilterPanel.tsx';
 import type { ListField } from './query.ts';
 
 /**
@@ -57,6 +57,15 @@ export function ColumnsButton({
   );
 }
 
+/** The user's saved views of a screen, and those shared with their roles (`GET /api/views?screen=…`). */
+export function savedViewsQuery(screen: string) {
+  return {
+    queryKey: ['views', screen],
+    queryFn: async () =>
+      (await api<{ items: SavedView[] }>('GET', `/api/views?screen=${encodeURIComponent(screen)}`)).body.items,
+  };
+}
+
 /**
  * The user's saved views of this list, kept on the server per user (so they follow them to any
  * device): each opens the list as it was saved (filters, sort, columns); the view on screen can
@@ -75,12 +84,9 @@ export function SavedViewsButton({
   shareRoles?: readonly string[];
 }) {
   const client = useQueryClient();
-  const key = ['views', screen];
-  const views = useQuery({
-    queryKey: key,
-    queryFn: async () =>
-      (await api<{ items: SavedView[] }>('GET', `/api/views?screen=${encodeURIComponent(screen)}`)).body.items,
-  });
+  const viewsQuery = savedViewsQuery(screen);
+  const views = useQuery(viewsQuery);
+  const key = viewsQuery.queryKey;
   const [name, setName] = useState('');
   const [role, setRole] = useState('');
   const save = useMutation({
@@ -177,5 +183,50 @@ export function SavedViewsButton({
         </Stack>
       </Popover.Dropdown>
     </Popover>
+  );
+}
+
+/**
+ * Checkboxes for several values, in the options' order. Ticks show at once: the address they are
+ * kept in changes a moment later (a router transition), and a box must not untick meanwhile.
+ */
+export function TickedGroup({
+  label,
+  options,
+  value,
+  onChange,
+  inline = false,
+  keepOne = false,
+}: {
+  label: string;
+  options: { value: string; label: string }[];
+  value: string[];
+  onChange: (values: string[]) => void;
+  inline?: boolean;
+  /** Refuse to untick the last box (columns: at least one stays). */
+  keepOne?: boolean;
+}) {
+  const [ticked, setTicked] = useState(value);
+  const key = value.join('\u0000');
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the value from outside wins when it changes, as after the back button.
+  useEffect(() => setTicked(value), [key]);
+  const Layout = inline ? Group : Stack;
+  return (
+    <Checkbox.Group
+      label={label}
+      value={ticked}
+      onChange={(next) => {
+        if (keepOne && next.length === 0) return;
+        const ordered = options.map((o) => o.value).filter((v) => next.includes(v));
+        setTicked(ordered);
+        onChange(ordered);
+      }}
+    >
+      <Layout gap={inline ? 'xs' : 6} mt={6}>
+        {options.map((o) => (
+          <Checkbox key={o.value} value={o.value} label={o.label} size="sm" />
+        ))}
+      </Layout>
+    </Checkbox.Group>
   );
 }

@@ -5,9 +5,11 @@ import type { Me } from '../api/session.ts';
 import { screenAt, screenTitle, screenTitles } from '../app/screens.ts';
 import { formatDate, formatDateTime, formatMessage, formatValue, recordTitle, titleField } from '../format.ts';
 import { csvField, toCsv } from './csv.ts';
+import { conditionFilter, operatorsFor } from './FilterBuilder.tsx';
 import {
   apiQuery,
   filterFields,
+  filterParams,
   fixedFields,
   fixedFilters,
   listColumns,
@@ -167,6 +169,15 @@ describe('list queries', () => {
       description: 'text',
       started_at: 'datetime',
     });
+  });
+
+  it('lets the filter builder pick a reference’s record or person (is), as the Filters panel did, or none', () => {
+    const ticket = entity(helpdesk, 'Ticket');
+    const reporter = filterFields(ticket, machineOf(helpdesk, 'Ticket')).find((f) => f.name === 'reporter');
+    if (!reporter) throw new Error('no reporter filter');
+    expect(operatorsFor(reporter)).toEqual(['is', 'empty', 'notEmpty']);
+    expect(conditionFilter('is', [ME])).toEqual({ values: [ME] });
+    expect(filterParams('reporter', conditionFilter('is', [ME]))).toEqual([['filter[reporter]', ME]]);
   });
 
   it('round-trips several values, contains, ranges and columns through the address', () => {

@@ -455,3 +455,9 @@ export function exportFields(entity: Entity, machine: StateMachine | undefined):
 export function refersToUsers(type: FieldType | undefined): boolean {
   return type?.kind === 'reference' && type.entity === USER_ENTITY;
 }
+
+/** The users a page's records name, in any field that refers to users: one call names them all. */
+export function pageUserIds(entity: Entity, items: readonly Readonly<Record<string, unknown>>[]): string[] {
+  const fields = entity.fields.filter((f) => refersToUsers(f.type));
+  return items.flatMap((r) => fields.map((f) => r[f.name])).filter((id): id is string => typeof id === 'string');
+}

@@ -1,6 +1,7 @@
 import { Anchor, Text } from '@mantine/core';
 import { type Model, USER_ENTITY } from '@ninepoint/spec';
 import { useQueries } from '@tanstack/react-query';
+import { useCallback } from 'react';
 import { Link } from 'react-router';
 import { api } from '../api/client.ts';
 import type { Me } from '../api/session.ts';
@@ -45,6 +46,22 @@ export function useRecordTitles(model: Model, me: Me, references: readonly Refer
     if (!access || access.read === 'none' || !callOf(model, ref.entity, 'get')) continue;
     unique.set(`${ref.entity}:${ref.id}`, ref);
   }
+  const keys = [...unique.keys()];
+  const keyText = keys.join(' ');
+  // The same map while the titles are the same (useQueries runs `combine` again only when it or
+  // the results change): rows drawn from it are not drawn again.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the keys are their text
+  const combine = useCallback(
+    (results: { data: string | null | undefined }[]) => {
+      const titles = new Map<string, string>();
+      results.forEach((result, i) => {
+        const key = keys[i];
+        if (key !== undefined && typeof result.data === 'string') titles.set(key, result.data);
+      });
+      return titles;
+    },
+    [keyText],
+  );
   return useQueries({
     queries: [...unique.values()].map((ref) => ({
       queryKey: ['reference-title', ref.entity, ref.id],
@@ -58,15 +75,7 @@ export function useRecordTitles(model: Model, me: Me, references: readonly Refer
       staleTime: 60_000,
       retry: false,
     })),
-    combine: (results) => {
-      const titles = new Map<string, string>();
-      const keys = [...unique.keys()];
-      results.forEach((result, i) => {
-        const key = keys[i];
-        if (key !== undefined && typeof result.data === 'string') titles.set(key, result.data);
-      });
-      return titles;
-    },
+    combine,
   });
 }
 

@@ -15,18 +15,18 @@ import {
   Stack,
   Text,
   Title,
-  Tooltip,
   VisuallyHidden,
 } from '@mantine/core';
-import { useDocumentTitle, useLocalStorage, useMediaQuery } from '@mantine/hooks';
-import type { Entity, Model, Screen, State, StateMachine } from '@ninepoint/spec';
-import { useInfiniteQuery } from '@tanstack/react-query';
-import { type DragEvent, useState } from 'react';
+import { useDocumentTitle, useLocalStorage } from '@mantine/hooks';
+import { type Entity, type Model, type Screen, type State, type StateMachine, USER_ENTITY } from '@ninepoint/spec';
+import { infiniteQueryOptions, type QueryClient, useInfiniteQuery, useQueryClient } from '@tanstack/react-query';
+import { type DragEvent, memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { type ApiError, api } from '../api/client.ts';
 import type { Me } from '../api/session.ts';
-import type { DirectoryUser } from '../api/users.ts';
+import { type DirectoryUser, usersByIdQuery } from '../api/users.ts';
 import type { ScreenProps } from '../app/context.ts';
+import { PHONE, useMedia } from '../app/media.ts';
 import { Failure } from '../app/pages.tsx';
 import { choiceLabel, fieldLabel, screenTitle } from '../app/screens.ts';
 import { sentence } from '../fields/display.ts';
@@ -34,9 +34,9 @@ import { FieldValue } from '../fields/FieldValue.tsx';
 import { choiceColor } from '../format.ts';
 import { ChevronLeftIcon, ChevronRightIcon } from '../list/icons.tsx';
 import { useProgressive } from '../list/layout.ts';
-import { refersToUsers } from '../list/query.ts';
+import { pageUserIds, refersToUsers } from '../list/query.ts';
 import { userLabel, useUserDirectory } from '../list/references.tsx';
-import { type Move, movesOf, stateColor, stateLabel, transitionLabel } from './access.ts';
+import { accessTo, type Move, movesOf, owns, stateColor, stateLabel, transitionLabel } from './access.ts';
 import { problemOf } from './api.ts';
 import { BoardScroller } from './BoardScroller.tsx';
 import { dropRefusal, terminalStates } from './board.ts';
@@ -47,7 +47,7 @@ import { useOwned } from './ownership.ts';
 import { ProblemAlert } from './ProblemAlert.tsx';
 import { ShortReason } from './ShortReason.tsx';
 import { summaryFields } from './summary.ts';
-import { useRecordTitle } from './title.ts';
+import { plainTitle, titleFields, useRecordTitle } from './title.ts';
 import {
   ConfirmFinalStep,
   isFinalStep,
@@ -74,6 +74,45 @@ interface BoardFilters {
   local: [string, string][];
   /** The states a `state = …` filter keeps; null for all. */
   states: string[] | null;
+}
+
+/**
+ * The cards of one column, a page at a time (`filter[state]`, newest change first). When the first
+ * page arrives, the names of the users it refers to are asked for at once, not after its cards
+ * are drawn.
+ */
+function columnQuery(client: QueryClient, model: Model, me: Me, entity: Entity, state: string, filters: BoardFilters) {
+  const list = callFor(model, entity.name, 'list');
+  return infiniteQueryOptions({
+    queryKey: ['board', entity.name, state, filters.query],
+    queryFn: async ({ pageParam }: { pageParam: string }) => {
+      const params = new URLSearchParams({ 'filter[state]': state, limit: String(COLUMN_PAGE), sort: '-updated_at' });
+      for (const [field, value] of filters.query) params.set(`filter[${field}]`, value);
+      if (pageParam) params.set('cursor', pageParam);
+      else params.set('count', 'true');
+      const page = (await api<Page>('GET', `${pathOf(list as NonNullable<typeof list>)}?${params}`)).body;
+      const ids = !pageParam && me.user ? pageUserIds(entity, page.items) : [];
+      if (ids.length > 0) client.prefetchQuery(usersByIdQuery(ids)).catch(() => undefined);
+      return page;
+    },
+    initialPageParam: '',
+    getNextPageParam: (last: Page) => last.next ?? undefined,
+  });
+}
+
+/**
+ * Fetches the first cards of every column a board screen shows, as its columns will ask for them:
+ * called when a link to the screen is hovered, focused or pressed (`screens/route-data.ts`).
+ */
+export function prefetchBoardScreen(client: QueryClient, model: Model, me: Me, screen: Screen): void {
+  const entity = entityNamed(model, screen.entity ?? '');
+  const machine = entity ? machineOf(model, entity.name) : undefined;
+  if (!entity || !machine || !callFor(model, entity.name, 'list')) return;
+  const filters = boardFilters(screen, entity, me);
+  for (const state of machine.states) {
+    if (filters.states !== null && !filters.states.includes(state.name)) continue;
+    client.prefetchInfiniteQuery(columnQuery(client, model, me, entity, state.name, filters)).catch(() => undefined);
+  }
 }
 
 function boardFilters(screen: Screen, entity: Entity, me: Me): BoardFilters {
@@ -127,13 +166,15 @@ export function BoardPage({ model, me, screen }: ScreenProps) {
   // Why a dragged card may not enter a column, known while it is dragged, before any drop.
   const dragRefusals = useMoveRefusals(model, entity?.name ?? '', dragging?.record ?? NO_RECORD, dragging?.moves ?? []);
   // Final states (no step leads out) may fold to their count; a user's choice per column is kept.
+  // The same filters from one drawing to the next: the columns' queries and cards depend on them.
+  const filters = useMemo(() => (entity ? boardFilters(screen, entity, me) : null), [screen, entity, me]);
   const [foldings, setFoldings] = useLocalStorage<Record<string, boolean>>({
     key: `ninepoint:board:${me.user?.id ?? 'visitor'}:${screen.route}`,
     defaultValue: {},
     getInitialValueInEffect: false,
   });
 
-  if (!entity || !machine) {
+  if (!entity || !machine || !filters) {
     return <Failure error={new Error(`A board needs an entity with states; ${screen.entity ?? 'none'} has none.`)} />;
   }
   if (!callFor(model, entity.name, 'list')) {
@@ -143,7 +184,6 @@ export function BoardPage({ model, me, screen }: ScreenProps) {
       </Alert>
     );
   }
-  const filters = boardFilters(screen, entity, me);
   const states = machine.states.filter((s) => filters.states === null || filters.states.includes(s.name));
   const create = createRoute(model, me, entity.name);
   const terminal = terminalStates(machine);
@@ -340,29 +380,20 @@ function Column({
   onDrop,
   onMove,
 }: ColumnProps) {
-  const list = callFor(model, entity.name, 'list');
-  const phone = useMediaQuery('(max-width: 36em)', false, { getInitialValueInEffect: false });
+  const phone = useMedia(PHONE);
   const [over, setOver] = useState(false);
   const [dropTitle, setDropTitle] = useState('');
-  const cards = useInfiniteQuery({
-    queryKey: ['board', entity.name, state.name, filters.query],
-    queryFn: async ({ pageParam }) => {
-      const params = new URLSearchParams({
-        'filter[state]': state.name,
-        limit: String(COLUMN_PAGE),
-        sort: '-updated_at',
-      });
-      for (const [field, value] of filters.query) params.set(`filter[${field}]`, value);
-      if (pageParam) params.set('cursor', pageParam);
-      else params.set('count', 'true');
-      return (await api<Page>('GET', `${pathOf(list as NonNullable<typeof list>)}?${params}`)).body;
-    },
-    initialPageParam: '',
-    getNextPageParam: (last) => last.next ?? undefined,
-  });
-  const items = (cards.data?.pages ?? [])
-    .flatMap((p) => p.items)
-    .filter((r) => filters.local.every(([field, value]) => String(r[field] ?? '') === value));
+  const client = useQueryClient();
+  // Fetched ahead when a link here was hovered (`prefetchBoardScreen`): then the cards draw at once.
+  const cards = useInfiniteQuery(columnQuery(client, model, me, entity, state.name, filters));
+  const pages = cards.data?.pages;
+  const items = useMemo(
+    () =>
+      (pages ?? [])
+        .flatMap((p) => p.items)
+        .filter((r) => filters.local.every(([field, value]) => String(r[field] ?? '') === value)),
+    [pages, filters.local],
+  );
   const total = filters.local.length === 0 ? cards.data?.pages[0]?.total : undefined;
   const dropMoves =
     dragging && dropReason === null
@@ -370,14 +401,8 @@ function Column({
       : [];
   const accepts = dropMoves.length > 0;
   const refused = dragging !== null && dropReason !== null;
-  const userIds = [
-    ...new Set(
-      items
-        .flatMap((r) => entity.fields.filter((f) => refersToUsers(f.type)).map((f) => r[f.name]))
-        .filter((id): id is string => typeof id === 'string'),
-    ),
-  ];
-  const users = useUserDirectory(me, userIds);
+  // Every user the column's first page names, as its query asked for them when it arrived.
+  const users = useUserDirectory(me, pageUserIds(entity, pages?.[0]?.items ?? []));
   // The cards in view first; the rest of the column right after.
   const drawn = useProgressive(items.length, 5);
   const headingId = `board-column-${state.name}`;
@@ -400,6 +425,21 @@ function Column({
     setOver(false);
     if (dragging && accepts) onDrop(dragging.record, dropTitle || event.dataTransfer.getData('text/plain'), dropMoves);
   };
+
+  // Cards are memoised (`BoardCard`): the callbacks they get stay the same and call the latest.
+  const latest = useRef({ onDragStart, onDragEnd, onMove });
+  latest.current = { onDragStart, onDragEnd, onMove };
+  const cardDragStart = useCallback((record: ApiRecord, moves: Move[], title: string) => {
+    setDropTitle(title);
+    latest.current.onDragStart({ record, moves });
+  }, []);
+  const cardDragEnd = useCallback(() => latest.current.onDragEnd(), []);
+  const cardMove = useCallback(
+    (record: ApiRecord, move: Move, title: string) => latest.current.onMove(record, title, move),
+    [],
+  );
+  const namer = useCallback((id: string) => users.get(id)?.name, [users]);
+  const plain = plainCards(me, entity);
 
   const count = total ?? (cards.isSuccess ? items.length : undefined);
   const dropProps = {
@@ -550,25 +590,33 @@ function Column({
             <Failure error={cards.error} retry={() => void cards.refetch()} />
           </li>
         )}
-        {items.slice(0, drawn).map((record) => (
-          <li key={record.id}>
-            <BoardCard
-              model={model}
-              me={me}
-              entity={entity}
-              record={record}
-              users={users}
-              busy={busy === record.id}
-              dragged={dragging?.record.id === record.id}
-              onDragStart={(moves, title) => {
-                setDropTitle(title);
-                onDragStart({ record, moves });
-              }}
-              onDragEnd={onDragEnd}
-              onMove={(move, title) => onMove(record, title, move)}
-            />
-          </li>
-        ))}
+        {items.slice(0, drawn).map((record) => {
+          const card = {
+            model,
+            me,
+            entity,
+            record,
+            users,
+            busy: busy === record.id,
+            dragged: dragging?.record.id === record.id,
+            onDragStart: cardDragStart,
+            onDragEnd: cardDragEnd,
+            onMove: cardMove,
+          };
+          return (
+            <li key={record.id}>
+              {plain ? (
+                <BoardCard
+                  {...card}
+                  title={plainTitle(entity, record, namer)}
+                  mayUpdate={owns(model, entity.name, record, me)}
+                />
+              ) : (
+                <ResolvedCard {...card} />
+              )}
+            </li>
+          );
+        })}
       </Stack>
       {cards.isSuccess && items.length === 0 && (
         <Text size="sm" c="dimmed" ta="center" py="lg">
@@ -591,18 +639,17 @@ function Column({
   );
 }
 
-function BoardCard({
-  model,
-  me,
-  entity,
-  record,
-  users,
-  busy,
-  dragged,
-  onDragStart,
-  onDragEnd,
-  onMove,
-}: {
+/**
+ * Whether a board's cards can be drawn from their records alone: titles that name no other record
+ * (users are named from the page's users), and ownership that follows no reference. Then no card
+ * needs queries of its own (`ResolvedCard`), which on a board of sixty cards is most of the work.
+ */
+function plainCards(me: Me, entity: Entity): boolean {
+  const lookups = titleFields(entity).some((f) => f.type.kind === 'reference' && f.type.entity !== USER_ENTITY);
+  return !lookups && !(accessTo(me, entity.name).ownedVia && me.user !== null);
+}
+
+interface CardProps {
   model: Model;
   me: Me;
   entity: Entity;
@@ -610,13 +657,38 @@ function BoardCard({
   users: Map<string, DirectoryUser>;
   busy: boolean;
   dragged: boolean;
-  onDragStart: (moves: Move[], title: string) => void;
+  onDragStart: (record: ApiRecord, moves: Move[], title: string) => void;
   onDragEnd: () => void;
-  onMove: (move: Move, title: string) => void;
-}) {
-  const title = useRecordTitle(model, entity.name, record);
-  const owned = useOwned(model, me, entity.name, record);
-  const moves = movesOf(model, me, entity.name, record, owned.update);
+  onMove: (record: ApiRecord, move: Move, title: string) => void;
+}
+
+/** A card whose title names other records, or whose ownership goes through them: both are read first. */
+function ResolvedCard(props: CardProps) {
+  const title = useRecordTitle(props.model, props.entity.name, props.record);
+  const owned = useOwned(props.model, props.me, props.entity.name, props.record);
+  return <BoardCard {...props} title={title} mayUpdate={owned.update} />;
+}
+
+/**
+ * One record on the board: its title, its choices and people, a few fields, and its moves.
+ * Memoised: a column drawn again (a card dragged, names arriving, the next page) leaves the cards
+ * whose record did not change.
+ */
+const BoardCard = memo(function BoardCard({
+  model,
+  me,
+  entity,
+  record,
+  title,
+  mayUpdate,
+  users,
+  busy,
+  dragged,
+  onDragStart,
+  onDragEnd,
+  onMove,
+}: CardProps & { title: string; mayUpdate: boolean }) {
+  const moves = movesOf(model, me, entity.name, record, mayUpdate);
   const to = detailRoute(model, me, entity.name, record.id);
   const has = (name: string) => record[name] !== null && record[name] !== undefined && record[name] !== '';
   // The people a record names as faces, its choices in their colours, then a few other fields.
@@ -637,7 +709,7 @@ function BoardCard({
       onDragStart={(event: DragEvent) => {
         event.dataTransfer.effectAllowed = 'move';
         event.dataTransfer.setData('text/plain', title);
-        onDragStart(moves, title);
+        onDragStart(record, moves, title);
       }}
       onDragEnd={onDragEnd}
       style={{
@@ -657,33 +729,16 @@ function BoardCard({
               title
             )}
           </Text>
-          {/* One small menu per card rather than a button: the moves are in it. Portalled out of
-              the column (which would clip it), but into the page's main landmark: a menu left at
-              the end of <body> is content outside every landmark (axe "region"). */}
           {moves.length > 0 && (
-            <Menu position="bottom-end" withinPortal portalProps={{ target: 'main' }}>
-              <Menu.Target>
-                <ActionIcon
-                  size="sm"
-                  variant="subtle"
-                  color="gray"
-                  loading={busy}
-                  aria-label={`Move to… (${title})`}
-                  title="Move to…"
-                >
-                  <MoreIcon />
-                </ActionIcon>
-              </Menu.Target>
-              <Menu.Dropdown>
-                <MoveItems
-                  model={model}
-                  entity={entity.name}
-                  record={record}
-                  moves={moves}
-                  onMove={(move) => onMove(move, title)}
-                />
-              </Menu.Dropdown>
-            </Menu>
+            <MoveMenu
+              model={model}
+              entity={entity.name}
+              record={record}
+              moves={moves}
+              title={title}
+              busy={busy}
+              onMove={(move) => onMove(record, move, title)}
+            />
           )}
         </Group>
         {(choices.length > 0 || people.length > 0) && (
@@ -715,17 +770,19 @@ function BoardCard({
               <Avatar.Group spacing={6}>
                 {people.map((f) => {
                   const name = userLabel(String(record[f.name]), users, me);
+                  // The name on hover as the list's cells give it (a title): a tooltip component
+                  // per face cost more than the rest of the card.
                   return (
-                    <Tooltip key={f.name} label={`${fieldLabel(f)}: ${name}`} withinPortal={false}>
-                      <Avatar
-                        size={22}
-                        radius="xl"
-                        name={name.replace(/ \(you\)$/, '')}
-                        color="initials"
-                        role="img"
-                        aria-label={`${fieldLabel(f)}: ${name}`}
-                      />
-                    </Tooltip>
+                    <Avatar
+                      key={f.name}
+                      size={22}
+                      radius="xl"
+                      name={name.replace(/ \(you\)$/, '')}
+                      color="initials"
+                      role="img"
+                      aria-label={`${fieldLabel(f)}: ${name}`}
+                      title={`${fieldLabel(f)}: ${name}`}
+                    />
                   );
                 })}
               </Avatar.Group>
@@ -746,6 +803,89 @@ function BoardCard({
         )}
       </Stack>
     </Card>
+  );
+});
+
+/**
+ * A card's "Move to…" button and its menu. One small menu per card rather than a button per move;
+ * the menu itself is set up only once the button is focused or clicked (a menu on each of sixty
+ * cards, unopened, cost a third of drawing them). Portalled out of the column (which would
+ * clip it), but into the page's main landmark: a menu left at the end of <body> is content outside
+ * every landmark (axe "region").
+ */
+function MoveMenu({
+  model,
+  entity,
+  record,
+  moves,
+  title,
+  busy,
+  onMove,
+}: {
+  model: Model;
+  entity: string;
+  record: ApiRecord;
+  moves: Move[];
+  title: string;
+  busy: boolean;
+  onMove: (move: Move) => void;
+}) {
+  const [armed, setArmed] = useState<'no' | 'ready' | 'open'>('no');
+  const button = useRef<HTMLButtonElement>(null);
+  // The button is drawn anew inside the menu: focus that was on the old one moves to it.
+  const refocus = useRef(false);
+  const pressed = useRef(false);
+  useEffect(() => {
+    if (armed !== 'no' && refocus.current) {
+      refocus.current = false;
+      button.current?.focus();
+    }
+  }, [armed]);
+  const icon = (more: Record<string, unknown>) => (
+    <ActionIcon
+      ref={button}
+      size="sm"
+      variant="subtle"
+      color="gray"
+      loading={busy}
+      aria-label={`Move to… (${title})`}
+      title="Move to…"
+      {...more}
+    >
+      <MoreIcon />
+    </ActionIcon>
+  );
+  if (armed === 'no') {
+    return icon({
+      'aria-haspopup': 'menu',
+      'aria-expanded': false,
+      // A press must end on the button it started on to be a click: the menu is set up after it.
+      onPointerDown: () => {
+        pressed.current = true;
+      },
+      onPointerCancel: () => {
+        pressed.current = false;
+      },
+      // Reached with the keyboard: the menu is set up around the button, which keeps the focus.
+      onFocus: () => {
+        if (pressed.current) return;
+        refocus.current = true;
+        setArmed('ready');
+      },
+      // Clicked, tapped, or Enter before the menu was set up: it opens as it is set up.
+      onClick: () => {
+        pressed.current = false;
+        setArmed('open');
+      },
+    });
+  }
+  return (
+    <Menu position="bottom-end" withinPortal portalProps={{ target: 'main' }} defaultOpened={armed === 'open'}>
+      <Menu.Target>{icon({})}</Menu.Target>
+      <Menu.Dropdown>
+        <MoveItems model={model} entity={entity} record={record} moves={moves} onMove={onMove} />
+      </Menu.Dropdown>
+    </Menu>
   );
 }
 
