@@ -44,8 +44,17 @@ const ROUNDS = scaled(10, 30);
 /** At most MAX_PAGE_SIZE (200) records in all, so one page lists them. */
 const UPLOADS_PER_ROUND = scaled(4, 6);
 
-/** A multipart body of a record part and one file of `size` bytes, made as it is sent (64 KB at a time). */
-function multipart(title: string, size: number, pace = false): { body: Readable; type: string; length: number } {
+/**
+ * A multipart body of a record part and one file of `size` bytes, made as it is sent (64 KB at a
+ * time). With `held`, it stops half way until that promise settles: an upload still streaming
+ * when the server is killed, however fast the machine.
+ */
+function multipart(
+  title: string,
+  size: number,
+  pace = false,
+  held?: Promise<void>,
+): { body: Readable; type: string; length: number } {
   const boundary = `ninepoint${Math.random().toString(16).slice(2)}`;
   const head = Buffer.from(
     `--${boundary}\r\nContent-Disposition: form-data; name="record"\r\nContent-Type: application/json\r\n\r\n` +
@@ -57,6 +66,7 @@ function multipart(title: string, size: number, pace = false): { body: Readable;
   async function* bytes() {
     yield head;
     for (let sent = 0; sent < size; sent += chunk.length) {
+      if (held && sent >= size / 2) await held;
       yield chunk.subarray(0, Math.min(chunk.length, size - sent));
       // Paced: an upload lasts long enough for a kill to find it half way.
       if (pace) await new Promise((resolve) => setTimeout(resolve, 2));
@@ -212,6 +222,18 @@ describe.each(TEST_DATABASES)('uploads killed with SIGKILL on $name', (db) => {
         else expect(bytes % (256 * 1024)).toBe(0);
       }
       let answeredThisRound = 0;
+      // One upload a round is held half way until the kill: on a quiet machine the others can all
+      // be answered before it, which would leave no cut-off upload for the sweep to clear.
+      let release = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const cutOff = post(server.url, user.token, '/api/scans', multipart(`r${round}-held`, MB, false, held)).then(
+        (answer) => {
+          expect(answer, `round ${round}: the held upload was answered`).toBeNull();
+          cut++;
+        },
+      );
       const uploads = Array.from({ length: UPLOADS_PER_ROUND }, (_, i) => {
         const size = (1 + ((round + i) % 4)) * 256 * 1024;
         return post(server.url, user.token, '/api/scans', multipart(`r${round}-${i}`, size, true)).then((answer) => {
@@ -227,7 +249,8 @@ describe.each(TEST_DATABASES)('uploads killed with SIGKILL on $name', (db) => {
       // time alone had seen no upload answered in 10 rounds, which left nothing to check.
       await killMoment(60 + ((round * 53) % 400), () => answeredThisRound, 1, 20_000);
       await server.kill();
-      await Promise.all(uploads);
+      release();
+      await Promise.all([...uploads, cutOff]);
     }
     expect(cut, 'some uploads were cut off by the kills').toBeGreaterThan(0);
     expect(answered.size, 'uploads answered before the kills').toBeGreaterThanOrEqual(ROUNDS);
