@@ -69,12 +69,20 @@ import { ColumnsButton, SavedViewsButton } from './ViewControls.tsx';
 
 // Fetched with the screen's code when a link to it is hovered (screens/route-data.ts).
 export { prefetchListScreen } from './first-page.ts';
+
 /**
  * The `list` screen: records of an entity, a page at a time from the API (keyset cursors, so a
  * long list never loads at once), sortable by any column, filtered per field and by the screen's
  * `where`, searched by text, exported as CSV. The sort, filters, search and page size live in the
  * address, so a link or the back button shows the same list.
  */
+/**
+ * A filter chip: shown whole when it fits, cut with an ellipsis at the width of the line when it
+ * does not (a long name on a phone), the whole text in its title. The theme keeps other badges at
+ * their text's width.
+ */
+const CHIP_STYLE = { textTransform: 'none', fontWeight: 500, minWidth: 0, maxWidth: '100%' } as const;
+
 export function ListPage(props: ScreenProps) {
   const { model, me, screen } = props;
   const setup = useMemo(() => listSetup(model, me, screen), [model, me, screen]);
@@ -317,7 +325,8 @@ function ListView({ model, me, screen, setup }: ScreenProps & { setup: ListSetup
                 color="gray"
                 radius="sm"
                 size="lg"
-                style={{ textTransform: 'none', fontWeight: 500 }}
+                style={CHIP_STYLE}
+                title={`${pathLabel(f.field)}: ${'me' in f.value ? 'you' : String(f.value.literal)}`}
               >
                 {pathLabel(f.field)}: {'me' in f.value ? 'you' : String(f.value.literal)}
               </Badge>
@@ -328,7 +337,8 @@ function ListView({ model, me, screen, setup }: ScreenProps & { setup: ListSetup
                 variant="light"
                 radius="sm"
                 size="lg"
-                style={{ textTransform: 'none', fontWeight: 500 }}
+                style={CHIP_STYLE}
+                title={`${filterLabel(filters, name)}: ${filterValueLabel(filters, name, value, (id) => userLabel(id, users, me), titles)}`}
                 rightSection={
                   <CloseButton
                     size="xs"
