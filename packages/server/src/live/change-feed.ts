@@ -1,6 +1,6 @@
-import { createHash, randomUUID } from 'node:crypto';
-import pg from 'pg';
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import { channelName, PgListener } from '../store/postgres/pg-listener.ts';
 
 /**
  * What happened to a record, as live updates tell it: never a field's value. `notification` is
@@ -66,11 +66,16 @@ export class LocalFeed implements ChangeFeed {
   }
 }
 
-/** The longest wait between attempts to listen again after the connection was lost. */
-const MAX_RETRY_MS = 30_000;
-const FIRST_RETRY_MS = 250;
 /** How long closing waits for the last notifications to be sent. */
 const CLOSE_SEND_MS = 2_000;
+/** The waits between attempts to send a statement of notifications that failed. */
+const FIRST_RESEND_MS = 100;
+const MAX_RESEND_MS = 5_000;
+/**
+ * The most notifications held for the other servers while the database does not take them: past
+ * it the oldest are dropped (and logged), so an outage does not grow the process without bound.
+ */
+const MAX_PENDING = 10_000;
 
 export interface PgFeedOptions {
   /** The database URL; the listening connection is opened with it, outside the pool. */
@@ -85,117 +90,113 @@ export interface PgFeedOptions {
 
 /**
  * A feed across the app servers of one PostgreSQL database. Each server listens on one dedicated
- * connection (made again, with growing waits, when it is lost) on a channel named for the schema
- * the app lives in, so apps sharing a database do not hear each other. A notification carries only
- * the entity, the id, the kind, the time and which server sent it (to skip its own, which reached
- * its listeners at once).
+ * connection (`PgListener`) on a channel named for the schema the app lives in, so apps sharing a
+ * database do not hear each other. A notification carries only the entity, the id, the kind, the
+ * time and which server sent it (to skip its own, which reached its listeners at once).
  */
 export class PgFeed extends LocalFeed {
   readonly #options: PgFeedOptions;
   readonly #origin = randomUUID();
-  #channel = '';
-  #client: pg.Client | null = null;
-  #closed = false;
-  #retryMs = FIRST_RETRY_MS;
-  #retry: NodeJS.Timeout | null = null;
+  readonly #listener: PgListener;
+  #closing = false;
   /** Changes published in this turn of the event loop, told to the other servers at its end. */
   #pending: string[] = [];
-  /** Whether a statement of notifications is under way (the next waits for it). */
+  /** Whether statements of notifications are under way (or waiting to be sent again). */
   #sending = false;
   /** Settles once the statement under way, and every one sent after it, has been answered. */
   #sent: Promise<void> = Promise.resolve();
+  /** Cuts short the wait before sending a failed statement again (at close). */
+  #resendNow: (() => void) | null = null;
   /** Resolves once listening has started (or failed its first time). */
   readonly ready: Promise<void>;
 
   constructor(options: PgFeedOptions) {
     super();
     this.#options = options;
-    this.ready = this.#listen();
+    this.#listener = new PgListener({
+      url: options.url,
+      channels: (schema) => [channelFor(schema)],
+      onNotification: (_channel, payload) => this.#received(payload),
+      logger: options.logger,
+      what: 'other servers’ changes',
+    });
+    this.ready = this.#listener.ready;
   }
 
   /** The channel this app's servers share; known once `ready` resolves. */
   get channel(): string {
-    return this.#channel;
+    return this.#listener.channels[0] ?? '';
   }
 
   override publish(change: Change): void {
     super.publish(change);
-    if (this.#channel === '') return;
+    if (this.channel === '') return;
     // One statement for every change of the turn (and of the turns while the one before is under
     // way): under load many writes commit in one turn, and a statement each cost a pooled
     // connection and a round trip per write. One statement at a time, so the other servers hear
     // the changes in the order they were published.
     if (this.#pending.length === 0 && !this.#sending) setImmediate(() => this.#flush());
     this.#pending.push(encodePayload(change, this.#origin));
+    if (this.#pending.length > MAX_PENDING) this.#drop(this.#pending.length - MAX_PENDING);
   }
 
-  /** Sends what is pending, if anything: answers the statement's promise (also kept as `#sent`). */
-  #flush(): Promise<void> | undefined {
-    const payloads = this.#pending;
-    this.#pending = [];
-    if (payloads.length === 0 || this.#channel === '') return undefined;
+  /** Sends what is pending, unless statements are under way already (they send it after theirs). */
+  #flush(): Promise<void> {
+    if (this.#sending) return this.#sent;
     this.#sending = true;
-    this.#sent = this.#options
-      .notify(this.#channel, payloads)
-      .then(
-        () => {},
-        (error: unknown) => {
-          this.#options.logger?.warn({ err: error }, 'could not tell the other servers of a change');
-        },
-      )
-      .then(() => {
-        this.#sending = false;
-        // The changes published meanwhile: this promise settles after them too (`close` waits).
-        return this.#flush();
-      });
+    this.#sent = this.#sendAll().finally(() => {
+      this.#sending = false;
+    });
     return this.#sent;
   }
 
-  async #listen(): Promise<void> {
-    if (this.#closed) return;
-    const client = new pg.Client({ connectionString: this.#options.url });
-    client.on('error', () => this.#lost(client));
-    client.on('end', () => this.#lost(client));
-    try {
-      await client.connect();
-      const schema = (await client.query<{ schema: string }>('SELECT current_schema() AS schema')).rows[0]?.schema;
-      this.#channel = channelFor(schema ?? 'public');
-      client.on('notification', (message) => {
-        if (message.channel === this.#channel) this.#received(message.payload);
-      });
-      await client.query(`LISTEN ${pg.escapeIdentifier(this.#channel)}`);
-      if (this.#closed) {
-        await client.end();
-        return;
+  /**
+   * Sends the pending notifications, one statement at a time, until none is left. A statement
+   * that fails (a pooled connection ended by the database, a failover) sent nothing (`pg_notify`
+   * delivers at commit), so its notifications go back ahead of those published since and are sent
+   * again after a wait, for as long as the feed is open; at close, once more at once.
+   */
+  async #sendAll(): Promise<void> {
+    let waitMs = FIRST_RESEND_MS;
+    /** Whether the one attempt at once that closing allows has been made. */
+    let lastTry = false;
+    while (this.#pending.length > 0 && this.channel !== '') {
+      const payloads = this.#pending;
+      this.#pending = [];
+      try {
+        await this.#options.notify(this.channel, payloads);
+        waitMs = FIRST_RESEND_MS;
+      } catch (error) {
+        this.#pending = [...payloads, ...this.#pending];
+        if (this.#closing && !lastTry) {
+          lastTry = true;
+          continue;
+        }
+        if (this.#closing) {
+          this.#options.logger?.warn({ err: error }, 'could not tell the other servers of changes before closing');
+          this.#drop(this.#pending.length);
+          return;
+        }
+        this.#options.logger?.warn({ err: error }, 'could not tell the other servers of changes; trying again');
+        if (this.#pending.length > MAX_PENDING) this.#drop(this.#pending.length - MAX_PENDING);
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, waitMs);
+          this.#resendNow = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.#resendNow = null;
+        waitMs = Math.min(waitMs * 2, MAX_RESEND_MS);
       }
-      this.#client = client;
-      this.#retryMs = FIRST_RETRY_MS;
-    } catch (error) {
-      this.#options.logger?.warn({ err: error }, 'could not listen for other servers’ changes; trying again');
-      client.removeAllListeners('end');
-      await client.end().catch(() => {});
-      this.#again();
     }
   }
 
-  #lost(client: pg.Client): void {
-    if (this.#client !== client) return;
-    this.#client = null;
-    if (this.#closed) return;
-    this.#options.logger?.warn('lost the connection that hears other servers’ changes; listening again');
-    client.end().catch(() => {});
-    this.#again();
-  }
-
-  #again(): void {
-    if (this.#closed || this.#retry !== null) return;
-    const wait = this.#retryMs;
-    this.#retryMs = Math.min(this.#retryMs * 2, MAX_RETRY_MS);
-    this.#retry = setTimeout(() => {
-      this.#retry = null;
-      void this.#listen();
-    }, wait);
-    this.#retry.unref();
+  /** Forgets the `count` oldest pending notifications, saying so. */
+  #drop(count: number): void {
+    if (count <= 0) return;
+    this.#pending.splice(0, count);
+    this.#options.logger?.error({ dropped: count }, 'other servers were not told of some changes');
   }
 
   #received(payload: string | undefined): void {
@@ -206,26 +207,21 @@ export class PgFeed extends LocalFeed {
   override async close(): Promise<void> {
     // What was published is still told, one statement at a time (under way: the rest goes after
     // it), and before the store's pool ends, which comes next.
-    if (!this.#sending) this.#flush();
+    this.#closing = true;
+    this.#resendNow?.();
+    const sent = this.#flush();
     // At most a moment: a database that does not answer must not hold the server's close open.
     let wait: NodeJS.Timeout | undefined;
-    await Promise.race([this.#sent, new Promise<void>((resolve) => (wait = setTimeout(resolve, CLOSE_SEND_MS)))]);
+    await Promise.race([sent, new Promise<void>((resolve) => (wait = setTimeout(resolve, CLOSE_SEND_MS)))]);
     clearTimeout(wait);
-    this.#closed = true;
-    if (this.#retry !== null) clearTimeout(this.#retry);
-    const client = this.#client;
-    this.#client = null;
     await super.close();
-    await client?.end().catch(() => {});
+    await this.#listener.close();
   }
 }
 
 /** A channel name for a schema; PostgreSQL identifiers hold 63 bytes. */
 export function channelFor(schema: string): string {
-  const name = `ninepoint_changes_${schema}`;
-  return Buffer.byteLength(name) <= 63
-    ? name
-    : `ninepoint_changes_${createHash('sha256').update(schema).digest('hex').slice(0, 32)}`;
+  return channelName('ninepoint_changes_', schema, 'sha256');
 }
 
 /** A change as the notification `parsePayload` reads, from the server (or process) `origin`. */

@@ -1,10 +1,6 @@
-import { createHash } from 'node:crypto';
-import pg from 'pg';
 import type { Logger } from 'pino';
+import { channelName, PgListener } from './pg-listener.ts';
 
-/** The longest wait between attempts to listen again after the connection was lost. */
-const MAX_RETRY_MS = 30_000;
-const FIRST_RETRY_MS = 250;
 const PREFIX = 'ninepoint_identity_';
 
 /**
@@ -12,10 +8,7 @@ const PREFIX = 'ninepoint_identity_';
  * PostgreSQL's channel names hold 63 bytes, so a long schema name is hashed (as the trigger does).
  */
 export function identityChannelFor(schema: string): string {
-  const name = `${PREFIX}${schema}`;
-  return Buffer.byteLength(name) <= 63
-    ? name
-    : `${PREFIX}${createHash('md5').update(schema).digest('hex').slice(0, 32)}`;
+  return channelName(PREFIX, schema, 'md5');
 }
 
 /**
@@ -70,23 +63,33 @@ END $$`,
  * until then, entries are kept 10 s at most (`FoundLately`).
  */
 export class IdentityWatch {
-  readonly #url: string;
-  readonly #logger: Logger | undefined;
-  #client: pg.Client | null = null;
-  #channel = '';
+  readonly #listener: PgListener;
   /** Bumped at every notification and every change of the connection: stamps never repeat. */
   #generation = 0;
   #live = false;
-  #closed = false;
-  #retryMs = FIRST_RETRY_MS;
-  #retry: NodeJS.Timeout | null = null;
   /** Resolves once the first attempt to listen has ended (listening or not). */
   readonly ready: Promise<void>;
 
   constructor(url: string, logger?: Logger) {
-    this.#url = url;
-    this.#logger = logger;
-    this.ready = this.#listen();
+    this.#listener = new PgListener({
+      url,
+      channels: (schema) => [identityChannelFor(schema)],
+      onNotification: () => {
+        this.#generation++;
+      },
+      onListening: () => {
+        this.#generation++;
+        this.#live = true;
+      },
+      // First, before the listener logs or retries: from here on nothing kept is used.
+      onLost: () => {
+        this.#live = false;
+        this.#generation++;
+      },
+      logger,
+      what: 'changes of users, tokens and sessions',
+    });
+    this.ready = this.#listener.ready;
   }
 
   /** The current stamp while listening; undefined when nothing may be kept. */
@@ -102,69 +105,9 @@ export class IdentityWatch {
     this.#generation++;
   }
 
-  async #listen(): Promise<void> {
-    if (this.#closed) return;
-    // Keepalive probes start after 10 s of silence instead of the OS default of about 2 h, so a
-    // cut connection is found in minutes; meanwhile nothing is kept longer than `FoundLately`'s 10 s.
-    const client = new pg.Client({ connectionString: this.#url, keepAlive: true, keepAliveInitialDelayMillis: 10_000 });
-    client.on('error', () => this.#lost(client));
-    client.on('end', () => this.#lost(client));
-    try {
-      await client.connect();
-      const schema = (await client.query<{ schema: string }>('SELECT current_schema() AS schema')).rows[0]?.schema;
-      this.#channel = identityChannelFor(schema ?? 'public');
-      client.on('notification', (message) => {
-        if (message.channel !== this.#channel) return;
-        this.#generation++;
-      });
-      this.#client = client;
-      await client.query(`LISTEN ${pg.escapeIdentifier(this.#channel)}`);
-      if (this.#closed || this.#client !== client) {
-        await client.end().catch(() => {});
-        return;
-      }
-      this.#generation++;
-      this.#live = true;
-      this.#retryMs = FIRST_RETRY_MS;
-    } catch (error) {
-      this.#logger?.warn({ err: error }, 'could not listen for changes of users, tokens and sessions; trying again');
-      if (this.#client === client) this.#client = null;
-      client.removeAllListeners('end');
-      await client.end().catch(() => {});
-      this.#again();
-    }
-  }
-
-  #lost(client: pg.Client): void {
-    if (this.#client !== client) return;
-    // First: from here on nothing kept is used, whatever happens next.
-    this.#live = false;
-    this.#generation++;
-    this.#client = null;
-    if (this.#closed) return;
-    this.#logger?.warn('lost the connection that hears changes of users, tokens and sessions; listening again');
-    client.end().catch(() => {});
-    this.#again();
-  }
-
-  #again(): void {
-    if (this.#closed || this.#retry !== null) return;
-    const wait = this.#retryMs;
-    this.#retryMs = Math.min(this.#retryMs * 2, MAX_RETRY_MS);
-    this.#retry = setTimeout(() => {
-      this.#retry = null;
-      void this.#listen();
-    }, wait);
-    this.#retry.unref();
-  }
-
   async close(): Promise<void> {
-    this.#closed = true;
     this.#live = false;
     this.#generation++;
-    if (this.#retry !== null) clearTimeout(this.#retry);
-    const client = this.#client;
-    this.#client = null;
-    await client?.end().catch(() => {});
+    await this.#listener.close();
   }
 }
