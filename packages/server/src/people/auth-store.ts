@@ -1,4 +1,4 @@
-import { identityTriggerDdl } from '../store/postgres/pg-identity-watch.ts';
+import { type IdentityTable, identityTriggerDdl } from '../store/postgres/pg-identity-watch.ts';
 import type { SqlRunner } from '../store/sql-runner.ts';
 import { USERS_TABLE } from '../store/users-table.ts';
 import { COUNTERS_DDL, CountersStore } from './counters-store.ts';
@@ -22,6 +22,21 @@ export const AUTH_DDL: readonly string[] = [
   ...PASSWORD_RESETS_DDL,
   ...TWO_FACTOR_DDL,
   ...PASSKEYS_DDL,
+];
+
+/**
+ * What the identity trigger watches. Every column of a user is read into what a server keeps
+ * (`userOf`) or decides a sign-in, so any update of one notifies. Of sessions and tokens, the
+ * columns their lookups read (`SESSION_SQL`, `TOKEN_SQL`) and match on, but not the last-seen and
+ * last-used stamps: a throttled touch of those is no change of who the caller is, and notifying it
+ * would empty every server's kept tokens and sessions about once a minute per active user. A
+ * server's own touch still makes its own entries stale (`PgRunner.run`), so its next call reads the
+ * new stamp; another server reads it when its entry ends (10 s) or at its own touch.
+ */
+const IDENTITY_TABLES: readonly IdentityTable[] = [
+  { table: USERS_TABLE, columns: [] },
+  { table: SESSIONS_TABLE, columns: ['id_hash', 'user_id', 'created_at', 'expires_at', 'signed_in_with'] },
+  { table: TOKENS_TABLE, columns: ['id', 'user_id', 'token_hash', 'revoked_at'] },
 ];
 
 /** Sessions' columns an older database lacks: how the session was signed in (passkeys). */
@@ -57,11 +72,6 @@ export class AuthStore {
   /** Creates the tables when missing, and adds the columns an older database's tables lack. */
   async setUp(): Promise<void> {
     await this.#sql.exec(AUTH_DDL);
-    // PostgreSQL: what decides who a caller is tells the servers when it changes (their kept
-    // tokens and sessions, `FoundLately`); SQLite's servers see any write by themselves.
-    if (this.#sql.dialect === 'postgres') {
-      await this.#sql.exec(identityTriggerDdl([USERS_TABLE, SESSIONS_TABLE, TOKENS_TABLE]));
-    }
     for (const { table, column, type } of [...AUTH_ADDED_COLUMNS, ...SESSIONS_ADDED_COLUMNS]) {
       if ((await this.#columns(table)).includes(column)) continue;
       // PostgreSQL's IF NOT EXISTS lets two servers starting at once both upgrade; SQLite has no
@@ -69,6 +79,10 @@ export class AuthStore {
       const ifMissing = this.#sql.dialect === 'postgres' ? 'IF NOT EXISTS ' : '';
       await this.#sql.exec([`ALTER TABLE "${table}" ADD COLUMN ${ifMissing}"${column}" ${type}`]);
     }
+    // PostgreSQL: what decides who a caller is tells the servers when it changes (their kept
+    // tokens and sessions, `FoundLately`); SQLite's servers see any write by themselves. After the
+    // added columns: the triggers name them.
+    if (this.#sql.dialect === 'postgres') await this.#sql.exec(identityTriggerDdl(IDENTITY_TABLES));
   }
 
   /** The names of a table's columns. */

@@ -156,3 +156,78 @@ describe.skipIf(!POSTGRES_AVAILABLE)('a token or session found lately (PostgreSQ
     expect(auth.tokens.user('token-hash')).toBe(found);
   });
 });
+
+/** The identity channel's notifications, heard on a connection of the test's own. */
+async function identityNotifications(url: string) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  cleanups.push(() => client.end());
+  const schema = (await client.query<{ s: string }>('SELECT current_schema() AS s')).rows[0]?.s as string;
+  let count = 0;
+  client.on('notification', () => count++);
+  await client.query(`LISTEN "${identityChannelFor(schema)}"`);
+  return {
+    count: () => count,
+    /** Whether a notification comes within a moment (one round trip on this connection drains what came). */
+    async after(write: () => Promise<unknown>): Promise<number> {
+      const before = count;
+      await write();
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      await client.query('SELECT 1');
+      return count - before;
+    },
+  };
+}
+
+describe.skipIf(!POSTGRES_AVAILABLE)('the identity tables’ trigger (PostgreSQL)', () => {
+  it('notifies nothing for a touch of a session or a token, and still for a revocation, a sign-out and a deactivation', async () => {
+    const { auth, elsewhere, store, url } = await twoConnections();
+    const heard = await identityNotifications(url);
+    expect(await auth.tokens.user('token-hash')).toBeDefined();
+    const found = await auth.sessions.get('session-hash');
+    const stamp = store.sql.changeStamp();
+    expect(await heard.after(() => elsewhere.sessions.touch('session-hash', Date.now()))).toBe(0);
+    expect(await heard.after(() => elsewhere.tokens.touch('token-1', Date.now()))).toBe(0);
+    // Another server's touch leaves this server's kept entries be.
+    expect(store.sql.changeStamp()).toBe(stamp);
+    expect(auth.sessions.get('session-hash')).toBe(found);
+    expect(await heard.after(() => elsewhere.tokens.revoke('token-1', 2000))).toBeGreaterThan(0);
+    expect(await heard.after(() => elsewhere.sessions.end('session-hash'))).toBeGreaterThan(0);
+    expect(await heard.after(() => elsewhere.setDeactivated(ID, '2026-01-01T00:00:00.000Z'))).toBeGreaterThan(0);
+    expect(await heard.after(() => elsewhere.users.setRolesOf(ID, ['manager']))).toBeGreaterThan(0);
+  });
+
+  it('replaces, at start, an older database’s trigger that notified every update, and once only', async () => {
+    const { store, url } = await twoConnections();
+    const heard = await identityNotifications(url);
+    const trigger = async () =>
+      (
+        await store.pool.query<{ oid: number }>(
+          `SELECT oid FROM pg_trigger
+           WHERE tgname = '_ninepoint_sessions_identity_changed' AND tgrelid = '"_ninepoint_sessions"'::regclass`,
+        )
+      ).rows.map((row) => Number(row.oid));
+    // As a server before the column lists made it.
+    await store.pool.query(`DROP TRIGGER "_ninepoint_sessions_identity_changed" ON "_ninepoint_sessions"`);
+    await store.pool.query(`CREATE TRIGGER "_ninepoint_sessions_identity_changed"
+      AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON "_ninepoint_sessions"
+      FOR EACH STATEMENT EXECUTE FUNCTION "_ninepoint_identity_changed"()`);
+    const touch = () =>
+      store.pool.query(`UPDATE "_ninepoint_sessions" SET "last_seen_at" = 5 WHERE "id_hash" = 'session-hash'`);
+    expect(await heard.after(touch)).toBe(1);
+    const old = await trigger();
+    await new AuthStore(store.sql).setUp();
+    const replaced = await trigger();
+    expect(replaced).toHaveLength(1);
+    expect(replaced).not.toEqual(old);
+    expect(await heard.after(touch)).toBe(0);
+    expect(
+      await heard.after(() =>
+        store.pool.query(`UPDATE "_ninepoint_sessions" SET "expires_at" = 6 WHERE "id_hash" = 'session-hash'`),
+      ),
+    ).toBe(1);
+    // A server starting again leaves the new trigger as it is.
+    await new AuthStore(store.sql).setUp();
+    expect(await trigger()).toEqual(replaced);
+  });
+});

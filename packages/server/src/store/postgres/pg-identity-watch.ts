@@ -18,15 +18,26 @@ export function identityChannelFor(schema: string): string {
 export const IDENTITY_FUNCTION = '_ninepoint_identity_changed';
 const FUNCTION = IDENTITY_FUNCTION;
 
+/** A table that decides who a caller is, and the columns of it whose update may change that. */
+export interface IdentityTable {
+  table: string;
+  /**
+   * The columns an update of which changes who a caller is or what a server keeps of them; empty:
+   * every update. A column left out (a session's last-seen stamp) is written without a word.
+   */
+  columns: readonly string[];
+}
+
 /**
- * Every statement that writes a row of a table deciding who a caller is (users: roles,
- * deactivation; tokens; sessions), by any path — this server, another one, `ninepoint tokens
- * revoke`, bare SQL — notifies the schema's identity channel when its transaction commits (one
- * notification per transaction: PostgreSQL folds equal ones). `TG_TABLE_SCHEMA`, not the
- * session's `search_path`, names the channel: a statement naming the table by its schema from
- * another search path still reaches the servers of that schema.
+ * Every statement that inserts or deletes a row of a table deciding who a caller is, or updates one
+ * of its `columns` (users: roles, deactivation; tokens: revocation; sessions: expiry…), by any
+ * path — this server, another one, `ninepoint tokens revoke`, bare SQL — notifies the schema's
+ * identity channel when its transaction commits (one notification per transaction: PostgreSQL
+ * folds equal ones). `TG_TABLE_SCHEMA`, not the session's `search_path`, names the channel: a
+ * statement naming the table by its schema from another search path still reaches the servers of
+ * that schema. Run after the columns exist: a trigger naming a column needs it.
  */
-export function identityTriggerDdl(tables: readonly string[]): string[] {
+export function identityTriggerDdl(tables: readonly IdentityTable[]): string[] {
   const channel = `'${PREFIX}' || TG_TABLE_SCHEMA`;
   return [
     `CREATE OR REPLACE FUNCTION "${FUNCTION}"() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -35,15 +46,25 @@ BEGIN
     ELSE '${PREFIX}' || left(md5(TG_TABLE_SCHEMA), 32) END, '');
   RETURN NULL;
 END $$`,
-    // Made once: a server starting again does not lock the tables a running one reads.
-    ...tables.map(
-      (table) => `DO $$ BEGIN
-  IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = '${table}_identity_changed' AND tgrelid = '"${table}"'::regclass) THEN
-    CREATE TRIGGER "${table}_identity_changed" AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON "${table}"
+    ...tables.map(({ table, columns }) => {
+      const trigger = `${table}_identity_changed`;
+      const update = columns.length === 0 ? 'UPDATE' : `UPDATE OF ${columns.map((c) => `"${c}"`).join(', ')}`;
+      const expected = `ARRAY[${columns.map((c) => `'${c}'`).join(', ')}]::text[]`;
+      // Made again only when missing or watching other columns (a database from before the
+      // column lists: every update, a touch too, notified): a server starting again does not
+      // lock the tables a running one reads. Columns compared as sets: no collation decides.
+      return `DO $$
+DECLARE watched text[];
+BEGIN
+  SELECT ARRAY(SELECT a.attname::text FROM pg_attribute a WHERE a.attrelid = t.tgrelid AND a.attnum = ANY(t.tgattr::int2[]))
+    INTO watched FROM pg_trigger t WHERE t.tgname = '${trigger}' AND t.tgrelid = '"${table}"'::regclass;
+  IF watched IS NULL OR NOT (watched @> ${expected} AND watched <@ ${expected}) THEN
+    DROP TRIGGER IF EXISTS "${trigger}" ON "${table}";
+    CREATE TRIGGER "${trigger}" AFTER INSERT OR ${update} OR DELETE OR TRUNCATE ON "${table}"
       FOR EACH STATEMENT EXECUTE FUNCTION "${FUNCTION}"();
   END IF;
-END $$`,
-    ),
+END $$`;
+    }),
   ];
 }
 
