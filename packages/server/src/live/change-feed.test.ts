@@ -1,5 +1,6 @@
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { POSTGRES_AVAILABLE, TEST_POSTGRES_URL } from '../../test/databases.ts';
+import { POSTGRES_AVAILABLE, TEST_DATABASES, TEST_POSTGRES_URL } from '../../test/databases.ts';
 import { type Change, PgFeed } from './change-feed.ts';
 
 const change = (id: string): Change => ({ entity: 'Ticket', id, kind: 'update', at: '2026-11-28T04:00:00.000Z' });
@@ -46,5 +47,86 @@ describe.runIf(POSTGRES_AVAILABLE || process.env.CI === 'true')('PgFeed, telling
     sent[1]?.settle();
     await closing;
     expect(closed).toBe(true);
+  });
+
+  it('sends again, in order, a statement of notifications that failed on a connection the database ended', async () => {
+    const fresh = await (
+      TEST_DATABASES.find((d) => d.name === 'postgres') as NonNullable<(typeof TEST_DATABASES)[number]>
+    ).fresh();
+    const url = fresh.options.databaseUrl as string;
+    const pool = new pg.Pool({ connectionString: url, max: 2 });
+    // A connection the database has ended (a restart, a failover, an administrator), as a pooled
+    // one can be when a statement is given to it.
+    const doomed = new pg.Client({ connectionString: url });
+    doomed.on('error', () => {});
+    await doomed.connect();
+    const ended = new Promise((resolve) => doomed.once('end', resolve));
+    await pool.query('SELECT pg_terminate_backend($1)', [(doomed as unknown as { processID: number }).processID]);
+    await ended;
+    const statements: { payloads: string[]; failed: boolean }[] = [];
+    const notify = async (channel: string, payloads: readonly string[]) => {
+      const statement = { payloads: payloads.map((p) => JSON.parse(p).i as string), failed: false };
+      statements.push(statement);
+      const client = statements.length === 1 ? doomed : pool;
+      try {
+        await client.query(
+          'SELECT pg_notify($1, "p") FROM unnest($2::text[]) WITH ORDINALITY AS t("p", "n") ORDER BY "n"',
+          [channel, payloads],
+        );
+      } catch (error) {
+        statement.failed = true;
+        throw error;
+      }
+    };
+    const sender = new PgFeed({ url, notify });
+    const receiver = new PgFeed({ url, notify: async () => {} });
+    try {
+      await Promise.all([sender.ready, receiver.ready]);
+      const heard: string[] = [];
+      receiver.subscribe((c, remote) => {
+        if (remote) heard.push(c.id);
+      });
+      sender.publish(change('a'));
+      sender.publish(change('b'));
+      await new Promise((resolve) => setImmediate(resolve));
+      // Published while the first statement fails and waits to be sent again: after a and b.
+      sender.publish(change('c'));
+      for (const until = Date.now() + 5000; heard.length < 3 && Date.now() < until; ) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(heard).toEqual(['a', 'b', 'c']);
+      expect(statements).toEqual([
+        { payloads: ['a', 'b'], failed: true },
+        { payloads: ['a', 'b', 'c'], failed: false },
+      ]);
+    } finally {
+      await sender.close();
+      await receiver.close();
+      await pool.end();
+      await fresh.remove();
+    }
+  });
+
+  it('stops sending again at close, at most a moment after it, when the database keeps refusing', async () => {
+    let attempts = 0;
+    const feed = new PgFeed({
+      url: TEST_POSTGRES_URL,
+      notify: async () => {
+        attempts++;
+        throw new Error('refused');
+      },
+    });
+    await feed.ready;
+    feed.publish(change('a'));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(attempts).toBe(1);
+    const started = Date.now();
+    await feed.close();
+    // Closing cuts the wait short and tries at once; then it gives up instead of holding the close.
+    expect(Date.now() - started).toBeLessThan(1000);
+    const atClose = attempts;
+    expect(atClose).toBeGreaterThan(1);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(attempts).toBe(atClose);
   });
 });

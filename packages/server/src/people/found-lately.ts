@@ -12,7 +12,8 @@ const KEPT_ENTRIES = 1_000;
  * deactivation, a role change, a migration) or any commit of another process (`ninepoint tokens
  * revoke` or `ninepoint users deactivate` at the terminal) makes every entry stale at once, so the
  * very next call reads the row again. On PostgreSQL any write to users, tokens or sessions, by any
- * server or process, does (their trigger notifies, `IdentityWatch` hears it); while the server
+ * server or process, does (their trigger notifies, `IdentityWatch` hears it), but another
+ * server's touch of a session's last-seen or a token's last-used stamp; while the server
  * does not hear those notifications there is no stamp, and every call reads its row. What is not
  * found is never kept.
  */
