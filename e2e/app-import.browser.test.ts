@@ -15,8 +15,8 @@ import {
  * The lending desk's catalogue imported from a spreadsheet in Chromium, at a desktop's and a
  * phone's size: the desk chooses a CSV file, confirms the columns the app matched (one by
  * suggestion, one left out), sees the first rows with the cell a create would refuse, chooses the
- * corrected file and imports it; the list then shows the books. A member, who may not create
- * books, has no import.
+ * corrected file and imports it, a progress bar showing while it goes; the list then shows the
+ * books. A member, who may not create books, has no import.
  */
 
 let app: App;
@@ -77,8 +77,25 @@ describe('importing books from a CSV file in Chromium', () => {
       await dialog.getByLabel('File').setInputFiles({ name: 'books.csv', mimeType: 'text/csv', buffer: csv(isbn(2)) });
       await dialog.getByRole('button', { name: 'Check the rows' }).click();
       await dialog.getByText('All 2 rows can be imported.').waitFor();
+      // The import is held on its way until its progress bar has been seen, then let through.
+      let release = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const isImport = (url: URL) => url.pathname === '/api/books/import' && !url.searchParams.has('dryRun');
+      await page.route(isImport, async (route) => {
+        await held;
+        await route.continue();
+      });
       await dialog.getByRole('button', { name: 'Import 2 books' }).click();
+      // At 0% while held, the bar's filled part has no width: it is there, not visible.
+      const progress = dialog.getByRole('progressbar', { name: 'Import progress' });
+      await progress.waitFor({ state: 'attached' });
+      await dialog.getByText(/^(Sending the file|Writing the records)…$/).waitFor();
+      release();
       await dialog.getByText('2 books imported.').waitFor();
+      expect(await progress.count()).toBe(0);
+      await page.unroute(isImport);
       await dialog.getByRole('button', { name: 'Done' }).click();
       if (size.name === 'desktop')
         await poll(() => columnValues(page, 'Title')).toEqual(expect.arrayContaining([first, second]));

@@ -1,4 +1,5 @@
 import { type ChildProcess, execFile, type SpawnSyncReturns, spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import {
   existsSync,
   mkdirSync,
@@ -9,8 +10,10 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -32,9 +35,20 @@ function userEnv(): NodeJS.ProcessEnv {
   );
 }
 
-/** Runs a command to completion in a folder; throws with its output when it fails. */
-function run(command: string, args: readonly string[], cwd: string): SpawnSyncReturns<string> {
-  const result = spawnSync(command, args, { cwd, encoding: 'utf8', env: userEnv(), timeout: 240_000 });
+/** Runs a command to completion in a folder (given its stdin and more environment); throws with its output when it fails. */
+function run(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+  options: { input?: string; env?: NodeJS.ProcessEnv } = {},
+): SpawnSyncReturns<string> {
+  const result = spawnSync(command, args, {
+    cwd,
+    encoding: 'utf8',
+    env: { ...userEnv(), ...options.env },
+    timeout: 240_000,
+    ...(options.input === undefined ? {} : { input: options.input }),
+  });
   if (result.status !== 0)
     throw new Error(
       `${command} ${args.join(' ')} exited with ${result.status ?? result.signal}:\n${result.stdout}\n${result.stderr}`,
@@ -43,18 +57,64 @@ function run(command: string, args: readonly string[], cwd: string): SpawnSyncRe
 }
 
 /** `run` without blocking: several npm commands at once (each spends most of its time starting). */
-function runAsync(command: string, args: readonly string[], cwd: string): Promise<{ stdout: string; stderr: string }> {
+function runAsync(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     execFile(
       command,
       args,
-      { cwd, encoding: 'utf8', env: userEnv(), timeout: 240_000, maxBuffer: 64 * 1024 * 1024 },
+      { cwd, encoding: 'utf8', env: { ...userEnv(), ...env }, timeout: 240_000, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => {
         if (error) reject(new Error(`${command} ${args.join(' ')} failed: ${error.message}\n${stdout}\n${stderr}`));
         else resolve({ stdout, stderr });
       },
     );
   });
+}
+
+/**
+ * A registry holding one package, its packed tarball, on a port of its own: `npm create ninepoint`
+ * fetches create-ninepoint from the registry, where it is not yet, so the command is run as a user
+ * types it with this registry in its place. Any other name is not found (404).
+ */
+async function registryOf(tarball: string): Promise<{ url: string; requests: string[]; close: () => Promise<void> }> {
+  const bytes = readFileSync(tarball);
+  const manifest = JSON.parse(
+    spawnSync('tar', ['-xzOf', tarball, 'package/package.json'], { encoding: 'utf8' }).stdout,
+  ) as { name: string; version: string };
+  const file = `/${manifest.name}/-/${basename(tarball)}`;
+  const requests: string[] = [];
+  const server = createServer((request, response) => {
+    requests.push(request.url ?? '');
+    if (request.url === `/${manifest.name}`) {
+      const dist = {
+        tarball: `${url}${file}`,
+        shasum: createHash('sha1').update(bytes).digest('hex'),
+        integrity: `sha512-${createHash('sha512').update(bytes).digest('base64')}`,
+      };
+      response.setHeader('content-type', 'application/json');
+      response.end(
+        JSON.stringify({
+          name: manifest.name,
+          'dist-tags': { latest: manifest.version },
+          versions: { [manifest.version]: { ...manifest, dist } },
+        }),
+      );
+    } else if (request.url === file) {
+      response.setHeader('content-type', 'application/octet-stream');
+      response.end(bytes);
+    } else {
+      response.statusCode = 404;
+      response.end('{}');
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { url, requests, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
 /** Starts `npx ninepoint serve` in a process group of its own and answers the URL it prints. */
@@ -174,13 +234,15 @@ describe('the npm tarballs installed into an empty folder', () => {
   });
 
   it('npx ninepoint new writes the blank spec', () => {
-    const result = run('npx', ['--no', 'ninepoint', 'new', 'app.md'], app);
-    expect(result.stdout).toContain('Wrote app.md');
-    expect(readFileSync(join(app, 'app.md'), 'utf8')).toContain('# Specification:');
+    const result = run('npx', ['--no', 'ninepoint', 'new', 'blank.md'], app);
+    expect(result.stdout).toContain('Wrote blank.md');
+    expect(readFileSync(join(app, 'blank.md'), 'utf8')).toContain('# Specification:');
   });
 
   it('npx ninepoint serve answers the API and serves the web app, on SQLite', async () => {
-    const server = await served(serve(app, ['app.md', '--port', '0', '--host', '127.0.0.1', '--log-format', 'pretty']));
+    const server = await served(
+      serve(app, ['blank.md', '--port', '0', '--host', '127.0.0.1', '--log-format', 'pretty']),
+    );
     const health = await fetch(`${server.url}/api/health`);
     expect(health.status).toBe(200);
     expect(await health.json()).toMatchObject({ status: 'ok', database: 'sqlite' });
@@ -287,14 +349,6 @@ describe('the npm tarballs installed into an empty folder', () => {
     }
   }, 240_000);
 
-  it('npx ninepoint new --example helpdesk writes a spec that checks clean', () => {
-    const written = run('npx', ['--no', 'ninepoint', 'new', '--example', 'helpdesk', 'helpdesk.md'], app);
-    expect(written.stdout).toContain('Wrote helpdesk.md: the helpdesk example, "IT helpdesk".');
-    expect(written.stdout).toContain('The format is described in node_modules/@ninepoint/cli/docs/spec-format.md.');
-    const checked = run('npx', ['--no', 'ninepoint', 'check', 'helpdesk.md'], app);
-    expect(checked.stdout).toContain('0 errors, 0 warnings');
-  }, 240_000);
-
   it("every command and path the blank app's home page shows works here", async () => {
     // The home page (GrowProduct) is drawn in the browser: its hints are read from its source.
     const page = readFileSync(join(root, 'packages/web/src/home/GrowProduct.tsx'), 'utf8');
@@ -318,23 +372,75 @@ describe('the npm tarballs installed into an empty folder', () => {
     }
   }, 240_000);
 
-  it('create-ninepoint makes a folder with a spec, a README and a package.json whose start serves it', async () => {
-    // `npm create ninepoint my-app` fetches create-ninepoint from the registry, where it is not
-    // yet: its packed tarball's bin is run the same way, through npm exec.
+  it('npx ninepoint new --example helpdesk app.md writes a spec that serves here, and the commands and paths it and the served app print work', async () => {
+    // After the home page's serves: the helpdesk's tables join the folder's ninepoint.db, as a user's would.
+    const written = run('npx', ['--no', 'ninepoint', 'new', '--example', 'helpdesk', 'app.md'], app);
+    expect(written.stdout).toContain('Wrote app.md: the helpdesk example, "IT helpdesk".');
+    expect(run('npx', ['--no', 'ninepoint', 'check', 'app.md'], app).stdout).toContain('0 errors, 0 warnings');
+    const format = /The format is described in (\S+)\.\n/.exec(written.stdout)?.[1];
+    expect(format).toBe('node_modules/@ninepoint/cli/docs/spec-format.md');
+    expect(existsSync(join(app, format ?? '?'))).toBe(true);
+    const [serveHint = [], addHint = [], ...more] = [...written.stdout.matchAll(/^ {2}npx (ninepoint .+)$/gm)].map(
+      (m) => (m[1] as string).split(' '),
+    );
+    expect(more).toEqual([]);
+    expect(serveHint).toEqual(['ninepoint', 'serve', 'app.md']);
+    expect(addHint).toEqual(['ninepoint', 'users', 'add', 'you@example.org', 'app.md', '--role', 'requester']);
+
+    const server = await served(
+      serve(app, [...serveHint.slice(2), '--port', '0', '--host', '127.0.0.1', '--log-format', 'pretty']),
+    );
+    expect(server.output()).toContain('serving "IT helpdesk"');
+    // Said once the server listens, after it has looked for users.
+    await expect
+      .poll(server.output, { timeout: 20_000 })
+      .toContain(
+        'no users yet; add the first with: npx ninepoint users add <email> --role <requester|agent|lead> app.md',
+      );
+    const paths = [...server.output().matchAll(/node_modules\/[^\s)]+/g)].map((m) => m[0]);
+    expect(paths).toContain('node_modules/@ninepoint/cli/docs/sign-in.md');
+    for (const path of paths) expect(existsSync(join(app, path)), path).toBe(true);
+
+    // The hint as printed, its password piped in (without a terminal to ask on, as the CLI says).
+    const password = 'a long enough password';
+    const added = run('npx', ['--no', ...addHint, '--password-stdin'], app, { input: `${password}\n` });
+    expect(added.stdout).toContain('Added you@example.org (you) with the role requester');
+    const signIn = await fetch(`${server.url}/api/auth/sign-in`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'you@example.org', password }),
+    });
+    expect(signIn.status).toBe(200);
+    const cookie = signIn.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ');
+    const ticket = await fetch(`${server.url}/api/tickets`, {
+      method: 'POST',
+      // A cookie's state-changing call comes from the app's own pages: its origin.
+      headers: { 'content-type': 'application/json', cookie, origin: server.url },
+      body: JSON.stringify({ title: 'Printer jams', description: 'Every second page jams on the second floor.' }),
+    });
+    expect(ticket.status).toBe(201);
+    expect(await ticket.json()).toMatchObject({ title: 'Printer jams', state: 'new', priority: 'normal' });
+    await stop(server.child);
+  }, 240_000);
+
+  it('npm create ninepoint my-app makes a folder with a spec, a README and a package.json whose start serves it', async () => {
+    // `npm create ninepoint my-app`, word for word, in an empty folder: npm looks create-ninepoint up
+    // in the registry, here one holding its packed tarball alone. A fresh npm cache, so that no
+    // create-ninepoint npm exec installed before is run instead; --yes stands for the "Ok to
+    // proceed?" a terminal would answer.
     const empty = join(dir, 'empty');
     mkdirSync(empty);
-    const made = run(
-      'npm',
-      [
-        'exec',
-        '--yes',
-        `--package=${join(tarballs, 'create-ninepoint-0.1.0.tgz')}`,
-        '--',
-        'create-ninepoint',
-        'my-app',
-      ],
-      empty,
-    );
+    const registry = await registryOf(join(tarballs, 'create-ninepoint-0.1.0.tgz'));
+    // Asynchronous: the registry answering npm runs in this process.
+    const made = await runAsync('npm', ['create', 'ninepoint', 'my-app'], empty, {
+      npm_config_registry: `${registry.url}/`,
+      npm_config_cache: join(dir, 'npm-create-cache'),
+      npm_config_yes: 'true',
+    }).finally(() => registry.close());
+    expect(registry.requests).toContain('/create-ninepoint/-/create-ninepoint-0.1.0.tgz');
     expect(made.stdout).toContain('Made my-app: spec.md (the blank spec), package.json and README.md.');
     const folder = join(empty, 'my-app');
     expect(readdirSync(folder).sort()).toEqual(['README.md', 'package.json', 'spec.md']);
