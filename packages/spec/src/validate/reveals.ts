@@ -187,7 +187,9 @@ export function validateReveals(model: Model, bag: DiagnosticBag): void {
           }
         }
         for (const path of new Set(hiddenCountFields(rule.condition.source, role))) {
-          if (!marked(path) && !marked('count')) report(what, rule.error, role, path, rule.conditionSpan, silence(path));
+          if (!marked(path) && !marked('count')) {
+            report(what, rule.error, role, path, rule.conditionSpan, silence(path));
+          }
         }
         continue;
       }
