@@ -1,6 +1,6 @@
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FreshDatabase, SQLITE_ONLY } from '../../test/databases.ts';
+import { type FreshDatabase, TEST_DATABASES } from '../../test/databases.ts';
 import { DESK, modelOf } from '../../test/helpers.ts';
 import { TEST_PASSWORD, userWithToken } from '../../test/users.ts';
 import { createServer, type NinepointServer } from '../app/server.ts';
@@ -30,7 +30,7 @@ function appCode(secret: string, at: number): string {
 
 // SQLite only: the two-factor tables are plain SQL through the one SqlRunner, the same statements on
 // both databases; what is tested here is the flow.
-describe.each(SQLITE_ONLY)('two-factor sign-in on $name', (db) => {
+describe.each(TEST_DATABASES)('two-factor sign-in on $name', (db) => {
   let fresh: FreshDatabase;
   let server: NinepointServer;
   let clock = Date.UTC(2026, 10, 27, 12, 0, 0);

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FreshDatabase, SQLITE_ONLY } from '../../test/databases.ts';
+import { type FreshDatabase, TEST_DATABASES } from '../../test/databases.ts';
 import { modelOf } from '../../test/helpers.ts';
 import { callAs, userWithToken } from '../../test/users.ts';
 import { createServer, type NinepointServer } from '../app/server.ts';
@@ -25,7 +25,7 @@ type Body = Record<string, unknown>;
 const inDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
 
 // The lines come from the compiled model, whatever the database: SQLite only.
-describe.each(SQLITE_ONLY)('spec lines in answers, on $name', (db) => {
+describe.each(TEST_DATABASES)('spec lines in answers, on $name', (db) => {
   let fresh: FreshDatabase;
   let server: NinepointServer;
   let staff: string;

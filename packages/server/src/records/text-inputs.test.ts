@@ -1,6 +1,6 @@
 import { DEFAULT_LONG_TEXT_LENGTH, DEFAULT_TEXT_LENGTH } from '@ninepoint/spec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FreshDatabase, SQLITE_ONLY } from '../../test/databases.ts';
+import { type FreshDatabase, TEST_DATABASES } from '../../test/databases.ts';
 import { modelOf } from '../../test/helpers.ts';
 import { callAs, userWithToken } from '../../test/users.ts';
 import { createServer, type NinepointServer } from '../app/server.ts';
@@ -24,7 +24,7 @@ People keep notes.
 `;
 
 // The JSON Schema decides both (the same on every database): SQLite only.
-describe.each(SQLITE_ONLY)('text inputs on $name', (db) => {
+describe.each(TEST_DATABASES)('text inputs on $name', (db) => {
   let fresh: FreshDatabase;
   let server: NinepointServer;
   let authorization: string;
