@@ -119,8 +119,8 @@ class SoftAuthenticator {
   }
 }
 
-// SQLite only: the passkey tables are plain SQL through the one SqlRunner, the same statements on
-// both databases; what is tested here is the ceremony.
+// Both databases: the passkey tables are plain SQL through the one SqlRunner, but a counter that
+// must only go up and a challenge answered once are each database's to keep.
 describe.each(TEST_DATABASES)('passkeys on $name', (db) => {
   let fresh: FreshDatabase;
   let server: NinepointServer;
