@@ -1,3 +1,4 @@
+import { DEFAULT_LONG_TEXT_LENGTH, DEFAULT_TEXT_LENGTH } from './field-kinds.ts';
 import type { Model, PointKey } from './model.ts';
 
 /** One line of the nine-point summary: whether the point is shown and how much it holds. */
@@ -39,7 +40,7 @@ function describe(model: Model, key: PointKey): [number, string] {
       const fields = model.entities.reduce((n, e) => n + e.fields.length, 0);
       return [
         model.entities.length,
-        `${plural(model.entities.length, 'entity').replace('entitys', 'entities')}, ${plural(fields, 'field')}`,
+        `${plural(model.entities.length, 'entity').replace('entitys', 'entities')}, ${plural(fields, 'field')}${unbounded(model)}`,
       ];
     }
     case 'states': {
@@ -63,4 +64,24 @@ function describe(model: Model, key: PointKey): [number, string] {
     case 'constants':
       return [model.constants.length, plural(model.constants.length, 'constant')];
   }
+}
+
+/**
+ * The texts whose rules give no length, which the runtime bounds by a default maximum (point 3):
+ * said where the author looks after every check, so that a limit they did not write is no surprise.
+ */
+function unbounded(model: Model): string {
+  const count = (kind: 'text' | 'longText') =>
+    model.entities.reduce((n, e) => n + e.fields.filter((f) => f.type.kind === kind && f.maxLength === null).length, 0);
+  const parts = [
+    [count('text'), 'text', DEFAULT_TEXT_LENGTH],
+    [count('longText'), 'long text', DEFAULT_LONG_TEXT_LENGTH],
+  ] as const;
+  return parts
+    .filter(([n]) => n > 0)
+    .map(
+      ([n, what, most]) =>
+        `; ${n} ${what}${n === 1 ? ' with no length rule holds' : 's with no length rule hold'} at most ${most} characters (the default)`,
+    )
+    .join('');
 }

@@ -24,7 +24,7 @@ export interface AccountsDatabase {
   readonly applied: AppliedSchema;
   /**
    * Tells the app's running servers that a user's account changed (deactivated, roles changed,
-   * removed), so their live update streams end or take up the new roles at once. PostgreSQL: a
+   * removed, a token revoked), so their live update streams end or take up the new roles at once. PostgreSQL: a
    * notification on the servers' change feed; SQLite's server sees the file change by itself.
    */
   accountChanged(userId: string): Promise<void>;

@@ -1,6 +1,6 @@
 import { createHash, generateKeyPairSync, type KeyObject, randomBytes, sign } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FreshDatabase, SQLITE_ONLY } from '../../test/databases.ts';
+import { type FreshDatabase, TEST_DATABASES } from '../../test/databases.ts';
 import { DESK, modelOf } from '../../test/helpers.ts';
 import { userWithToken } from '../../test/users.ts';
 import { createServer, type NinepointServer } from '../app/server.ts';
@@ -119,9 +119,9 @@ class SoftAuthenticator {
   }
 }
 
-// SQLite only: the passkey tables are plain SQL through the one SqlRunner, the same statements on
-// both databases; what is tested here is the ceremony.
-describe.each(SQLITE_ONLY)('passkeys on $name', (db) => {
+// Both databases: the passkey tables are plain SQL through the one SqlRunner, but a counter that
+// must only go up and a challenge answered once are each database's to keep.
+describe.each(TEST_DATABASES)('passkeys on $name', (db) => {
   let fresh: FreshDatabase;
   let server: NinepointServer;
   let clock = Date.UTC(2026, 10, 28, 12, 0, 0);

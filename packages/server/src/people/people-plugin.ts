@@ -66,6 +66,7 @@ export const people = fastifyPlugin<PeopleOptions>(
       sealer: new SecretSealer(options.secretKey ?? null),
       issuer: model.product.name,
       requiredFor: (roles) => requiresTwoFactor(model, roles),
+      requiredBy: roleLines({ ...model, roles: model.roles.filter((r) => r.twoFactor) }),
       manages,
       now,
     });

@@ -1,6 +1,6 @@
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FreshDatabase, SQLITE_ONLY } from '../../test/databases.ts';
+import { type FreshDatabase, TEST_DATABASES } from '../../test/databases.ts';
 import { DESK, modelOf } from '../../test/helpers.ts';
 import { TEST_PASSWORD, userWithToken } from '../../test/users.ts';
 import { createServer, type NinepointServer } from '../app/server.ts';
@@ -28,9 +28,9 @@ function appCode(secret: string, at: number): string {
   });
 }
 
-// SQLite only: the two-factor tables are plain SQL through the one SqlRunner, the same statements on
-// both databases; what is tested here is the flow.
-describe.each(SQLITE_ONLY)('two-factor sign-in on $name', (db) => {
+// Both databases: the two-factor tables are plain SQL through the one SqlRunner, but their
+// statements (a code used once, a waiting sign-in ended once) are each database's to keep.
+describe.each(TEST_DATABASES)('two-factor sign-in on $name', (db) => {
   let fresh: FreshDatabase;
   let server: NinepointServer;
   let clock = Date.UTC(2026, 10, 27, 12, 0, 0);
@@ -260,6 +260,11 @@ describe.each(SQLITE_ONLY)('two-factor sign-in on $name', (db) => {
     const notes = await as('GET', '/api/memos');
     expect(notes.status).toBe(403);
     expect(notes.body.code).toBe('TWO_FACTOR_REQUIRED');
+    // The refusal names the row of point 6 that requires it, as every refusal names its spec line.
+    const row = modelOf(DESK_LOCKING).roles.find((r) => r.name === 'admin')?.span.line ?? 0;
+    const written = { line: row, text: DESK_LOCKING.split('\n')[row - 1]?.trim() };
+    expect(written.text).toContain('requires two-factor');
+    expect(notes.body.spec).toEqual(written);
     expect((await as('POST', '/api/memos', { text: 'hello' })).body.code).toBe('TWO_FACTOR_REQUIRED');
     expect((await as('GET', '/api/users')).body.code).toBe('TWO_FACTOR_REQUIRED');
     const me = await as('GET', '/api/auth/me');
@@ -275,6 +280,7 @@ describe.each(SQLITE_ONLY)('two-factor sign-in on $name', (db) => {
     const off = await as('POST', '/api/auth/two-factor/disable', { password: TEST_PASSWORD });
     expect(off.status).toBe(403);
     expect(off.body.code).toBe('TWO_FACTOR_REQUIRED');
+    expect(off.body.spec).toEqual(written);
     expect((await server.auth.users.history(user.id)).map((e) => e.kind)).toContain('two-factor-enabled');
   });
 

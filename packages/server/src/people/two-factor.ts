@@ -1,4 +1,4 @@
-import type { RuntimeSettings } from '@ninepoint/spec';
+import type { RuntimeSettings, SpecLine } from '@ninepoint/spec';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ProblemError } from '../compile/problems.ts';
 import { sameOrigin } from '../http/same-origin.ts';
@@ -68,6 +68,8 @@ export interface TwoFactorOptions {
   issuer: string;
   /** Whether a user holding these roles must use a second factor (point 6's `sign in` column). */
   requiredFor: (roles: readonly string[]) => boolean;
+  /** The row of point 6 whose `requires two-factor` holds these roles to it, for TWO_FACTOR_REQUIRED to name. */
+  requiredBy: (roles: readonly string[]) => SpecLine | null;
   /** Whether these roles let their holder manage people (who may reset a user's second factor). */
   manages: (roles: readonly string[]) => boolean;
   now: () => number;
@@ -126,7 +128,7 @@ export class TwoFactor {
 
   /** Registers the calls and the hook that holds back a user who must enrol first. */
   register(app: FastifyInstance, signIn: SignIn): void {
-    const { auth, settings, sealer, issuer, requiredFor, manages, now } = this.#options;
+    const { auth, settings, sealer, issuer, requiredFor, requiredBy, manages, now } = this.#options;
     const attempts = settings.SIGN_IN_ATTEMPTS_PER_15_MINUTES;
 
     // Only sessions of users whose roles require it pay for a look-up; everyone else passes at once.
@@ -148,7 +150,8 @@ export class TwoFactor {
         return;
       }
       auth.twoFactor.enabled(actor.user.id).then(
-        (enabled) => done(enabled ? undefined : new ProblemError('TWO_FACTOR_REQUIRED')),
+        (enabled) =>
+          done(enabled ? undefined : new ProblemError('TWO_FACTOR_REQUIRED', {}, { spec: requiredBy(actor.roles) })),
         (error: unknown) => done(error as Error),
       );
     });
@@ -278,6 +281,7 @@ export class TwoFactor {
           {
             detail:
               'Your role requires two-factor sign-in: it cannot be turned off. Ask who manages people to reset it.',
+            spec: requiredBy(user.roles),
           },
         );
       }

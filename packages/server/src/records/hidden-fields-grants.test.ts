@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FreshDatabase, SQLITE_ONLY } from '../../test/databases.ts';
+import { type FreshDatabase, TEST_DATABASES } from '../../test/databases.ts';
 import { modelOf, replaceOnce } from '../../test/helpers.ts';
 import { callAs, userWithToken } from '../../test/users.ts';
 import { createServer, type NinepointServer } from '../app/server.ts';
@@ -16,7 +16,7 @@ const CLINIC = readFileSync(new URL('../../test/fixtures/clinic.md', import.meta
 /** The roles table's row of a role: its second cell is a permission, not a type. */
 const row = (role: string) => new RegExp(`^\\| ${role} +\\| (?:read|all|create)[^|]*\\|.*$`, 'm');
 
-describe.each(SQLITE_ONLY)('fields shown per covering grant, on $name', (db) => {
+describe.each(TEST_DATABASES)('fields shown per covering grant, on $name', (db) => {
   let fresh: FreshDatabase;
   let server: NinepointServer;
   const call = callAs(() => server);
@@ -85,7 +85,7 @@ describe.each(SQLITE_ONLY)('fields shown per covering grant, on $name', (db) => 
   });
 });
 
-describe.each(SQLITE_ONLY)('fields shown through an own via chain, on $name', (db) => {
+describe.each(TEST_DATABASES)('fields shown through an own via chain, on $name', (db) => {
   let fresh: FreshDatabase;
   let server: NinepointServer;
   const call = callAs(() => server);
@@ -129,7 +129,7 @@ describe.each(SQLITE_ONLY)('fields shown through an own via chain, on $name', (d
   });
 });
 
-describe.each(SQLITE_ONLY)('a guard’s own error message, on $name', (db) => {
+describe.each(TEST_DATABASES)('a guard’s own error message, on $name', (db) => {
   let fresh: FreshDatabase;
   let server: NinepointServer;
   const call = callAs(() => server);

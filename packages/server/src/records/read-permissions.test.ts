@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FreshDatabase, SQLITE_ONLY } from '../../test/databases.ts';
+import { type FreshDatabase, TEST_DATABASES } from '../../test/databases.ts';
 import { modelOf } from '../../test/helpers.ts';
 import { userWithToken } from '../../test/users.ts';
 import { createServer, type NinepointServer } from '../app/server.ts';
@@ -15,7 +15,7 @@ const BIO = 'Ada Lovelace writes about the Analytical Engine.';
 
 type Body = Record<string, unknown>;
 
-describe.each(SQLITE_ONLY)('fields a role may not read, on $name', (db) => {
+describe.each(TEST_DATABASES)('fields a role may not read, on $name', (db) => {
   let fresh: FreshDatabase;
   let server: NinepointServer;
   let organiser: string;

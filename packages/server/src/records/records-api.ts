@@ -185,6 +185,8 @@ function summaryOperation(
       ...responses.for([...new Set(['INVALID_PAYLOAD', ...summary.list.errors])]),
     },
     security,
+    // No line declares a summary: it is served beside its list, read and permitted as the list is.
+    ...specLineExtension(summary.list.spec),
   };
 }
 

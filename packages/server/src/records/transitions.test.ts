@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execute, SQLITE_ONLY, type TestDatabase } from '../../test/databases.ts';
+import { execute, TEST_DATABASES, type TestDatabase } from '../../test/databases.ts';
 import { LENDING_DESK_DERIVED, modelOf, replaceOnce } from '../../test/helpers.ts';
 import { knownUser, userWithToken } from '../../test/users.ts';
 import { createServer } from '../app/server.ts';
@@ -63,7 +63,7 @@ async function start(db: TestDatabase, source: string) {
 let isbnCounter = 0;
 const isbn = () => `978${String(++isbnCounter).padStart(10, '0')}`;
 
-describe.each(SQLITE_ONLY)('on $name', (db) => {
+describe.each(TEST_DATABASES)('on $name', (db) => {
   describe('rules, guards, limits and transitions on the lending desk sketch', () => {
     let desk: Awaited<ReturnType<typeof start>>;
     let call: (typeof desk)['call'];

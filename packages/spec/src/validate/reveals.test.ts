@@ -166,6 +166,27 @@ describe('rules, guards and limits that read what the role that triggers them ma
     expect(reveals(counting('create, read'))).toEqual([]);
   });
 
+  it('warns of count(…) by a field the role may not read on records it may read: the count tells which records point here', () => {
+    const counting = (expense: string, reveals = '') =>
+      spec(
+        `| rule     | applies to | condition                               | error    | reveals    |
+| -------- | ---------- | --------------------------------------- | -------- | ---------- |
+| not busy | Project    | count(Expense where project = this) < 5 | TOO_MANY | ${reveals} |`,
+        `| role   | Project      | Expense    | Position |
+| ------ | ------------ | ---------- | -------- |
+| admin  | all          | all        | all      |
+| member | read, update | ${expense} | -        |`,
+      );
+    const found = reveals(counting('create, read except (project)'));
+    expect(found.map((d) => d.message)).toEqual([
+      expect.stringMatching(/^Rule "not busy" reads Expense\.project, which member may not read: .*\(TOO_MANY\)/),
+    ]);
+    expect(found[0]?.hint).toMatch(/write "Expense\.project" in the rule's "reveals" column/);
+    expect(reveals(counting('create, read except (project)', 'Expense.project'))).toEqual([]);
+    expect(reveals(counting('create, read except (project)', 'count'))).toEqual([]);
+    expect(reveals(counting('create, read'))).toEqual([]);
+  });
+
   it('warns of a guard a role may take reading a hidden field, and points at a marked rule instead', () => {
     const found = reveals(
       spec(

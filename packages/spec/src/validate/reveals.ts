@@ -138,6 +138,19 @@ export function validateReveals(model: Model, bag: DiagnosticBag): void {
       if (!counted) return [];
       return countsUnread(grant(role, counted.name), counted, [term.field]) ? [term.entity] : [];
     });
+  /**
+   * The `Expense.project` of each `count(Expense where project = this)` whose counted records the
+   * role may read but whose `where` field it may not: the number tells how many of them point at
+   * this record (or the caller), which is what the hidden field holds. Counting the records the
+   * caller made (`created_by = user`) tells them only of their own.
+   */
+  const hiddenCountFields = (source: string, role: string): string[] =>
+    findCounts(source).terms.flatMap((term) => {
+      const counted = entities.get(term.entity);
+      if (!counted || countsUnread(grant(role, counted.name), counted, [term.field])) return [];
+      if (term.field === AUTHOR && term.target === 'user') return [];
+      return hiddenFrom(role, counted).has(term.field) ? [`${term.entity}.${term.field}`] : [];
+    });
   const reportCount = (what: string, code: string, role: string, counted: string, span: Span, silence: string) => {
     bag.report(
       'reveals-hidden',
@@ -171,6 +184,11 @@ export function validateReveals(model: Model, bag: DiagnosticBag): void {
         if (!marked('count')) {
           for (const counted of new Set(unreadCounts(rule.condition.source, role))) {
             reportCount(what, rule.error, role, counted, rule.conditionSpan, silence('count'));
+          }
+        }
+        for (const path of new Set(hiddenCountFields(rule.condition.source, role))) {
+          if (!marked(path) && !marked('count')) {
+            report(what, rule.error, role, path, rule.conditionSpan, silence(path));
           }
         }
         continue;
@@ -210,6 +228,16 @@ export function validateReveals(model: Model, bag: DiagnosticBag): void {
       const chains = chainsOf(t.guard, headsOf(entity));
       for (const role of roles.filter((r) => mayTake(r, entity.name, t))) {
         for (const path of hiddenPaths(chains, entity, role, null)) {
+          report(
+            `The guard of "${t.name}"`,
+            t.error ?? 'TRANSITION_NOT_ALLOWED',
+            role,
+            path,
+            t.guardSpan ?? t.span,
+            `if it is meant to tell it, write the condition as a rule of point 5 on "${entity.name}: ${t.name}" with "${path}" in its "reveals" column.`,
+          );
+        }
+        for (const path of new Set(hiddenCountFields(t.guard, role))) {
           report(
             `The guard of "${t.name}"`,
             t.error ?? 'TRANSITION_NOT_ALLOWED',
