@@ -6,7 +6,7 @@ import { type App, INSTALL_TIMEOUT_MS, type Person, signIn, startApp, withFiles 
  * Files in Chromium (packages/server/test/fixtures/files.md): an uploaded HTML page and an SVG
  * with a script, opened every way a page of the app could open them (a visit, a frame, an
  * object, an image), never run a script in the app's origin; an image shows as a thumbnail in
- * the list at a phone's width.
+ * the list at a phone's width; the edit form adds a picture beside those kept and removes one.
  */
 
 let app: App;
@@ -113,5 +113,59 @@ describe('uploaded files in Chromium', () => {
     expect(await thumb.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(1);
     // (Not `app.expectQuiet()`: the first test's page logs, as it should, the app's own CSP refusing
     // to frame or embed the uploaded files.)
+  });
+
+  it('adds a picture beside those an entry keeps, removes one, and names each in the history', async (ctx) => {
+    if (!app.chromium) return ctx.skip(app.unavailable);
+    const made = (await app.api(
+      member,
+      'POST',
+      '/api/entries',
+      withFiles({ title: 'An album' }, [{ field: 'pictures', name: 'first.png', bytes: PNG }]),
+    )) as Record<string, string>;
+    const first = made.pictures as string;
+    const pictures = async () =>
+      String(((await app.api(member, 'GET', `/api/entries/${made.id}`)) as Record<string, unknown>).pictures).split(
+        ',',
+      );
+    const page = await app.page();
+    await signIn(page, app, member, `/entries/${made.id}/edit`);
+    const form = page.getByRole('form', { name: 'Edit An album' });
+    await form.getByRole('link', { name: 'first.png' }).waitFor();
+    // Picked in the field's input (a drop or the camera fill the same input): sent with the save.
+    await page.getByLabel('Pictures', { exact: true }).setInputFiles({
+      name: 'second.png',
+      mimeType: 'image/png',
+      buffer: Buffer.from(PNG),
+    });
+    await form.getByText('second.png').waitFor();
+    await form.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('heading', { name: 'An album', level: 1, exact: true }).waitFor();
+    await expect.poll(pictures).toHaveLength(2);
+    const [kept, added] = await pictures();
+    // Added beside the one kept, not in its place.
+    expect(kept).toBe(first);
+    expect(added).not.toBe(first);
+    await page.getByRole('link', { name: 'second.png' }).first().waitFor();
+
+    await page.goto(`${app.url}/entries/${made.id}/edit`);
+    await form.getByRole('link', { name: 'second.png' }).waitFor();
+    // The kept files are listed in the field's order: the first remove button is first.png's.
+    await form.getByRole('button', { name: 'Remove file' }).first().click();
+    await expect.poll(() => form.getByRole('link', { name: 'first.png' }).count()).toBe(0);
+    expect(await form.getByRole('link', { name: 'second.png' }).count()).toBe(1);
+    await form.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('heading', { name: 'An album', level: 1, exact: true }).waitFor();
+    await expect.poll(pictures).toEqual([added]);
+    const gone = await page.request.get(`${app.url}/api/files/${first}`);
+    expect(gone.status()).toBe(404);
+    // The history still names the removed file by its name, size and kind, never a link to it.
+    const history = page.getByRole('region', { name: 'History' });
+    await history
+      .getByText(/first\.png/)
+      .first()
+      .waitFor();
+    await expect.poll(() => history.getByText('no longer kept', { exact: false }).count()).toBeGreaterThan(0);
+    expect(await history.getByRole('link', { name: 'first.png' }).count()).toBe(0);
   });
 });
