@@ -7,7 +7,7 @@ import { CLAIMS } from '../../test/claims-spec.ts';
 import { CountingStorage } from '../../test/counting-storage.ts';
 import { type FreshDatabase, TEST_DATABASES } from '../../test/databases.ts';
 import { modelOf } from '../../test/helpers.ts';
-import { pdf, png, upload } from '../../test/uploads.ts';
+import { multipartBody, pdf, png, upload } from '../../test/uploads.ts';
 import { callAs, userWithToken } from '../../test/users.ts';
 import { createServer, type NinepointServer } from '../app/server.ts';
 import { DiskStorage } from './disk-storage.ts';
@@ -217,7 +217,9 @@ describe.each(TEST_DATABASES)('file fields on $name', (db) => {
     expect((await download(clerk, String(created.body.receipt))).rawPayload).toEqual(Buffer.from(pdf('full')));
   });
 
-  it('answers each bad upload with its problem', async () => {
+  it('answers each bad upload with its problem, keeping no file and no row of any', async () => {
+    const before = keptFiles(folder).length;
+    const rowsBefore = (await rows()).length;
     const bad = async (files: Parameters<typeof upload>[5], record: unknown = { title: 'Bad', amount: 1 }) => {
       const answer = await send(clerk, 'POST', '/api/claims', record, files);
       return `${answer.status} ${answer.body.code}`;
@@ -239,7 +241,22 @@ describe.each(TEST_DATABASES)('file fields on $name', (db) => {
     expect(await bad([], { title: 'Bad', amount: 1, receipt: '0190f3a2-0000-7000-8000-000000000000' })).toBe(
       '422 VALIDATION_FAILED',
     );
+    // A text part that is not the record: refused, and nothing of the write kept.
+    const extra = await multipartBody(
+      { title: 'Bad', amount: 1 },
+      [{ field: 'receipt', name: 'r.pdf', bytes: pdf() }],
+      [['note', 'hello']],
+    );
+    const withNote = await server.app.inject({
+      method: 'POST',
+      url: '/api/claims',
+      headers: { authorization: clerk, 'content-type': extra.contentType },
+      payload: extra.body,
+    });
+    expect(`${withNote.statusCode} ${withNote.json().code}`).toBe('400 INVALID_PAYLOAD');
     expect(keptFiles(folder).filter((n) => n.endsWith('.part'))).toEqual([]);
+    expect(keptFiles(folder).length).toBe(before);
+    expect((await rows()).length).toBe(rowsBefore);
   });
 
   it('answers an upload cut off half way with UPLOAD_INCOMPLETE and keeps nothing of it', async () => {
