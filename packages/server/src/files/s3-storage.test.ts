@@ -67,7 +67,11 @@ describe.each(TEST_DATABASES)('file fields in S3, on $name', (db) => {
     ]);
     expect(created.status).toBe(201);
     const first = String(created.body.receipt);
-    expect(await objects()).toHaveLength(1);
+    // Kept under an unguessable key (256 random bits), nothing of the record, the file or its name.
+    const [key] = await objects();
+    expect(key).toMatch(/^claims\/[A-Za-z0-9_-]{43}$/);
+    expect(key).not.toContain(first);
+    expect(key).not.toContain('ticket');
     const through = await download(clerk, first);
     expect(through.statusCode).toBe(200);
     expect(through.rawPayload).toEqual(Buffer.from(pdf('s3')));
