@@ -115,7 +115,7 @@ describe('uploaded files in Chromium', () => {
     // to frame or embed the uploaded files.)
   });
 
-  it('adds a picture beside those an entry keeps, removes one, and names each in the history', async (ctx) => {
+  it('adds pictures beside the one an entry keeps (picked and dropped), removes one, and names it in the history', async (ctx) => {
     if (!app.chromium) return ctx.skip(app.unavailable);
     const made = (await app.api(
       member,
@@ -139,13 +139,26 @@ describe('uploaded files in Chromium', () => {
       buffer: Buffer.from(PNG),
     });
     await form.getByText('second.png').waitFor();
+    // Dropped on the field's zone, as a file dragged from the desktop.
+    const dropped = await page.evaluateHandle(
+      (bytes) => {
+        const transfer = new DataTransfer();
+        transfer.items.add(new File([new Uint8Array(bytes)], 'third.png', { type: 'image/png' }));
+        return transfer;
+      },
+      [...PNG],
+    );
+    await page.getByTestId('drop-field-pictures').dispatchEvent('drop', { dataTransfer: dropped });
+    await form.getByText('third.png').waitFor();
+    // Three is all the field holds: no zone to drop more on.
+    await expect.poll(() => page.getByTestId('drop-field-pictures').count()).toBe(0);
     await form.getByRole('button', { name: 'Save changes' }).click();
     await page.getByRole('heading', { name: 'An album', level: 1, exact: true }).waitFor();
-    await expect.poll(pictures).toHaveLength(2);
-    const [kept, added] = await pictures();
+    await expect.poll(pictures).toHaveLength(3);
+    const [kept, added, third] = await pictures();
     // Added beside the one kept, not in its place.
     expect(kept).toBe(first);
-    expect(added).not.toBe(first);
+    expect(new Set([first, added, third]).size).toBe(3);
     await page.getByRole('link', { name: 'second.png' }).first().waitFor();
 
     await page.goto(`${app.url}/entries/${made.id}/edit`);
@@ -156,7 +169,7 @@ describe('uploaded files in Chromium', () => {
     expect(await form.getByRole('link', { name: 'second.png' }).count()).toBe(1);
     await form.getByRole('button', { name: 'Save changes' }).click();
     await page.getByRole('heading', { name: 'An album', level: 1, exact: true }).waitFor();
-    await expect.poll(pictures).toEqual([added]);
+    await expect.poll(pictures).toEqual([added, third]);
     const gone = await page.request.get(`${app.url}/api/files/${first}`);
     expect(gone.status()).toBe(404);
     // The history still names the removed file by its name, size and kind, never a link to it.
