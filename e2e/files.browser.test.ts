@@ -115,7 +115,7 @@ describe('uploaded files in Chromium', () => {
     // to frame or embed the uploaded files.)
   });
 
-  it('adds pictures beside the one an entry keeps (picked and dropped), removes one, and names it in the history', async (ctx) => {
+  it('adds pictures beside the one an entry keeps (picked and dropped), with a progress bar, removes one, and names it in the history', async (ctx) => {
     if (!app.chromium) return ctx.skip(app.unavailable);
     const made = (await app.api(
       member,
@@ -152,7 +152,22 @@ describe('uploaded files in Chromium', () => {
     await form.getByText('third.png').waitFor();
     // Three is all the field holds: no zone to drop more on.
     await expect.poll(() => page.getByTestId('drop-field-pictures').count()).toBe(0);
+    // The upload's answer held back: the form shows its progress bar until it comes.
+    let answer: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    await page.route(`**/api/entries/${made.id}`, async (route) => {
+      if (route.request().method() === 'PATCH') await held;
+      await route.continue();
+    });
     await form.getByRole('button', { name: 'Save changes' }).click();
+    // (At 0% its filled part has no width: attached, not visible.)
+    const bar = form.getByRole('progressbar', { name: 'Upload progress' });
+    await bar.waitFor({ state: 'attached' });
+    answer();
+    await bar.waitFor({ state: 'detached' });
+    await page.unroute(`**/api/entries/${made.id}`);
     await page.getByRole('heading', { name: 'An album', level: 1, exact: true }).waitFor();
     await expect.poll(pictures).toHaveLength(3);
     const [kept, added, third] = await pictures();
