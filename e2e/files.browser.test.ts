@@ -115,23 +115,28 @@ describe('uploaded files in Chromium', () => {
     // to frame or embed the uploaded files.)
   });
 
-  it('adds pictures beside the one an entry keeps (picked and dropped), with a progress bar, removes one, and names it in the history', async (ctx) => {
+  it('adds pictures beside the one an entry keeps (picked and dropped), with a progress bar, replaces a photo, removes a picture, and names it in the history', async (ctx) => {
     if (!app.chromium) return ctx.skip(app.unavailable);
     const made = (await app.api(
       member,
       'POST',
       '/api/entries',
-      withFiles({ title: 'An album' }, [{ field: 'pictures', name: 'first.png', bytes: PNG }]),
+      withFiles({ title: 'An album' }, [
+        { field: 'pictures', name: 'first.png', bytes: PNG },
+        { field: 'photo', name: 'old.png', bytes: PNG },
+      ]),
     )) as Record<string, string>;
     const first = made.pictures as string;
-    const pictures = async () =>
-      String(((await app.api(member, 'GET', `/api/entries/${made.id}`)) as Record<string, unknown>).pictures).split(
-        ',',
-      );
+    const entry = async () => (await app.api(member, 'GET', `/api/entries/${made.id}`)) as Record<string, unknown>;
+    const pictures = async () => String((await entry()).pictures).split(',');
     const page = await app.page();
     await signIn(page, app, member, `/entries/${made.id}/edit`);
     const form = page.getByRole('form', { name: 'Edit An album' });
     await form.getByRole('link', { name: 'first.png' }).waitFor();
+    // An image field's picker offers images, so a phone offers its camera.
+    const accepts = String(await page.getByLabel('Pictures', { exact: true }).getAttribute('accept')).split(',');
+    expect(accepts).toContain('image/jpeg');
+    expect(accepts.filter((type) => !type.startsWith('image/'))).toEqual([]);
     // Picked in the field's input (a drop or the camera fill the same input): sent with the save.
     await page.getByLabel('Pictures', { exact: true }).setInputFiles({
       name: 'second.png',
@@ -178,6 +183,15 @@ describe('uploaded files in Chromium', () => {
 
     await page.goto(`${app.url}/entries/${made.id}/edit`);
     await form.getByRole('link', { name: 'second.png' }).waitFor();
+    // A field of one file: the next one picked replaces it (its line, with its remove button, goes).
+    await form.getByText('Drop a file to replace it').waitFor();
+    await page.getByLabel('Photo', { exact: true }).setInputFiles({
+      name: 'new.png',
+      mimeType: 'image/png',
+      buffer: Buffer.from(PNG),
+    });
+    await form.getByText('new.png').waitFor();
+    await expect.poll(() => form.getByRole('link', { name: 'old.png' }).count()).toBe(0);
     // The kept files are listed in the field's order: the first remove button is first.png's.
     await form.getByRole('button', { name: 'Remove file' }).first().click();
     await expect.poll(() => form.getByRole('link', { name: 'first.png' }).count()).toBe(0);
@@ -185,8 +199,13 @@ describe('uploaded files in Chromium', () => {
     await form.getByRole('button', { name: 'Save changes' }).click();
     await page.getByRole('heading', { name: 'An album', level: 1, exact: true }).waitFor();
     await expect.poll(pictures).toEqual([added, third]);
-    const gone = await page.request.get(`${app.url}/api/files/${first}`);
-    expect(gone.status()).toBe(404);
+    const photo = String((await entry()).photo);
+    expect(photo).toMatch(/^[0-9a-f-]{36}$/);
+    expect(photo).not.toBe(made.photo);
+    for (const removed of [first, made.photo]) {
+      expect((await page.request.get(`${app.url}/api/files/${removed}`)).status()).toBe(404);
+    }
+    expect((await page.request.get(`${app.url}/api/files/${photo}`)).status()).toBe(200);
     // The history still names the removed file by its name, size and kind, never a link to it.
     const history = page.getByRole('region', { name: 'History' });
     await history
