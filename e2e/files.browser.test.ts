@@ -6,7 +6,7 @@ import { type App, INSTALL_TIMEOUT_MS, type Person, signIn, startApp, withFiles 
  * Files in Chromium (packages/server/test/fixtures/files.md): an uploaded HTML page and an SVG
  * with a script, opened every way a page of the app could open them (a visit, a frame, an
  * object, an image), never run a script in the app's origin; an image shows as a thumbnail in
- * the list at a phone's width.
+ * the list at a phone's width; the edit form adds a picture beside those kept and removes one.
  */
 
 let app: App;
@@ -113,5 +113,106 @@ describe('uploaded files in Chromium', () => {
     expect(await thumb.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(1);
     // (Not `app.expectQuiet()`: the first test's page logs, as it should, the app's own CSP refusing
     // to frame or embed the uploaded files.)
+  });
+
+  it('adds pictures beside the one an entry keeps (picked and dropped), with a progress bar, replaces a photo, removes a picture, and names it in the history', async (ctx) => {
+    if (!app.chromium) return ctx.skip(app.unavailable);
+    const made = (await app.api(
+      member,
+      'POST',
+      '/api/entries',
+      withFiles({ title: 'An album' }, [
+        { field: 'pictures', name: 'first.png', bytes: PNG },
+        { field: 'photo', name: 'old.png', bytes: PNG },
+      ]),
+    )) as Record<string, string>;
+    const first = made.pictures as string;
+    const entry = async () => (await app.api(member, 'GET', `/api/entries/${made.id}`)) as Record<string, unknown>;
+    const pictures = async () => String((await entry()).pictures).split(',');
+    const page = await app.page();
+    await signIn(page, app, member, `/entries/${made.id}/edit`);
+    const form = page.getByRole('form', { name: 'Edit An album' });
+    await form.getByRole('link', { name: 'first.png' }).waitFor();
+    // An image field's picker offers images, so a phone offers its camera.
+    const accepts = String(await page.getByLabel('Pictures', { exact: true }).getAttribute('accept')).split(',');
+    expect(accepts).toContain('image/jpeg');
+    expect(accepts.filter((type) => !type.startsWith('image/'))).toEqual([]);
+    // Picked in the field's input (a drop or the camera fill the same input): sent with the save.
+    await page.getByLabel('Pictures', { exact: true }).setInputFiles({
+      name: 'second.png',
+      mimeType: 'image/png',
+      buffer: Buffer.from(PNG),
+    });
+    await form.getByText('second.png').waitFor();
+    // Dropped on the field's zone, as a file dragged from the desktop.
+    const dropped = await page.evaluateHandle(
+      (bytes) => {
+        const transfer = new DataTransfer();
+        transfer.items.add(new File([new Uint8Array(bytes)], 'third.png', { type: 'image/png' }));
+        return transfer;
+      },
+      [...PNG],
+    );
+    await page.getByTestId('drop-field-pictures').dispatchEvent('drop', { dataTransfer: dropped });
+    await form.getByText('third.png').waitFor();
+    // Three is all the field holds: no zone to drop more on.
+    await expect.poll(() => page.getByTestId('drop-field-pictures').count()).toBe(0);
+    // The upload's answer held back: the form shows its progress bar until it comes.
+    let answer: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    await page.route(`**/api/entries/${made.id}`, async (route) => {
+      if (route.request().method() === 'PATCH') await held;
+      await route.continue();
+    });
+    await form.getByRole('button', { name: 'Save changes' }).click();
+    // (At 0% its filled part has no width: attached, not visible.)
+    const bar = form.getByRole('progressbar', { name: 'Upload progress' });
+    await bar.waitFor({ state: 'attached' });
+    answer();
+    await bar.waitFor({ state: 'detached' });
+    await page.unroute(`**/api/entries/${made.id}`);
+    await page.getByRole('heading', { name: 'An album', level: 1, exact: true }).waitFor();
+    await expect.poll(pictures).toHaveLength(3);
+    const [kept, added, third] = await pictures();
+    // Added beside the one kept, not in its place.
+    expect(kept).toBe(first);
+    expect(new Set([first, added, third]).size).toBe(3);
+    await page.getByRole('link', { name: 'second.png' }).first().waitFor();
+
+    await page.goto(`${app.url}/entries/${made.id}/edit`);
+    await form.getByRole('link', { name: 'second.png' }).waitFor();
+    // A field of one file: the next one picked replaces it (its line, with its remove button, goes).
+    await form.getByText('Drop a file to replace it').waitFor();
+    await page.getByLabel('Photo', { exact: true }).setInputFiles({
+      name: 'new.png',
+      mimeType: 'image/png',
+      buffer: Buffer.from(PNG),
+    });
+    await form.getByText('new.png').waitFor();
+    await expect.poll(() => form.getByRole('link', { name: 'old.png' }).count()).toBe(0);
+    // The kept files are listed in the field's order: the first remove button is first.png's.
+    await form.getByRole('button', { name: 'Remove file' }).first().click();
+    await expect.poll(() => form.getByRole('link', { name: 'first.png' }).count()).toBe(0);
+    expect(await form.getByRole('link', { name: 'second.png' }).count()).toBe(1);
+    await form.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('heading', { name: 'An album', level: 1, exact: true }).waitFor();
+    await expect.poll(pictures).toEqual([added, third]);
+    const photo = String((await entry()).photo);
+    expect(photo).toMatch(/^[0-9a-f-]{36}$/);
+    expect(photo).not.toBe(made.photo);
+    for (const removed of [first, made.photo]) {
+      expect((await page.request.get(`${app.url}/api/files/${removed}`)).status()).toBe(404);
+    }
+    expect((await page.request.get(`${app.url}/api/files/${photo}`)).status()).toBe(200);
+    // The history still names the removed file by its name, size and kind, never a link to it.
+    const history = page.getByRole('region', { name: 'History' });
+    await history
+      .getByText(/first\.png/)
+      .first()
+      .waitFor();
+    await expect.poll(() => history.getByText('no longer kept', { exact: false }).count()).toBeGreaterThan(0);
+    expect(await history.getByRole('link', { name: 'first.png' }).count()).toBe(0);
   });
 });

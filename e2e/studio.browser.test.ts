@@ -334,6 +334,8 @@ describe('the Studio under ninepoint dev', () => {
     await form.getByRole('textbox', { name: /^Name/ }).fill('scan');
     await choose(form, 'Type').click();
     await page.getByRole('option', { name: 'Image', exact: true }).click();
+    // A photo may keep its location; the box goes once only kinds that carry none are chosen (pdf).
+    await form.getByRole('checkbox', { name: /^Keep photos’ location/ }).waitFor();
     // An image takes raster kinds only; a file any kind the bytes can say.
     await choose(form, /^Kinds accepted/).click();
     expect(await page.getByRole('option', { name: 'pdf' }).count()).toBe(0);
@@ -344,6 +346,7 @@ describe('the Studio under ninepoint dev', () => {
     await choose(form, /^Kinds accepted/).click();
     await page.getByRole('option', { name: 'pdf' }).click();
     await page.keyboard.press('Escape');
+    await form.getByRole('checkbox', { name: /^Keep photos’ location/ }).waitFor({ state: 'detached' });
     await form.getByRole('textbox', { name: /^Meaning/ }).fill('the signed donation form');
     await expectAccessible(page, 'the Studio’s guided field form');
     await capture(page, 'studio-add-field');

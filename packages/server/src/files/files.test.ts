@@ -1,4 +1,5 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -7,7 +8,7 @@ import { CLAIMS } from '../../test/claims-spec.ts';
 import { CountingStorage } from '../../test/counting-storage.ts';
 import { type FreshDatabase, TEST_DATABASES } from '../../test/databases.ts';
 import { modelOf } from '../../test/helpers.ts';
-import { pdf, png, upload } from '../../test/uploads.ts';
+import { multipartBody, pdf, png, upload } from '../../test/uploads.ts';
 import { callAs, userWithToken } from '../../test/users.ts';
 import { createServer, type NinepointServer } from '../app/server.ts';
 import { DiskStorage } from './disk-storage.ts';
@@ -217,7 +218,9 @@ describe.each(TEST_DATABASES)('file fields on $name', (db) => {
     expect((await download(clerk, String(created.body.receipt))).rawPayload).toEqual(Buffer.from(pdf('full')));
   });
 
-  it('answers each bad upload with its problem', async () => {
+  it('answers each bad upload with its problem, keeping no file and no row of any', async () => {
+    const before = keptFiles(folder).length;
+    const rowsBefore = (await rows()).length;
     const bad = async (files: Parameters<typeof upload>[5], record: unknown = { title: 'Bad', amount: 1 }) => {
       const answer = await send(clerk, 'POST', '/api/claims', record, files);
       return `${answer.status} ${answer.body.code}`;
@@ -239,7 +242,22 @@ describe.each(TEST_DATABASES)('file fields on $name', (db) => {
     expect(await bad([], { title: 'Bad', amount: 1, receipt: '0190f3a2-0000-7000-8000-000000000000' })).toBe(
       '422 VALIDATION_FAILED',
     );
+    // A text part that is not the record: refused, and nothing of the write kept.
+    const extra = await multipartBody(
+      { title: 'Bad', amount: 1 },
+      [{ field: 'receipt', name: 'r.pdf', bytes: pdf() }],
+      [['note', 'hello']],
+    );
+    const withNote = await server.app.inject({
+      method: 'POST',
+      url: '/api/claims',
+      headers: { authorization: clerk, 'content-type': extra.contentType },
+      payload: extra.body,
+    });
+    expect(`${withNote.statusCode} ${withNote.json().code}`).toBe('400 INVALID_PAYLOAD');
     expect(keptFiles(folder).filter((n) => n.endsWith('.part'))).toEqual([]);
+    expect(keptFiles(folder).length).toBe(before);
+    expect((await rows()).length).toBe(rowsBefore);
   });
 
   it('answers an upload cut off half way with UPLOAD_INCOMPLETE and keeps nothing of it', async () => {
@@ -260,6 +278,31 @@ describe.each(TEST_DATABASES)('file fields on $name', (db) => {
     expect(answer.json()).toMatchObject({ code: 'UPLOAD_INCOMPLETE' });
     expect((await rows()).length).toBe(rowsBefore);
     expect(keptFiles(folder).length).toBe(before);
+  });
+
+  it('removes what an upload stored when its client drops the connection half way', async () => {
+    const rowsBefore = (await rows()).length;
+    const before = keptFiles(folder).length;
+    const url = new URL(await server.listen({ port: 0, host: '127.0.0.1' }));
+    const boundary = 'droppedboundary';
+    const head =
+      `--${boundary}\r\nContent-Disposition: form-data; name="record"\r\nContent-Type: application/json\r\n\r\n{"title":"Dropped","amount":1}\r\n` +
+      `--${boundary}\r\nContent-Disposition: form-data; name="receipt"; filename="r.pdf"\r\nContent-Type: application/pdf\r\n\r\n`;
+    // Half of a 60 KB PDF, then the socket closed: the server sees the body end early, not a finished form.
+    const half = Buffer.concat([Buffer.from(pdf('dropped')), Buffer.alloc(30 * 1024, 0x20)]);
+    const socket = connect(Number(url.port), url.hostname);
+    await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+    socket.write(
+      `POST /api/claims HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: ${clerk}\r\n` +
+        `Content-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${head.length + 2 * half.length}\r\n\r\n`,
+    );
+    socket.write(head);
+    socket.write(half);
+    // The file's row is written before its bytes: wait until the upload has begun, then drop it.
+    await expect.poll(async () => (await rows()).length, { timeout: 5000 }).toBe(rowsBefore + 1);
+    socket.destroy();
+    await expect.poll(async () => (await rows()).length, { timeout: 5000 }).toBe(rowsBefore);
+    await expect.poll(() => keptFiles(folder).length, { timeout: 5000 }).toBe(before);
   });
 
   it('serves an image’s thumbnail without its EXIF location, made once, and none for other files', async () => {

@@ -38,6 +38,8 @@ export interface UploadContext {
   storage: FileStorage;
   table: FilesTable;
   entity: Entity;
+  /** The file fields the call takes (point 7 may name some of them): a part for another is refused. */
+  takes: ReadonlySet<string>;
   recordId: string;
   actorId: string | null;
   now: () => number;
@@ -55,7 +57,9 @@ export interface UploadContext {
  */
 export async function receiveUpload(request: FastifyRequest, context: UploadContext): Promise<Upload> {
   const fields = new Map(
-    context.entity.fields.flatMap((f) => (f.type.kind === 'file' ? [[f.name, f.type] as const] : [])),
+    context.entity.fields.flatMap((f) =>
+      f.type.kind === 'file' && context.takes.has(f.name) ? [[f.name, f.type] as const] : [],
+    ),
   );
   const largest = Math.max(1, ...[...fields.values()].map((t) => t.maxBytes));
   const most = [...fields.values()].reduce((sum, t) => sum + t.maxFiles, 0);
@@ -75,10 +79,11 @@ export async function receiveUpload(request: FastifyRequest, context: UploadCont
       limits: {
         // One byte over the largest field's limit, so that its own counter (below) decides.
         fileSize: largest + 1,
-        // The record may come as a file part too (FormData's way with a JSON Blob).
-        files: most + 1,
+        // The record may come as a file part too (FormData's way with a JSON Blob); one part more is
+        // read so that it is named in the answer (a field the call does not take, one file too many).
+        files: most + 2,
         fields: 1,
-        parts: most + 1,
+        parts: most + 2,
         fieldSize: context.maxRecordBytes,
         fieldNameSize: 100,
       },

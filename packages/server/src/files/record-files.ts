@@ -68,12 +68,16 @@ export class RecordFiles {
     return request.isMultipart();
   }
 
-  /** Streams a multipart write's files to storage, pending until `settle`. */
-  receive(request: FastifyRequest, entity: Entity, recordId: string): Promise<Upload> {
+  /**
+   * Streams a multipart write's files to storage, pending until `settle`; `takes` names the file
+   * fields the call takes (a part for any other is refused).
+   */
+  receive(request: FastifyRequest, entity: Entity, recordId: string, takes: ReadonlySet<string>): Promise<Upload> {
     return receiveUpload(request, {
       storage: this.#storage,
       table: this.#table,
       entity,
+      takes,
       recordId,
       actorId: request.actor.userId,
       now: this.#now,

@@ -1,7 +1,7 @@
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLAIMS } from '../../test/claims-spec.ts';
-import { type FreshDatabase, SQLITE_ONLY } from '../../test/databases.ts';
+import { type FreshDatabase, TEST_DATABASES } from '../../test/databases.ts';
 import { modelOf } from '../../test/helpers.ts';
 import { startS3 } from '../../test/s3-server.ts';
 import { pdf, png, upload } from '../../test/uploads.ts';
@@ -11,10 +11,10 @@ import { S3Storage } from './s3-storage.ts';
 
 /**
  * Files in an S3-compatible bucket: a real one (s3rver) on loopback, reached through the AWS SDK
- * as AWS S3 would be. The storage is all that differs from `files.test.ts` (which runs on both
- * databases), so this suite runs on SQLite.
+ * as AWS S3 would be. On both databases, as `files.test.ts` on disk: the files table's rows and the
+ * bucket's objects must agree on each, whatever a write does.
  */
-describe.each(SQLITE_ONLY)('file fields in S3, on $name', (db) => {
+describe.each(TEST_DATABASES)('file fields in S3, on $name', (db) => {
   let fresh: FreshDatabase;
   let s3: Awaited<ReturnType<typeof startS3>>;
   let server: NinepointServer;
@@ -60,19 +60,26 @@ describe.each(SQLITE_ONLY)('file fields in S3, on $name', (db) => {
     await fresh.remove();
   });
 
-  it('uploads to the bucket, downloads through the app or a presigned address, replaces and deletes', async () => {
+  it('uploads to the bucket, downloads through the app or a presigned address (another user’s file is 404), replaces, adds, removes and deletes', async () => {
     expect(server.files?.storage.description).toBe(`s3://${s3.bucket}/claims/`);
     const created = await upload(server, clerk, 'POST', '/api/claims', { title: 'Train', amount: 80 }, [
       { field: 'receipt', name: 'ticket.pdf', bytes: pdf('s3') },
     ]);
     expect(created.status).toBe(201);
     const first = String(created.body.receipt);
-    expect(await objects()).toHaveLength(1);
+    // Kept under an unguessable key (256 random bits), nothing of the record, the file or its name.
+    const [key] = await objects();
+    expect(key).toMatch(/^claims\/[A-Za-z0-9_-]{43}$/);
+    expect(key).not.toContain(first);
+    expect(key).not.toContain('ticket');
     const through = await download(clerk, first);
     expect(through.statusCode).toBe(200);
     expect(through.rawPayload).toEqual(Buffer.from(pdf('s3')));
 
-    // A presigned address only after the same check: another user gets 404, not an address.
+    // Another user's file is not found, through the app or as a presigned address.
+    const refused = await download(other, first);
+    expect(refused.statusCode).toBe(404);
+    expect(refused.json().code).toBe('FILE_NOT_FOUND');
     expect((await download(other, first, '?direct=true')).statusCode).toBe(404);
     const direct = await download(clerk, first, '?direct=true');
     expect(direct.statusCode).toBe(303);
@@ -91,6 +98,23 @@ describe.each(SQLITE_ONLY)('file fields in S3, on $name', (db) => {
     expect(await objects()).toHaveLength(1);
     expect((await download(clerk, first)).statusCode).toBe(404);
     expect((await download(clerk, String(replaced.body.receipt))).rawPayload).toEqual(Buffer.from(pdf('b')));
+
+    // Added to a field of several without touching what it holds, then one removed by value.
+    const one = await upload(server, clerk, 'PATCH', `/api/claims/${created.body.id}`, undefined, [
+      { field: 'photos', name: 'one.png', bytes: png() },
+    ]);
+    const two = await upload(server, clerk, 'PATCH', `/api/claims/${created.body.id}`, undefined, [
+      { field: 'photos', name: 'two.png', bytes: png() },
+    ]);
+    expect(two.status).toBe(200);
+    const photos = String(two.body.photos).split(',');
+    expect(photos).toEqual([String(one.body.photos), photos[1]]);
+    expect(await objects()).toHaveLength(3);
+    const kept = await call(clerk, 'PATCH', `/api/claims/${created.body.id}`, { photos: photos[1] });
+    expect(kept.status).toBe(200);
+    expect(await objects()).toHaveLength(2);
+    expect((await download(clerk, photos[0] as string)).statusCode).toBe(404);
+    expect((await download(clerk, photos[1] as string)).statusCode).toBe(200);
 
     expect((await call(clerk, 'DELETE', `/api/claims/${created.body.id}`)).status).toBe(204);
     expect(await objects()).toEqual([]);

@@ -462,9 +462,16 @@ function withTransitionLines(items: HistoryEntry[], lines: ReadonlyMap<string, S
   });
 }
 
+/** The file fields a create or update call takes: those its payload names (all, unless point 7 names some). */
+function fileFieldsTaken(route: Route, entity: Entity): ReadonlySet<string> {
+  const properties = route.body?.schema.properties ?? {};
+  return new Set(entity.fields.filter((f) => isFileField(f) && Object.hasOwn(properties, f.name)).map((f) => f.name));
+}
+
 function createHandler(route: Route, context: EntityContext): Handler {
   const { entity, records } = context;
   const errors = new FieldErrors(entity, context.catalogue, context.fieldLine);
+  const takes = fileFieldsTaken(route, entity);
   return async (request, reply) => {
     const { actor } = request;
     authorizeCreate(actor, context);
@@ -472,7 +479,7 @@ function createHandler(route: Route, context: EntityContext): Handler {
     const id = uuidv7(ms);
     // Files come first in a multipart create: stored (pending) before the record is written, and
     // removed again when it is refused, so a refused record leaves no file behind.
-    const upload = context.files?.isUpload(request) ? await context.files.receive(request, entity, id) : null;
+    const upload = context.files?.isUpload(request) ? await context.files.receive(request, entity, id, takes) : null;
     try {
       return await context.around(request, reply, () => create(request, reply, id, ms, upload));
     } catch (error) {
@@ -593,11 +600,12 @@ function updateHandler(route: Route, context: EntityContext): Handler {
   // PUT replaces the fields its payload names (all of them, or a point-7 subset); PATCH sets those given.
   const replace = route.method === 'PUT';
   const fields = entity.fields.filter((f) => Object.hasOwn(schema.properties ?? {}, f.name));
+  const takes = fileFieldsTaken(route, entity);
   return async (request, reply) => {
     const { actor } = request;
     const read = readGrants(actor, context);
     const id = recordId(request, route, context);
-    const upload = context.files?.isUpload(request) ? await context.files.receive(request, entity, id) : null;
+    const upload = context.files?.isUpload(request) ? await context.files.receive(request, entity, id, takes) : null;
     try {
       return await context.around(request, reply, () => update(request, reply, read, id, upload));
     } catch (error) {

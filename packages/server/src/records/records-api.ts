@@ -244,8 +244,13 @@ function callOperation(
   fileFields: readonly Field[] = [],
 ): Operation {
   const { success, action } = route;
-  // A create or update of an entity with file fields may also be sent as multipart/form-data.
-  const uploads = (action.kind === 'create' || action.kind === 'update') && route.body ? fileFields : [];
+  // A create or update of an entity with file fields may also be sent as multipart/form-data, with
+  // a part for each file field its payload takes (point 7 may name some of them).
+  const properties = route.body?.schema.properties ?? {};
+  const uploads =
+    (action.kind === 'create' || action.kind === 'update') && route.body
+      ? fileFields.filter((f) => Object.hasOwn(properties, f.name))
+      : [];
   const { errors } = route;
   const successContent = success.schema
     ? { content: { [API.json]: { schema: success.component ? ref(success.component) : success.schema } } }
@@ -285,7 +290,11 @@ function callOperation(
             content: {
               [API.json]: { schema: route.body.component ? ref(route.body.component) : route.body.schema },
               ...(uploads.length > 0
-                ? uploadContent(route.body.component ? ref(route.body.component) : route.body.schema, uploads)
+                ? uploadContent(
+                    route.body.component ? ref(route.body.component) : route.body.schema,
+                    uploads,
+                    action.kind === 'update',
+                  )
                 : {}),
             },
           },
@@ -300,6 +309,18 @@ function callOperation(
   };
 }
 
+const CREATE_UPLOAD =
+  'The record with its files: a `record` part with the fields as JSON (what the JSON body takes), and a part ' +
+  'per file, named by its field (repeated for a field that holds several). All or nothing: a refused record ' +
+  'keeps none of its files. A file’s kind is decided by its bytes, not its name or declared type.';
+const UPDATE_UPLOAD =
+  'Files added to the record: a part per file, named by its field (repeated for a field that holds several), ' +
+  'and optionally a `record` part with other fields as JSON. A field that holds one file has it replaced; ' +
+  'files sent to a field that holds several are added to those it holds (unless the `record` part names the ' +
+  'field: it then holds the ids given there and the new files). To remove a file, send the field without its ' +
+  'id (as JSON or in the `record` part); the bytes of a file replaced or removed are deleted. All or nothing: ' +
+  'a refused write keeps none of the files sent with it.';
+
 /**
  * A write with files: a `record` part holding the JSON body, and a part per file named by its
  * field (repeated for a field that holds several). A single file replaces the one its field
@@ -309,6 +330,7 @@ function callOperation(
 function uploadContent(
   record: JsonSchema,
   fields: readonly Field[],
+  update: boolean,
 ): Record<string, { schema: JsonSchema; encoding?: Record<string, { contentType: string }> }> {
   const file = (field: Field): JsonSchema => {
     const type = field.type.kind === 'file' ? field.type : null;
@@ -324,6 +346,7 @@ function uploadContent(
     'multipart/form-data': {
       schema: {
         type: 'object',
+        description: update ? UPDATE_UPLOAD : CREATE_UPLOAD,
         properties: { record, ...Object.fromEntries(fields.map((f) => [f.name, file(f)])) },
         additionalProperties: false,
       },

@@ -25,6 +25,7 @@ import { fieldLabel, screenTitle } from '../app/screens.ts';
 import { FieldInput, inputId, isNarrow } from '../fields/FieldInput.tsx';
 import { FieldValue } from '../fields/FieldValue.tsx';
 import { alwaysSet } from '../fields/field-kinds.ts';
+import { fileIds, forgetFiles } from '../fields/files/FileList.tsx';
 import { PendingFilesContext } from '../fields/files/pending-files.ts';
 import { usePendingFiles, withPendingFiles } from '../fields/files/use-pending-files.ts';
 import { changed, defaultInput, type InputValues, toInput } from '../fields/form-values.ts';
@@ -142,6 +143,15 @@ function RecordForm({ model, me, entity, base: loaded, title }: RecordFormProps)
       }
     },
     onSuccess: async (answer) => {
+      // The files the record no longer holds were removed: what the page knew of them is out of date.
+      forgetFiles(
+        entity.fields
+          .filter((f) => f.type.kind === 'file')
+          .flatMap((f) => {
+            const held = fileIds(answer.body[f.name]);
+            return fileIds(base?.body[f.name]).filter((id) => !held.includes(id));
+          }),
+      );
       storeRecord(client, entity.name, answer);
       void refreshRecords(client);
       const to = detailRoute(model, me, entity.name, answer.body.id);
@@ -207,7 +217,8 @@ function RecordForm({ model, me, entity, base: loaded, title }: RecordFormProps)
       document.getElementById(inputId({ name: prepared.invalid } as Field))?.focus();
       return;
     }
-    if (editing && Object.keys(prepared.body).length === 0) {
+    // Nothing changed and nothing picked: no write. Files picked alone are a write (a PATCH adds them).
+    if (editing && Object.keys(prepared.body).length === 0 && pending.all().length === 0) {
       navigate(detailRoute(model, me, entity.name, base?.body.id ?? '') ?? '/');
       return;
     }

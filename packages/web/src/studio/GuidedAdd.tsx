@@ -21,6 +21,7 @@ import {
   fieldNameProblem,
   fileKinds,
   isFileType,
+  kindsCarryLocation,
   type RowInsert,
   roleInsert,
   stateInsert,
@@ -144,6 +145,7 @@ function FieldFormView({
     maxMegabytes: 0,
     kinds: [],
     maxFiles: 0,
+    keepsLocation: false,
     meaning: '',
   });
   const [shown, setShown] = useState(false);
@@ -238,6 +240,14 @@ function FieldFormView({
           value={form.kinds}
           onChange={(kinds) => set({ kinds })}
           searchable
+        />
+      )}
+      {file && kindsCarryLocation(form.kinds) && (
+        <Checkbox
+          label="Keep photos’ location"
+          description="Off: the EXIF location is removed from photos as they arrive"
+          checked={form.keepsLocation}
+          onChange={(e) => set({ keepsLocation: e.currentTarget.checked })}
         />
       )}
       <Checkbox label="Required" checked={form.required} onChange={(e) => set({ required: e.currentTarget.checked })} />

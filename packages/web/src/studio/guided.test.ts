@@ -7,6 +7,7 @@ import {
   fieldInsert,
   fieldNameProblem,
   fileKinds,
+  kindsCarryLocation,
   outline,
   type RowInsert,
   roleInsert,
@@ -33,6 +34,7 @@ const FIELD: FieldForm = {
   maxMegabytes: 10,
   kinds: ['pdf', 'png'],
   maxFiles: 0,
+  keepsLocation: false,
   meaning: 'the signed form',
 };
 
@@ -71,6 +73,27 @@ describe('the guided forms write the Markdown a person would', () => {
     });
     expect(fileKinds(true)).not.toContain('pdf');
     expect(fileKinds(false)).toContain('pdf');
+  });
+
+  it('write keeps location for photos that keep it, and never where the kinds carry none', () => {
+    const form: FieldForm = { ...FIELD, name: 'site', type: 'image', kinds: ['jpeg'], keepsLocation: true };
+    const row = fieldInsert(LENDING_DESK, model, 'Book', form);
+    const text = apply(LENDING_DESK, row);
+    expect(lineOf(text, row?.line ?? 0)).toMatch(/^\| site +\| image +\| at most 10 MB, jpeg, keeps location +\|/);
+    expect(errors(text)).toEqual([]);
+    expect(
+      checkSpec(text)
+        .model.entities.find((e) => e.name === 'Book')
+        ?.fields.at(-1)?.type,
+    ).toMatchObject({ kind: 'file', image: true, keepsLocation: true });
+    // A PDF carries no location: the box is not offered, and a stale tick writes nothing.
+    expect(kindsCarryLocation(['pdf'])).toBe(false);
+    expect(kindsCarryLocation([])).toBe(true);
+    const pdfOnly = apply(
+      LENDING_DESK,
+      fieldInsert(LENDING_DESK, model, 'Book', { ...FIELD, kinds: ['pdf'], keepsLocation: true }),
+    );
+    expect(errors(pdfOnly)).toEqual([]);
   });
 
   it('add a state, a transition and a role that the checker reads back', () => {

@@ -89,6 +89,8 @@ export interface FieldForm {
   kinds: string[];
   /** `files` and `images`: how many at most (0: the default). */
   maxFiles: number;
+  /** File types: photos keep their EXIF location (`keeps location`); stripped otherwise. */
+  keepsLocation: boolean;
   meaning: string;
 }
 
@@ -100,6 +102,11 @@ export function fileKinds(image: boolean): string[] {
   return Object.entries(FILE_FORMATS)
     .filter(([, format]) => !image || format.raster)
     .map(([kind]) => kind);
+}
+
+/** Whether the kinds chosen may carry a photo's location (none chosen: any kind, so they may). */
+export function kindsCarryLocation(kinds: readonly string[]): boolean {
+  return kinds.length === 0 || kinds.some((k) => FILE_FORMATS[k]?.exif === true);
 }
 
 /** A field name the spec takes: lower case, a letter first, words joined by `_`. */
@@ -135,6 +142,7 @@ export function fieldRulesText(form: FieldForm): string {
   if (isFileType(form.type)) {
     if (form.maxMegabytes > 0) rules.push(`at most ${form.maxMegabytes} MB`);
     rules.push(...form.kinds);
+    if (form.keepsLocation && kindsCarryLocation(form.kinds)) rules.push('keeps location');
   }
   return rules.join(', ');
 }
