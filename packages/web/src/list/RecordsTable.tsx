@@ -19,7 +19,7 @@ import { FileThumbs } from '../fields/files/FileList.tsx';
 import { type ApiRecord, choiceColor, EMPTY, formatDay, formatValue, recordTitle, stateColor } from '../format.ts';
 import { stateLabel } from '../records/access.ts';
 import { type CutCell, useCutCells } from './cut-cells.ts';
-import { CELL_CLASS, EmptyValue, PlainBadge, ROW_CLASS, SmallLink, SmallText } from './plain-cells.tsx';
+import { CELL_CLASS, EmptyValue, PlainBadge, PlainCheckbox, ROW_CLASS, SmallLink, SmallText } from './plain-cells.tsx';
 import './cut-cells.css';
 import { SortIcon } from './icons.tsx';
 import {
@@ -375,9 +375,9 @@ const Row = memo(function Row({
       {selectable && (
         // A click beside the box must not open the record (see `openRow`).
         <td className={CELL_CLASS} style={{ verticalAlign: 'middle' }} data-select-cell>
-          <Checkbox
+          <PlainCheckbox
             size={compact ? 'xs' : 'sm'}
-            aria-label={`Select ${recordTitle(entity, record)}`}
+            label={`Select ${recordTitle(entity, record)}`}
             checked={selected}
             onChange={(e) => onToggle(record, e.currentTarget.checked)}
           />

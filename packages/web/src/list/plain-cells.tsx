@@ -1,5 +1,14 @@
-import { Anchor, Badge, type MantineTheme, Table, Text, useMantineTheme, VisuallyHidden } from '@mantine/core';
-import type { CSSProperties, ReactNode } from 'react';
+import {
+  Anchor,
+  Badge,
+  Checkbox,
+  type MantineTheme,
+  Table,
+  Text,
+  useMantineTheme,
+  VisuallyHidden,
+} from '@mantine/core';
+import type { ChangeEvent, CSSProperties, ReactNode } from 'react';
 import { Link } from 'react-router';
 
 /*
@@ -142,6 +151,72 @@ export function PlainBadge({
       style={style}
     >
       <span className={BADGE_LABEL_CLASS}>{children}</span>
+    </div>
+  );
+}
+
+const CHECKBOX = {
+  root: `${Checkbox.classes.root} mantine-Checkbox-root`,
+  body: `${Checkbox.classes.body} mantine-Checkbox-body`,
+  inner: `${Checkbox.classes.inner} mantine-Checkbox-inner`,
+  input: `mantine-focus-auto ${Checkbox.classes.input} mantine-Checkbox-input`,
+  icon: `${Checkbox.classes.icon} mantine-Checkbox-icon`,
+};
+
+/** `<Checkbox size aria-label checked onChange>` without a label: a row's box for bulk actions. */
+export function PlainCheckbox({
+  size,
+  label,
+  checked,
+  onChange,
+}: {
+  size: 'xs' | 'sm';
+  label: string;
+  checked: boolean;
+  onChange: (event: ChangeEvent<HTMLInputElement>) => void;
+}) {
+  // Mantine's Checkbox sets these from its own (unexported) root class; the sizes are its xs and sm.
+  const style = {
+    '--checkbox-size': `calc(${size === 'xs' ? 1 : 1.25}rem * var(--mantine-scale))`,
+    '--checkbox-radius': 'var(--mantine-radius-sm)',
+    '--checkbox-color': 'var(--mantine-primary-color-filled)',
+    '--checkbox-icon-color': 'var(--mantine-color-white)',
+  } as CSSProperties;
+  return (
+    <div
+      className={CHECKBOX.root}
+      style={style}
+      data-variant="filled"
+      data-size={size}
+      data-label-position="right"
+      data-checked={checked || undefined}
+    >
+      <div className={CHECKBOX.body}>
+        <div className={CHECKBOX.inner} data-label-position="right">
+          <input
+            className={CHECKBOX.input}
+            data-with-error-styles="true"
+            type="checkbox"
+            aria-label={label}
+            checked={checked}
+            onChange={onChange}
+          />
+          <svg
+            viewBox="0 0 10 7"
+            fill="none"
+            xmlns="http://www.w3.org/2000/svg"
+            aria-hidden="true"
+            className={CHECKBOX.icon}
+          >
+            <path
+              d="M4 4.586L1.707 2.293A1 1 0 1 0 .293 3.707l3 3a.997.997 0 0 0 1.414 0l5-5A1 1 0 1 0 8.293.293L4 4.586z"
+              fill="currentColor"
+              fillRule="evenodd"
+              clipRule="evenodd"
+            />
+          </svg>
+        </div>
+      </div>
     </div>
   );
 }
