@@ -129,7 +129,7 @@ export function PlainBadge({
   variant: BadgeVariant;
   color: string;
   size?: 'sm' | 'md';
-  children: ReactNode;
+  children?: ReactNode;
   choiceColour?: string | undefined;
 }) {
   const theme = useMantineTheme();
