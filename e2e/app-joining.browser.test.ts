@@ -172,12 +172,12 @@ describe.each(DATABASES)('joining in Chromium on %s', (database) => {
     const password = page.getByRole('textbox', { name: 'Password', exact: true });
     await page.getByRole('textbox', { name: 'Name' }).fill(invitee.name);
     await password.fill('too short');
-    await page.getByRole('button', { name: 'Create my account' }).click();
+    await page.getByRole('button', { name: 'Create the account' }).click();
     await poll(() => fieldError(password)).toBe('Use at least 10 characters.');
     await expectAccessible(page, 'the accept page with an error at a field');
     await password.fill(PASSWORD);
     await page.getByRole('textbox', { name: 'Password again' }).fill(PASSWORD);
-    await page.getByRole('button', { name: 'Create my account' }).click();
+    await page.getByRole('button', { name: 'Create the account' }).click();
     await accountMenu(page, invitee).waitFor();
     await accountMenu(page, invitee).click();
     await page.getByRole('menu').getByText('patient', { exact: true }).waitFor();

@@ -78,7 +78,7 @@ describe.each(SQLITE_ONLY)('the Users screen on $name, in Chromium', (db) => {
     await row.getByText('Active', { exact: true }).waitFor();
     await expectAccessible(page, 'the Users screen');
     await capture(page, `users-${db.name}`);
-    await row.getByRole('button', { name: `Change roles of Mia Member (${member.email})` }).click();
+    await row.getByRole('button', { name: `Edit roles of Mia Member (${member.email})` }).click();
     const dialog = page.getByRole('dialog', { name: 'Roles of Mia Member' });
     // The field is focused as the dialog opens; the arrow key opens its list of roles.
     await dialog.getByRole('combobox', { name: 'Roles' }).focus();

@@ -365,6 +365,24 @@ describe('the Studio under ninepoint dev', () => {
     await offered.waitFor({ state: 'hidden' });
     await page.keyboard.press('Backspace');
 
+    // A choice, with a colour picked per value from the spec's palette (one typed shows as picked).
+    form = await addMenu('A field');
+    await form.getByRole('textbox', { name: /^Name/ }).fill('condition');
+    await choose(form, 'Type').click();
+    await page.getByRole('option', { name: 'Choice of values' }).click();
+    await form.getByRole('textbox', { name: /^Values/ }).fill('good, worn (grey), damaged');
+    expect(await choose(form, 'Colour of worn').inputValue()).toBe('grey');
+    await choose(form, 'Colour of good').click();
+    await page.getByRole('option', { name: 'teal', exact: true }).click();
+    await choose(form, 'Colour of damaged').click();
+    await page.getByRole('option', { name: 'red', exact: true }).click();
+    await expectAccessible(page, 'the Studio’s guided field form with a colour per choice value');
+    await form.getByRole('button', { name: 'Add the field' }).click();
+    await form.waitFor({ state: 'hidden' });
+    await page
+      .locator('.cm-line', { hasText: /^\| condition +\| choice of good \(teal\), worn \(grey\), damaged \(red\) +\|/ })
+      .waitFor();
+
     // A state, written and then undone (nothing leads to it yet); a role; a transition.
     form = await addMenu('A state');
     await form.getByRole('textbox', { name: 'Name' }).fill('damaged');
@@ -399,9 +417,9 @@ describe('the Studio under ninepoint dev', () => {
     await form.getByRole('button', { name: 'Add the transition' }).click();
     await page.locator('.cm-line', { hasText: /^\| report lost +\| out +\| lost +\| staff +\|/ }).waitFor();
 
-    // Its call, typed into point 7 (four rows were written above it).
+    // Its call, typed into point 7 (five rows were written above it).
     const call = position(SPEC, '| POST   | /api/loans/:id/write-off');
-    await cursorTo(page, call.line + 5, 1);
+    await cursorTo(page, call.line + 6, 1);
     await page.keyboard.insertText(
       '| POST   | /api/loans/:id/report-lost  |                                                     | Loan: report lost  |                                    |\n',
     );
@@ -479,8 +497,8 @@ describe('the Studio under ninepoint dev', () => {
     await cursorTo(page, position(SPEC, '| summary | long text |').line, 1);
     await page.keyboard.press('Control+Shift+K');
     const payload = position(SPEC, 'summary, cover', '| PATCH  | /api/books/:id');
-    // Two fields, a role and a transition were written above it, and the summary row deleted.
-    await cursorTo(page, payload.line + 3, payload.column);
+    // Three fields, a role and a transition were written above it, and the summary row deleted.
+    await cursorTo(page, payload.line + 4, payload.column);
     for (let i = 0; i < 'summary, '.length; i++) await page.keyboard.press('Delete');
     await page.getByText('No problems', { exact: true }).waitFor();
     const refused = await save(page, 'refused');

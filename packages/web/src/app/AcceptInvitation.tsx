@@ -94,7 +94,7 @@ export function AcceptInvitation() {
           />
           {newPassword.fields}
           <Button type="submit" loading={accept.isPending}>
-            Create my account
+            Create the account
           </Button>
         </Stack>
       </form>

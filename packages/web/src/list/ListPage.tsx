@@ -447,7 +447,7 @@ function ListView({ model, me, screen, setup }: ScreenProps & { setup: ListSetup
                       )
                       .join(' and ')} at the moment.`
                   : createForm
-                    ? 'Create the first one and it shows here.'
+                    ? 'The first one you make shows here.'
                     : `When there are ${plural} to show, they appear here.`
             }
           >

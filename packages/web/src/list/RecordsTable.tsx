@@ -1,4 +1,4 @@
-import { Anchor, Badge, Box, Checkbox, Skeleton, Table, Text, UnstyledButton, VisuallyHidden } from '@mantine/core';
+import { Box, Checkbox, Skeleton, Table, UnstyledButton, VisuallyHidden } from '@mantine/core';
 import { useElementSize } from '@mantine/hooks';
 import { assertNever, type Entity, isNumeric, type Model, type StateMachine } from '@ninepoint/spec';
 import {
@@ -11,7 +11,7 @@ import {
   useRef,
   useState,
 } from 'react';
-import { Link, useNavigate } from 'react-router';
+import { useNavigate } from 'react-router';
 import type { Me } from '../api/session.ts';
 import type { DirectoryUser } from '../api/users.ts';
 import { choiceLabel } from '../app/screens.ts';
@@ -19,6 +19,7 @@ import { FileThumbs } from '../fields/files/FileList.tsx';
 import { type ApiRecord, choiceColor, EMPTY, formatDay, formatValue, recordTitle, stateColor } from '../format.ts';
 import { stateLabel } from '../records/access.ts';
 import { type CutCell, useCutCells } from './cut-cells.ts';
+import { CELL_CLASS, EmptyValue, PlainBadge, PlainCheckbox, ROW_CLASS, SmallLink, SmallText } from './plain-cells.tsx';
 import './cut-cells.css';
 import { SortIcon } from './icons.tsx';
 import {
@@ -363,25 +364,33 @@ const Row = memo(function Row({
   cut: ReadonlyMap<string, CutCell>;
 }) {
   return (
-    <Table.Tr onClick={(event) => onOpen(event, href)} style={href ? { cursor: 'pointer' } : undefined}>
+    // Plain elements with Mantine's table classes (see plain-cells.tsx): what `Table.Tr` draws, bordered and hovered.
+    <tr
+      className={ROW_CLASS}
+      data-with-row-border
+      data-hover
+      onClick={(event) => onOpen(event, href)}
+      style={href ? { cursor: 'pointer' } : undefined}
+    >
       {selectable && (
         // A click beside the box must not open the record (see `openRow`).
-        <Table.Td style={{ verticalAlign: 'middle' }} data-select-cell>
-          <Checkbox
+        <td className={CELL_CLASS} style={{ verticalAlign: 'middle' }} data-select-cell>
+          <PlainCheckbox
             size={compact ? 'xs' : 'sm'}
-            aria-label={`Select ${recordTitle(entity, record)}`}
+            label={`Select ${recordTitle(entity, record)}`}
             checked={selected}
             onChange={(e) => onToggle(record, e.currentTarget.checked)}
           />
-        </Table.Td>
+        </td>
       )}
       {columns.map((column) => {
         const key = `${String(record.id)}/${column.name}`;
         const full = cellText(column, record, titles, users);
         const short = cut.get(key);
         return (
-          <Table.Td
+          <td
             key={column.name}
+            className={CELL_CLASS}
             // One line per row: what does not fit ends in an ellipsis, the whole value on
             // hover, and on focus (a cell cut short takes the keyboard's focus, unless a
             // link in it does) with the whole value as its description for screen readers.
@@ -395,9 +404,9 @@ const Row = memo(function Row({
             aria-description={short ? full : undefined}
           >
             {column.name === titleColumn && href ? (
-              <Anchor component={Link} to={href} fw={600} size="sm">
+              <SmallLink to={href} bold>
                 {recordTitle(entity, record)}
-              </Anchor>
+              </SmallLink>
             ) : (
               <Cell
                 model={model}
@@ -409,20 +418,20 @@ const Row = memo(function Row({
                 users={users}
               />
             )}
-          </Table.Td>
+          </td>
         );
       })}
       {openColumn && (
-        <Table.Td style={{ textAlign: 'right', verticalAlign: 'middle' }}>
+        <td className={CELL_CLASS} style={{ textAlign: 'right', verticalAlign: 'middle' }}>
           {href && (
-            <Anchor component={Link} to={href} size="sm" fw={600}>
+            <SmallLink to={href} bold>
               Open
               <VisuallyHidden component="span"> {recordTitle(entity, record)}</VisuallyHidden>
-            </Anchor>
+            </SmallLink>
           )}
-        </Table.Td>
+        </td>
       )}
-    </Table.Tr>
+    </tr>
   );
 }, sameRow);
 
@@ -558,26 +567,18 @@ export function Cell({
 }) {
   const value = record[column.name];
   if (value === null || value === undefined || value === '') {
-    return (
-      <Text span size="sm" c="dimmed" aria-label="empty">
-        {EMPTY}
-      </Text>
-    );
+    return <EmptyValue dash={EMPTY} />;
   }
   const type = column.type;
   if (column.name === 'state' && typeof value === 'string') {
     return (
-      <Badge variant="light" color={stateColor(states, value)} radius="sm" style={{ textTransform: 'none' }}>
+      <PlainBadge variant="light" color={stateColor(states, value)}>
         {stateLabel(value)}
-      </Badge>
+      </PlainBadge>
     );
   }
   if ((column.name === 'created_at' || column.name === 'updated_at') && typeof value === 'string') {
-    return (
-      <Text span size="sm" title={formatValue(type, value)}>
-        {formatDay(value)}
-      </Text>
-    );
+    return <SmallText title={formatValue(type, value)}>{formatDay(value)}</SmallText>;
   }
   switch (type.kind) {
     case 'reference':
@@ -590,37 +591,29 @@ export function Cell({
       const text = String(value);
       const declared = type.colours?.[text];
       return (
-        <Badge
+        <PlainBadge
           variant={declared ? 'light' : 'outline'}
           color={declared ? choiceColor(column.name, type.values, text, type.colours) : 'gray'}
-          radius="sm"
           size="sm"
-          style={{ textTransform: 'none' }}
-          data-choice-colour={declared}
+          choiceColour={declared}
         >
           {choiceLabel(text)}
-        </Badge>
+        </PlainBadge>
       );
     }
     case 'url': {
       const text = String(value);
       const safe = /^https?:\/\//i.test(text);
       return safe ? (
-        <Anchor href={text} target="_blank" rel="noopener noreferrer" size="sm">
+        <SmallLink href={text} external>
           {hostOf(text)}
-        </Anchor>
+        </SmallLink>
       ) : (
-        <Text span size="sm">
-          {text}
-        </Text>
+        <SmallText>{text}</SmallText>
       );
     }
     case 'email':
-      return (
-        <Anchor href={`mailto:${String(value)}`} size="sm">
-          {String(value)}
-        </Anchor>
-      );
+      return <SmallLink href={`mailto:${String(value)}`}>{String(value)}</SmallLink>;
     case 'file':
       return <FileThumbs type={type} value={String(value)} size="list" />;
     case 'text':
@@ -630,11 +623,7 @@ export function Cell({
     case 'boolean':
     case 'date':
     case 'datetime':
-      return (
-        <Text span size="sm" style={{ fontVariantNumeric: 'tabular-nums' }}>
-          {formatValue(type, value)}
-        </Text>
-      );
+      return <SmallText style={{ fontVariantNumeric: 'tabular-nums' }}>{formatValue(type, value)}</SmallText>;
     default:
       return assertNever(type);
   }

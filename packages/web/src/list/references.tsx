@@ -1,13 +1,12 @@
-import { Anchor, Text } from '@mantine/core';
 import { type Model, USER_ENTITY } from '@ninepoint/spec';
 import { useQueries } from '@tanstack/react-query';
 import { useCallback } from 'react';
-import { Link } from 'react-router';
 import { api } from '../api/client.ts';
 import type { Me } from '../api/session.ts';
 import { type DirectoryUser, useUsersById } from '../api/users.ts';
 import { callOf, callUrl, entityOf, refusal, routeTo, screenFor } from '../app/screens.ts';
 import { type ApiRecord, recordTitle, shortId } from '../format.ts';
+import { SmallLink, SmallText } from './plain-cells.tsx';
 
 /**
  * References shown readably: a record's title (fetched once per record and cached) linking to
@@ -105,21 +104,10 @@ export function ReferenceValue({
 }) {
   if (entity === USER_ENTITY) {
     const user = users.get(id);
-    return (
-      <Text span size="sm" title={user?.email ?? id}>
-        {userLabel(id, users, me)}
-      </Text>
-    );
+    return <SmallText title={user?.email ?? id}>{userLabel(id, users, me)}</SmallText>;
   }
   const text = titles.get(`${entity}:${id}`) ?? `${entity} ${shortId(id)}`;
   const href = referenceHref(model, me, entity, id);
-  return href ? (
-    <Anchor component={Link} to={href} size="sm">
-      {text}
-    </Anchor>
-  ) : (
-    <Text span size="sm">
-      {text}
-    </Text>
-  );
+  // Plain elements (plain-cells.tsx): a list holds one of these per reference cell.
+  return href ? <SmallLink to={href}>{text}</SmallLink> : <SmallText>{text}</SmallText>;
 }

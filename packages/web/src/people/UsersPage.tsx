@@ -71,7 +71,7 @@ export function UsersPage({ model, me }: { model: Model; me: Me }) {
         </div>
         {me.people?.mayInvite && (
           <Button component={Link} to={INVITE_PATH} variant="filled">
-            Invite someone
+            Invite people
           </Button>
         )}
       </Group>
@@ -229,13 +229,8 @@ function Actions({ account, self, actions }: { account: Account; self: boolean; 
   return (
     <Group gap={6} wrap="wrap">
       {actions.roles && (
-        <Button
-          size="xs"
-          variant="light"
-          onClick={() => actions.roles?.(account)}
-          aria-label={`Change roles of ${who}`}
-        >
-          Change roles
+        <Button size="xs" variant="light" onClick={() => actions.roles?.(account)} aria-label={`Edit roles of ${who}`}>
+          Edit roles
         </Button>
       )}
       {!self && (

@@ -32,7 +32,7 @@ import { choiceLabel, fieldLabel, screenTitle } from '../app/screens.ts';
 import { sentence } from '../fields/display.ts';
 import { FieldValue } from '../fields/FieldValue.tsx';
 import { choiceColor } from '../format.ts';
-import { ChevronLeftIcon, ChevronRightIcon } from '../list/icons.tsx';
+import { ChevronLeftIcon, ChevronRightIcon, PlusIcon } from '../list/icons.tsx';
 import { useProgressive } from '../list/layout.ts';
 import { pageUserIds, refersToUsers } from '../list/query.ts';
 import { userLabel, useUserDirectory } from '../list/references.tsx';
@@ -232,7 +232,7 @@ export function BoardPage({ model, me, screen }: ScreenProps) {
           </Text>
         </Stack>
         {create && (
-          <Button component={Link} to={create}>
+          <Button component={Link} to={create} leftSection={<PlusIcon size={16} />}>
             New {entityWords(entity.name)}
           </Button>
         )}

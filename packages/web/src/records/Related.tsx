@@ -7,6 +7,7 @@ import type { Me } from '../api/session.ts';
 import { fieldLabel, pluralLabel } from '../app/screens.ts';
 import { formatDateTime, formatRelative } from '../fields/display.ts';
 import { FieldValue } from '../fields/FieldValue.tsx';
+import { PlusIcon } from '../list/icons.tsx';
 import { filterParams, listColumns } from '../list/query.ts';
 import { accessTo, stateColor, stateLabel } from './access.ts';
 import { type ApiRecord, callFor, machineOf, type Page, pathOf } from './calls.ts';
@@ -148,6 +149,7 @@ function RelatedPanel({
             to={`${add}?${new URLSearchParams({ [field.name]: record.id })}`}
             size="xs"
             variant="light"
+            leftSection={<PlusIcon size={14} />}
           >
             Add {entityWords(entity.name)}
           </Button>

@@ -1,19 +1,22 @@
 import {
   Button,
   Checkbox,
+  ColorSwatch,
   Group,
   Menu,
   Modal,
   MultiSelect,
   NumberInput,
   Select,
+  SimpleGrid,
   Stack,
   Text,
   TextInput,
 } from '@mantine/core';
-import { FILE_DEFAULT_MAX_BYTES, type Model } from '@ninepoint/spec';
+import { CHOICE_COLOURS, type ChoiceColour, choiceColour, FILE_DEFAULT_MAX_BYTES, type Model } from '@ninepoint/spec';
 import { type FormEvent, type ReactNode, useState } from 'react';
 import {
+  choiceValues,
   FIELD_TYPES,
   type FieldForm,
   type FieldTypeChoice,
@@ -141,6 +144,7 @@ function FieldFormView({
     type: 'text',
     required: false,
     values: '',
+    colours: {},
     entity: '',
     maxMegabytes: 0,
     kinds: [],
@@ -196,6 +200,9 @@ function FieldFormView({
           value={form.values}
           onChange={(e) => set({ values: e.currentTarget.value })}
         />
+      )}
+      {form.type === 'choice' && (
+        <ChoiceColours values={form.values} colours={form.colours} onChange={(colours) => set({ colours })} />
       )}
       {form.type === 'reference' && (
         <Select
@@ -258,6 +265,73 @@ function FieldFormView({
         onChange={(e) => set({ meaning: e.currentTarget.value })}
       />
     </GuidedForm>
+  );
+}
+
+const NO_COLOUR = 'none';
+const COLOUR_OPTIONS = [
+  { value: NO_COLOUR, label: 'No colour' },
+  ...CHOICE_COLOURS.map((colour) => ({ value: colour, label: colour })),
+];
+/** The swatch of a palette colour, as the app's badges draw it (Mantine spells grey `gray`). */
+const swatch = (colour: ChoiceColour) => `var(--mantine-color-${colour === 'grey' ? 'gray' : colour}-filled)`;
+
+/**
+ * A colour picker per value of a choice, from the spec's palette, each colour with its swatch.
+ * A colour typed in the values (`high (red)`) shows as picked; one the palette does not know is
+ * named here, as the checker would (`unknown-colour`), until another is picked.
+ */
+function ChoiceColours({
+  values,
+  colours,
+  onChange,
+}: {
+  values: string;
+  colours: FieldForm['colours'];
+  onChange(colours: FieldForm['colours']): void;
+}) {
+  const listed = choiceValues(values);
+  if (listed.length === 0) return null;
+  return (
+    <Stack gap={4}>
+      <Text size="sm" fw={500}>
+        Colours
+      </Text>
+      <Text size="xs" c="dimmed">
+        Optional: a value's badge colour on lists, boards and charts
+      </Text>
+      <SimpleGrid cols={{ base: 2, xs: 3 }} spacing="xs" verticalSpacing={4}>
+        {listed.map(({ name, typed }) => {
+          const picked = colours[name];
+          const known = typed ? choiceColour(typed) : null;
+          const current = picked === undefined ? known : picked;
+          return (
+            <Select
+              key={name}
+              size="xs"
+              label={name}
+              aria-label={`Colour of ${name}`}
+              data={COLOUR_OPTIONS}
+              value={current ?? NO_COLOUR}
+              onChange={(v) => onChange({ ...colours, [name]: v && v !== NO_COLOUR ? (v as ChoiceColour) : null })}
+              allowDeselect={false}
+              leftSection={current ? <ColorSwatch color={swatch(current)} size={12} /> : null}
+              renderOption={({ option }) => (
+                <Group gap="xs" wrap="nowrap">
+                  {option.value !== NO_COLOUR && <ColorSwatch color={swatch(option.value as ChoiceColour)} size={12} />}
+                  {option.label}
+                </Group>
+              )}
+              error={
+                picked === undefined && typed && !known
+                  ? `"${typed}" is not one of the palette's colours: pick one`
+                  : null
+              }
+            />
+          );
+        })}
+      </SimpleGrid>
+    </Stack>
   );
 }
 

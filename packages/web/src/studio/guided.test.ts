@@ -3,9 +3,11 @@ import { checkSpec } from '@ninepoint/spec';
 import { describe, expect, it } from 'vitest';
 import { cellAt, cellCompletions, entityNames } from './completions.ts';
 import {
+  choiceValues,
   type FieldForm,
   fieldInsert,
   fieldNameProblem,
+  fieldTypeText,
   fileKinds,
   kindsCarryLocation,
   outline,
@@ -30,6 +32,7 @@ const FIELD: FieldForm = {
   type: 'file',
   required: false,
   values: '',
+  colours: {},
   entity: '',
   maxMegabytes: 10,
   kinds: ['pdf', 'png'],
@@ -94,6 +97,43 @@ describe('the guided forms write the Markdown a person would', () => {
       fieldInsert(LENDING_DESK, model, 'Book', { ...FIELD, kinds: ['pdf'], keepsLocation: true }),
     );
     expect(errors(pdfOnly)).toEqual([]);
+  });
+
+  it('write a choice with the colours picked per value, which the checker reads back', () => {
+    const form: FieldForm = {
+      ...FIELD,
+      name: 'condition',
+      type: 'choice',
+      kinds: [],
+      maxMegabytes: 0,
+      values: 'good, worn (gray), damaged',
+      colours: { good: 'teal', damaged: 'red' },
+      meaning: 'as last seen',
+    };
+    const row = fieldInsert(LENDING_DESK, model, 'Book', form);
+    const text = apply(LENDING_DESK, row);
+    expect(lineOf(text, row?.line ?? 0)).toMatch(
+      /^\| condition +\| choice of good \(teal\), worn \(gray\), damaged \(red\) +\|/,
+    );
+    expect(errors(text)).toEqual([]);
+    const type = checkSpec(text)
+      .model.entities.find((e) => e.name === 'Book')
+      ?.fields.at(-1)?.type;
+    expect(type).toMatchObject({ kind: 'choice', values: ['good', 'worn', 'damaged'] });
+    expect(type?.kind === 'choice' ? type.colours : null).toEqual({ good: 'teal', worn: 'grey', damaged: 'red' });
+  });
+
+  it('let the picker take a typed colour away, and leave a colour the palette lacks for the checker to name', () => {
+    const form: FieldForm = { ...FIELD, type: 'choice', values: 'low (teal), high (crimson)', colours: {} };
+    expect(fieldTypeText({ ...form, colours: { low: null } })).toBe('choice of low, high (crimson)');
+    expect(fieldTypeText({ ...form, colours: { high: 'red' } })).toBe('choice of low (teal), high (red)');
+    expect(choiceValues(form.values)).toEqual([
+      { name: 'low', typed: 'teal' },
+      { name: 'high', typed: 'crimson' },
+    ]);
+    const text = apply(LENDING_DESK, fieldInsert(LENDING_DESK, model, 'Book', { ...form, name: 'urgency' }));
+    expect(errors(text)).toEqual([]);
+    expect(checkSpec(text).diagnostics.map((d) => d.code)).toContain('unknown-colour');
   });
 
   it('add a state, a transition and a role that the checker reads back', () => {

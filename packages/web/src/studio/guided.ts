@@ -1,4 +1,4 @@
-import { FILE_FORMATS, type Model, offsetAt, type PointKey } from '@ninepoint/spec';
+import { type ChoiceColour, FILE_FORMATS, type Model, offsetAt, type PointKey } from '@ninepoint/spec';
 
 /**
  * The Studio's guided forms: a field, a state, a transition or a role written as a row of the
@@ -79,8 +79,10 @@ export interface FieldForm {
   name: string;
   type: FieldTypeChoice;
   required: boolean;
-  /** `choice`: the values, comma-separated. */
+  /** `choice`: the values, comma-separated (a value may carry its colour typed: `high (red)`). */
   values: string;
+  /** `choice`: the colour picked for a value, by the value's name (null: none); a value not here keeps what is typed. */
+  colours: Readonly<Record<string, ChoiceColour | null>>;
   /** `reference`: the entity (or `User`). */
   entity: string;
   /** File types: the largest file in MB (0: the default). */
@@ -117,14 +119,33 @@ export function fieldNameProblem(name: string, taken: readonly string[]): string
   return null;
 }
 
-/** The type cell: `choice of low, high`, `Book`, `files, at most 5`. */
+/**
+ * The values a choice form lists, in order: each with the colour typed after it (`high (red)`),
+ * if any. A colour word the palette does not know stays typed, for the checker to name
+ * (`unknown-colour`) rather than be dropped.
+ */
+export function choiceValues(values: string): { name: string; typed: string | null }[] {
+  return values
+    .split(',')
+    .map((v) => v.trim())
+    .filter((v) => v !== '')
+    .map((v) => {
+      const coloured = /^(.*?)\s*\(([^()]*)\)$/.exec(v);
+      return coloured ? { name: coloured[1] ?? v, typed: (coloured[2] ?? '').trim() } : { name: v, typed: null };
+    });
+}
+
+/** The type cell: `choice of low (grey), high (red)`, `Book`, `files, at most 5`. */
 export function fieldTypeText(form: FieldForm): string {
   switch (form.type) {
     case 'choice':
-      return `choice of ${form.values
-        .split(',')
-        .map((v) => v.trim())
-        .filter((v) => v !== '')
+      return `choice of ${choiceValues(form.values)
+        .map(({ name, typed }) => {
+          // What the picker says (a colour, or null for none) wins over a colour typed.
+          const picked = form.colours[name];
+          const colour = picked === undefined ? typed : picked;
+          return colour ? `${name} (${colour})` : name;
+        })
         .join(', ')}`;
     case 'reference':
       return form.entity;
