@@ -89,8 +89,8 @@ interface Stream {
  * once on every server, whoever made the change: on PostgreSQL the identity tables' trigger tells
  * every server of any write to users, sessions or tokens (bare SQL included); on SQLite the
  * server sees another process's commit within `ELSEWHERE_MS`. Otherwise (a session that merely
- * expires), at the next heartbeat. An update of fields hidden from a user (`read except (…)`) is not told to
- * them: the event would say that a field they cannot see changed.
+ * expires), at the next heartbeat. An update of fields hidden from a user (`read except (…)`) is
+ * not told to them: the event would say that a field they cannot see changed.
  * Returns what the entity routes call after a write has committed, and a way to end every stream.
  */
 export function registerLiveEvents(app: FastifyInstance, options: LiveOptions): LiveEvents {
