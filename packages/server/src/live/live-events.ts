@@ -5,9 +5,17 @@ import type { Actor, EntityPermissions } from '../compile/permissions.ts';
 import { ProblemError } from '../compile/problems.ts';
 import type { ApiRecord } from '../compile/record-types.ts';
 import { covers, coversEveryRecord } from '../compile/row-access.ts';
-import { type AuthStore, type Credential, requestCredential, USER_ADMIN_ROUTES } from '../people/index.ts';
+import {
+  type AuthStore,
+  type Credential,
+  requestCredential,
+  SESSIONS_TABLE,
+  TOKENS_TABLE,
+  USER_ADMIN_ROUTES,
+} from '../people/index.ts';
 import { replayHistory } from '../store/history.ts';
 import { type SettledReads, settle } from '../store/settle-reads.ts';
+import type { IdentityChange } from '../store/sql-runner.ts';
 import type { Store } from '../store/store.ts';
 import type { Change, ChangeFeed } from './change-feed.ts';
 
@@ -76,11 +84,13 @@ interface Stream {
  * change whatever the number of subscribers. Changes made on other servers of the same PostgreSQL
  * database arrive through the feed; their record is read once.
  *
- * Streams end when the session or token that opened them ends (sign-out here at once; expiry,
- * sign-out elsewhere or revocation at the next heartbeat), when their user is deactivated (at
- * once, on every server) and when the server closes. A change of the user's roles applies from
- * the next change on. An update of fields hidden from a user (`read except (…)`) is not told to
- * them: the event would say that a field they cannot see changed.
+ * Streams end when the session or token that opened them ends, when their user is deactivated
+ * and when the server closes; a change of the user's roles applies from the next change on. At
+ * once on every server, whoever made the change: on PostgreSQL the identity tables' trigger tells
+ * every server of any write to users, sessions or tokens (bare SQL included); on SQLite the
+ * server sees another process's commit within `ELSEWHERE_MS`. Otherwise (a session that merely
+ * expires), at the next heartbeat. An update of fields hidden from a user (`read except (…)`) is
+ * not told to them: the event would say that a field they cannot see changed.
  * Returns what the entity routes call after a write has committed, and a way to end every stream.
  */
 export function registerLiveEvents(app: FastifyInstance, options: LiveOptions): LiveEvents {
@@ -186,6 +196,28 @@ export function registerLiveEvents(app: FastifyInstance, options: LiveOptions): 
     : null;
   elsewhere?.unref();
 
+  // PostgreSQL: a write to users, sessions or tokens by any writer (this server, another, the
+  // terminal, bare SQL) is heard a moment after its commit; the streams it may end or demote are
+  // checked then, in the queue, so the changes sent after it go by the new roles. Notifications
+  // heard while a check waits its turn join it: a burst of writes costs one look per credential.
+  let waiting: ((stream: Stream) => boolean)[] | null = null;
+  const unwatch = store.sql.onIdentityChange?.((change) => {
+    if (streams.size === 0 || closing) return;
+    const which = affectedBy(change);
+    if (waiting !== null) {
+      waiting.push(which);
+      return;
+    }
+    const picks = [which];
+    waiting = picks;
+    queue = queue
+      .then(() => {
+        waiting = null;
+        return recheck((stream) => picks.some((pick) => pick(stream)));
+      })
+      .catch((error: unknown) => app.log.warn({ err: error }, 'could not check live streams’ sessions'));
+  });
+
   /** Checks the credentials of the streams `which` picks (every one by default) and takes up their roles. */
   const recheck = async (which: (stream: Stream) => boolean = () => true) => {
     const byCredential = new Map<string, Stream[]>();
@@ -275,6 +307,7 @@ export function registerLiveEvents(app: FastifyInstance, options: LiveOptions): 
   });
   app.addHook('onClose', async () => {
     unsubscribe();
+    unwatch?.();
     await queue;
     await feed.close();
   });
@@ -293,6 +326,18 @@ export function registerLiveEvents(app: FastifyInstance, options: LiveOptions): 
       for (const stream of streams) end(stream);
     },
   };
+}
+
+/**
+ * The streams a write to the identity tables may end or demote: those of the users it names (all,
+ * when it names none), and of a session's or token's write, only the streams opened with one.
+ */
+function affectedBy({ table, users }: IdentityChange): (stream: Stream) => boolean {
+  const kind = table === SESSIONS_TABLE ? 'session' : table === TOKENS_TABLE ? 'token' : null;
+  const named = users === undefined ? null : new Set(users);
+  return (stream) =>
+    (kind === null || stream.credential.kind === kind) &&
+    (named === null || (stream.actor.userId !== null && named.has(stream.actor.userId)));
 }
 
 /** The record a change is about: as it is now, or as its history last held it when deleted. */

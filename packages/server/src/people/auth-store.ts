@@ -34,9 +34,13 @@ export const AUTH_DDL: readonly string[] = [
  * new stamp; another server reads it when its entry ends (10 s) or at its own touch.
  */
 const IDENTITY_TABLES: readonly IdentityTable[] = [
-  { table: USERS_TABLE, columns: [] },
-  { table: SESSIONS_TABLE, columns: ['id_hash', 'user_id', 'created_at', 'expires_at', 'signed_in_with'] },
-  { table: TOKENS_TABLE, columns: ['id', 'user_id', 'token_hash', 'revoked_at'] },
+  { table: USERS_TABLE, columns: [], user: 'id' },
+  {
+    table: SESSIONS_TABLE,
+    columns: ['id_hash', 'user_id', 'created_at', 'expires_at', 'signed_in_with'],
+    user: 'user_id',
+  },
+  { table: TOKENS_TABLE, columns: ['id', 'user_id', 'token_hash', 'revoked_at'], user: 'user_id' },
 ];
 
 /** Sessions' columns an older database lacks: how the session was signed in (passkeys). */

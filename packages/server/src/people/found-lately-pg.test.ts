@@ -2,8 +2,9 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { POSTGRES_AVAILABLE, TEST_DATABASES, TEST_POSTGRES_URL } from '../../test/databases.ts';
 import { openStore } from '../store/open-store.ts';
-import { identityChannelFor } from '../store/postgres/pg-identity-watch.ts';
+import { identityChannelFor, MAX_NAMED_USERS } from '../store/postgres/pg-identity-watch.ts';
 import { PgStore } from '../store/postgres/pg-store.ts';
+import type { IdentityChange } from '../store/sql-runner.ts';
 import { AuthStore } from './auth-store.ts';
 
 const ID = '0190a3c4-0000-7000-8000-000000000001';
@@ -164,10 +165,16 @@ async function identityNotifications(url: string) {
   cleanups.push(() => client.end());
   const schema = (await client.query<{ s: string }>('SELECT current_schema() AS s')).rows[0]?.s as string;
   let count = 0;
-  client.on('notification', () => count++);
+  const payloads: string[] = [];
+  client.on('notification', (message) => {
+    count++;
+    payloads.push(message.payload ?? '');
+  });
   await client.query(`LISTEN "${identityChannelFor(schema)}"`);
   return {
     count: () => count,
+    /** The payloads heard, as JSON, from the `from`th on. */
+    payloads: (from = 0) => payloads.slice(from).map((payload) => JSON.parse(payload) as unknown),
     /** Whether a notification comes within a moment (one round trip on this connection drains what came). */
     async after(write: () => Promise<unknown>): Promise<number> {
       const before = count;
@@ -229,5 +236,115 @@ describe.skipIf(!POSTGRES_AVAILABLE)('the identity tables’ trigger (PostgreSQL
     // A server starting again leaves the new trigger as it is.
     await new AuthStore(store.sql).setUp();
     expect(await trigger()).toEqual(replaced);
+  });
+});
+
+describe.skipIf(!POSTGRES_AVAILABLE)('what the identity tables’ trigger tells (PostgreSQL)', () => {
+  it('names the table and the users a bare statement wrote, and the table alone past the most it names', async () => {
+    const { other, url } = await twoConnections();
+    const heard = await identityNotifications(url);
+    let from = heard.count();
+    await heard.after(() =>
+      other.pool.query(`UPDATE "_ninepoint_users" SET "deactivated_at" = 'x' WHERE "id" = $1`, [ID]),
+    );
+    expect(heard.payloads(from)).toEqual([{ t: '_ninepoint_users', u: [ID] }]);
+    from = heard.count();
+    await heard.after(() => other.pool.query(`DELETE FROM "_ninepoint_sessions" WHERE "user_id" = $1`, [ID]));
+    expect(heard.payloads(from)).toEqual([{ t: '_ninepoint_sessions', u: [ID] }]);
+    // An update of a token lists columns: PostgreSQL gives such a trigger no rows, so no users.
+    from = heard.count();
+    await heard.after(() =>
+      other.pool.query(`UPDATE "_ninepoint_tokens" SET "revoked_at" = 5 WHERE "user_id" = $1`, [ID]),
+    );
+    expect(heard.payloads(from)).toEqual([{ t: '_ninepoint_tokens' }]);
+    // One user more than a payload names (8,000 bytes at most): the table alone, "some users".
+    await heard.after(() =>
+      other.pool.query(
+        `INSERT INTO "_ninepoint_users" ("id", "email", "name", "roles", "password_hash", "created_at")
+       SELECT gen_random_uuid()::text, 'u' || n || '@example.test', 'U', '[]', 'h', 'now' FROM generate_series(1, $1::int) AS n`,
+        [MAX_NAMED_USERS],
+      ),
+    );
+    from = heard.count();
+    await heard.after(() => other.pool.query(`UPDATE "_ninepoint_users" SET "roles" = '["staff"]'`));
+    expect(heard.payloads(from)).toEqual([{ t: '_ninepoint_users' }]);
+    from = heard.count();
+    await heard.after(() =>
+      other.pool.query(
+        `UPDATE "_ninepoint_users" SET "roles" = '[]' WHERE "id" IN (SELECT "id" FROM "_ninepoint_users" LIMIT $1)`,
+        [MAX_NAMED_USERS],
+      ),
+    );
+    const [named] = heard.payloads(from) as { u: string[] }[];
+    expect(named?.u).toHaveLength(MAX_NAMED_USERS);
+  });
+
+  it('says nothing of a statement that wrote no row, where the rows a statement wrote are known', async () => {
+    const { other, url } = await twoConnections();
+    const heard = await identityNotifications(url);
+    expect(await heard.after(() => other.pool.query(`DELETE FROM "_ninepoint_sessions" WHERE "expires_at" < 0`))).toBe(
+      0,
+    );
+    expect(await heard.after(() => other.pool.query(`UPDATE "_ninepoint_users" SET "name" = 'N' WHERE false`))).toBe(0);
+    expect(
+      await heard.after(() => other.pool.query(`UPDATE "_ninepoint_users" SET "name" = 'N' WHERE "id" = $1`, [ID])),
+    ).toBe(1);
+  });
+
+  it('hands each write heard to the server’s listeners after the stamp moved, and “unknown” once it listens again after a loss', async () => {
+    const { store, other } = await twoConnections();
+    const heard: { change: IdentityChange; stamp: string | undefined }[] = [];
+    const stop = store.sql.onIdentityChange((change) => heard.push({ change, stamp: store.sql.changeStamp() }));
+    cleanups.push(async () => stop());
+    const stamp = store.sql.changeStamp();
+    await other.pool.query(`UPDATE "_ninepoint_users" SET "roles" = '[]' WHERE "id" = $1`, [ID]);
+    await eventually(() => heard.length === 1);
+    expect(heard[0]?.change).toEqual({ table: '_ninepoint_users', users: [ID] });
+    expect(heard[0]?.stamp).not.toBe(stamp);
+    expect(heard[0]?.stamp).not.toBeUndefined();
+    const schema = (await store.pool.query<{ s: string }>('SELECT current_schema() AS s')).rows[0]?.s as string;
+    await other.pool.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND query = $1`,
+      [`LISTEN "${identityChannelFor(schema)}"`],
+    );
+    await eventually(() => heard.length === 2);
+    expect(heard[1]?.change).toEqual({ table: null });
+    expect(heard[1]?.stamp).not.toBeUndefined();
+  });
+
+  it('replaces, at start, an older database’s one users trigger for every event by one trigger an event, once only', async () => {
+    const { store, url } = await twoConnections();
+    const triggers = async () =>
+      (
+        await store.pool.query<{ name: string; oid: number; type: number }>(
+          `SELECT tgname AS name, oid, tgtype AS type FROM pg_trigger
+           WHERE tgrelid = '"_ninepoint_users"'::regclass AND tgname LIKE '%identity%' ORDER BY tgname`,
+        )
+      ).rows.map((row) => ({ ...row, oid: Number(row.oid) }));
+    // As a server before the transition tables made it: one trigger, every event, no users named.
+    for (const event of ['changed', 'inserted', 'deleted', 'truncated']) {
+      await store.pool.query(`DROP TRIGGER IF EXISTS "_ninepoint_users_identity_${event}" ON "_ninepoint_users"`);
+    }
+    await store.pool.query(`CREATE TRIGGER "_ninepoint_users_identity_changed"
+      AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON "_ninepoint_users"
+      FOR EACH STATEMENT EXECUTE FUNCTION "_ninepoint_identity_changed"()`);
+    const heard = await identityNotifications(url);
+    const rename = () => store.pool.query(`UPDATE "_ninepoint_users" SET "name" = 'M' WHERE "id" = $1`, [ID]);
+    let from = heard.count();
+    await heard.after(rename);
+    expect(heard.payloads(from)).toEqual([{ t: '_ninepoint_users' }]);
+    await new AuthStore(store.sql).setUp();
+    const replaced = await triggers();
+    expect(replaced.map(({ name, type }) => [name, type])).toEqual([
+      ['_ninepoint_users_identity_changed', 16],
+      ['_ninepoint_users_identity_deleted', 8],
+      ['_ninepoint_users_identity_inserted', 4],
+      ['_ninepoint_users_identity_truncated', 32],
+    ]);
+    from = heard.count();
+    await heard.after(rename);
+    expect(heard.payloads(from)).toEqual([{ t: '_ninepoint_users', u: [ID] }]);
+    await new AuthStore(store.sql).setUp();
+    expect(await triggers()).toEqual(replaced);
   });
 });

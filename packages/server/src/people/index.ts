@@ -28,7 +28,7 @@ export { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, passwordProblem } from './pas
 export { PEOPLE_API, PEOPLE_CALLS } from './people-api.ts';
 export { type PeopleOptions, people } from './people-plugin.ts';
 export { SecretKeySettingError, secretKeyFromEnv } from './secret-key.ts';
-export type { SessionFound } from './sessions-store.ts';
-export type { TokenFound, TokenInfo } from './tokens-store.ts';
+export { SESSIONS_TABLE, type SessionFound } from './sessions-store.ts';
+export { TOKENS_TABLE, type TokenFound, type TokenInfo } from './tokens-store.ts';
 export { USER_ADMIN_ROUTES } from './user-admin.ts';
 export type { AccountEvent, AccountHistoryEntry, ManagedAccount, UserAccount } from './users-store.ts';

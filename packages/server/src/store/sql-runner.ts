@@ -1,5 +1,13 @@
 import type { MaybePromise } from './step.ts';
 
+/** A write to the identity tables, as the PostgreSQL identity watch hears it (`SqlRunner.onIdentityChange`). */
+export interface IdentityChange {
+  /** The table written (`_ninepoint_users`…); null: unknown (an older trigger's word, or writes missed while not listening). */
+  table: string | null;
+  /** The users whose rows the statement wrote (before and after it); absent: some users, unknown which. */
+  users?: readonly string[];
+}
+
 /**
  * A few statements on either database, for the runtime's own small tables (users, sessions,
  * tokens, rate limits). SQL is written once with `?` placeholders in the subset both databases
@@ -28,6 +36,12 @@ export interface SqlRunner {
    * tokens or sessions, and undefined — keep nothing — whenever it does not listen.
    */
   changeStamp?(): string | undefined;
+  /**
+   * PostgreSQL, while the server hears the identity tables' notifications: calls `listener` for
+   * every write to users, tokens or sessions, by any writer (bare SQL included), once heard.
+   * Returns what stops it.
+   */
+  onIdentityChange?(listener: (change: IdentityChange) => void): () => void;
 }
 
 /** The first row a statement returns, or undefined, as a promise on either database. */

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import type { SqlRunner } from '../sql-runner.ts';
+import type { IdentityChange, SqlRunner } from '../sql-runner.ts';
 import { IdentityWatch } from './pg-identity-watch.ts';
 import { inTransaction, named } from './pg-transaction.ts';
 
@@ -19,6 +19,8 @@ export class PgRunner implements SqlRunner {
   readonly #pool: pg.Pool;
   readonly #texts = new Map<string, string>();
   #watch: IdentityWatch | null = null;
+  /** Who hears the identity watch's notifications: kept here, so that they may subscribe before it starts. */
+  readonly #identityListeners = new Set<(change: IdentityChange) => void>();
 
   constructor(pool: pg.Pool) {
     this.#pool = pool;
@@ -30,8 +32,19 @@ export class PgRunner implements SqlRunner {
    * listens. A server does; the terminal's commands, which look a token up once, do not.
    */
   watchIdentity(url: string, logger?: Logger): Promise<void> {
-    this.#watch ??= new IdentityWatch(url, logger);
+    if (this.#watch === null) {
+      this.#watch = new IdentityWatch(url, logger);
+      this.#watch.onNotify((change) => {
+        for (const listener of this.#identityListeners) listener(change);
+      });
+    }
     return this.#watch.ready;
+  }
+
+  /** Calls `listener` for each write to users, tokens or sessions the identity watch hears (`IdentityWatch.onNotify`). */
+  onIdentityChange(listener: (change: IdentityChange) => void): () => void {
+    this.#identityListeners.add(listener);
+    return () => this.#identityListeners.delete(listener);
   }
 
   /** The identity watch's stamp; undefined (keep nothing) without a confirmed, live LISTEN. */
