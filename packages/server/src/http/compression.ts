@@ -64,3 +64,20 @@ export function preferredCoding(
   if (has.gz && accepts('gzip')) return 'gzip';
   return null;
 }
+
+/**
+ * The ETag of one coding of a resource whose bytes hash to `etag`: each coding is its own
+ * representation (RFC 9110 §8.8.3), so a cache never answers an identity request with gzip bytes.
+ */
+export function codedEtag(etag: string, coding: 'br' | 'gzip' | null): string {
+  return coding ? `${etag.slice(0, -1)}-${coding}"` : etag;
+}
+
+/** True when an If-None-Match header names this ETag (or `*`); weakly compared, as RFC 9110 asks. */
+export function etagMatches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  return header
+    .split(',')
+    .map((tag) => tag.trim().replace(/^W\//, ''))
+    .some((tag) => tag === etag || tag === '*');
+}

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { preferredCoding } from './compression.ts';
+import { codedEtag, etagMatches, preferredCoding } from './compression.ts';
 
 /**
  * The web app's page may run scripts from its own origin only and talk only to it. Mantine sets
@@ -154,11 +154,7 @@ export function registerWebApp(
 
   for (const [path, file] of files) {
     if (path === '/index.html') continue;
-    app.get(path, (request, reply) => {
-      if (request.headers['if-none-match'] === file.etag) {
-        if (file.br || file.gz) reply.header('vary', 'accept-encoding');
-        return reply.code(304).send();
-      }
+    app.get(path, (_request, reply) => {
       // Vite names assets by their content: a changed file has a new name.
       const cache = path.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache';
       return sendFile(reply.header('cache-control', cache), file);
@@ -167,10 +163,7 @@ export function registerWebApp(
   // A screen route under /api would shadow the API; the checker's route rules should prevent it.
   const pages = ['/', ...ACCOUNT_PAGES, ...pageRoutes].filter((r) => !r.startsWith('/api'));
   for (const route of new Set(pages)) {
-    app.get(route, (request, reply) => {
-      if (request.headers['if-none-match'] === page.etag) return reply.code(304).send();
-      return sendPage(reply, 200);
-    });
+    app.get(route, (_request, reply) => sendPage(reply, 200));
   }
   const isPage = (request: FastifyRequest) => {
     const path = request.url.split('?', 1)[0] ?? '/';
@@ -191,15 +184,17 @@ function markedDevMode(page: File): File {
 }
 
 /**
- * Sends a file of the build in the best form the browser accepts: brotli, gzip, or as it is.
- * `Vary: Accept-Encoding` tells caches the answer depends on it. The ETag is the file's, whatever
- * its coding (as nginx's gzip_static does); the app's writes never send a build file's ETag back.
+ * Sends a file of the build in the best form the browser accepts: brotli, gzip, or as it is, or 304
+ * when the browser holds that form already. `Vary: Accept-Encoding` tells caches the answer depends
+ * on it, and each form has its own ETag, so a cache never serves gzip bytes for the plain one.
  */
 function sendFile(reply: FastifyReply, file: File): FastifyReply {
-  reply.type(file.type).header('etag', file.etag);
-  if (!file.br && !file.gz) return reply.send(file.body);
-  reply.header('vary', 'accept-encoding');
-  const coding = preferredCoding(reply.request.headers['accept-encoding'], file);
+  const request = reply.request;
+  const coding = file.br || file.gz ? preferredCoding(request.headers['accept-encoding'], file) : null;
+  const etag = codedEtag(file.etag, coding);
+  reply.type(file.type).header('etag', etag);
+  if (file.br || file.gz) reply.header('vary', 'accept-encoding');
+  if (reply.statusCode === 200 && etagMatches(request.headers['if-none-match'], etag)) return reply.code(304).send();
   if (coding === 'br' && file.br) return reply.header('content-encoding', 'br').send(file.br);
   if (coding === 'gzip' && file.gz) return reply.header('content-encoding', 'gzip').send(file.gz);
   return reply.send(file.body);

@@ -1,8 +1,7 @@
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { Model } from '@ninepoint/spec';
-import type { FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
-import { preferredCoding } from '../http/compression.ts';
+import { codedEtag, etagMatches, preferredCoding } from '../http/compression.ts';
 import { validatorsModule } from './validators-code.ts';
 
 /** Where the web app imports its field checks from: a path of the app's own origin, as its CSP asks. */
@@ -56,13 +55,12 @@ export const validators = fastifyPlugin<ValidatorsOptions>(
     const made = (): Served => {
       if (served) return served;
       const { code, etag } = validatorsModule(model);
-      const coded = (suffix: string) => `${etag.slice(0, -1)}-${suffix}"`;
       served = {
         identity: { body: code, etag, coding: null },
-        gzip: { body: gzipSync(code, { level: 9 }), etag: coded('gzip'), coding: 'gzip' },
+        gzip: { body: gzipSync(code, { level: 9 }), etag: codedEtag(etag, 'gzip'), coding: 'gzip' },
         br: {
           body: brotliCompressSync(code, { params: { [constants.BROTLI_PARAM_QUALITY]: 9 } }),
-          etag: coded('br'),
+          etag: codedEtag(etag, 'br'),
           coding: 'br',
         },
       };
@@ -93,7 +91,7 @@ export const validators = fastifyPlugin<ValidatorsOptions>(
       const module = made();
       const representation = module[preferredCoding(request.headers['accept-encoding']) ?? 'identity'];
       reply.header('cache-control', 'no-cache').header('etag', representation.etag).header('vary', 'accept-encoding');
-      if (fresh(request, representation.etag)) return reply.code(304).send();
+      if (etagMatches(request.headers['if-none-match'], representation.etag)) return reply.code(304).send();
       reply.type('text/javascript; charset=utf-8');
       if (representation.coding) reply.header('content-encoding', representation.coding);
       return reply.send(representation.body);
@@ -102,13 +100,3 @@ export const validators = fastifyPlugin<ValidatorsOptions>(
   },
   { name: 'ninepoint-validators', fastify: '5.x' },
 );
-
-/** True when the request's If-None-Match names this ETag (or `*`); weakly compared, as RFC 9110 asks for it. */
-function fresh(request: FastifyRequest, etag: string): boolean {
-  const header = request.headers['if-none-match'];
-  if (!header) return false;
-  return header
-    .split(',')
-    .map((tag) => tag.trim().replace(/^W\//, ''))
-    .some((tag) => tag === etag || tag === '*');
-}
