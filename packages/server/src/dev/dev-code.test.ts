@@ -124,10 +124,14 @@ describe('ninepoint dev in its own process and a module that imports a helper', 
     writeFileSync(join(dir, 'counting', 'version.ts'), rateModule);
     writeFileSync(join(dir, 'counting', 'lib', 'rate.ts'), helper(2));
     writeFileSync(join(dir, 'counting', 'lib', 'base.ts'), 'export const base = 10;\n');
-    const dev = spawn(process.execPath, [bin, 'dev', join(dir, 'spec.md'), '--port', '0', '--db', join(dir, 'app.db')], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'warn', NO_COLOR: '1' },
-    });
+    const dev = spawn(
+      process.execPath,
+      [bin, 'dev', join(dir, 'spec.md'), '--port', '0', '--db', join(dir, 'app.db')],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'warn', NO_COLOR: '1' },
+      },
+    );
     child = dev;
     url = await new Promise<string>((resolve, reject) => {
       let out = '';
@@ -166,7 +170,10 @@ describe('ninepoint dev in its own process and a module that imports a helper', 
   });
 
   const rate = async () => {
-    const answer = await fetch(`${url}/api/tallies/${id}/version`, { method: 'POST', headers: { cookie, origin: url } });
+    const answer = await fetch(`${url}/api/tallies/${id}/version`, {
+      method: 'POST',
+      headers: { cookie, origin: url },
+    });
     return ((await answer.json()) as { rate?: number }).rate;
   };
 

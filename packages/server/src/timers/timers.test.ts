@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import pg from 'pg';
 import { type Logger, pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POSTGRES_AVAILABLE, TEST_DATABASES, type TestDatabase } from '../../test/databases.ts';
@@ -278,6 +279,67 @@ describe.each(TEST_DATABASES)('a refused automatic transition on $name', (db: Te
         errors: [expect.objectContaining({ code: 'LOAN_TOO_LONG' })],
       });
     } finally {
+      await server.close();
+      await temp.remove();
+    }
+  });
+});
+
+describe.runIf(POSTGRES_AVAILABLE)('a round on PostgreSQL in groups of records', () => {
+  const postgres = TEST_DATABASES.find((d) => d.name === 'postgres') as TestDatabase;
+  // Only a loan renewed at least once may be marked overdue: the others are refused, mid-group.
+  const source = LENDING.replace(
+    '| loan limit           | Loan       |',
+    '| desk closed          | Loan: mark overdue | renewals > 0                                   | LOAN_TOO_LONG   |\n| loan limit           | Loan       |',
+  );
+
+  it('takes each group in one transaction, undoing a refused record alone', async () => {
+    expect(source).not.toBe(LENDING);
+    const temp = await postgres.fresh();
+    const clock = testClock();
+    const server = await createServer({
+      model: modelOf(source),
+      ...temp.options,
+      logger: false,
+      now: clock.now,
+      roundBatch: 4,
+    });
+    let commits = 0;
+    const query = pg.Client.prototype.query;
+    try {
+      await server.app.ready();
+      await server.timers.idle();
+      const { call, lend } = await lendingDesk(server, clock.now);
+      const ids: string[] = [];
+      for (let i = 0; i < 10; i++) ids.push(await lend());
+      const renewed = ids.filter((_, i) => i % 3 !== 1);
+      for (const id of renewed) await server.store.sql.run('UPDATE "loans" SET "renewals" = 1 WHERE "id" = ?', [id]);
+      clock.move(15 * DAY);
+      pg.Client.prototype.query = function counted(this: pg.Client, ...args: unknown[]) {
+        if (args[0] === 'COMMIT') commits++;
+        return (query as (...a: unknown[]) => unknown).apply(this, args);
+      } as typeof query;
+      const round = await server.timers.round();
+      pg.Client.prototype.query = query;
+      expect(round).toMatchObject({ taken: renewed.length, refused: ids.length - renewed.length });
+      // Ten records in groups of four: three commits, not one per record.
+      expect(commits).toBe(3);
+      const records = server.store.records('Loan');
+      for (const id of ids) {
+        const loan = await call('GET', `/api/loans/${id}`);
+        const history = (await records.history(id)).filter((e) => e.transition === 'mark overdue');
+        if (renewed.includes(id)) {
+          expect(loan.body.state).toBe('overdue');
+          expect(history).toHaveLength(1);
+          expect(history[0]?.by).toBe('system');
+        } else {
+          expect(loan.body.state).toBe('out');
+          expect(history).toHaveLength(0);
+        }
+      }
+      expect((await server.timers.round()).taken).toBe(0);
+    } finally {
+      pg.Client.prototype.query = query;
       await server.close();
       await temp.remove();
     }
