@@ -3,6 +3,7 @@ import pg from 'pg';
 import { type Logger, pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POSTGRES_AVAILABLE, TEST_DATABASES, type TestDatabase } from '../../test/databases.ts';
+import { openEvents } from '../../test/event-reader.ts';
 import { modelOf } from '../../test/helpers.ts';
 import { knownUser, userWithToken } from '../../test/users.ts';
 import { createServer, type NinepointServer } from '../app/server.ts';
@@ -340,6 +341,85 @@ describe.runIf(POSTGRES_AVAILABLE)('a round on PostgreSQL in groups of records',
       expect((await server.timers.round()).taken).toBe(0);
     } finally {
       pg.Client.prototype.query = query;
+      await server.close();
+      await temp.remove();
+    }
+  });
+});
+
+describe.each(TEST_DATABASES)('an automatic transition told as a person’s on $name', (db: TestDatabase) => {
+  // The system's transition sets a field, and the desk is notified of it.
+  const source = LENDING.replace(
+    '| mark overdue | out          | overdue  | system, staff | now > due               |                                                  |',
+    '| mark overdue | out          | overdue  | system, staff | now > due               | condition_note = "marked overdue"                |',
+  ).replace(
+    '| POST   | /api/loans/:id/write-off    |                                                     | Loan: write off    |                                    |\n',
+    `| POST   | /api/loans/:id/write-off    |                                                     | Loan: write off    |                                    |
+
+### Notifications
+
+| on                 | to          | subject         | text                                 |
+| ------------------ | ----------- | --------------- | ------------------------------------ |
+| Loan: mark overdue | every staff | A loan is late  | Call the member about {due}.         |
+`,
+  );
+
+  it('sets what the transition sets, tells live subscribers and notifies the desk', async () => {
+    expect(source).toContain('condition_note = "marked overdue"');
+    expect(source).toContain('| Loan: mark overdue | every staff |');
+    const temp = await db.fresh();
+    const clock = testClock();
+    // Lent 15 days ago, so the round runs at about the real time: the outbox delivers on the real clock.
+    clock.move(-15 * DAY);
+    const server = await createServer({
+      model: modelOf(source),
+      ...temp.options,
+      logger: false,
+      now: clock.now,
+      outbox: { env: {}, timing: { baseDelayMs: 50, pollMs: 50 } },
+    });
+    try {
+      const base = await server.listen({ port: 0 });
+      await server.timers.idle();
+      const staff = await userWithToken(server, ['staff']);
+      const member = await userWithToken(server, ['member']);
+      const call = caller(server, staff.authorization);
+      const book = await call('POST', '/api/books', {
+        title: 'Dune',
+        author: 'Herbert, Frank',
+        isbn: '9780441172719',
+        copies: 3,
+        shelf: 'FIC-12',
+      });
+      const loan = await call('POST', '/api/loans', {
+        book: book.body.id,
+        borrower: member.user.id,
+        lent_on: inDays(clock.now(), 0),
+        due: inDays(clock.now(), 14),
+      });
+      expect(loan.body).toMatchObject({ state: 'out', condition_note: null });
+      const events = await openEvents(base, { authorization: staff.authorization });
+      try {
+        clock.move(15 * DAY);
+        expect((await server.timers.round()).taken).toBe(1);
+        expect(await events.change()).toMatchObject({ entity: 'Loan', id: loan.body.id, kind: 'transition' });
+      } finally {
+        await events.cancel();
+      }
+      expect((await call('GET', `/api/loans/${loan.body.id}`)).body).toMatchObject({
+        state: 'overdue',
+        condition_note: 'marked overdue',
+      });
+      // The outbox delivers it after the commit, as it does a person's.
+      const bell = caller(server, staff.authorization);
+      const end = Date.now() + 10_000;
+      let items: unknown[] = [];
+      while (items.length === 0 && Date.now() < end) {
+        items = (await bell('GET', '/api/notifications')).body.items as unknown[];
+        if (items.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(items).toEqual([expect.objectContaining({ subject: 'A loan is late' })]);
+    } finally {
       await server.close();
       await temp.remove();
     }
