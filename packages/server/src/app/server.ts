@@ -128,6 +128,8 @@ export interface ServerOptions extends StoreOptions {
    * scheduler takes, instead of `PG_ROUND_BATCH` (1: each its own). SQLite takes each alone.
    */
   roundBatch?: number;
+  /** For tests: milliseconds between the scheduler's rounds, instead of `ROUND_INTERVAL_MS` (30 s). */
+  roundIntervalMs?: number;
   /**
    * Where uploaded files go (`FILE_STORAGE` / `--file-storage` for `ninepoint serve`): a folder, an
    * `s3://bucket/prefix` address (with `AWS_*` and `S3_ENDPOINT` from `filesEnv`), or a storage.
@@ -311,6 +313,7 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
       live: options.live ?? {},
       runner,
       roundBatch: options.roundBatch,
+      roundIntervalMs: options.roundIntervalMs,
     });
     if (runner) codeOf = () => app.code;
     if (serverCreated.hasSubscribers) serverCreated.publish({ app, openapi: compiled.openapi } satisfies ServerCreated);
@@ -355,6 +358,7 @@ function buildApp(
     live: liveOptions,
     runner,
     roundBatch,
+    roundIntervalMs,
   }: {
     views: SavedViewsStore;
     files: { files: RecordFiles; sweep: boolean } | null;
@@ -371,6 +375,7 @@ function buildApp(
     live: NonNullable<ServerOptions['live']>;
     runner: CodeRunner | null;
     roundBatch: number | undefined;
+    roundIntervalMs: number | undefined;
   },
 ): { app: FastifyInstance; endStreams: () => void } {
   const { catalogue, settings } = compiled;
@@ -495,6 +500,7 @@ function buildApp(
     committed,
     jobs,
     ...(roundBatch === undefined ? {} : { batch: roundBatch }),
+    ...(roundIntervalMs === undefined ? {} : { intervalMs: roundIntervalMs }),
   });
   void app.register(savedViews, {
     views,

@@ -186,6 +186,37 @@ describe.each(TEST_DATABASES)('automatic transitions on $name', (db: TestDatabas
   });
 });
 
+describe.each(TEST_DATABASES)('rounds the server runs by itself on $name', (db: TestDatabase) => {
+  it('marks a loan overdue with no one asking, at the next round after it falls due', async () => {
+    const temp = await db.fresh();
+    const clock = testClock();
+    const server = await createServer({
+      model: modelOf(LENDING),
+      ...temp.options,
+      logger: false,
+      now: clock.now,
+      roundIntervalMs: 100,
+    });
+    try {
+      await server.app.ready();
+      const { call, lend } = await lendingDesk(server, clock.now);
+      const id = await lend();
+      clock.move(15 * DAY);
+      // No round is asked for: the server's own timer takes it.
+      const end = Date.now() + 10_000;
+      let state = 'out';
+      while (state !== 'overdue' && Date.now() < end) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        state = String((await call('GET', `/api/loans/${id}`)).body.state);
+      }
+      expect(state).toBe('overdue');
+    } finally {
+      await server.close();
+      await temp.remove();
+    }
+  });
+});
+
 describe.runIf(POSTGRES_AVAILABLE)('two servers on one PostgreSQL database', () => {
   const postgres = TEST_DATABASES.find((d) => d.name === 'postgres') as TestDatabase;
 
