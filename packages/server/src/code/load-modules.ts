@@ -78,14 +78,14 @@ export function exportOf(loaded: LoadedModules, file: string, name: string): ((c
 }
 
 /** The query parameter a module's version is in, on its URL and on those of the modules it imports. */
-const VERSION = 'ninepoint-version';
+const VERSION = 'v';
 /** The spec folders whose module graphs are versioned (each with a trailing separator). */
 const versioned = new Set<string>();
 let hooked = false;
 
 /**
  * Gives a module's version to what it imports from the same spec folder (a resolve hook of Node's
- * loader): `./tariff.ts` imported by `pricing.ts?ninepoint-version=3…` is `tariff.ts?…=3…`, so each
+ * loader): `./tariff.ts` imported by `pricing.ts?v=3…` is `tariff.ts?v=3…`, so each
  * reload loads the whole graph under the folder anew, not only the file the spec names. What it
  * imports from elsewhere (packages, Node's own) keeps its one URL.
  */
