@@ -92,6 +92,18 @@ describe('ninepoint dev and the modules beside the spec', () => {
     expect(printed).toContain('Ninepoint: loaded the modules beside the spec again.');
   });
 
+  it("writes the spec's types again when the spec is saved", async () => {
+    expect(readFileSync(join(dir, 'spec.types.ts'), 'utf8')).not.toContain('tally_count');
+    writeFileSync(
+      join(dir, 'spec.md'),
+      SPEC.replace('| name  | text    | required |', '| name  | text    | required |\n| tally_count | integer |    |'),
+    );
+    await eventually(
+      async () => readFileSync(join(dir, 'spec.types.ts'), 'utf8').includes('tally_count: number | null;'),
+      'the types name the new field',
+    );
+  });
+
   it('keeps the last good module when a save breaks it, and says why', async () => {
     writeFileSync(join(dir, 'version.ts'), "export const nothing = 'here';\n");
     await eventually(async () => errors.some((e) => e.includes('missing-export')), 'the broken save is reported');
