@@ -326,3 +326,81 @@ export const wait = defineCall('Note', async ({ constants, fetch }) => {
     expect(closedEarly).toEqual(['/slow']);
   });
 });
+
+// Modules that fail after the fact: nobody is waiting for an answer, so the log is where it shows.
+describe('an after hook and a scheduled module that throw', () => {
+  const { dir, dbPath, remove } = tempDir();
+  const lines: Record<string, unknown>[] = [];
+  let server: NinepointServer;
+  let user: string;
+  /** Sunday 1 March 2026, 12:00 UTC; the nightly job first falls due at 02:00 the next day. */
+  let at = Date.parse('2026-03-01T12:00:00Z');
+  const call = callAs(() => server);
+  const SPEC = NOTES.replace(
+    '| before create Note | guard from hooks.ts  |',
+    '| before create Note | guard from hooks.ts  |\n| after create Note  | after.ts             |\n| schedule nightly   | nightly.ts           |',
+  ).replace(
+    '### Code',
+    '### Schedules\n\n| job     | every             |\n| ------- | ----------------- |\n| nightly | every day at 02:00 |\n\n### Code',
+  );
+
+  beforeAll(async () => {
+    writeFileSync(join(dir, 'boom.ts'), BOOM);
+    writeFileSync(join(dir, 'hooks.ts'), HOOKS);
+    writeFileSync(
+      join(dir, 'after.ts'),
+      "import { defineHook } from './notes.types.ts';\nexport default defineHook('Note', () => {\n  throw new Error('the mail server refused');\n});\n",
+    );
+    writeFileSync(
+      join(dir, 'nightly.ts'),
+      "import { defineJob } from './notes.types.ts';\nexport default defineJob(({ due }) => {\n  throw new Error('the nightly export failed for ' + due);\n});\n",
+    );
+    writeFileSync(join(dir, 'notes.types.ts'), specTypes(modelOf(SPEC), 'notes.md'));
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString().split('\n')) if (line) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    server = await createServer({
+      model: modelOf(SPEC),
+      dbPath,
+      logger: pino({ level: 'info' }, sink),
+      codeFolder: dir,
+      now: () => at,
+    });
+    await server.app.ready();
+    await server.timers.idle();
+    user = (await userWithToken(server, [])).authorization;
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    remove();
+  });
+
+  it('keeps the write an after hook followed, and logs the failure with its stack', async () => {
+    const created = await call(user, 'POST', '/api/notes', { title: 'kept' });
+    expect(created.status).toBe(201);
+    await server.code?.idle();
+    const titles = ((await call(user, 'GET', '/api/notes')).body.items as { title: string }[]).map((n) => n.title);
+    expect(titles).toContain('kept');
+    const failed = lines.find((l) => l.msg === 'an after hook failed; the write it followed stays committed');
+    expect(failed).toMatchObject({ level: 50, module: 'after.ts', entity: 'Note', id: created.body.id });
+    expect((failed?.err as { stack: string }).stack).toMatch(/Error: the mail server refused\n\s+at .*after\.ts/);
+  });
+
+  it('logs a scheduled module that throws, runs that due time once, and runs the next one', async () => {
+    at = Date.parse('2026-03-02T02:00:10Z');
+    expect((await server.timers.round()).jobs).toBe(1);
+    expect((await server.timers.round()).jobs).toBe(0);
+    at = Date.parse('2026-03-03T02:00:10Z');
+    expect((await server.timers.round()).jobs).toBe(1);
+    const failures = lines.filter((l) => l.msg === 'a scheduled module failed');
+    expect(failures.map((l) => [l.module, l.job, (l.err as { message: string }).message])).toEqual([
+      ['nightly.ts', 'nightly', 'the nightly export failed for 2026-03-02T02:00:00.000Z'],
+      ['nightly.ts', 'nightly', 'the nightly export failed for 2026-03-03T02:00:00.000Z'],
+    ]);
+    expect((await call(user, 'GET', '/api/notes')).status).toBe(200);
+  });
+});
