@@ -1,8 +1,10 @@
 // The scheduler's cost: one round of automatic transitions with 10,000 loans due at once on the
 // lending desk example ("mark overdue", `system` when `now > due`), on SQLite and PostgreSQL:
 // the round's time, the queries it sends (every statement run, counted at the driver), and the
-// requests a second client gets through while the round runs (GET /api/loans/:id in a loop).
-// `node bench/timers.ts [count] [--no-postgres]`.
+// requests a second client gets through while the round runs (GET /api/loans/:id in a loop), and
+// the same client's rate with no round running, to compare.
+// `node bench/timers.ts [count] [--no-postgres] [--no-sqlite] [--batch n,m,…]`: `--batch` the records
+// one PostgreSQL transaction takes (default the server's, PG_ROUND_BATCH), one run per size.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +18,11 @@ import { createSchema, postgresUnavailable, postgresUrlOf } from './postgres.ts'
 const DAY = 86_400_000;
 const args = process.argv.slice(2);
 const COUNT = Number(args.find((a) => /^\d+$/.test(a)) ?? 10_000);
+const batchArg = args.indexOf('--batch');
+const BATCHES: (number | undefined)[] =
+  batchArg >= 0 ? (args[batchArg + 1] ?? '').split(',').map((b) => Number(b)) : [undefined];
+/** How long the reading client runs alone, for its rate without a round. */
+const IDLE_MS = 3000;
 const SOURCE = readFileSync(new URL('../examples/lending-desk.md', import.meta.url), 'utf8');
 
 /** Every statement the drivers run, counted where they are sent. */
@@ -43,14 +50,21 @@ interface Result {
   due: number;
   taken: number;
   ms: number;
+  /** This process's CPU time (user + system) during the first round: steadier than its wall time on a busy machine. */
+  cpuMs: number;
   dueQueries: number;
   statements: number;
   /** The second round, with a client reading a loan in a loop beside it. */
   besideMs: number;
   readsDuring: number;
+  /** The same reads with no round running, per second. */
+  idlePerSecond: number;
 }
 
-async function benchOne(database: string, options: { dbPath?: string; databaseUrl?: string }): Promise<Result> {
+async function benchOne(
+  database: string,
+  options: { dbPath?: string; databaseUrl?: string; roundBatch?: number },
+): Promise<Result> {
   const { model, ok } = checkSpec(SOURCE);
   if (!ok) throw new Error('the lending desk example does not check');
   let at = Date.now();
@@ -117,38 +131,54 @@ async function benchOne(database: string, options: { dbPath?: string; databaseUr
       })
     ).records[0]?.id;
     const { authorization } = await tokenOf(server);
-    at += 15 * DAY;
-    const before = statements;
-    const started = performance.now();
-    const round = await server.timers.round();
-    const ms = performance.now() - started;
-    const sent = statements - before;
-    at += 7 * DAY;
     let reading = true;
-    let readsDuring = 0;
-    const reader = (async () => {
+    let reads = 0;
+    const read = async () => {
       while (reading) {
         await server.app.inject({ method: 'GET', url: `/api/loans/${id}`, headers: { authorization } });
-        if (reading) readsDuring++;
+        if (reading) reads++;
         // As requests arriving over a socket would: one per turn of the event loop.
         await new Promise((resolve) => setImmediate(resolve));
       }
-    })();
+    };
+    // The reader alone first, on a settled server: its rate with no round running.
+    const idle = read();
+    const idleStarted = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+    reading = false;
+    await idle;
+    const idlePerSecond = (reads / (performance.now() - idleStarted)) * 1000;
+    at += 15 * DAY;
+    const before = statements;
+    const started = performance.now();
+    const cpuBefore = process.cpuUsage();
+    const round = await server.timers.round();
+    const ms = performance.now() - started;
+    const cpu = process.cpuUsage(cpuBefore);
+    const cpuMs = (cpu.user + cpu.system) / 1000;
+    const sent = statements - before;
+    at += 7 * DAY;
+    reading = true;
+    reads = 0;
+    const reader = read();
     const besideStarted = performance.now();
     const beside = await server.timers.round();
     const besideMs = performance.now() - besideStarted;
     reading = false;
     await reader;
+    const readsDuring = reads;
     if (beside.taken !== COUNT) throw new Error(`the second round took ${beside.taken} of ${COUNT}`);
     return {
       database,
       due: COUNT,
       taken: round.taken,
       ms,
+      cpuMs,
       dueQueries: round.queries,
       statements: sent,
       besideMs,
       readsDuring,
+      idlePerSecond,
     };
   } finally {
     await server.close();
@@ -184,25 +214,30 @@ countStatements();
 const results: Result[] = [];
 const dir = mkdtempSync(join(tmpdir(), 'np-timers-'));
 try {
-  results.push(await benchOne('sqlite', { dbPath: join(dir, 'bench.db') }));
+  if (!args.includes('--no-sqlite')) results.push(await benchOne('sqlite', { dbPath: join(dir, 'bench.db') }));
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
 const url = postgresUrlOf();
 if (!args.includes('--no-postgres') && (await postgresUnavailable(url)) === null) {
-  const schema = await createSchema(url, 'np_timers');
-  try {
-    results.push(await benchOne('postgres', { databaseUrl: schema.url }));
-  } finally {
-    await schema.drop();
+  for (const batch of BATCHES) {
+    const schema = await createSchema(url, 'np_timers');
+    try {
+      const label = batch === undefined ? 'postgres' : `postgres, ${batch} a transaction`;
+      results.push(
+        await benchOne(label, { databaseUrl: schema.url, ...(batch === undefined ? {} : { roundBatch: batch }) }),
+      );
+    } finally {
+      await schema.drop();
+    }
   }
 }
 console.log(
-  '| database | due | taken | round ms | ms per record | due queries | statements | per record | round beside reads, ms | reads during it |',
+  '| database | due | taken | round ms | ms per record | CPU ms (Node) | due queries | statements | per record | round beside reads, ms | reads during it | reads with no round |',
 );
-console.log('|---|---|---|---|---|---|---|---|---|---|');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of results) {
   console.log(
-    `| ${r.database} | ${r.due} | ${r.taken} | ${r.ms.toFixed(0)} | ${(r.ms / r.due).toFixed(3)} | ${r.dueQueries} | ${r.statements} | ${(r.statements / r.due).toFixed(1)} | ${r.besideMs.toFixed(0)} | ${r.readsDuring} (${((r.readsDuring / r.besideMs) * 1000).toFixed(0)}/s) |`,
+    `| ${r.database} | ${r.due} | ${r.taken} | ${r.ms.toFixed(0)} | ${(r.ms / r.due).toFixed(3)} | ${r.cpuMs.toFixed(0)} | ${r.dueQueries} | ${r.statements} | ${(r.statements / r.due).toFixed(1)} | ${r.besideMs.toFixed(0)} | ${r.readsDuring} (${((r.readsDuring / r.besideMs) * 1000).toFixed(0)}/s) | ${r.idlePerSecond.toFixed(0)}/s |`,
   );
 }

@@ -1,5 +1,7 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { checkSpec, specTypes } from '@ninepoint/spec';
 import { describe, expect, it } from 'vitest';
 import { runIn, tempDir } from '../test-support.ts';
@@ -89,4 +91,55 @@ describe('ninepoint types and the modules ninepoint check looks for', () => {
       specTypes(checkSpec(QUOTES).model, 'quotes.md'),
     );
   });
+
+  it('has TypeScript refuse a module that misspells a field, a state, a transition, a constant or an error code', async () => {
+    // The example's folder as a team has it: the spec, its written types, its modules, and one module with mistakes.
+    const root = fileURLToPath(new URL('../../../../', import.meta.url));
+    const dir = tempDir({ 'quotes.md': QUOTES, 'package.json': '{ "type": "module" }\n' });
+    expect((await runIn(dir, ['types', 'quotes.md'])).code).toBe(0);
+    cpSync(join(root, 'examples', 'quotes'), join(dir, 'quotes'), { recursive: true });
+    writeFileSync(
+      join(dir, 'quotes', 'misspelt.ts'),
+      [
+        "import { defineCall, defineHook } from '../quotes.types.ts';",
+        "export const price = defineCall('Quote', async ({ record, constants, records, refuse }) => {",
+        "  if (record.quantty > constants.MAX_QUANTITY) refuse('TOO_MANY');",
+        "  if (record.state === 'priced') refuse('OUT_OF_STOCK');",
+        "  if (record.quantity > constants.MAX_QTY) refuse('OUT_OF_STOCK');",
+        "  await records.transition('Quote', record.id, 'approve');",
+        '  return record;',
+        '});',
+        "export const guard = defineHook('Qoute', () => {});",
+        '',
+      ].join('\n'),
+    );
+    // The app's own package, as an installed app resolves it; the repository's settings.
+    mkdirSync(join(dir, 'node_modules', '@ninepoint'), { recursive: true });
+    symlinkSync(join(root, 'packages', 'server'), join(dir, 'node_modules', '@ninepoint', 'server'));
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        extends: join(root, 'tsconfig.json'),
+        compilerOptions: { typeRoots: [join(root, 'node_modules', '@types')] },
+        include: ['*.ts', 'quotes/*.ts'],
+      }),
+    );
+    const tsc = spawnSync(
+      process.execPath,
+      [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', dir, '--pretty', 'false'],
+      {
+        cwd: dir,
+        encoding: 'utf8',
+      },
+    );
+    const errors = tsc.stdout.split('\n').filter((line) => /error TS\d+/.test(line));
+    // The example's own modules check clean; each mistake is an error on its line.
+    expect(
+      errors.every((e) => e.startsWith('quotes/misspelt.ts(')),
+      errors.join('\n'),
+    ).toBe(true);
+    const lines = errors.map((e) => Number(/^quotes\/misspelt\.ts\((\d+),/.exec(e)?.[1]));
+    expect([...new Set(lines)].sort((a, b) => a - b)).toEqual([3, 4, 5, 6, 9]);
+    expect(tsc.status).not.toBe(0);
+  }, 60_000);
 });

@@ -124,6 +124,13 @@ export interface ServerOptions extends StoreOptions {
   /** For tests: how long a module may run, instead of `CODE_TIMEOUT_SECONDS`. */
   codeTimeoutMs?: number;
   /**
+   * For tests and `bench/timers.ts`: how many due records one PostgreSQL transaction of the
+   * scheduler takes, instead of `PG_ROUND_BATCH` (1: each its own). SQLite takes each alone.
+   */
+  roundBatch?: number;
+  /** For tests: milliseconds between the scheduler's rounds, instead of `ROUND_INTERVAL_MS` (30 s). */
+  roundIntervalMs?: number;
+  /**
    * Where uploaded files go (`FILE_STORAGE` / `--file-storage` for `ninepoint serve`): a folder, an
    * `s3://bucket/prefix` address (with `AWS_*` and `S3_ENDPOINT` from `filesEnv`), or a storage.
    * Default: `files/` beside the SQLite database (`data/files` on PostgreSQL).
@@ -305,6 +312,8 @@ export async function createServer(options: ServerOptions): Promise<NinepointSer
       appUrl: options.appUrl ?? null,
       live: options.live ?? {},
       runner,
+      roundBatch: options.roundBatch,
+      roundIntervalMs: options.roundIntervalMs,
     });
     if (runner) codeOf = () => app.code;
     if (serverCreated.hasSubscribers) serverCreated.publish({ app, openapi: compiled.openapi } satisfies ServerCreated);
@@ -348,6 +357,8 @@ function buildApp(
     appUrl,
     live: liveOptions,
     runner,
+    roundBatch,
+    roundIntervalMs,
   }: {
     views: SavedViewsStore;
     files: { files: RecordFiles; sweep: boolean } | null;
@@ -363,6 +374,8 @@ function buildApp(
     appUrl: string | null;
     live: NonNullable<ServerOptions['live']>;
     runner: CodeRunner | null;
+    roundBatch: number | undefined;
+    roundIntervalMs: number | undefined;
   },
 ): { app: FastifyInstance; endStreams: () => void } {
   const { catalogue, settings } = compiled;
@@ -479,7 +492,16 @@ function buildApp(
       : {}),
   });
   void app.register(imports, { compiled, store, auth, committed, now: clock });
-  void app.register(timers, { compiled, store, logger, now: clock, committed, jobs });
+  void app.register(timers, {
+    compiled,
+    store,
+    logger,
+    now: clock,
+    committed,
+    jobs,
+    ...(roundBatch === undefined ? {} : { batch: roundBatch }),
+    ...(roundIntervalMs === undefined ? {} : { intervalMs: roundIntervalMs }),
+  });
   void app.register(savedViews, {
     views,
     screens: effectiveScreens(compiled.model),

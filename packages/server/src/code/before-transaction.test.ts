@@ -198,3 +198,121 @@ describe.each(TEST_DATABASES)('a before hook in its write’s transaction on $na
     expect(await left('shelf')).toBe(0);
   });
 });
+
+const BUDGETS = `# Specification: Budgets
+
+## 1. What the product does and for whom
+
+Expenses taken from a budget by a before hook, as the caller or as the system.
+
+## 3. Entities and their fields
+
+### Budget
+
+| field | type    | rules             |
+| ----- | ------- | ----------------- |
+| team  | text    | required          |
+| left  | integer | required, 0..100000 |
+
+### Expense
+
+| field  | type    | rules               |
+| ------ | ------- | ------------------- |
+| team   | text    | required            |
+| amount | integer | required, 1..10000  |
+| how    | choice of caller, system | required |
+
+## 6. Roles and permissions
+
+| role  | Budget               | Expense      | people |
+| ----- | -------------------- | ------------ | ------ |
+| staff | read                 | create, read | -      |
+| boss  | create, read, update | create, read | manage |
+
+## 7. The calls it makes
+
+| method | path              | payload           | does           |
+| ------ | ----------------- | ----------------- | -------------- |
+| GET    | /api/budgets      |                   | list Budget    |
+| POST   | /api/budgets      | Budget            | create Budget  |
+| PATCH  | /api/budgets/:id  | Budget (left)     | update Budget  |
+| GET    | /api/budgets/:id/history |            | history Budget |
+| GET    | /api/expenses     |                   | list Expense   |
+| POST   | /api/expenses     | Expense           | create Expense |
+
+### Code
+
+| on                    | code                    |
+| --------------------- | ----------------------- |
+| before create Expense | spend from spend.ts     |
+`;
+
+// The budget is taken down through the caller's own access, or through the system's.
+const SPEND = `import { defineHook } from './budgets.types.ts';
+export const spend = defineHook('Expense', async ({ changes, records, asSystem }) => {
+  const access = changes.how === 'system' ? asSystem : records;
+  const [budget] = await access.list('Budget', { team: String(changes.team) });
+  if (!budget) return;
+  await access.update('Budget', budget.id, { left: budget.left - Number(changes.amount) });
+});
+`;
+
+describe.each(TEST_DATABASES)('what a before hook may write in its transaction on $name', (database) => {
+  const { dir, remove } = tempDir();
+  let fresh: FreshDatabase;
+  let server: NinepointServer;
+  let staff: string;
+  let boss: string;
+  let bossId: string;
+  let budget: string;
+  const call = callAs(() => server);
+
+  beforeAll(async () => {
+    writeFileSync(join(dir, 'spend.ts'), SPEND);
+    writeFileSync(join(dir, 'budgets.types.ts'), specTypes(modelOf(BUDGETS), 'budgets.md'));
+    fresh = await database.fresh();
+    server = await createServer({ model: modelOf(BUDGETS), ...fresh.options, logger: false, codeFolder: dir });
+    await server.app.ready();
+    staff = (await userWithToken(server, ['staff'])).authorization;
+    const chief = await userWithToken(server, ['boss']);
+    boss = chief.authorization;
+    bossId = chief.user.id;
+    const created = await call(boss, 'POST', '/api/budgets', { team: 'ops', left: 1000 });
+    expect(created.status).toBe(201);
+    budget = String(created.body.id);
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    await fresh?.remove();
+    remove();
+  });
+
+  const left = async () => (await call(staff, 'GET', '/api/budgets')).body.items as { left: number }[];
+  const expenses = async () => ((await call(staff, 'GET', '/api/expenses')).body.items as unknown[]).length;
+
+  it("refuses the whole write when the hook writes what the caller's role may not", async () => {
+    const refused = await call(staff, 'POST', '/api/expenses', { team: 'ops', amount: 100, how: 'caller' });
+    expect(refused.status).toBe(403);
+    expect(refused.body.code).toBe('FORBIDDEN');
+    expect(await left()).toEqual([expect.objectContaining({ left: 1000 })]);
+    expect(await expenses()).toBe(0);
+  });
+
+  it("holds the hook's write as the system to the fields' rules, and refuses the whole write", async () => {
+    const refused = await call(staff, 'POST', '/api/expenses', { team: 'ops', amount: 5000, how: 'system' });
+    expect(refused.status).toBe(422);
+    expect(refused.body.code).toBe('VALIDATION_FAILED');
+    expect(await left()).toEqual([expect.objectContaining({ left: 1000 })]);
+    expect(await expenses()).toBe(0);
+  });
+
+  it('writes as the caller whose role may, and as the system for one whose role may not, in history', async () => {
+    expect((await call(boss, 'POST', '/api/expenses', { team: 'ops', amount: 100, how: 'caller' })).status).toBe(201);
+    expect((await call(staff, 'POST', '/api/expenses', { team: 'ops', amount: 200, how: 'system' })).status).toBe(201);
+    expect(await left()).toEqual([expect.objectContaining({ left: 700 })]);
+    expect(await expenses()).toBe(2);
+    const history = (await call(boss, 'GET', `/api/budgets/${budget}/history`)).body.items as { by: string }[];
+    expect(history.slice(-2).map((e) => e.by)).toEqual([bossId, 'system']);
+  });
+});

@@ -1,4 +1,6 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { specTypes } from '@ninepoint/spec';
@@ -213,5 +215,194 @@ describe("a module's own calls", () => {
       headers: { 'x-ninepoint-code-actor': 'guessed' },
     });
     expect(forged.statusCode).toBe(401);
+  });
+});
+
+// A stand-in for a payment provider: it charges, or it never answers. (The module has no syntax
+// only TypeScript has: under Vitest, Vite reads a module whose URL has a query as JavaScript.)
+describe("a module's fetch and log", () => {
+  const { dir, dbPath, remove } = tempDir();
+  const lines: Record<string, unknown>[] = [];
+  const charged: unknown[] = [];
+  const closedEarly: string[] = [];
+  let provider: Server;
+  let server: NinepointServer;
+  let user: string;
+  const call = callAs(() => server);
+
+  beforeAll(async () => {
+    provider = createHttpServer((request, response) => {
+      if (request.url === '/slow') {
+        // Never answered: the module's fetch is aborted when its time is up.
+        response.on('close', () => closedEarly.push(request.url ?? ''));
+        return;
+      }
+      let body = '';
+      request.on('data', (chunk: Buffer) => {
+        body += chunk.toString();
+      });
+      request.on('end', () => {
+        charged.push(JSON.parse(body));
+        response.setHeader('content-type', 'application/json');
+        response.end(JSON.stringify({ paid: true, reference: 'ch_1' }));
+      });
+    });
+    await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
+    const { port } = provider.address() as AddressInfo;
+    const spec = `${NOTES.replace(
+      '| POST   | /api/notes/:id/boom        |',
+      '| POST   | /api/notes/:id/pay         |         | code pay from provider.ts  |        |\n| POST   | /api/notes/:id/wait        |         | code wait from provider.ts |        |\n| POST   | /api/notes/:id/boom        |',
+    )}
+## 9. Business constants and limits
+
+| name         | value                   |
+| ------------ | ----------------------- |
+| PROVIDER_URL | http://127.0.0.1:${port} |
+`;
+    writeFileSync(join(dir, 'boom.ts'), BOOM);
+    writeFileSync(join(dir, 'hooks.ts'), HOOKS);
+    writeFileSync(
+      join(dir, 'provider.ts'),
+      `import { defineCall } from './notes.types.ts';
+export const pay = defineCall('Note', async ({ record, constants, fetch, log }) => {
+  const answer = await fetch(constants.PROVIDER_URL + '/charge', { method: 'POST', body: JSON.stringify({ note: record.id }) });
+  const { paid, reference } = await answer.json();
+  log.info('charged the card', { note: record.id, reference });
+  return { paid };
+});
+export const wait = defineCall('Note', async ({ constants, fetch }) => {
+  await fetch(constants.PROVIDER_URL + '/slow');
+  return {};
+});
+`,
+    );
+    writeFileSync(join(dir, 'notes.types.ts'), specTypes(modelOf(spec), 'notes.md'));
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString().split('\n')) if (line) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    server = await createServer({
+      model: modelOf(spec),
+      dbPath,
+      logger: pino({ level: 'info' }, sink),
+      codeFolder: dir,
+      codeTimeoutMs: 300,
+    });
+    await server.app.ready();
+    user = (await userWithToken(server, [])).authorization;
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    await new Promise((resolve) => provider?.close(resolve));
+    remove();
+  });
+
+  it('calls another system with fetch and logs under the module and the request', async () => {
+    const note = await call(user, 'POST', '/api/notes', { title: 'an invoice' });
+    const answer = await call(user, 'POST', `/api/notes/${note.body.id}/pay`, {});
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ paid: true });
+    expect(charged).toEqual([{ note: note.body.id }]);
+    expect(lines.find((l) => l.msg === 'charged the card')).toMatchObject({
+      level: 30,
+      module: 'provider.ts',
+      export: 'pay',
+      reqId: answer.headers['x-request-id'],
+      note: note.body.id,
+      reference: 'ch_1',
+    });
+  });
+
+  it('aborts a fetch still waiting when the module runs out of time, and answers 500', async () => {
+    const note = await call(user, 'POST', '/api/notes', { title: 'another' });
+    const answer = await call(user, 'POST', `/api/notes/${note.body.id}/wait`, {});
+    expect(answer.status).toBe(500);
+    expect(answer.body.code).toBe('INTERNAL_ERROR');
+    const end = Date.now() + 5000;
+    while (closedEarly.length === 0 && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(closedEarly).toEqual(['/slow']);
+  });
+});
+
+// Modules that fail after the fact: nobody is waiting for an answer, so the log is where it shows.
+describe('an after hook and a scheduled module that throw', () => {
+  const { dir, dbPath, remove } = tempDir();
+  const lines: Record<string, unknown>[] = [];
+  let server: NinepointServer;
+  let user: string;
+  /** Sunday 1 March 2026, 12:00 UTC; the nightly job first falls due at 02:00 the next day. */
+  let at = Date.parse('2026-03-01T12:00:00Z');
+  const call = callAs(() => server);
+  const SPEC = NOTES.replace(
+    '| before create Note | guard from hooks.ts  |',
+    '| before create Note | guard from hooks.ts  |\n| after create Note  | after.ts             |\n| schedule nightly   | nightly.ts           |',
+  ).replace(
+    '### Code',
+    '### Schedules\n\n| job     | every             |\n| ------- | ----------------- |\n| nightly | every day at 02:00 |\n\n### Code',
+  );
+
+  beforeAll(async () => {
+    writeFileSync(join(dir, 'boom.ts'), BOOM);
+    writeFileSync(join(dir, 'hooks.ts'), HOOKS);
+    writeFileSync(
+      join(dir, 'after.ts'),
+      "import { defineHook } from './notes.types.ts';\nexport default defineHook('Note', () => {\n  throw new Error('the mail server refused');\n});\n",
+    );
+    writeFileSync(
+      join(dir, 'nightly.ts'),
+      "import { defineJob } from './notes.types.ts';\nexport default defineJob(({ due }) => {\n  throw new Error('the nightly export failed for ' + due);\n});\n",
+    );
+    writeFileSync(join(dir, 'notes.types.ts'), specTypes(modelOf(SPEC), 'notes.md'));
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString().split('\n')) if (line) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    server = await createServer({
+      model: modelOf(SPEC),
+      dbPath,
+      logger: pino({ level: 'info' }, sink),
+      codeFolder: dir,
+      now: () => at,
+    });
+    await server.app.ready();
+    await server.timers.idle();
+    user = (await userWithToken(server, [])).authorization;
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    remove();
+  });
+
+  it('keeps the write an after hook followed, and logs the failure with its stack', async () => {
+    const created = await call(user, 'POST', '/api/notes', { title: 'kept' });
+    expect(created.status).toBe(201);
+    await server.code?.idle();
+    const titles = ((await call(user, 'GET', '/api/notes')).body.items as { title: string }[]).map((n) => n.title);
+    expect(titles).toContain('kept');
+    const failed = lines.find((l) => l.msg === 'an after hook failed; the write it followed stays committed');
+    expect(failed).toMatchObject({ level: 50, module: 'after.ts', entity: 'Note', id: created.body.id });
+    expect((failed?.err as { stack?: string } | undefined)?.stack).toMatch(
+      /Error: the mail server refused\n\s+at .*after\.ts/,
+    );
+  });
+
+  it('logs a scheduled module that throws, runs that due time once, and runs the next one', async () => {
+    at = Date.parse('2026-03-02T02:00:10Z');
+    expect((await server.timers.round()).jobs).toBe(1);
+    expect((await server.timers.round()).jobs).toBe(0);
+    at = Date.parse('2026-03-03T02:00:10Z');
+    expect((await server.timers.round()).jobs).toBe(1);
+    const failures = lines.filter((l) => l.msg === 'a scheduled module failed');
+    expect(failures.map((l) => [l.module, l.job, (l.err as { message: string }).message])).toEqual([
+      ['nightly.ts', 'nightly', 'the nightly export failed for 2026-03-02T02:00:00.000Z'],
+      ['nightly.ts', 'nightly', 'the nightly export failed for 2026-03-03T02:00:00.000Z'],
+    ]);
+    expect((await call(user, 'GET', '/api/notes')).status).toBe(200);
   });
 });

@@ -1,11 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { POSTGRES_AVAILABLE, TEST_DATABASES, type TestDatabase } from '../../test/databases.ts';
 import { modelOf, tempDir } from '../../test/helpers.ts';
 import { callAs, userWithToken } from '../../test/users.ts';
 import { createServer, type NinepointServer } from '../app/server.ts';
 
-// SQLite only: the modules call the app's own API, which is the same on both databases.
+// SQLite here: the modules call the app's own API, which is the same on both databases; the
+// scheduled module's one-runner guarantee on PostgreSQL is the last suite's.
 const EXAMPLES = new URL('../../../../examples/', import.meta.url);
 const QUOTES = readFileSync(new URL('quotes.md', EXAMPLES), 'utf8');
 /** Sunday 1 March 2026, 12:00 in Berlin: the Monday repricing first falls due the next morning. */
@@ -141,3 +143,52 @@ describe('examples/quotes.md: the TypeScript beside the spec, through HTTP', () 
     expect((await server.timers.round()).jobs).toBe(0);
   });
 });
+
+// The scheduled module on PostgreSQL: the job's due time is taken under the scheduler's lock, so
+// two servers on one database run the module once between them.
+describe.runIf(POSTGRES_AVAILABLE)(
+  "examples/quotes.md's Monday job with two servers on one PostgreSQL database",
+  () => {
+    it('runs the TypeScript job once between them, and the drafts are priced again', async () => {
+      const postgres = TEST_DATABASES.find((d) => d.name === 'postgres') as TestDatabase;
+      const fresh = await postgres.fresh();
+      let at = START;
+      const open = async () => {
+        const server = await createServer({
+          model: modelOf(QUOTES),
+          ...fresh.options,
+          logger: false,
+          now: () => at,
+          codeFolder: fileURLToPath(EXAMPLES),
+        });
+        await server.app.ready();
+        await server.timers.idle();
+        return server;
+      };
+      const one = await open();
+      const two = await open();
+      try {
+        const sales = (await userWithToken(one, ['sales'])).authorization;
+        const call = callAs(() => one);
+        const created = await call(sales, 'POST', '/api/quotes', {
+          customer: 'Mill Café',
+          product: 'stool',
+          quantity: 20,
+        });
+        expect(created.status).toBe(201);
+        at = Date.parse('2026-03-02T05:00:30Z');
+        const reports = await Promise.all([1, 2, 3].flatMap(() => [one.timers.round(), two.timers.round()]));
+        expect(reports.reduce((sum, r) => sum + r.jobs, 0)).toBe(1);
+        const repriced = await callAs(() => two)(sales, 'GET', `/api/quotes/${created.body.id}`);
+        expect(repriced.body).toMatchObject({ total: 1235, priced_at: '2026-03-02T05:00:00.000Z' });
+        const history = await call(sales, 'GET', `/api/quotes/${created.body.id}/history`);
+        const updates = (history.body.items as { action: string; by: string }[]).filter((e) => e.action === 'update');
+        expect(updates).toEqual([expect.objectContaining({ by: 'system' })]);
+      } finally {
+        await one.close();
+        await two.close();
+        await fresh.remove();
+      }
+    });
+  },
+);

@@ -1,6 +1,7 @@
 import { realpath, stat } from 'node:fs/promises';
+import { registerHooks } from 'node:module';
 import { join, sep } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type CodeUse, codeNeeds, type Model, type ModuleFacts } from '@ninepoint/spec';
 
 /** The modules a spec names, loaded: what `check` judges, and the exports the runtime calls. */
@@ -14,11 +15,12 @@ export interface LoadedModules {
 /**
  * Loads each module the model names from `folder` (the spec's), with Node's own TypeScript (type
  * stripping: no bundler, no build). `version` is added to each module's URL so that a changed
- * file is loaded anew (`ninepoint dev` after a save): Node caches a module by its URL. Only the
- * named module is loaded anew, not the modules it imports. A module that is not there, resolves
- * outside the folder (a symbolic link), or throws while loading is a fact, never an exception.
- * Each loaded version stays in Node's module cache until the process ends (a few per save in
- * `ninepoint dev`; none in `serve`, which loads once).
+ * file is loaded anew (`ninepoint dev` after a save): Node caches a module by its URL. The modules
+ * it imports from the spec's folder are loaded anew with it (`versionGraph`), so a save of a helper
+ * the named module imports is seen too. A module that is not there, resolves outside the folder (a
+ * symbolic link), or throws while loading is a fact, never an exception. Each loaded version stays
+ * in Node's module cache until the process ends (a graph per save in `ninepoint dev`; none in
+ * `serve`, which loads once).
  */
 export async function loadModules(model: Model, folder: string, version?: string): Promise<LoadedModules> {
   const facts = new Map<string, ModuleFacts>();
@@ -26,6 +28,7 @@ export async function loadModules(model: Model, folder: string, version?: string
   const files = [...new Set(codeNeeds(model).map((n) => n.file))];
   if (files.length === 0) return { facts, namespaces };
   const root = await realpath(folder);
+  versionGraph(root);
   for (const file of files) {
     let path: string;
     try {
@@ -41,7 +44,7 @@ export async function loadModules(model: Model, folder: string, version?: string
     const url = pathToFileURL(path);
     // Node caches a module by its URL: a file changed since (its time and size) is a new URL.
     const { mtimeMs, size } = await stat(path);
-    url.searchParams.set('v', `${version ?? 0}.${Math.trunc(mtimeMs)}.${size}`);
+    url.searchParams.set(VERSION, `${version ?? 0}.${Math.trunc(mtimeMs)}.${size}`);
     try {
       const namespace = (await import(url.href)) as Record<string, unknown>;
       namespaces.set(file, namespace);
@@ -72,4 +75,38 @@ function exportKinds(namespace: Record<string, unknown>): Record<string, CodeUse
 export function exportOf(loaded: LoadedModules, file: string, name: string): ((context: never) => unknown) | null {
   const value = loaded.namespaces.get(file)?.[name];
   return typeof value === 'function' ? (value as (context: never) => unknown) : null;
+}
+
+/** The query parameter a module's version is in, on its URL and on those of the modules it imports. */
+const VERSION = 'v';
+/** The spec folders whose module graphs are versioned (each with a trailing separator). */
+const versioned = new Set<string>();
+let hooked = false;
+
+/**
+ * Gives a module's version to what it imports from the same spec folder (a resolve hook of Node's
+ * loader): `./tariff.ts` imported by `pricing.ts?v=3…` is `tariff.ts?v=3…`, so each
+ * reload loads the whole graph under the folder anew, not only the file the spec names. What it
+ * imports from elsewhere (packages, Node's own) keeps its one URL.
+ */
+function versionGraph(root: string): void {
+  versioned.add(root + sep);
+  if (hooked) return;
+  hooked = true;
+  registerHooks({
+    resolve(specifier, context, nextResolve) {
+      const resolved = nextResolve(specifier, context);
+      const parent = context.parentURL;
+      if (!parent?.startsWith('file:') || !resolved.url.startsWith('file:')) return resolved;
+      const version = new URL(parent).searchParams.get(VERSION);
+      if (version === null) return resolved;
+      const child = new URL(resolved.url);
+      if (child.searchParams.has(VERSION)) return resolved;
+      const path = fileURLToPath(child);
+      if (path.includes(`${sep}node_modules${sep}`)) return resolved;
+      if (![...versioned].some((r) => path.startsWith(r))) return resolved;
+      child.searchParams.set(VERSION, version);
+      return { ...resolved, url: child.href };
+    },
+  });
 }

@@ -42,6 +42,11 @@ export interface SchedulerOptions {
   now: () => number;
   /** Told of each transition taken (live updates), as for a person's. */
   committed: (change: LocalChange) => void;
+  /**
+   * How many records one transaction takes (`Store.hold`, each record in a savepoint of it, so a
+   * refused one is undone alone); 1: each record its own transaction.
+   */
+  batch?: number;
 }
 
 /**
@@ -123,49 +128,64 @@ export class TransitionScheduler {
       to: kind.transition.to,
       ...(kind.waits && before !== null ? { enteredBy: before } : {}),
     };
+    /** Takes one record, in the transaction it is called in: the change to tell of, or null. */
+    const takeOne = async (id: string): Promise<LocalChange | null> => {
+      const at = new Date(this.#o.now()).toISOString();
+      try {
+        const outcome = await records.transition(
+          id,
+          write,
+          {},
+          { at, by: SYSTEM_ACTOR_ID, ifVersions: null },
+          systemCheck,
+        );
+        if (!outcome.ok) {
+          report.skipped++;
+          return null;
+        }
+        return {
+          entity: kind.entity,
+          id,
+          kind: 'transition',
+          transition: kind.transition.name,
+          at,
+          by: SYSTEM_ACTOR_ID,
+          record: outcome.stored.record,
+        };
+      } catch (error) {
+        if (!(error instanceof ProblemError)) throw error;
+        if (this.#notDue(kind, error)) {
+          report.skipped++;
+          return null;
+        }
+        report.refused++;
+        logger.warn(
+          { entity: kind.entity, id, transition: kind.transition.name, code: error.code, errors: error.extras.errors },
+          'an automatic transition was refused; it is tried again next round',
+        );
+        return null;
+      }
+    };
+    const batch = Math.max(1, this.#o.batch ?? 1);
     let after: string | null = null;
     for (;;) {
       const ids = await records.dueIds({ states: kind.states, column: kind.column, before, after, limit: PAGE });
       report.queries++;
-      for (const id of ids) {
-        const at = new Date(this.#o.now()).toISOString();
-        try {
-          const outcome = await records.transition(
-            id,
-            write,
-            {},
-            { at, by: SYSTEM_ACTOR_ID, ifVersions: null },
-            systemCheck,
-          );
-          if (outcome.ok) {
-            report.taken++;
-            committed({
-              entity: kind.entity,
-              id,
-              kind: 'transition',
-              transition: kind.transition.name,
-              at,
-              by: SYSTEM_ACTOR_ID,
-              record: outcome.stored.record,
-            });
-          } else report.skipped++;
-        } catch (error) {
-          if (!(error instanceof ProblemError)) throw error;
-          if (this.#notDue(kind, error)) {
-            report.skipped++;
-            continue;
-          }
-          report.refused++;
-          logger.warn(
-            {
-              entity: kind.entity,
-              id,
-              transition: kind.transition.name,
-              code: error.code,
-              errors: error.extras.errors,
-            },
-            'an automatic transition was refused; it is tried again next round',
-          );
+      for (let start = 0; start < ids.length; start += batch) {
+        const group = ids.slice(start, start + batch);
+        // A group commits whole or not at all (a database failure): only what committed is told of.
+        const changes =
+          batch === 1
+            ? [await takeOne(group[0] as string)]
+            : await store.hold(async () => {
+                const taken: (LocalChange | null)[] = [];
+                for (const id of group) taken.push(await takeOne(id));
+                return taken;
+              });
+        for (const change of changes) {
+          if (!change) continue;
+          report.taken++;
+          committed(change);
         }
       }
       if (ids.length < PAGE) return;

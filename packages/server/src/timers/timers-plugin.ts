@@ -13,6 +13,13 @@ import { LOCAL_LOCK, pgSchedulerLock } from './scheduler-lock.ts';
 /** How often a server looks for due transitions: a due one is taken within this, well under a minute. */
 export const ROUND_INTERVAL_MS = 30_000;
 
+/**
+ * Records one PostgreSQL transaction takes in a round: one commit (a WAL flush) for many records
+ * rather than one each (docs/benchmarks.md, "Automatic transitions"). Small enough that the rows
+ * and limit locks a group holds are held for a short while only.
+ */
+export const PG_ROUND_BATCH = 50;
+
 /** The app's transitions taken by the system, as the server and tests see them. */
 export interface Timers {
   /** Runs a round now (or after the one under way): what tests with an injected clock call. */
@@ -29,6 +36,8 @@ export interface TimersOptions {
   committed: (change: LocalChange) => void;
   /** Point 7's recurring jobs, or null when the spec declares none. */
   jobs: RecurringJobs | null;
+  /** Records per transaction on PostgreSQL; default `PG_ROUND_BATCH` (1: each its own). */
+  batch?: number;
   /** Milliseconds between rounds; default `ROUND_INTERVAL_MS`. */
   intervalMs?: number;
 }
@@ -41,10 +50,13 @@ export interface TimersOptions {
  */
 export function registerTimers(app: FastifyInstance, options: TimersOptions): Timers {
   const kinds = dueKinds(options.compiled.model);
+  const pg = options.store instanceof PgStore ? options.store : null;
   const scheduler = new TransitionScheduler({
     ...options,
     kinds,
-    lock: options.store instanceof PgStore ? pgSchedulerLock(options.store.pool) : LOCAL_LOCK,
+    lock: pg ? pgSchedulerLock(pg.pool) : LOCAL_LOCK,
+    // SQLite commits cheaply, and a transaction held there holds every other writer.
+    batch: pg ? (options.batch ?? PG_ROUND_BATCH) : 1,
   });
   if (kinds.length === 0 && (options.jobs === null || options.jobs.empty)) return scheduler;
   let timer: NodeJS.Timeout | null = null;

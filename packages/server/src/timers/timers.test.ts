@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
+import pg from 'pg';
 import { type Logger, pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POSTGRES_AVAILABLE, TEST_DATABASES, type TestDatabase } from '../../test/databases.ts';
+import { openEvents } from '../../test/event-reader.ts';
 import { modelOf } from '../../test/helpers.ts';
 import { knownUser, userWithToken } from '../../test/users.ts';
 import { createServer, type NinepointServer } from '../app/server.ts';
@@ -184,6 +186,37 @@ describe.each(TEST_DATABASES)('automatic transitions on $name', (db: TestDatabas
   });
 });
 
+describe.each(TEST_DATABASES)('rounds the server runs by itself on $name', (db: TestDatabase) => {
+  it('marks a loan overdue with no one asking, at the next round after it falls due', async () => {
+    const temp = await db.fresh();
+    const clock = testClock();
+    const server = await createServer({
+      model: modelOf(LENDING),
+      ...temp.options,
+      logger: false,
+      now: clock.now,
+      roundIntervalMs: 100,
+    });
+    try {
+      await server.app.ready();
+      const { call, lend } = await lendingDesk(server, clock.now);
+      const id = await lend();
+      clock.move(15 * DAY);
+      // No round is asked for: the server's own timer takes it.
+      const end = Date.now() + 10_000;
+      let state = 'out';
+      while (state !== 'overdue' && Date.now() < end) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        state = String((await call('GET', `/api/loans/${id}`)).body.state);
+      }
+      expect(state).toBe('overdue');
+    } finally {
+      await server.close();
+      await temp.remove();
+    }
+  });
+});
+
 describe.runIf(POSTGRES_AVAILABLE)('two servers on one PostgreSQL database', () => {
   const postgres = TEST_DATABASES.find((d) => d.name === 'postgres') as TestDatabase;
 
@@ -277,6 +310,146 @@ describe.each(TEST_DATABASES)('a refused automatic transition on $name', (db: Te
         code: 'LOAN_TOO_LONG',
         errors: [expect.objectContaining({ code: 'LOAN_TOO_LONG' })],
       });
+    } finally {
+      await server.close();
+      await temp.remove();
+    }
+  });
+});
+
+describe.runIf(POSTGRES_AVAILABLE)('a round on PostgreSQL in groups of records', () => {
+  const postgres = TEST_DATABASES.find((d) => d.name === 'postgres') as TestDatabase;
+  // Only a loan renewed at least once may be marked overdue: the others are refused, mid-group.
+  const source = LENDING.replace(
+    '| loan limit           | Loan       |',
+    '| desk closed          | Loan: mark overdue | renewals > 0                                   | LOAN_TOO_LONG   |\n| loan limit           | Loan       |',
+  );
+
+  it('takes each group in one transaction, undoing a refused record alone', async () => {
+    expect(source).not.toBe(LENDING);
+    const temp = await postgres.fresh();
+    const clock = testClock();
+    const server = await createServer({
+      model: modelOf(source),
+      ...temp.options,
+      logger: false,
+      now: clock.now,
+      roundBatch: 4,
+    });
+    let commits = 0;
+    const query = pg.Client.prototype.query;
+    try {
+      await server.app.ready();
+      await server.timers.idle();
+      const { call, lend } = await lendingDesk(server, clock.now);
+      const ids: string[] = [];
+      for (let i = 0; i < 10; i++) ids.push(await lend());
+      const renewed = ids.filter((_, i) => i % 3 !== 1);
+      for (const id of renewed) await server.store.sql.run('UPDATE "loans" SET "renewals" = 1 WHERE "id" = ?', [id]);
+      clock.move(15 * DAY);
+      pg.Client.prototype.query = function counted(this: pg.Client, ...args: unknown[]) {
+        if (args[0] === 'COMMIT') commits++;
+        return (query as (...a: unknown[]) => unknown).apply(this, args);
+      } as typeof query;
+      const round = await server.timers.round();
+      pg.Client.prototype.query = query;
+      expect(round).toMatchObject({ taken: renewed.length, refused: ids.length - renewed.length });
+      // Ten records in groups of four: three commits, not one per record.
+      expect(commits).toBe(3);
+      const records = server.store.records('Loan');
+      for (const id of ids) {
+        const loan = await call('GET', `/api/loans/${id}`);
+        const history = (await records.history(id)).filter((e) => e.transition === 'mark overdue');
+        if (renewed.includes(id)) {
+          expect(loan.body.state).toBe('overdue');
+          expect(history).toHaveLength(1);
+          expect(history[0]?.by).toBe('system');
+        } else {
+          expect(loan.body.state).toBe('out');
+          expect(history).toHaveLength(0);
+        }
+      }
+      expect((await server.timers.round()).taken).toBe(0);
+    } finally {
+      pg.Client.prototype.query = query;
+      await server.close();
+      await temp.remove();
+    }
+  });
+});
+
+describe.each(TEST_DATABASES)('an automatic transition told as a person’s on $name', (db: TestDatabase) => {
+  // The system's transition sets a field, and the desk is notified of it.
+  const source = LENDING.replace(
+    '| mark overdue | out          | overdue  | system, staff | now > due               |                                                  |',
+    '| mark overdue | out          | overdue  | system, staff | now > due               | condition_note = "marked overdue"                |',
+  ).replace(
+    '| POST   | /api/loans/:id/write-off    |                                                     | Loan: write off    |                                    |\n',
+    `| POST   | /api/loans/:id/write-off    |                                                     | Loan: write off    |                                    |
+
+### Notifications
+
+| on                 | to          | subject         | text                                 |
+| ------------------ | ----------- | --------------- | ------------------------------------ |
+| Loan: mark overdue | every staff | A loan is late  | Call the member about {due}.         |
+`,
+  );
+
+  it('sets what the transition sets, tells live subscribers and notifies the desk', async () => {
+    expect(source).toContain('condition_note = "marked overdue"');
+    expect(source).toContain('| Loan: mark overdue | every staff |');
+    const temp = await db.fresh();
+    const clock = testClock();
+    // Lent 15 days ago, so the round runs at about the real time: the outbox delivers on the real clock.
+    clock.move(-15 * DAY);
+    const server = await createServer({
+      model: modelOf(source),
+      ...temp.options,
+      logger: false,
+      now: clock.now,
+      outbox: { env: {}, timing: { baseDelayMs: 50, pollMs: 50 } },
+    });
+    try {
+      const base = await server.listen({ port: 0 });
+      await server.timers.idle();
+      const staff = await userWithToken(server, ['staff']);
+      const member = await userWithToken(server, ['member']);
+      const call = caller(server, staff.authorization);
+      const book = await call('POST', '/api/books', {
+        title: 'Dune',
+        author: 'Herbert, Frank',
+        isbn: '9780441172719',
+        copies: 3,
+        shelf: 'FIC-12',
+      });
+      const loan = await call('POST', '/api/loans', {
+        book: book.body.id,
+        borrower: member.user.id,
+        lent_on: inDays(clock.now(), 0),
+        due: inDays(clock.now(), 14),
+      });
+      expect(loan.body).toMatchObject({ state: 'out', condition_note: null });
+      const events = await openEvents(base, { authorization: staff.authorization });
+      try {
+        clock.move(15 * DAY);
+        expect((await server.timers.round()).taken).toBe(1);
+        expect(await events.change()).toMatchObject({ entity: 'Loan', id: loan.body.id, kind: 'transition' });
+      } finally {
+        await events.cancel();
+      }
+      expect((await call('GET', `/api/loans/${loan.body.id}`)).body).toMatchObject({
+        state: 'overdue',
+        condition_note: 'marked overdue',
+      });
+      // The outbox delivers it after the commit, as it does a person's.
+      const bell = caller(server, staff.authorization);
+      const end = Date.now() + 10_000;
+      let items: unknown[] = [];
+      while (items.length === 0 && Date.now() < end) {
+        items = (await bell('GET', '/api/notifications')).body.items as unknown[];
+        if (items.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(items).toEqual([expect.objectContaining({ subject: 'A loan is late' })]);
     } finally {
       await server.close();
       await temp.remove();
