@@ -49,6 +49,41 @@ describe.runIf(POSTGRES_AVAILABLE || process.env.CI === 'true')('PgFeed, telling
     expect(closed).toBe(true);
   });
 
+  it('sends a change published just as the last statement of notifications ends, and the changes after it', async () => {
+    const sent: { ids: string[]; settle: () => void }[] = [];
+    const feed = new PgFeed({
+      url: TEST_POSTGRES_URL,
+      notify: (_channel, payloads) =>
+        new Promise<void>((resolve) => {
+          sent.push({ ids: payloads.map((p) => JSON.parse(p).i as string), settle: resolve });
+        }),
+    });
+    await feed.ready;
+    const ids = () => sent.flatMap((statement) => statement.ids);
+    try {
+      // A write whose commit resolves a few microtasks after the statement under way is answered.
+      for (let later = 0; later < 6; later++) {
+        feed.publish(change(`a${later}`));
+        await new Promise((resolve) => setImmediate(resolve));
+        sent.at(-1)?.settle();
+        let hops: Promise<void> = Promise.resolve();
+        for (let i = 0; i < later; i++) hops = hops.then(() => {});
+        await hops;
+        feed.publish(change(`b${later}`));
+        await new Promise((resolve) => setImmediate(resolve));
+        expect(ids(), `published ${later} microtasks after`).toContain(`b${later}`);
+        sent.at(-1)?.settle();
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      feed.publish(change('c'));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(ids().at(-1)).toBe('c');
+    } finally {
+      for (const statement of sent) statement.settle();
+      await feed.close();
+    }
+  });
+
   it('sends again, in order, a statement of notifications that failed on a connection the database ended', async () => {
     const fresh = await (
       TEST_DATABASES.find((d) => d.name === 'postgres') as NonNullable<(typeof TEST_DATABASES)[number]>

@@ -144,9 +144,7 @@ export class PgFeed extends LocalFeed {
   #flush(): Promise<void> {
     if (this.#sending) return this.#sent;
     this.#sending = true;
-    this.#sent = this.#sendAll().finally(() => {
-      this.#sending = false;
-    });
+    this.#sent = this.#sendAll();
     return this.#sent;
   }
 
@@ -160,35 +158,42 @@ export class PgFeed extends LocalFeed {
     let waitMs = FIRST_RESEND_MS;
     /** Whether the one attempt at once that closing allows has been made. */
     let lastTry = false;
-    while (this.#pending.length > 0 && this.channel !== '') {
-      const payloads = this.#pending;
-      this.#pending = [];
-      try {
-        await this.#options.notify(this.channel, payloads);
-        waitMs = FIRST_RESEND_MS;
-      } catch (error) {
-        this.#pending = [...payloads, ...this.#pending];
-        if (this.#closing && !lastTry) {
-          lastTry = true;
-          continue;
+    try {
+      while (this.#pending.length > 0 && this.channel !== '') {
+        const payloads = this.#pending;
+        this.#pending = [];
+        try {
+          await this.#options.notify(this.channel, payloads);
+          waitMs = FIRST_RESEND_MS;
+        } catch (error) {
+          this.#pending = [...payloads, ...this.#pending];
+          if (this.#closing && !lastTry) {
+            lastTry = true;
+            continue;
+          }
+          if (this.#closing) {
+            this.#options.logger?.warn({ err: error }, 'could not tell the other servers of changes before closing');
+            this.#drop(this.#pending.length);
+            return;
+          }
+          this.#options.logger?.warn({ err: error }, 'could not tell the other servers of changes; trying again');
+          if (this.#pending.length > MAX_PENDING) this.#drop(this.#pending.length - MAX_PENDING);
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, waitMs);
+            this.#resendNow = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+          this.#resendNow = null;
+          waitMs = Math.min(waitMs * 2, MAX_RESEND_MS);
         }
-        if (this.#closing) {
-          this.#options.logger?.warn({ err: error }, 'could not tell the other servers of changes before closing');
-          this.#drop(this.#pending.length);
-          return;
-        }
-        this.#options.logger?.warn({ err: error }, 'could not tell the other servers of changes; trying again');
-        if (this.#pending.length > MAX_PENDING) this.#drop(this.#pending.length - MAX_PENDING);
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, waitMs);
-          this.#resendNow = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        this.#resendNow = null;
-        waitMs = Math.min(waitMs * 2, MAX_RESEND_MS);
       }
+    } finally {
+      // In the same step as the loop's last look at `#pending`, not in a `.finally` of this
+      // promise (microtasks later): a change published in between would find a statement still
+      // under way and start none, and it and every change after it would wait for the close.
+      this.#sending = false;
     }
   }
 
