@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { POSTGRES_AVAILABLE, TEST_DATABASES, TEST_POSTGRES_URL } from '../../test/databases.ts';
-import { type Change, PgFeed } from './change-feed.ts';
+import { type Change, encodePayloads, MAX_PAYLOAD_BYTES, PgFeed } from './change-feed.ts';
 
 const change = (id: string): Change => ({ entity: 'Ticket', id, kind: 'update', at: '2026-11-28T04:00:00.000Z' });
 
@@ -81,6 +81,42 @@ describe.runIf(POSTGRES_AVAILABLE || process.env.CI === 'true')('PgFeed, telling
     } finally {
       for (const statement of sent) statement.settle();
       await feed.close();
+    }
+  });
+
+  it('tells an update of more fields than one payload holds in several, every field named, and what comes after it', async () => {
+    const pool = new pg.Pool({ connectionString: TEST_POSTGRES_URL, max: 1 });
+    const notify = async (channel: string, payloads: readonly string[]) => {
+      await pool.query('SELECT pg_notify($1, "p") FROM unnest($2::text[]) WITH ORDINALITY AS t("p", "n") ORDER BY "n"', [
+        channel,
+        payloads,
+      ]);
+    };
+    const sender = new PgFeed({ url: TEST_POSTGRES_URL, notify });
+    const receiver = new PgFeed({ url: TEST_POSTGRES_URL, notify: async () => {} });
+    try {
+      await Promise.all([sender.ready, receiver.ready]);
+      const heard: Change[] = [];
+      receiver.subscribe((c, remote) => {
+        if (remote && (c.id === 'wide' || c.id === 'after')) heard.push(c);
+      });
+      // An imported sheet's 300 columns, all written by one PUT: about 13 kB of names.
+      const fields = Array.from({ length: 300 }, (_, i) => `column_${String(i).padStart(3, '0')}_of_an_imported_sheet`);
+      const wide: Change = { ...change('wide'), fields };
+      expect(encodePayloads(wide, 'o').every((p) => Buffer.byteLength(p) <= MAX_PAYLOAD_BYTES)).toBe(true);
+      sender.publish(wide);
+      sender.publish(change('after'));
+      for (const until = Date.now() + 5000; heard.at(-1)?.id !== 'after' && Date.now() < until; ) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(heard.at(-1)?.id).toBe('after');
+      const parts = heard.filter((c) => c.id === 'wide');
+      expect(parts.length).toBeGreaterThan(1);
+      expect(parts.flatMap((c) => c.fields ?? [])).toEqual(fields);
+    } finally {
+      await sender.close();
+      await receiver.close();
+      await pool.end();
     }
   });
 
