@@ -87,10 +87,10 @@ describe.runIf(POSTGRES_AVAILABLE || process.env.CI === 'true')('PgFeed, telling
   it('tells an update of more fields than one payload holds in several, every field named, and what comes after it', async () => {
     const pool = new pg.Pool({ connectionString: TEST_POSTGRES_URL, max: 1 });
     const notify = async (channel: string, payloads: readonly string[]) => {
-      await pool.query('SELECT pg_notify($1, "p") FROM unnest($2::text[]) WITH ORDINALITY AS t("p", "n") ORDER BY "n"', [
-        channel,
-        payloads,
-      ]);
+      await pool.query(
+        'SELECT pg_notify($1, "p") FROM unnest($2::text[]) WITH ORDINALITY AS t("p", "n") ORDER BY "n"',
+        [channel, payloads],
+      );
     };
     const sender = new PgFeed({ url: TEST_POSTGRES_URL, notify });
     const receiver = new PgFeed({ url: TEST_POSTGRES_URL, notify: async () => {} });

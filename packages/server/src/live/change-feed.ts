@@ -262,7 +262,9 @@ export function encodePayloads(change: Change, origin: string): string[] {
   const fields = change.fields ?? [];
   if (fields.length < 2) return [];
   const half = Math.ceil(fields.length / 2);
-  const parts = [fields.slice(0, half), fields.slice(half)].map((part) => encodePayloads({ ...change, fields: part }, origin));
+  const parts = [fields.slice(0, half), fields.slice(half)].map((part) =>
+    encodePayloads({ ...change, fields: part }, origin),
+  );
   return parts.some((part) => part.length === 0) ? [] : parts.flat();
 }
 

@@ -1,38 +1,11 @@
-import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FreshDatabase, TEST_DATABASES } from '../../test/databases.ts';
-import { type EventReader, openEvents } from '../../test/event-reader.ts';
-import { modelOf, replaceOnce } from '../../test/helpers.ts';
+import { nextOrOpen, openEvents } from '../../test/event-reader.ts';
+import { modelOf } from '../../test/helpers.ts';
+import { LIVE_CLINIC } from '../../test/live-clinic.ts';
 import { callAs, userWithToken } from '../../test/users.ts';
 import { createServer, type NinepointServer } from '../app/server.ts';
-
-/** The clinic: doctors read their own appointments, patients read doctors; an admin books. */
-const CLINIC = replaceOnce(
-  readFileSync(new URL('../../test/fixtures/clinic.md', import.meta.url), 'utf8'),
-  /## 6\. Roles and permissions\n[\s\S]*?(?=\n## 7\.)/,
-  () => `## 6. Roles and permissions
-
-| role    | Doctor | Patient              | Appointment                                                                  | people |
-| ------- | ------ | -------------------- | ---------------------------------------------------------------------------- | ------ |
-| admin   | all    | all                  | all                                                                          | manage |
-| doctor  | read   | read                 | read own via doctor.account, update own via doctor.account (notes)          |        |
-| patient | read   | read own via account | create, read own via patient.account except (notes)                          |        |
-`,
-);
-
-/** Resolves to what came first: the next change event (null: the stream ended) or `'still open'` after `ms`. */
-async function nextOrOpen(events: EventReader, ms: number): Promise<Record<string, unknown> | null | 'still open'> {
-  let timer: NodeJS.Timeout | undefined;
-  const open = new Promise<'still open'>((resolve) => {
-    timer = setTimeout(() => resolve('still open'), ms);
-  });
-  try {
-    return await Promise.race([events.change(), open]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 // PostgreSQL only: there a statement of another tool reaches the servers through the identity
 // tables' trigger (SQLite's server sees another process's commit by `data_version`, tested apart).
@@ -47,6 +20,20 @@ describe.each(TEST_DATABASES.filter((db) => db.name === 'postgres'))(
     /** Another tool's connection: no server, no change feed, only SQL. */
     let sql: pg.Client;
     const call = callAs(() => server);
+    /** Settles once the server hears a write to the identity tables naming `userId` (5 s at most). */
+    const heardOf = (userId: string) =>
+      new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          stop?.();
+          reject(new Error(`the server heard no write naming ${userId}`));
+        }, 5_000);
+        const stop = server.store.sql.onIdentityChange?.((change) => {
+          if (!change.users?.includes(userId)) return;
+          clearTimeout(timer);
+          stop?.();
+          resolve();
+        });
+      });
     /** A doctor (a record every patient may read), with an account of their own. */
     const addDoctor = async (name: string): Promise<string> => {
       const account = await userWithToken(server, []);
@@ -59,7 +46,7 @@ describe.each(TEST_DATABASES.filter((db) => db.name === 'postgres'))(
       fresh = await db.fresh();
       // A heartbeat far off: nothing here may wait for it.
       server = await createServer({
-        model: modelOf(CLINIC),
+        model: modelOf(LIVE_CLINIC),
         ...fresh.options,
         logger: false,
         live: { heartbeatMs: 600_000 },
@@ -115,9 +102,12 @@ describe.each(TEST_DATABASES.filter((db) => db.name === 'postgres'))(
           starts_at: '2030-03-01T09:00:00Z',
         });
         expect(await events.change()).toMatchObject({ id: booked.body.id, kind: 'create' });
+        // Once the server has heard the UPDATE, its check of the stream is queued ahead of every
+        // change after it (however long the check takes on a loaded machine): the stream's next
+        // change is one a patient may read.
+        const heard = heardOf(user.id);
         await sql.query(`UPDATE "_ninepoint_users" SET "roles" = '["patient"]' WHERE "id" = $1`, [user.id]);
-        // Within a second the stream goes by the roles left; its next change is one a patient may read.
-        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        await heard;
         await call(admin, 'PATCH', `/api/appointments/${booked.body.id}`, { notes: 'moved' });
         const other = await addDoctor('Doctor C');
         expect(await nextOrOpen(events, 5_000)).toMatchObject({ entity: 'Doctor', id: other });
