@@ -77,8 +77,8 @@ describe("a list's plain cells draw as Mantine's components do", () => {
   it("give a link the classes of Mantine's Anchor, its keyboard focus ring included", () => {
     const mantine = drawn(h(MantineAnchor, { href: 'mailto:a@example.test', size: 'sm' }, 'a'), 'mantine-Anchor-root');
     for (const link of [
-      h(SmallLink, { href: 'mailto:a@example.test' }, 'a'),
-      h(MemoryRouter, null, h(SmallLink, { to: '/tickets/1', bold: true }, 'a')),
+      h(SmallLink, { href: 'mailto:a@example.test', children: 'a' }),
+      h(MemoryRouter, null, h(SmallLink, { to: '/tickets/1', bold: true, children: 'a' })),
     ]) {
       const plain = drawn(link, 'mantine-Anchor-root');
       expect(plain.classes).toContain('mantine-focus-auto');
