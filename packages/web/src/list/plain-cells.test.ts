@@ -8,6 +8,8 @@ import { PlainBadge, PlainCheckbox, SmallLink } from './plain-cells.tsx';
 
 // Badge is polymorphic: createElement wants it as the plain component it is here.
 const MantineBadge = Badge as unknown as ComponentType<BadgeProps>;
+// Its children come as createElement's third argument, which its props type cannot see.
+const PlainLink = SmallLink as unknown as ComponentType<{ href?: string; to?: string; bold?: boolean }>;
 const MantineAnchor = Anchor as unknown as ComponentType<AnchorProps & { href: string }>;
 
 /** The first element of the markup whose class names `selector`: its classes and its style's variables. */
@@ -77,8 +79,8 @@ describe("a list's plain cells draw as Mantine's components do", () => {
   it("give a link the classes of Mantine's Anchor, its keyboard focus ring included", () => {
     const mantine = drawn(h(MantineAnchor, { href: 'mailto:a@example.test', size: 'sm' }, 'a'), 'mantine-Anchor-root');
     for (const link of [
-      h(SmallLink, { href: 'mailto:a@example.test', children: 'a' }),
-      h(MemoryRouter, null, h(SmallLink, { to: '/tickets/1', bold: true, children: 'a' })),
+      h(PlainLink, { href: 'mailto:a@example.test' }, 'a'),
+      h(MemoryRouter, null, h(PlainLink, { to: '/tickets/1', bold: true }, 'a')),
     ]) {
       const plain = drawn(link, 'mantine-Anchor-root');
       expect(plain.classes).toContain('mantine-focus-auto');
