@@ -50,3 +50,16 @@ export class EventReader {
 export async function openEvents(base: string, headers: Record<string, string>): Promise<EventReader> {
   return new EventReader(await fetch(`${base}/api/events`, { headers }));
 }
+
+/** Resolves to what came first: the next change event (null: the stream ended) or `'still open'` after `ms`. */
+export async function nextOrOpen(events: EventReader, ms: number): Promise<Body | null | 'still open'> {
+  let timer: NodeJS.Timeout | undefined;
+  const open = new Promise<'still open'>((resolve) => {
+    timer = setTimeout(() => resolve('still open'), ms);
+  });
+  try {
+    return await Promise.race([events.change(), open]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { POSTGRES_AVAILABLE, TEST_DATABASES, TEST_POSTGRES_URL } from '../../test/databases.ts';
-import { type Change, PgFeed } from './change-feed.ts';
+import { type Change, encodePayloads, MAX_PAYLOAD_BYTES, PgFeed } from './change-feed.ts';
 
 const change = (id: string): Change => ({ entity: 'Ticket', id, kind: 'update', at: '2026-11-28T04:00:00.000Z' });
 
@@ -47,6 +47,77 @@ describe.runIf(POSTGRES_AVAILABLE || process.env.CI === 'true')('PgFeed, telling
     sent[1]?.settle();
     await closing;
     expect(closed).toBe(true);
+  });
+
+  it('sends a change published just as the last statement of notifications ends, and the changes after it', async () => {
+    const sent: { ids: string[]; settle: () => void }[] = [];
+    const feed = new PgFeed({
+      url: TEST_POSTGRES_URL,
+      notify: (_channel, payloads) =>
+        new Promise<void>((resolve) => {
+          sent.push({ ids: payloads.map((p) => JSON.parse(p).i as string), settle: resolve });
+        }),
+    });
+    await feed.ready;
+    const ids = () => sent.flatMap((statement) => statement.ids);
+    try {
+      // A write whose commit resolves a few microtasks after the statement under way is answered.
+      for (let later = 0; later < 6; later++) {
+        feed.publish(change(`a${later}`));
+        await new Promise((resolve) => setImmediate(resolve));
+        sent.at(-1)?.settle();
+        let hops: Promise<void> = Promise.resolve();
+        for (let i = 0; i < later; i++) hops = hops.then(() => {});
+        await hops;
+        feed.publish(change(`b${later}`));
+        await new Promise((resolve) => setImmediate(resolve));
+        expect(ids(), `published ${later} microtasks after`).toContain(`b${later}`);
+        sent.at(-1)?.settle();
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      feed.publish(change('c'));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(ids().at(-1)).toBe('c');
+    } finally {
+      for (const statement of sent) statement.settle();
+      await feed.close();
+    }
+  });
+
+  it('tells an update of more fields than one payload holds in several, every field named, and what comes after it', async () => {
+    const pool = new pg.Pool({ connectionString: TEST_POSTGRES_URL, max: 1 });
+    const notify = async (channel: string, payloads: readonly string[]) => {
+      await pool.query(
+        'SELECT pg_notify($1, "p") FROM unnest($2::text[]) WITH ORDINALITY AS t("p", "n") ORDER BY "n"',
+        [channel, payloads],
+      );
+    };
+    const sender = new PgFeed({ url: TEST_POSTGRES_URL, notify });
+    const receiver = new PgFeed({ url: TEST_POSTGRES_URL, notify: async () => {} });
+    try {
+      await Promise.all([sender.ready, receiver.ready]);
+      const heard: Change[] = [];
+      receiver.subscribe((c, remote) => {
+        if (remote && (c.id === 'wide' || c.id === 'after')) heard.push(c);
+      });
+      // An imported sheet's 300 columns, all written by one PUT: about 13 kB of names.
+      const fields = Array.from({ length: 300 }, (_, i) => `column_${String(i).padStart(3, '0')}_of_an_imported_sheet`);
+      const wide: Change = { ...change('wide'), fields };
+      expect(encodePayloads(wide, 'o').every((p) => Buffer.byteLength(p) <= MAX_PAYLOAD_BYTES)).toBe(true);
+      sender.publish(wide);
+      sender.publish(change('after'));
+      for (const until = Date.now() + 5000; heard.at(-1)?.id !== 'after' && Date.now() < until; ) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(heard.at(-1)?.id).toBe('after');
+      const parts = heard.filter((c) => c.id === 'wide');
+      expect(parts.length).toBeGreaterThan(1);
+      expect(parts.flatMap((c) => c.fields ?? [])).toEqual(fields);
+    } finally {
+      await sender.close();
+      await receiver.close();
+      await pool.end();
+    }
   });
 
   it('sends again, in order, a statement of notifications that failed on a connection the database ended', async () => {

@@ -135,8 +135,13 @@ export class PgFeed extends LocalFeed {
     // way): under load many writes commit in one turn, and a statement each cost a pooled
     // connection and a round trip per write. One statement at a time, so the other servers hear
     // the changes in the order they were published.
+    const payloads = encodePayloads(change, this.#origin);
+    if (payloads.length === 0) {
+      this.#options.logger?.error({ entity: change.entity, id: change.id }, 'a change too long to tell other servers');
+      return;
+    }
     if (this.#pending.length === 0 && !this.#sending) setImmediate(() => this.#flush());
-    this.#pending.push(encodePayload(change, this.#origin));
+    this.#pending.push(...payloads);
     if (this.#pending.length > MAX_PENDING) this.#drop(this.#pending.length - MAX_PENDING);
   }
 
@@ -144,9 +149,7 @@ export class PgFeed extends LocalFeed {
   #flush(): Promise<void> {
     if (this.#sending) return this.#sent;
     this.#sending = true;
-    this.#sent = this.#sendAll().finally(() => {
-      this.#sending = false;
-    });
+    this.#sent = this.#sendAll();
     return this.#sent;
   }
 
@@ -160,35 +163,42 @@ export class PgFeed extends LocalFeed {
     let waitMs = FIRST_RESEND_MS;
     /** Whether the one attempt at once that closing allows has been made. */
     let lastTry = false;
-    while (this.#pending.length > 0 && this.channel !== '') {
-      const payloads = this.#pending;
-      this.#pending = [];
-      try {
-        await this.#options.notify(this.channel, payloads);
-        waitMs = FIRST_RESEND_MS;
-      } catch (error) {
-        this.#pending = [...payloads, ...this.#pending];
-        if (this.#closing && !lastTry) {
-          lastTry = true;
-          continue;
+    try {
+      while (this.#pending.length > 0 && this.channel !== '') {
+        const payloads = this.#pending;
+        this.#pending = [];
+        try {
+          await this.#options.notify(this.channel, payloads);
+          waitMs = FIRST_RESEND_MS;
+        } catch (error) {
+          this.#pending = [...payloads, ...this.#pending];
+          if (this.#closing && !lastTry) {
+            lastTry = true;
+            continue;
+          }
+          if (this.#closing) {
+            this.#options.logger?.warn({ err: error }, 'could not tell the other servers of changes before closing');
+            this.#drop(this.#pending.length);
+            return;
+          }
+          this.#options.logger?.warn({ err: error }, 'could not tell the other servers of changes; trying again');
+          if (this.#pending.length > MAX_PENDING) this.#drop(this.#pending.length - MAX_PENDING);
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, waitMs);
+            this.#resendNow = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+          this.#resendNow = null;
+          waitMs = Math.min(waitMs * 2, MAX_RESEND_MS);
         }
-        if (this.#closing) {
-          this.#options.logger?.warn({ err: error }, 'could not tell the other servers of changes before closing');
-          this.#drop(this.#pending.length);
-          return;
-        }
-        this.#options.logger?.warn({ err: error }, 'could not tell the other servers of changes; trying again');
-        if (this.#pending.length > MAX_PENDING) this.#drop(this.#pending.length - MAX_PENDING);
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, waitMs);
-          this.#resendNow = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        this.#resendNow = null;
-        waitMs = Math.min(waitMs * 2, MAX_RESEND_MS);
       }
+    } finally {
+      // In the same step as the loop's last look at `#pending`, not in a `.finally` of this
+      // promise (microtasks later): a change published in between would find a statement still
+      // under way and start none, and it and every change after it would wait for the close.
+      this.#sending = false;
     }
   }
 
@@ -234,6 +244,28 @@ export function encodePayload(change: Change, origin: string): string {
     o: origin,
     ...(change.fields ? { f: change.fields } : {}),
   });
+}
+
+/** The longest payload PostgreSQL takes: one of 8,000 bytes or more fails `pg_notify`, and its whole statement. */
+export const MAX_PAYLOAD_BYTES = 7_999;
+
+/**
+ * A change as the payloads of its notifications: one, or, for an update of more fields than one
+ * payload names, one per part of its fields (a server tells a user of each part that has a field
+ * they see, at worst twice; the fields, never dropped, keep an update of hidden fields untold). A
+ * payload too long for the database would fail every statement it is sent in, again and again.
+ * None when even one field is too long (no name the checker allows is).
+ */
+export function encodePayloads(change: Change, origin: string): string[] {
+  const payload = encodePayload(change, origin);
+  if (Buffer.byteLength(payload) <= MAX_PAYLOAD_BYTES) return [payload];
+  const fields = change.fields ?? [];
+  if (fields.length < 2) return [];
+  const half = Math.ceil(fields.length / 2);
+  const parts = [fields.slice(0, half), fields.slice(half)].map((part) =>
+    encodePayloads({ ...change, fields: part }, origin),
+  );
+  return parts.some((part) => part.length === 0) ? [] : parts.flat();
 }
 
 /** A notification's change, unless it is malformed or this server's own. */

@@ -1,40 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FreshDatabase, TEST_DATABASES } from '../../test/databases.ts';
-import { type EventReader, openEvents } from '../../test/event-reader.ts';
-import { modelOf, replaceOnce } from '../../test/helpers.ts';
+import { nextOrOpen, openEvents } from '../../test/event-reader.ts';
+import { modelOf } from '../../test/helpers.ts';
+import { LIVE_CLINIC } from '../../test/live-clinic.ts';
 import { callAs, userWithToken } from '../../test/users.ts';
 import { createServer, type NinepointServer } from '../app/server.ts';
-
-/**
- * The clinic, with patients who do not see the doctor's notes on their appointments, and an admin
- * who manages people (deactivates, changes roles).
- */
-const CLINIC = replaceOnce(
-  readFileSync(new URL('../../test/fixtures/clinic.md', import.meta.url), 'utf8'),
-  /## 6\. Roles and permissions\n[\s\S]*?(?=\n## 7\.)/,
-  () => `## 6. Roles and permissions
-
-| role    | Doctor | Patient              | Appointment                                                                  | people |
-| ------- | ------ | -------------------- | ---------------------------------------------------------------------------- | ------ |
-| admin   | all    | all                  | all                                                                          | manage |
-| doctor  | read   | read                 | read own via doctor.account, update own via doctor.account (notes)          |        |
-| patient | read   | read own via account | create, read own via patient.account except (notes)                          |        |
-`,
-);
-
-/** Resolves to what came first: the next change event (null: the stream ended) or `'still open'` after `ms`. */
-async function nextOrOpen(events: EventReader, ms: number): Promise<Record<string, unknown> | null | 'still open'> {
-  let timer: NodeJS.Timeout | undefined;
-  const open = new Promise<'still open'>((resolve) => {
-    timer = setTimeout(() => resolve('still open'), ms);
-  });
-  try {
-    return await Promise.race([events.change(), open]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 // On PostgreSQL too: a change of roles or a deactivation reaches the streams through the change feed, LISTEN/NOTIFY there.
 describe.each(TEST_DATABASES)('live updates follow what their user may still see, on $name', (db) => {
@@ -60,7 +30,7 @@ describe.each(TEST_DATABASES)('live updates follow what their user may still see
     fresh = await db.fresh();
     // A heartbeat far off: whatever ends a stream or changes what it carries must not wait for it.
     server = await createServer({
-      model: modelOf(CLINIC),
+      model: modelOf(LIVE_CLINIC),
       ...fresh.options,
       logger: false,
       live: { heartbeatMs: 600_000 },
@@ -144,7 +114,7 @@ describe.each(TEST_DATABASES.filter((db) => db.name === 'postgres'))(
       try {
         for (let i = 0; i < 2; i++) {
           const options = {
-            model: modelOf(CLINIC),
+            model: modelOf(LIVE_CLINIC),
             ...fresh.options,
             logger: false as const,
             live: { heartbeatMs: 600_000 },

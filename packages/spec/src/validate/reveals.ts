@@ -227,17 +227,8 @@ export function validateReveals(model: Model, bag: DiagnosticBag): void {
       if (t.guard === null) continue;
       const chains = chainsOf(t.guard, headsOf(entity));
       for (const role of roles.filter((r) => mayTake(r, entity.name, t))) {
-        for (const path of hiddenPaths(chains, entity, role, null)) {
-          report(
-            `The guard of "${t.name}"`,
-            t.error ?? 'TRANSITION_NOT_ALLOWED',
-            role,
-            path,
-            t.guardSpan ?? t.span,
-            `if it is meant to tell it, write the condition as a rule of point 5 on "${entity.name}: ${t.name}" with "${path}" in its "reveals" column.`,
-          );
-        }
-        for (const path of new Set(hiddenCountFields(t.guard, role))) {
+        // A hidden field the guard reads, or one a count in it counts by: each told once.
+        for (const path of new Set([...hiddenPaths(chains, entity, role, null), ...hiddenCountFields(t.guard, role)])) {
           report(
             `The guard of "${t.name}"`,
             t.error ?? 'TRANSITION_NOT_ALLOWED',

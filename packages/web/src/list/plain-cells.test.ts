@@ -1,12 +1,16 @@
-import { Badge, type BadgeProps, Checkbox, MantineProvider } from '@mantine/core';
+import { Anchor, type AnchorProps, Badge, type BadgeProps, Checkbox, MantineProvider } from '@mantine/core';
 import { type ComponentType, createElement as h, type ReactElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
+import { MemoryRouter } from 'react-router';
 import { describe, expect, it } from 'vitest';
 import { theme } from '../theme.ts';
-import { PlainBadge, PlainCheckbox } from './plain-cells.tsx';
+import { PlainBadge, PlainCheckbox, SmallLink } from './plain-cells.tsx';
 
 // Badge is polymorphic: createElement wants it as the plain component it is here.
 const MantineBadge = Badge as unknown as ComponentType<BadgeProps>;
+// Its children come as createElement's third argument, which its props type cannot see.
+const PlainLink = SmallLink as unknown as ComponentType<{ href?: string; to?: string; bold?: boolean }>;
+const MantineAnchor = Anchor as unknown as ComponentType<AnchorProps & { href: string }>;
 
 /** The first element of the markup whose class names `selector`: its classes and its style's variables. */
 function drawn(element: ReactElement, selector: string) {
@@ -69,6 +73,18 @@ describe("a list's plain cells draw as Mantine's components do", () => {
           // Mantine's own root class (not exported) only sets the variables the plain box sets itself.
           .map((c) => c?.replace(/^m_bf2d988c mantine-Checkbox-root /, '')),
       );
+    }
+  });
+
+  it("give a link the classes of Mantine's Anchor, its keyboard focus ring included", () => {
+    const mantine = drawn(h(MantineAnchor, { href: 'mailto:a@example.test', size: 'sm' }, 'a'), 'mantine-Anchor-root');
+    for (const link of [
+      h(PlainLink, { href: 'mailto:a@example.test' }, 'a'),
+      h(MemoryRouter, null, h(PlainLink, { to: '/tickets/1', bold: true }, 'a')),
+    ]) {
+      const plain = drawn(link, 'mantine-Anchor-root');
+      expect(plain.classes).toContain('mantine-focus-auto');
+      expect(plain.classes).toEqual(mantine.classes);
     }
   });
 });

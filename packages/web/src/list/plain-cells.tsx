@@ -23,7 +23,8 @@ export const ROW_CLASS = `${Table.classes.tr} mantine-Table-tr`;
 export const CELL_CLASS = `${Table.classes.td} mantine-Table-td`;
 
 const TEXT_CLASS = `${Text.classes.root} mantine-Text-root`;
-const ANCHOR_CLASS = `${Text.classes.root} ${Anchor.classes.root} mantine-Text-root mantine-Anchor-root`;
+// `mantine-focus-auto`: the theme's focus ring for the keyboard, as Mantine's Anchor has (WCAG 2.4.7).
+const ANCHOR_CLASS = `mantine-focus-auto ${Text.classes.root} ${Anchor.classes.root} mantine-Text-root mantine-Anchor-root`;
 const SMALL = { '--text-fz': 'var(--mantine-font-size-sm)', '--text-lh': 'var(--mantine-line-height-sm)' };
 
 /** `<Text span size="sm">`. */

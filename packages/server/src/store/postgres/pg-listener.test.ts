@@ -90,6 +90,31 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PgListener', () => {
     expect(heard[0]?.payload).toBe('after');
   });
 
+  it('waits longer each time when the database ends the connection as soon as it listens, not 250 ms every time', async () => {
+    const { listener, events, backends } = listen(() => [`flapping_${tag}`]);
+    await listener.ready;
+    const waits: number[] = [];
+    const ended = new Set<number>();
+    for (let i = 0; i < 3; i++) {
+      // The connection listening now (one just ended may still be leaving pg_stat_activity).
+      let pid: number | undefined;
+      await eventually(async () => {
+        pid = (await backends()).find((p) => !ended.has(p));
+        return pid !== undefined;
+      });
+      ended.add(pid as number);
+      const listened = events.filter((e) => e === 'listening').length;
+      await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+      await eventually(() => !listener.listening);
+      const lost = Date.now();
+      await eventually(() => events.filter((e) => e === 'listening').length > listened, 10_000);
+      waits.push(Date.now() - lost);
+    }
+    // 250 ms, 500 ms, 1 s at least: timers never fire early, whatever the machine's load.
+    expect(waits[1]).toBeGreaterThanOrEqual(450);
+    expect(waits[2]).toBeGreaterThanOrEqual(950);
+  });
+
   it('tries again, with growing waits, when the database cannot be reached, and reports each failure as a loss', async () => {
     const events: string[] = [];
     const listener = new PgListener({

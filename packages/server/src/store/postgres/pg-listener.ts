@@ -53,6 +53,8 @@ export class PgListener {
   #closed = false;
   #retryMs = FIRST_RETRY_MS;
   #retry: NodeJS.Timeout | null = null;
+  /** When every LISTEN was last confirmed (ms): a connection lost soon after does not reset the waits. */
+  #listeningSince = 0;
   /** The attempt to connect and listen under way, if any (`close` waits for it). */
   #attempt: Promise<void> | null = null;
   /** Resolves once the first attempt to listen has ended (listening or not). */
@@ -112,7 +114,7 @@ export class PgListener {
         return;
       }
       this.#listening = true;
-      this.#retryMs = FIRST_RETRY_MS;
+      this.#listeningSince = Date.now();
       this.#options.onListening?.();
     } catch (error) {
       if (this.#client === client && !this.#closed) {
@@ -125,6 +127,10 @@ export class PgListener {
   #lost(client: pg.Client): void {
     if (this.#client !== client) return;
     this.#client = null;
+    // The waits start over only after a connection that lasted: one the database ends as soon as it
+    // listens (a timeout on idle sessions, a proxy) must not be opened again four times a second,
+    // each time telling every listener that writes may have been missed.
+    if (this.#listening && Date.now() - this.#listeningSince >= MAX_RETRY_MS) this.#retryMs = FIRST_RETRY_MS;
     this.#listening = false;
     // First: whoever relies on the notifications stops before anything else runs.
     this.#options.onLost?.();
