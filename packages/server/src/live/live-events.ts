@@ -201,11 +201,14 @@ export function registerLiveEvents(app: FastifyInstance, options: LiveOptions): 
   // checked then, in the queue, so the changes sent after it go by the new roles. Notifications
   // heard while a check waits its turn join it: a burst of writes costs one look per credential.
   let waiting: ((stream: Stream) => boolean)[] | null = null;
+  const MAX_PICKS = 100;
   const unwatch = store.sql.onIdentityChange?.((change) => {
     if (streams.size === 0 || closing) return;
     const which = affectedBy(change);
     if (waiting !== null) {
-      waiting.push(which);
+      // Past a hundred, one look at every stream costs less than asking each of them every pick.
+      if (waiting.length < MAX_PICKS) waiting.push(which);
+      else waiting.splice(0, waiting.length, () => true);
       return;
     }
     const picks = [which];
