@@ -66,7 +66,10 @@ describe('loading the modules beside the spec', () => {
       join(dir, 'one.ts'),
       "import { made } from './shared.ts';\nimport * as two from './two.ts';\nexport { made, two };\nexport default () => made;\n",
     );
-    writeFileSync(join(dir, 'two.ts'), "import { made } from './shared.ts';\nexport { made };\nexport default () => 2;\n");
+    writeFileSync(
+      join(dir, 'two.ts'),
+      "import { made } from './shared.ts';\nexport { made };\nexport default () => 2;\n",
+    );
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', SCRIPT, LOADER, dir], {
       cwd: SERVER,
       timeout: 30_000,
