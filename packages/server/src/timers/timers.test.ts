@@ -19,6 +19,8 @@ const HELPDESK = example('helpdesk.md');
 const LENDING = example('lending-desk.md');
 const MINUTE = 60_000;
 const DAY = 86_400_000;
+/** The PostgreSQL of the tests, for the suites that run only there (`describe.runIf(POSTGRES_AVAILABLE)`). */
+const postgres = TEST_DATABASES.find((d) => d.name === 'postgres') as TestDatabase;
 
 /** A clock the test moves by hand; it starts at the real time, as the records' stamps do. */
 function testClock() {
@@ -233,8 +235,6 @@ describe.each(TEST_DATABASES)('rounds the server runs by itself on $name', (db: 
 });
 
 describe.runIf(POSTGRES_AVAILABLE)('two servers on one PostgreSQL database', () => {
-  const postgres = TEST_DATABASES.find((d) => d.name === 'postgres') as TestDatabase;
-
   it('take each of 50 due records exactly once', async () => {
     const temp = await postgres.fresh();
     const clock = testClock();
@@ -333,7 +333,6 @@ describe.each(TEST_DATABASES)('a refused automatic transition on $name', (db: Te
 });
 
 describe.runIf(POSTGRES_AVAILABLE)('a round on PostgreSQL in groups of records', () => {
-  const postgres = TEST_DATABASES.find((d) => d.name === 'postgres') as TestDatabase;
   // Only a loan renewed at least once may be marked overdue: the others are refused, mid-group.
   const source = LENDING.replace(
     '| loan limit           | Loan       |',
@@ -471,8 +470,6 @@ describe.each(TEST_DATABASES)('an automatic transition told as a person’s on $
 });
 
 describe.runIf(POSTGRES_AVAILABLE)('a group of due records that fails on PostgreSQL', () => {
-  const postgres = TEST_DATABASES.find((d) => d.name === 'postgres') as TestDatabase;
-
   it('is rolled back whole, then each record taken alone: every one taken, written and told once, after its commit', async () => {
     const temp = await postgres.fresh();
     const clock = testClock();
@@ -582,8 +579,6 @@ describe.runIf(POSTGRES_AVAILABLE)('a group of due records that fails on Postgre
 });
 
 describe.runIf(POSTGRES_AVAILABLE)("the scheduler's lock on PostgreSQL", () => {
-  const postgres = TEST_DATABASES.find((d) => d.name === 'postgres') as TestDatabase;
-
   it('is given up with its connection when unlocking fails, so another server still runs rounds', async () => {
     const temp = await postgres.fresh();
     const url = (temp.options as { databaseUrl: string }).databaseUrl;
