@@ -4,11 +4,22 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { specTypes } from '@ninepoint/spec';
-import { pino } from 'pino';
+import { type Logger, pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { modelOf, tempDir } from '../../test/helpers.ts';
 import { callAs, userWithToken } from '../../test/users.ts';
 import { CodeModulesError, createServer, type NinepointServer } from '../app/server.ts';
+
+/** A logger at info whose lines are pushed to `lines` as parsed JSON, for the tests to read. */
+function jsonLogger(lines: Record<string, unknown>[]): Logger {
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString().split('\n')) if (line) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  return pino({ level: 'info' }, sink);
+}
 
 // SQLite only: what is tested is the module's fault, not the database.
 const NOTES = `# Specification: Notes
@@ -76,16 +87,10 @@ describe('modules that fail: a clear refusal, nothing written, the server still 
     writeFileSync(join(folder, 'boom.ts'), BOOM);
     writeFileSync(join(folder, 'hooks.ts'), HOOKS);
     writeFileSync(join(folder, 'notes.types.ts'), specTypes(modelOf(NOTES), 'notes.md'));
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString().split('\n')) if (line) lines.push(JSON.parse(line));
-        done();
-      },
-    });
     server = await createServer({
       model: modelOf(NOTES),
       dbPath,
-      logger: pino({ level: 'info' }, sink),
+      logger: jsonLogger(lines),
       codeFolder: folder,
       codeTimeoutMs: 200,
     });
@@ -277,18 +282,13 @@ export const wait = defineCall('Note', async ({ constants, fetch }) => {
 `,
     );
     writeFileSync(join(dir, 'notes.types.ts'), specTypes(modelOf(spec), 'notes.md'));
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString().split('\n')) if (line) lines.push(JSON.parse(line));
-        done();
-      },
-    });
     server = await createServer({
       model: modelOf(spec),
       dbPath,
-      logger: pino({ level: 'info' }, sink),
+      logger: jsonLogger(lines),
       codeFolder: dir,
-      codeTimeoutMs: 300,
+      // Long enough for \`pay\`'s round trip on a loaded machine; \`wait\` is never answered.
+      codeTimeoutMs: 2000,
     });
     await server.app.ready();
     user = (await userWithToken(server, [])).authorization;
@@ -356,16 +356,10 @@ describe('an after hook and a scheduled module that throw', () => {
       "import { defineJob } from './notes.types.ts';\nexport default defineJob(({ due }) => {\n  throw new Error('the nightly export failed for ' + due);\n});\n",
     );
     writeFileSync(join(dir, 'notes.types.ts'), specTypes(modelOf(SPEC), 'notes.md'));
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString().split('\n')) if (line) lines.push(JSON.parse(line));
-        done();
-      },
-    });
     server = await createServer({
       model: modelOf(SPEC),
       dbPath,
-      logger: pino({ level: 'info' }, sink),
+      logger: jsonLogger(lines),
       codeFolder: dir,
       now: () => at,
     });

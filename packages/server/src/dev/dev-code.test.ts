@@ -101,6 +101,8 @@ describe('ninepoint dev and the modules beside the spec', () => {
     await eventually(
       async () => readFileSync(join(dir, 'spec.types.ts'), 'utf8').includes('tally_count: number | null;'),
       'the types name the new field',
+      // A spec save compiles, migrates and writes the types: slower than a module's reload.
+      15_000,
     );
   });
 

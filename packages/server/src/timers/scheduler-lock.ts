@@ -40,8 +40,16 @@ export function pgSchedulerLock(pool: pg.Pool): SchedulerLock {
         await round();
         return true;
       } finally {
-        if (held) await client.query(`SELECT pg_advisory_unlock($1, ${LOCK_ID})`, [LOCK_CLASS]).catch(() => {});
-        client.release();
+        let unlocked = true;
+        if (held) {
+          unlocked = await client.query(`SELECT pg_advisory_unlock($1, ${LOCK_ID})`, [LOCK_CLASS]).then(
+            () => true,
+            () => false,
+          );
+        }
+        // A connection that may still hold the lock is closed (ending its session ends the lock),
+        // not given back to the pool to hold it for good and stop every server's rounds.
+        client.release(!unlocked);
       }
     },
   };

@@ -15,6 +15,15 @@ export { SYSTEM_ACTOR_ID };
 /** How many due ids one query finds; a round pages through them all. */
 const PAGE = 500;
 
+/** One record's outcome in a round: the change to tell of, or why there is none. */
+interface Taken {
+  id: string;
+  /** Null when the record was not due after all, or refused. */
+  change: LocalChange | null;
+  /** The refusal by a rule or limit (logged), when it was one. */
+  refused?: ProblemError;
+}
+
 /** What one round did, per transition and in all. */
 export interface RoundReport {
   /** False when another server held the lock and ran it. */
@@ -128,8 +137,11 @@ export class TransitionScheduler {
       to: kind.transition.to,
       ...(kind.waits && before !== null ? { enteredBy: before } : {}),
     };
-    /** Takes one record, in the transaction it is called in: the change to tell of, or null. */
-    const takeOne = async (id: string): Promise<LocalChange | null> => {
+    /**
+     * Takes one record, in the transaction it is called in: what to tell of it, counted and told by
+     * `tell` only once that transaction has committed (a group rolled back is taken again).
+     */
+    const takeOne = async (id: string): Promise<Taken> => {
       const at = new Date(this.#o.now()).toISOString();
       try {
         const outcome = await records.transition(
@@ -139,32 +151,36 @@ export class TransitionScheduler {
           { at, by: SYSTEM_ACTOR_ID, ifVersions: null },
           systemCheck,
         );
-        if (!outcome.ok) {
-          report.skipped++;
-          return null;
-        }
+        if (!outcome.ok) return { id, change: null };
         return {
-          entity: kind.entity,
           id,
-          kind: 'transition',
-          transition: kind.transition.name,
-          at,
-          by: SYSTEM_ACTOR_ID,
-          record: outcome.stored.record,
+          change: {
+            entity: kind.entity,
+            id,
+            kind: 'transition',
+            transition: kind.transition.name,
+            at,
+            by: SYSTEM_ACTOR_ID,
+            record: outcome.stored.record,
+          },
         };
       } catch (error) {
         if (!(error instanceof ProblemError)) throw error;
-        if (this.#notDue(kind, error)) {
-          report.skipped++;
-          return null;
-        }
+        return { id, change: null, ...(this.#notDue(kind, error) ? {} : { refused: error }) };
+      }
+    };
+    const tell = (taken: Taken): void => {
+      if (taken.change) {
+        report.taken++;
+        committed(taken.change);
+      } else if (taken.refused) {
         report.refused++;
+        const { code, extras } = taken.refused;
         logger.warn(
-          { entity: kind.entity, id, transition: kind.transition.name, code: error.code, errors: error.extras.errors },
+          { entity: kind.entity, id: taken.id, transition: kind.transition.name, code, errors: extras.errors },
           'an automatic transition was refused; it is tried again next round',
         );
-        return null;
-      }
+      } else report.skipped++;
     };
     const batch = Math.max(1, this.#o.batch ?? 1);
     let after: string | null = null;
@@ -173,20 +189,31 @@ export class TransitionScheduler {
       report.queries++;
       for (let start = 0; start < ids.length; start += batch) {
         const group = ids.slice(start, start + batch);
-        // A group commits whole or not at all (a database failure): only what committed is told of.
-        const changes =
-          batch === 1
-            ? [await takeOne(group[0] as string)]
-            : await store.hold(async () => {
-                const taken: (LocalChange | null)[] = [];
-                for (const id of group) taken.push(await takeOne(id));
-                return taken;
-              });
-        for (const change of changes) {
-          if (!change) continue;
-          report.taken++;
-          committed(change);
+        if (group.length === 1) {
+          tell(await takeOne(group[0] as string));
+          continue;
         }
+        let taken: Taken[];
+        try {
+          taken = await store.hold(async () => {
+            const each: Taken[] = [];
+            for (const id of group) each.push(await takeOne(id));
+            return each;
+          });
+        } catch (error) {
+          // The group rolled back whole and nothing of it was told: a deadlock or serialization
+          // failure against another writer (which a transaction of one record runs again), or one
+          // record's database failure. Each is taken again alone; one failing alone ends this
+          // kind's round, the records before it taken and told.
+          logger.warn(
+            { err: error, entity: kind.entity, transition: kind.transition.name, records: group.length },
+            'a group of automatic transitions was rolled back; its records are taken one at a time',
+          );
+          for (const id of group) tell(await takeOne(id));
+          continue;
+        }
+        // Told only now that the group's COMMIT has returned.
+        for (const each of taken) tell(each);
       }
       if (ids.length < PAGE) return;
       after = ids.at(-1) ?? null;

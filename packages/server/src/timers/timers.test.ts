@@ -8,6 +8,9 @@ import { modelOf } from '../../test/helpers.ts';
 import { knownUser, userWithToken } from '../../test/users.ts';
 import { createServer, type NinepointServer } from '../app/server.ts';
 import type { StoreOptions } from '../store/open-store.ts';
+import { dueKinds } from './due-kinds.ts';
+import { TransitionScheduler } from './scheduler.ts';
+import { LOCAL_LOCK, pgSchedulerLock } from './scheduler-lock.ts';
 
 type Json = Record<string, unknown>;
 
@@ -16,6 +19,8 @@ const HELPDESK = example('helpdesk.md');
 const LENDING = example('lending-desk.md');
 const MINUTE = 60_000;
 const DAY = 86_400_000;
+/** The PostgreSQL of the tests, for the suites that run only there (`describe.runIf(POSTGRES_AVAILABLE)`). */
+const postgres = TEST_DATABASES.find((d) => d.name === 'postgres') as TestDatabase;
 
 /** A clock the test moves by hand; it starts at the real time, as the records' stamps do. */
 function testClock() {
@@ -45,6 +50,20 @@ function caller(server: NinepointServer, authorization: string) {
     });
     return { status: response.statusCode, body: response.body === '' ? {} : (response.json() as Json) };
   };
+}
+
+/**
+ * Reads every 50 ms until `done` holds of what `read` answers or `ms` pass (generous: the machine
+ * may be loaded), and answers what it read last, for the test to judge.
+ */
+async function polled<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 20_000): Promise<T> {
+  const end = Date.now() + ms;
+  let value = await read();
+  while (!done(value) && Date.now() < end) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    value = await read();
+  }
+  return value;
 }
 
 let borrowers = 0;
@@ -203,12 +222,10 @@ describe.each(TEST_DATABASES)('rounds the server runs by itself on $name', (db: 
       const id = await lend();
       clock.move(15 * DAY);
       // No round is asked for: the server's own timer takes it.
-      const end = Date.now() + 10_000;
-      let state = 'out';
-      while (state !== 'overdue' && Date.now() < end) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        state = String((await call('GET', `/api/loans/${id}`)).body.state);
-      }
+      const state = await polled(
+        async () => String((await call('GET', `/api/loans/${id}`)).body.state),
+        (s) => s === 'overdue',
+      );
       expect(state).toBe('overdue');
     } finally {
       await server.close();
@@ -218,8 +235,6 @@ describe.each(TEST_DATABASES)('rounds the server runs by itself on $name', (db: 
 });
 
 describe.runIf(POSTGRES_AVAILABLE)('two servers on one PostgreSQL database', () => {
-  const postgres = TEST_DATABASES.find((d) => d.name === 'postgres') as TestDatabase;
-
   it('take each of 50 due records exactly once', async () => {
     const temp = await postgres.fresh();
     const clock = testClock();
@@ -318,7 +333,6 @@ describe.each(TEST_DATABASES)('a refused automatic transition on $name', (db: Te
 });
 
 describe.runIf(POSTGRES_AVAILABLE)('a round on PostgreSQL in groups of records', () => {
-  const postgres = TEST_DATABASES.find((d) => d.name === 'postgres') as TestDatabase;
   // Only a loan renewed at least once may be marked overdue: the others are refused, mid-group.
   const source = LENDING.replace(
     '| loan limit           | Loan       |',
@@ -443,15 +457,148 @@ describe.each(TEST_DATABASES)('an automatic transition told as a person’s on $
       });
       // The outbox delivers it after the commit, as it does a person's.
       const bell = caller(server, staff.authorization);
-      const end = Date.now() + 10_000;
-      let items: unknown[] = [];
-      while (items.length === 0 && Date.now() < end) {
-        items = (await bell('GET', '/api/notifications')).body.items as unknown[];
-        if (items.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      const items = await polled(
+        async () => (await bell('GET', '/api/notifications')).body.items as unknown[],
+        (found) => found.length > 0,
+      );
       expect(items).toEqual([expect.objectContaining({ subject: 'A loan is late' })]);
     } finally {
       await server.close();
+      await temp.remove();
+    }
+  });
+});
+
+describe.runIf(POSTGRES_AVAILABLE)('a group of due records that fails on PostgreSQL', () => {
+  it('is rolled back whole, then each record taken alone: every one taken, written and told once, after its commit', async () => {
+    const temp = await postgres.fresh();
+    const clock = testClock();
+    const server = await open(LENDING, temp.options, clock.now);
+    try {
+      const { lend } = await lendingDesk(server, clock.now);
+      const ids: string[] = [];
+      for (let i = 0; i < 10; i++) ids.push(await lend());
+      clock.move(15 * DAY);
+      // The third transition is written in its savepoint, then its group fails (as a deadlock
+      // against another writer would): the two before it must be undone too, and none told.
+      let calls = 0;
+      const store = new Proxy(server.store, {
+        get(target, prop) {
+          if (prop === 'records') {
+            return (entity: string) => {
+              const records = target.records(entity);
+              return new Proxy(records, {
+                get(inner, name) {
+                  if (name === 'transition') {
+                    return async (...args: Parameters<typeof records.transition>) => {
+                      const outcome = await records.transition(...args);
+                      if (++calls === 3) throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
+                      return outcome;
+                    };
+                  }
+                  const value = Reflect.get(inner, name, inner) as unknown;
+                  return typeof value === 'function' ? value.bind(inner) : value;
+                },
+              });
+            };
+          }
+          const value = Reflect.get(target, prop, target) as unknown;
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+      const told: string[] = [];
+      const statesWhenTold: Promise<unknown>[] = [];
+      const lines: Json[] = [];
+      const scheduler = new TransitionScheduler({
+        compiled: server.compiled,
+        store,
+        kinds: dueKinds(server.compiled.model),
+        jobs: null,
+        lock: LOCAL_LOCK,
+        logger: pino({ level: 'warn' }, { write: (line: string) => lines.push(JSON.parse(line) as Json) }),
+        now: clock.now,
+        committed: (change) => {
+          told.push(change.id);
+          // Read on another connection as soon as it is told: only a committed write is seen.
+          statesWhenTold.push(
+            server.store
+              .records('Loan')
+              .get(change.id)
+              .then((r) => r?.record.state),
+          );
+        },
+        batch: 4,
+      });
+      expect(await scheduler.round()).toMatchObject({ taken: 10, refused: 0, skipped: 0 });
+      // Three in the failed group, its four again alone, then the other groups of four and two.
+      expect(calls).toBe(3 + 4 + 4 + 2);
+      expect([...told].sort()).toEqual([...ids].sort());
+      expect(await Promise.all(statesWhenTold)).toEqual(ids.map(() => 'overdue'));
+      for (const id of ids) {
+        const history = await server.store.records('Loan').history(id);
+        expect(history.filter((e) => e.transition === 'mark overdue')).toHaveLength(1);
+      }
+      expect(lines).toEqual([
+        expect.objectContaining({
+          msg: 'a group of automatic transitions was rolled back; its records are taken one at a time',
+          records: 4,
+        }),
+      ]);
+      expect((await scheduler.round()).taken).toBe(0);
+    } finally {
+      await server.close();
+      await temp.remove();
+    }
+  });
+
+  it('counts a limit with the records before it in the same transaction: 5 of 10 due taken, 5 refused', async () => {
+    const source = LENDING.replace(
+      '| loan limit           | Loan       |',
+      '| overdue desk         | Loan       | at most 5 Loan in state overdue per book                  | LOAN_LIMIT      |\n| loan limit           | Loan       |',
+    );
+    expect(source).not.toBe(LENDING);
+    const temp = await postgres.fresh();
+    const clock = testClock();
+    const server = await open(source, temp.options, clock.now);
+    try {
+      const { lend } = await lendingDesk(server, clock.now);
+      const ids: string[] = [];
+      for (let i = 0; i < 10; i++) ids.push(await lend());
+      clock.move(15 * DAY);
+      expect(await server.timers.round()).toMatchObject({ taken: 5, refused: 5 });
+      const states = await Promise.all(
+        ids.map(async (id) => (await server.store.records('Loan').get(id))?.record.state),
+      );
+      expect(states.filter((s) => s === 'overdue')).toHaveLength(5);
+      expect(await server.timers.round()).toMatchObject({ taken: 0, refused: 5 });
+    } finally {
+      await server.close();
+      await temp.remove();
+    }
+  });
+});
+
+describe.runIf(POSTGRES_AVAILABLE)("the scheduler's lock on PostgreSQL", () => {
+  it('is given up with its connection when unlocking fails, so another server still runs rounds', async () => {
+    const temp = await postgres.fresh();
+    const url = (temp.options as { databaseUrl: string }).databaseUrl;
+    const one = new pg.Pool({ connectionString: url, max: 2 });
+    const two = new pg.Pool({ connectionString: url, max: 2 });
+    const query = pg.Client.prototype.query;
+    try {
+      pg.Client.prototype.query = function failingUnlock(this: pg.Client, ...args: unknown[]) {
+        if (typeof args[0] === 'string' && args[0].includes('pg_advisory_unlock')) {
+          return Promise.reject(new Error('Connection terminated unexpectedly'));
+        }
+        return (query as (...a: unknown[]) => unknown).apply(this, args);
+      } as typeof query;
+      expect(await pgSchedulerLock(one).whileHeld(async () => {})).toBe(true);
+      pg.Client.prototype.query = query;
+      expect(await pgSchedulerLock(two).whileHeld(async () => {})).toBe(true);
+    } finally {
+      pg.Client.prototype.query = query;
+      await one.end();
+      await two.end();
       await temp.remove();
     }
   });
