@@ -66,6 +66,7 @@ export const people = fastifyPlugin<PeopleOptions>(
       sealer: new SecretSealer(options.secretKey ?? null),
       issuer: model.product.name,
       requiredFor: (roles) => requiresTwoFactor(model, roles),
+      requiredForSome: model.roles.some((role) => role.twoFactor),
       manages,
       now,
     });
