@@ -3,11 +3,21 @@ import { closeSync, openSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import Fastify from 'fastify';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blankModel, tempDir } from '../../test/helpers.ts';
 import { createServer, type NinepointServer } from '../app/server.ts';
-import { createLogger, defaultLogFormat, formatLogLine, LineBatch, LogLevelError, parseLogLevel } from './logging.ts';
+import {
+  createLogger,
+  defaultLogFormat,
+  formatLogLine,
+  jsonString,
+  LineBatch,
+  LogLevelError,
+  parseLogLevel,
+  requestLogging,
+} from './logging.ts';
 
 describe('LOG_LEVEL', () => {
   it('accepts pino’s levels in any case, and info when unset or empty', () => {
@@ -156,6 +166,15 @@ describe('request logging', () => {
     });
   });
 
+  it('writes a path with a backslash as JSON that reads back the same, and a proxy’s request id as given', async () => {
+    // inject sends quotes and accents percent-encoded, as a client would; a backslash stays.
+    const url = '/api/nothing?q=%22a\\b%22&name=Zo%C3%AB';
+    const answer = await server.app.inject({ method: 'GET', url, headers: { 'x-request-id': 'edge-1.2:3' } });
+    expect(answer.headers['x-request-id']).toBe('edge-1.2:3');
+    const [line] = lines.filter((l) => l.reqId === 'edge-1.2:3');
+    expect(line).toEqual(expect.objectContaining({ req: expect.objectContaining({ method: 'GET', url }) }));
+  });
+
   it('gives what a request logs itself its request id', async () => {
     const answer = await server.app.inject({
       method: 'POST',
@@ -177,6 +196,40 @@ describe('request logging', () => {
       headers: { cookie: 'np_session=nps_secret', authorization: 'Bearer npt_secret' },
     });
     expect(JSON.stringify(lines)).not.toContain('secret');
+  });
+});
+
+describe('a request’s logger', () => {
+  it('is made when first used, carries the request id, and so do its own children', async () => {
+    const out: Record<string, unknown>[] = [];
+    const logger = createLogger({ format: 'json', write: (text) => void out.push(JSON.parse(text)) });
+    const app = Fastify({ ...requestLogging(logger), genReqId: () => 'req-7' });
+    app.get('/', async (request) => {
+      request.log.child({ part: 'inner' }).warn('from a child');
+      request.log.info('from the request');
+      return { ok: true };
+    });
+    await app.inject({ method: 'GET', url: '/' });
+    await app.close();
+    expect(out.map((l) => [l.reqId, l.part, l.msg])).toEqual([
+      ['req-7', 'inner', 'from a child'],
+      ['req-7', undefined, 'from the request'],
+      ['req-7', undefined, 'request completed'],
+    ]);
+  });
+});
+
+describe('jsonString', () => {
+  it('is JSON.stringify’s string for every ASCII character, accents, an emoji and a lone surrogate', () => {
+    const texts = [
+      '',
+      ...Array.from({ length: 128 }, (_, code) => `a${String.fromCharCode(code)}b`),
+      'Zoë',
+      '🙂',
+      '\ud800',
+      '/api/x?q="1"',
+    ];
+    for (const text of texts) expect(jsonString(text)).toBe(JSON.stringify(text));
   });
 });
 

@@ -67,6 +67,7 @@ export const people = fastifyPlugin<PeopleOptions>(
       issuer: model.product.name,
       requiredFor: (roles) => requiresTwoFactor(model, roles),
       requiredBy: roleLines({ ...model, roles: model.roles.filter((r) => r.twoFactor) }),
+      requiredForSome: model.roles.some((role) => role.twoFactor),
       manages,
       now,
     });

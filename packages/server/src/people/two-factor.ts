@@ -70,6 +70,11 @@ export interface TwoFactorOptions {
   requiredFor: (roles: readonly string[]) => boolean;
   /** The row of point 6 whose `requires two-factor` holds these roles to it, for TWO_FACTOR_REQUIRED to name. */
   requiredBy: (roles: readonly string[]) => SpecLine | null;
+  /**
+   * Whether any role requires it: when none does, no one is held back and the hook that would
+   * hold them is not added (every call would pass through it for nothing).
+   */
+  requiredForSome: boolean;
   /** Whether these roles let their holder manage people (who may reset a user's second factor). */
   manages: (roles: readonly string[]) => boolean;
   now: () => number;
@@ -132,29 +137,30 @@ export class TwoFactor {
     const attempts = settings.SIGN_IN_ATTEMPTS_PER_15_MINUTES;
 
     // Only sessions of users whose roles require it pay for a look-up; everyone else passes at once.
-    app.addHook('preValidation', (request, _reply, done) => {
-      const { actor } = request;
-      if (
-        actor.via !== 'session' ||
-        actor.user === null ||
-        actor.passkey === true ||
-        !requiredFor(actor.roles) ||
-        isDemoEmail(actor.user.email)
-      ) {
-        done();
-        return;
-      }
-      const path = request.url.split('?')[0] ?? '';
-      if (!path.startsWith('/api/') || OPEN_WHILE_ENROLLING.has(path) || path.startsWith('/api/docs')) {
-        done();
-        return;
-      }
-      auth.twoFactor.enabled(actor.user.id).then(
-        (enabled) =>
-          done(enabled ? undefined : new ProblemError('TWO_FACTOR_REQUIRED', {}, { spec: requiredBy(actor.roles) })),
-        (error: unknown) => done(error as Error),
-      );
-    });
+    if (this.#options.requiredForSome)
+      app.addHook('preValidation', (request, _reply, done) => {
+        const { actor } = request;
+        if (
+          actor.via !== 'session' ||
+          actor.user === null ||
+          actor.passkey === true ||
+          !requiredFor(actor.roles) ||
+          isDemoEmail(actor.user.email)
+        ) {
+          done();
+          return;
+        }
+        const path = request.url.split('?')[0] ?? '';
+        if (!path.startsWith('/api/') || OPEN_WHILE_ENROLLING.has(path) || path.startsWith('/api/docs')) {
+          done();
+          return;
+        }
+        auth.twoFactor.enabled(actor.user.id).then(
+          (enabled) =>
+            done(enabled ? undefined : new ProblemError('TWO_FACTOR_REQUIRED', {}, { spec: requiredBy(actor.roles) })),
+          (error: unknown) => done(error as Error),
+        );
+      });
 
     /** Counts a code attempt against the account before it is checked (as wrong passwords are). */
     const attempt = async (request: FastifyRequest, reply: FastifyReply, userId: string) => {
