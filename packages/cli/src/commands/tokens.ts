@@ -114,8 +114,6 @@ export function registerTokens(program: Command, ctx: Context, version: string):
           ctx.exitCode = EXIT.refused;
           return;
         }
-        // The app's servers look at that user's live update streams again at once: the token's end.
-        await db.accountChanged(token.userId);
         ctx.io.stdout.write(`Revoked the API token "${token.name}" (id ${token.id}) of ${token.email}.\n`);
       });
     });

@@ -145,7 +145,6 @@ export function registerUsers(program: Command, ctx: Context, version: string): 
         }
         // At the terminal: kept in the account's history as done there (by nobody signed in).
         await changeAccount(db.auth, before.id, { roles }, terminalChange(db));
-        await db.accountChanged(before.id);
         ctx.io.stdout.write(
           `${before.email} now has ${rolesText(roles)} (had ${before.roles.length > 0 ? before.roles.join(', ') : 'none'}).\n`,
         );
@@ -175,8 +174,6 @@ export function registerUsers(program: Command, ctx: Context, version: string): 
           }
           const before = await db.auth.users.managed(user.id);
           const after = await changeAccount(db.auth, user.id, { active }, terminalChange(db));
-          // The app's servers end the user's live update streams at once.
-          await db.accountChanged(user.id);
           if (before?.active === after.active) {
             ctx.io.stdout.write(`${user.email} is ${active ? 'active' : 'deactivated'} already: nothing changed.\n`);
             return;
@@ -235,7 +232,6 @@ export function registerUsers(program: Command, ctx: Context, version: string): 
           refuseUnknownUser(ctx, email);
           return;
         }
-        await db.accountChanged(user.id);
         ctx.io.stdout.write(
           `Removed ${user.email}: their sessions ended and their API tokens were deleted. ` +
             'The records they made are kept.\n',

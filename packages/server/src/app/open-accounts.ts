@@ -1,18 +1,9 @@
 import type { Model } from '@ninepoint/spec';
 import { assignableRoles } from '../compile/permissions.ts';
-import { channelFor, encodePayload } from '../live/index.ts';
 import { AuthStore } from '../people/index.ts';
 import { openStore, type StoreOptions } from '../store/open-store.ts';
 import type { AppliedSchema, Store } from '../store/store.ts';
 import { compileApp } from './compile-app.ts';
-
-/** A notification servers' `PgFeed`s read as an account change (`parsePayload`), from no server of theirs. */
-async function announceAccountChange(store: Store, userId: string): Promise<void> {
-  if (store.dialect !== 'postgres') return;
-  const [row] = await store.sql.all<{ schema: string }>('SELECT current_schema() AS schema');
-  const payload = encodePayload({ entity: '', id: userId, kind: 'account', at: new Date().toISOString() }, 'terminal');
-  await store.sql.all('SELECT pg_notify(?, ?)', [channelFor(row?.schema ?? 'public'), payload]);
-}
 
 /** A spec's database opened for managing its users and API tokens. */
 export interface AccountsDatabase {
@@ -22,12 +13,6 @@ export interface AccountsDatabase {
   readonly roles: readonly string[];
   /** The migration that brought the database to the spec (often nothing to do). */
   readonly applied: AppliedSchema;
-  /**
-   * Tells the app's running servers that a user's account changed (deactivated, roles changed,
-   * removed, a token revoked), so their live update streams end or take up the new roles at once. PostgreSQL: a
-   * notification on the servers' change feed; SQLite's server sees the file change by itself.
-   */
-  accountChanged(userId: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -53,7 +38,6 @@ export async function openAccounts(model: Model, options: StoreOptions): Promise
       auth,
       roles: assignableRoles(compiled.model),
       applied,
-      accountChanged: (userId) => announceAccountChange(store, userId),
       close: () => store.close(),
     };
   } catch (error) {

@@ -1,5 +1,5 @@
 // Live updates' public face: what the app and other features may use.
-export { type Change, type ChangeFeed, channelFor, encodePayload, LocalFeed, PgFeed } from './change-feed.ts';
+export { type Change, type ChangeFeed, LocalFeed, PgFeed } from './change-feed.ts';
 export { LIVE_API, LIVE_CALLS } from './live-api.ts';
 export type { LiveEvents, LiveOptions, LocalChange } from './live-events.ts';
 export { liveUpdates } from './live-plugin.ts';
