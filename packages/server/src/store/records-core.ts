@@ -837,12 +837,15 @@ export class Records<C> implements EntityRecords {
     const { id, changes, transition, current } = plan;
     const before = valuesBefore(changes, current.record);
     if (!transition) {
-      yield* this.#history(conn, id, context, 'update', null, null, null, changes, before);
+      yield* this.#history(conn, historyRow(this.entity, id, context, 'update', null, null, null, changes, before));
       return;
     }
     const from = current.record.state;
     const fromState = typeof from === 'string' ? from : null;
-    yield* this.#history(conn, id, context, 'transition', transition.name, fromState, transition.to, changes, before);
+    yield* this.#history(
+      conn,
+      historyRow(this.entity, id, context, 'transition', transition.name, fromState, transition.to, changes, before),
+    );
   }
 
   *#create(conn: C, record: ApiRecord, context: WriteContext, check: WriteCheck | undefined): Step<WriteOutcome> {
@@ -872,7 +875,7 @@ export class Records<C> implements EntityRecords {
       yield* wait(this.#insertWithHistory.run(conn, [...values, ...history]));
     } else {
       yield* wait(this.#insert.run(conn, values));
-      yield* this.#history(conn, id, context, 'create', null, null, state, changes, NO_VALUES);
+      yield* this.#history(conn, historyRow(this.entity, id, context, 'create', null, null, state, changes, NO_VALUES));
     }
     yield* this.#followed(conn, 'create', null, created, context);
     return { ok: true, stored: { record: created, version: 1 }, changed: true };
@@ -893,7 +896,7 @@ export class Records<C> implements EntityRecords {
     }
     yield* wait(this.#delete.run(conn, [id]));
     const before = lastValues(this.#fieldColumns, this.#hasState, stored);
-    yield* this.#history(conn, id, context, 'delete', null, null, null, {}, before);
+    yield* this.#history(conn, historyRow(this.entity, id, context, 'delete', null, null, null, {}, before));
     yield* this.#followed(conn, 'delete', null, stored, context);
     return { ok: true };
   }
@@ -960,18 +963,8 @@ export class Records<C> implements EntityRecords {
     });
   }
 
-  *#history(
-    conn: C,
-    id: string,
-    context: WriteContext,
-    action: HistoryEntry['action'],
-    transition: string | null,
-    from: string | null,
-    to: string | null,
-    changes: Record<string, Value>,
-    before: Record<string, Value>,
-  ): Step<void> {
-    const row = historyRow(this.entity, id, context, action, transition, from, to, changes, before);
+  /** Writes a history entry made by `historyRow`. */
+  *#history(conn: C, row: unknown[]): Step<void> {
     yield* wait(this.#shared.insertHistory.run(conn, row));
   }
 
