@@ -238,6 +238,31 @@ describe('a token or session found lately (SQLite)', () => {
     }
   });
 
+  it('for a request, reads another process’s commits once per turn of the event loop: the next turn’s request is refused', async () => {
+    const { auth, elsewhere, close } = await twoConnections();
+    try {
+      expect(auth.tokens.user('token-hash', true)).toBeDefined();
+      expect(await elsewhere.tokens.revoke('token-1', 2000)).toBe(true);
+      // The same turn: a request that arrived with the first, before the commit.
+      expect(auth.tokens.user('token-hash', true)).toBeDefined();
+      await new Promise(setImmediate);
+      expect(auth.tokens.user('token-hash', true)).toBeUndefined();
+    } finally {
+      await close();
+    }
+  });
+
+  it('reads another process’s commits at once for a lookup that is not a request’s (a timer’s)', async () => {
+    const { auth, elsewhere, close } = await twoConnections();
+    try {
+      expect(auth.tokens.user('token-hash', true)).toBeDefined();
+      expect(await elsewhere.tokens.revoke('token-1', 2000)).toBe(true);
+      expect(auth.tokens.user('token-hash')).toBeUndefined();
+    } finally {
+      await close();
+    }
+  });
+
   it('is refused at once when its user is deactivated in another process, and takes up new roles at once', async () => {
     const { auth, elsewhere, close } = await twoConnections();
     try {

@@ -231,7 +231,10 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
     if (authorization !== undefined) {
       const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
       const secret = match?.[1] ?? '';
-      return andThen(looksLikeSecret('token', secret) ? auth.tokens.user(secretHash(secret)) : undefined, tokenActor);
+      return andThen(
+        looksLikeSecret('token', secret) ? auth.tokens.user(secretHash(secret), true) : undefined,
+        tokenActor,
+      );
     }
     const secret = request.cookies[cookieName(request)];
     if (secret === undefined) return VISITOR_ACTOR;
@@ -240,7 +243,7 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
       return VISITOR_ACTOR;
     }
     const hash = secretHash(secret);
-    return andThen(auth.sessions.get(hash), (session) => sessionActor(request, reply, hash, session));
+    return andThen(auth.sessions.get(hash, true), (session) => sessionActor(request, reply, hash, session));
   };
 
   const tokenActor = (found: TokenFound | undefined): MaybePromise<RequestActor> => {

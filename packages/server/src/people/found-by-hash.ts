@@ -13,7 +13,7 @@ export function foundByHash<Row extends object, T>(
   runner: SqlRunner,
   sql: string,
   found: (row: Row | undefined) => T | undefined,
-): (hash: string) => MaybePromise<T | undefined> {
+): (hash: string, forRequest?: boolean) => MaybePromise<T | undefined> {
   const kept = new FoundLately(runner, (hash) => andThen(runner.get<Row>(sql, [hash]), found));
-  return (hash) => kept.get(hash);
+  return (hash, forRequest) => kept.get(hash, forRequest);
 }

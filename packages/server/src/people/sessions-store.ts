@@ -33,7 +33,7 @@ export const SESSIONS_DDL: readonly string[] = [
 /** Browser sessions: made at sign-in, looked up by every call with the cookie, ended at sign-out or expiry. */
 export class SessionsStore {
   readonly #sql: SqlRunner;
-  readonly #found: (hash: string) => MaybePromise<SessionFound | undefined>;
+  readonly #found: (hash: string, forRequest?: boolean) => MaybePromise<SessionFound | undefined>;
 
   constructor(sql: SqlRunner) {
     this.#sql = sql;
@@ -55,9 +55,12 @@ export class SessionsStore {
     );
   }
 
-  /** A session with its user, if the session exists and its user is active (one statement, `USER_OF`). */
-  get(idHash: string): MaybePromise<SessionFound | undefined> {
-    return this.#found(idHash);
+  /**
+   * A session with its user, if the session exists and its user is active (one statement,
+   * `USER_OF`). `forRequest`: for a request read in this turn of the event loop (`SqlRunner.changeStamp`).
+   */
+  get(idHash: string, forRequest = false): MaybePromise<SessionFound | undefined> {
+    return this.#found(idHash, forRequest);
   }
 
   async touch(idHash: string, now: number): Promise<void> {

@@ -41,7 +41,7 @@ export const TOKENS_DDL: readonly string[] = [
 /** API tokens: made at the terminal (`ninepoint tokens`), looked up by every call that sends one, revoked for good. */
 export class TokensStore {
   readonly #sql: SqlRunner;
-  readonly #found: (hash: string) => MaybePromise<TokenFound | undefined>;
+  readonly #found: (hash: string, forRequest?: boolean) => MaybePromise<TokenFound | undefined>;
 
   constructor(sql: SqlRunner) {
     this.#sql = sql;
@@ -55,9 +55,12 @@ export class TokensStore {
     );
   }
 
-  /** The user of a token that has not been revoked, if they are active (one statement, `USER_OF`). */
-  user(hash: string): MaybePromise<TokenFound | undefined> {
-    return this.#found(hash);
+  /**
+   * The user of a token that has not been revoked, if they are active (one statement, `USER_OF`).
+   * `forRequest`: for a request read in this turn of the event loop (`SqlRunner.changeStamp`).
+   */
+  user(hash: string, forRequest = false): MaybePromise<TokenFound | undefined> {
+    return this.#found(hash, forRequest);
   }
 
   async touch(id: string, now: number): Promise<void> {

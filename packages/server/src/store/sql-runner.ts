@@ -33,9 +33,11 @@ export interface SqlRunner {
    * another connection or process (`data_version`). Equal stamps mean nothing was written, so what
    * was read under the first still holds. On PostgreSQL, while the server hears the identity
    * tables' notifications (`PgRunner.watchIdentity`): a stamp that changes at every write to users,
-   * tokens or sessions, and undefined — keep nothing — whenever it does not listen.
+   * tokens or sessions, and undefined — keep nothing — whenever it does not listen. `forRequest`:
+   * the caller serves a request read from the network in this turn of the event loop, which lets
+   * SQLite read another process's commits once per turn (`SqliteRunner.changeStamp`).
    */
-  changeStamp?(): string | undefined;
+  changeStamp?(forRequest?: boolean): string | undefined;
   /**
    * PostgreSQL, while the server hears the identity tables' notifications: calls `listener` for
    * every write to users, tokens or sessions, by any writer (bare SQL included), once heard.
