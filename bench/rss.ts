@@ -5,8 +5,11 @@
 // least and the most RSS sampled during it (every 100 ms): a single reading swings by tens of MB
 // with the moment of the last garbage collection; the least tracks what the process keeps. With
 // a folder, a heap snapshot is written there after the warm-up and at the end (compare them in
-// Chrome DevTools). Not part of `npm run bench`: it answers one question (docs/benchmarks.md).
-import { mkdtempSync, openSync, readdirSync, renameSync, rmSync } from 'node:fs';
+// Chrome DevTools). Each round also says where the memory is (bench/report-memory.ts, loaded into
+// the server): V8's young and old generations, the live heap, and what lies outside V8.
+// `BENCH_NODE_FLAGS` adds flags to the server's node (`--max-semi-space-size=16`, say). Not part
+// of `npm run bench`: it answers one question (docs/benchmarks.md).
+import { existsSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -20,14 +23,18 @@ const ROUND = 20_000;
 const dir = mkdtempSync(join(os.tmpdir(), 'ninepoint-rss-'));
 const seeded = await seedDatabase(join(dir, 'orders.db'), 10_000);
 const devNull = openSync('/dev/null', 'a');
+const memoryFile = join(dir, 'memory.json');
 const { child, stop } = spawnNode(
   [
+    ...(process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter((flag) => flag !== ''),
+    '--import',
+    new URL('./report-memory.ts', import.meta.url).pathname,
     ...(snapshots ? [`--heapsnapshot-signal=SIGUSR2`, `--diagnostic-dir=${snapshots}`] : []),
     new URL('./api-server.ts', import.meta.url).pathname,
     'served',
     seeded.location,
   ],
-  { pin: false, stdio: ['pipe', devNull, 'inherit', 'pipe'] },
+  { pin: false, stdio: ['pipe', devNull, 'inherit', 'pipe'], env: { ...process.env, BENCH_MEMORY_FILE: memoryFile } },
 );
 const line = await new Promise<string>((resolve) =>
   createInterface({ input: child.stdio[3] as NodeJS.ReadableStream }).once('line', resolve),
@@ -53,6 +60,17 @@ const send = async (amount: number): Promise<[number, number]> => {
   return [least, most];
 };
 const mb = (kb: number) => (kb / 1024).toFixed(1);
+/** Where the server's memory is now, as report-memory.ts last wrote it (half a second ago at most). */
+const where = async (): Promise<string> => {
+  await new Promise((r) => setTimeout(r, 600));
+  if (!existsSync(memoryFile)) return '';
+  const m = JSON.parse(readFileSync(memoryFile, 'utf8')) as Record<string, number>;
+  const f = (v: number | undefined) => (v ?? 0).toFixed(0);
+  return (
+    `; V8 young generation ${f(m.newSpace)} MB, old ${f(m.oldSpace)} MB, live heap ${f(m.heapUsed)} MB, ` +
+    `external ${f(m.external)} MB, outside all of these ${f((m.rss ?? 0) - (m.newSpace ?? 0) - (m.oldSpace ?? 0) - (m.external ?? 0))} MB`
+  );
+};
 const snapshot = async (name: string) => {
   if (!snapshots) return;
   const before = new Set(readdirSync(snapshots));
@@ -72,13 +90,13 @@ try {
   console.log(`idle: RSS ${mb(rssKb(pid) ?? 0)} MB`);
   const [warm, warmMost] = await send(ROUND);
   console.log(
-    `${ROUND.toLocaleString('en')} warm-up requests: RSS ${mb(warm)}–${mb(warmMost)} MB (least–most sampled)`,
+    `${ROUND.toLocaleString('en')} warm-up requests: RSS ${mb(warm)}–${mb(warmMost)} MB (least–most sampled)${await where()}`,
   );
   await snapshot('after-warm-up');
   for (let sent = 0; sent < total; sent += ROUND) {
     const [least, most] = await send(ROUND);
     console.log(
-      `+${(sent + ROUND).toLocaleString('en')}: RSS ${mb(least)}–${mb(most)} MB (least ${least >= warm ? '+' : ''}${mb(least - warm)} MB against the warm-up's)`,
+      `+${(sent + ROUND).toLocaleString('en')}: RSS ${mb(least)}–${mb(most)} MB (least ${least >= warm ? '+' : ''}${mb(least - warm)} MB against the warm-up's)${await where()}`,
     );
   }
   await snapshot('after-all');
