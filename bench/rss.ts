@@ -68,7 +68,8 @@ const where = async (): Promise<string> => {
   const f = (v: number | undefined) => (v ?? 0).toFixed(0);
   return (
     `; V8 young generation ${f(m.newSpace)} MB, old ${f(m.oldSpace)} MB, live heap ${f(m.heapUsed)} MB, ` +
-    `external ${f(m.external)} MB, outside all of these ${f((m.rss ?? 0) - (m.newSpace ?? 0) - (m.oldSpace ?? 0) - (m.external ?? 0))} MB`
+    `external ${f(m.external)} MB, outside all of these ${f((m.rss ?? 0) - (m.newSpace ?? 0) - (m.oldSpace ?? 0) - (m.external ?? 0))} MB, ` +
+    `${f(m.majorGcs)} full collections so far`
   );
 };
 const snapshot = async (name: string) => {
