@@ -50,8 +50,8 @@ describe.each(DATABASES)('the API benchmark on %s', (database) => {
   /** Lets the harness go on from `serversUp` to its load runs. */
   let goOn: () => void = () => {};
   const servers = () => {
-    if (!up?.floor) throw new Error('the servers did not start');
-    return { ...up, floor: up.floor };
+    if (!up?.floor || !up.visitor || !up.session) throw new Error('the servers did not start');
+    return { ...up, floor: up.floor, visitor: up.visitor, session: up.session };
   };
 
   // Seeding and starting the servers took past 60 s beside the server files under load 27.
@@ -77,16 +77,33 @@ describe.each(DATABASES)('the API benchmark on %s', (database) => {
     await run?.catch(() => {});
   }, 240_000);
 
-  const call = async (server: RunningServer, path: string, init: RequestInit = {}, token = servers().seeded.token) => {
+  /** A call with the benchmark user's token, another token, or (null) no credential at all. */
+  const call = async (
+    server: RunningServer,
+    path: string,
+    init: RequestInit = {},
+    token: string | null = servers().seeded.token,
+  ) => {
     const response = await fetch(`${server.url}${path}`, {
       ...init,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...init.headers },
+      headers: {
+        ...(token === null ? {} : { authorization: `Bearer ${token}` }),
+        'content-type': 'application/json',
+        ...init.headers,
+      },
     });
     const text = await response.text();
     return { status: response.status, etag: response.headers.get('etag'), body: text ? JSON.parse(text) : null };
   };
   const both = async (path: string, init?: RequestInit, token?: string) =>
     Promise.all([call(servers().generated, path, init, token), call(servers().baseline, path, init, token)]);
+
+  /** The reads every server answers alike: a get, the first page, a page from the middle. */
+  const READS = () => [
+    `/api/orders/${orderId(7)}`,
+    '/api/orders',
+    `/api/orders?cursor=${servers().seeded.middleCursor}`,
+  ];
 
   it('gets, lists and pages the same records with the same ETag and cursors', async () => {
     const [g, b] = await both(`/api/orders/${orderId(7)}`);
@@ -122,16 +139,46 @@ describe.each(DATABASES)('the API benchmark on %s', (database) => {
 
   it('has the floor (no token, no rate limit) answer the same reads as the generated server', async () => {
     const { floor: least } = servers();
-    for (const path of [
-      `/api/orders/${orderId(7)}`,
-      '/api/orders',
-      `/api/orders?cursor=${servers().seeded.middleCursor}`,
-    ]) {
+    for (const path of READS()) {
       const [g] = await both(path);
       expect(await call(least, path)).toEqual(g);
       // Without a token too: the floor asks for none.
-      expect(await call(least, path, {}, 'none')).toEqual(g);
+      expect(await call(least, path, {}, null)).toEqual(g);
     }
+  });
+
+  it('has the visitor server answer the reads with no credential as the floor does, and refuse a create with 401', async () => {
+    const { visitor, floor: least } = servers();
+    for (const path of READS()) {
+      const [g] = await both(path);
+      expect(g.status).toBe(200);
+      expect(await call(visitor, path, {}, null)).toEqual(g);
+      expect(await call(least, path, {}, null)).toEqual(g);
+    }
+    // The same call refused by the spec as it is: point 6 not shown lets visitors do nothing.
+    expect((await call(servers().generated, `/api/orders/${orderId(7)}`, {}, null)).status).toBe(401);
+    const shipBy = new Date(Date.now() + 14 * 86_400_000).toISOString().slice(0, 10);
+    const create = await call(
+      visitor,
+      '/api/orders',
+      { method: 'POST', body: JSON.stringify(orderBody(902_001, shipBy)) },
+      null,
+    );
+    expect(create.status).toBe(401);
+    expect(create.body.code).toBe('NOT_SIGNED_IN');
+  });
+
+  it('has the session server answer the reads to the signed-in cookie as the generated server does to the token', async () => {
+    const { session } = servers();
+    expect(session.cookie).toMatch(/^np_session=nps_/);
+    for (const path of READS()) {
+      const [g] = await both(path);
+      const signedIn = await call(session, path, { headers: { cookie: session.cookie } }, null);
+      expect(signedIn.status).toBe(200);
+      expect(signedIn).toEqual(g);
+    }
+    // Without the cookie the same server answers a visitor: not signed in.
+    expect((await call(session, `/api/orders/${orderId(7)}`, {}, null)).status).toBe(401);
   });
 
   it('creates the same record with its history row, and refuses the same bodies', async () => {
@@ -211,6 +258,30 @@ describe.each(DATABASES)('the API benchmark on %s', (database) => {
     expect(markdown).toContain('| database | call | floor req/s | floor CPU µs/req |');
     // Like the served server's: present on every call (a half-second run may get no answer on a loaded machine).
     for (const o of report.operations) expect(o.floor).not.toBeNull();
+    // The visitor and the session on the reads of issue 31 only, against the floor of the same rounds.
+    const callers = report.operations.map((o) => [o.operation, o.visitor !== null, o.session !== null]);
+    expect(callers).toEqual([
+      ['get', true, true],
+      ['list', true, true],
+      ['list-deep', false, false],
+      ['create', false, false],
+    ]);
+    for (const o of report.operations.filter((o) => o.visitor !== null)) {
+      for (const caller of [o.visitor, o.session]) {
+        expect(caller?.measurement.requests).toBeGreaterThan(0);
+        expect(caller?.ratio).toBeGreaterThan(0);
+      }
+    }
+    expect(markdown).toContain(
+      '| visitor req/s | visitor CPU µs/req | visitor ÷ floor CPU | visitor ÷ floor req/s | session req/s |',
+    );
+    for (const who of ['A visitor', 'A session']) {
+      const target = new RegExp(
+        `${who}'s call on SQLite against the floor: CPU ≤ 1\\.25× and throughput ≥ 0\\.8× on get and list — (met|NOT met)`,
+      );
+      if (database === 'sqlite') expect(markdown).toMatch(target);
+      else expect(markdown).not.toMatch(target);
+    }
     const durable = report.operations.filter((o) => o.durable !== null).map((o) => o.operation);
     expect(durable).toEqual(database === 'sqlite' ? ['create'] : []);
     if (database === 'sqlite')

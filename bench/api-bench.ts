@@ -22,7 +22,7 @@ import {
 import os from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { createServer, encodeCursor, type NinepointServer, SqliteStore } from '@ninepoint/server';
+import { addUser, createServer, encodeCursor, type NinepointServer, SqliteStore } from '@ninepoint/server';
 import { checkSpec, type Model } from '@ninepoint/spec';
 import autocannon from 'autocannon';
 import pg from 'pg';
@@ -32,7 +32,7 @@ import { JSON_SERVER_VERSION, jsonServerRequest, startJsonServer, writeJsonServe
 import { createSchema, postgresUnavailable, postgresUrlOf } from './postgres.ts';
 import { benchStartup, type StartupResult } from './startup.ts';
 
-export type ServerKind = 'generated' | 'served' | 'durable' | 'baseline' | 'floor' | 'bare';
+export type ServerKind = 'generated' | 'served' | 'durable' | 'baseline' | 'floor' | 'visitor' | 'session' | 'bare';
 export type Operation = 'get' | 'list' | 'list-deep' | 'create';
 export type Database = 'sqlite' | 'postgres';
 export const DATABASES: readonly Database[] = ['sqlite', 'postgres'];
@@ -93,6 +93,18 @@ export interface ApiBenchOptions {
    */
   floor: boolean;
   /**
+   * Also measure a visitor's reads (get, first page) against the floor, in its rounds (issue 31):
+   * the default configuration (request logs on, as `served`) on the spec with point 6 letting
+   * `anyone` read (visitor-spec.ts), called with no credential at all. Only with `floor`.
+   */
+  visitor: boolean;
+  /**
+   * Also measure the same reads signed in by a session cookie against the floor, in its rounds:
+   * the default configuration on the spec as it is, a process of its own, the cookie from a real
+   * sign-in (`POST /api/auth/sign-in`) with the benchmark user's password. Only with `floor`.
+   */
+  session: boolean;
+  /**
    * json-server's table for the reads, and for create (at most `rows`). Each of its calls costs
    * time in proportion to what it holds, a create most (it serialises and rewrites its whole
    * database): on `rows` orders a call at `-c connections` would wait longer than a run lasts.
@@ -120,6 +132,16 @@ export interface BenchServers {
   baseline: RunningServer;
   /** Present with `floor` on. */
   floor: RunningServer | undefined;
+  /** Present with `floor` and `visitor` on: answers `anyone` the reads. */
+  visitor: RunningServer | undefined;
+  /** Present with `floor` and `session` on, with the `Cookie` header of the benchmark user's session. */
+  session: SessionServer | undefined;
+}
+
+/** The `session` server and the session its calls carry. */
+export interface SessionServer extends RunningServer {
+  /** `np_session=…` (`__Host-np_session=…` over https), as the sign-in set it. */
+  cookie: string;
 }
 
 export const DEFAULT_API_OPTIONS: ApiBenchOptions = {
@@ -138,6 +160,8 @@ export const DEFAULT_API_OPTIONS: ApiBenchOptions = {
   served: true,
   durable: true,
   floor: true,
+  visitor: true,
+  session: true,
   jsonServerRows: 10_000,
   jsonServerCreateRows: 1_000,
   startupRuns: 5,
@@ -146,7 +170,8 @@ export const DEFAULT_API_OPTIONS: ApiBenchOptions = {
 /**
  * The options, with `BENCH_SECONDS`, `BENCH_WARMUP_SECONDS`, `BENCH_ROUNDS`, `BENCH_CONNECTIONS`,
  * `BENCH_ROWS`, `BENCH_SERIES_ROWS` and `BENCH_OPERATIONS` (comma-separated), `BENCH_DATABASES`
- * (`sqlite,postgres`), `BENCH_DATABASE_URL` (else `TEST_DATABASE_URL`), `BENCH_JSON_SERVER` (`0`:
+ * (`sqlite,postgres`), `BENCH_DATABASE_URL` (else `TEST_DATABASE_URL`), `BENCH_JSON_SERVER`,
+ * `BENCH_SERVED`, `BENCH_DURABLE`, `BENCH_FLOOR`, `BENCH_VISITOR` and `BENCH_SESSION` (each `0`:
  * without it), `BENCH_JSON_SERVER_ROWS`, `BENCH_JSON_SERVER_CREATE_ROWS`, `BENCH_STARTUP_RUNS` (`0`:
  * no start-up timing) and
  * `BENCH_CPU_PROF` (a folder) read from the environment.
@@ -177,6 +202,8 @@ export function apiOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): ApiBenc
     served: env.BENCH_SERVED !== '0',
     durable: env.BENCH_DURABLE !== '0',
     floor: env.BENCH_FLOOR !== '0',
+    visitor: env.BENCH_VISITOR !== '0',
+    session: env.BENCH_SESSION !== '0',
     jsonServerRows: Math.round(number('BENCH_JSON_SERVER_ROWS', DEFAULT_API_OPTIONS.jsonServerRows)),
     jsonServerCreateRows: Math.round(number('BENCH_JSON_SERVER_CREATE_ROWS', DEFAULT_API_OPTIONS.jsonServerCreateRows)),
     startupRuns: Math.round(number('BENCH_STARTUP_RUNS', DEFAULT_API_OPTIONS.startupRuns, true)),
@@ -225,6 +252,8 @@ export function benchEnvOf(env: NodeJS.ProcessEnv = process.env): string {
     'BENCH_SERVED',
     'BENCH_DURABLE',
     'BENCH_FLOOR',
+    'BENCH_VISITOR',
+    'BENCH_SESSION',
     'BENCH_JSON_SERVER_ROWS',
     'BENCH_JSON_SERVER_CREATE_ROWS',
     'BENCH_STARTUP_RUNS',
@@ -266,6 +295,10 @@ export interface OperationResult {
   durable: DurableResult | null;
   /** The floor (hand-written, no token, no logging); null when not measured. */
   floor: FloorResult | null;
+  /** A visitor's call (no credential) on the default configuration; null when not measured (create, list-deep). */
+  visitor: CallerResult | null;
+  /** The same signed in by a session cookie; null when not measured (create, list-deep). */
+  session: CallerResult | null;
   /** hand-written ÷ generated CPU time per request (the same sense: below 1, the generated costs more). */
   cpuRatio: number | null;
 }
@@ -291,6 +324,18 @@ export interface FloorResult {
   /** generated (logging off) ÷ floor, both ways. */
   generatedRatio: number;
   generatedCpuRatio: number | null;
+}
+
+/**
+ * The default configuration (request logs on) called as a visitor or with a session cookie, in the
+ * floor's rounds: the calls for which issue 31 makes the floor the measure.
+ */
+export interface CallerResult {
+  measurement: Measurement;
+  /** ÷ floor throughput, the median of the rounds' ratios. */
+  ratio: number;
+  /** ÷ floor CPU time per answer. */
+  cpuRatio: number | null;
 }
 
 /** The generated server's create with `--sqlite-synchronous full`, in the same rounds (logging off, like `generated`). */
@@ -379,6 +424,13 @@ export const LOGGING_COST = 0.1;
 export const DURABLE_TARGET = 0.8;
 /** What the default `serve` must reach against the hand-written server, per call (issue 19). */
 export const SERVED_TARGETS: Partial<Record<Operation, number>> = { get: 0.8, list: 0.85, create: 0.85 };
+/**
+ * What a visitor's or a session's read must reach against the floor on SQLite (issue 31): CPU per
+ * answer at most `cpu` times the floor's, throughput at least `throughput` times.
+ */
+export const CALLER_TARGETS = { cpu: 1.25, throughput: 0.8 } as const;
+/** The calls a visitor and a session are measured on: the reads of issue 31's table (not create). */
+export const CALLER_OPERATIONS: readonly Operation[] = ['get', 'list'];
 /** Below this share `npm run bench` fails: a regression. */
 export const GUARD_RATIO = 0.5;
 /** The deepest list latency may be this many times the shallowest and still count as flat. */
@@ -416,24 +468,28 @@ export interface SeededDatabase {
   orders: number;
   /** The list cursor positioned at the middle row, in the generated API's format. */
   middleCursor: string;
-  /** An API token of the benchmark's user: every request carries it. */
+  /** An API token of the benchmark's user: every request carries it, but the visitor's and the session's. */
   token: string;
+  /** The benchmark user's password (made at seeding): the session's sign-in uses it. */
+  password: string;
   /** Deletes the database (the file, or the schema). */
   remove(): Promise<void>;
 }
 
-/** Adds the benchmark's user with an API token (the format `ninepoint` gives tokens); answers the token. */
-async function addBenchUser(server: NinepointServer, where: string): Promise<string> {
-  const user = await server.auth.users.add({
-    id: randomUUID(),
-    email: 'bench@example.com',
-    name: 'Benchmark',
-    roles: [],
-    // Never signs in with a password: the token is all it uses.
-    passwordHash: 'none',
-    createdAt: new Date().toISOString(),
-  });
-  if (!user) throw new Error(`${where} has a benchmark user already: seed a new database`);
+/** The benchmark user's email. */
+export const BENCH_EMAIL = 'bench@example.com';
+
+/**
+ * Adds the benchmark's user as `ninepoint users add` does, with a new random password (the
+ * session's sign-in), and an API token (the format `ninepoint` gives tokens); answers both.
+ */
+async function addBenchUser(server: NinepointServer, where: string): Promise<{ token: string; password: string }> {
+  const password = randomBytes(18).toString('base64url');
+  const user = await addUser(server.auth, { email: BENCH_EMAIL, name: 'Benchmark', roles: [], password }, []).catch(
+    (error: unknown) => {
+      throw new Error(`${where}: ${(error as Error).message} Seed a new database.`);
+    },
+  );
   // `npt_` + 256 random bits; the database keeps its SHA-256.
   const token = `npt_${randomBytes(32).toString('base64url')}`;
   await server.auth.tokens.create({
@@ -443,7 +499,7 @@ async function addBenchUser(server: NinepointServer, where: string): Promise<str
     hash: createHash('sha256').update(token).digest('hex'),
     now: Date.now(),
   });
-  return token;
+  return { token, password };
 }
 
 /**
@@ -460,7 +516,7 @@ export async function seedDatabase(path: string, orders: number): Promise<Seeded
     const { store } = server;
     if (!(store instanceof SqliteStore)) throw new Error(`${path} did not open as SQLite`);
     const { db } = store;
-    const token = await addBenchUser(server, path);
+    const { token, password } = await addBenchUser(server, path);
     // Seeding only: a crash leaves a file the benchmark throws away anyway.
     db.pragma('synchronous = OFF');
     db.pragma('cache_size = -262144');
@@ -490,7 +546,7 @@ export async function seedDatabase(path: string, orders: number): Promise<Seeded
       .get(orderId(middle));
     if (!row) throw new Error(`seeding ${orders} orders left no order ${middle}`);
     const middleCursor = encodeCursor('created_at', { value: row.created_at, id: row.id });
-    return { database: 'sqlite', location: path, orders, middleCursor, token, remove };
+    return { database: 'sqlite', location: path, orders, middleCursor, token, password, remove };
   } catch (error) {
     await server.close();
     await remove();
@@ -512,8 +568,9 @@ export async function seedPostgres(url: string, orders: number): Promise<SeededD
   try {
     const server = await createServer({ model: benchModel(), databaseUrl: schema.url, logger: false });
     let token: string;
+    let password: string;
     try {
-      token = await addBenchUser(server, schema.name);
+      ({ token, password } = await addBenchUser(server, schema.name));
     } finally {
       await server.close();
     }
@@ -567,7 +624,7 @@ export async function seedPostgres(url: string, orders: number): Promise<SeededD
       const row = rows[0];
       if (!row) throw new Error(`seeding ${orders} orders left no order ${middle}`);
       const middleCursor = encodeCursor('created_at', { value: row.created_at.toISOString(), id: row.id });
-      return { database: 'postgres', location: schema.url, orders, middleCursor, token, remove: schema.drop };
+      return { database: 'postgres', location: schema.url, orders, middleCursor, token, password, remove: schema.drop };
     } finally {
       await client.end();
     }
@@ -597,17 +654,20 @@ export function canPin(): boolean {
   return os.cpus().length >= 2 && spawnSync('taskset', ['-V'], { stdio: 'ignore' }).status === 0;
 }
 
+/** The kinds that run as `ninepoint serve` does, request logs on: each needs a `logFile`. */
+const LOGGED_KINDS: readonly ServerKind[] = ['served', 'visitor', 'session'];
+
 /**
  * Starts one server (api-server.ts) on a SQLite file or a PostgreSQL URL in its own process,
- * optionally pinned to CPU 0. A `served` server's stdout, its request log, goes to `logFile`
- * (appended), as a service manager or container runtime would keep it.
+ * optionally pinned to CPU 0. A `served`, `visitor` or `session` server's stdout, its request log,
+ * goes to `logFile` (appended), as a service manager or container runtime would keep it.
  */
 export async function startServer(
   kind: ServerKind,
   database: string,
   options: { pin: boolean; cpuProfDir?: string; profileName?: string; logFile?: string },
 ): Promise<RunningServer> {
-  if (kind === 'served' && options.logFile === undefined) throw new Error('a served server needs a logFile');
+  if (LOGGED_KINDS.includes(kind) && options.logFile === undefined) throw new Error(`a ${kind} server needs a logFile`);
   const node = [
     ...(options.cpuProfDir
       ? [
@@ -656,9 +716,27 @@ export async function startServer(
 
 let created = 0;
 
-/** The request autocannon sends for one call, with a fresh id or body each time where it matters. */
-export function requestFor(operation: Operation, seeded: SeededDatabase): autocannon.Request {
-  const headers = { authorization: `Bearer ${seeded.token}` };
+/**
+ * Who makes a call: a program with the benchmark user's API token (`Authorization: Bearer`), the
+ * user signed in by a session (`Cookie`), or a visitor with no credential (null).
+ */
+export type Credential = { token: string } | { cookie: string } | null;
+
+/**
+ * The request autocannon sends for one call, with a fresh id or body each time where it matters;
+ * made with the benchmark user's token unless `credential` says otherwise.
+ */
+export function requestFor(
+  operation: Operation,
+  seeded: SeededDatabase,
+  credential: Credential = { token: seeded.token },
+): autocannon.Request {
+  const headers: Record<string, string> =
+    credential === null
+      ? {}
+      : 'token' in credential
+        ? { authorization: `Bearer ${credential.token}` }
+        : { cookie: credential.cookie };
   switch (operation) {
     case 'get':
       return {
@@ -688,6 +766,27 @@ export function requestFor(operation: Operation, seeded: SeededDatabase): autoca
       };
     }
   }
+}
+
+/**
+ * Signs the benchmark user in at `url` as the web app does (`POST /api/auth/sign-in`, email and
+ * password) and answers the `Cookie` header of the session it set: `np_session=…`, or
+ * `__Host-np_session=…` where the server is reached over https.
+ */
+export async function signIn(url: string, seeded: SeededDatabase): Promise<string> {
+  const response = await fetch(`${url}/api/auth/sign-in`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: BENCH_EMAIL, password: seeded.password }),
+  });
+  const body = await response.text();
+  if (response.status !== 200) throw new Error(`signing in at ${url} answered ${response.status}: ${body}`);
+  const cookie = response.headers
+    .getSetCookie()
+    .map((header) => header.split(';')[0] ?? '')
+    .find((pair) => /^(__Host-)?np_session=./.test(pair));
+  if (cookie === undefined) throw new Error(`signing in at ${url} set no session cookie`);
+  return cookie;
 }
 
 /** A valid create body; `n` makes its order number unique (seeded numbers have 8 digits, these 10). */
@@ -832,6 +931,17 @@ function floorResult(floor: Measurement[], served: Measurement[], generated: Mea
   };
 }
 
+/** A caller's runs against the floor's runs of the same rounds. */
+function callerResult(runs: Measurement[], floor: Measurement[]): CallerResult {
+  const m = merge(runs);
+  const f = merge(floor);
+  return {
+    measurement: m,
+    ratio: roundRatio(runs, floor),
+    cpuRatio: m.cpuUs !== null && f.cpuUs !== null ? m.cpuUs / f.cpuUs : null,
+  };
+}
+
 /** The median of the rounds' ratios of a's throughput to b's (each round's two runs were back to back). */
 function roundRatio(a: readonly Measurement[], b: readonly Measurement[]): number {
   // A round where either server answered nothing says nothing about their ratio.
@@ -844,7 +954,7 @@ function pinSelf(): void {
 
 /** A server taking part in a call's rounds, with the request it gets and its runs. */
 interface Participant {
-  name: 'generated' | 'served' | 'durable' | 'baseline' | 'floor' | 'json-server';
+  name: 'generated' | 'served' | 'durable' | 'baseline' | 'floor' | 'visitor' | 'session' | 'json-server';
   server: LoadedServer;
   request: autocannon.Request;
   runs: Measurement[];
@@ -991,6 +1101,14 @@ export async function benchApi(options: ApiBenchOptions = DEFAULT_API_OPTIONS): 
       const withServed = options.served && main;
       const withDurable = options.durable && main && database === 'sqlite' && operations.includes('create');
       const withFloor = options.floor && main;
+      // Against the floor, in its rounds: only where the floor runs and on the reads.
+      const reads = operations.some((o) => CALLER_OPERATIONS.includes(o));
+      const withVisitor = withFloor && options.visitor && reads;
+      const withSession = withFloor && options.session && reads;
+      const callerLog = (kind: 'visitor' | 'session') => ({
+        ...serverOptions(kind),
+        logFile: join(dir, `${kind}-${database}-${rows}.log`),
+      });
       // The generated server first, alone: it brings the database to the spec inside one write
       // transaction, which servers starting beside it on a busy pinned core waited on past their
       // busy timeout (SQLITE_BUSY). The others then find nothing to migrate and start together.
@@ -1004,6 +1122,8 @@ export async function benchApi(options: ApiBenchOptions = DEFAULT_API_OPTIONS): 
           : []),
         ...(withDurable ? [started(startServer('durable', seeded.location, serverOptions('durable')))] : []),
         ...(withFloor ? [started(startServer('floor', seeded.location, serverOptions('floor')))] : []),
+        ...(withVisitor ? [started(startServer('visitor', seeded.location, callerLog('visitor')))] : []),
+        ...(withSession ? [started(startServer('session', seeded.location, callerLog('session')))] : []),
         ...peerFiles.map((file) => started(startJsonServer(file, { pin: pinned }))),
       ];
       // All settled before any failure is thrown, so that every server that did start is stopped.
@@ -1016,15 +1136,33 @@ export async function benchApi(options: ApiBenchOptions = DEFAULT_API_OPTIONS): 
       const served = withServed ? others.shift() : undefined;
       const durable = withDurable ? others.shift() : undefined;
       const floor = withFloor ? others.shift() : undefined;
+      const visitor = withVisitor ? (others.shift() as RunningServer) : undefined;
+      const signedIn = withSession ? (others.shift() as RunningServer) : undefined;
+      // A real sign-in, on the server its calls then go to; the session lasts the whole run
+      // (SESSION_IDLE_MINUTES, 60 by default, counts from its last use).
+      const session: SessionServer | undefined = signedIn
+        ? Object.assign(signedIn, { cookie: await signIn(signedIn.url, seeded) })
+        : undefined;
       if (main && options.serversUp)
-        await options.serversUp({ seeded, generated, baseline, floor: floor as RunningServer | undefined });
+        await options.serversUp({
+          seeded,
+          generated,
+          baseline,
+          floor: floor as RunningServer | undefined,
+          visitor,
+          session,
+        });
       const peerServers = others;
       const peers = new Map<'read' | 'create', { server: LoadedServer; rows: number }>();
       for (const [i, [use, peerRows]] of peerNeeds.entries()) {
         const server = peerServers[i];
         if (server) peers.set(use, { server, rows: peerRows });
       }
-      const answered = { generated: 0, baseline: 0, served: 0, floor: 0 };
+      const answered = { generated: 0, baseline: 0, served: 0, floor: 0, visitor: 0, session: 0 };
+      /** Adds a run's answers to its server's count (for the profiles' per-answer figures). */
+      const count = (p: Participant, requests: number) => {
+        if (p.name !== 'json-server' && p.name !== 'durable') answered[p.name] += requests;
+      };
       for (const operation of operations) {
         const participants: Participant[] = [
           { name: 'generated', server: generated, request: requestFor(operation, seeded), runs: [] },
@@ -1034,6 +1172,17 @@ export async function benchApi(options: ApiBenchOptions = DEFAULT_API_OPTIONS): 
           participants.push({ name: 'served', server: served, request: requestFor(operation, seeded), runs: [] });
         if (floor)
           participants.push({ name: 'floor', server: floor, request: requestFor(operation, seeded), runs: [] });
+        if (visitor && CALLER_OPERATIONS.includes(operation))
+          participants.push({
+            name: 'visitor',
+            server: visitor,
+            request: requestFor(operation, seeded, null),
+            runs: [],
+          });
+        if (session && CALLER_OPERATIONS.includes(operation)) {
+          const request = requestFor(operation, seeded, { cookie: session.cookie });
+          participants.push({ name: 'session', server: session, request, runs: [] });
+        }
         if (durable && operation === 'create') {
           participants.push({ name: 'durable', server: durable, request: requestFor(operation, seeded), runs: [] });
         }
@@ -1053,8 +1202,7 @@ export async function benchApi(options: ApiBenchOptions = DEFAULT_API_OPTIONS): 
             const warm = await load(p.server, p.request, options.warmupSeconds, options.connections);
             if (p.name === 'json-server') await settle(p.server.pid);
             p.warm = warm.requests;
-            if (p.name === 'generated' || p.name === 'baseline' || p.name === 'served' || p.name === 'floor')
-              answered[p.name] += warm.requests;
+            count(p, warm.requests);
           }
         }
         for (let round = 0; round < options.rounds; round++) {
@@ -1064,8 +1212,7 @@ export async function benchApi(options: ApiBenchOptions = DEFAULT_API_OPTIONS): 
             const measured = await load(p.server, p.request, options.seconds, options.connections, options.calls);
             if (p.name === 'json-server') await settle(p.server.pid);
             p.runs.push(measured);
-            if (p.name === 'generated' || p.name === 'baseline' || p.name === 'served' || p.name === 'floor')
-              answered[p.name] += measured.requests;
+            count(p, measured.requests);
           }
         }
         const byName = (name: Participant['name']) => participants.find((p) => p.name === name);
@@ -1075,6 +1222,8 @@ export async function benchApi(options: ApiBenchOptions = DEFAULT_API_OPTIONS): 
         const logged = byName('served');
         const synced = byName('durable');
         const least = byName('floor');
+        const anyone = byName('visitor');
+        const cookied = byName('session');
         const g = merge(gen.runs);
         const b = merge(base.runs);
         const ratio = roundRatio(gen.runs, base.runs);
@@ -1099,6 +1248,8 @@ export async function benchApi(options: ApiBenchOptions = DEFAULT_API_OPTIONS): 
           cpuRatio,
           served: servedResult,
           floor: least ? floorResult(least.runs, (logged ?? gen).runs, gen.runs) : null,
+          visitor: anyone && least ? callerResult(anyone.runs, least.runs) : null,
+          session: cookied && least ? callerResult(cookied.runs, least.runs) : null,
           durable: synced ? { measurement: merge(synced.runs), ratio: roundRatio(synced.runs, gen.runs) } : null,
         };
         log(
@@ -1108,6 +1259,16 @@ export async function benchApi(options: ApiBenchOptions = DEFAULT_API_OPTIONS): 
           const f = result.floor;
           log(
             `  floor (hand-written, no token, no logging): ${Math.round(f.measurement.rps)} req/s, CPU per request ${f.measurement.cpuUs?.toFixed(0)} µs; ${logged ? 'served' : 'generated'} ÷ floor ${f.ratio.toFixed(2)}× req/s, ${f.cpuRatio?.toFixed(2)}× CPU`,
+          );
+        }
+        for (const [caller, how] of [
+          [result.visitor, 'visitor (served, no credential, `anyone` reads)'],
+          [result.session, 'session (served, session cookie)'],
+        ] as const) {
+          if (caller === null) continue;
+          const m = caller.measurement;
+          log(
+            `  ${how}: ${Math.round(m.rps)} req/s, CPU per request ${m.cpuUs?.toFixed(0)} µs; ÷ floor ${caller.ratio.toFixed(2)}× req/s, ${caller.cpuRatio?.toFixed(2)}× CPU`,
           );
         }
         if (result.durable) {
@@ -1167,8 +1328,8 @@ export async function benchApi(options: ApiBenchOptions = DEFAULT_API_OPTIONS): 
         }
       }
       if (options.cpuProfDir) {
-        for (const kind of ['generated', 'baseline', 'served', 'floor'] as const) {
-          if ((kind === 'served' || kind === 'floor') && answered[kind] === 0) continue;
+        for (const kind of ['generated', 'baseline', 'served', 'floor', 'visitor', 'session'] as const) {
+          if (kind !== 'generated' && kind !== 'baseline' && answered[kind] === 0) continue;
           const profile = join(options.cpuProfDir, `${kind}-${database}-${rows}.cpuprofile`);
           log(`${profile}: ${answered[kind]} answers (node bench/cpu-profile.ts ${profile} ${answered[kind]})`);
         }
@@ -1411,19 +1572,31 @@ export function formatApiReport(report: ApiBenchReport, command: string): string
   }
   const floored = report.operations.filter((o) => o.floor !== null);
   if (floored.length > 0) {
+    // The visitor's and the session's columns, when either was measured (on the reads only).
+    const callers = (['visitor', 'session'] as const).filter((c) => floored.some((o) => o[c] !== null));
     out.push(
       'The floor (issue 31): the hand-written server without the token lookup and the rate limit, no logging — the same reads and writes, ' +
         'what a visitor’s or a session’s call costs at the least. Ratios of the default configuration (served, request logs on) and of logging off to it, ' +
-        'from the same rounds; CPU per answer is the server process’s user + system time from `/proc` ÷ answers (the steadier figure on a shared machine):',
+        'from the same rounds; CPU per answer is the server process’s user + system time from `/proc` ÷ answers (the steadier figure on a shared machine)' +
+        (callers.length > 0
+          ? '. The visitor is the default configuration on the spec with point 6 letting `anyone` read, called with no credential; ' +
+            'the session is the default configuration called with the benchmark user’s session cookie from a real sign-in (both on get and the first page only):'
+          : ':'),
       '',
-      '| database | call | floor req/s | floor CPU µs/req | hand-written (token) CPU µs/req | served CPU µs/req | served ÷ floor CPU | served ÷ floor req/s | logging off CPU µs/req | logging off ÷ floor CPU | logging off ÷ floor req/s |',
-      '|---|---|---|---|---|---|---|---|---|---|---|',
+      `| database | call | floor req/s | floor CPU µs/req | hand-written (token) CPU µs/req | served CPU µs/req | served ÷ floor CPU | served ÷ floor req/s | logging off CPU µs/req | logging off ÷ floor CPU | logging off ÷ floor req/s |${callers.map((c) => ` ${c} req/s | ${c} CPU µs/req | ${c} ÷ floor CPU | ${c} ÷ floor req/s |`).join('')}`,
+      `|---|---|---|---|---|---|---|---|---|---|---|${'---|'.repeat(4 * callers.length)}`,
     );
+    const times = (x: number | null) => (x === null ? '–' : `${x.toFixed(2)}×`);
     for (const o of floored) {
       const f = o.floor as FloorResult;
-      const times = (x: number | null) => (x === null ? '–' : `${x.toFixed(2)}×`);
+      const columns = callers.map((c) => {
+        const r = o[c];
+        return r === null
+          ? ' – | – | – | – |'
+          : ` ${int(r.measurement.rps)} | ${cpu(r.measurement)} | **${times(r.cpuRatio)}** | **${r.ratio.toFixed(2)}×** |`;
+      });
       out.push(
-        `| ${DATABASE_LABELS[o.database]} | ${OPERATION_LABELS[o.operation]} | ${int(f.measurement.rps)} | ${cpu(f.measurement)} | ${cpu(o.baseline)} | ${o.served ? cpu(o.served.measurement) : '–'} | **${times(f.cpuRatio)}** | **${f.ratio.toFixed(2)}×** | ${cpu(o.generated)} | ${times(f.generatedCpuRatio)} | ${f.generatedRatio.toFixed(2)}× |`,
+        `| ${DATABASE_LABELS[o.database]} | ${OPERATION_LABELS[o.operation]} | ${int(f.measurement.rps)} | ${cpu(f.measurement)} | ${cpu(o.baseline)} | ${o.served ? cpu(o.served.measurement) : '–'} | **${times(f.cpuRatio)}** | **${f.ratio.toFixed(2)}×** | ${cpu(o.generated)} | ${times(f.generatedCpuRatio)} | ${f.generatedRatio.toFixed(2)}× |${columns.join('')}`,
       );
     }
     out.push('');
@@ -1570,6 +1743,28 @@ export function formatApiReport(report: ApiBenchReport, command: string): string
         `The default \`serve\` on ${DATABASE_LABELS[database]} against the hand-written server — ${short.length === 0 ? 'met' : `NOT met (${short.map((o) => o.operation).join(', ')})`}: ${goals}.`,
       );
     }
+  }
+  // Issue 31 sets these on SQLite; on PostgreSQL its measure is the hand-written node-postgres server.
+  for (const [caller, who] of [
+    ['visitor', 'A visitor'],
+    ['session', 'A session'],
+  ] as const) {
+    const results = report.operations.filter((o) => o.database === 'sqlite' && o[caller] !== null);
+    if (results.length === 0) continue;
+    const { cpu: most, throughput: least } = CALLER_TARGETS;
+    const short = results.filter((o) => {
+      const r = o[caller] as CallerResult;
+      return r.cpuRatio === null || r.cpuRatio > most || r.ratio < least;
+    });
+    const figures = results
+      .map((o) => {
+        const r = o[caller] as CallerResult;
+        return `${o.operation} ${r.cpuRatio === null ? '–' : r.cpuRatio.toFixed(2)}× CPU, ${r.ratio.toFixed(2)}× req/s`;
+      })
+      .join('; ');
+    out.push(
+      `${who}'s call on SQLite against the floor: CPU ≤ ${most}× and throughput ≥ ${least}× on ${results.map((o) => o.operation).join(' and ')} — ${short.length === 0 ? 'met' : `NOT met (${short.map((o) => o.operation).join(', ')})`} (${figures}).`,
+    );
   }
   for (const growth of verdict.listGrowth) {
     const sizes = report.series.filter((s) => s.database === growth.database).map((s) => s.rows);

@@ -4,40 +4,48 @@
 // request on stdout, which the benchmark sends to a file), `durable` (logging off, SQLite with
 // `synchronous=FULL`: `--sqlite-synchronous full`), `baseline` (the
 // hand-written api-baseline.ts, or api-baseline-pg.ts when the database is a PostgreSQL URL) or
-// `floor` (the hand-written server without the token and the rate limit: the least a call costs) or
+// `floor` (the hand-written server without the token and the rate limit: the least a call costs),
+// `visitor` (`served` on the spec with point 6 a roles table that lets `anyone` read: visitor-spec.ts),
+// `session` (`served` as it is, a process of its own for the calls signed in by a session cookie) or
 // `bare` (node:http answering a fixed small JSON: the ceiling of what the load generator can
 // measure). The database is a SQLite file or a `postgres://` URL. Prints `{"url": …}` on stdout
-// (on fd 3 for `served`, whose stdout is its log) once listening; closes on SIGTERM, SIGINT or
-// when stdin ends (the benchmark went away).
+// (on fd 3 for `served`, `visitor` and `session`, whose stdout is their log) once listening; closes
+// on SIGTERM, SIGINT or when stdin ends (the benchmark went away).
 import { readFileSync, writeSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createLogger, createServer, parseLogLevel } from '@ninepoint/server';
 import { checkSpec } from '@ninepoint/spec';
 import { createBaseline } from './api-baseline.ts';
 import { createPgBaseline } from './api-baseline-pg.ts';
+import { visitorSpec } from './visitor-spec.ts';
 
 const API_SPEC_PATH = new URL('./api-bench.spec.md', import.meta.url);
 
+const KINDS = ['generated', 'served', 'durable', 'baseline', 'floor', 'visitor', 'session', 'bare'];
 const [kind, database] = process.argv.slice(2);
-if (!database || !['generated', 'served', 'durable', 'baseline', 'floor', 'bare'].includes(kind ?? '')) {
-  console.error(
-    'usage: node bench/api-server.ts generated|served|durable|baseline|floor|bare <db file | postgres:// URL>',
-  );
+if (!database || !KINDS.includes(kind ?? '')) {
+  console.error(`usage: node bench/api-server.ts ${KINDS.join('|')} <db file | postgres:// URL>`);
   process.exit(2);
 }
 const postgres = /^postgres(ql)?:\/\//.test(database);
+/** The configurations that log as `ninepoint serve` does, their stdout (the log) sent to a file. */
+const logged = kind === 'served' || kind === 'visitor' || kind === 'session';
 
 let close: () => Promise<void>;
 let url: string;
-if (kind === 'generated' || kind === 'served' || kind === 'durable') {
-  const { model, ok, diagnostics } = checkSpec(readFileSync(API_SPEC_PATH, 'utf8'));
-  if (!ok) throw new Error(`api-bench.spec.md has errors: ${diagnostics[0]?.message}`);
+if (kind === 'generated' || kind === 'durable' || logged) {
+  const spec = readFileSync(API_SPEC_PATH, 'utf8');
+  const { model, ok, diagnostics } = checkSpec(kind === 'visitor' ? visitorSpec(spec) : spec);
+  if (!ok)
+    throw new Error(
+      `api-bench.spec.md${kind === 'visitor' ? ' (the visitor’s)' : ''} has errors: ${diagnostics[0]?.message}`,
+    );
   const server = await createServer({
     model,
     ...(postgres ? { databaseUrl: database } : { dbPath: database }),
     ...(kind === 'durable' ? { sqlite: { synchronous: 'full' as const } } : {}),
     // What `ninepoint serve` logs with when stdout is not a terminal (a container, a service).
-    logger: kind === 'served' ? createLogger({ level: parseLogLevel(process.env.LOG_LEVEL), format: 'json' }) : false,
+    logger: logged ? createLogger({ level: parseLogLevel(process.env.LOG_LEVEL), format: 'json' }) : false,
   });
   url = await server.listen({ port: 0 });
   close = () => server.close();
@@ -75,4 +83,4 @@ process.on('SIGTERM', stop);
 process.on('SIGINT', stop);
 process.stdin.on('end', stop);
 process.stdin.resume();
-writeSync(kind === 'served' ? 3 : 1, `${JSON.stringify({ url, pid: process.pid })}\n`);
+writeSync(logged ? 3 : 1, `${JSON.stringify({ url, pid: process.pid })}\n`);
