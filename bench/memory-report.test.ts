@@ -34,7 +34,7 @@ describe('where a benchmark server’s memory is', () => {
         env: { ...process.env, BENCH_MEMORY_FILE: file },
         encoding: 'utf8',
       });
-      expect(run.stderr).toBe('');
+      expect(run.status, run.stderr).toBe(0);
       const report = JSON.parse(readFileSync(file, 'utf8')) as MemoryReport;
       expect(report.heapTotal).toBeGreaterThan(report.newSpace + report.oldSpace);
       expect(report.rss).toBeGreaterThan(report.heapTotal);
