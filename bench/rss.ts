@@ -6,7 +6,8 @@
 // with the moment of the last garbage collection; the least tracks what the process keeps. With
 // a folder, a heap snapshot is written there after the warm-up and at the end (compare them in
 // Chrome DevTools). Each round also says where the memory is (bench/report-memory.ts, loaded into
-// the server): V8's young and old generations, the live heap, and what lies outside V8.
+// the server): V8's young and old generations and its other spaces, the live heap, and what lies
+// outside V8's heap and external memory.
 // `BENCH_NODE_FLAGS` adds flags to the server's node (`--max-semi-space-size=16`, say). Not part
 // of `npm run bench`: it answers one question (docs/benchmarks.md).
 import { existsSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
@@ -16,6 +17,7 @@ import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 import { requestFor, rssKb, seedDatabase } from './api-bench.ts';
 import { spawnNode } from './child.ts';
+import { describeMemory, type MemoryReport } from './memory-report.ts';
 
 const total = Number(process.argv[2] ?? 100_000);
 const snapshots = process.argv[3];
@@ -64,13 +66,7 @@ const mb = (kb: number) => (kb / 1024).toFixed(1);
 const where = async (): Promise<string> => {
   await new Promise((r) => setTimeout(r, 600));
   if (!existsSync(memoryFile)) return '';
-  const m = JSON.parse(readFileSync(memoryFile, 'utf8')) as Record<string, number>;
-  const f = (v: number | undefined) => (v ?? 0).toFixed(0);
-  return (
-    `; V8 young generation ${f(m.newSpace)} MB, old ${f(m.oldSpace)} MB, live heap ${f(m.heapUsed)} MB, ` +
-    `external ${f(m.external)} MB, outside all of these ${f((m.rss ?? 0) - (m.newSpace ?? 0) - (m.oldSpace ?? 0) - (m.external ?? 0))} MB, ` +
-    `${f(m.majorGcs)} full collections so far`
-  );
+  return `; ${describeMemory(JSON.parse(readFileSync(memoryFile, 'utf8')) as Partial<MemoryReport>)}`;
 };
 const snapshot = async (name: string) => {
   if (!snapshots) return;

@@ -11,8 +11,8 @@ const KEPT_ENTRIES = 1_000;
  * unchanged. On SQLite any row written on this connection (a revocation, a sign-out, a
  * deactivation, a role change, a migration) or any commit of another process (`ninepoint tokens
  * revoke` or `ninepoint users deactivate` at the terminal) makes every entry stale at once, so the
- * next call reads the row again (for a request, the next request that reaches the server after
- * the commit: another process's commits are read once per turn of the event loop). On PostgreSQL any write to users, tokens or sessions, by any
+ * next call reads the row again (for a request, every request read in a later turn of the event
+ * loop: another process's commits are read once per turn, `SqliteRunner.changeStamp`). On PostgreSQL any write to users, tokens or sessions, by any
  * server or process, does (their trigger notifies, `IdentityWatch` hears it), but another
  * server's touch of a session's last-seen or a token's last-used stamp; while the server
  * does not hear those notifications there is no stamp, and every call reads its row. What is not

@@ -48,11 +48,13 @@ export class SqliteRunner implements SqlRunner {
   /**
    * `total_changes()` at every call (it reads no page: a fifth of a microsecond). `data_version`
    * opens a read transaction (two `fcntl` locks and a `stat`, about 4 µs, a twentieth of a get):
-   * for a request (`forRequest`) it is read once per turn of the event loop. The requests of one
-   * turn were all read from the network in its poll, that is before the first of them asked, so
-   * none of them can have been sent after a commit that read did not see: another process's
-   * commit is seen by every request that reaches the server after it, and requests that arrived
-   * together share one read. Any other caller (a timer's, which runs before the poll) reads it.
+   * for a request (`forRequest`) it is read once per turn of the event loop, and the requests read
+   * in that turn's poll share the read. Another process's commit is seen by every request read in
+   * a later turn. Not by every request that arrived after it: the poll reads one socket after
+   * another, so a request read later in the same poll (its bytes, or the last of them, arriving
+   * after the turn's read and a commit) gets the turn's older value; the window is what is left
+   * of that poll, milliseconds under load. Any other caller (a timer's, which runs before the
+   * poll) reads it afresh and does not fill the turn's value.
    */
   changeStamp(forRequest = false): string {
     this.#totalChanges ??= this.#db.prepare<[], unknown>('SELECT total_changes()').pluck();
