@@ -70,7 +70,7 @@ describe.each(DATABASES)('the API benchmark on %s', (database) => {
       run.then(() => reject(new Error('the harness ended without starting its servers')), reject);
     });
     up = await started;
-  }, 120_000);
+  }, 300_000);
 
   afterAll(async () => {
     goOn();

@@ -206,7 +206,7 @@ describe('the npm tarballs installed into an empty folder', () => {
     // The four Ninepoint packages, installed once for every check below; create-ninepoint is run, not installed.
     const files = names.filter((name) => name.startsWith('ninepoint-')).map((name) => join(tarballs, name));
     await runAsync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...files], app);
-  }, 300_000);
+  }, 600_000);
 
   afterAll(async () => {
     await Promise.all(servers.map(stop));
