@@ -46,7 +46,7 @@ function run(
     cwd,
     encoding: 'utf8',
     env: { ...userEnv(), ...options.env },
-    timeout: 240_000,
+    timeout: 480_000,
     ...(options.input === undefined ? {} : { input: options.input }),
   });
   if (result.status !== 0)
@@ -67,7 +67,7 @@ function runAsync(
     execFile(
       command,
       args,
-      { cwd, encoding: 'utf8', env: { ...userEnv(), ...env }, timeout: 240_000, maxBuffer: 64 * 1024 * 1024 },
+      { cwd, encoding: 'utf8', env: { ...userEnv(), ...env }, timeout: 480_000, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => {
         if (error) reject(new Error(`${command} ${args.join(' ')} failed: ${error.message}\n${stdout}\n${stderr}`));
         else resolve({ stdout, stderr });
