@@ -918,16 +918,14 @@ function merge(runs: Measurement[]): Measurement {
 
 /** The floor against the default configuration (served, else generated) and against logging off. */
 function floorResult(floor: Measurement[], served: Measurement[], generated: Measurement[]): FloorResult {
-  const f = merge(floor);
-  const s = merge(served);
-  const g = merge(generated);
-  const cpuOver = (m: Measurement) => (m.cpuUs !== null && f.cpuUs !== null ? m.cpuUs / f.cpuUs : null);
+  const s = callerResult(served, floor);
+  const g = callerResult(generated, floor);
   return {
-    measurement: f,
-    ratio: roundRatio(served, floor),
-    cpuRatio: cpuOver(s),
-    generatedRatio: roundRatio(generated, floor),
-    generatedCpuRatio: cpuOver(g),
+    measurement: merge(floor),
+    ratio: s.ratio,
+    cpuRatio: s.cpuRatio,
+    generatedRatio: g.ratio,
+    generatedCpuRatio: g.cpuRatio,
   };
 }
 
