@@ -45,8 +45,13 @@ export { INSTALL_TIMEOUT_MS } from './browser.ts';
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const AXE_PATH = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
-/** How long one browser step may wait for the page (the app answers in milliseconds on loopback). */
-export const STEP_MS = 10_000;
+/**
+ * How long one browser step may wait for the page. The app answers in milliseconds on loopback,
+ * but on a shared 2-core machine whose CPU is slow for a while (2026-11-28: CI took twice as long,
+ * with Chromium, the app and the other lane's servers contending) a page's first load took past
+ * 10 s, and every later step of the file failed after it.
+ */
+export const STEP_MS = 30_000;
 
 /**
  * `expect.poll` with the patience of a browser step: what a page shows after a click may take a

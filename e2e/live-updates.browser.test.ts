@@ -1,6 +1,16 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type App, columnValues, INSTALL_TIMEOUT_MS, type Json, type Person, poll, signIn, startApp } from './app.ts';
+import {
+  type App,
+  columnValues,
+  INSTALL_TIMEOUT_MS,
+  type Json,
+  type Person,
+  poll,
+  STEP_MS,
+  signIn,
+  startApp,
+} from './app.ts';
 import { type Chromium, launchChromium } from './browser.ts';
 
 /**
@@ -53,7 +63,7 @@ describe('live updates in Chromium', () => {
     await mark(watching);
 
     const editing = await other.newPage();
-    editing.setDefaultTimeout(10_000);
+    editing.setDefaultTimeout(STEP_MS);
     await signIn(editing, app, agent, `/tickets/${ticket.id}/edit`);
     await editing.getByRole('textbox', { name: 'Title' }).fill('Scanner on floor 2 is offline again');
     await editing.getByRole('button', { name: 'Save changes' }).click();

@@ -92,7 +92,7 @@ describe('the OpenAPI document under redocly lint (recommended rules)', () => {
       }
       reports.set(file, report);
     }
-  }, 120_000);
+  });
 
   it.each(specs)('of %s has no error and no unused component', (name, source) => {
     const { ok, diagnostics } = checkSpec(source);

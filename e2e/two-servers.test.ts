@@ -69,7 +69,7 @@ describe.skipIf(!POSTGRES_AVAILABLE && process.env.CI !== 'true')('two app serve
     } finally {
       await store.close();
     }
-  }, 60_000);
+  });
 
   afterAll(async () => {
     a?.child.kill('SIGTERM');
@@ -133,5 +133,5 @@ describe.skipIf(!POSTGRES_AVAILABLE && process.env.CI !== 'true')('two app serve
     const refused = statuses.filter((s) => s === 429).length;
     expect(statuses.filter((s) => s === 200).length).toBeLessThanOrEqual(40);
     expect(refused).toBeGreaterThanOrEqual(20);
-  }, 60_000);
+  });
 });

@@ -54,7 +54,7 @@ describe.each(TEST_DATABASES)('racing clients on the lending desk on $name', (db
     ({ database, desk, members } = setup);
     const count = db.name === 'postgres' ? 2 : 1;
     for (let i = 0; i < count; i++) servers.push(await startServe({ specPath: specPath(), database }));
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await Promise.all(servers.map((s) => s.stop()));

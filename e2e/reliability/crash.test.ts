@@ -92,7 +92,7 @@ describe.each(TEST_DATABASES)('the lending desk killed with SIGKILL mid-write on
   beforeAll(async () => {
     setup = await setUpDesk(db, { members: MEMBERS, domain: 'crash' });
     ({ database, desk, members } = setup);
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await server?.kill();

@@ -161,7 +161,7 @@ describe.each(TEST_DATABASES)('declared calls through SIGKILL on $name', (db) =>
     database = servedDatabase(fresh);
     [user] = (await addApiUsers(model, database, [{ email: `crash-${db.name}@example.test`, roles: [] }])) as [ApiUser];
     receiver = await startReceiver(random);
-  }, 60_000);
+  });
 
   afterAll(async () => {
     for (const s of servers) await s.kill();
@@ -326,5 +326,5 @@ describe.each(TEST_DATABASES.filter((d) => d.name === 'postgres'))('two servers 
     );
     console.log(`two servers: delivered ${lines.join(' and ')}`);
     expect((lines[0] ?? 0) + (lines[1] ?? 0)).toBe(ids.length);
-  }, 120_000);
+  });
 });

@@ -61,7 +61,7 @@ describe.each(SCALED_DATABASES)('the lending desk under steady load on $name', (
     setup = await setUpDesk(db, { members: CLIENTS, domain: 'soak' });
     ({ database, desk, members } = setup);
     server = await startServe({ specPath: specPath(), database });
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await server?.stop();

@@ -333,7 +333,7 @@ describe.runIf(POSTGRES_AVAILABLE || process.env.CI === 'true')('ninepoint init 
     await queue.createQueue('emails');
     await queue.send('emails', { to: 'ada@example.org' });
     await queue.stop({ graceful: false });
-  }, 60_000);
+  });
   afterAll(async () => {
     const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
     await admin.connect();

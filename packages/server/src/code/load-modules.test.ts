@@ -84,5 +84,5 @@ describe('loading the modules beside the spec', () => {
       sameVersionCached: true,
       nextVersionAnew: true,
     });
-  }, 40_000);
+  });
 });

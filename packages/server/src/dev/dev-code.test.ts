@@ -172,7 +172,7 @@ describe('ninepoint dev in its own process and a module that imports a helper', 
     });
     expect(created.status).toBe(201);
     id = ((await created.json()) as { id: string }).id;
-  }, 60_000);
+  });
 
   afterAll(async () => {
     if (child && child.exitCode === null) {
@@ -197,5 +197,5 @@ describe('ninepoint dev in its own process and a module that imports a helper', 
     await eventually(async () => (await rate()) === 30, 'the saved helper answers', 15_000);
     writeFileSync(join(dir, 'counting', 'lib', 'base.ts'), 'export const base = 100;\n');
     await eventually(async () => (await rate()) === 300, "the saved helper's own import answers", 15_000);
-  }, 40_000);
+  });
 });
