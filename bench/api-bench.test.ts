@@ -54,7 +54,8 @@ describe.each(DATABASES)('the API benchmark on %s', (database) => {
     return { ...up, floor: up.floor, visitor: up.visitor, session: up.session };
   };
 
-  // Seeding and starting the servers took past 60 s beside the server files under load 27.
+  // Seeding and starting the servers took past 60 s beside the server files under load 27, and one
+  // server's start alone past 60 s on the slow day (2026-11-28).
   beforeAll(async () => {
     const held = new Promise<void>((resolve) => {
       goOn = resolve;
@@ -70,12 +71,12 @@ describe.each(DATABASES)('the API benchmark on %s', (database) => {
       run.then(() => reject(new Error('the harness ended without starting its servers')), reject);
     });
     up = await started;
-  }, 300_000);
+  }, 600_000);
 
   afterAll(async () => {
     goOn();
     await run?.catch(() => {});
-  }, 240_000);
+  }, 600_000);
 
   /** A call with the benchmark user's token, another token, or (null) no credential at all. */
   const call = async (
@@ -307,6 +308,6 @@ describe.each(DATABASES)('the API benchmark on %s', (database) => {
       expect(report.postgres).toMatch(/^PostgreSQL \d+/);
     }
     // Five servers start and take turns on four calls (json-server too, on SQLite): on a shared,
-    // loaded machine that is more than the project's minute for one test.
-  }, 240_000);
+    // loaded machine that is more than the project's three minutes for one test.
+  }, 600_000);
 });

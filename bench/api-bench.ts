@@ -693,7 +693,7 @@ export async function startServer(
   const first = new Promise<string>((resolve, reject) => {
     lines.once('line', resolve);
     void exited.then((code) => reject(new Error(`the ${kind} server exited (${code}) before it listened`)));
-    setTimeout(() => reject(new Error(`the ${kind} server did not start within 60 s`)), 60_000).unref();
+    setTimeout(() => reject(new Error(`the ${kind} server did not start within 180 s`)), 180_000).unref();
   });
   let started: { url: string; pid: number };
   try {

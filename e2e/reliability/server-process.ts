@@ -53,7 +53,10 @@ export interface StartOptions {
   database: ServedDatabase;
   /** More environment for the server (LOG_LEVEL is `warn` unless given). */
   env?: Record<string, string>;
-  /** How long to wait for the "serving … at http://…" line (default 30 s). */
+  /**
+   * How long to wait for the "serving … at http://…" line (default 120 s: a start takes a second or
+   * two, but on a slow shared machine with both lanes of `npm test` running, many minutes more).
+   */
   startTimeoutMs?: number;
 }
 
@@ -144,7 +147,7 @@ export function startServe(options: StartOptions): Promise<ServeProcess> {
     });
   });
   return new Promise((resolve, reject) => {
-    const timeoutMs = options.startTimeoutMs ?? 30_000;
+    const timeoutMs = options.startTimeoutMs ?? 120_000;
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`serve did not start within ${timeoutMs} ms:\n${output.text}`));

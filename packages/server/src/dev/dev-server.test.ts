@@ -28,8 +28,8 @@ const WITH_TRANSITION = replaceOnce(
 );
 const quiet = () => undefined;
 
-/** Waits until `check` holds, polling: the watcher reacts within a few hundred milliseconds. */
-async function eventually(check: () => boolean | Promise<boolean>, what: string, ms = 5000): Promise<void> {
+/** Waits until `check` holds, polling: the watcher reacts within a few hundred milliseconds (30 s is for a slow shared machine). */
+async function eventually(check: () => boolean | Promise<boolean>, what: string, ms = 30_000): Promise<void> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
     if (await check()) return;

@@ -161,7 +161,7 @@ async function setUp(count: number): Promise<Setup> {
 }
 
 async function until(check: () => boolean | Promise<boolean>): Promise<void> {
-  const end = Date.now() + 10_000;
+  const end = Date.now() + 30_000;
   while (!(await check())) {
     if (Date.now() > end) throw new Error('timed out');
     await new Promise((resolve) => setImmediate(resolve));

@@ -55,7 +55,7 @@ const ASSIGN = '| Ticket: assign  | env HOOK_URL | Ticket (id)        | env HOOK
 const ASSIGN_CHANGED = '| Ticket: assign  | env HOOK_URL | Ticket (id, assignee) | env HOOK_SECRET |';
 const RESOLVE = '| Ticket: resolve | env HOOK_URL | Ticket (id, title) | env HOOK_SECRET |';
 
-async function until<T>(find: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
+async function until<T>(find: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const found = await find();

@@ -112,7 +112,7 @@ async function startReceiver(answer: () => number = () => 204) {
   return { url, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
-async function until<T>(find: () => T | undefined | Promise<T | undefined>, ms = 10_000): Promise<T> {
+async function until<T>(find: () => T | undefined | Promise<T | undefined>, ms = 30_000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const found = await find();

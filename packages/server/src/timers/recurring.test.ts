@@ -53,7 +53,7 @@ async function startReceiver() {
   return { url, bodies, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
-async function until(check: () => boolean, ms = 10_000): Promise<void> {
+async function until(check: () => boolean, ms = 30_000): Promise<void> {
   const end = Date.now() + ms;
   while (!check()) {
     if (Date.now() > end) throw new Error('timed out');

@@ -56,7 +56,7 @@ function caller(server: NinepointServer, authorization: string) {
  * Reads every 50 ms until `done` holds of what `read` answers or `ms` pass (generous: the machine
  * may be loaded), and answers what it read last, for the test to judge.
  */
-async function polled<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 20_000): Promise<T> {
+async function polled<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 30_000): Promise<T> {
   const end = Date.now() + ms;
   let value = await read();
   while (!done(value) && Date.now() < end) {
