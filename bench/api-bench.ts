@@ -26,6 +26,7 @@ import { addUser, createServer, encodeCursor, type NinepointServer, SqliteStore 
 import { checkSpec, type Model } from '@ninepoint/spec';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { NODE_FLAGS } from '../scripts/node-flags.mjs';
 import { spawnNode } from './child.ts';
 import { onInterrupt } from './cleanup.ts';
 import { JSON_SERVER_VERSION, jsonServerRequest, startJsonServer, writeJsonServerDb } from './json-server.ts';
@@ -660,15 +661,25 @@ const LOGGED_KINDS: readonly ServerKind[] = ['served', 'visitor', 'session'];
 /**
  * Starts one server (api-server.ts) on a SQLite file or a PostgreSQL URL in its own process,
  * optionally pinned to CPU 0. A `served`, `visitor` or `session` server's stdout, its request log,
- * goes to `logFile` (appended), as a service manager or container runtime would keep it.
+ * goes to `logFile` (appended), as a service manager or container runtime would keep it; those
+ * three, Ninepoint as the `ninepoint` command runs it, get the command's node flags (`NODE_FLAGS`),
+ * the hand-written servers Node's defaults.
  */
 export async function startServer(
   kind: ServerKind,
   database: string,
-  options: { pin: boolean; cpuProfDir?: string; profileName?: string; logFile?: string },
+  options: {
+    pin: boolean;
+    cpuProfDir?: string;
+    profileName?: string;
+    logFile?: string;
+    /** Node's flags for the server; default: the command's for the three served kinds, none for the others. */
+    nodeFlags?: readonly string[];
+  },
 ): Promise<RunningServer> {
   if (LOGGED_KINDS.includes(kind) && options.logFile === undefined) throw new Error(`a ${kind} server needs a logFile`);
   const node = [
+    ...(options.nodeFlags ?? (LOGGED_KINDS.includes(kind) ? NODE_FLAGS : [])),
     ...(options.cpuProfDir
       ? [
           '--cpu-prof',

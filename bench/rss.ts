@@ -8,13 +8,15 @@
 // Chrome DevTools). Each round also says where the memory is (bench/report-memory.ts, loaded into
 // the server): V8's young and old generations and its other spaces, the live heap, and what lies
 // outside V8's heap and external memory.
-// `BENCH_NODE_FLAGS` adds flags to the server's node (`--max-semi-space-size=16`, say). Not part
-// of `npm run bench`: it answers one question (docs/benchmarks.md).
+// The server runs with the `ninepoint` command's node flags (scripts/node-flags.mjs);
+// `BENCH_NODE_FLAGS` adds more, which win (`--max-semi-space-size=64`, say). Not part of `npm run
+// bench`: it answers one question (docs/benchmarks.md).
 import { existsSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
+import { NODE_FLAGS } from '../scripts/node-flags.mjs';
 import { requestFor, rssKb, seedDatabase } from './api-bench.ts';
 import { spawnNode } from './child.ts';
 import { describeMemory, type MemoryReport } from './memory-report.ts';
@@ -28,6 +30,7 @@ const devNull = openSync('/dev/null', 'a');
 const memoryFile = join(dir, 'memory.json');
 const { child, stop } = spawnNode(
   [
+    ...NODE_FLAGS,
     ...(process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter((flag) => flag !== ''),
     '--import',
     new URL('./report-memory.ts', import.meta.url).pathname,

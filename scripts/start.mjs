@@ -4,12 +4,14 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { basename } from 'node:path';
+import { NODE_FLAGS } from './node-flags.mjs';
 
 const given = process.argv.slice(2);
 const spec = given[0] !== undefined && !given[0].startsWith('-') ? given[0] : undefined;
 const name = spec ? basename(spec).replace(/\.md$/i, '') : 'blank';
 mkdirSync('data', { recursive: true });
 const args = [
+  ...NODE_FLAGS,
   'packages/cli/bin/ninepoint.js',
   'serve',
   ...(spec ? [spec] : []),

@@ -34,6 +34,22 @@ describe('the ninepoint bin', () => {
     expect(result.stdout).toContain('All nine points are not shown');
   });
 
+  it('runs Node with its young generation capped when started as a command, by its first line', () => {
+    // As npx, a global install and the Docker image start it: the file itself, through its
+    // `#!/usr/bin/env -S node …` line. The preloaded module prints the flags Node was given.
+    const result = spawnSync(bin, ['--version'], {
+      cwd: root,
+      encoding: 'utf8',
+      env: {
+        ...process.env,
+        NODE_OPTIONS: '--import=data:text/javascript,console.error(JSON.stringify(process.execArgv))',
+      },
+    });
+    expect(result.status).toBe(0);
+    expect(JSON.parse(result.stderr.split('\n')[0] ?? '')).toEqual(['--max-semi-space-size=16']);
+    expect(result.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+  });
+
   it('re-runs itself with --experimental-strip-types when Node does not strip types by default', () => {
     const result = ninepoint(['--no-experimental-strip-types'], ['check', 'missing.md']);
     expect(result.status).toBe(2);
