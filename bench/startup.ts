@@ -3,6 +3,7 @@
 // included) and on one an earlier start laid out. The server is pinned to CPU 0 like the others;
 // this process polls from CPU 1.
 import { join } from 'node:path';
+import { NODE_FLAGS } from '../scripts/node-flags.mjs';
 import { spawnNode } from './child.ts';
 import { freePort, statusOf } from './json-server.ts';
 import { createSchema } from './postgres.ts';
@@ -28,7 +29,17 @@ interface Target {
 /** Times one `ninepoint serve` from spawn to the first 200 from /api/health, then stops it. */
 async function timeOneStart(target: Target, pin: boolean): Promise<number> {
   const port = await freePort();
-  const args = [CLI, 'serve', STARTUP_SPEC, '--port', String(port), '--host', '127.0.0.1', ...target.args];
+  const args = [
+    ...NODE_FLAGS,
+    CLI,
+    'serve',
+    STARTUP_SPEC,
+    '--port',
+    String(port),
+    '--host',
+    '127.0.0.1',
+    ...target.args,
+  ];
   const started = performance.now();
   const { child, stderr, stop } = spawnNode(args, { pin, env: target.env, stdio: ['ignore', 'ignore', 'pipe'] });
   try {

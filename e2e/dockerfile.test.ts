@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { LENDING_DESK, listeningServer } from '../packages/server/test/helpers.ts';
+import { NODE_FLAGS } from '../scripts/node-flags.mjs';
 
 // Docker cannot run here: these check what would otherwise fail only at `docker build` or at run
 // time in a container (docs/deploy.md).
@@ -49,6 +50,11 @@ describe('the Dockerfile', () => {
     ]);
     expect(runtime.find((i) => i.keyword === 'VOLUME')?.rest).toBe('/data');
     expect(runtime.find((i) => i.keyword === 'STOPSIGNAL')?.rest).toBe('SIGTERM');
+  });
+
+  it("gives the server's node the flags npm start gives it (V8's young generation capped)", () => {
+    const env = runtime.find((i) => i.keyword === 'ENV')?.rest ?? '';
+    expect(/\bNODE_OPTIONS=(\S+)/.exec(env)?.[1]).toBe(NODE_FLAGS.join(' '));
   });
 
   it('has a health check that passes against a serving app and fails when nothing answers', async () => {

@@ -143,8 +143,8 @@ function start(
     // A server that never says where it listens fails here, with what it printed, not at the test's timeout.
     const silent = setTimeout(() => {
       if (child.pid !== undefined) process.kill(-child.pid, 'SIGTERM');
-      reject(new Error(`no "serving … at" line after 180 s:\n${out}`));
-    }, 180_000);
+      reject(new Error(`no "serving … at" line after 120 s:\n${out}`));
+    }, 120_000);
     const read = (chunk: Buffer) => {
       out += chunk.toString();
       const match = /serving "[^"]*" at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);

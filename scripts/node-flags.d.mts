@@ -1,2 +1,2 @@
-/** The node flags of the `ninepoint` command, read from its first line (scripts/node-flags.mjs). */
+/** Node's flags for a server Ninepoint starts (scripts/node-flags.mjs). */
 export declare const NODE_FLAGS: readonly string[];

@@ -36,7 +36,7 @@ const EXAMPLES = ['lending-desk.md', 'helpdesk.md', 'expenses.md'] as const;
 /** Generated requests per example and database, besides the seeding creates. */
 const IN_PROCESS_RUNS = scaled(600, 5000);
 const TCP_RUNS = scaled(150, 1000);
-const TIMEOUT = scaled(60_000, 1_800_000);
+const TIMEOUT = scaled(180_000, 1_800_000);
 
 /**
  * An example as the fuzzer serves it: unchanged but for a rate limit it cannot reach, so that

@@ -11,6 +11,7 @@ import {
 } from '@ninepoint/server';
 import type { Model } from '@ninepoint/spec';
 import type { FreshDatabase } from '../../packages/server/test/databases.ts';
+import { NODE_FLAGS } from '../../scripts/node-flags.mjs';
 
 /**
  * `ninepoint serve` as a child process of the test, for the reliability suites: started on a
@@ -55,7 +56,7 @@ export interface StartOptions {
   env?: Record<string, string>;
   /**
    * How long to wait for the "serving … at http://…" line (default 120 s: a start takes a second or
-   * two, but on a slow shared machine with both lanes of `npm test` running, many minutes more).
+   * two, and up to a minute or two on a slow shared machine with both lanes of `npm test` running).
    */
   startTimeoutMs?: number;
 }
@@ -137,7 +138,8 @@ export function startServe(options: StartOptions): Promise<ServeProcess> {
   } else {
     env.DATABASE_URL = database.databaseUrl;
   }
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
+  // With Node's flags as the Docker image and `npm start` give them: soak judges the RSS.
+  const child = spawn(process.execPath, [...NODE_FLAGS, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
   running.add(child);
   const output = { text: '' };
   const exited = new Promise<Exit>((resolve) => {

@@ -1,14 +1,9 @@
-#!/usr/bin/env -S node --max-semi-space-size=16
+#!/usr/bin/env node
 // The `ninepoint` command. Plain JavaScript, no static imports and no top-level await, so that an
 // old Node parses it and prints how to upgrade instead of a syntax error. In the repo it runs the
 // TypeScript sources; installed from npm (no src/ there) it runs the built JavaScript in dist/.
-//
-// The first line caps V8's young generation at 16 MiB a half (`NODE_FLAGS` in scripts/node-flags.mjs
-// reads it from there, for the processes that start this file with `node`). Left to itself, V8 on a
-// machine of 24 GB grows it to 64 MiB a half under load, and a server's resident memory climbed by
-// about 100 MB over 100,000 requests; capped, by about 30 MB, at the same CPU per answer
-// (docs/deploy.md, "Memory"). A flag on node's command line wins over NODE_OPTIONS, so another
-// size is chosen with node's own: `node --max-semi-space-size=64 $(command -v ninepoint)`.
+// A plain `env node` first line: `env -S node --flag` would fail under BusyBox (Alpine). The Docker
+// image and `npm start` give Node the flags of scripts/node-flags.mjs; the re-run below keeps any.
 const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
 
 if (major < 22 || (major === 22 && minor < 12)) {
