@@ -662,8 +662,8 @@ const LOGGED_KINDS: readonly ServerKind[] = ['served', 'visitor', 'session'];
  * Starts one server (api-server.ts) on a SQLite file or a PostgreSQL URL in its own process,
  * optionally pinned to CPU 0. A `served`, `visitor` or `session` server's stdout, its request log,
  * goes to `logFile` (appended), as a service manager or container runtime would keep it; those
- * three, Ninepoint as the `ninepoint` command runs it, get the command's node flags (`NODE_FLAGS`),
- * the hand-written servers Node's defaults.
+ * three get Node's flags as Ninepoint's launchers give them (`NODE_FLAGS`: `npm start`, the Docker
+ * image), the hand-written servers Node's defaults.
  */
 export async function startServer(
   kind: ServerKind,
@@ -673,7 +673,7 @@ export async function startServer(
     cpuProfDir?: string;
     profileName?: string;
     logFile?: string;
-    /** Node's flags for the server; default: the command's for the three served kinds, none for the others. */
+    /** Node's flags for the server; default: `NODE_FLAGS` for the three served kinds, none for the others. */
     nodeFlags?: readonly string[];
   },
 ): Promise<RunningServer> {

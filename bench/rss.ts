@@ -8,7 +8,7 @@
 // Chrome DevTools). Each round also says where the memory is (bench/report-memory.ts, loaded into
 // the server): V8's young and old generations and its other spaces, the live heap, and what lies
 // outside V8's heap and external memory.
-// The server runs with the `ninepoint` command's node flags (scripts/node-flags.mjs);
+// The server runs with the node flags Ninepoint's launchers give it (scripts/node-flags.mjs);
 // `BENCH_NODE_FLAGS` adds more, which win (`--max-semi-space-size=64`, say). Not part of `npm run
 // bench`: it answers one question (docs/benchmarks.md).
 import { existsSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
