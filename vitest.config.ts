@@ -127,6 +127,9 @@ export default defineConfig({
     // the bin's processes one after another took past one minute without failing otherwise.
     testTimeout: 180_000,
     hookTimeout: 180_000,
+    // `expect.poll` waits as long as a browser step (STEP_MS in e2e/app.ts): its own default of one
+    // second failed a page whose people's names had not come yet on the slow day (2026-11-28).
+    expect: { poll: { timeout: 30_000, interval: 50 } },
     sequence: { sequencer: LongFilesTakeTurns },
     projects: [
       {

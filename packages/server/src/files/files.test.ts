@@ -299,10 +299,10 @@ describe.each(TEST_DATABASES)('file fields on $name', (db) => {
     socket.write(head);
     socket.write(half);
     // The file's row is written before its bytes: wait until the upload has begun, then drop it.
-    await expect.poll(async () => (await rows()).length, { timeout: 5000 }).toBe(rowsBefore + 1);
+    await expect.poll(async () => (await rows()).length).toBe(rowsBefore + 1);
     socket.destroy();
-    await expect.poll(async () => (await rows()).length, { timeout: 5000 }).toBe(rowsBefore);
-    await expect.poll(() => keptFiles(folder).length, { timeout: 5000 }).toBe(before);
+    await expect.poll(async () => (await rows()).length).toBe(rowsBefore);
+    await expect.poll(() => keptFiles(folder).length).toBe(before);
   });
 
   it('serves an image’s thumbnail without its EXIF location, made once, and none for other files', async () => {
