@@ -70,7 +70,9 @@ export function ensureChromium(): Promise<ChromiumStatus> {
 }
 
 async function ensure(): Promise<ChromiumStatus> {
-  if (existsSync(CHROMIUM_PATH)) return { ok: true };
+  // An install under way (another test file's, or the one `.ci/run` starts beside `npm install`)
+  // holds the lock: the binary may be there before its libraries are, so wait for the lock first.
+  if (existsSync(CHROMIUM_PATH) && !installing()) return { ok: true };
   const failed = (reason: string): ChromiumStatus => {
     const message = `Chromium is not available at ${CHROMIUM_PATH}: ${reason}`;
     if (process.env.CI === 'true') throw new Error(message);
@@ -110,9 +112,17 @@ function run(command: string, args: string[]): Promise<0 | string> {
   });
 }
 
+/** Where the install lock lives; `.ci/run` takes it too, with the same name. */
+const INSTALL_LOCK = join(tmpdir(), 'ninepoint-chromium-install.lock');
+
+/** Whether a live process holds the install lock now. */
+function installing(): boolean {
+  return existsSync(INSTALL_LOCK) && holderAlive(INSTALL_LOCK);
+}
+
 /** A lock across processes (vitest runs test files in parallel workers), freed if its holder died. */
 async function installLock(): Promise<() => void> {
-  const path = join(tmpdir(), 'ninepoint-chromium-install.lock');
+  const path = INSTALL_LOCK;
   for (;;) {
     try {
       writeFileSync(path, String(process.pid), { flag: 'wx' });

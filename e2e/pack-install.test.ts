@@ -393,7 +393,7 @@ describe('the npm tarballs installed into an empty folder', () => {
     expect(server.output()).toContain('serving "IT helpdesk"');
     // Said once the server listens, after it has looked for users.
     await expect
-      .poll(server.output, { timeout: 20_000 })
+      .poll(server.output)
       .toContain(
         'no users yet; add the first with: npx ninepoint users add <email> --role <requester|agent|lead> app.md',
       );
