@@ -2,8 +2,8 @@
 // not need (issue 31). Seeds 10,000 orders, starts the served server (request logs to /dev/null)
 // with `--heapsnapshot-signal`, warms it up with 20,000 mixed requests (get, first page, create),
 // then sends `requests` more (default 100,000) in rounds of 20,000. After each round it prints the
-// least and the most RSS sampled during it (every 100 ms): a single reading swings by tens of MB
-// with the moment of the last garbage collection; the least tracks what the process keeps. With
+// least and the most RSS sampled during it (every 100 ms), and the RSS once the load has stopped,
+// against the same after the warm-up: what the process keeps. With
 // a folder, a heap snapshot is written there after the warm-up and at the end (compare them in
 // Chrome DevTools). Each round also says where the memory is (bench/report-memory.ts, loaded into
 // the server): V8's young and old generations and its other spaces, the live heap, and what lies
@@ -89,14 +89,21 @@ const snapshot = async (name: string) => {
 try {
   console.log(`idle: RSS ${mb(rssKb(pid) ?? 0)} MB`);
   const [warm, warmMost] = await send(ROUND);
+  // The least RSS of the warm-up is the one at its start, before the server had grown: what it keeps
+  // after it is read once the load has stopped (`where` waits 600 ms), and each round is compared with that.
+  const warmWhere = await where();
+  const kept = rssKb(pid) ?? 0;
   console.log(
-    `${ROUND.toLocaleString('en')} warm-up requests: RSS ${mb(warm)}–${mb(warmMost)} MB (least–most sampled)${await where()}`,
+    `${ROUND.toLocaleString('en')} warm-up requests: RSS ${mb(warm)}–${mb(warmMost)} MB (least–most sampled), ${mb(kept)} MB after it${warmWhere}`,
   );
   await snapshot('after-warm-up');
   for (let sent = 0; sent < total; sent += ROUND) {
     const [least, most] = await send(ROUND);
+    const at = await where();
+    const after = rssKb(pid) ?? 0;
+    const sign = (kb: number) => `${kb >= 0 ? '+' : ''}${mb(kb)}`;
     console.log(
-      `+${(sent + ROUND).toLocaleString('en')}: RSS ${mb(least)}–${mb(most)} MB (least ${least >= warm ? '+' : ''}${mb(least - warm)} MB against the warm-up's)${await where()}`,
+      `+${(sent + ROUND).toLocaleString('en')}: RSS ${mb(least)}–${mb(most)} MB, ${mb(after)} MB after it (${sign(after - kept)} MB against after the warm-up)${at}`,
     );
   }
   await snapshot('after-all');
