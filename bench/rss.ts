@@ -65,6 +65,12 @@ const send = async (amount: number): Promise<[number, number]> => {
   return [least, most];
 };
 const mb = (kb: number) => (kb / 1024).toFixed(1);
+/** The server's RSS now, in KB. */
+const rss = (): number => {
+  const kb = rssKb(pid);
+  if (kb === null) throw new Error(`the server (pid ${pid}) is gone`);
+  return kb;
+};
 /** Where the server's memory is now, as report-memory.ts last wrote it (half a second ago at most). */
 const where = async (): Promise<string> => {
   await new Promise((r) => setTimeout(r, 600));
@@ -89,18 +95,19 @@ const snapshot = async (name: string) => {
 try {
   console.log(`idle: RSS ${mb(rssKb(pid) ?? 0)} MB`);
   const [warm, warmMost] = await send(ROUND);
-  // The least RSS of the warm-up is the one at its start, before the server had grown: what it keeps
-  // after it is read once the load has stopped (`where` waits 600 ms), and each round is compared with that.
+  // The warm-up's least RSS is the one at its start, before the server grew. Each round is compared
+  // instead with the RSS read once the load has stopped (`where` waits 600 ms) after the warm-up,
+  // and after the heap snapshot, whose full collection changes it.
   const warmWhere = await where();
-  const kept = rssKb(pid) ?? 0;
+  await snapshot('after-warm-up');
+  const kept = rss();
   console.log(
     `${ROUND.toLocaleString('en')} warm-up requests: RSS ${mb(warm)}–${mb(warmMost)} MB (least–most sampled), ${mb(kept)} MB after it${warmWhere}`,
   );
-  await snapshot('after-warm-up');
   for (let sent = 0; sent < total; sent += ROUND) {
     const [least, most] = await send(ROUND);
     const at = await where();
-    const after = rssKb(pid) ?? 0;
+    const after = rss();
     const sign = (kb: number) => `${kb >= 0 ? '+' : ''}${mb(kb)}`;
     console.log(
       `+${(sent + ROUND).toLocaleString('en')}: RSS ${mb(least)}–${mb(most)} MB, ${mb(after)} MB after it (${sign(after - kept)} MB against after the warm-up)${at}`,

@@ -233,7 +233,7 @@ export async function startApp(
       if (!chromium) throw new Error(unavailable);
       // The new tab opens before the last one closes: Chromium then gives it a renderer the way it
       // would a second tab, which for six loads of the app took 9–11 s of Chromium's CPU against
-      // 14–18 s when the last tab closed first (docs/architecture.md, "When memory is dear").
+      // 14–18 s when the last tab closed first (docs/architecture.md, "The fourth session's changes").
       const stale = chromium.context.pages();
       const page = await chromium.context.newPage();
       for (const open of stale) await open.close();

@@ -20,8 +20,8 @@
  *   await screenshot(page, 'the-page'); // written only with SCREENSHOTS=1
  * });
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -72,7 +72,7 @@ export function ensureChromium(): Promise<ChromiumStatus> {
 async function ensure(): Promise<ChromiumStatus> {
   // An install under way (another test file's, or the one `.ci/run` starts beside `npm install`)
   // holds the lock: the binary may be there before its libraries are, so wait for the lock first.
-  if (existsSync(CHROMIUM_PATH) && !installing()) return { ok: true };
+  if (existsSync(CHROMIUM_PATH) && !installing() && packageComplete()) return { ok: true };
   const failed = (reason: string): ChromiumStatus => {
     const message = `Chromium is not available at ${CHROMIUM_PATH}: ${reason}`;
     if (process.env.CI === 'true') throw new Error(message);
@@ -83,12 +83,18 @@ async function ensure(): Promise<ChromiumStatus> {
   const release = await installLock();
   try {
     // Another test file may have installed it while this one waited for the lock.
-    if (existsSync(CHROMIUM_PATH)) return { ok: true };
+    if (existsSync(CHROMIUM_PATH) && packageComplete()) return { ok: true };
     console.log(`Chromium is missing at ${CHROMIUM_PATH}: installing Debian's chromium package.`);
-    for (const args of [['update'], ['install', '-y', 'chromium']]) {
-      const command = `apt-get ${args.join(' ')}`;
+    const steps: [string, string[]][] = [
+      // An install cut short (unpacked, not configured) leaves dpkg refusing apt-get until this runs.
+      ...(existsSync(CHROMIUM_PATH) ? [['dpkg', ['--configure', '-a']] as [string, string[]]] : []),
+      ['apt-get', ['update']],
+      ['apt-get', ['install', '-y', 'chromium']],
+    ];
+    for (const [program, args] of steps) {
+      const command = `${program} ${args.join(' ')}`;
       console.log(`$ ${command}`);
-      const outcome = await run('apt-get', args);
+      const outcome = await run(program, args);
       if (outcome !== 0) return failed(`"${command}" ${outcome}`);
     }
     if (!existsSync(CHROMIUM_PATH)) return failed('apt-get installed chromium, yet the binary is not there');
@@ -120,6 +126,18 @@ function installing(): boolean {
   return existsSync(INSTALL_LOCK) && holderAlive(INSTALL_LOCK);
 }
 
+/**
+ * Whether dpkg, if this machine has it, holds Debian's chromium package as fully installed ("ii"):
+ * an install cut short leaves the binary unpacked without the libraries it needs. A binary that
+ * dpkg does not know of was installed some other way, and counts.
+ */
+function packageComplete(): boolean {
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own format, not a template.
+  const query = spawnSync('dpkg-query', ['-W', '-f=${db:Status-Abbrev}', 'chromium'], { encoding: 'utf8' });
+  if (query.error || query.status !== 0) return true;
+  return query.stdout.startsWith('ii');
+}
+
 /** A lock across processes (vitest runs test files in parallel workers), freed if its holder died. */
 async function installLock(): Promise<() => void> {
   const path = INSTALL_LOCK;
@@ -141,6 +159,9 @@ async function installLock(): Promise<() => void> {
 function holderAlive(lock: string): boolean {
   let pid: number;
   try {
+    // A lock held past the install's own time limit is left from a run that was killed: its process
+    // id may since belong to another process.
+    if (Date.now() - statSync(lock).mtimeMs > INSTALL_TIMEOUT_MS) return false;
     pid = Number(readFileSync(lock, 'utf8'));
   } catch {
     return true; // Being written or just removed: look again shortly.
