@@ -117,8 +117,8 @@ export class Deliverer {
   readonly #now: () => number;
   readonly #timer: (run: () => void, ms: number) => () => void;
   readonly #busy: () => boolean;
-  /** The calls' connections, kept alive between them. */
-  readonly #connections: Agent;
+  /** The calls' connections, kept alive between them; made by the first call. */
+  #connections: Promise<Agent> | null = null;
   #poll: NodeJS.Timeout | null = null;
   #running: Promise<void> | null = null;
   #again = false;
@@ -137,7 +137,6 @@ export class Deliverer {
     this.#now = options.now ?? Date.now;
     this.#timer = options.timer ?? systemTimer;
     this.#busy = options.busy ?? (() => false);
-    this.#connections = callConnections(options.allowPrivate);
     this.#holdFor = options.busyIntervalMs ?? BUSY_INTERVAL_MS;
   }
 
@@ -165,7 +164,7 @@ export class Deliverer {
     if (this.#poll) clearInterval(this.#poll);
     this.#release();
     await this.#running;
-    await this.#connections.close();
+    if (this.#connections) await (await this.#connections).close();
   }
 
   /**
@@ -342,6 +341,7 @@ export class Deliverer {
     // The same id on every attempt: a receiver drops what it has seen (Standard Webhooks).
     const id = `msg_${row.id}`;
     const timestamp = Math.floor(this.#now() / 1000);
+    this.#connections ??= callConnections(this.#o.allowPrivate);
     return sendCall(
       {
         url: ready.url,
@@ -357,7 +357,7 @@ export class Deliverer {
         timeoutMs: this.#o.timeoutMs,
         allowPrivate: this.#o.allowPrivate,
       },
-      this.#connections,
+      await this.#connections,
     );
   }
 

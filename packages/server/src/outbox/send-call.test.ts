@@ -5,7 +5,7 @@ import { isPrivateAddress } from './address-guard.ts';
 import { callConnections, type OutgoingCall, sendCall } from './send-call.ts';
 
 let server: Server | null = null;
-const connections = { guarded: callConnections(false), open: callConnections(true) };
+const connections = { guarded: await callConnections(false), open: await callConnections(true) };
 afterEach(async () => {
   server?.closeAllConnections();
   await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));

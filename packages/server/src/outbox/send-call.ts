@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { Agent, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import { guardedLookup, isPrivateAddress, PrivateAddressError } from './address-guard.ts';
 
 /**
@@ -7,8 +7,11 @@ import { guardedLookup, isPrivateAddress, PrivateAddressError } from './address-
  * origin, so a call is one request on an open connection, not a new connection and handshake.
  * Without `allowPrivate` every connection resolves its host through `guardedLookup`, which refuses
  * private addresses (the very addresses then connected to). `close` when the server stops.
+ * undici is loaded by the first call rather than at start-up: it cost about 175 ms of CPU to
+ * import, on every start of every server, most of which call no other system.
  */
-export function callConnections(allowPrivate: boolean): Agent {
+export async function callConnections(allowPrivate: boolean): Promise<Agent> {
+  const { Agent } = await import('undici');
   return new Agent({
     // At most a deliverer batch's calls at once to one receiver.
     connections: 32,

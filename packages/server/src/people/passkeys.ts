@@ -1,12 +1,6 @@
 import type { RuntimeSettings } from '@ninepoint/spec';
-import {
-  type AuthenticationResponseJSON,
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  type RegistrationResponseJSON,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-} from '@simplewebauthn/server';
+import type * as SimpleWebAuthn from '@simplewebauthn/server';
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ProblemError } from '../compile/problems.ts';
 import { sameOrigin } from '../http/same-origin.ts';
@@ -24,6 +18,17 @@ import {
 import { looksLikeSecret, newSecret, secretHash } from './secrets.ts';
 import { attemptSignIn, pruneSignInCounters } from './sign-in-lockout.ts';
 import type { UserAccount } from './users-store.ts';
+
+/**
+ * @simplewebauthn/server, loaded by the first passkey call rather than at start-up: with its ASN.1
+ * and certificate modules it cost about 250 ms of CPU to import, on every start of every server,
+ * most of which never see a passkey.
+ */
+let simpleWebAuthn: Promise<typeof SimpleWebAuthn> | undefined;
+const webAuthn = () => {
+  simpleWebAuthn ??= import('@simplewebauthn/server');
+  return simpleWebAuthn;
+};
 
 /** Passkeys' calls. */
 export const PASSKEY_ROUTES = {
@@ -140,6 +145,7 @@ export function registerPasskeys(app: FastifyInstance, options: PasskeysOptions,
     ownPages(request);
     const user = self(request);
     const kept = await auth.passkeys.of(user.id);
+    const { generateRegistrationOptions } = await webAuthn();
     const creation = await generateRegistrationOptions({
       rpName,
       rpID: party(request).rpID,
@@ -167,7 +173,8 @@ export function registerPasskeys(app: FastifyInstance, options: PasskeysOptions,
       });
     }
     const { origin, rpID } = party(request);
-    let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
+    const { verifyRegistrationResponse } = await webAuthn();
+    let verified: Awaited<ReturnType<typeof SimpleWebAuthn.verifyRegistrationResponse>>;
     try {
       verified = await verifyRegistrationResponse({
         response: body.credential,
@@ -217,6 +224,7 @@ export function registerPasskeys(app: FastifyInstance, options: PasskeysOptions,
 
   app.post(PASSKEY_ROUTES.signInOptions, async (request, reply) => {
     ownPages(request);
+    const { generateAuthenticationOptions } = await webAuthn();
     const request_ = await generateAuthenticationOptions({
       rpID: party(request).rpID,
       userVerification: 'required',
@@ -250,7 +258,8 @@ export function registerPasskeys(app: FastifyInstance, options: PasskeysOptions,
       throw new ProblemError('SIGN_IN_LOCKED');
     }
     const { origin, rpID } = party(request);
-    let verified: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
+    const { verifyAuthenticationResponse } = await webAuthn();
+    let verified: Awaited<ReturnType<typeof SimpleWebAuthn.verifyAuthenticationResponse>>;
     try {
       verified = await verifyAuthenticationResponse({
         response: body.credential,
