@@ -93,7 +93,7 @@ const snapshot = async (name: string) => {
   }
 };
 try {
-  console.log(`idle: RSS ${mb(rssKb(pid) ?? 0)} MB`);
+  console.log(`idle: RSS ${mb(rss())} MB`);
   const [warm, warmMost] = await send(ROUND);
   // The warm-up's least RSS is the one at its start, before the server grew. Each round is compared
   // instead with the RSS read once the load has stopped (`where` waits 600 ms) after the warm-up,

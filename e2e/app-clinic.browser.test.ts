@@ -8,7 +8,6 @@ import {
   type Json,
   type Person,
   pick,
-  poll,
   printAxeSummary,
   signIn,
   startApp,
@@ -82,7 +81,9 @@ describe('the clinic in Chromium', () => {
     });
     await signIn(page, app, nwosu, '/my/appointments');
     await page.getByRole('heading', { level: 1 }).first().waitFor();
-    await poll(() => columnValues(page, 'Patient')).toEqual(expect.arrayContaining(['Lena Fischer', 'Omar Haddad']));
+    await expect
+      .poll(() => columnValues(page, 'Patient'))
+      .toEqual(expect.arrayContaining(['Lena Fischer', 'Omar Haddad']));
     // Every row is hers: the doctor is no column of her list (Doctor.account is unique).
     expect((await page.getByRole('columnheader').allTextContents()).join(' | ')).not.toMatch(/Doctor/);
     expect(asked.length).toBeGreaterThan(0);
@@ -97,11 +98,11 @@ describe('the clinic in Chromium', () => {
       .click();
     await page.waitForURL(`${app.url}/appointments/${booked.get('Amara Nwosu, Lena Fischer').id}`);
     const actions = page.getByRole('group', { name: /What you can do with this/ });
-    await poll(() => actions.getByRole('button').allTextContents()).toEqual(['Confirm', 'Cancel']);
+    await expect.poll(() => actions.getByRole('button').allTextContents()).toEqual(['Confirm', 'Cancel']);
     await actions.getByRole('button', { name: 'Confirm' }).click();
     await page.getByRole('status').filter({ hasText: 'Confirm done: it is now Confirmed.' }).waitFor();
     // Confirmed is still a state the doctor may add notes in.
-    await poll(() => actions.getByRole('button').allTextContents()).toEqual(['Cancel']);
+    await expect.poll(() => actions.getByRole('button').allTextContents()).toEqual(['Cancel']);
     expect(await actions.getByRole('link', { name: 'Edit' }).count()).toBe(1);
     await expectAccessible(page, 'an appointment the doctor confirmed');
 
@@ -123,7 +124,9 @@ describe('the clinic in Chromium', () => {
       if (new URL(r.url()).pathname === '/api/appointments') asked.push(r.url());
     });
     await signIn(page, app, lena, '/my/visits');
-    await poll(() => columnValues(page, 'Doctor')).toEqual(expect.arrayContaining(['Dr Amara Nwosu', 'Dr Jonas Berg']));
+    await expect
+      .poll(() => columnValues(page, 'Doctor'))
+      .toEqual(expect.arrayContaining(['Dr Amara Nwosu', 'Dr Jonas Berg']));
     expect(await columnValues(page, 'Doctor')).toHaveLength(2);
     expect((await page.getByRole('columnheader').allTextContents()).join(' | ')).not.toMatch(/Patient/);
     for (const url of asked) expect(new URL(url).searchParams.get('filter[patient.account]')).toBe(lena.id);
@@ -137,7 +140,7 @@ describe('the clinic in Chromium', () => {
       .click();
     await page.waitForURL(`${app.url}/appointments/${booked.get('Jonas Berg, Lena Fischer').id}`);
     await page.getByRole('heading', { level: 1 }).waitFor();
-    await poll(() => actions.getByRole('button').allTextContents()).toEqual(['Cancel']);
+    await expect.poll(() => actions.getByRole('button').allTextContents()).toEqual(['Cancel']);
     expect(await actions.getByRole('link', { name: 'Edit' }).count()).toBe(0);
     await expectAccessible(page, 'a confirmed visit, seen by its patient');
     await capture(page, 'clinic-patient-confirmed-visit');
@@ -151,7 +154,7 @@ describe('the clinic in Chromium', () => {
     await form.getByRole('button', { name: /^Create/ }).click();
     await page.waitForURL(/\/appointments\/[0-9a-f-]{36}$/);
     const requested = page.url().split('/').pop() ?? '';
-    await poll(() => actions.getByRole('button').allTextContents()).toEqual(['Cancel', 'Delete']);
+    await expect.poll(() => actions.getByRole('button').allTextContents()).toEqual(['Cancel', 'Delete']);
     await actions.getByRole('link', { name: 'Edit' }).click();
     // `update own via patient.account (notes)`: the notes alone are hers to change (counted once
     // the form is there).
@@ -166,7 +169,7 @@ describe('the clinic in Chromium', () => {
     // Another patient's appointment is not found for her, as the server answers.
     await page.goto(`${app.url}/appointments/${booked.get('Amara Nwosu, Omar Haddad').id}`);
     const refused = page.getByRole('alert');
-    await poll(() => refused.textContent()).toMatch(/not found/i);
+    await expect.poll(() => refused.textContent()).toMatch(/not found/i);
     await capture(page, 'clinic-patient-other-visit');
     app.expectQuiet();
   });

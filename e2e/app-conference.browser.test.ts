@@ -8,7 +8,6 @@ import {
   type Json,
   type Person,
   pick,
-  poll,
   printAxeSummary,
   signIn,
   startApp,
@@ -60,7 +59,7 @@ describe('the conference in Chromium', () => {
     await actions.getByRole('button', { name: 'Accept' }).click();
     await confirmFinalStep(page, 'Accept');
     const refused = page.getByRole('alert').filter({ hasText: 'Not done' });
-    await poll(() => refused.textContent()).toContain('A talk needs 2 reviews before it is accepted.');
+    await expect.poll(() => refused.textContent()).toContain('A talk needs 2 reviews before it is accepted.');
     await expectAccessible(page, 'a talk with too few reviews to accept');
     await capture(page, 'conference-too-few-reviews');
 
@@ -91,7 +90,7 @@ describe('the conference in Chromium', () => {
     await page.waitForURL(/\/reviews\/[0-9a-f-]{36}$/);
     const form = await write(CARDS);
     const refused = form.getByRole('alert');
-    await poll(() => refused.textContent()).toContain('Send your drafts first: at most 2 at a time.');
+    await expect.poll(() => refused.textContent()).toContain('Send your drafts first: at most 2 at a time.');
     await expectAccessible(page, 'a review refused for too many drafts');
     await capture(page, 'conference-too-many-drafts');
     app.expectQuiet();

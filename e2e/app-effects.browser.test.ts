@@ -8,7 +8,6 @@ import {
   type Json,
   PDF_BYTES,
   type Person,
-  poll,
   printAxeSummary,
   signIn,
   startApp,
@@ -106,8 +105,8 @@ describe('a transition that sets fields, in the browser', () => {
         ),
       inDays(0),
     );
-    await poll(async () => (await shown(page, 'Decided on')).trim()).toBe(day);
-    await poll(async () => (await shown(page, 'Decided by')).trim()).toBe(`${manager.name} (you)`);
+    await expect.poll(async () => (await shown(page, 'Decided on')).trim()).toBe(day);
+    await expect.poll(async () => (await shown(page, 'Decided by')).trim()).toBe(`${manager.name} (you)`);
     await expectAccessible(page, 'a claim after its rejection');
 
     const stored = await app.api(manager, 'GET', `/api/expenses/${claim.id}`);

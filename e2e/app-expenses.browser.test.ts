@@ -16,7 +16,6 @@ import {
   PDF_BYTES,
   type Person,
   pick,
-  poll,
   printAxeSummary,
   signIn,
   signOut,
@@ -111,7 +110,7 @@ describe('expenses in Chromium', () => {
     await page.waitForURL(`${app.url}/approvals`);
     await page.getByRole('heading', { name: 'Approvals', level: 1 }).waitFor();
     expect(await navigationLinks(page)).toEqual(['Home', 'Approvals']);
-    await poll(() => boardCards(page, 'Submitted')).toEqual([CONFERENCE, TRAIN]);
+    await expect.poll(() => boardCards(page, 'Submitted')).toEqual([CONFERENCE, TRAIN]);
     expect(await boardCards(page, 'Approved')).toEqual([HOTEL]);
     await expectAccessible(page, 'the approvals board');
 
@@ -119,7 +118,7 @@ describe('expenses in Chromium', () => {
     const approve = page.getByRole('dialog', { name: `Approve: ${TRAIN}` });
     await approve.getByRole('textbox', { name: 'Decision note' }).fill('Thanks for booking early.');
     await approve.getByRole('button', { name: 'Approve' }).click();
-    await poll(() => boardCards(page, 'Approved')).toEqual([TRAIN, HOTEL]);
+    await expect.poll(() => boardCards(page, 'Approved')).toEqual([TRAIN, HOTEL]);
 
     // A rejection needs a reason of MIN_REASON_LENGTH characters: the dialog says so and stays.
     await moveTo(page, CONFERENCE, 'Rejected — Reject');
@@ -135,7 +134,7 @@ describe('expenses in Chromium', () => {
     await expectAccessible(page, 'the reject dialog with a refusal');
     await reason.fill('Not in this year’s training budget; ask again in January.');
     await reject.getByRole('button', { name: 'Reject' }).click();
-    await poll(() => boardCards(page, 'Rejected')).toEqual([CONFERENCE]);
+    await expect.poll(() => boardCards(page, 'Rejected')).toEqual([CONFERENCE]);
     expect(await boardCards(page, 'Submitted')).toEqual([]);
     await signOut(page, manager);
     app.expectQuiet();
@@ -161,9 +160,9 @@ describe('expenses in Chromium', () => {
     await form.getByRole('button', { name: 'Create expense' }).click();
 
     // OVER_LIMIT reads the employee's own limit through the reference: a rule only the server knows.
-    await poll(() => fieldError(amount)).toContain(
-      'is more than your limit for one claim. Ask finance@example.com to raise it.',
-    );
+    await expect
+      .poll(() => fieldError(amount))
+      .toContain('is more than your limit for one claim. Ask finance@example.com to raise it.');
     await expectAccessible(page, 'the new expense form over the limit');
     await amount.fill('42.50');
     await form.getByRole('button', { name: 'Create expense' }).click();
@@ -173,10 +172,10 @@ describe('expenses in Chromium', () => {
     // Submitting a claim over RECEIPT_THRESHOLD needs the receipt: shown as not possible before
     // any click, with the rule's words, then fixed in the form.
     const actions = page.getByRole('group', { name: 'What you can do with this expense' });
-    await poll(() => actions.getByRole('button').allTextContents()).toEqual(['Submit', 'Withdraw', 'Delete']);
-    await poll(() => disabledReason(actions.getByRole('button', { name: 'Submit' }))).toBe(
-      'Submit is not possible now: Claims over 25.00 need their receipt: upload a photo or a PDF of it.',
-    );
+    await expect.poll(() => actions.getByRole('button').allTextContents()).toEqual(['Submit', 'Withdraw', 'Delete']);
+    await expect
+      .poll(() => disabledReason(actions.getByRole('button', { name: 'Submit' })))
+      .toBe('Submit is not possible now: Claims over 25.00 need their receipt: upload a photo or a PDF of it.');
     await expectAccessible(page, 'a draft claim with a refused submit');
     await actions.getByRole('link', { name: 'Edit' }).click();
     // The receipt, picked in the form's file input, goes with the save.
@@ -203,9 +202,9 @@ describe('expenses in Chromium', () => {
     await page.waitForURL((u) => u.searchParams.get('sort') === 'amount');
     await byAmount.click();
     await page.waitForURL((u) => u.searchParams.get('sort') === '-amount');
-    await poll(() => columnValues(page, 'Description')).toEqual([HOTEL, TRAIN, LUNCH, CHARGER]);
+    await expect.poll(() => columnValues(page, 'Description')).toEqual([HOTEL, TRAIN, LUNCH, CHARGER]);
     await addFilter(page, 'State', 'is', { any: ['Draft'] });
-    await poll(() => columnValues(page, 'Description')).toEqual([CHARGER]);
+    await expect.poll(() => columnValues(page, 'Description')).toEqual([CHARGER]);
     await expectAccessible(page, 'my expenses, filtered');
     await page.goto(`${app.url}/payments`);
     await page.getByRole('heading', { name: 'Not available to you', level: 1 }).waitFor();
@@ -231,7 +230,7 @@ describe('expenses in Chromium', () => {
       .getByRole('link', { name: /^Payments/ })
       .click();
     await page.getByRole('heading', { name: 'Payments', level: 1 }).waitFor();
-    await poll(() => columnValues(page, 'Description')).toEqual([TRAIN, HOTEL]);
+    await expect.poll(() => columnValues(page, 'Description')).toEqual([TRAIN, HOTEL]);
     await expectAccessible(page, 'the payments list');
     await page.getByRole('link', { name: HOTEL }).click();
     await page.getByRole('heading', { name: HOTEL, level: 1 }).waitFor();
@@ -242,7 +241,7 @@ describe('expenses in Chromium', () => {
     await expectAccessible(page, 'the pay dialog');
     await dialog.getByRole('button', { name: 'Pay' }).click();
     await page.getByRole('status').filter({ hasText: 'Pay done: it is now Paid.' }).waitFor();
-    await poll(() => actions.getByRole('button').count()).toBe(0);
+    await expect.poll(() => actions.getByRole('button').count()).toBe(0);
 
     await page
       .getByRole('navigation', { name: 'Main' })
@@ -254,12 +253,12 @@ describe('expenses in Chromium', () => {
       .getByRole('button', { name: /^Amount/ })
       .click();
     await page.waitForURL((u) => u.searchParams.get('sort') === 'amount');
-    await poll(() => columnValues(page, 'Description')).toEqual([CHARGER, LUNCH, TRAIN, HOTEL, CONFERENCE]);
+    await expect.poll(() => columnValues(page, 'Description')).toEqual([CHARGER, LUNCH, TRAIN, HOTEL, CONFERENCE]);
     await addFilter(page, 'State', 'is', { any: ['Approved'] });
-    await poll(() => columnValues(page, 'Description')).toEqual([TRAIN]);
+    await expect.poll(() => columnValues(page, 'Description')).toEqual([TRAIN]);
     await page.getByRole('button', { name: 'Remove the filter State' }).click();
     await addFilter(page, 'Category', 'is', { any: ['travel'] });
-    await poll(() => columnValues(page, 'Description')).toEqual([TRAIN]);
+    await expect.poll(() => columnValues(page, 'Description')).toEqual([TRAIN]);
     await expectAccessible(page, 'every claim, filtered');
 
     await page
@@ -267,7 +266,7 @@ describe('expenses in Chromium', () => {
       .getByRole('link', { name: /^Employees/ })
       .click();
     await page.getByRole('heading', { name: 'Employees', level: 1 }).waitFor();
-    await poll(() => columnValues(page, 'Cost center')).toEqual(['CC-0420', 'CC-0420', 'CC-0100']);
+    await expect.poll(() => columnValues(page, 'Cost center')).toEqual(['CC-0420', 'CC-0420', 'CC-0100']);
     await expectAccessible(page, 'the employees list');
     await signOut(page, finance);
     expect(await navigationLinks(page)).toEqual(['Home']);

@@ -6,7 +6,6 @@ import {
   expectAccessible,
   INSTALL_TIMEOUT_MS,
   type Person,
-  poll,
   printAxeSummary,
   settle,
   signIn,
@@ -84,7 +83,7 @@ describe('first visits on the helpdesk in Chromium', () => {
 
     // Resting on Tickets asks for the list's first page (with its total) before any click.
     await navigation.getByRole('link', { name: /^Tickets/ }).hover();
-    await poll(() => callsTo(page, listPage)).toEqual([expect.stringContaining('count=true')]);
+    await expect.poll(() => callsTo(page, listPage)).toEqual([expect.stringContaining('count=true')]);
     await settle(page);
     await watchForPlaceholders(page);
     await navigation.getByRole('link', { name: /^Tickets/ }).click();
@@ -97,12 +96,12 @@ describe('first visits on the helpdesk in Chromium', () => {
 
     // Resting on Queue asks for every column's first cards.
     await navigation.getByRole('link', { name: /^Queue/ }).hover();
-    await poll(async () => (await callsTo(page, '/api/tickets?filter%5Bstate%5D=')).length).toBe(7);
+    await expect.poll(async () => (await callsTo(page, '/api/tickets?filter%5Bstate%5D=')).length).toBe(7);
     await settle(page);
     await watchForPlaceholders(page);
     await navigation.getByRole('link', { name: /^Queue/ }).click();
     await page.getByRole('heading', { name: 'Queue', level: 1 }).waitFor();
-    await poll(() => boardCards(page, 'New')).toEqual([...TITLES].reverse());
+    await expect.poll(() => boardCards(page, 'New')).toEqual([...TITLES].reverse());
     expect(await placeholders(page)).toBe(0);
     expect(await callsTo(page, '/api/tickets?filter%5Bstate%5D=')).toHaveLength(7);
 
@@ -117,7 +116,7 @@ describe('first visits on the helpdesk in Chromium', () => {
     const other = page.getByRole('button', { name: `Move to… (${TITLES[2]})` });
     await other.focus();
     // Focus stays on the button while its menu is set up around it.
-    await poll(() => other.evaluate((button) => button === document.activeElement)).toBe(true);
+    await expect.poll(() => other.evaluate((button) => button === document.activeElement)).toBe(true);
     await page.keyboard.press('Enter');
     await page.getByRole('menu', { name: `Move to… (${TITLES[2]})` }).waitFor();
     await page.keyboard.press('Escape');

@@ -9,7 +9,6 @@ import {
   INSTALL_TIMEOUT_MS,
   type Json,
   type Person,
-  poll,
   printAxeSummary,
   signIn,
   startApp,
@@ -92,9 +91,9 @@ describe('the grant call in Chromium', () => {
     expect(server.body.detail).toBe(`The early-bird round ended on 2001-01-01: submit "${BEES}" the ordinary way.`);
     const said = server.body.detail.replace(BEES, SOIL).replace('2001-01-01', await shownDate(page, '2001-01-01'));
     // Shown as not possible before any click, in the server's words: nothing is sent.
-    await poll(() => disabledReason(actions.getByRole('button', { name: 'Fast track' }))).toBe(
-      `Fast track is not possible now: ${said}`,
-    );
+    await expect
+      .poll(() => disabledReason(actions.getByRole('button', { name: 'Fast track' })))
+      .toBe(`Fast track is not possible now: ${said}`);
     expect(sent).toEqual([]);
     await expectAccessible(page, 'a fast track after the early-bird round');
     await capture(page, 'grant-call-early-bird-over');
@@ -112,9 +111,9 @@ describe('the grant call in Chromium', () => {
     expect(withdraw.body.detail).toBe('Set a note first. Withdraw is allowed only when the note is not empty.');
     // Beside the button the short reason, what to do; the server's whole text, guard included, on hover.
     const withdrawButton = actions.getByRole('button', { name: 'Withdraw' });
-    await poll(() => disabledReason(withdrawButton)).toBe(
-      'Withdraw: Set a note first. Withdraw is allowed only when the note is not empty.',
-    );
+    await expect
+      .poll(() => disabledReason(withdrawButton))
+      .toBe('Withdraw: Set a note first. Withdraw is allowed only when the note is not empty.');
     const reasonTitle = await withdrawButton.evaluate(
       (element) => document.getElementById(element.getAttribute('aria-describedby') ?? '')?.title,
     );
@@ -135,7 +134,7 @@ describe('the grant call in Chromium', () => {
     const dated = form.getByRole('textbox', { name: 'Submitted on' });
     await dated.fill('3000-01-01');
     await form.getByRole('button', { name: /^Create/ }).click();
-    await poll(() => fieldError(dated)).not.toBe('');
+    await expect.poll(() => fieldError(dated)).not.toBe('');
     expect(sent).toEqual([]);
 
     const server = await answer('POST', '/api/applications', {

@@ -18,7 +18,6 @@ import {
   navigationLinks,
   type Person,
   pick,
-  poll,
   printAxeSummary,
   settle,
   shownText,
@@ -127,10 +126,9 @@ describe('the IT helpdesk in Chromium', () => {
     await page.waitForURL(`${app.url}/kb`);
     await page.getByRole('heading', { name: 'KB', level: 1 }).waitFor();
     // The knowledge base lists published articles only.
-    await poll(() => columnValues(page, 'Title')).toEqual([
-      'How do I reset my password?',
-      'How do I join the guest Wi-Fi?',
-    ]);
+    await expect
+      .poll(() => columnValues(page, 'Title'))
+      .toEqual(['How do I reset my password?', 'How do I join the guest Wi-Fi?']);
     await expectAccessible(page, 'the knowledge base');
     await page.getByRole('link', { name: 'How do I join the guest Wi-Fi?' }).click();
     await page.getByRole('heading', { name: 'How do I join the guest Wi-Fi?', level: 1 }).waitFor();
@@ -162,7 +160,7 @@ describe('the IT helpdesk in Chromium', () => {
     await form.getByRole('button', { name: 'Create ticket' }).click();
 
     // Two rules of point 5, each shown at the field it names: the server checks them, not the browser.
-    await poll(() => fieldError(started)).toMatch(/^The problem cannot have started after now/);
+    await expect.poll(() => fieldError(started)).toMatch(/^The problem cannot have started after now/);
     // The moment it names reads as fields show it, not as the API's ISO text.
     expect(await fieldError(started)).not.toMatch(/\d{4}-\d{2}-\d{2}T/);
     expect(await fieldError(form.getByRole('combobox', { name: 'Priority', exact: true }))).toContain(
@@ -178,7 +176,7 @@ describe('the IT helpdesk in Chromium', () => {
     await page.getByRole('heading', { name: 'Laptop fan is very loud', level: 1 }).waitFor();
     // A requester may only withdraw their ticket: triage is the desk's.
     const actions = page.getByRole('group', { name: 'What you can do with this ticket' });
-    await poll(() => actions.getByRole('button').allTextContents()).toEqual(['Withdraw']);
+    await expect.poll(() => actions.getByRole('button').allTextContents()).toEqual(['Withdraw']);
     expect(await actions.getByRole('link', { name: 'Edit' }).count()).toBe(0);
     await expectAccessible(page, 'a requester’s new ticket');
 
@@ -187,7 +185,7 @@ describe('the IT helpdesk in Chromium', () => {
       .getByRole('link', { name: /^My tickets/ })
       .click();
     await page.getByRole('heading', { name: 'My tickets', level: 1 }).waitFor();
-    await poll(() => columnValues(page, 'Title')).toEqual([PRINTER, ACCESS, 'Laptop fan is very loud']);
+    await expect.poll(() => columnValues(page, 'Title')).toEqual([PRINTER, ACCESS, 'Laptop fan is very loud']);
 
     await page.goto(`${app.url}/queue`);
     await page.getByRole('heading', { name: 'Not available to you', level: 1 }).waitFor();
@@ -243,7 +241,7 @@ describe('the IT helpdesk in Chromium', () => {
     const notify = notifyForm.getByRole('textbox', { name: 'Notify' });
     await notify.fill('not an address');
     await notifyForm.getByRole('button', { name: 'Save' }).click();
-    await poll(() => fieldError(notify)).not.toBe('');
+    await expect.poll(() => fieldError(notify)).not.toBe('');
     await notify.fill('claims-team@example.com');
     await notifyForm.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('status').filter({ hasText: 'Notify saved.' }).waitFor();
@@ -271,9 +269,9 @@ describe('the IT helpdesk in Chromium', () => {
     // "assign" needs an agent as the assignee, and the ticket has none yet: said before any click,
     // short, with the guard's words on hover, and the field offered.
     // Read whole with the button (the rest of the words are out of sight, for screen readers).
-    await poll(() => disabledReason(actions.getByRole('button', { name: 'Assign' }))).toBe(
-      'Assign: Set an assignee first. Assign is allowed only when the assignee has the role agent.',
-    );
+    await expect
+      .poll(() => disabledReason(actions.getByRole('button', { name: 'Assign' })))
+      .toBe('Assign: Set an assignee first. Assign is allowed only when the assignee has the role agent.');
     expect(await shownText(page.locator('#cannot-assign'))).toBe('Assign: Set an assignee first.');
     expect(await page.locator('#cannot-assign').getAttribute('title')).toBe(
       'Set an assignee first. Assign is allowed only when the assignee has the role agent.',
@@ -286,7 +284,7 @@ describe('the IT helpdesk in Chromium', () => {
     await expectAccessible(page, 'the assignee edited in place');
     await inline.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('status').filter({ hasText: 'Assignee saved.' }).waitFor();
-    await poll(() => disabledReason(actions.getByRole('button', { name: 'Assign' }))).toBe('');
+    await expect.poll(() => disabledReason(actions.getByRole('button', { name: 'Assign' }))).toBe('');
 
     for (const [step, state] of [
       ['Assign', 'Assigned'],
@@ -299,15 +297,15 @@ describe('the IT helpdesk in Chromium', () => {
         .waitFor();
     }
     // "resolve" needs a resolution of at least MIN_RESOLUTION_LENGTH characters: none yet.
-    await poll(() => disabledReason(actions.getByRole('button', { name: 'Resolve' }))).toMatch(
-      /^Resolve: Set a resolution first\. Resolve is allowed only when /,
-    );
+    await expect
+      .poll(() => disabledReason(actions.getByRole('button', { name: 'Resolve' })))
+      .toMatch(/^Resolve: Set a resolution first\. Resolve is allowed only when /);
     // Fields change in place, one at a time, with the form's checks and messages.
     await page.getByRole('button', { name: 'Edit Time spent' }).click();
     const hours = page.getByRole('form', { name: 'Edit Time spent' });
     await hours.getByRole('textbox', { name: 'Time spent' }).fill('40');
     await hours.getByRole('button', { name: 'Save' }).click();
-    await poll(() => fieldError(hours.getByRole('textbox', { name: 'Time spent' }))).toMatch(/37\.5/);
+    await expect.poll(() => fieldError(hours.getByRole('textbox', { name: 'Time spent' }))).toMatch(/37\.5/);
     await hours.getByRole('textbox', { name: 'Time spent' }).fill('0.75');
     await hours.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('status').filter({ hasText: 'Time spent saved.' }).waitFor();
@@ -320,7 +318,7 @@ describe('the IT helpdesk in Chromium', () => {
     await capture(page, 'helpdesk-edit-in-place');
     await page.getByRole('form', { name: 'Edit Resolution' }).getByRole('button', { name: 'Save' }).click();
     await page.getByRole('status').filter({ hasText: 'Resolution saved.' }).waitFor();
-    await poll(() => disabledReason(actions.getByRole('button', { name: 'Resolve' }))).toBe('');
+    await expect.poll(() => disabledReason(actions.getByRole('button', { name: 'Resolve' }))).toBe('');
     // The conversation on the ticket, at a desktop's size.
     await page.getByRole('textbox', { name: /^Reply/ }).fill('Replaced the roller; please try a long print job.');
     await page.getByRole('button', { name: 'Send' }).click();
@@ -344,12 +342,12 @@ describe('the IT helpdesk in Chromium', () => {
     const page = await app.page();
     await signIn(page, app, agent, '/my/queue');
     await page.getByRole('heading', { name: 'My queue', level: 1 }).waitFor();
-    await poll(() => boardCards(page, 'Waiting')).toEqual([OUTLOOK]);
+    await expect.poll(() => boardCards(page, 'Waiting')).toEqual([OUTLOOK]);
     // Only the tickets assigned to this agent: Omar's are not here.
     expect(await boardCards(page, 'In progress')).toEqual([]);
     expect(await boardCards(page, 'Resolved')).toEqual([PRINTER]);
     await moveTo(page, OUTLOOK, 'In progress — Resume', 'my queue with a card menu open');
-    await poll(() => boardCards(page, 'In progress')).toEqual([OUTLOOK]);
+    await expect.poll(() => boardCards(page, 'In progress')).toEqual([OUTLOOK]);
     expect(await boardCards(page, 'Waiting')).toEqual([]);
     await expectAccessible(page, 'my queue');
 
@@ -362,12 +360,12 @@ describe('the IT helpdesk in Chromium', () => {
     await table.getByRole('button', { name: /^Title/ }).click();
     await page.waitForURL((u) => u.searchParams.get('sort') === 'title');
     const all = [PRINTER, VPN, OUTLOOK, ACCESS, OUTAGE, 'Laptop fan is very loud'];
-    await poll(() => columnValues(page, 'Title')).toEqual([...all].sort());
+    await expect.poll(() => columnValues(page, 'Title')).toEqual([...all].sort());
 
     await addFilter(page, 'Category', 'is', { any: ['hardware'] });
-    await poll(() => columnValues(page, 'Title')).toEqual(['Laptop fan is very loud', OUTAGE, PRINTER]);
+    await expect.poll(() => columnValues(page, 'Title')).toEqual(['Laptop fan is very loud', OUTAGE, PRINTER]);
     await addFilter(page, 'Priority', 'is', { any: ['urgent'] });
-    await poll(() => columnValues(page, 'Title')).toEqual([OUTAGE]);
+    await expect.poll(() => columnValues(page, 'Title')).toEqual([OUTAGE]);
     const url = new URL(page.url());
     expect([url.searchParams.get('filter[category]'), url.searchParams.get('filter[priority]')]).toEqual([
       'hardware',
@@ -376,18 +374,18 @@ describe('the IT helpdesk in Chromium', () => {
     await expectAccessible(page, 'every ticket, filtered');
     await page.getByRole('button', { name: 'Clear filters' }).click();
     await page.waitForURL((u) => !u.search.includes('filter'));
-    await poll(() => columnValues(page, 'Title')).toHaveLength(all.length);
+    await expect.poll(() => columnValues(page, 'Title')).toHaveLength(all.length);
     await page.getByRole('searchbox', { name: 'Search tickets' }).fill('password');
     await page.getByRole('searchbox', { name: 'Search tickets' }).press('Enter');
     await page.waitForURL((u) => u.searchParams.get('q') === 'password');
-    await poll(() => columnValues(page, 'Title')).toEqual([OUTLOOK]);
+    await expect.poll(() => columnValues(page, 'Title')).toEqual([OUTLOOK]);
 
     await page
       .getByRole('navigation', { name: 'Main' })
       .getByRole('link', { name: /^Urgent/ })
       .click();
     await page.getByRole('heading', { name: 'Urgent', level: 1 }).waitFor();
-    await poll(() => columnValues(page, 'Title')).toEqual([OUTAGE]);
+    await expect.poll(() => columnValues(page, 'Title')).toEqual([OUTAGE]);
     app.expectQuiet();
   });
 
@@ -407,16 +405,20 @@ describe('the IT helpdesk in Chromium', () => {
       'Invite people',
     ]);
     // The screens' code is fetched while the home page idles, before any link is followed.
-    await poll(() =>
-      page.evaluate(() => performance.getEntriesByType('resource').some((r) => /\/BoardPage-[^/]*\.js$/.test(r.name))),
-    ).toBe(true);
+    await expect
+      .poll(() =>
+        page.evaluate(() =>
+          performance.getEntriesByType('resource').some((r) => /\/BoardPage-[^/]*\.js$/.test(r.name)),
+        ),
+      )
+      .toBe(true);
     await page
       .getByRole('navigation', { name: 'Main' })
       .getByRole('link', { name: /^Queue/ })
       .click();
     await page.getByRole('heading', { name: 'Queue', level: 1 }).waitFor();
-    await poll(() => boardCards(page, 'Resolved')).toEqual([PRINTER, ACCESS]);
-    await poll(() => boardCards(page, 'In progress')).toEqual([OUTLOOK, VPN]);
+    await expect.poll(() => boardCards(page, 'Resolved')).toEqual([PRINTER, ACCESS]);
+    await expect.poll(() => boardCards(page, 'In progress')).toEqual([OUTLOOK, VPN]);
     // The whole desk at 1280 px: seven columns side by side, Closed (final) folded to its count.
     const STATES = ['New', 'Escalated', 'Assigned', 'In progress', 'Waiting', 'Resolved', 'Closed'];
     for (const state of STATES) {
@@ -447,11 +449,11 @@ describe('the IT helpdesk in Chromium', () => {
     // Mid-drag: `capture` would move the mouse off the page first.
     await screenshot(page, 'board-drop-refused');
     await page.mouse.up();
-    await poll(() => boardCards(page, 'Resolved')).toEqual([PRINTER, ACCESS]);
+    await expect.poll(() => boardCards(page, 'Resolved')).toEqual([PRINTER, ACCESS]);
     await moveTo(page, ACCESS, 'Closed — Close');
     await confirmFinalStep(page, 'Close');
     await page.getByRole('button', { name: 'Show the Closed column (1)' }).click();
-    await poll(() => boardCards(page, 'Closed')).toEqual([ACCESS]);
+    await expect.poll(() => boardCards(page, 'Closed')).toEqual([ACCESS]);
     await capture(page, 'board-whole-desk');
     await page
       .getByRole('status')
@@ -464,7 +466,7 @@ describe('the IT helpdesk in Chromium', () => {
       .getByRole('link', { name: /^Urgent/ })
       .click();
     await page.getByRole('heading', { name: 'Urgent', level: 1 }).waitFor();
-    await poll(() => columnValues(page, 'Title')).toEqual([OUTAGE]);
+    await expect.poll(() => columnValues(page, 'Title')).toEqual([OUTAGE]);
     await page.getByRole('checkbox', { name: `Select ${OUTAGE}` }).check();
     const bar = page.getByRole('region', { name: 'Selected rows' });
     await bar.getByRole('combobox', { name: 'Transition to take' }).selectOption({ label: 'Assign' });
@@ -473,7 +475,7 @@ describe('the IT helpdesk in Chromium', () => {
     const refused = report.getByRole('listitem');
     // Short on screen, whole for a screen reader (and on screen with More).
     const said = refused.locator('[data-short-reason]');
-    await poll(() => shownText(said)).toBe(`${OUTAGE}: Set an assignee first.`);
+    await expect.poll(() => shownText(said)).toBe(`${OUTAGE}: Set an assignee first.`);
     expect(await said.textContent()).toBe(
       `${OUTAGE}: Set an assignee first. Assign is allowed only when the assignee has the role agent.`,
     );
@@ -492,7 +494,7 @@ describe('the IT helpdesk in Chromium', () => {
     await dialog.getByRole('combobox', { name: 'Field' }).selectOption({ label: 'Time spent' });
     await dialog.getByRole('textbox', { name: 'Time spent' }).fill('99');
     await dialog.getByRole('button', { name: 'Set on 2 rows' }).click();
-    await poll(() => fieldError(dialog.getByRole('textbox', { name: 'Time spent' }))).toMatch(/37\.5/);
+    await expect.poll(() => fieldError(dialog.getByRole('textbox', { name: 'Time spent' }))).toMatch(/37\.5/);
     await dialog.getByRole('combobox', { name: 'Field' }).selectOption({ label: 'Priority' });
     await settle(page);
     await expectAccessible(page, 'setting a field on two tickets');

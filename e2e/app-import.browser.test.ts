@@ -5,7 +5,6 @@ import {
   expectAccessible,
   INSTALL_TIMEOUT_MS,
   type Person,
-  poll,
   printAxeSummary,
   signIn,
   startApp,
@@ -98,7 +97,7 @@ describe('importing books from a CSV file in Chromium', () => {
       await page.unroute(isImport);
       await dialog.getByRole('button', { name: 'Done' }).click();
       if (size.name === 'desktop')
-        await poll(() => columnValues(page, 'Title')).toEqual(expect.arrayContaining([first, second]));
+        await expect.poll(() => columnValues(page, 'Title')).toEqual(expect.arrayContaining([first, second]));
       else await page.getByText(second).first().waitFor();
       app.expectQuiet();
     });

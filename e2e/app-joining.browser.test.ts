@@ -9,7 +9,6 @@ import {
   fieldError,
   INSTALL_TIMEOUT_MS,
   type Person,
-  poll,
   printAxeSummary,
   signIn,
   signOut,
@@ -78,7 +77,7 @@ describe.each(DATABASES)('joining in Chromium on %s', (database) => {
     // No password here: whoever holds the mail chooses it, not whoever typed the address.
     expect(await page.getByRole('textbox', { name: 'Password', exact: true }).count()).toBe(0);
     await page.getByRole('button', { name: 'Create the account' }).click();
-    await poll(() => fieldError(email)).toContain('Use an address at clinic.example.');
+    await expect.poll(() => fieldError(email)).toContain('Use an address at clinic.example.');
     await expectAccessible(page, 'the sign-up page with an error at the email');
     await capture(page, `sign-up-${database}`);
 
@@ -99,7 +98,7 @@ describe.each(DATABASES)('joining in Chromium on %s', (database) => {
     const password = page.getByRole('textbox', { name: 'Password', exact: true });
     await password.fill('too short');
     await page.getByRole('button', { name: 'Confirm and sign in' }).click();
-    await poll(() => fieldError(password)).toBe('Use at least 10 characters.');
+    await expect.poll(() => fieldError(password)).toBe('Use at least 10 characters.');
     await password.fill(PASSWORD);
     await page.getByRole('textbox', { name: 'Password again' }).fill(PASSWORD);
     await page.getByRole('button', { name: 'Confirm and sign in' }).click();
@@ -140,7 +139,7 @@ describe.each(DATABASES)('joining in Chromium on %s', (database) => {
     const email = page.getByRole('textbox', { name: 'Email' });
     await email.fill('not an email');
     await page.getByRole('button', { name: 'Send the invitation' }).click();
-    await poll(() => fieldError(email)).toBe('Enter an email address, such as ada@example.org.');
+    await expect.poll(() => fieldError(email)).toBe('Enter an email address, such as ada@example.org.');
     await email.fill(invitee.email);
     await page.getByRole('button', { name: 'Send the invitation' }).click();
     await page.getByRole('status').getByText(`Invitation sent to ${invitee.email}.`).waitFor();
@@ -155,7 +154,7 @@ describe.each(DATABASES)('joining in Chromium on %s', (database) => {
     await page.getByRole('button', { name: 'Send the invitation' }).click();
     await table.getByRole('cell', { name: revoked, exact: true }).waitFor();
     await page.getByRole('button', { name: `Revoke the invitation of ${revoked}` }).click();
-    await poll(() => table.getByRole('cell', { name: revoked, exact: true }).count()).toBe(0);
+    await expect.poll(() => table.getByRole('cell', { name: revoked, exact: true }).count()).toBe(0);
     await signOut(page, doctor);
 
     const dead = linkTo(await smtp.next(revoked), '/accept-invitation');
@@ -173,7 +172,7 @@ describe.each(DATABASES)('joining in Chromium on %s', (database) => {
     await page.getByRole('textbox', { name: 'Name' }).fill(invitee.name);
     await password.fill('too short');
     await page.getByRole('button', { name: 'Create the account' }).click();
-    await poll(() => fieldError(password)).toBe('Use at least 10 characters.');
+    await expect.poll(() => fieldError(password)).toBe('Use at least 10 characters.');
     await expectAccessible(page, 'the accept page with an error at a field');
     await password.fill(PASSWORD);
     await page.getByRole('textbox', { name: 'Password again' }).fill(PASSWORD);

@@ -17,7 +17,6 @@ import {
   navigationLinks,
   type Person,
   pick,
-  poll,
   printAxeSummary,
   settle,
   signIn,
@@ -143,7 +142,7 @@ describe('the lending desk in Chromium', () => {
     await page.getByRole('button', { name: 'Create loan' }).click();
 
     // DUE_BEFORE_LENT, a rule of point 5 the server checks, shown at the field it is about.
-    await poll(() => fieldError(due)).toContain('The due date must be after the day the book was lent');
+    await expect.poll(() => fieldError(due)).toContain('The due date must be after the day the book was lent');
     await expect(page.getByRole('alert').first().textContent()).resolves.toMatch(/check the form/i);
     expect(page.url()).toBe(`${app.url}/loans/new`);
     await expectAccessible(page, 'the new loan form with a refusal');
@@ -169,9 +168,9 @@ describe('the lending desk in Chromium', () => {
     expect(await actions.getByRole('button').allTextContents()).toEqual(['Renew', 'Return', 'Mark overdue']);
 
     // "mark overdue" needs now > due: the loan is due in ten days, which the page says before any click.
-    await poll(() => disabledReason(actions.getByRole('button', { name: 'Mark overdue' }))).toBe(
-      'Mark overdue is allowed only when the due date has passed.',
-    );
+    await expect
+      .poll(() => disabledReason(actions.getByRole('button', { name: 'Mark overdue' })))
+      .toBe('Mark overdue is allowed only when the due date has passed.');
 
     // Renew asks for nothing: it moves the due date on by LOAN_PERIOD (21 days) and counts itself,
     // and the page shows the new values nobody typed in.
@@ -181,7 +180,7 @@ describe('the lending desk in Chromium', () => {
     await actions.getByRole('button', { name: 'Renew' }).click();
     expect(await page.getByRole('dialog', { name: /^Renew: Dune/ }).count()).toBe(0);
     await page.getByRole('status').filter({ hasText: 'Renew done: it stays Out.' }).waitFor();
-    await poll(async () => (await detail('Renewals')).trim()).not.toBe(renewals.trim());
+    await expect.poll(async () => (await detail('Renewals')).trim()).not.toBe(renewals.trim());
     expect((await detail('Renewals')).trim()).toBe('1');
     const due = await page.evaluate(
       (iso) =>
@@ -203,7 +202,7 @@ describe('the lending desk in Chromium', () => {
     await back.getByRole('button', { name: 'Return' }).click();
     await page.getByRole('status').filter({ hasText: 'Return done: it is now Returned.' }).waitFor();
     // A returned loan has nowhere to go.
-    await poll(() => actions.getByRole('button').count()).toBe(0);
+    await expect.poll(() => actions.getByRole('button').count()).toBe(0);
     const answer = await app.api(staff, 'GET', `/api/loans/${loan.id}`);
     expect(answer).toMatchObject({ state: 'returned', renewals: 1, due: inDays(31) });
     app.expectQuiet();
@@ -232,7 +231,7 @@ describe('the lending desk in Chromium', () => {
     await page.getByRole('button', { name: `Move to… (${late})` }).click();
     const menu = page.getByRole('menu', { name: `Move to… (${late})` });
     const writeOff = menu.getByRole('menuitem', { name: /^Lost — Write off/ });
-    await poll(() => writeOff.getAttribute('aria-disabled')).toBe('true');
+    await expect.poll(() => writeOff.getAttribute('aria-disabled')).toBe('true');
     expect(await writeOff.textContent()).toMatch(/Not possible now: Write off is allowed only when .*due/);
     await expectAccessible(page, 'the board with a card menu open');
     await page.keyboard.press('Escape');
@@ -243,7 +242,7 @@ describe('the lending desk in Chromium', () => {
     const dialog = page.getByRole('dialog', { name: 'Return: Small Gods · Kwame Mensah' });
     await dialog.getByRole('textbox', { name: 'Condition note' }).fill('Fine.');
     await dialog.getByRole('button', { name: 'Return' }).click();
-    await poll(() => boardCards(page, 'Returned')).toContain('Small Gods · Kwame Mensah');
+    await expect.poll(() => boardCards(page, 'Returned')).toContain('Small Gods · Kwame Mensah');
     expect(await boardCards(page, 'Out')).not.toContain('Small Gods · Kwame Mensah');
     await page
       .getByRole('status')
@@ -268,25 +267,25 @@ describe('the lending desk in Chromium', () => {
     await table.getByRole('button', { name: /^Title/ }).click();
     await page.waitForURL((u) => u.searchParams.get('sort') === 'title');
     const ascending = [...titles].sort();
-    await poll(() => titlesShown(page)).toEqual(ascending);
+    await expect.poll(() => titlesShown(page)).toEqual(ascending);
     expect(await table.getByRole('columnheader', { name: /^Title/ }).getAttribute('aria-sort')).toBe('ascending');
     await table.getByRole('button', { name: /^Title/ }).click();
     await page.waitForURL((u) => u.searchParams.get('sort') === '-title');
-    await poll(() => titlesShown(page)).toEqual([...ascending].reverse());
+    await expect.poll(() => titlesShown(page)).toEqual([...ascending].reverse());
     await settle(page);
     await expectAccessible(page, 'the catalogue sorted by title');
     await capture(page, 'lending-desk-list');
 
     await page.getByRole('searchbox', { name: 'Search books' }).fill('Pratchett');
     await page.getByRole('searchbox', { name: 'Search books' }).press('Enter');
-    await poll(() => titlesShown(page)).toEqual(['Small Gods']);
+    await expect.poll(() => titlesShown(page)).toEqual(['Small Gods']);
     await page.getByRole('searchbox', { name: 'Search books' }).fill('');
     await page.getByRole('searchbox', { name: 'Search books' }).press('Enter');
-    await poll(() => titlesShown(page)).toHaveLength(BOOKS.length);
+    await expect.poll(() => titlesShown(page)).toHaveLength(BOOKS.length);
 
     // A range open at one end: up to none.
     await addFilter(page, 'Copies', 'between', ['', '0']);
-    await poll(() => titlesShown(page)).toEqual(['Clockwork Orange']);
+    await expect.poll(() => titlesShown(page)).toEqual(['Clockwork Orange']);
     expect(new URL(page.url()).searchParams.get('filter[copies][to]')).toBe('0');
     await page.getByRole('group', { name: 'Filters in effect' }).getByText('Copies: up to 0').waitFor();
     await expectAccessible(page, 'the catalogue with its filters open');
@@ -295,11 +294,11 @@ describe('the lending desk in Chromium', () => {
     const address = page.url();
     const again = await app.chromium.context.newPage();
     await again.goto(address);
-    await poll(() => titlesShown(again)).toEqual(['Clockwork Orange']);
+    await expect.poll(() => titlesShown(again)).toEqual(['Clockwork Orange']);
     await again.close();
 
     await page.getByRole('button', { name: 'Remove the filter Copies' }).click();
-    await poll(() => titlesShown(page)).toHaveLength(BOOKS.length);
+    await expect.poll(() => titlesShown(page)).toHaveLength(BOOKS.length);
 
     // The overdue list is the spec's "Loan where state = overdue".
     await page
@@ -309,8 +308,8 @@ describe('the lending desk in Chromium', () => {
     await page.getByRole('heading', { name: 'Overdue', level: 1 }).waitFor();
     await page.getByRole('group', { name: 'Filters in effect' }).getByText('State: overdue').waitFor();
     // References show by name once their records are read.
-    await poll(() => columnValues(page, 'Book')).toEqual(['Middlemarch']);
-    await poll(() => columnValues(page, 'Borrower')).toEqual(['Ada Lovelace']);
+    await expect.poll(() => columnValues(page, 'Book')).toEqual(['Middlemarch']);
+    await expect.poll(() => columnValues(page, 'Borrower')).toEqual(['Ada Lovelace']);
     await expectAccessible(page, 'the overdue list');
     app.expectQuiet();
   });
@@ -342,7 +341,7 @@ describe('the lending desk in Chromium', () => {
       .click();
     await page.getByRole('heading', { name: 'My loans', level: 1 }).waitFor();
     // Dune, returned by the desk above, and the loan the desk made through the form.
-    await poll(() => columnValues(page, 'Book')).toEqual(['Dune', 'A Brief History of Time']);
+    await expect.poll(() => columnValues(page, 'Book')).toEqual(['Dune', 'A Brief History of Time']);
     expect(await columnValues(page, 'State')).toEqual(['Returned', 'Out']);
     await expectAccessible(page, 'a member’s loans');
 
@@ -390,7 +389,7 @@ describe('the lending desk in Chromium', () => {
     await main.getByRole('textbox', { name: 'Search books' }).fill('Eliot');
     await main.getByRole('button', { name: 'Search' }).click();
     await page.waitForURL((u) => u.pathname === '/books' && u.searchParams.get('q') === 'Eliot');
-    await poll(() => titlesShown(page)).toEqual(['Middlemarch']);
+    await expect.poll(() => titlesShown(page)).toEqual(['Middlemarch']);
 
     // A book's page lists its loans, with the list's columns; "Add loan" starts one for this book.
     await page.goto(`${app.url}/books/${books.get('Dune').id}`);
@@ -407,7 +406,7 @@ describe('the lending desk in Chromium', () => {
     await page.setViewportSize({ width: 1280, height: 900 });
     await related.getByRole('link', { name: 'Add loan' }).click();
     await page.getByRole('heading', { name: 'New loan', level: 1 }).waitFor();
-    await poll(() => page.getByRole('combobox', { name: 'Book' }).inputValue()).toBe('Dune');
+    await expect.poll(() => page.getByRole('combobox', { name: 'Book' }).inputValue()).toBe('Dune');
 
     await signOut(page, staff);
     expect(await accountMenu(page, staff).count()).toBe(0);

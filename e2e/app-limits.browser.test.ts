@@ -7,7 +7,6 @@ import {
   type Json,
   type Person,
   pick,
-  poll,
   printAxeSummary,
   signIn,
   startApp,
@@ -65,7 +64,7 @@ describe('limits in Chromium', () => {
     await startsAt.fill('2030-03-04T12:30');
     await form.getByRole('button', { name: /^Create/ }).click();
     const refused = form.getByRole('alert');
-    await poll(() => refused.textContent()).toContain('The doctor sees at most 3 patients a day.');
+    await expect.poll(() => refused.textContent()).toContain('The doctor sees at most 3 patients a day.');
     await expectAccessible(page, 'an appointment refused for a full day');
     await capture(page, 'limits-doctor-full');
 
@@ -84,7 +83,7 @@ describe('limits in Chromium', () => {
     const actions = page.getByRole('group', { name: 'What you can do with this appointment' });
     await actions.getByRole('button', { name: 'Reopen' }).click();
     const refused = page.getByRole('alert').filter({ hasText: 'Not done' });
-    await poll(() => refused.textContent()).toContain('The doctor sees at most 3 patients a day.');
+    await expect.poll(() => refused.textContent()).toContain('The doctor sees at most 3 patients a day.');
     await expectAccessible(page, 'a reopen refused for a full day');
     app.expectQuiet();
   });

@@ -10,7 +10,6 @@ import {
   INSTALL_TIMEOUT_MS,
   type Json,
   type Person,
-  poll,
   printAxeSummary,
   signIn,
   startApp,
@@ -73,7 +72,7 @@ describe('list filters, saved views and bulk actions in Chromium', () => {
     const page = await app.page();
     await signIn(page, app, lead, '/tickets?sort=title');
     await page.getByRole('heading', { name: 'Tickets', level: 1 }).waitFor();
-    await poll(() => titles(page)).toEqual([...ALL].sort());
+    await expect.poll(() => titles(page)).toEqual([...ALL].sort());
 
     // Dense rows: one line each, the whole title on hover; a column empty on every row (Notify) collapses.
     const table = page.getByRole('table');
@@ -86,28 +85,30 @@ describe('list filters, saved views and bulk actions in Chromium', () => {
     expect(await page.getByRole('columnheader', { name: 'Notify' }).count()).toBe(0);
     // Comfortable rows, and a wider Category column: kept for this user through a reload.
     await page.getByRole('radiogroup', { name: 'Row density' }).getByText('Comfortable').click();
-    await poll(async () => Math.min(...(await rowHeights()))).toBeGreaterThan(40);
+    await expect.poll(async () => Math.min(...(await rowHeights()))).toBeGreaterThan(40);
     const width = page.getByRole('separator', { name: 'Width of Category' });
     const before = Number(await width.getAttribute('aria-valuenow'));
     await width.focus();
     await page.keyboard.press('ArrowRight');
     await page.keyboard.press('ArrowRight');
-    await poll(async () => Number(await width.getAttribute('aria-valuenow'))).toBeGreaterThanOrEqual(before + 30);
+    await expect
+      .poll(async () => Number(await width.getAttribute('aria-valuenow')))
+      .toBeGreaterThanOrEqual(before + 30);
     const wider = Number(await width.getAttribute('aria-valuenow'));
     await page.reload();
-    await poll(() => titles(page)).toEqual([...ALL].sort());
+    await expect.poll(() => titles(page)).toEqual([...ALL].sort());
     expect(Number(await width.getAttribute('aria-valuenow'))).toBe(wider);
     expect(Math.min(...(await rowHeights()))).toBeGreaterThan(40);
     await page.getByRole('radiogroup', { name: 'Row density' }).getByText('Compact').click();
     await expectAccessible(page, 'the dense ticket list');
 
     await addFilter(page, 'Title', 'contains', 'PRINTER');
-    await poll(() => titles(page)).toEqual([OFFLINE, JAMS, TONER]);
+    await expect.poll(() => titles(page)).toEqual([OFFLINE, JAMS, TONER]);
     await addFilter(page, 'Category', 'is', { any: ['hardware', 'network'] });
     await page.waitForURL((u) => u.searchParams.getAll('filter[category]').length === 2);
     await addFilter(page, 'Time spent', 'between', ['1', '3']);
     // Toner (0.25 hours) is below the range; the Wi-Fi (no "printer") and the macro (software) never matched.
-    await poll(() => titles(page)).toEqual([OFFLINE, JAMS]);
+    await expect.poll(() => titles(page)).toEqual([OFFLINE, JAMS]);
     const url = new URL(page.url());
     expect(url.searchParams.get('filter[title][contains]')).toBe('PRINTER');
     expect(url.searchParams.getAll('filter[category]')).toEqual(['hardware', 'network']);
@@ -127,20 +128,20 @@ describe('list filters, saved views and bulk actions in Chromium', () => {
     await page.waitForURL((u) => u.searchParams.has('columns'));
     await expectAccessible(page, 'the column chooser');
     await page.keyboard.press('Escape');
-    await poll(() => page.getByRole('columnheader', { name: 'Reporter' }).count()).toBe(0);
+    await expect.poll(() => page.getByRole('columnheader', { name: 'Reporter' }).count()).toBe(0);
 
     await page.reload();
     await page.getByRole('heading', { name: 'Tickets', level: 1 }).waitFor();
-    await poll(() => titles(page)).toEqual([OFFLINE, JAMS]);
+    await expect.poll(() => titles(page)).toEqual([OFFLINE, JAMS]);
     expect(await page.getByRole('columnheader', { name: 'Reporter' }).count()).toBe(0);
     // The filters came back with the address, as chips.
     await page.getByRole('group', { name: 'Filters in effect' }).getByText('Category: Hardware or Network').waitFor();
 
     // Back goes to the view before the last change.
     await page.goBack();
-    await poll(() => page.getByRole('columnheader', { name: 'Reporter' }).count()).toBe(1);
+    await expect.poll(() => page.getByRole('columnheader', { name: 'Reporter' }).count()).toBe(1);
     await page.goForward();
-    await poll(() => page.getByRole('columnheader', { name: 'Reporter' }).count()).toBe(0);
+    await expect.poll(() => page.getByRole('columnheader', { name: 'Reporter' }).count()).toBe(0);
 
     await page.getByRole('button', { name: 'Saved views' }).click();
     await page.getByRole('textbox', { name: 'Save this view as' }).fill('Printers to look at');
@@ -152,10 +153,10 @@ describe('list filters, saved views and bulk actions in Chromium', () => {
 
     // Saved on the server for this user: another browser session opens it from the menu.
     await page.goto(`${app.url}/tickets`);
-    await poll(() => titles(page)).toHaveLength(ALL.length);
+    await expect.poll(() => titles(page)).toHaveLength(ALL.length);
     await page.getByRole('button', { name: 'Saved views' }).click();
     await page.getByRole('link', { name: 'Printers to look at' }).click();
-    await poll(() => titles(page)).toEqual([OFFLINE, JAMS]);
+    await expect.poll(() => titles(page)).toEqual([OFFLINE, JAMS]);
     expect(new URL(page.url()).searchParams.getAll('filter[category]')).toEqual(['hardware', 'network']);
     expect(await page.getByRole('columnheader', { name: 'Reporter' }).count()).toBe(0);
     const views = await app.api(lead, 'GET', '/api/views?screen=/tickets');
@@ -167,13 +168,13 @@ describe('list filters, saved views and bulk actions in Chromium', () => {
     if (!app.chromium) return ctx.skip(app.unavailable);
     const page = await app.page();
     await signIn(page, app, lead, '/tickets?sort=title');
-    await poll(() => titles(page)).toEqual([...ALL].sort());
+    await expect.poll(() => titles(page)).toEqual([...ALL].sort());
     await addFilter(page, 'Time spent', 'after', '1');
-    await poll(() => titles(page)).toEqual([OFFLINE, JAMS, MACRO, WIFI].sort());
+    await expect.poll(() => titles(page)).toEqual([OFFLINE, JAMS, MACRO, WIFI].sort());
     await addFilter(page, 'Title', 'contains', 'printer', 'Start an “either” group (or)');
     await addFilter(page, 'Category', 'is empty', null, 'Into “either” group 1 (or)');
     // Either a printer or no category: of those above one hour, the two printers.
-    await poll(() => titles(page)).toEqual([OFFLINE, JAMS]);
+    await expect.poll(() => titles(page)).toEqual([OFFLINE, JAMS]);
     const url = new URL(await page.evaluate(() => window.location.href));
     expect(url.searchParams.get('filter[time_spent][after]')).toBe('1');
     expect(url.searchParams.get('or[1][title][contains]')).toBe('printer');
@@ -201,7 +202,7 @@ describe('list filters, saved views and bulk actions in Chromium', () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await inEffect.getByText('Time spent: after 1').waitFor();
     await page.getByRole('button', { name: 'Remove the filter Time spent' }).click();
-    await poll(() => page.evaluate(() => window.location.search.includes('after'))).toBe(false);
+    await expect.poll(() => page.evaluate(() => window.location.search.includes('after'))).toBe(false);
     await addFilter(page, 'Time spent', 'between', ['1', '2']);
     await inEffect.getByText('Time spent: 1 to 2').waitFor();
     // The address as the page has it (Playwright's url() may lag a history push).
@@ -224,7 +225,7 @@ describe('list filters, saved views and bulk actions in Chromium', () => {
     if (!app.chromium) return ctx.skip(app.unavailable);
     const page = await app.page();
     await signIn(page, app, lead, '/tickets?sort=title');
-    await poll(() => titles(page)).toEqual([...ALL].sort());
+    await expect.poll(() => titles(page)).toEqual([...ALL].sort());
     const table = page.getByRole('table');
 
     // Keyboard: the row's checkbox is reached by Tab and ticked with Space.
@@ -259,7 +260,7 @@ describe('list filters, saved views and bulk actions in Chromium', () => {
     await expectAccessible(page, 'the bulk delete confirmation');
     await dialog.getByRole('button', { name: 'Delete 1 row' }).click();
     await page.getByRole('region', { name: 'Delete: 1 done' }).waitFor();
-    await poll(() => titles(page)).toEqual([...ALL].filter((t) => t !== TONER).sort());
+    await expect.poll(() => titles(page)).toEqual([...ALL].filter((t) => t !== TONER).sort());
 
     // Every row of the page, then export them.
     await table.getByRole('checkbox', { name: 'Select every row on this page' }).check();

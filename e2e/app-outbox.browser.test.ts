@@ -1,16 +1,7 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type App,
-  capture,
-  expectAccessible,
-  INSTALL_TIMEOUT_MS,
-  poll,
-  printAxeSummary,
-  signIn,
-  startApp,
-} from './app.ts';
+import { type App, capture, expectAccessible, INSTALL_TIMEOUT_MS, printAxeSummary, signIn, startApp } from './app.ts';
 
 /**
  * Point 7 in the browser: the notification bell fills as the live stream says a notification
@@ -96,7 +87,7 @@ describe('notifications and deliveries in Chromium', () => {
     });
     await api(agent.token, 'POST', `/api/tickets/${created.body.id}/assign`);
     expect((await api(agent.token, 'POST', `/api/tickets/${created.body.id}/resolve`)).status).toBe(200);
-    await poll(() => calls).toBeGreaterThan(0);
+    await expect.poll(() => calls).toBeGreaterThan(0);
     const before = calls;
 
     const page = await app.page();
@@ -119,8 +110,8 @@ describe('notifications and deliveries in Chromium', () => {
     await expectAccessible(page, 'the Deliveries screen');
     await capture(page, 'outbox-deliveries');
     await callRow.getByRole('button', { name: /^Retry now: call POST env HOOK_URL/ }).click();
-    await poll(() => calls).toBeGreaterThan(before);
-    await poll(async () => (await callRow.getByRole('cell').nth(3).textContent()) ?? '').toBe('2');
+    await expect.poll(() => calls).toBeGreaterThan(before);
+    await expect.poll(async () => (await callRow.getByRole('cell').nth(3).textContent()) ?? '').toBe('2');
     app.expectQuiet();
   });
 });

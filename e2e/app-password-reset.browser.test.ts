@@ -8,7 +8,6 @@ import {
   expectAccessible,
   fieldError,
   INSTALL_TIMEOUT_MS,
-  poll,
   printAxeSummary,
   startApp,
 } from './app.ts';
@@ -52,7 +51,7 @@ describe.each(SQLITE_ONLY)('password reset in Chromium, on $name', (db) => {
     expect(await email.inputValue()).toBe(member.email);
     await email.fill('not an email');
     await page.getByRole('button', { name: 'Send the link' }).click();
-    await poll(() => fieldError(email)).toBe('Enter an email address, such as ada@example.org.');
+    await expect.poll(() => fieldError(email)).toBe('Enter an email address, such as ada@example.org.');
     await expectAccessible(page, 'the forgot-password page with an error at the email');
     await email.fill(member.email);
     await page.getByRole('button', { name: 'Send the link' }).click();
@@ -73,12 +72,12 @@ describe.each(SQLITE_ONLY)('password reset in Chromium, on $name', (db) => {
     const again = page.getByRole('textbox', { name: 'New password again', exact: true });
     await password.fill('too short');
     await page.getByRole('button', { name: 'Set the password' }).click();
-    await poll(() => fieldError(password)).toBe('Use at least 10 characters.');
+    await expect.poll(() => fieldError(password)).toBe('Use at least 10 characters.');
     await password.fill(NEW_PASSWORD);
     await again.fill(`${NEW_PASSWORD} but different`);
     await page.getByRole('button', { name: 'Set the password' }).click();
-    await poll(() => fieldError(password)).toBe('');
-    await poll(() => fieldError(again)).toBe('Type the same password again.');
+    await expect.poll(() => fieldError(password)).toBe('');
+    await expect.poll(() => fieldError(again)).toBe('Type the same password again.');
     await expectAccessible(page, 'the reset page with an error at a field');
     await again.fill(NEW_PASSWORD);
     await page.getByRole('button', { name: 'Set the password' }).click();

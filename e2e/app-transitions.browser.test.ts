@@ -8,7 +8,6 @@ import {
   INSTALL_TIMEOUT_MS,
   type Json,
   type Person,
-  poll,
   signIn,
   startApp,
 } from './app.ts';
@@ -56,7 +55,7 @@ describe('transitions in Chromium', () => {
     await page.getByRole('heading', { name: 'Second monitor stays black', level: 1 }).waitFor();
     const actions = page.getByRole('group', { name: 'What you can do with this ticket' });
     const escalate = actions.getByRole('button', { name: 'Escalate' });
-    await poll(() => escalate.isDisabled()).toBe(true);
+    await expect.poll(() => escalate.isDisabled()).toBe(true);
     // The reason is the guard's, said next to the button and read with it by a screen reader.
     const reason = await escalate.evaluate(
       (button) => document.getElementById(button.getAttribute('aria-describedby') ?? '')?.textContent ?? '',
@@ -70,11 +69,11 @@ describe('transitions in Chromium', () => {
     await capture(page, 'transition-disabled-with-reason');
 
     await page.goto(`${app.url}/queue`);
-    await poll(() => boardCards(page, 'New')).toContain('Second monitor stays black');
+    await expect.poll(() => boardCards(page, 'New')).toContain('Second monitor stays black');
     await page.getByRole('button', { name: 'Move to… (Second monitor stays black)' }).click();
     const menu = page.getByRole('menu', { name: 'Move to… (Second monitor stays black)' });
     const item = menu.getByRole('menuitem', { name: /^Escalated — Escalate/ });
-    await poll(() => item.getAttribute('aria-disabled')).toBe('true');
+    await expect.poll(() => item.getAttribute('aria-disabled')).toBe('true');
     expect(await item.textContent()).toMatch(/Not possible now: .*created/);
     expect(await menu.getByRole('menuitem', { name: /^Closed — Withdraw/ }).getAttribute('aria-disabled')).toBeNull();
     await capture(page, 'transition-disabled-on-the-board');

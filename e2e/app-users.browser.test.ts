@@ -9,7 +9,6 @@ import {
   INSTALL_TIMEOUT_MS,
   navigationLinks,
   type Person,
-  poll,
   printAxeSummary,
   settle,
   signIn,
@@ -107,7 +106,7 @@ describe.each(SQLITE_ONLY)('the Users screen on $name, in Chromium', (db) => {
     page = await resume(memberSession);
     await page.goto(`${app.url}/notices`);
     await accountMenu(page, member).waitFor();
-    await poll(() => navigationLinks(page)).toContain('Drafts');
+    await expect.poll(() => navigationLinks(page)).toContain('Drafts');
     await page
       .getByRole('navigation', { name: 'Main' })
       .getByRole('link', { name: /^Drafts/ })

@@ -8,7 +8,6 @@ import {
   INSTALL_TIMEOUT_MS,
   type Json,
   type Person,
-  poll,
   printAxeSummary,
   settle,
   signIn,
@@ -51,11 +50,15 @@ describe('ward rounds in Chromium', () => {
     if (!app.chromium) return ctx.skip(app.unavailable);
     const page = await app.page();
     await signIn(page, app, amara, '/visits');
-    await poll(() => columnValues(page, 'Patient')).toEqual(expect.arrayContaining(['Lena Fischer', 'Omar Haddad']));
+    await expect
+      .poll(() => columnValues(page, 'Patient'))
+      .toEqual(expect.arrayContaining(['Lena Fischer', 'Omar Haddad']));
 
     // The board moves only her own cards.
     await page.goto(`${app.url}/rounds`);
-    await poll(() => boardCards(page, 'Planned')).toEqual(expect.arrayContaining(['Lena Fischer', 'Omar Haddad']));
+    await expect
+      .poll(() => boardCards(page, 'Planned'))
+      .toEqual(expect.arrayContaining(['Lena Fischer', 'Omar Haddad']));
     await page.getByRole('button', { name: 'Move to… (Lena Fischer)' }).waitFor();
     await settle(page);
     expect(await page.getByRole('button', { name: 'Move to… (Omar Haddad)' }).count()).toBe(0);
@@ -64,7 +67,7 @@ describe('ward rounds in Chromium', () => {
 
     const actions = page.getByRole('group', { name: 'What you can do with this visit' });
     await page.goto(`${app.url}/visits/${visits.get('Lena Fischer').id}`);
-    await poll(() => actions.getByRole('button').allTextContents()).toEqual(['See']);
+    await expect.poll(() => actions.getByRole('button').allTextContents()).toEqual(['See']);
     expect(await actions.getByRole('link', { name: 'Edit' }).count()).toBe(1);
 
     await page.goto(`${app.url}/visits/${visits.get('Omar Haddad').id}`);

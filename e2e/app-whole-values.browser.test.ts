@@ -8,7 +8,6 @@ import {
   INSTALL_TIMEOUT_MS,
   type Json,
   type Person,
-  poll,
   printAxeSummary,
   settle,
   shownText,
@@ -94,7 +93,7 @@ describe('whole values in Chromium', () => {
     await page.getByRole('heading', { name: 'Tickets', level: 1 }).waitFor();
     const row = (title: string) => page.getByRole('row').filter({ hasText: title });
     const listBadge = (title: string) => row(title).locator('[data-choice-colour]');
-    await poll(() => listBadge(LOW).getAttribute('data-choice-colour')).toBe('teal');
+    await expect.poll(() => listBadge(LOW).getAttribute('data-choice-colour')).toBe('teal');
     expect(hue(await listBadge(LOW).getAttribute('style'))).toBe('teal');
     expect(await listBadge(HIGH).getAttribute('data-choice-colour')).toBe('orange');
     expect(await listBadge(URGENT).getAttribute('data-choice-colour')).toBe('red');
@@ -103,14 +102,14 @@ describe('whole values in Chromium', () => {
     await page.goto(`${app.url}/queue`);
     const card = page.locator('[data-board-card]').filter({ hasText: LOW });
     const cardBadge = card.locator('[data-choice="priority"]');
-    await poll(() => cardBadge.getAttribute('data-choice-colour')).toBe('teal');
+    await expect.poll(() => cardBadge.getAttribute('data-choice-colour')).toBe('teal');
     expect(hue(await cardBadge.getAttribute('style'))).toBe('teal');
     await expectAccessible(page, 'the queue board with declared colours');
 
     await page.goto(`${app.url}/overview`);
     const priority = page.getByRole('region', { name: 'Tickets by priority' });
     const bars = priority.locator('.recharts-bar-rectangle path');
-    await poll(() => bars.count()).toBe(4);
+    await expect.poll(() => bars.count()).toBe(4);
     // In the spec's order: low (teal, declared), normal (blue), high (orange), urgent (red).
     expect(await bars.evaluateAll((paths) => paths.map((p) => p.getAttribute('fill')))).toEqual([
       'var(--mantine-color-teal-6)',
@@ -129,14 +128,14 @@ describe('whole values in Chromium', () => {
     await signIn(page, app, agent);
     const card = page.getByRole('article', { name: 'Tickets: you are the assignee' });
     const counts = card.getByRole('group', { name: 'How many in each state' });
-    await poll(() => counts.getByRole('link').allTextContents()).toEqual([`New: ${ASSIGNED}`, 'Closed: 2']);
+    await expect.poll(() => counts.getByRole('link').allTextContents()).toEqual([`New: ${ASSIGNED}`, 'Closed: 2']);
     // Each count opens the list filtered as the card is, and by its state: as many rows as it says.
     await counts.getByRole('link', { name: 'Closed: 2' }).click();
     await page.getByRole('heading', { name: 'Tickets', level: 1 }).waitFor();
     const address = new URL(page.url());
     expect(address.searchParams.getAll('filter[assignee]')).toEqual([agent.id]);
     expect(address.searchParams.getAll('filter[state]')).toEqual(['closed']);
-    await poll(() => page.getByRole('table').locator('tbody tr').count()).toBe(2);
+    await expect.poll(() => page.getByRole('table').locator('tbody tr').count()).toBe(2);
     app.expectQuiet();
   });
 
@@ -164,7 +163,7 @@ describe('whole values in Chromium', () => {
       reached = await cell.evaluate((td) => td === document.activeElement);
     }
     expect(reached).toBe(true);
-    await poll(() => cell.evaluate((td) => td.scrollWidth <= td.clientWidth + 1)).toBe(true);
+    await expect.poll(() => cell.evaluate((td) => td.scrollWidth <= td.clientWidth + 1)).toBe(true);
     expect(await cell.evaluate((td) => getComputedStyle(td).whiteSpace)).toBe('normal');
     // Cells shown whole take no tab stop: the state badge beside it has none.
     const state = page.getByRole('row').filter({ hasText: URGENT }).locator('td[data-cell]').nth(1);
@@ -183,13 +182,13 @@ describe('whole values in Chromium', () => {
     await page.getByRole('heading', { name: LOW, level: 1 }).waitFor();
     const actions = page.getByRole('group', { name: 'What you can do with this ticket' });
     const whole = 'Assign: Set an assignee first. Assign is allowed only when the assignee has the role agent.';
-    await poll(() => disabledReason(actions.getByRole('button', { name: 'Assign' }))).toBe(whole);
+    await expect.poll(() => disabledReason(actions.getByRole('button', { name: 'Assign' }))).toBe(whole);
     const reason = page.locator('#cannot-assign');
     expect(await shownText(reason)).toBe('Assign: Set an assignee first.');
     const more = page.getByRole('button', { name: 'More of the reason' });
     await more.focus();
     await page.keyboard.press('Enter');
-    await poll(() => shownText(reason)).toBe(whole);
+    await expect.poll(() => shownText(reason)).toBe(whole);
     expect(await page.getByRole('button', { name: 'Less of the reason' }).getAttribute('aria-expanded')).toBe('true');
     await expectAccessible(page, 'a refusal shown whole');
 
@@ -198,7 +197,7 @@ describe('whole values in Chromium', () => {
     await page.getByRole('button', { name: `Move to… (${LOW})` }).click();
     const menu = page.getByRole('menu', { name: `Move to… (${LOW})` });
     const item = menu.getByRole('menuitem', { name: /^Assigned — Assign/ });
-    await poll(() => item.getAttribute('aria-disabled')).toBe('true');
+    await expect.poll(() => item.getAttribute('aria-disabled')).toBe('true');
     expect(await shownText(item)).toMatch(/Not possible now: Set an assignee first\.$/);
     let reached = false;
     for (let i = 0; i < 6 && !reached; i++) {
@@ -206,7 +205,9 @@ describe('whole values in Chromium', () => {
       reached = await item.evaluate((el) => el === document.activeElement);
     }
     expect(reached).toBe(true);
-    await poll(() => shownText(item)).toMatch(/Set an assignee first\. Assign is allowed only when the assignee/);
+    await expect
+      .poll(() => shownText(item))
+      .toMatch(/Set an assignee first\. Assign is allowed only when the assignee/);
     // Picked, it does nothing: the menu stays, the ticket stays New.
     await page.keyboard.press('Enter');
     await menu.waitFor();

@@ -53,14 +53,6 @@ const AXE_PATH = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
  */
 export const STEP_MS = 30_000;
 
-/**
- * `expect.poll` with the patience of a browser step: what a page shows after a click may take a
- * moment on a busy machine (Vitest's default gives up after one second).
- */
-export function poll<T>(read: () => Promise<T> | T) {
-  return expect.poll(read, { timeout: STEP_MS, interval: 50 });
-}
-
 /** A person of the app: one per role, with a password to sign in through the sign-in page. */
 export interface Person {
   id: string;

@@ -7,7 +7,6 @@ import {
   INSTALL_TIMEOUT_MS,
   navigationLinks,
   type Person,
-  poll,
   printAxeSummary,
   signIn,
   startApp,
@@ -84,20 +83,20 @@ describe('the Overview dashboard in Chromium', () => {
     // Headline figures, a sum with the unit its meaning names.
     const headline = (title: string) =>
       page.getByRole('region', { name: title }).locator('[data-headline]').textContent();
-    await poll(() => headline('Tickets by state')).toBe('3 tickets');
-    await poll(() => headline('Time spent by category')).toBe('1.5 hours');
+    await expect.poll(() => headline('Tickets by state')).toBe('3 tickets');
+    await expect.poll(() => headline('Time spent by category')).toBe('1.5 hours');
     // The numbers' tables are folded away; unfolded, they read in the spec's order of the values.
     expect(await page.getByRole('table').count()).toBe(0);
     const priority = page.getByRole('region', { name: 'Tickets by priority' });
     await priority.getByText('The numbers').click();
-    await poll(() => tableOf(page, 'Tickets by priority')).toEqual(['Normal: 2', 'High: 1']);
+    await expect.poll(() => tableOf(page, 'Tickets by priority')).toEqual(['Normal: 2', 'High: 1']);
     await page.getByRole('region', { name: 'Time spent by category' }).getByText('The numbers').click();
-    await poll(() => tableOf(page, 'Time spent by category')).toEqual(['Hardware: 1.5', 'Software: 0']);
+    await expect.poll(() => tableOf(page, 'Time spent by category')).toEqual(['Hardware: 1.5', 'Software: 0']);
     // Each chart says in words what it draws, and colours the scale calm to urgent: High is orange, not green.
     const chart = priority.getByRole('img');
     expect(await chart.getAttribute('aria-label')).toBe('Tickets by priority: Normal: 2, High: 1');
     const bars = priority.locator('.recharts-bar-rectangle path');
-    await poll(() => bars.count()).toBe(2);
+    await expect.poll(() => bars.count()).toBe(2);
     expect(await bars.evaluateAll((paths) => paths.map((p) => p.getAttribute('fill')))).toEqual([
       'var(--mantine-color-blue-6)',
       'var(--mantine-color-orange-6)',
@@ -134,7 +133,7 @@ describe('the Overview dashboard in Chromium', () => {
     // On a phone the figures stack, nothing is wider than the screen, and a tile opens its records.
     await page.setViewportSize({ width: 390, height: 844 });
     await states.getByRole('link', { name: /^New\s*4$/ }).waitFor();
-    await poll(() => page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await capture(page, 'helpdesk-overview-dashboard-phone');
     await states.getByRole('link', { name: /^New\s*4$/ }).click();
     await page.waitForURL(/\/tickets\?filter%5Bstate%5D=new$/);

@@ -6,7 +6,6 @@ import {
   fieldError,
   INSTALL_TIMEOUT_MS,
   type Person,
-  poll,
   signIn,
   startApp,
   startDevApp,
@@ -67,7 +66,7 @@ describe("the server's field checks in the browser", () => {
     await form.getByRole('button', { name: /^Create/ }).click();
 
     // A field's error, then its description.
-    await poll(() => fieldError(limit)).toMatch(/^Single claim limit must be between 0 and 5000\./);
+    await expect.poll(() => fieldError(limit)).toMatch(/^Single claim limit must be between 0 and 5000\./);
     expect(await fieldError(form.getByRole('textbox', { name: 'Work email' }))).toMatch(
       /^Work email must be an email address\./,
     );
@@ -117,7 +116,7 @@ describe("the server's field checks under ninepoint dev", () => {
     await form.getByRole('textbox', { name: 'Title' }).fill('');
     await form.getByRole('button', { name: /^Create/ }).click();
     // 45 copies is within 0..MAX_COPIES (50): the form refuses only what is missing.
-    await poll(() => fieldError(form.getByRole('textbox', { name: 'Title' }))).toMatch(/^Title is required\./);
+    await expect.poll(() => fieldError(form.getByRole('textbox', { name: 'Title' }))).toMatch(/^Title is required\./);
     expect(await fieldError(copies)).toBe('');
 
     // The dev loop fetches the model, and the validators with it, again (`?load=2`).
@@ -126,7 +125,7 @@ describe("the server's field checks under ninepoint dev", () => {
     expect(status.outcome).toBe('applied');
     expect((await reloaded).status()).toBe(200);
     await form.getByRole('button', { name: /^Create/ }).click();
-    await poll(() => fieldError(copies)).toMatch(/^Copies must be between 0 and 40\./);
+    await expect.poll(() => fieldError(copies)).toMatch(/^Copies must be between 0 and 40\./);
     expect(sent).toEqual([]);
   });
 });

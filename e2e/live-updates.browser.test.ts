@@ -6,7 +6,6 @@ import {
   INSTALL_TIMEOUT_MS,
   type Json,
   type Person,
-  poll,
   STEP_MS,
   signIn,
   startApp,
@@ -59,7 +58,7 @@ describe('live updates in Chromium', () => {
     const watching = await app.page();
     await signIn(watching, app, lead, '/tickets');
     await watching.getByRole('heading', { name: 'Tickets', level: 1 }).waitFor();
-    await poll(() => columnValues(watching, 'Title')).toContain('Scanner on floor 2 is offline');
+    await expect.poll(() => columnValues(watching, 'Title')).toContain('Scanner on floor 2 is offline');
     await mark(watching);
 
     const editing = await other.newPage();
@@ -69,7 +68,7 @@ describe('live updates in Chromium', () => {
     await editing.getByRole('button', { name: 'Save changes' }).click();
     await editing.getByRole('heading', { name: 'Scanner on floor 2 is offline again', level: 1 }).waitFor();
 
-    await poll(() => columnValues(watching, 'Title')).toContain('Scanner on floor 2 is offline again');
+    await expect.poll(() => columnValues(watching, 'Title')).toContain('Scanner on floor 2 is offline again');
     expect(await stillMarked(watching)).toBe(true);
 
     await watching.getByRole('link', { name: 'Scanner on floor 2 is offline again' }).click();

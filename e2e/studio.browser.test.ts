@@ -14,7 +14,6 @@ import {
   navigationLinks,
   type Person,
   pick,
-  poll,
   STEP_MS,
   signIn,
   startApp,
@@ -159,7 +158,9 @@ async function save(page: Page, outcome: string): Promise<string> {
   const status = page.locator(`[role="status"][data-outcome="${outcome}"]`);
   const before = await page.getByText(/^Version \d+/).textContent();
   await page.keyboard.press('Control+s');
-  await poll(async () => (await status.count()) > 0 && (await page.getByText(/^Version \d+/).textContent()) !== before);
+  await expect.poll(
+    async () => (await status.count()) > 0 && (await page.getByText(/^Version \d+/).textContent()) !== before,
+  );
   // One status: saved, and whether the server applied it, never "Saved" beside "Not applied".
   const said = outcome === 'applied' ? 'Saved and applied' : 'Saved, not applied';
   await page.locator(`[data-status="${said}"]`).waitFor();
@@ -192,7 +193,9 @@ describe('a refusal under ninepoint dev', () => {
     await page.waitForURL(new RegExp(`/studio\\?line=${rule.line}&`));
     await editor(page).waitFor();
     // The rule's whole line is selected, in view, with the keyboard in the editor.
-    await poll(async () => (await page.evaluate(() => window.getSelection()?.toString() ?? '')).trim() === words);
+    await expect.poll(
+      async () => (await page.evaluate(() => window.getSelection()?.toString() ?? '')).trim() === words,
+    );
     const selected = page.locator('.cm-line', { hasText: words });
     expect(await selected.isVisible()).toBe(true);
     expect(faults(watch), 'faults on the page').toEqual([]);
@@ -230,7 +233,9 @@ describe('a history entry under ninepoint dev', () => {
     await link.click();
     await page.waitForURL(new RegExp(`/studio\\?line=${renew.line}&`));
     await editor(page).waitFor();
-    await poll(async () => (await page.evaluate(() => window.getSelection()?.toString() ?? '')).trim() === words);
+    await expect.poll(
+      async () => (await page.evaluate(() => window.getSelection()?.toString() ?? '')).trim() === words,
+    );
     expect(faults(watch), 'faults on the page').toEqual([]);
     await own.close();
   });
@@ -291,7 +296,7 @@ describe('the Studio under ninepoint dev', () => {
 
     // Clicking the entry puts the cursor on the mistake; its quick fix corrects it.
     await entry.getByRole('button').first().click();
-    await poll(() => editor(page).evaluate(() => document.activeElement?.classList.contains('cm-content')));
+    await expect.poll(() => editor(page).evaluate(() => document.activeElement?.classList.contains('cm-content')));
     await entry.getByRole('button', { name: 'Fix: Change "Bok" to "Book"' }).click();
     await page.getByText('No problems', { exact: true }).waitFor();
 
@@ -300,17 +305,17 @@ describe('the Studio under ninepoint dev', () => {
     const outline = page.getByRole('navigation', { name: 'Outline of the spec' });
     await outline.getByRole('button', { name: /^4\. States and transitions/ }).click();
     const active = page.locator('.cm-activeLine');
-    await poll(() => active.textContent()).toBe('## 4. States and transitions');
+    await expect.poll(() => active.textContent()).toBe('## 4. States and transitions');
     const top = async () => {
       const [line, view] = await Promise.all([active.boundingBox(), scroller.boundingBox()]);
       return (line?.y ?? 0) - (view?.y ?? 0);
     };
-    await poll(top).toBeLessThan(40);
+    await expect.poll(top).toBeLessThan(40);
     await outline
       .getByRole('button', { name: /^Loan\b/ })
       .first()
       .click();
-    await poll(() => active.textContent()).toBe('### Loan');
+    await expect.poll(() => active.textContent()).toBe('### Loan');
 
     // Guided forms write the rows: a whole number and a file field with its limits on Book.
     const addMenu = async (what: string) => {
@@ -390,7 +395,7 @@ describe('the Studio under ninepoint dev', () => {
     await form.getByRole('button', { name: 'Add the state' }).click();
     await page.locator('.cm-line', { hasText: /^\| damaged +\| back, but not fit to lend +\|$/ }).waitFor();
     await page.keyboard.press('Control+z');
-    await poll(() => page.locator('.cm-line', { hasText: '| damaged ' }).count()).toBe(0);
+    await expect.poll(() => page.locator('.cm-line', { hasText: '| damaged ' }).count()).toBe(0);
 
     form = await addMenu('A role');
     await form.getByRole('textbox', { name: 'Name' }).fill('volunteer');
@@ -431,7 +436,7 @@ describe('the Studio under ninepoint dev', () => {
     const states = page.getByRole('img', { name: 'State diagram: Loan states' });
     // Mermaid's first load and drawing: seconds on a busy two-core machine.
     await states.locator('svg').waitFor({ timeout: 3 * STEP_MS });
-    await poll(async () => (await states.textContent())?.includes('report lost'));
+    await expect.poll(async () => (await states.textContent())?.includes('report lost'));
     await page
       .getByRole('img', { name: /Entity-relationship diagram/ })
       .locator('svg')
@@ -456,7 +461,7 @@ describe('the Studio under ninepoint dev', () => {
     const fitted = await drawnWidth();
     await page.getByRole('button', { name: 'Zoom into Loan states' }).first().click();
     await page.getByRole('button', { name: 'Zoom into Loan states' }).first().click();
-    await poll(async () => (await drawnWidth()) > fitted * 1.2);
+    await expect.poll(async () => (await drawnWidth()) > fitted * 1.2);
     await page.locator('figure', { has: states }).getByRole('button', { name: 'Full screen' }).click();
     const full = page.getByRole('dialog', { name: 'Loan states' });
     await full.getByRole('img', { name: 'State diagram: Loan states' }).locator('svg').waitFor();
@@ -512,10 +517,10 @@ describe('the Studio under ninepoint dev', () => {
 
     // On a phone: nothing wider than the screen, the outline still jumps, the status still one.
     await page.setViewportSize({ width: 390, height: 844 });
-    await poll(() => page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await page.getByRole('tab', { name: 'Outline' }).click();
     await outline.getByRole('button', { name: /^6\. Roles and permissions/ }).click();
-    await poll(() => active.textContent()).toBe('## 6. Roles and permissions');
+    await expect.poll(() => active.textContent()).toBe('## 6. Roles and permissions');
     await page.locator('[data-status="Saved, not applied"]').waitFor();
     await leaveEditor(page);
     await expectAccessible(page, 'the Studio on a phone');
