@@ -4,11 +4,11 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Fastify from 'fastify';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blankModel, tempDir } from '../../test/helpers.ts';
 import { createServer, type NinepointServer } from '../app/server.ts';
 import {
+  bufferDestination,
   createLogger,
   defaultLogFormat,
   formatLogLine,
@@ -241,7 +241,7 @@ describe('log lines on their way to the file', () => {
     const path = join(temp.dir, 'log.jsonl');
     const fd = openSync(path, 'w');
     try {
-      const destination = pino.destination({ dest: fd, sync: false });
+      const destination = bufferDestination(fd);
       let writes = 0;
       destination.on('write', () => writes++);
       const batch = new LineBatch(destination, fd);
@@ -262,8 +262,8 @@ describe('log lines on their way to the file', () => {
     const path = join(temp.dir, 'log.jsonl');
     const fd = openSync(path, 'w');
     try {
-      const destination = pino.destination({ dest: fd, sync: false, minLength: 4096 });
-      destination.write('{"n":1}\n');
+      const destination = bufferDestination(fd, { minLength: 4096 });
+      destination.write(Buffer.from('{"n":1}\n'));
       const batch = new LineBatch(destination, fd);
       batch.write('{"n":2}\n');
       batch.flushSync();
