@@ -453,6 +453,10 @@ function buildApp(
     secretKey,
     appUrl,
     ...(now ? { now } : {}),
+    events: {
+      signedOut: (credential) => app.live.signedOut(credential),
+      accountChanged: (userId) => app.live.accountChanged(userId),
+    },
   });
   void app.register(liveUpdates, {
     store,

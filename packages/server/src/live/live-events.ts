@@ -11,7 +11,6 @@ import {
   requestCredential,
   SESSIONS_TABLE,
   TOKENS_TABLE,
-  USER_ADMIN_ROUTES,
 } from '../people/index.ts';
 import { replayHistory } from '../store/history.ts';
 import { type SettledReads, settle } from '../store/settle-reads.ts';
@@ -66,6 +65,10 @@ export interface LiveEvents {
   notified(userId: string): void;
   /** Ends every open stream; browsers reconnect (to the app that serves then). */
   endStreams(): void;
+  /** Ends the streams opened with this session or token (a sign-out, people's `PeopleEvents`). */
+  signedOut(credential: Credential): void;
+  /** Tells every server's streams of this user that their account changed (roles, status). */
+  accountChanged(userId: string): void;
 }
 
 /** One open stream: whose it is and how they proved it, so it ends with their session. */
@@ -278,28 +281,6 @@ export function registerLiveEvents(app: FastifyInstance, options: LiveOptions): 
     );
   });
 
-  // Sign-out ends the session's streams at once; sign-outs on other servers are seen at the next
-  // heartbeat. A change of a user's roles or a deactivation (`PATCH /api/users/:id`) is told to
-  // every server at once, whose streams of that user then end or take up the new roles.
-  app.addHook('onResponse', (request, reply, done) => {
-    // The method first: `routeOptions` is built anew at each read, and every call passes here.
-    if (request.method === 'POST' && reply.statusCode < 300 && request.routeOptions.url === '/api/auth/sign-out') {
-      const credential = requestCredential(request);
-      if (credential) {
-        for (const stream of streams) if (stream.credential.hash === credential.hash) end(stream);
-      }
-    }
-    if (
-      request.method === 'PATCH' &&
-      reply.statusCode < 300 &&
-      request.routeOptions.url === USER_ADMIN_ROUTES.account
-    ) {
-      const id = (request.params as { id?: string }).id?.toLowerCase();
-      if (id !== undefined) feed.publish({ entity: '', id, kind: 'account', at: new Date(now()).toISOString() });
-    }
-    done();
-  });
-
   // Before the server stops taking requests, so that it does not wait on streams that never end.
   app.addHook('preClose', (done) => {
     closing = true;
@@ -327,6 +308,15 @@ export function registerLiveEvents(app: FastifyInstance, options: LiveOptions): 
     },
     endStreams() {
       for (const stream of streams) end(stream);
+    },
+    // Sign-out ends the session's streams at once; sign-outs on other servers are seen at the next
+    // heartbeat. A change of a user's roles or a deactivation is told to every server at once, whose
+    // streams of that user then end or take up the new roles.
+    signedOut(credential) {
+      for (const stream of streams) if (stream.credential.hash === credential.hash) end(stream);
+    },
+    accountChanged(userId) {
+      feed.publish({ entity: '', id: userId.toLowerCase(), kind: 'account', at: new Date(now()).toISOString() });
     },
   };
 }

@@ -1,4 +1,3 @@
-import cookie from '@fastify/cookie';
 import type { PeopleAccess, RuntimeSettings } from '@ninepoint/spec';
 import type { FastifyInstance, FastifyReply, FastifyRequest, preParsingHookHandler } from 'fastify';
 import { type AccessSummary, type Actor, VISITOR } from '../compile/permissions.ts';
@@ -8,6 +7,8 @@ import { andThen } from '../store/sql-runner.ts';
 import type { MaybePromise } from '../store/step.ts';
 import { UUID } from '../store/uuidv7.ts';
 import type { AuthStore } from './auth-store.ts';
+import { clearCookie, readCookies, registerCookies, setCookie } from './cookies.ts';
+import { type Credential, requestCredential } from './credentials.ts';
 import { verifyPassword } from './passwords.ts';
 import { SECURE_SESSION_COOKIE, SESSION_COOKIE, SIGN_IN_SCHEMA } from './people-schemas.ts';
 import { RateLimiter } from './rate-limiter.ts';
@@ -89,6 +90,8 @@ export interface AuthOptions {
   secondStep?: (request: FastifyRequest, reply: FastifyReply, user: UserAccount) => Promise<SecondStepAnswer>;
   /** What `GET /api/auth/me` says of the caller's second factor (null: signed out, or no such thing). */
   twoFactorOf?: (actor: RequestActor) => Promise<TwoFactorStatus | null>;
+  /** Told of each sign-out, with the session or token it ended (`PeopleEvents`). */
+  signedOut?: (credential: Credential) => void;
   /** For tests: the clock. */
   now?: () => number;
 }
@@ -134,7 +137,7 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
 
   // Cookies are read by the preParsing hook below rather than by a hook of the plugin's own: one
   // hook fewer on every call. The plugin still sets and clears them.
-  void app.register(cookie, { hook: false });
+  registerCookies(app);
   // Set for every request by the preParsing hook below, before any handler runs.
   app.decorateRequest('actor', null as unknown as RequestActor);
   app.addHook('onClose', async () => {
@@ -146,7 +149,7 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
 
   const clearSession = (request: FastifyRequest, reply: FastifyReply) => {
     const secure = request.protocol === 'https';
-    reply.clearCookie(cookieName(request), { path: '/', httpOnly: true, sameSite: 'lax', secure });
+    clearCookie(reply, cookieName(request), { path: '/', httpOnly: true, sameSite: 'lax', secure });
   };
 
   /**
@@ -201,8 +204,7 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
       done(null, payload);
       return;
     }
-    const header = request.headers.cookie;
-    request.cookies = header === undefined ? {} : app.parseCookie(header);
+    request.cookies = readCookies(request.headers.cookie);
     // The web app's hashed files are public and served from memory: they need no user, and a page
     // loads a dozen of them, which must not spend the rate limit the calls are held to.
     if (request.method === 'GET' && request.url.startsWith(ASSETS_PREFIX)) {
@@ -288,7 +290,7 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
     await auth.sessions.create(secretHash(secret), user.id, at, expiresAt, signedInWith ?? null);
     request.log.info({ user: user.id }, 'signed in');
     const secure = request.protocol === 'https';
-    reply.setCookie(cookieName(request), secret, {
+    setCookie(reply, cookieName(request), secret, {
       path: '/',
       httpOnly: true,
       sameSite: 'lax',
@@ -334,8 +336,10 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
 
   app.post('/api/auth/sign-out', async (request, reply) => {
     const secret = request.cookies[cookieName(request)];
+    const credential = options.signedOut ? requestCredential(request) : null;
     if (secret !== undefined && looksLikeSecret('session', secret)) await auth.sessions.end(secretHash(secret));
     clearSession(request, reply);
+    if (credential) options.signedOut?.(credential);
     return reply.code(204).send();
   });
 

@@ -4,6 +4,7 @@ import * as client from 'openid-client';
 import { createJoinedAccount } from './accounts.ts';
 import type { SignIn } from './auth.ts';
 import type { AuthStore } from './auth-store.ts';
+import { clearCookie, setCookie } from './cookies.ts';
 import { OIDC_CALLBACK_PATH, type OidcSettings } from './oidc-settings.ts';
 import type { OidcStore } from './oidc-store.ts';
 import { looksLikeSecret, newSecret, secretHash } from './secrets.ts';
@@ -97,7 +98,7 @@ export function registerOidc(app: FastifyInstance, options: OidcOptions): void {
       expiresAt: now() + PENDING_MS,
     };
     await logins.begin(secretHash(id), login, now());
-    reply.setCookie(cookieName(request), id, {
+    setCookie(reply, cookieName(request), id, {
       path: '/',
       httpOnly: true,
       sameSite: 'lax',
@@ -118,7 +119,7 @@ export function registerOidc(app: FastifyInstance, options: OidcOptions): void {
   app.get(OIDC_CALLBACK_PATH, async (request, reply) => {
     const name = cookieName(request);
     const id = request.cookies[name];
-    reply.clearCookie(name, { path: '/', httpOnly: true, sameSite: 'lax', secure: request.protocol === 'https' });
+    clearCookie(reply, name, { path: '/', httpOnly: true, sameSite: 'lax', secure: request.protocol === 'https' });
     const login =
       id !== undefined && looksLikeSecret('oidc', id) ? await logins.take(secretHash(id), now()) : undefined;
     if (!login) return refuse(reply, 'expired');

@@ -7,6 +7,7 @@ import { sameOrigin } from '../http/same-origin.ts';
 import { recordAccountEvent } from './accounts.ts';
 import type { SignIn } from './auth.ts';
 import type { AuthStore } from './auth-store.ts';
+import { clearCookie, setCookie } from './cookies.ts';
 import { managedUserId, strictCookieOptions } from './managed-account.ts';
 import type { ChallengePurpose, PasskeyRow } from './passkeys-store.ts';
 import {
@@ -130,13 +131,13 @@ export function registerPasskeys(app: FastifyInstance, options: PasskeysOptions,
     const at = now();
     const expiresAt = at + PASSKEY_CHALLENGE_MINUTES * 60_000;
     await auth.passkeys.addChallenge(secretHash(secret), purpose, userId, challenge, at, expiresAt);
-    reply.setCookie(cookieName(request), secret, { ...strictCookieOptions(request), expires: new Date(expiresAt) });
+    setCookie(reply, cookieName(request), secret, { ...strictCookieOptions(request), expires: new Date(expiresAt) });
   };
 
   /** The browser's challenge, taken once (a second answer to it finds nothing). */
   const takeChallenge = async (request: FastifyRequest, reply: FastifyReply, purpose: ChallengePurpose) => {
     const secret = request.cookies[cookieName(request)];
-    reply.clearCookie(cookieName(request), strictCookieOptions(request));
+    clearCookie(reply, cookieName(request), strictCookieOptions(request));
     if (secret === undefined || !looksLikeSecret('passkey', secret)) return undefined;
     return auth.passkeys.takeChallenge(secretHash(secret), purpose, now());
   };

@@ -6,6 +6,7 @@ import type { SqlRunner } from '../store/sql-runner.ts';
 import type { Store } from '../store/store.ts';
 import { registerAuth } from './auth.ts';
 import type { AuthStore } from './auth-store.ts';
+import type { Credential } from './credentials.ts';
 import { registerDevRoutes } from './dev-mode.ts';
 import { namedUsers } from './named-users.ts';
 import { OIDC_START_PATH, registerOidc } from './oidc.ts';
@@ -45,6 +46,19 @@ export interface PeopleOptions {
   appUrl?: string | null;
   /** For tests: the clock of sessions, links, lockouts and rate limits. */
   now?: () => number;
+  /** Told of sign-outs and account changes once they are done (live updates end or update streams). */
+  events?: PeopleEvents;
+}
+
+/**
+ * What people's calls tell other features once done: called by the calls themselves, so that the
+ * other features need no hook on every answer to find the few that matter.
+ */
+export interface PeopleEvents {
+  /** A browser signed out (`POST /api/auth/sign-out`) with this session or token. */
+  signedOut(credential: Credential): void;
+  /** A user's roles or status changed (`PATCH /api/users/:id`). */
+  accountChanged(userId: string): void;
 }
 
 /**
@@ -84,6 +98,7 @@ export const people = fastifyPlugin<PeopleOptions>(
       singleSignOn: oidc === null ? null : { name: oidc.settings.name, start: OIDC_START_PATH },
       secondStep: twoFactor.beginSecondStep,
       twoFactorOf: twoFactor.statusOf,
+      ...(options.events ? { signedOut: options.events.signedOut } : {}),
     });
     twoFactor.register(app, signIn);
     registerPasskeys(
@@ -98,6 +113,7 @@ export const people = fastifyPlugin<PeopleOptions>(
       manages,
       roleLine: roleLines(model),
       now,
+      ...(options.events ? { accountChanged: options.events.accountChanged } : {}),
     });
     registerPasswordReset(app, { auth, settings, catalogue, productName: model.product.name, mail, now });
     registerPeopleJoining(app, { compiled, auth, sql: options.sql, signIn, mail, now });

@@ -5,6 +5,7 @@ import { sameOrigin } from '../http/same-origin.ts';
 import { recordAccountEvent } from './accounts.ts';
 import type { RequestActor, SecondStepAnswer, SignIn, TwoFactorStatus } from './auth.ts';
 import type { AuthStore } from './auth-store.ts';
+import { clearCookie, setCookie } from './cookies.ts';
 import { isDemoEmail } from './dev-mode.ts';
 import { managedUserId, strictCookieOptions } from './managed-account.ts';
 import { PASSKEY_ROUTES } from './passkeys.ts';
@@ -113,7 +114,7 @@ export class TwoFactor {
     const at = now();
     const expiresAt = at + SECOND_STEP_MINUTES * 60_000;
     await auth.twoFactor.addPending(secretHash(secret), user.id, at, expiresAt);
-    reply.setCookie(pendingCookie(request), secret, { ...strictCookieOptions(request), expires: new Date(expiresAt) });
+    setCookie(reply, pendingCookie(request), secret, { ...strictCookieOptions(request), expires: new Date(expiresAt) });
     request.log.info({ user: user.id }, 'sign-in waits for its second step');
     return { secondStep: 'two-factor', expiresAt: new Date(expiresAt).toISOString() };
   };
@@ -211,7 +212,7 @@ export class TwoFactor {
       const pending = hash === null ? undefined : await auth.twoFactor.pending(hash);
       if (hash === null || !pending || now() >= pending.expiresAt || pending.failures >= SECOND_STEP_TRIES) {
         if (hash !== null) await auth.twoFactor.endPending(hash);
-        reply.clearCookie(pendingCookie(request), strictCookieOptions(request));
+        clearCookie(reply, pendingCookie(request), strictCookieOptions(request));
         throw new ProblemError('TWO_FACTOR_EXPIRED');
       }
       const release = await attempt(request, reply, pending.userId);
@@ -228,7 +229,7 @@ export class TwoFactor {
       await release();
       // The waiting sign-in is used once: of two requests with right codes, one signs in.
       const ended = await auth.twoFactor.endPending(hash);
-      reply.clearCookie(pendingCookie(request), strictCookieOptions(request));
+      clearCookie(reply, pendingCookie(request), strictCookieOptions(request));
       const user = ended ? await auth.users.activeById(pending.userId) : undefined;
       if (!user) throw new ProblemError('TWO_FACTOR_EXPIRED');
       await signIn(request, reply, user);

@@ -29,6 +29,8 @@ export interface UserAdminOptions {
   /** The spec line of these roles' row in point 6, which a refusal names (see `roleLines`). */
   roleLine?: (roles: readonly string[]) => SpecLine | null;
   now: () => number;
+  /** Told of each account changed (`PeopleEvents`). */
+  accountChanged?: (userId: string) => void;
 }
 
 /** An entry of an account's history as the API answers it: who did it, by id and name. */
@@ -83,6 +85,7 @@ export function registerUserAdmin(app: FastifyInstance, options: UserAdminOption
         changeAccount(auth, id, change, { by: actor.userId, knownRoles: options.knownRoles, manages, now: now() }),
       );
       request.log.info({ user: id, change }, 'account changed');
+      options.accountChanged?.(id);
       return reply.send(account);
     } catch (error) {
       throw accountProblem(error, id, options);
