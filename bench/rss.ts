@@ -8,6 +8,9 @@
 // Chrome DevTools). Each round also says where the memory is (bench/report-memory.ts, loaded into
 // the server): V8's young and old generations and its other spaces, the live heap, and what lies
 // outside V8's heap and external memory.
+// `BENCH_SETTLE_MS` (default 600) is how long each round waits after its load before reading the
+// RSS: V8's memory reducer collects the garbage of a burst about 8 s after the allocations stop,
+// so 10000 reads what a server keeps once idle, the default what it holds just after a burst.
 // The server runs with the node flags Ninepoint's launchers give it (scripts/node-flags.mjs);
 // `BENCH_NODE_FLAGS` adds more, which win (`--max-semi-space-size=64`, say). Not part of `npm run
 // bench`: it answers one question (docs/benchmarks.md).
@@ -71,9 +74,9 @@ const rss = (): number => {
   if (kb === null) throw new Error(`the server (pid ${pid}) is gone`);
   return kb;
 };
-/** Where the server's memory is now, as report-memory.ts last wrote it (half a second ago at most). */
+/** Where the server's memory is now, `BENCH_SETTLE_MS` after the load, as report-memory.ts last wrote it. */
 const where = async (): Promise<string> => {
-  await new Promise((r) => setTimeout(r, 600));
+  await new Promise((r) => setTimeout(r, Number(process.env.BENCH_SETTLE_MS ?? 600)));
   if (!existsSync(memoryFile)) return '';
   return `; ${describeMemory(JSON.parse(readFileSync(memoryFile, 'utf8')) as Partial<MemoryReport>)}`;
 };
@@ -96,7 +99,7 @@ try {
   console.log(`idle: RSS ${mb(rss())} MB`);
   const [warm, warmMost] = await send(ROUND);
   // The warm-up's least RSS is the one at its start, before the server grew. Each round is compared
-  // instead with the RSS read once the load has stopped (`where` waits 600 ms) after the warm-up,
+  // instead with the RSS read once the load has stopped (`where` waits BENCH_SETTLE_MS) after the warm-up,
   // and after the heap snapshot, whose full collection changes it.
   const warmWhere = await where();
   await snapshot('after-warm-up');
