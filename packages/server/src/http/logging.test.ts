@@ -257,6 +257,28 @@ describe('log lines on their way to the file', () => {
     }
   });
 
+  it('keep their order when one is longer than any batch, which goes out whole on its own', async () => {
+    const temp = tempDir();
+    const path = join(temp.dir, 'log.jsonl');
+    const fd = openSync(path, 'w');
+    try {
+      const destination = bufferDestination(fd);
+      const batch = new LineBatch(destination, fd);
+      const long = `{"n":2,"text":"${'é🙂'.repeat(200_000)}"}\n`;
+      batch.write('{"n":1}\n');
+      batch.write(long);
+      batch.write('{"n":3}\n');
+      batch.flush();
+      await new Promise<void>((resolve) => destination.once('drain', resolve));
+      const written = readFileSync(path, 'utf8');
+      expect(lines(written).map((l) => (JSON.parse(l) as { n: number }).n)).toEqual([1, 2, 3]);
+      expect(written).toContain(long);
+    } finally {
+      closeSync(fd);
+      temp.remove();
+    }
+  });
+
   it('still held when the process exits are written at once, after those the destination held', () => {
     const temp = tempDir();
     const path = join(temp.dir, 'log.jsonl');

@@ -143,8 +143,17 @@ export class LineBatch {
   write(line: string): void {
     // Three bytes of UTF-8 at most for each UTF-16 unit: room for the line whatever it holds.
     const room = line.length * 3;
+    if (room > MAX_BATCH_BYTES) {
+      // A line longer than any batch (a large logged object) goes alone, at its own size.
+      this.#handOverNow();
+      this.#out.write(Buffer.from(line));
+      return;
+    }
     if (this.#bytes === null || this.#bytes.length - this.#used < room) {
-      if (this.#bytes !== null) this.#size = Math.min(this.#size * 2, MAX_BATCH_BYTES);
+      // Filled before its time: the load asks for larger batches.
+      if (this.#bytes !== null && this.#used >= this.#bytes.length / 2) {
+        this.#size = Math.min(this.#size * 2, MAX_BATCH_BYTES);
+      }
       this.#handOverNow();
       this.#bytes = Buffer.allocUnsafe(Math.max(this.#size, room));
     }
@@ -191,9 +200,13 @@ export class LineBatch {
 
 /** How long a log line may wait for others to be written with. */
 const HOLD_MS = 20;
-/** A batch's buffer, at least and at most: lines that would overflow it go with the next one. */
+/**
+ * A batch's buffer, at least and at most: lines that would overflow it go with the next one. At
+ * most 256 KiB: a larger write to a pipe is more often partial or refused (EAGAIN), and what
+ * SonicBoom is still writing when the process exits is not flushed.
+ */
 const MIN_BATCH_BYTES = 16 * 1024;
-const MAX_BATCH_BYTES = 1024 * 1024;
+const MAX_BATCH_BYTES = 256 * 1024;
 const BATCHES = new Set<WeakRef<LineBatch>>();
 let exitFlushAdded = false;
 

@@ -10,6 +10,7 @@ import type { AuthStore } from './auth-store.ts';
 import { clearCookie, readCookies, registerCookies, setCookie } from './cookies.ts';
 import { type Credential, requestCredential } from './credentials.ts';
 import { verifyPassword } from './passwords.ts';
+import { tell } from './people-events.ts';
 import { SECURE_SESSION_COOKIE, SESSION_COOKIE, SIGN_IN_SCHEMA } from './people-schemas.ts';
 import { RateLimiter } from './rate-limiter.ts';
 import { looksLikeSecret, newSecret, secretHash } from './secrets.ts';
@@ -197,6 +198,7 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
   // preParsing: before the body is read. A callback hook, not an async one: on SQLite a call's
   // token or session is found at once, and the call is admitted without a promise.
   app.addHook('preParsing', (request, reply, payload, done) => {
+    request.cookies = readCookies(request.headers.cookie);
     // An actor already set is an in-process call of the app's own code (a module beside the spec,
     // `code/`, named by a secret that exists while it runs): it acts for a request that was
     // admitted already, so it is neither found again nor counted against the rate limit.
@@ -204,7 +206,6 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
       done(null, payload);
       return;
     }
-    request.cookies = readCookies(request.headers.cookie);
     // The web app's hashed files are public and served from memory: they need no user, and a page
     // loads a dozen of them, which must not spend the rate limit the calls are held to.
     if (request.method === 'GET' && request.url.startsWith(ASSETS_PREFIX)) {
@@ -339,7 +340,7 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
     const credential = options.signedOut ? requestCredential(request) : null;
     if (secret !== undefined && looksLikeSecret('session', secret)) await auth.sessions.end(secretHash(secret));
     clearSession(request, reply);
-    if (credential) options.signedOut?.(credential);
+    if (credential) tell(request, () => options.signedOut?.(credential));
     return reply.code(204).send();
   });
 

@@ -6,7 +6,6 @@ import type { SqlRunner } from '../store/sql-runner.ts';
 import type { Store } from '../store/store.ts';
 import { registerAuth } from './auth.ts';
 import type { AuthStore } from './auth-store.ts';
-import type { Credential } from './credentials.ts';
 import { registerDevRoutes } from './dev-mode.ts';
 import { namedUsers } from './named-users.ts';
 import { OIDC_START_PATH, registerOidc } from './oidc.ts';
@@ -14,6 +13,7 @@ import type { OidcSettings } from './oidc-settings.ts';
 import type { OidcStore } from './oidc-store.ts';
 import { registerPasskeys } from './passkeys.ts';
 import { type MailOptions, registerPasswordReset } from './password-reset.ts';
+import type { PeopleEvents } from './people-events.ts';
 import { registerPeopleJoining } from './people-joining.ts';
 import { roleLines } from './role-lines.ts';
 import { SecretSealer } from './secret-key.ts';
@@ -48,17 +48,6 @@ export interface PeopleOptions {
   now?: () => number;
   /** Told of sign-outs and account changes once they are done (live updates end or update streams). */
   events?: PeopleEvents;
-}
-
-/**
- * What people's calls tell other features once done: called by the calls themselves, so that the
- * other features need no hook on every answer to find the few that matter.
- */
-export interface PeopleEvents {
-  /** A browser signed out (`POST /api/auth/sign-out`) with this session or token. */
-  signedOut(credential: Credential): void;
-  /** A user's roles or status changed (`PATCH /api/users/:id`). */
-  accountChanged(userId: string): void;
 }
 
 /**

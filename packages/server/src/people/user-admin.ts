@@ -5,6 +5,7 @@ import { type ProblemCatalogue, ProblemError } from '../compile/problems.ts';
 import { UUID } from '../store/uuidv7.ts';
 import { type AccountChange, AccountError, changeAccount } from './accounts.ts';
 import type { AuthStore } from './auth-store.ts';
+import { tell } from './people-events.ts';
 import { ACCOUNT_CHANGE_SCHEMA } from './people-schemas.ts';
 import type { AccountHistoryEntry, ManagedAccount } from './users-store.ts';
 
@@ -80,16 +81,17 @@ export function registerUserAdmin(app: FastifyInstance, options: UserAdminOption
     const actor = manager(request);
     const id = userId(request);
     const change = request.body as AccountChange;
+    let account: Awaited<ReturnType<typeof changeAccount>>;
     try {
-      const account = await oneAtATime(() =>
+      account = await oneAtATime(() =>
         changeAccount(auth, id, change, { by: actor.userId, knownRoles: options.knownRoles, manages, now: now() }),
       );
-      request.log.info({ user: id, change }, 'account changed');
-      options.accountChanged?.(id);
-      return reply.send(account);
     } catch (error) {
       throw accountProblem(error, id, options);
     }
+    request.log.info({ user: id, change }, 'account changed');
+    tell(request, () => options.accountChanged?.(id));
+    return reply.send(account);
   });
 
   app.get(USER_ADMIN_ROUTES.history, async (request, reply) => {
