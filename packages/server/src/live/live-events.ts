@@ -5,13 +5,7 @@ import type { Actor, EntityPermissions } from '../compile/permissions.ts';
 import { ProblemError } from '../compile/problems.ts';
 import type { ApiRecord } from '../compile/record-types.ts';
 import { covers, coversEveryRecord } from '../compile/row-access.ts';
-import {
-  type AuthStore,
-  type Credential,
-  requestCredential,
-  SESSIONS_TABLE,
-  TOKENS_TABLE,
-} from '../people/index.ts';
+import { type AuthStore, type Credential, requestCredential, SESSIONS_TABLE, TOKENS_TABLE } from '../people/index.ts';
 import { replayHistory } from '../store/history.ts';
 import { type SettledReads, settle } from '../store/settle-reads.ts';
 import type { IdentityChange } from '../store/sql-runner.ts';
