@@ -170,7 +170,8 @@ try {
   const require = createRequire(join(root, 'package.json'));
   const tsc = join(dirname(require.resolve('typescript/package.json')), 'bin/tsc');
   console.log('Ninepoint: compiling spec, server and cli to JavaScript and .d.ts…');
-  run(process.execPath, [tsc, '-p', tsconfig], { cwd: root });
+  // One checker thread: the same output for about half the CPU of TypeScript 7's several.
+  run(process.execPath, [tsc, '-p', tsconfig, '--singleThreaded'], { cwd: root });
 
   const folders = [];
   for (const name of PACKAGES) {

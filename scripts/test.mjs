@@ -59,7 +59,10 @@ const seconds = () => `${((Date.now() - started) / 1000).toFixed(0)} s`;
 const width = Math.max(...LANES.map((lane) => lane.name.length));
 const parts = [
   ['lint and format (biome)', run('npx', ['biome', 'check', '.'])],
-  ['type-check (tsc)', run('npx', ['tsc', '-p', 'tsconfig.json'])],
+  // One checker thread: TypeScript 7's default of several checked the same program's shared types
+  // once per checker, 9.1–9.8 s of CPU against 4.7–5.2 s single-threaded (and a shorter wall time
+  // on 2 busy cores).
+  ['type-check (tsc)', run('npx', ['tsc', '-p', 'tsconfig.json', '--singleThreaded'])],
   [
     'test projects (every test file in exactly one, every project in a lane)',
     checkProjects().then(({ status, output, projects }) => {
