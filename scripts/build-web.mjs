@@ -5,7 +5,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, extname, join, resolve } from 'node:path';
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { brotliCompress, constants, gzip } from 'node:zlib';
 
 const web = 'packages/web';
 const built = join(web, 'dist', 'index.html');
@@ -34,26 +35,39 @@ function newest(path) {
 /** Files worth compressing: text. Images and fonts here are compressed already. */
 const COMPRESSIBLE = new Set(['.js', '.css', '.html', '.svg', '.json', '.txt', '.ico']);
 
+const brotli = promisify(brotliCompress);
+const gzipped = promisify(gzip);
+
+/** The text files of the build, in every folder under `dir`. */
+function compressible(dir) {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return compressible(path);
+    return COMPRESSIBLE.has(extname(name)) ? [path] : [];
+  });
+}
+
 /**
  * Writes `<file>.br` (brotli, best) and `<file>.gz` (gzip -9) beside each text file of the build,
  * when smaller; the server sends them to browsers that accept them (packages/server web-app.ts).
+ * The files are compressed at once on libuv's thread pool, not one after another on the main
+ * thread: the same bytes, in about half the wall time on 2 cores (brotli's best is most of the
+ * build's time, and the install waits for it).
  */
-function precompress(dir) {
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) {
-      precompress(path);
-      continue;
-    }
-    if (!COMPRESSIBLE.has(extname(name))) continue;
-    const body = readFileSync(path);
-    const br = brotliCompressSync(body, {
-      params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
-    });
-    const gz = gzipSync(body, { level: 9 });
-    if (br.length < body.length) writeFileSync(`${path}.br`, br);
-    if (gz.length < body.length) writeFileSync(`${path}.gz`, gz);
-  }
+async function precompress(dir) {
+  await Promise.all(
+    compressible(dir).map(async (path) => {
+      const body = readFileSync(path);
+      const [br, gz] = await Promise.all([
+        brotli(body, {
+          params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
+        }),
+        gzipped(body, { level: 9 }),
+      ]);
+      if (br.length < body.length) writeFileSync(`${path}.br`, br);
+      if (gz.length < body.length) writeFileSync(`${path}.gz`, gz);
+    }),
+  );
 }
 
 const dist = join(web, 'dist');
@@ -66,7 +80,7 @@ const sources = Math.max(
 );
 if (!force && existsSync(built) && statSync(built).mtimeMs >= sources) {
   // A build made before builds were precompressed: compress it, no need to build again.
-  if (!existsSync(`${built}.gz`)) precompress(dist);
+  if (!existsSync(`${built}.gz`)) await precompress(dist);
   process.exit(0);
 }
 
@@ -85,4 +99,4 @@ if (status !== 0) {
   console.error('Ninepoint: the web app did not build; the API still works. Run `npm run build` to see why.');
   process.exit(status ?? 1);
 }
-precompress(dist);
+await precompress(dist);
