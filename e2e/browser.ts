@@ -118,8 +118,11 @@ function run(command: string, args: string[]): Promise<0 | string> {
   });
 }
 
-/** Where the install lock lives; `.ci/run` takes it too, with the same name. */
-const INSTALL_LOCK = join(tmpdir(), 'ninepoint-chromium-install.lock');
+/**
+ * Where the install lock lives; `.ci/run` takes it too, with the same name, in the folder Node's
+ * `os.tmpdir()` gives it (the tests' own may be on tmpfs instead: vitest.config.ts).
+ */
+const INSTALL_LOCK = join(process.env.NINEPOINT_HOST_TMPDIR ?? tmpdir(), 'ninepoint-chromium-install.lock');
 
 /** Whether a live process holds the install lock now. */
 function installing(): boolean {
