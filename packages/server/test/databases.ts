@@ -72,10 +72,17 @@ const postgres: TestDatabase = {
   },
 };
 
-/** A URL whose connections use `schema` for every unqualified name. */
+/**
+ * A URL whose connections use `schema` for every unqualified name, and commit without waiting for
+ * PostgreSQL to flush its write-ahead log to disk (`synchronous_commit=off`): what a commit makes
+ * visible, and what survives the app's own process being killed (the crash suites), is the same;
+ * only a crash of PostgreSQL's machine could lose the last commits, which no test does. PostgreSQL
+ * used 9 % less CPU for the migrations and live-events files (1.62–2.06 s against 1.81–2.28 s, four
+ * runs each).
+ */
 export function withSearchPath(url: string, schema: string): string {
   const parsed = new URL(url);
-  parsed.searchParams.set('options', `-c search_path=${schema}`);
+  parsed.searchParams.set('options', `-c search_path=${schema} -c synchronous_commit=off`);
   return parsed.toString();
 }
 
