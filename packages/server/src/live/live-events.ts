@@ -310,7 +310,7 @@ export function registerLiveEvents(app: FastifyInstance, options: LiveOptions): 
       for (const stream of streams) if (stream.credential.hash === credential.hash) end(stream);
     },
     accountChanged(userId) {
-      feed.publish({ entity: '', id: userId.toLowerCase(), kind: 'account', at: new Date(now()).toISOString() });
+      feed.publish({ entity: '', id: userId, kind: 'account', at: new Date(now()).toISOString() });
     },
   };
 }

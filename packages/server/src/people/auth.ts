@@ -136,8 +136,8 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
   const attempts = settings.SIGN_IN_ATTEMPTS_PER_15_MINUTES;
   const limiter = new RateLimiter(auth.counters, settings.RATE_LIMIT_PER_MINUTE, { now });
 
-  // Cookies are read by the preParsing hook below rather than by a hook of the plugin's own: one
-  // hook fewer on every call. The plugin still sets and clears them.
+  // Cookies are read by the preParsing hook below, and written when set (cookies.ts): no hook of
+  // their own on every call.
   registerCookies(app);
   // Set for every request by the preParsing hook below, before any handler runs.
   app.decorateRequest('actor', null as unknown as RequestActor);

@@ -8,7 +8,7 @@ import type { Credential } from './credentials.ts';
 export interface PeopleEvents {
   /** A browser signed out (`POST /api/auth/sign-out`) with this session or token. */
   signedOut(credential: Credential): void;
-  /** A user's roles or status changed (`PATCH /api/users/:id`). */
+  /** A user's roles or status changed (`PATCH /api/users/:id`); the id in lower case. */
   accountChanged(userId: string): void;
 }
 
