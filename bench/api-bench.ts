@@ -320,7 +320,7 @@ export interface FloorResult {
   measurement: Measurement;
   /** served (else generated) ÷ floor throughput, the median of the rounds' ratios. */
   ratio: number;
-  /** served (else generated) ÷ floor CPU time per answer: how many times the floor's cost a call takes. */
+  /** served (else generated) ÷ floor CPU time per answer, the median of the rounds' ratios: how many times the floor's cost a call takes. */
   cpuRatio: number | null;
   /** generated (logging off) ÷ floor, both ways. */
   generatedRatio: number;
@@ -335,7 +335,7 @@ export interface CallerResult {
   measurement: Measurement;
   /** ÷ floor throughput, the median of the rounds' ratios. */
   ratio: number;
-  /** ÷ floor CPU time per answer. */
+  /** ÷ floor CPU time per answer, the median of the rounds' ratios. */
   cpuRatio: number | null;
 }
 
@@ -942,13 +942,22 @@ function floorResult(floor: Measurement[], served: Measurement[], generated: Mea
 
 /** A caller's runs against the floor's runs of the same rounds. */
 function callerResult(runs: Measurement[], floor: Measurement[]): CallerResult {
-  const m = merge(runs);
-  const f = merge(floor);
-  return {
-    measurement: m,
-    ratio: roundRatio(runs, floor),
-    cpuRatio: m.cpuUs !== null && f.cpuUs !== null ? m.cpuUs / f.cpuUs : null,
-  };
+  return { measurement: merge(runs), ratio: roundRatio(runs, floor), cpuRatio: roundCpuRatio(runs, floor) };
+}
+
+/**
+ * The median of the rounds' ratios of a's CPU time per answer to b's. Paired by round, as
+ * throughput is: on a shared machine the cost of the same work drifts by half or more between
+ * minutes, and a round's runs are seconds apart; the ratio of the medians mixes those minutes.
+ */
+function roundCpuRatio(a: readonly Measurement[], b: readonly Measurement[]): number | null {
+  const ratios: number[] = [];
+  for (const [i, m] of a.entries()) {
+    const floor = b[i]?.cpuUs;
+    if (m.cpuUs === null || floor === null) return null;
+    if (m.requests > 0 && floor !== undefined && floor > 0) ratios.push(m.cpuUs / floor);
+  }
+  return ratios.length > 0 ? median(ratios) : null;
 }
 
 /** The median of the rounds' ratios of a's throughput to b's (each round's two runs were back to back). */

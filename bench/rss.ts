@@ -1,6 +1,6 @@
 // `node bench/rss.ts [requests] [snapshot dir]`: whether the default `serve` keeps memory it does
 // not need (issue 31). Seeds 10,000 orders, starts the served server (request logs to /dev/null)
-// with `--heapsnapshot-signal`, warms it up with 20,000 mixed requests (get, first page, create),
+// with `--heapsnapshot-signal`, warms it up with mixed requests (get, first page, create),
 // then sends `requests` more (default 100,000) in rounds of 20,000. After each round it prints the
 // least and the most RSS sampled during it (every 100 ms), and the RSS once the load has stopped,
 // against the same after the warm-up: what the process keeps. With
@@ -8,6 +8,11 @@
 // Chrome DevTools). Each round also says where the memory is (bench/report-memory.ts, loaded into
 // the server): V8's young and old generations and its other spaces, the live heap, and what lies
 // outside V8's heap and external memory.
+// Each line also gives the C heap, malloc's main arena (the `[heap]` mapping of
+// `/proc/<pid>/smaps`): SQLite's page cache lives there, up to 16 MB per connection as
+// better-sqlite3 builds SQLite, and it fills as the table grows (a third of the requests are
+// creates). `BENCH_WARMUP` (default 20,000) sets the warm-up's requests: 60000 lets the page cache
+// reach its cap before the measured rounds, so they show what the server keeps beyond its caches.
 // `BENCH_SETTLE_MS` (default 600) is how long each round waits after its load before reading the
 // RSS: V8's memory reducer collects the garbage of a burst about 8 s after the allocations stop,
 // so 10000 reads what a server keeps once idle, the default what it holds just after a burst.
@@ -27,6 +32,9 @@ import { describeMemory, type MemoryReport } from './memory-report.ts';
 const total = Number(process.argv[2] ?? 100_000);
 const snapshots = process.argv[3];
 const ROUND = 20_000;
+const WARMUP = Number(process.env.BENCH_WARMUP ?? ROUND);
+if (!Number.isInteger(WARMUP) || WARMUP < 1)
+  throw new Error(`BENCH_WARMUP must be a whole number of requests, not ${process.env.BENCH_WARMUP}`);
 const dir = mkdtempSync(join(os.tmpdir(), 'ninepoint-rss-'));
 const seeded = await seedDatabase(join(dir, 'orders.db'), 10_000);
 const devNull = openSync('/dev/null', 'a');
@@ -74,6 +82,14 @@ const rss = (): number => {
   if (kb === null) throw new Error(`the server (pid ${pid}) is gone`);
   return kb;
 };
+/** The RSS of malloc's main arena (the `[heap]` mapping) in KB: SQLite's page cache is in it. */
+const cHeap = (): number => {
+  const smaps = readFileSync(`/proc/${pid}/smaps`, 'utf8');
+  const at = smaps.search(/ \[heap\]\n/);
+  if (at < 0) return 0;
+  const match = /^Rss:\s+(\d+) kB/m.exec(smaps.slice(at));
+  return match ? Number(match[1]) : 0;
+};
 /** Where the server's memory is now, `BENCH_SETTLE_MS` after the load, as report-memory.ts last wrote it. */
 const where = async (): Promise<string> => {
   await new Promise((r) => setTimeout(r, Number(process.env.BENCH_SETTLE_MS ?? 600)));
@@ -97,23 +113,29 @@ const snapshot = async (name: string) => {
 };
 try {
   console.log(`idle: RSS ${mb(rss())} MB`);
-  const [warm, warmMost] = await send(ROUND);
+  let [warm, warmMost] = [Number.POSITIVE_INFINITY, 0];
+  for (let sent = 0; sent < WARMUP; sent += ROUND) {
+    const [least, most] = await send(Math.min(ROUND, WARMUP - sent));
+    [warm, warmMost] = [Math.min(warm, least), Math.max(warmMost, most)];
+  }
   // The warm-up's least RSS is the one at its start, before the server grew. Each round is compared
   // instead with the RSS read once the load has stopped (`where` waits BENCH_SETTLE_MS) after the warm-up,
   // and after the heap snapshot, whose full collection changes it.
   const warmWhere = await where();
   await snapshot('after-warm-up');
   const kept = rss();
+  const keptC = cHeap();
   console.log(
-    `${ROUND.toLocaleString('en')} warm-up requests: RSS ${mb(warm)}–${mb(warmMost)} MB (least–most sampled), ${mb(kept)} MB after it${warmWhere}`,
+    `${WARMUP.toLocaleString('en')} warm-up requests: RSS ${mb(warm)}–${mb(warmMost)} MB (least–most sampled), ${mb(kept)} MB after it, C heap ${mb(keptC)} MB${warmWhere}`,
   );
   for (let sent = 0; sent < total; sent += ROUND) {
     const [least, most] = await send(ROUND);
     const at = await where();
     const after = rss();
+    const c = cHeap();
     const sign = (kb: number) => `${kb >= 0 ? '+' : ''}${mb(kb)}`;
     console.log(
-      `+${(sent + ROUND).toLocaleString('en')}: RSS ${mb(least)}–${mb(most)} MB, ${mb(after)} MB after it (${sign(after - kept)} MB against after the warm-up)${at}`,
+      `+${(sent + ROUND).toLocaleString('en')}: RSS ${mb(least)}–${mb(most)} MB, ${mb(after)} MB after it (${sign(after - kept)} MB against after the warm-up), C heap ${mb(c)} MB (${sign(c - keptC)})${at}`,
     );
   }
   await snapshot('after-all');
