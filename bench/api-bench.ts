@@ -300,7 +300,7 @@ export interface OperationResult {
   visitor: CallerResult | null;
   /** The same signed in by a session cookie; null when not measured (create, list-deep). */
   session: CallerResult | null;
-  /** hand-written ÷ generated CPU time per request (the same sense: below 1, the generated costs more). */
+  /** hand-written ÷ generated CPU time per request, the median of the rounds' ratios (the same sense: below 1, the generated costs more). */
   cpuRatio: number | null;
 }
 
@@ -1245,7 +1245,7 @@ export async function benchApi(options: ApiBenchOptions = DEFAULT_API_OPTIONS): 
         const g = merge(gen.runs);
         const b = merge(base.runs);
         const ratio = roundRatio(gen.runs, base.runs);
-        const cpuRatio = g.cpuUs !== null && b.cpuUs !== null ? b.cpuUs / g.cpuUs : null;
+        const cpuRatio = roundCpuRatio(base.runs, gen.runs);
         let servedResult: ServedResult | null = null;
         if (logged) {
           const requests = logged.runs.reduce((n, r) => n + r.requests, 0) + (logged.warm ?? 0);
