@@ -311,6 +311,8 @@ export interface ServedResult {
   ratio: number;
   /** served ÷ generated (logging off) throughput, the median of the rounds' ratios: what logging costs. */
   loggingRatio: number;
+  /** generated (logging off) ÷ served CPU time per answer, the median of the rounds' ratios. */
+  cpuLoggingRatio: number | null;
   /** Lines its log file gained during the call's runs ÷ the answers it gave: one line per request. */
   linesPerRequest: number;
 }
@@ -953,9 +955,12 @@ function callerResult(runs: Measurement[], floor: Measurement[]): CallerResult {
 function roundCpuRatio(a: readonly Measurement[], b: readonly Measurement[]): number | null {
   const ratios: number[] = [];
   for (const [i, m] of a.entries()) {
-    const floor = b[i]?.cpuUs;
-    if (m.cpuUs === null || floor === null) return null;
-    if (m.requests > 0 && floor !== undefined && floor > 0) ratios.push(m.cpuUs / floor);
+    const other = b[i];
+    // A round where either server answered nothing says nothing about their ratio (its cpuUs is null too).
+    if (other === undefined || m.requests === 0 || other.requests === 0) continue;
+    // Answers but no CPU figure: no `/proc` on this machine.
+    if (m.cpuUs === null || other.cpuUs === null) return null;
+    if (m.cpuUs > 0 && other.cpuUs > 0) ratios.push(m.cpuUs / other.cpuUs);
   }
   return ratios.length > 0 ? median(ratios) : null;
 }
@@ -1253,6 +1258,7 @@ export async function benchApi(options: ApiBenchOptions = DEFAULT_API_OPTIONS): 
             measurement: merge(logged.runs),
             ratio: roundRatio(logged.runs, base.runs),
             loggingRatio: roundRatio(logged.runs, gen.runs),
+            cpuLoggingRatio: roundCpuRatio(gen.runs, logged.runs),
             linesPerRequest: requests > 0 ? ((await logLines(logFile)) - linesBefore) / requests : 0,
           };
         }
@@ -1276,7 +1282,7 @@ export async function benchApi(options: ApiBenchOptions = DEFAULT_API_OPTIONS): 
         if (result.floor) {
           const f = result.floor;
           log(
-            `  floor (hand-written, no token, no logging): ${Math.round(f.measurement.rps)} req/s, CPU per request ${f.measurement.cpuUs?.toFixed(0)} µs; ${logged ? 'served' : 'generated'} ÷ floor ${f.ratio.toFixed(2)}× req/s, ${f.cpuRatio?.toFixed(2)}× CPU`,
+            `  floor (hand-written, no token, no logging): ${Math.round(f.measurement.rps)} req/s, CPU per request ${f.measurement.cpuUs?.toFixed(0)} µs; ${logged ? 'served' : 'generated'} ÷ floor ${f.ratio.toFixed(2)}× req/s, ${f.cpuRatio?.toFixed(2) ?? '–'}× CPU`,
           );
         }
         for (const [caller, how] of [
@@ -1286,7 +1292,7 @@ export async function benchApi(options: ApiBenchOptions = DEFAULT_API_OPTIONS): 
           if (caller === null) continue;
           const m = caller.measurement;
           log(
-            `  ${how}: ${Math.round(m.rps)} req/s, CPU per request ${m.cpuUs?.toFixed(0)} µs; ÷ floor ${caller.ratio.toFixed(2)}× req/s, ${caller.cpuRatio?.toFixed(2)}× CPU`,
+            `  ${how}: ${Math.round(m.rps)} req/s, CPU per request ${m.cpuUs?.toFixed(0)} µs; ÷ floor ${caller.ratio.toFixed(2)}× req/s, ${caller.cpuRatio?.toFixed(2) ?? '–'}× CPU`,
           );
         }
         if (result.durable) {
@@ -1576,8 +1582,7 @@ export function formatApiReport(report: ApiBenchReport, command: string): string
     for (const o of served) {
       const s = o.served as ServedResult;
       const m = s.measurement;
-      const cpuShare =
-        m.cpuUs !== null && o.generated.cpuUs !== null ? `${(o.generated.cpuUs / m.cpuUs).toFixed(2)}×` : '–';
+      const cpuShare = s.cpuLoggingRatio === null ? '–' : `${s.cpuLoggingRatio.toFixed(2)}×`;
       out.push(
         `| ${DATABASE_LABELS[o.database]} | ${OPERATION_LABELS[o.operation]} | ${int(m.rps)} | ${ms(m.p50)} | ${ms(m.p99)} | ${cpu(m)} | **${s.ratio.toFixed(2)}×** | **${s.loggingRatio.toFixed(2)}×** | ${cpuShare} | ${s.linesPerRequest.toFixed(2)} |`,
       );

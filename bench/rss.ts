@@ -8,12 +8,13 @@
 // Chrome DevTools). Each round also says where the memory is (bench/report-memory.ts, loaded into
 // the server): V8's young and old generations and its other spaces, the live heap, and what lies
 // outside V8's heap and external memory.
-// Each line also gives the C heap, malloc's main arena (the `[heap]` mapping of
-// `/proc/<pid>/smaps`): SQLite's page cache lives there, up to 16 MB per connection as
-// better-sqlite3 builds SQLite, and it fills as the table grows (a third of the requests are
-// creates). The warm-up (`BENCH_WARMUP` requests, default 60,000) is long enough for that cache to
-// reach its cap, so the measured rounds show what the server keeps beyond its bounded caches; with
-// the 20,000 of earlier runs, the first measured round still grew the cache by 5–6 MB.
+// The warm-up's line and each round's also give the C heap: malloc's main arena (the `[heap]`
+// mapping of `/proc/<pid>/smaps`), all the main thread's C allocations. SQLite's page cache lives
+// there, up to 16 MB per connection as better-sqlite3 builds SQLite, and it fills as the table
+// grows (a third of the requests are creates). The warm-up (`BENCH_WARMUP` requests, default
+// 60,000) is long enough for that cache to reach its cap, so the measured rounds show what the
+// server keeps beyond its bounded caches; after the 20,000 of earlier runs, the first measured
+// round still grew the C heap by 5–6 MB.
 // `BENCH_SETTLE_MS` (default 600) is how long each round waits after its load before reading the
 // RSS: V8's memory reducer collects the garbage of a burst about 8 s after the allocations stop,
 // so 10000 reads what a server keeps once idle, the default what it holds just after a burst.
@@ -83,13 +84,13 @@ const rss = (): number => {
   if (kb === null) throw new Error(`the server (pid ${pid}) is gone`);
   return kb;
 };
-/** The RSS of malloc's main arena (the `[heap]` mapping) in KB: SQLite's page cache is in it. */
-const cHeap = (): number => {
+/** The RSS of malloc's main arena (the `[heap]` mapping) in KB, null where there is none (musl, say). */
+const cHeap = (): number | null => {
   const smaps = readFileSync(`/proc/${pid}/smaps`, 'utf8');
   const at = smaps.search(/ \[heap\]\n/);
-  if (at < 0) return 0;
-  const match = /^Rss:\s+(\d+) kB/m.exec(smaps.slice(at));
-  return match ? Number(match[1]) : 0;
+  // A mapping's fields follow its header line: the first `Rss:` after it is the heap's.
+  const match = at < 0 ? null : /^Rss:\s+(\d+) kB/m.exec(smaps.slice(at));
+  return match ? Number(match[1]) : null;
 };
 /** Where the server's memory is now, `BENCH_SETTLE_MS` after the load, as report-memory.ts last wrote it. */
 const where = async (): Promise<string> => {
@@ -127,7 +128,7 @@ try {
   const kept = rss();
   const keptC = cHeap();
   console.log(
-    `${WARMUP.toLocaleString('en')} warm-up requests: RSS ${mb(warm)}–${mb(warmMost)} MB (least–most sampled), ${mb(kept)} MB after it, C heap ${mb(keptC)} MB${warmWhere}`,
+    `${WARMUP.toLocaleString('en')} warm-up requests: RSS ${mb(warm)}–${mb(warmMost)} MB (least–most sampled), ${mb(kept)} MB after it, C heap ${keptC === null ? '–' : `${mb(keptC)} MB`}${warmWhere}`,
   );
   for (let sent = 0; sent < total; sent += ROUND) {
     const [least, most] = await send(ROUND);
@@ -136,7 +137,7 @@ try {
     const c = cHeap();
     const sign = (kb: number) => `${kb >= 0 ? '+' : ''}${mb(kb)}`;
     console.log(
-      `+${(sent + ROUND).toLocaleString('en')}: RSS ${mb(least)}–${mb(most)} MB, ${mb(after)} MB after it (${sign(after - kept)} MB against after the warm-up), C heap ${mb(c)} MB (${sign(c - keptC)})${at}`,
+      `+${(sent + ROUND).toLocaleString('en')}: RSS ${mb(least)}–${mb(most)} MB, ${mb(after)} MB after it (${sign(after - kept)} MB against after the warm-up), C heap ${c === null || keptC === null ? '–' : `${mb(c)} MB (${sign(c - keptC)})`}${at}`,
     );
   }
   await snapshot('after-all');

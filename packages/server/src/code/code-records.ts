@@ -4,6 +4,7 @@ import type { ProblemBody } from '../compile/problems.ts';
 import type { Route } from '../compile/route-table.ts';
 import type { RequestActor } from '../people/index.ts';
 import type { AnySpec, RecordsAccess } from './code-types.ts';
+import { letOthersIn } from './let-others-in.ts';
 
 /** The header an injected call names its actor by: a secret that exists only while a module runs. */
 export const CODE_ACTOR_HEADER = 'x-ninepoint-code-actor';
@@ -76,6 +77,7 @@ export function recordsAccess(
   };
   const call = async (r: Route, id: string | null, body?: unknown, query = ''): Promise<unknown> => {
     const url = (id === null ? r.path : r.path.replace(`:${r.params[0] ?? 'id'}`, encodeURIComponent(id))) + query;
+    await letOthersIn();
     const answer = await app.inject({
       method: r.method,
       url,
