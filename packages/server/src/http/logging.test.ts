@@ -235,12 +235,23 @@ describe('jsonString', () => {
 
 describe('log lines on their way to the file', () => {
   const lines = (text: string) => text.trim().split('\n');
+  const numbers = (text: string) => lines(text).map((l) => (JSON.parse(l) as { n: number }).n);
 
-  it('go out together, one write for the lines of a moment, in the order they were logged', async () => {
+  /** Runs `test` with a new log file open for writing, then closes and removes it. */
+  const withLogFile = async (test: (fd: number, read: () => string) => unknown) => {
     const temp = tempDir();
     const path = join(temp.dir, 'log.jsonl');
     const fd = openSync(path, 'w');
     try {
+      await test(fd, () => readFileSync(path, 'utf8'));
+    } finally {
+      closeSync(fd);
+      temp.remove();
+    }
+  };
+
+  it('go out together, one write for the lines of a moment, in the order they were logged', () =>
+    withLogFile(async (fd, read) => {
       const destination = bufferDestination(fd);
       let writes = 0;
       destination.on('write', () => writes++);
@@ -248,20 +259,11 @@ describe('log lines on their way to the file', () => {
       for (let n = 1; n <= 500; n++) batch.write(`{"n":${n}}\n`);
       await new Promise<void>((resolve) => destination.once('drain', resolve));
       expect(writes).toBe(1);
-      expect(lines(readFileSync(path, 'utf8')).map((l) => (JSON.parse(l) as { n: number }).n)).toEqual(
-        Array.from({ length: 500 }, (_, i) => i + 1),
-      );
-    } finally {
-      closeSync(fd);
-      temp.remove();
-    }
-  });
+      expect(numbers(read())).toEqual(Array.from({ length: 500 }, (_, i) => i + 1));
+    }));
 
-  it('keep their order when one is longer than any batch, which goes out whole on its own', async () => {
-    const temp = tempDir();
-    const path = join(temp.dir, 'log.jsonl');
-    const fd = openSync(path, 'w');
-    try {
+  it('keep their order when one is longer than any batch, which goes out whole on its own', () =>
+    withLogFile(async (fd, read) => {
       const destination = bufferDestination(fd);
       const batch = new LineBatch(destination, fd);
       const long = `{"n":2,"text":"${'é🙂'.repeat(200_000)}"}\n`;
@@ -270,31 +272,20 @@ describe('log lines on their way to the file', () => {
       batch.write('{"n":3}\n');
       batch.flush();
       await new Promise<void>((resolve) => destination.once('drain', resolve));
-      const written = readFileSync(path, 'utf8');
-      expect(lines(written).map((l) => (JSON.parse(l) as { n: number }).n)).toEqual([1, 2, 3]);
+      const written = read();
+      expect(numbers(written)).toEqual([1, 2, 3]);
       expect(written).toContain(long);
-    } finally {
-      closeSync(fd);
-      temp.remove();
-    }
-  });
+    }));
 
-  it('still held when the process exits are written at once, after those the destination held', () => {
-    const temp = tempDir();
-    const path = join(temp.dir, 'log.jsonl');
-    const fd = openSync(path, 'w');
-    try {
+  it('still held when the process exits are written at once, after those the destination held', () =>
+    withLogFile((fd, read) => {
       const destination = bufferDestination(fd, { minLength: 4096 });
       destination.write(Buffer.from('{"n":1}\n'));
       const batch = new LineBatch(destination, fd);
       batch.write('{"n":2}\n');
       batch.flushSync();
-      expect(lines(readFileSync(path, 'utf8'))).toEqual(['{"n":1}', '{"n":2}']);
-    } finally {
-      closeSync(fd);
-      temp.remove();
-    }
-  });
+      expect(lines(read())).toEqual(['{"n":1}', '{"n":2}']);
+    }));
 });
 
 describe('the JSON log of a process that ends', () => {
