@@ -8,6 +8,7 @@
 // fails.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { relative } from 'node:path';
 import { checkProjects } from './test-projects.mjs';
 
 /**
@@ -103,6 +104,21 @@ const outcomes = await Promise.all(
 );
 if (outcomes.some((status) => status !== 0)) failed = true;
 
+/**
+ * The lane's last files to end, each with when it started and how long it ran (from vitest's JSON
+ * report, seconds after the lane's start): where a lane's end waits, which is what to shorten or
+ * start sooner for a faster run.
+ */
+function lastToEnd(lane, report, count = 6) {
+  const at = (ms) => `${((ms - report.startTime) / 1000).toFixed(0)} s`;
+  const files = [...report.testResults].sort((a, b) => b.endTime - a.endTime).slice(0, count);
+  const rows = files.map(
+    (f) =>
+      `  ${at(f.endTime).padStart(6)}  ${relative(process.cwd(), f.name)} (from ${at(f.startTime)}, ${((f.endTime - f.startTime) / 1000).toFixed(0)} s)`,
+  );
+  return `\nThe ${lane.name} lane's last files to end:\n${rows.join('\n')}`;
+}
+
 const total = { passed: 0, failed: 0, skipped: 0 };
 for (const lane of LANES) {
   const file = resultsOf(lane);
@@ -113,6 +129,7 @@ for (const lane of LANES) {
   }
   const r = JSON.parse(readFileSync(file, 'utf8'));
   rmSync(file);
+  console.log(lastToEnd(lane, r));
   total.passed += r.numPassedTests;
   total.failed += r.numFailedTests;
   total.skipped += r.numPendingTests + r.numTodoTests;
