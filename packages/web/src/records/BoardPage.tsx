@@ -39,7 +39,7 @@ import { userLabel, useUserDirectory } from '../list/references.tsx';
 import { accessTo, type Move, movesOf, owns, stateColor, stateLabel, transitionLabel } from './access.ts';
 import { problemOf } from './api.ts';
 import { BoardScroller } from './BoardScroller.tsx';
-import { dropRefusal, terminalStates } from './board.ts';
+import { columnKey, dropRefusal, terminalStates } from './board.ts';
 import { type ApiRecord, callFor, entityNamed, machineOf, type Page, pathOf } from './calls.ts';
 import { entityWords } from './labels.ts';
 import { createRoute, detailRoute } from './navigation.ts';
@@ -84,7 +84,7 @@ interface BoardFilters {
 function columnQuery(client: QueryClient, model: Model, me: Me, entity: Entity, state: string, filters: BoardFilters) {
   const list = callFor(model, entity.name, 'list');
   return infiniteQueryOptions({
-    queryKey: ['board', entity.name, state, filters.query],
+    queryKey: columnKey(entity.name, state, filters.query),
     queryFn: async ({ pageParam }: { pageParam: string }) => {
       const params = new URLSearchParams({ 'filter[state]': state, limit: String(COLUMN_PAGE), sort: '-updated_at' });
       for (const [field, value] of filters.query) params.set(`filter[${field}]`, value);

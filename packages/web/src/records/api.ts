@@ -1,7 +1,8 @@
 import type { Model } from '@ninepoint/spec';
-import { type InfiniteData, type QueryClient, useQuery } from '@tanstack/react-query';
+import { type QueryClient, useQuery } from '@tanstack/react-query';
 import { type Answer, ApiError, api } from '../api/client.ts';
-import { type ApiRecord, callFor, type HistoryEntry, type Page, pathOf } from './calls.ts';
+import { leaveOtherColumns } from './board.ts';
+import { type ApiRecord, callFor, type HistoryEntry, pathOf } from './calls.ts';
 
 /** The query key of one record (its answer with the ETag), shared by every screen that shows it. */
 export function recordKey(entity: string, id: string) {
@@ -38,25 +39,12 @@ export function refreshRecords(client: QueryClient): Promise<void> {
 }
 
 /**
- * Puts a record the server just answered with into the cache, so its screen shows it at once. It
- * also leaves the board columns of the states it is no longer in: each column is fetched again on
- * its own, and a moved card would otherwise show in two columns until the old one is.
+ * Puts a record the server just answered with into the cache, so its screen shows it at once, and
+ * out of the board columns of the states it has left (`leaveOtherColumns`).
  */
 export function storeRecord(client: QueryClient, entity: string, answer: Answer<ApiRecord>): void {
-  const record = answer.body;
-  client.setQueryData(recordKey(entity, record.id), answer);
-  if (typeof record.state !== 'string') return;
-  for (const [key, data] of client.getQueriesData<InfiniteData<Page>>({ queryKey: ['board', entity] })) {
-    if (key[2] === record.state || !data?.pages.some((p) => p.items.some((r) => r.id === record.id))) continue;
-    client.setQueryData<InfiniteData<Page>>(key, {
-      ...data,
-      pages: data.pages.map((p) => ({
-        ...p,
-        items: p.items.filter((r) => r.id !== record.id),
-        ...(p.total === undefined ? {} : { total: Math.max(0, p.total - 1) }),
-      })),
-    });
-  }
+  client.setQueryData(recordKey(entity, answer.body.id), answer);
+  leaveOtherColumns(client, entity, answer.body);
 }
 
 /** The problem of a failed call, or a stand-in for an error that is not the API's. */

@@ -1,6 +1,32 @@
 import type { StateMachine } from '@ninepoint/spec';
+import type { InfiniteData, QueryClient } from '@tanstack/react-query';
 import { type Move, stateLabel, transitionLabel } from './access.ts';
-import type { ApiRecord } from './calls.ts';
+import type { ApiRecord, Page } from './calls.ts';
+
+/** The query key of a board column: the entity's records in one state, by the screen's filters. */
+export function columnKey(entity: string, state: string, query: readonly (readonly [string, string])[]) {
+  return ['board', entity, state, query] as const;
+}
+
+/**
+ * Takes a record out of the cached board columns of the states it is no longer in, and lowers
+ * their counts. Each column is fetched again on its own after a write, and a moved card would
+ * otherwise show in two columns until the one it left is.
+ */
+export function leaveOtherColumns(client: QueryClient, entity: string, record: ApiRecord): void {
+  if (typeof record.state !== 'string') return;
+  for (const [key, data] of client.getQueriesData<InfiniteData<Page>>({ queryKey: ['board', entity] })) {
+    if (key[2] === record.state || !data?.pages.some((p) => p.items.some((r) => r.id === record.id))) continue;
+    client.setQueryData<InfiniteData<Page>>(key, {
+      ...data,
+      pages: data.pages.map((p) => ({
+        ...p,
+        items: p.items.filter((r) => r.id !== record.id),
+        ...(p.total === undefined ? {} : { total: Math.max(0, p.total - 1) }),
+      })),
+    });
+  }
+}
 
 /** States no step leads out of (closed, archived): a board folds them to their count. */
 export function terminalStates(machine: StateMachine): Set<string> {
