@@ -13,7 +13,7 @@ import { verifyPassword } from './passwords.ts';
 import { tell } from './people-events.ts';
 import { SECURE_SESSION_COOKIE, SESSION_COOKIE, SIGN_IN_SCHEMA } from './people-schemas.ts';
 import { RateLimiter } from './rate-limiter.ts';
-import { looksLikeSecret, newSecret, secretHash } from './secrets.ts';
+import { looksLikeSecret, newSecret, secretHash, secretHashOn } from './secrets.ts';
 import type { SessionFound } from './sessions-store.ts';
 import { attemptSignIn, pruneSignInCounters } from './sign-in-lockout.ts';
 import type { TokenFound } from './tokens-store.ts';
@@ -235,7 +235,7 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
       const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
       const secret = match?.[1] ?? '';
       return andThen(
-        looksLikeSecret('token', secret) ? auth.tokens.user(secretHash(secret), true) : undefined,
+        looksLikeSecret('token', secret) ? auth.tokens.user(secretHashOn(request.raw.socket, secret), true) : undefined,
         tokenActor,
       );
     }
@@ -245,7 +245,7 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
       clearSession(request, reply);
       return VISITOR_ACTOR;
     }
-    const hash = secretHash(secret);
+    const hash = secretHashOn(request.raw.socket, secret);
     return andThen(auth.sessions.get(hash, true), (session) => sessionActor(request, reply, hash, session));
   };
 
