@@ -2,6 +2,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type App,
+  boardCards,
   columnValues,
   INSTALL_TIMEOUT_MS,
   type Json,
@@ -81,6 +82,48 @@ describe('live updates in Chromium', () => {
     await editing.getByRole('heading', { name: 'Scanner on floor 2 is back', level: 1 }).waitFor();
 
     await watching.getByRole('heading', { name: 'Scanner on floor 2 is back', level: 1 }).waitFor();
+    expect(await stillMarked(watching)).toBe(true);
+    app.expectQuiet();
+  });
+
+  it('moves a card another person moved to its new column on an open board, never showing it in two', async (ctx) => {
+    if (!app.chromium) return ctx.skip(app.unavailable);
+    const title = 'Projector in room 4 flickers';
+    const moved = await app.api(agent, 'POST', '/api/tickets', {
+      title,
+      description: 'The projector flickers every few seconds.',
+      category: 'hardware',
+    });
+    const watching = await app.page();
+    await signIn(watching, app, lead, '/queue');
+    await watching.getByRole('heading', { name: 'Queue', level: 1 }).waitFor();
+    await expect.poll(() => boardCards(watching, 'New')).toContain(title);
+    await mark(watching);
+    // From now on, counts every moment the board shows the card more than once.
+    await watching.evaluate((shown) => {
+      const seen = window as unknown as { twice: number };
+      seen.twice = 0;
+      const cards = () => [...document.querySelectorAll('main li a')].filter((a) => a.textContent === shown).length;
+      new MutationObserver(() => {
+        if (cards() > 1) seen.twice++;
+      }).observe(document.body, { childList: true, subtree: true, characterData: true });
+    }, title);
+    // The column the card leaves answers last, as it may on a busy server: the card must not
+    // show in both columns meanwhile.
+    await watching.route(
+      (url) => url.pathname === '/api/tickets' && url.searchParams.get('filter[state]') === 'new',
+      async (route) => {
+        await new Promise((resolve) => setTimeout(resolve, 800));
+        await route.continue();
+      },
+    );
+
+    await app.api(agent, 'PATCH', `/api/tickets/${moved.id}`, { assignee: agent.id });
+    await app.api(agent, 'POST', `/api/tickets/${moved.id}/assign`);
+
+    await expect.poll(() => boardCards(watching, 'Assigned')).toContain(title);
+    expect(await boardCards(watching, 'New')).not.toContain(title);
+    expect(await watching.evaluate(() => (window as unknown as { twice: number }).twice)).toBe(0);
     expect(await stillMarked(watching)).toBe(true);
     app.expectQuiet();
   });

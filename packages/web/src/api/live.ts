@@ -1,7 +1,7 @@
 import type { Model } from '@ninepoint/spec';
 import { type Query, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
-import { refreshRecords } from '../records/api.ts';
+import { refreshRecords, storeChangedCards } from '../records/api.ts';
 import { callFor } from '../records/calls.ts';
 
 /** A committed change of a record another page (or user) made, as `GET /api/events` tells it. */
@@ -71,7 +71,10 @@ export function useLiveUpdates(model: Model, userId: string | null): void {
       batch = null;
       const changes = pending;
       pending = [];
-      void client.invalidateQueries({ predicate: touchedBy(model, changes) });
+      // Moved cards first, each in its one column: then the columns are fetched again.
+      void storeChangedCards(client, model, changes).finally(() =>
+        client.invalidateQueries({ predicate: touchedBy(model, changes) }),
+      );
     };
     const connect = () => {
       retry = null;

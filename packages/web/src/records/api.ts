@@ -1,7 +1,7 @@
 import type { Model } from '@ninepoint/spec';
 import { type QueryClient, useQuery } from '@tanstack/react-query';
 import { type Answer, ApiError, api } from '../api/client.ts';
-import { leaveOtherColumns } from './board.ts';
+import { leaveColumns, leaveOtherColumns, onBoard } from './board.ts';
 import { type ApiRecord, callFor, type HistoryEntry, pathOf } from './calls.ts';
 
 /** The query key of one record (its answer with the ETag), shared by every screen that shows it. */
@@ -45,6 +45,44 @@ export function refreshRecords(client: QueryClient): Promise<void> {
 export function storeRecord(client: QueryClient, entity: string, answer: Answer<ApiRecord>): void {
   client.setQueryData(recordKey(entity, answer.body.id), answer);
   leaveOtherColumns(client, entity, answer.body);
+}
+
+/** At most this many changed cards are fetched on their own at once; past it the columns alone are. */
+const CARDS_FETCHED = 20;
+
+/**
+ * Before the boards are fetched again after changes someone else made: each changed record a
+ * cached board shows is fetched on its own and left in the column of its state only
+ * (`storeRecord`), or taken off the board when it was deleted or may no longer be read. The
+ * columns are fetched one by one, and a card moved elsewhere would otherwise show in two
+ * columns, or in none, for the moment between their answers.
+ */
+export async function storeChangedCards(
+  client: QueryClient,
+  model: Model,
+  changes: readonly { entity: string; id: string; kind: string }[],
+): Promise<void> {
+  const fetched = new Map<string, Promise<void>>();
+  for (const { entity, id, kind } of changes) {
+    const key = `${entity}\u0000${id}`;
+    if (kind === 'create' || fetched.has(key) || !onBoard(client, entity, id)) continue;
+    const call = callFor(model, entity, 'get');
+    if (kind === 'delete' || !call) {
+      if (kind === 'delete') leaveColumns(client, entity, id, null);
+      continue;
+    }
+    if (fetched.size === CARDS_FETCHED) break;
+    const gone = (error: unknown) => {
+      if (error instanceof ApiError && (error.status === 403 || error.status === 404)) {
+        leaveColumns(client, entity, id, null);
+      }
+    };
+    fetched.set(
+      key,
+      api<ApiRecord>('GET', pathOf(call, id)).then((answer) => storeRecord(client, entity, answer), gone),
+    );
+  }
+  await Promise.all(fetched.values());
 }
 
 /** The problem of a failed call, or a stand-in for an error that is not the API's. */

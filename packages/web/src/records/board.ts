@@ -14,19 +14,31 @@ export function columnKey(entity: string, state: string, query: readonly (readon
  * otherwise show in two columns until the one it left is.
  */
 export function leaveOtherColumns(client: QueryClient, entity: string, record: ApiRecord): void {
-  if (typeof record.state !== 'string') return;
+  if (typeof record.state === 'string') leaveColumns(client, entity, record.id, record.state);
+}
+
+/** Whether a cached board column of the entity shows the record. */
+export function onBoard(client: QueryClient, entity: string, id: string): boolean {
+  return client.getQueriesData<InfiniteData<Page>>({ queryKey: ['board', entity] }).some(([, data]) => shows(data, id));
+}
+
+/** Takes a record out of the cached board columns of the entity but `keep`'s (all of them when null). */
+export function leaveColumns(client: QueryClient, entity: string, id: string, keep: string | null): void {
   for (const [key, data] of client.getQueriesData<InfiniteData<Page>>({ queryKey: ['board', entity] })) {
-    if (key[2] === record.state || !data?.pages.some((p) => p.items.some((r) => r.id === record.id))) continue;
+    if (key[2] === keep || !data || !shows(data, id)) continue;
     client.setQueryData<InfiniteData<Page>>(key, {
       ...data,
       pages: data.pages.map((p) => ({
         ...p,
-        items: p.items.filter((r) => r.id !== record.id),
+        items: p.items.filter((r) => r.id !== id),
         ...(p.total === undefined ? {} : { total: Math.max(0, p.total - 1) }),
       })),
     });
   }
 }
+
+const shows = (data: InfiniteData<Page> | undefined, id: string) =>
+  data?.pages.some((p) => p.items.some((r) => r.id === id)) === true;
 
 /** States no step leads out of (closed, archived): a board folds them to their count. */
 export function terminalStates(machine: StateMachine): Set<string> {
