@@ -119,6 +119,20 @@ function lastToEnd(lane, report, count = 6) {
   return `\nThe ${lane.name} lane's last files to end:\n${rows.join('\n')}`;
 }
 
+/**
+ * The lane's longest-running files, each with its time and how many tests it holds: what costs the
+ * lane most, which on a 2-core machine is what a shorter run must take from first.
+ */
+function longest(lane, report, count = 8) {
+  const took = (f) => f.endTime - f.startTime;
+  const files = [...report.testResults].sort((a, b) => took(b) - took(a)).slice(0, count);
+  const rows = files.map(
+    (f) =>
+      `  ${`${(took(f) / 1000).toFixed(0)} s`.padStart(6)}  ${relative(process.cwd(), f.name)} (${f.assertionResults.length} tests)`,
+  );
+  return `\nThe ${lane.name} lane's longest files:\n${rows.join('\n')}`;
+}
+
 const total = { passed: 0, failed: 0, skipped: 0 };
 for (const lane of LANES) {
   const file = resultsOf(lane);
@@ -130,6 +144,7 @@ for (const lane of LANES) {
   const r = JSON.parse(readFileSync(file, 'utf8'));
   rmSync(file);
   console.log(lastToEnd(lane, r));
+  console.log(longest(lane, r));
   total.passed += r.numPassedTests;
   total.failed += r.numFailedTests;
   total.skipped += r.numPendingTests + r.numTodoTests;
