@@ -1,4 +1,4 @@
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { SmtpSettings } from './mail-settings.ts';
 
 /** A mail the app sends: plain text, to one person. */
@@ -33,24 +33,30 @@ const SMTP_TIMEOUT_MS = 20_000;
 /**
  * A mailer that hands each mail to an SMTP server (nodemailer): STARTTLS when the server offers
  * it, or TLS from the start when `secure`; one connection per mail, so nothing is left to close.
+ * nodemailer is loaded at the first mail or check, not at start: loading it took about 50 ms of
+ * every start of the server, the CLI and each test file that imports the server.
  */
 export function smtpMailer(smtp: SmtpSettings, from: string): Mailer {
-  const transport = nodemailer.createTransport({
-    host: smtp.host,
-    port: smtp.port,
-    secure: smtp.secure,
-    ...(smtp.user !== null && smtp.password !== null ? { auth: { user: smtp.user, pass: smtp.password } } : {}),
-    connectionTimeout: SMTP_TIMEOUT_MS,
-    greetingTimeout: SMTP_TIMEOUT_MS,
-    socketTimeout: SMTP_TIMEOUT_MS,
-  });
+  let transport: Promise<Transporter> | undefined;
+  const open = () =>
+    (transport ??= import('nodemailer').then(({ default: nodemailer }) =>
+      nodemailer.createTransport({
+        host: smtp.host,
+        port: smtp.port,
+        secure: smtp.secure,
+        ...(smtp.user !== null && smtp.password !== null ? { auth: { user: smtp.user, pass: smtp.password } } : {}),
+        connectionTimeout: SMTP_TIMEOUT_MS,
+        greetingTimeout: SMTP_TIMEOUT_MS,
+        socketTimeout: SMTP_TIMEOUT_MS,
+      }),
+    ));
   return {
     kind: 'smtp',
     async send(mail) {
-      await transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text });
+      await (await open()).sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text });
     },
     async verify() {
-      await transport.verify();
+      await (await open()).verify();
     },
   };
 }
