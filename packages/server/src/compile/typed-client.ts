@@ -554,7 +554,7 @@ function listQuery(options: ListOptions<object, string> | undefined): URLSearchP
 }
 
 /**
- * A create or update holding files (\`Blob\` or \`File\` values of file fields) as the server's
+ * A create, update or transition holding files (\`Blob\` or \`File\` values of file fields) as the server's
  * multipart write takes it: the other fields as the \`record\` part (JSON), a part per file named
  * by its field; undefined when it holds none (it goes as JSON).
  */

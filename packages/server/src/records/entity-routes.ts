@@ -729,27 +729,46 @@ function transitionHandler(route: Route, context: EntityContext, name: string): 
   const schema = route.body?.schema ?? NO_BODY;
   const errors = new FieldErrors(entity, context.catalogue, context.fieldLine);
   const fields = entity.fields.filter((f) => Object.hasOwn(schema.properties ?? {}, f.name));
-  return async (request, reply) => {
+  const takes = fileFieldsTaken(route, entity);
+  const take = async (request: FastifyRequest, reply: FastifyReply, id: string, upload: Upload | null) => {
     const { actor } = request;
     const read = readGrants(actor, context);
-    const id = recordId(request, route, context);
-    const body = readBody(request, errors, true);
+    const body = upload ? uploadedBody(request, upload, errors) : readBody(request, errors, true);
     const at = new Date(context.now()).toISOString();
     const values: Record<string, Value> = {};
     const failures: FieldError[] = [];
     for (const field of fields) {
-      if (!Object.hasOwn(body, field.name)) continue;
-      // Files are added by uploads (a multipart create or update), never by a transition.
       if (isFileField(field)) {
-        failures.push(readOnly(field, errors));
+        // A transition adds the files uploaded with it; it never names the ones a field holds.
+        if (Object.hasOwn(body, field.name)) failures.push(readOnly(field, errors));
         continue;
       }
+      if (!Object.hasOwn(body, field.name)) continue;
       values[field.name] = checkValue(field, body[field.name] as Value, errors, failures);
+    }
+    // A field of several files keeps those it holds (read first: CONFLICT if another write changed
+    // them before the transaction), with the uploaded ones after; a field of one has it replaced.
+    const uploads = entity.fields.filter(isFileField).filter((f) => (upload?.files.get(f.name)?.length ?? 0) > 0);
+    const seen = uploads.some((f) => f.type.maxFiles > 1) ? (await records.get(id))?.record : undefined;
+    for (const field of uploads) {
+      const held = field.type.maxFiles > 1 ? fileIdsOf(seen?.[field.name]) : [];
+      values[field.name] = [...held, ...(upload?.files.get(field.name) ?? [])].join(',');
     }
     if (failures.length > 0) throw new ProblemError('VALIDATION_FAILED', {}, { errors: failures });
     const ifVersions = ifMatchVersions(request.headers['if-match']);
     const allowed = writeAllowed(read, context.permissions.transitionGrants(actor, transition), actor, context, id);
     const hidden = hiddenOf(actor, context);
+    const found: { record?: ApiRecord } = {};
+    const authorize: typeof allowed = (current, next, reader) => {
+      allowed(current, next, reader);
+      found.record = current;
+      for (const field of uploads) {
+        if (field.type.maxFiles > 1 && (current[field.name] ?? null) !== (seen?.[field.name] ?? null)) {
+          throw new ProblemError('CONFLICT', { entity: entity.name });
+        }
+        RecordFiles.checkHeld(field, next[field.name], current[field.name], upload?.files.get(field.name) ?? []);
+      }
+    };
     const outcome = await records.transition(
       id,
       { name: transition.name, to: transition.to },
@@ -758,12 +777,13 @@ function transitionHandler(route: Route, context: EntityContext, name: string): 
         at,
         by: actor.userId,
         ifVersions,
-        authorize: allowed,
+        authorize,
         unreadableReferences: unreadableReferences(actor, context),
       },
       withEffectFields(withUser(check, actor, hidden), context.effectFields),
     );
     if (!outcome.ok) throw refused(outcome.refusal, context, id);
+    if (upload) await context.files?.settle(entity, found.record ?? null, outcome.stored.record);
     context.committed({
       entity: entity.name,
       id,
@@ -776,6 +796,21 @@ function transitionHandler(route: Route, context: EntityContext, name: string): 
     return reply
       .header('etag', etagOf(outcome.stored.version))
       .send(await visible(outcome.stored.record, hidden, context));
+  };
+  return async (request, reply) => {
+    const id = recordId(request, route, context);
+    // Files sent with a transition (multipart, when its payload names a file field) are stored
+    // first, and removed again when the transition is refused.
+    const upload =
+      takes.size > 0 && context.files?.isUpload(request)
+        ? await context.files.receive(request, entity, id, takes)
+        : null;
+    try {
+      return await take(request, reply, id, upload);
+    } catch (error) {
+      await upload?.discard();
+      throw error;
+    }
   };
 }
 

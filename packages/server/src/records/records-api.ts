@@ -244,11 +244,11 @@ function callOperation(
   fileFields: readonly Field[] = [],
 ): Operation {
   const { success, action } = route;
-  // A create or update of an entity with file fields may also be sent as multipart/form-data, with
-  // a part for each file field its payload takes (point 7 may name some of them).
+  // A create, update or transition of an entity with file fields may also be sent as
+  // multipart/form-data, with a part for each file field its payload takes (point 7 may name some).
   const properties = route.body?.schema.properties ?? {};
   const uploads =
-    (action.kind === 'create' || action.kind === 'update') && route.body
+    (action.kind === 'create' || action.kind === 'update' || action.kind === 'transition') && route.body
       ? fileFields.filter((f) => Object.hasOwn(properties, f.name))
       : [];
   const { errors } = route;
@@ -293,7 +293,7 @@ function callOperation(
                 ? uploadContent(
                     route.body.component ? ref(route.body.component) : route.body.schema,
                     uploads,
-                    action.kind === 'update',
+                    action.kind === 'create' ? 'create' : action.kind === 'update' ? 'update' : 'transition',
                   )
                 : {}),
             },
@@ -320,6 +320,12 @@ const UPDATE_UPLOAD =
   'field: it then holds the ids given there and the new files). To remove a file, send the field without its ' +
   'id (as JSON or in the `record` part); the bytes of a file replaced or removed are deleted. All or nothing: ' +
   'a refused write keeps none of the files sent with it.';
+const TRANSITION_UPLOAD =
+  'The transition with files: a part per file, named by its field (repeated for a field that holds several), ' +
+  'and optionally a `record` part with the payload’s other fields as JSON. A field that holds one file has it ' +
+  'replaced; files sent to a field that holds several are added to those it holds. All or nothing: a refused ' +
+  'transition keeps none of the files sent with it.';
+const UPLOAD_DESCRIPTION = { create: CREATE_UPLOAD, update: UPDATE_UPLOAD, transition: TRANSITION_UPLOAD };
 
 /**
  * A write with files: a `record` part holding the JSON body, and a part per file named by its
@@ -330,7 +336,7 @@ const UPDATE_UPLOAD =
 function uploadContent(
   record: JsonSchema,
   fields: readonly Field[],
-  update: boolean,
+  kind: 'create' | 'update' | 'transition',
 ): Record<string, { schema: JsonSchema; encoding?: Record<string, { contentType: string }> }> {
   const file = (field: Field): JsonSchema => {
     const type = field.type.kind === 'file' ? field.type : null;
@@ -346,7 +352,7 @@ function uploadContent(
     'multipart/form-data': {
       schema: {
         type: 'object',
-        description: update ? UPDATE_UPLOAD : CREATE_UPLOAD,
+        description: UPLOAD_DESCRIPTION[kind],
         properties: { record, ...Object.fromEntries(fields.map((f) => [f.name, file(f)])) },
         additionalProperties: false,
       },
