@@ -1,13 +1,15 @@
 import { Badge, Button, Group, Modal, Stack, Text } from '@mantine/core';
 import type { Model, Transition } from '@ninepoint/spec';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useContext, useEffect, useState } from 'react';
-import { type Answer, type ApiError, api } from '../api/client.ts';
+import { type FormEvent, useContext, useEffect, useMemo, useState } from 'react';
+import { type Answer, type ApiError, api, sendForm } from '../api/client.ts';
 import { useMe } from '../api/session.ts';
 import { ModelContext } from '../app/context.ts';
 import { Arrow } from '../fields/Arrow.tsx';
 import { sentence } from '../fields/display.ts';
 import { FieldInput, inputId } from '../fields/FieldInput.tsx';
+import { PendingFilesContext } from '../fields/files/pending-files.ts';
+import { usePendingFiles, withPendingFiles } from '../fields/files/use-pending-files.ts';
 import { toInput } from '../fields/form-values.ts';
 import { formatMessage } from '../format.ts';
 import { hasRuleChecks, preloadRuleChecks, refusalBeforeSending } from '../rules/before-sending.ts';
@@ -23,6 +25,8 @@ export interface TakeInput {
   etag?: string | null;
   transition: Transition;
   body?: Record<string, unknown>;
+  /** Files picked in the dialog, by field: sent with the transition (multipart/form-data). */
+  files?: readonly [string, File][];
 }
 
 /**
@@ -56,22 +60,52 @@ export function useTakeTransition(shown: Model, entity: string) {
     if (checked) preloadRuleChecks();
   }, [checked]);
   return useMutation({
-    mutationFn: async ({ record, etag, transition, body }: TakeInput): Promise<Answer<ApiRecord>> => {
+    mutationFn: async ({ record, etag, transition, body, files = [] }: TakeInput): Promise<Answer<ApiRecord>> => {
       const call = transitionCall(model, entity, transition.name);
       if (!call) throw new Error(`${transition.name} has no call.`);
       const write = { kind: 'transition' as const, transition: transition.name, current: record };
-      const refusal = await refusalBeforeSending(client, model, { ...write, entity, body: body ?? {}, user });
+      const checked = withPicked(model, entity, record, body ?? {}, new Set(files.map(([field]) => field)));
+      const refusal = await refusalBeforeSending(client, model, { ...write, entity, body: checked, user });
       if (refusal) throw refusal;
-      return api<ApiRecord>(call.method, pathOf(call, record.id), {
-        ...(body && Object.keys(body).length > 0 ? { body } : {}),
-        ifMatch: etag ?? null,
-      });
+      const path = pathOf(call, record.id);
+      if (files.length === 0) {
+        return api<ApiRecord>(call.method, path, {
+          ...(body && Object.keys(body).length > 0 ? { body } : {}),
+          ifMatch: etag ?? null,
+        });
+      }
+      // With files, the transition and its files go together: all or nothing.
+      const form = new FormData();
+      form.append('record', JSON.stringify(body ?? {}));
+      for (const [field, file] of files) form.append(field, file, file.name);
+      return sendForm<ApiRecord>(call.method, path, form, { ifMatch: etag ?? null });
     },
     onSuccess: async (answer) => {
       storeRecord(client, entity, answer);
       await refreshRecords(client);
     },
   });
+}
+
+/**
+ * The payload as the rules see the record once the picked files arrive (`has(receipt)` holds): a
+ * field of one file has the new one instead, a field of several keeps what it holds as well.
+ */
+function withPicked(
+  model: Model,
+  entity: string,
+  record: ApiRecord,
+  body: Record<string, unknown>,
+  picked: ReadonlySet<string>,
+): Record<string, unknown> {
+  if (picked.size === 0) return body;
+  const fields = entityNamed(model, entity)?.fields ?? [];
+  const held = [...picked].map((name) => {
+    const field = fields.find((f) => f.name === name);
+    const several = field?.type.kind === 'file' && field.type.maxFiles > 1;
+    return [name, several && typeof record[name] === 'string' ? record[name] : ''] as const;
+  });
+  return withPendingFiles({ ...body, ...Object.fromEntries(held) }, picked);
 }
 
 /** Whether a transition leads into a state no transition leaves: a step that cannot be undone. */
@@ -288,17 +322,22 @@ export function TransitionDialog({
   const form = useFieldForm(model, entity, fields, 'change', initial);
   const take = useTakeTransition(model, entity);
   const [problem, setProblem] = useState<{ error: ApiError; messages: string[] } | null>(null);
+  // A transition adds the files picked here to what the record holds; it never removes one.
+  const pending = usePendingFiles();
+  const adding = useMemo(() => ({ ...pending, addOnly: true }), [pending]);
+  const fileFields = new Set(fields.filter((f) => f.type.kind === 'file').map((f) => f.name));
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
     setProblem(null);
-    const prepared = form.prepare(record);
+    const prepared = form.prepare(record, pending.fields());
     if ('invalid' in prepared) {
       document.getElementById(inputId({ name: prepared.invalid } as never, 'move'))?.focus();
       return;
     }
+    const body = Object.fromEntries(Object.entries(prepared.body).filter(([name]) => !fileFields.has(name)));
     take.mutate(
-      { record, etag: etag ?? null, transition, body: prepared.body },
+      { record, etag: etag ?? null, transition, body, files: pending.all() },
       {
         onSuccess: (answer) => {
           onDone?.(answer);
@@ -326,17 +365,19 @@ export function TransitionDialog({
             <FinalConsequence model={model} entity={entity} transition={transition} title={title} />
           )}
           {problem && <ProblemAlert error={problem.error} messages={problem.messages} title="Not done" />}
-          {fields.map((field) => (
-            <FieldInput
-              idPrefix="move"
-              key={field.name}
-              model={model}
-              field={field}
-              value={form.values[field.name]}
-              onChange={(v) => form.setValue(field.name, v)}
-              error={form.errors[field.name]}
-            />
-          ))}
+          <PendingFilesContext.Provider value={adding}>
+            {fields.map((field) => (
+              <FieldInput
+                idPrefix="move"
+                key={field.name}
+                model={model}
+                field={field}
+                value={form.values[field.name]}
+                onChange={(v) => form.setValue(field.name, v)}
+                error={form.errors[field.name]}
+              />
+            ))}
+          </PendingFilesContext.Provider>
           <Group justify="flex-end">
             <Button variant="default" onClick={onClose}>
               Cancel

@@ -52,8 +52,8 @@ export function FileField({
   const add = (files: readonly File[]) => {
     if (!pending) return;
     const next = type.maxFiles === 1 ? files.slice(0, 1) : [...picked, ...files].slice(0, Math.max(room, 0));
-    // A single file replaces the one kept.
-    if (type.maxFiles === 1 && next.length > 0 && kept.length > 0) onChange('');
+    // A single file replaces the one kept (a form that only adds sends the new one; the server replaces it).
+    if (type.maxFiles === 1 && next.length > 0 && kept.length > 0 && !pending.addOnly) onChange('');
     pending.set(name, next);
     rerender((n) => n + 1);
   };
@@ -71,15 +71,17 @@ export function FileField({
         {kept.map((fileId) => (
           <Group key={fileId} gap="xs" wrap="nowrap" justify="space-between">
             <FileLine id={fileId} />
-            <ActionIcon
-              variant="subtle"
-              color="red"
-              aria-label="Remove file"
-              disabled={disabled}
-              onClick={() => onChange(kept.filter((k) => k !== fileId).join(','))}
-            >
-              ×
-            </ActionIcon>
+            {pending?.addOnly ? null : (
+              <ActionIcon
+                variant="subtle"
+                color="red"
+                aria-label="Remove file"
+                disabled={disabled}
+                onClick={() => onChange(kept.filter((k) => k !== fileId).join(','))}
+              >
+                ×
+              </ActionIcon>
+            )}
           </Group>
         ))}
         {picked.map((file, i) => (

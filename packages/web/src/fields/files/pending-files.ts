@@ -7,7 +7,9 @@ import { createContext } from 'react';
 export interface PendingFiles {
   get(field: string): readonly File[];
   set(field: string, files: readonly File[]): void;
+  /** The form only adds files (a transition's dialog): the ones a record holds stay. */
+  addOnly?: boolean;
 }
 
-/** Null outside a form that can send files (a transition's dialog): file inputs then only remove. */
+/** Null outside a form that can send files: file inputs then only remove. */
 export const PendingFilesContext = createContext<PendingFiles | null>(null);
