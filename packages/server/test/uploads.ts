@@ -1,6 +1,18 @@
+import { readdirSync } from 'node:fs';
 import { deflateSync } from 'node:zlib';
 import type { NinepointServer } from '../src/app/server.ts';
+import { FILES_TABLE } from '../src/files/files-tables.ts';
 import type { CallAnswer } from './users.ts';
+
+/**
+ * What uploads kept: the files a storage folder holds (thumbnails included) and the rows of the
+ * files table.
+ */
+export async function keptFiles(server: NinepointServer, folder: string): Promise<[number, number]> {
+  const files = readdirSync(folder, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).length;
+  const row = await server.store.sql.get<{ n: number | string }>(`SELECT COUNT(*) AS "n" FROM "${FILES_TABLE}"`);
+  return [files, Number(row?.n ?? 0)];
+}
 
 /** A file part of a test upload: its field, name and bytes. */
 export interface TestFile {

@@ -1,14 +1,13 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLAIMS } from '../../test/claims-spec.ts';
 import { type FreshDatabase, TEST_DATABASES } from '../../test/databases.ts';
 import { modelOf } from '../../test/helpers.ts';
-import { pdf, png, upload } from '../../test/uploads.ts';
+import { keptFiles, pdf, png, upload } from '../../test/uploads.ts';
 import { userWithToken } from '../../test/users.ts';
 import { createServer, type NinepointServer } from '../app/server.ts';
-import { FILES_TABLE } from './files-tables.ts';
 
 /**
  * Point 7 names the fields each call takes: a file field is one of them like any other. The create
@@ -20,19 +19,12 @@ const DECLARED = `${CLAIMS.replace('## 8. The error catalogue', '## 7. The calls
 
 type Json = Record<string, unknown>;
 
-function kept(dir: string): number {
-  return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).length;
-}
-
 describe.each(TEST_DATABASES)('uploads to the calls point 7 declares, on $name', (db) => {
   let fresh: FreshDatabase;
   let server: NinepointServer;
   let folder: string;
   let clerk: string;
-  const rows = async () =>
-    Number(
-      (await server.store.sql.get<{ n: number | string }>(`SELECT COUNT(*) AS "n" FROM "${FILES_TABLE}"`))?.n ?? 0,
-    );
+  const kept = () => keptFiles(server, folder);
 
   beforeAll(async () => {
     fresh = await db.fresh();
@@ -60,7 +52,7 @@ describe.each(TEST_DATABASES)('uploads to the calls point 7 declares, on $name',
     expect(refusedCreate.status).toBe(400);
     expect(refusedCreate.body.code).toBe('INVALID_PAYLOAD');
     expect(String(refusedCreate.body.detail)).toContain('"photos"');
-    expect([kept(folder), await rows()]).toEqual([0, 0]);
+    expect(await kept()).toEqual([0, 0]);
 
     const created = await upload(server, clerk, 'POST', '/api/claims', { title: 'Taxi', amount: 30 }, [
       { field: 'receipt', name: 'r.pdf', bytes: pdf() },
@@ -74,7 +66,7 @@ describe.each(TEST_DATABASES)('uploads to the calls point 7 declares, on $name',
     ]);
     expect(refusedUpdate.status).toBe(400);
     expect(refusedUpdate.body.code).toBe('INVALID_PAYLOAD');
-    expect([kept(folder), await rows()]).toEqual([1, 1]);
+    expect(await kept()).toEqual([1, 1]);
 
     const first = await upload(server, clerk, 'PATCH', path, undefined, [
       { field: 'photos', name: 'a.png', bytes: png() },
@@ -85,7 +77,7 @@ describe.each(TEST_DATABASES)('uploads to the calls point 7 declares, on $name',
     expect([first.status, second.status]).toEqual([200, 200]);
     expect(String(second.body.photos).split(',')).toEqual([String(first.body.photos), expect.any(String)]);
     expect(second.body).toMatchObject({ title: 'Taxi home', receipt: created.body.receipt });
-    expect([kept(folder), await rows()]).toEqual([3, 3]);
+    expect(await kept()).toEqual([3, 3]);
   });
 
   it('describes each call’s own file parts in the OpenAPI document', async () => {

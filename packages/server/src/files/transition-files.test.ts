@@ -1,14 +1,13 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLAIMS } from '../../test/claims-spec.ts';
 import { type FreshDatabase, TEST_DATABASES } from '../../test/databases.ts';
 import { modelOf } from '../../test/helpers.ts';
-import { pdf, png, upload } from '../../test/uploads.ts';
+import { keptFiles, pdf, png, upload } from '../../test/uploads.ts';
 import { userWithToken } from '../../test/users.ts';
 import { createServer, type NinepointServer } from '../app/server.ts';
-import { FILES_TABLE } from './files-tables.ts';
 
 /**
  * A transition whose call (point 7) names file fields takes files with it, as multipart/form-data:
@@ -55,19 +54,12 @@ const SUBMITTED = CLAIMS.replace(
 
 type Json = Record<string, unknown>;
 
-function kept(dir: string): number {
-  return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).length;
-}
-
 describe.each(TEST_DATABASES)('files sent with a transition, on $name', (db) => {
   let fresh: FreshDatabase;
   let server: NinepointServer;
   let folder: string;
   let clerk: string;
-  const rows = async () =>
-    Number(
-      (await server.store.sql.get<{ n: number | string }>(`SELECT COUNT(*) AS "n" FROM "${FILES_TABLE}"`))?.n ?? 0,
-    );
+  const kept = () => keptFiles(server, folder);
   const claim = async (title: string): Promise<string> => {
     const made = await server.app.inject({
       method: 'POST',
@@ -131,14 +123,14 @@ describe.each(TEST_DATABASES)('files sent with a transition, on $name', (db) => 
 
   it('keeps none of the files of a refused transition, nor of a call that sends one to a field it does not take', async () => {
     const id = await claim('Lunch');
-    const before = [kept(folder), await rows()];
+    const before = await kept();
     const [files = 0, fileRows = 0] = before;
     // The submit's rule wants a receipt: photos alone are refused, and not kept.
     const noReceipt = await upload(server, clerk, 'POST', `/api/claims/${id}/submit`, undefined, [
       { field: 'photos', name: 'a.png', bytes: png() },
     ]);
     expect([noReceipt.status, noReceipt.body.code]).toEqual([422, 'RECEIPT_REQUIRED']);
-    expect([kept(folder), await rows()]).toEqual(before);
+    expect(await kept()).toEqual(before);
 
     // `scan` is not the submit's: refused before any file is kept.
     const notTaken = await upload(server, clerk, 'POST', `/api/claims/${id}/submit`, undefined, [
@@ -147,7 +139,7 @@ describe.each(TEST_DATABASES)('files sent with a transition, on $name', (db) => 
     ]);
     expect([notTaken.status, notTaken.body.code]).toEqual([400, 'INVALID_PAYLOAD']);
     expect(String(notTaken.body.detail)).toContain('"scan"');
-    expect([kept(folder), await rows()]).toEqual(before);
+    expect(await kept()).toEqual(before);
 
     // A file field named in the record part is refused: a transition only adds files.
     const named = await upload(server, clerk, 'POST', `/api/claims/${id}/submit`, { receipt: null }, [
@@ -155,7 +147,7 @@ describe.each(TEST_DATABASES)('files sent with a transition, on $name', (db) => 
     ]);
     expect([named.status, named.body.code]).toEqual([422, 'VALIDATION_FAILED']);
     expect(named.body.errors).toEqual([expect.objectContaining({ field: 'receipt', code: 'READ_ONLY_FIELD' })]);
-    expect([kept(folder), await rows()]).toEqual(before);
+    expect(await kept()).toEqual(before);
 
     // The claim left draft: a second submit is refused (TRANSITION_NOT_ALLOWED), its file not kept.
     const submitted = await upload(server, clerk, 'POST', `/api/claims/${id}/submit`, undefined, [
@@ -166,7 +158,7 @@ describe.each(TEST_DATABASES)('files sent with a transition, on $name', (db) => 
       { field: 'receipt', name: 'other.pdf', bytes: pdf('other') },
     ]);
     expect(again.status).toBe(409);
-    expect([kept(folder), await rows()]).toEqual([files + 1, fileRows + 1]);
+    expect(await kept()).toEqual([files + 1, fileRows + 1]);
   });
 
   it('offers the transition’s file parts in the OpenAPI document', async () => {
