@@ -3,6 +3,7 @@ import {
   defaultValueAt,
   type Entity,
   type Field,
+  type FieldTypeOfKind,
   NO_USER,
   type RuntimeSettings,
   type SpecLine,
@@ -633,16 +634,8 @@ function updateHandler(route: Route, context: EntityContext): Handler {
     const failures: FieldError[] = [];
     /** Fields the actor may not change but sent: they must hold what the record holds. */
     const fixed: Field[] = [];
-    // Files added to a field that holds several are added to those it holds: read them first, and
-    // refuse the write (CONFLICT) if another changed them before its transaction.
-    const appended = entity.fields.filter(
-      (f) =>
-        isFileField(f) &&
-        f.type.maxFiles > 1 &&
-        (upload?.files.get(f.name)?.length ?? 0) > 0 &&
-        !Object.hasOwn(body, f.name),
-    );
-    const seen = appended.length > 0 ? (await records.get(id))?.record : undefined;
+    // Files added to a field that holds several are added to those it holds (`filesAdded`).
+    const added = await filesAdded(context, id, upload, body);
     for (const field of fields) {
       const uploaded = upload?.files.get(field.name) ?? [];
       const given = Object.hasOwn(body, field.name);
@@ -651,11 +644,7 @@ function updateHandler(route: Route, context: EntityContext): Handler {
         // A file field changes only when the write names it or uploads to it; PUT keeps it otherwise.
         if (!given && uploaded.length === 0) continue;
         if (!mayChange) fixed.push(field);
-        const held = given
-          ? fileIdsOf(body[field.name])
-          : appended.includes(field)
-            ? fileIdsOf(seen?.[field.name])
-            : [];
+        const held = given ? fileIdsOf(body[field.name]) : added.held(field);
         const ids = [...held, ...uploaded];
         values[field.name] = checkValue(field, ids.length > 0 ? ids.join(',') : null, errors, failures);
         continue;
@@ -676,12 +665,7 @@ function updateHandler(route: Route, context: EntityContext): Handler {
       allowed(current, next, reader);
       found.record = current;
       // A file field keeps only files it held or that came with this write, and no more than it takes.
-      for (const field of fileFields) {
-        if (appended.includes(field) && (current[field.name] ?? null) !== (seen?.[field.name] ?? null)) {
-          throw new ProblemError('CONFLICT', { entity: entity.name });
-        }
-        RecordFiles.checkHeld(field, next[field.name], current[field.name], upload?.files.get(field.name) ?? []);
-      }
+      added.check(fileFields, current, next);
       if (fixed.length === 0) return;
       // A field the actor cannot see is refused even unchanged: accepting the stored value would tell it.
       const unseen = hidden?.(current, (e, key) => reader.get(e, key));
@@ -716,6 +700,44 @@ function updateHandler(route: Route, context: EntityContext): Handler {
   }
 }
 
+/** A file field. */
+type FileField = Field & { type: FieldTypeOfKind<'file'> };
+
+/**
+ * Files an upload adds to the fields of several that the write does not name: they join the files
+ * those fields hold, read before the write's transaction (`held`). In that transaction, `check`
+ * refuses the write (CONFLICT) when another write changed such a field in between, and lets each
+ * file field written hold only files it held or that came with the write (`RecordFiles.checkHeld`).
+ */
+async function filesAdded(
+  context: EntityContext,
+  id: string,
+  upload: Upload | null,
+  body: Record<string, unknown>,
+): Promise<{
+  appended: readonly FileField[];
+  held(field: FileField): string[];
+  check(written: readonly FileField[], current: ApiRecord, next: ApiRecord): void;
+}> {
+  const uploaded = (field: Field) => upload?.files.get(field.name) ?? [];
+  const appended = context.entity.fields
+    .filter(isFileField)
+    .filter((f) => f.type.maxFiles > 1 && uploaded(f).length > 0 && !Object.hasOwn(body, f.name));
+  const seen = appended.length > 0 ? (await context.records.get(id))?.record : undefined;
+  return {
+    appended,
+    held: (field) => (appended.includes(field) ? fileIdsOf(seen?.[field.name]) : []),
+    check: (written, current, next) => {
+      for (const field of written) {
+        if (appended.includes(field) && (current[field.name] ?? null) !== (seen?.[field.name] ?? null)) {
+          throw new ProblemError('CONFLICT', { entity: context.entity.name });
+        }
+        RecordFiles.checkHeld(field, next[field.name], current[field.name], uploaded(field));
+      }
+    },
+  };
+}
+
 /**
  * Takes a transition in one transaction: the record (404), its from-state and the guard
  * (TRANSITION_NOT_ALLOWED), the payload's fields (validated like an update), the rules, the new
@@ -746,13 +768,12 @@ function transitionHandler(route: Route, context: EntityContext, name: string): 
       if (!Object.hasOwn(body, field.name)) continue;
       values[field.name] = checkValue(field, body[field.name] as Value, errors, failures);
     }
-    // A field of several files keeps those it holds (read first: CONFLICT if another write changed
-    // them before the transaction), with the uploaded ones after; a field of one has it replaced.
+    // A field of several files keeps those it holds, with the uploaded ones after (`filesAdded`);
+    // a field of one has it replaced.
     const uploads = entity.fields.filter(isFileField).filter((f) => (upload?.files.get(f.name)?.length ?? 0) > 0);
-    const seen = uploads.some((f) => f.type.maxFiles > 1) ? (await records.get(id))?.record : undefined;
+    const added = await filesAdded(context, id, upload, body);
     for (const field of uploads) {
-      const held = field.type.maxFiles > 1 ? fileIdsOf(seen?.[field.name]) : [];
-      values[field.name] = [...held, ...(upload?.files.get(field.name) ?? [])].join(',');
+      values[field.name] = [...added.held(field), ...(upload?.files.get(field.name) ?? [])].join(',');
     }
     if (failures.length > 0) throw new ProblemError('VALIDATION_FAILED', {}, { errors: failures });
     const ifVersions = ifMatchVersions(request.headers['if-match']);
@@ -762,12 +783,7 @@ function transitionHandler(route: Route, context: EntityContext, name: string): 
     const authorize: typeof allowed = (current, next, reader) => {
       allowed(current, next, reader);
       found.record = current;
-      for (const field of uploads) {
-        if (field.type.maxFiles > 1 && (current[field.name] ?? null) !== (seen?.[field.name] ?? null)) {
-          throw new ProblemError('CONFLICT', { entity: entity.name });
-        }
-        RecordFiles.checkHeld(field, next[field.name], current[field.name], upload?.files.get(field.name) ?? []);
-      }
+      added.check(uploads, current, next);
     };
     const outcome = await records.transition(
       id,

@@ -247,10 +247,9 @@ function callOperation(
   // A create, update or transition of an entity with file fields may also be sent as
   // multipart/form-data, with a part for each file field its payload takes (point 7 may name some).
   const properties = route.body?.schema.properties ?? {};
-  const uploads =
-    (action.kind === 'create' || action.kind === 'update' || action.kind === 'transition') && route.body
-      ? fileFields.filter((f) => Object.hasOwn(properties, f.name))
-      : [];
+  const write =
+    action.kind === 'create' || action.kind === 'update' || action.kind === 'transition' ? action.kind : null;
+  const uploads = write && route.body ? fileFields.filter((f) => Object.hasOwn(properties, f.name)) : [];
   const { errors } = route;
   const successContent = success.schema
     ? { content: { [API.json]: { schema: success.component ? ref(success.component) : success.schema } } }
@@ -289,12 +288,8 @@ function callOperation(
             required: true as const,
             content: {
               [API.json]: { schema: route.body.component ? ref(route.body.component) : route.body.schema },
-              ...(uploads.length > 0
-                ? uploadContent(
-                    route.body.component ? ref(route.body.component) : route.body.schema,
-                    uploads,
-                    action.kind === 'create' ? 'create' : action.kind === 'update' ? 'update' : 'transition',
-                  )
+              ...(write && uploads.length > 0
+                ? uploadContent(route.body.component ? ref(route.body.component) : route.body.schema, uploads, write)
                 : {}),
             },
           },

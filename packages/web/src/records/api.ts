@@ -66,11 +66,12 @@ export async function storeChangedCards(
   for (const { entity, id, kind } of changes) {
     const key = `${entity}\u0000${id}`;
     if (kind === 'create' || fetched.has(key) || !onBoard(client, entity, id)) continue;
-    const call = callFor(model, entity, 'get');
-    if (kind === 'delete' || !call) {
-      if (kind === 'delete') leaveColumns(client, entity, id, null);
+    if (kind === 'delete') {
+      leaveColumns(client, entity, id, null);
       continue;
     }
+    const call = callFor(model, entity, 'get');
+    if (!call) continue;
     if (fetched.size === CARDS_FETCHED) break;
     const gone = (error: unknown) => {
       if (error instanceof ApiError && (error.status === 403 || error.status === 404)) {

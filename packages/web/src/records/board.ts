@@ -3,9 +3,12 @@ import type { InfiniteData, QueryClient } from '@tanstack/react-query';
 import { type Move, stateLabel, transitionLabel } from './access.ts';
 import type { ApiRecord, Page } from './calls.ts';
 
+/** What the keys of every board column of the entity begin with. */
+const columnsKey = (entity: string) => ['board', entity] as const;
+
 /** The query key of a board column: the entity's records in one state, by the screen's filters. */
 export function columnKey(entity: string, state: string, query: readonly (readonly [string, string])[]) {
-  return ['board', entity, state, query] as const;
+  return [...columnsKey(entity), state, query] as const;
 }
 
 /**
@@ -19,12 +22,14 @@ export function leaveOtherColumns(client: QueryClient, entity: string, record: A
 
 /** Whether a cached board column of the entity shows the record. */
 export function onBoard(client: QueryClient, entity: string, id: string): boolean {
-  return client.getQueriesData<InfiniteData<Page>>({ queryKey: ['board', entity] }).some(([, data]) => shows(data, id));
+  return client
+    .getQueriesData<InfiniteData<Page>>({ queryKey: columnsKey(entity) })
+    .some(([, data]) => shows(data, id));
 }
 
 /** Takes a record out of the cached board columns of the entity but `keep`'s (all of them when null). */
 export function leaveColumns(client: QueryClient, entity: string, id: string, keep: string | null): void {
-  for (const [key, data] of client.getQueriesData<InfiniteData<Page>>({ queryKey: ['board', entity] })) {
+  for (const [key, data] of client.getQueriesData<InfiniteData<Page>>({ queryKey: columnsKey(entity) })) {
     if (key[2] === keep || !data || !shows(data, id)) continue;
     client.setQueryData<InfiniteData<Page>>(key, {
       ...data,

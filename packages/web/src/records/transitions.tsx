@@ -325,7 +325,6 @@ export function TransitionDialog({
   // A transition adds the files picked here to what the record holds; it never removes one.
   const pending = usePendingFiles();
   const adding = useMemo(() => ({ ...pending, addOnly: true }), [pending]);
-  const fileFields = new Set(fields.filter((f) => f.type.kind === 'file').map((f) => f.name));
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -335,9 +334,9 @@ export function TransitionDialog({
       document.getElementById(inputId({ name: prepared.invalid } as never, 'move'))?.focus();
       return;
     }
-    const body = Object.fromEntries(Object.entries(prepared.body).filter(([name]) => !fileFields.has(name)));
+    // A file field's value never changes here (files are only added), so the body names none.
     take.mutate(
-      { record, etag: etag ?? null, transition, body, files: pending.all() },
+      { record, etag: etag ?? null, transition, body: prepared.body, files: pending.all() },
       {
         onSuccess: (answer) => {
           onDone?.(answer);
