@@ -1,8 +1,13 @@
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
-import type { NinepointServer } from '../src/app/server.ts';
+import { afterAll, beforeAll } from 'vitest';
+import { createServer, type NinepointServer } from '../src/app/server.ts';
 import { FILES_TABLE } from '../src/files/files-tables.ts';
-import type { CallAnswer } from './users.ts';
+import type { FreshDatabase, TestDatabase } from './databases.ts';
+import { modelOf } from './helpers.ts';
+import { type CallAnswer, userWithToken } from './users.ts';
 
 /**
  * What uploads kept: the files a storage folder holds (thumbnails included) and the rows of the
@@ -107,4 +112,43 @@ function crc32(bytes: Uint8Array): number {
   let c = 0xffffffff;
   for (const b of bytes) c = (CRC_TABLE[(c ^ b) & 0xff] as number) ^ (c >>> 8);
   return (c ^ 0xffffffff) >>> 0;
+}
+
+/** A server whose files go to a folder of its own, and a user with a token (`filesServer`). */
+export interface FilesServer {
+  server: NinepointServer;
+  folder: string;
+  /** The user's `Authorization` header. */
+  authorization: string;
+  /** What uploads kept so far (`keptFiles`). */
+  kept(): Promise<[number, number]>;
+}
+
+/**
+ * For the tests of one `describe`: a server on a fresh database of `db` serving `spec`, its files
+ * in a new folder (no sweep: the tests count what is kept), and a user of `roles`; made before
+ * the tests and removed after them.
+ */
+export function filesServer(db: TestDatabase, spec: string, roles: readonly string[]): FilesServer {
+  let fresh: FreshDatabase | undefined;
+  const made = {} as FilesServer;
+  beforeAll(async () => {
+    fresh = await db.fresh();
+    made.folder = mkdtempSync(join(tmpdir(), 'ninepoint-files-'));
+    made.server = await createServer({
+      model: modelOf(spec),
+      ...fresh.options,
+      logger: false,
+      fileStorage: made.folder,
+      sweepFiles: false,
+    });
+    made.authorization = (await userWithToken(made.server, roles)).authorization;
+    made.kept = () => keptFiles(made.server, made.folder);
+  });
+  afterAll(async () => {
+    await made.server?.close();
+    await fresh?.remove();
+    if (made.folder) rmSync(made.folder, { recursive: true, force: true });
+  });
+  return made;
 }

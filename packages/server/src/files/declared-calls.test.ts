@@ -1,13 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CLAIMS } from '../../test/claims-spec.ts';
-import { type FreshDatabase, TEST_DATABASES } from '../../test/databases.ts';
-import { modelOf } from '../../test/helpers.ts';
-import { keptFiles, pdf, png, upload } from '../../test/uploads.ts';
-import { userWithToken } from '../../test/users.ts';
-import { createServer, type NinepointServer } from '../app/server.ts';
+import { TEST_DATABASES } from '../../test/databases.ts';
+import { filesServer, pdf, png, upload } from '../../test/uploads.ts';
 
 /**
  * Point 7 names the fields each call takes: a file field is one of them like any other. The create
@@ -20,68 +14,58 @@ const DECLARED = `${CLAIMS.replace('## 8. The error catalogue', '## 7. The calls
 type Json = Record<string, unknown>;
 
 describe.each(TEST_DATABASES)('uploads to the calls point 7 declares, on $name', (db) => {
-  let fresh: FreshDatabase;
-  let server: NinepointServer;
-  let folder: string;
-  let clerk: string;
-  const kept = () => keptFiles(server, folder);
-
-  beforeAll(async () => {
-    fresh = await db.fresh();
-    folder = mkdtempSync(join(tmpdir(), 'ninepoint-declared-files-'));
-    server = await createServer({
-      model: modelOf(DECLARED),
-      ...fresh.options,
-      logger: false,
-      fileStorage: folder,
-      sweepFiles: false,
-    });
-    clerk = (await userWithToken(server, ['clerk'])).authorization;
-  });
-  afterAll(async () => {
-    await server.close();
-    await fresh.remove();
-    rmSync(folder, { recursive: true, force: true });
-  });
+  const served = filesServer(db, DECLARED, ['clerk']);
 
   it('refuses a file sent to a field the call does not take, keeping nothing, and adds to one it does', async () => {
-    const refusedCreate = await upload(server, clerk, 'POST', '/api/claims', { title: 'Taxi', amount: 30 }, [
-      { field: 'receipt', name: 'r.pdf', bytes: pdf() },
-      { field: 'photos', name: 'p.png', bytes: png() },
-    ]);
+    const refusedCreate = await upload(
+      served.server,
+      served.authorization,
+      'POST',
+      '/api/claims',
+      { title: 'Taxi', amount: 30 },
+      [
+        { field: 'receipt', name: 'r.pdf', bytes: pdf() },
+        { field: 'photos', name: 'p.png', bytes: png() },
+      ],
+    );
     expect(refusedCreate.status).toBe(400);
     expect(refusedCreate.body.code).toBe('INVALID_PAYLOAD');
     expect(String(refusedCreate.body.detail)).toContain('"photos"');
-    expect(await kept()).toEqual([0, 0]);
+    expect(await served.kept()).toEqual([0, 0]);
 
-    const created = await upload(server, clerk, 'POST', '/api/claims', { title: 'Taxi', amount: 30 }, [
-      { field: 'receipt', name: 'r.pdf', bytes: pdf() },
-    ]);
+    const created = await upload(
+      served.server,
+      served.authorization,
+      'POST',
+      '/api/claims',
+      { title: 'Taxi', amount: 30 },
+      [{ field: 'receipt', name: 'r.pdf', bytes: pdf() }],
+    );
     expect(created.status).toBe(201);
     const path = `/api/claims/${created.body.id}`;
 
     // The update takes photos, not the receipt: replacing it here is refused, nothing kept.
-    const refusedUpdate = await upload(server, clerk, 'PATCH', path, undefined, [
+    const refusedUpdate = await upload(served.server, served.authorization, 'PATCH', path, undefined, [
       { field: 'receipt', name: 'other.pdf', bytes: pdf('other') },
     ]);
     expect(refusedUpdate.status).toBe(400);
     expect(refusedUpdate.body.code).toBe('INVALID_PAYLOAD');
-    expect(await kept()).toEqual([1, 1]);
+    expect(await served.kept()).toEqual([1, 1]);
 
-    const first = await upload(server, clerk, 'PATCH', path, undefined, [
+    const first = await upload(served.server, served.authorization, 'PATCH', path, undefined, [
       { field: 'photos', name: 'a.png', bytes: png() },
     ]);
-    const second = await upload(server, clerk, 'PATCH', path, { title: 'Taxi home' }, [
+    const second = await upload(served.server, served.authorization, 'PATCH', path, { title: 'Taxi home' }, [
       { field: 'photos', name: 'b.png', bytes: png() },
     ]);
     expect([first.status, second.status]).toEqual([200, 200]);
     expect(String(second.body.photos).split(',')).toEqual([String(first.body.photos), expect.any(String)]);
     expect(second.body).toMatchObject({ title: 'Taxi home', receipt: created.body.receipt });
-    expect(await kept()).toEqual([3, 3]);
+    expect(await served.kept()).toEqual([3, 3]);
   });
 
   it('describes each call’s own file parts in the OpenAPI document', async () => {
-    const answer = await server.app.inject({ method: 'GET', url: '/api/openapi.json' });
+    const answer = await served.server.app.inject({ method: 'GET', url: '/api/openapi.json' });
     const paths = answer.json().paths as Record<string, Record<string, Json>>;
     type Body = { content: Record<string, { schema: { properties: Json; description?: string } }> };
     const multipart = (path: string, method: string) =>

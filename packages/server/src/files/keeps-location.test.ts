@@ -1,13 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FreshDatabase, SQLITE_ONLY } from '../../test/databases.ts';
-import { modelOf } from '../../test/helpers.ts';
-import { upload } from '../../test/uploads.ts';
-import { userWithToken } from '../../test/users.ts';
-import { createServer, type NinepointServer } from '../app/server.ts';
+import { describe, expect, it } from 'vitest';
+import { SQLITE_ONLY } from '../../test/databases.ts';
+import { filesServer, upload } from '../../test/uploads.ts';
 
 /** A field whose rules say `keeps location`, beside one that does not. */
 const SURVEY = `# Specification: Survey
@@ -31,41 +25,24 @@ const SURVEY = `# Specification: Survey
 
 // The metadata is handled as the bytes arrive, before storage: nothing here depends on the database.
 describe.each(SQLITE_ONLY)('a photo’s location on $name', (db) => {
-  let fresh: FreshDatabase;
-  let folder: string;
-  let server: NinepointServer;
-  let who: string;
-
-  beforeAll(async () => {
-    fresh = await db.fresh();
-    folder = mkdtempSync(join(tmpdir(), 'ninepoint-keeps-location-'));
-    server = await createServer({
-      model: modelOf(SURVEY),
-      ...fresh.options,
-      logger: false,
-      fileStorage: folder,
-      sweepFiles: false,
-    });
-    who = (await userWithToken(server, ['surveyor'])).authorization;
-  });
-  afterAll(async () => {
-    await server.close();
-    await fresh.remove();
-    rmSync(folder, { recursive: true, force: true });
-  });
+  const survey = filesServer(db, SURVEY, ['surveyor']);
 
   it('is kept, byte for byte, only in a field whose rules say keeps location', async () => {
     const photo = await sharp({ create: { width: 40, height: 20, channels: 3, background: '#369' } })
       .jpeg()
       .withExif({ IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '52/1 31/1 0/1' } })
       .toBuffer();
-    const created = await upload(server, who, 'POST', '/api/sites', { name: 'Quarry' }, [
+    const created = await upload(survey.server, survey.authorization, 'POST', '/api/sites', { name: 'Quarry' }, [
       { field: 'where', name: 'where.jpg', bytes: new Uint8Array(photo) },
       { field: 'look', name: 'look.jpg', bytes: new Uint8Array(photo) },
     ]);
     expect(created.status).toBe(201);
     const served = (id: unknown) =>
-      server.app.inject({ method: 'GET', url: `/api/files/${id}`, headers: { authorization: who } });
+      survey.server.app.inject({
+        method: 'GET',
+        url: `/api/files/${id}`,
+        headers: { authorization: survey.authorization },
+      });
     const kept = await served(created.body.where);
     expect(Buffer.from(kept.rawPayload).equals(photo)).toBe(true);
     expect((await sharp(kept.rawPayload).metadata()).exif).toBeDefined();
@@ -73,10 +50,10 @@ describe.each(SQLITE_ONLY)('a photo’s location on $name', (db) => {
     expect(stripped.statusCode).toBe(200);
     expect((await sharp(stripped.rawPayload).metadata()).exif).toBeUndefined();
     // Thumbnails never carry it, kept or not.
-    const thumb = await server.app.inject({
+    const thumb = await survey.server.app.inject({
       method: 'GET',
       url: `/api/files/${created.body.where}/thumbnail`,
-      headers: { authorization: who },
+      headers: { authorization: survey.authorization },
     });
     expect(thumb.statusCode).toBe(200);
     expect((await sharp(thumb.rawPayload).metadata()).exif).toBeUndefined();

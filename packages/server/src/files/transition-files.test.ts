@@ -1,13 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CLAIMS } from '../../test/claims-spec.ts';
-import { type FreshDatabase, TEST_DATABASES } from '../../test/databases.ts';
-import { modelOf } from '../../test/helpers.ts';
-import { keptFiles, pdf, png, upload } from '../../test/uploads.ts';
-import { userWithToken } from '../../test/users.ts';
-import { createServer, type NinepointServer } from '../app/server.ts';
+import { TEST_DATABASES } from '../../test/databases.ts';
+import { filesServer, pdf, png, upload } from '../../test/uploads.ts';
 
 /**
  * A transition whose call (point 7) names file fields takes files with it, as multipart/form-data:
@@ -55,45 +49,23 @@ const SUBMITTED = CLAIMS.replace(
 type Json = Record<string, unknown>;
 
 describe.each(TEST_DATABASES)('files sent with a transition, on $name', (db) => {
-  let fresh: FreshDatabase;
-  let server: NinepointServer;
-  let folder: string;
-  let clerk: string;
-  const kept = () => keptFiles(server, folder);
+  const served = filesServer(db, SUBMITTED, ['clerk']);
   const claim = async (title: string): Promise<string> => {
-    const made = await server.app.inject({
+    const made = await served.server.app.inject({
       method: 'POST',
       url: '/api/claims',
-      headers: { authorization: clerk },
+      headers: { authorization: served.authorization },
       payload: { title, amount: 20 },
     });
     expect(made.statusCode).toBe(201);
     return String(made.json().id);
   };
 
-  beforeAll(async () => {
-    fresh = await db.fresh();
-    folder = mkdtempSync(join(tmpdir(), 'ninepoint-transition-files-'));
-    server = await createServer({
-      model: modelOf(SUBMITTED),
-      ...fresh.options,
-      logger: false,
-      fileStorage: folder,
-      sweepFiles: false,
-    });
-    clerk = (await userWithToken(server, ['clerk'])).authorization;
-  });
-  afterAll(async () => {
-    await server.close();
-    await fresh.remove();
-    rmSync(folder, { recursive: true, force: true });
-  });
-
   it('submits a claim with its receipt and photos, the files attached and the step in its history', async () => {
     const id = await claim('Taxi');
     const submitted = await upload(
-      server,
-      clerk,
+      served.server,
+      served.authorization,
       'POST',
       `/api/claims/${id}/submit`,
       { title: 'Taxi to the airport' },
@@ -106,63 +78,68 @@ describe.each(TEST_DATABASES)('files sent with a transition, on $name', (db) => 
     expect(submitted.status).toBe(200);
     expect(submitted.body).toMatchObject({ state: 'submitted', title: 'Taxi to the airport' });
     expect(String(submitted.body.photos).split(',')).toHaveLength(2);
-    const receipt = await server.app.inject({
+    const receipt = await served.server.app.inject({
       method: 'GET',
       url: `/api/files/${String(submitted.body.receipt)}`,
-      headers: { authorization: clerk },
+      headers: { authorization: served.authorization },
     });
     expect(receipt.statusCode).toBe(200);
     expect(receipt.body).toContain('%PDF-1.4');
-    const history = await server.app.inject({
+    const history = await served.server.app.inject({
       method: 'GET',
       url: `/api/claims/${id}/history`,
-      headers: { authorization: clerk },
+      headers: { authorization: served.authorization },
     });
     expect(history.json().items.at(-1)).toMatchObject({ transition: 'submit' });
   });
 
   it('keeps none of the files of a refused transition, nor of a call that sends one to a field it does not take', async () => {
     const id = await claim('Lunch');
-    const before = await kept();
-    const [files = 0, fileRows = 0] = before;
+    const before = await served.kept();
+    const [stored = 0, fileRows = 0] = before;
     // The submit's rule wants a receipt: photos alone are refused, and not kept.
-    const noReceipt = await upload(server, clerk, 'POST', `/api/claims/${id}/submit`, undefined, [
+    const noReceipt = await upload(served.server, served.authorization, 'POST', `/api/claims/${id}/submit`, undefined, [
       { field: 'photos', name: 'a.png', bytes: png() },
     ]);
     expect([noReceipt.status, noReceipt.body.code]).toEqual([422, 'RECEIPT_REQUIRED']);
-    expect(await kept()).toEqual(before);
+    expect(await served.kept()).toEqual(before);
 
     // `scan` is not the submit's: refused before any file is kept.
-    const notTaken = await upload(server, clerk, 'POST', `/api/claims/${id}/submit`, undefined, [
+    const notTaken = await upload(served.server, served.authorization, 'POST', `/api/claims/${id}/submit`, undefined, [
       { field: 'receipt', name: 'r.pdf', bytes: pdf() },
       { field: 'scan', name: 's.pdf', bytes: pdf('scan') },
     ]);
     expect([notTaken.status, notTaken.body.code]).toEqual([400, 'INVALID_PAYLOAD']);
     expect(String(notTaken.body.detail)).toContain('"scan"');
-    expect(await kept()).toEqual(before);
+    expect(await served.kept()).toEqual(before);
 
     // A file field named in the record part is refused: a transition only adds files.
-    const named = await upload(server, clerk, 'POST', `/api/claims/${id}/submit`, { receipt: null }, [
-      { field: 'receipt', name: 'r.pdf', bytes: pdf() },
-    ]);
+    const named = await upload(
+      served.server,
+      served.authorization,
+      'POST',
+      `/api/claims/${id}/submit`,
+      { receipt: null },
+      [{ field: 'receipt', name: 'r.pdf', bytes: pdf() }],
+    );
     expect([named.status, named.body.code]).toEqual([422, 'VALIDATION_FAILED']);
     expect(named.body.errors).toEqual([expect.objectContaining({ field: 'receipt', code: 'READ_ONLY_FIELD' })]);
-    expect(await kept()).toEqual(before);
+    expect(await served.kept()).toEqual(before);
 
     // The claim left draft: a second submit is refused (TRANSITION_NOT_ALLOWED), its file not kept.
-    const submitted = await upload(server, clerk, 'POST', `/api/claims/${id}/submit`, undefined, [
+    const submitted = await upload(served.server, served.authorization, 'POST', `/api/claims/${id}/submit`, undefined, [
       { field: 'receipt', name: 'r.pdf', bytes: pdf() },
     ]);
     expect(submitted.status).toBe(200);
-    const again = await upload(server, clerk, 'POST', `/api/claims/${id}/submit`, undefined, [
+    const again = await upload(served.server, served.authorization, 'POST', `/api/claims/${id}/submit`, undefined, [
       { field: 'receipt', name: 'other.pdf', bytes: pdf('other') },
     ]);
     expect(again.status).toBe(409);
-    expect(await kept()).toEqual([files + 1, fileRows + 1]);
+    expect(await served.kept()).toEqual([stored + 1, fileRows + 1]);
   });
 
   it('offers the transition’s file parts in the OpenAPI document', async () => {
-    const answer = await server.app.inject({ method: 'GET', url: '/api/openapi.json' });
+    const answer = await served.server.app.inject({ method: 'GET', url: '/api/openapi.json' });
     const paths = answer.json().paths as Record<string, Record<string, Json>>;
     type Body = { content: Record<string, { schema: { properties: Json; description?: string } }> };
     const submit = (paths['/api/claims/{id}/submit']?.post?.requestBody as Body | undefined)?.content[
