@@ -167,7 +167,7 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
     done: PreParsingDone,
   ): void => {
     request.actor = actor;
-    const taken = limiter.take(actor.user ? `user:${actor.user.id}` : `ip:${request.ip}`);
+    const taken = limiter.take(actor.user ? userLimitKey(actor.user) : addressLimitKey(request));
     if (typeof taken === 'boolean') finish(done, payload, admission(request, reply, taken, refusal));
     else
       taken.then(
@@ -198,7 +198,7 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
   // preParsing: before the body is read. A callback hook, not an async one: on SQLite a call's
   // token or session is found at once, and the call is admitted without a promise.
   app.addHook('preParsing', (request, reply, payload, done) => {
-    request.cookies = readCookies(request.headers.cookie);
+    request.cookies = readCookies(request.headers.cookie, request.raw.socket);
     // An actor already set is an in-process call of the app's own code (a module beside the spec,
     // `code/`, named by a secret that exists while it runs): it acts for a request that was
     // admitted already, so it is neither found again nor counted against the rate limit.
@@ -233,20 +233,20 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
     const authorization = request.headers.authorization;
     if (authorization !== undefined) {
       const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-      const secret = match?.[1] ?? '';
-      return andThen(
-        looksLikeSecret('token', secret) ? auth.tokens.user(secretHashOn(request.raw.socket, secret), true) : undefined,
-        tokenActor,
-      );
+      const hash = secretHashOn(request.raw.socket, 'token', match?.[1] ?? '');
+      return andThen(hash === undefined ? undefined : auth.tokens.user(hash, true), tokenActor);
     }
     const secret = request.cookies[cookieName(request)];
     if (secret === undefined) return VISITOR_ACTOR;
-    if (!looksLikeSecret('session', secret)) {
+    const hash = secretHashOn(request.raw.socket, 'session', secret);
+    if (hash === undefined) {
       clearSession(request, reply);
       return VISITOR_ACTOR;
     }
-    const hash = secretHashOn(request.raw.socket, secret);
-    return andThen(auth.sessions.get(hash, true), (session) => sessionActor(request, reply, hash, session));
+    const session = auth.sessions.get(hash, true);
+    // No closure per call where the session was found at once (SQLite, or kept from lately).
+    if (session instanceof Promise) return session.then((found) => sessionActor(request, reply, hash, found));
+    return sessionActor(request, reply, hash, session);
   };
 
   const tokenActor = (found: TokenFound | undefined): MaybePromise<RequestActor> => {
@@ -275,8 +275,8 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): { limi
       roles: session.user.roles,
       user: session.user,
       via: 'session',
-      ...(session.passkey ? { passkey: true } : {}),
     };
+    if (session.passkey) actor.passkey = true;
     if (at - session.lastSeenAt <= TOUCH_EVERY_MS) return actor;
     return auth.sessions.touch(hash, at).then(() => actor);
   };
@@ -415,6 +415,33 @@ type PreParsingDone = Parameters<preParsingHookHandler>[3];
 function finish(done: PreParsingDone, payload: RequestPayload, error: unknown): void {
   if (error === null) done(null, payload);
   else done(error as Error);
+}
+
+/** Each account's rate-limit key, made once for the account object kept with its session or token. */
+const userKeys = new WeakMap<UserAccount, string>();
+
+/** The key a user's calls count under (`RateLimiter.take`), without a new string per call. */
+function userLimitKey(user: UserAccount): string {
+  let key = userKeys.get(user);
+  if (key === undefined) {
+    key = `user:${user.id}`;
+    userKeys.set(user, key);
+  }
+  return key;
+}
+
+/** The last address each connection's calls came from, and its key (behind a proxy, it may change). */
+const addressKeys = new WeakMap<object, { ip: string; key: string }>();
+
+/** The key a visitor's calls count under: their address's. */
+function addressLimitKey(request: FastifyRequest): string {
+  const { ip } = request;
+  const socket = request.raw.socket;
+  const last = socket ? addressKeys.get(socket) : undefined;
+  if (last !== undefined && last.ip === ip) return last.key;
+  const key = `ip:${ip}`;
+  if (socket) addressKeys.set(socket, { ip, key });
+  return key;
 }
 
 /** A user as the directory shows them: only the caller's own entry holds their email and roles. */

@@ -21,6 +21,18 @@ describe('cookies', () => {
     expect(readCookies(undefined)).toEqual({});
   });
 
+  it('reads a connection’s Cookie header again only when it changes, and keeps connections apart', () => {
+    const [a, b] = [{}, {}];
+    const first = readCookies('np_session=one', a);
+    expect(first).toEqual({ np_session: 'one' });
+    expect(readCookies('np_session=one', a)).toBe(first);
+    expect(readCookies('np_session=two', b)).toEqual({ np_session: 'two' });
+    expect(readCookies('np_session=three; x=1', a)).toEqual({ np_session: 'three', x: '1' });
+    expect(readCookies(undefined, a)).toEqual({});
+    expect(readCookies('np_session=one', a)).not.toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+  });
+
   it('sends one Set-Cookie a cookie, SameSite=Lax unless told otherwise', async () => {
     const lines = await answer((_request, reply) => {
       setCookie(reply, 'a', '1', { path: '/', httpOnly: true });

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 declare module 'fastify' {
   interface FastifyRequest {
     /** The request's cookies by name, read before its body (people's preParsing hook, `readCookies`). */
-    cookies: Record<string, string | undefined>;
+    cookies: Readonly<Record<string, string | undefined>>;
   }
 }
 
@@ -18,12 +18,28 @@ export type CookieOptions = Omit<SetCookie, 'name' | 'value'>;
  * `request.cookies` is decorated, so every request has the same shape.
  */
 export function registerCookies(app: FastifyInstance): void {
-  app.decorateRequest('cookies', null as unknown as Record<string, string | undefined>);
+  app.decorateRequest('cookies', null as unknown as Readonly<Record<string, string | undefined>>);
 }
 
-/** A `Cookie` header's cookies by name; none without one. */
-export function readCookies(header: string | undefined): Record<string, string | undefined> {
-  return header === undefined ? {} : parseCookie(header);
+const NONE: Readonly<Record<string, string | undefined>> = Object.freeze({});
+/** The last `Cookie` header each connection sent, and its cookies. */
+const lastRead = new WeakMap<object, { header: string; cookies: Readonly<Record<string, string | undefined>> }>();
+
+/**
+ * A `Cookie` header's cookies by name; none without one. Remembered per connection when given one:
+ * a browser sends the same header with every call on a keep-alive connection, so it is parsed once
+ * per connection and header. The cookies are frozen: the calls of a connection share them.
+ */
+export function readCookies(
+  header: string | undefined,
+  connection?: object | null,
+): Readonly<Record<string, string | undefined>> {
+  if (header === undefined) return NONE;
+  const last = connection ? lastRead.get(connection) : undefined;
+  if (last !== undefined && last.header === header) return last.cookies;
+  const cookies = Object.freeze(parseCookie(header));
+  if (connection) lastRead.set(connection, { header, cookies });
+  return cookies;
 }
 
 /** The cookies set on an answer so far, by name, domain and path. */

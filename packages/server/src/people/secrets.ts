@@ -36,21 +36,25 @@ export function secretHash(secret: string): string {
   return hash('sha256', secret, 'hex');
 }
 
-/** The last secret each connection sent, with its hash (`secretHashOn`). */
-const lastSent = new WeakMap<object, { secret: string; hash: string }>();
+/** The last secret each connection sent, its kind, and its hash (undefined: not of that kind's shape). */
+const lastSent = new WeakMap<object, { secret: string; kind: SecretKind; hash: string | undefined }>();
 
 /**
- * `secretHash`, remembered per connection: a browser's keep-alive connection sends the same
- * session cookie with every call, and a client the same token, so the hash is worked out once
- * per connection and secret instead of once per call (it was a twentieth of a session's get).
- * The secret is kept only while the connection lives, as its own buffers keep it.
+ * `secretHash` of a secret of `kind`'s shape (`looksLikeSecret`), or undefined for one that is not,
+ * remembered per connection: a browser's keep-alive connection sends the same session cookie with
+ * every call, and a client the same token, so the secret is checked and hashed once per connection
+ * and secret instead of once per call (they were a twentieth of a session's get). The secret is
+ * kept only while the connection lives, as its own buffers keep it.
  */
-export function secretHashOn(connection: object | null | undefined, secret: string): string {
-  if (!connection) return secretHash(secret);
-  const last = lastSent.get(connection);
-  if (last !== undefined && last.secret === secret) return last.hash;
-  const hash = secretHash(secret);
-  lastSent.set(connection, { secret, hash });
+export function secretHashOn(
+  connection: object | null | undefined,
+  kind: SecretKind,
+  secret: string,
+): string | undefined {
+  const last = connection ? lastSent.get(connection) : undefined;
+  if (last !== undefined && last.secret === secret && last.kind === kind) return last.hash;
+  const hash = looksLikeSecret(kind, secret) ? secretHash(secret) : undefined;
+  if (connection) lastSent.set(connection, { secret, kind, hash });
   return hash;
 }
 

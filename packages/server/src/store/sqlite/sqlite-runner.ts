@@ -18,6 +18,7 @@ export class SqliteRunner implements SqlRunner {
   readonly #dataVersion: Database.Statement<[], unknown>;
   /** `data_version` as a request's change stamp read it in this turn of the event loop; undefined before. */
   #turnVersion: unknown;
+  #lastStamp: { changes: unknown; version: unknown; stamp: string } = { changes: null, version: null, stamp: '' };
   readonly #turnEnded = () => {
     this.#turnVersion = undefined;
   };
@@ -58,12 +59,20 @@ export class SqliteRunner implements SqlRunner {
    */
   changeStamp(forRequest = false): string {
     this.#totalChanges ??= this.#db.prepare<[], unknown>('SELECT total_changes()').pluck();
-    if (!forRequest) return `${this.#totalChanges.get()}:${this.#dataVersion.get()}`;
+    if (!forRequest) return this.#stamp(this.#totalChanges.get(), this.#dataVersion.get());
     if (this.#turnVersion === undefined) {
       this.#turnVersion = this.#dataVersion.get();
       setImmediate(this.#turnEnded);
     }
-    return `${this.#totalChanges.get()}:${this.#turnVersion}`;
+    return this.#stamp(this.#totalChanges.get(), this.#turnVersion);
+  }
+
+  /** The stamp of these counts: the last one again while they are unchanged, not a new string per call. */
+  #stamp(changes: unknown, version: unknown): string {
+    const last = this.#lastStamp;
+    if (last.changes === changes && last.version === version) return last.stamp;
+    this.#lastStamp = { changes, version, stamp: `${changes}:${version}` };
+    return this.#lastStamp.stamp;
   }
 
   get<T extends object>(sql: string, params: readonly unknown[] = []): T | undefined {
