@@ -15,6 +15,7 @@ import {
   jsonString,
   LineBatch,
   LogLevelError,
+  milliseconds,
   parseLogLevel,
   requestLogging,
 } from './logging.ts';
@@ -113,6 +114,23 @@ describe('pretty log lines', () => {
     logger.warn({ kind: 'x' }, 'careful');
     logger.debug('not at info');
     expect(out).toEqual([expect.stringMatching(/^\d\d:\d\d:\d\d WARN careful kind=x\n$/)]);
+  });
+});
+
+describe('a request line’s duration', () => {
+  it('is written to the microsecond, without trailing zeros, and reads back as the duration so rounded', () => {
+    expect(milliseconds(0.3484999984502792)).toBe('0.348');
+    expect(milliseconds(0.34)).toBe('0.34');
+    expect(milliseconds(0.005)).toBe('0.005');
+    expect(milliseconds(0.0504)).toBe('0.05');
+    expect(milliseconds(1.2)).toBe('1.2');
+    expect(milliseconds(12)).toBe('12');
+    expect(milliseconds(0.0001)).toBe('0');
+    expect(milliseconds(2047.9996)).toBe('2048');
+    for (let i = 0; i < 1000; i++) {
+      const ms = Math.random() * 10 ** Math.floor(Math.random() * 6);
+      expect(JSON.parse(milliseconds(ms))).toBe(Math.round(ms * 1000) / 1000);
+    }
   });
 });
 

@@ -351,6 +351,21 @@ export class OneLinePerRequest extends LogController {
 
   override incomingRequest(): void {}
 
+  #lastTime = 0;
+  #lastTimeText = '0';
+  /**
+   * `Date.now()` as text, made once a millisecond: an epoch in milliseconds is no small integer,
+   * and writing one out costs a tenth of a microsecond; a busy server logs dozens of lines a millisecond.
+   */
+  #time(): string {
+    const now = Date.now();
+    if (now !== this.#lastTime) {
+      this.#lastTime = now;
+      this.#lastTimeText = String(now);
+    }
+    return this.#lastTimeText;
+  }
+
   override requestCompleted(
     error: Error | null | undefined,
     request: Parameters<LogController['requestCompleted']>[1],
@@ -362,10 +377,10 @@ export class OneLinePerRequest extends LogController {
       // What pino would write for the record below, as one string.
       const ip = request.ip;
       this.#sink.write(
-        `{"level":30,"time":${Date.now()}${this.#sink.base},"reqId":${jsonString(request.id)},` +
+        `{"level":30,"time":${this.#time()}${this.#sink.base},"reqId":${jsonString(request.id)},` +
           `"req":{"method":${jsonString(request.method)},"url":${jsonString(redactQuerySecrets(request.url))}` +
           `${ip === undefined ? '' : `,"remoteAddress":${jsonString(ip)}`}},` +
-          `"res":{"statusCode":${reply.statusCode}},"responseTime":${reply.elapsedTime}` +
+          `"res":{"statusCode":${reply.statusCode}},"responseTime":${milliseconds(reply.elapsedTime)}` +
           `${code === undefined ? '' : `,"code":${jsonString(code)}`},"msg":"request completed"}\n`,
       );
       return;
@@ -380,6 +395,25 @@ export class OneLinePerRequest extends LogController {
     if (error) reply.log.error({ ...line, err: error }, 'request errored');
     else reply.log.info(line, 'request completed');
   }
+}
+
+/**
+ * A duration in milliseconds as JSON text, to the microsecond (`2.1`, `0.348`, `12`): the shortest
+ * text of a measured double has 16 or 17 digits, and working it out cost four times as much.
+ */
+export function milliseconds(ms: number): string {
+  const us = Math.round(ms * 1000);
+  if (!Number.isSafeInteger(us) || us < 0) return String(ms);
+  const whole = Math.floor(us / 1000);
+  let part = us - whole * 1000;
+  if (part === 0) return String(whole);
+  let width = 3;
+  while (part % 10 === 0) {
+    part /= 10;
+    width -= 1;
+  }
+  const text = String(part);
+  return `${whole}.${'00'.slice(0, width - text.length)}${text}`;
 }
 
 /** Printable ASCII but `"` and `\\`: the characters a JSON string holds as they are. */

@@ -34,6 +34,7 @@ import type {
   HistoryEntry,
   Refusal,
   Store,
+  StoredRecord,
   WriteCheck,
   WriteContext,
 } from '../store/store.ts';
@@ -410,21 +411,45 @@ function listHandler(route: Route, context: EntityContext): Handler {
   };
 }
 
-function getHandler(route: Route, context: EntityContext): Handler {
-  return async (request, reply) => {
-    const { actor } = request;
-    const grants = readGrants(actor, context);
-    const id = recordId(request, route, context);
-    const stored = await context.records.get(id);
+/**
+ * Not an async function: on SQLite a record is read at once, and a read every grant covers is
+ * answered without a promise (Fastify catches what the handler throws).
+ */
+function getHandler(route: Route, context: EntityContext): (request: FastifyRequest, reply: FastifyReply) => unknown {
+  const answer = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    grants: readonly Grant[],
+    id: string,
+    stored: StoredRecord | undefined,
+  ) => {
     if (!stored) throw notFound(context, id);
+    const { actor } = request;
     const hidden = hiddenOf(actor, context);
     // Most reads may see every record whole: nothing to read along a chain, nothing to await.
     if (hidden === null && coversEveryRecord(grants)) {
       return reply.header('etag', etagOf(stored.version)).send(stored.record);
     }
+    return answerSettled(request, reply, grants, id, stored, hidden);
+  };
+  const answerSettled = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    grants: readonly Grant[],
+    id: string,
+    stored: StoredRecord,
+    hidden: HiddenFields | null,
+  ) => {
     const reads: SettledReads = new Map();
-    if (!(await readable(grants, stored.record, actor, context, reads))) throw notFound(context, id);
+    if (!(await readable(grants, stored.record, request.actor, context, reads))) throw notFound(context, id);
     return reply.header('etag', etagOf(stored.version)).send(await visible(stored.record, hidden, context, reads));
+  };
+  return (request, reply) => {
+    const grants = readGrants(request.actor, context);
+    const id = recordId(request, route, context);
+    const stored = context.records.get(id);
+    if (stored instanceof Promise) return stored.then((found) => answer(request, reply, grants, id, found));
+    return answer(request, reply, grants, id, stored);
   };
 }
 

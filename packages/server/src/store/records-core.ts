@@ -429,12 +429,12 @@ export class Records<C> implements EntityRecords {
   }
 
   /** The hot read: one prepared statement and the row made a record, with no sequence to run. */
-  get(id: string): Promise<StoredRecord | undefined> {
+  get(id: string): MaybePromise<StoredRecord | undefined> {
     const gate = this.#d.gate?.();
     if (gate) return gate.then(() => this.get(id));
     const row = this.#get.byId(this.#d.idle, id);
     if (row instanceof Promise) return row.then((r) => (r ? this.#stored(r) : undefined));
-    return Promise.resolve(row ? this.#stored(row) : undefined);
+    return row ? this.#stored(row) : undefined;
   }
 
   /** A record by id, read on `conn` (inside a transaction, it sees the transaction's writes). */

@@ -4,6 +4,7 @@ import type { ApiRecord, TxReader, Value, WriteEffects } from '../compile/record
 import type { RowPath, RowScope } from '../compile/row-access.ts';
 import type { SqlSchema } from '../compile/sql-schema.ts';
 import type { SqlRunner } from './sql-runner.ts';
+import type { MaybePromise } from './step.ts';
 
 /**
  * Where an app's records live. One implementation per database (`sqlite/…`, later `postgres/…`);
@@ -342,7 +343,8 @@ export interface BatchOutcome {
  */
 export interface EntityRecords {
   readonly entity: string;
-  get(id: string): Promise<StoredRecord | undefined>;
+  /** At once where the database answers at once (SQLite), else a promise. */
+  get(id: string): MaybePromise<StoredRecord | undefined>;
   /** Inserts a record complete with its system fields and its state. */
   create(record: ApiRecord, context: WriteContext, check?: WriteCheck): Promise<WriteOutcome>;
   /**

@@ -521,10 +521,7 @@ describe.runIf(POSTGRES_AVAILABLE)('a group of due records that fails on Postgre
           told.push(change.id);
           // Read on another connection as soon as it is told: only a committed write is seen.
           statesWhenTold.push(
-            server.store
-              .records('Loan')
-              .get(change.id)
-              .then((r) => r?.record.state),
+            Promise.resolve(server.store.records('Loan').get(change.id)).then((r) => r?.record.state),
           );
         },
         batch: 4,
