@@ -29,7 +29,7 @@ export interface SqlRunner {
   exec(statements: readonly string[]): Promise<void>;
   /**
    * A stamp that differs whenever anything may have changed in the database since it was taken:
-   * any row written on this connection, by any path (SQLite's `total_changes()`), or any commit of
+   * any row written on this connection, by any path (SQLite's count of writes, `countWrites`), or any commit of
    * another connection or process (`data_version`). Equal stamps mean nothing was written, so what
    * was read under the first still holds. On PostgreSQL, while the server hears the identity
    * tables' notifications (`PgRunner.watchIdentity`): a stamp that changes at every write to users,

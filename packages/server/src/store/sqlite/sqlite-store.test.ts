@@ -163,7 +163,7 @@ describe('SqliteStore', () => {
     const { store, dbPath } = openTemp();
     store.db.exec('CREATE TABLE t (x INTEGER)');
     const stamp = store.sql.changeStamp();
-    // Its own commits are not another's: changedElsewhere stays quiet, the stamp moves (total_changes).
+    // Its own commits are not another's: changedElsewhere stays quiet, the stamp moves (countWrites).
     store.db.exec('INSERT INTO t VALUES (1)');
     expect(store.changedElsewhere()).toBe(false);
     const own = store.sql.changeStamp();

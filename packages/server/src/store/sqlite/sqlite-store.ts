@@ -13,6 +13,7 @@ import { SqliteDialect, type SqliteRecords, type TransactionRunner } from './sql
 import { applySqlitePlan } from './sqlite-migrate.ts';
 import { readRecordedSchema, SqliteMigrationProbe } from './sqlite-probe.ts';
 import { SqliteRunner } from './sqlite-runner.ts';
+import { countWrites, type WriteCount } from './write-count.ts';
 
 export interface SqliteStoreOptions {
   /**
@@ -47,7 +48,7 @@ export class SqliteStore implements Store {
   readonly #held = new HeldScope<Database.Database>();
   readonly #gate = () => this.#held.outsideWait();
 
-  private constructor(location: string, db: Database.Database, commits: GroupCommit) {
+  private constructor(location: string, db: Database.Database, writes: WriteCount, commits: GroupCommit) {
     this.location = location;
     this.db = db;
     this.#commits = commits;
@@ -55,7 +56,7 @@ export class SqliteStore implements Store {
     // (which waits while one is held).
     const savepoint = db.transaction((work: () => unknown) => work());
     this.#transaction = <T>(work: () => T) => (this.#held.current() ? (savepoint(work) as T) : commits.run(work));
-    this.sql = new SqliteRunner(db, this.#gate);
+    this.sql = new SqliteRunner(db, this.#gate, writes);
     this.#ping = db.prepare('SELECT 1');
     this.#seenVersion = this.sql.dataVersion();
   }
@@ -72,6 +73,8 @@ export class SqliteStore implements Store {
   static open(path: string, options: SqliteStoreOptions = {}): SqliteStore {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     const db = new Database(path, { timeout: options.busyTimeoutMs ?? 5000 });
+    // Before anything is prepared on it: the change stamp counts every write (write-count.ts).
+    const writes = countWrites(db);
     try {
       db.pragma('journal_mode = WAL');
       db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
@@ -80,7 +83,7 @@ export class SqliteStore implements Store {
       db.close();
       throw error;
     }
-    return new SqliteStore(path, db, new GroupCommit(db));
+    return new SqliteStore(path, db, writes, new GroupCommit(db));
   }
 
   async applySchema(schema: SqlSchema, model: Model, options: ApplyOptions = {}): Promise<AppliedSchema> {
