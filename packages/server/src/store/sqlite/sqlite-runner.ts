@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import type { SqlRunner } from '../sql-runner.ts';
 import { type Param, toSqlite } from './sqlite-dialect.ts';
 import { StatementCache } from './statement-cache.ts';
-import { countWrites, type WriteCount } from './write-count.ts';
+import type { WriteCount } from './write-count.ts';
 
 /** `SqlRunner` on a better-sqlite3 connection: synchronous statements behind the async interface. */
 export class SqliteRunner implements SqlRunner {
@@ -28,13 +28,9 @@ export class SqliteRunner implements SqlRunner {
    * `gate` answers what a statement waits for while a transaction of someone else's is held open
    * on the connection (`SqliteStore.hold`): a write would land in it, a read see its writes.
    * `get` does not wait (it answers at once); it only reads. `writes` counts the connection's
-   * writes (`countWrites`, called when it was opened); without it, the runner starts counting now.
+   * writes (`countWrites`, called when it was opened, before anything was prepared on it).
    */
-  constructor(
-    db: Database.Database,
-    gate: () => Promise<void> | undefined = () => undefined,
-    writes: WriteCount = countWrites(db),
-  ) {
+  constructor(db: Database.Database, writes: WriteCount, gate: () => Promise<void> | undefined = () => undefined) {
     this.#db = db;
     this.#gate = gate;
     this.#writes = writes;

@@ -56,7 +56,7 @@ export class SqliteStore implements Store {
     // (which waits while one is held).
     const savepoint = db.transaction((work: () => unknown) => work());
     this.#transaction = <T>(work: () => T) => (this.#held.current() ? (savepoint(work) as T) : commits.run(work));
-    this.sql = new SqliteRunner(db, this.#gate, writes);
+    this.sql = new SqliteRunner(db, writes, this.#gate);
     this.#ping = db.prepare('SELECT 1');
     this.#seenVersion = this.sql.dataVersion();
   }
