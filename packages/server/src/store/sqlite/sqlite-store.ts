@@ -36,6 +36,8 @@ export class SqliteStore implements Store {
   readonly db: Database.Database;
   readonly sql: SqliteRunner;
   readonly #ping: Database.Statement;
+  /** The connection's writes (`countWrites`), the change stamp's count. */
+  readonly #writes: WriteCount;
   #seenVersion: unknown;
   readonly #commits: GroupCommit;
   readonly #records = new ServedRecords<Database.Database>();
@@ -51,6 +53,7 @@ export class SqliteStore implements Store {
   private constructor(location: string, db: Database.Database, writes: WriteCount, commits: GroupCommit) {
     this.location = location;
     this.db = db;
+    this.#writes = writes;
     this.#commits = commits;
     // Inside a held transaction a write is a savepoint of it, made at once; outside, group commit
     // (which waits while one is held).
@@ -163,7 +166,9 @@ export class SqliteStore implements Store {
       (_held, commit) => {
         try {
           if (!db.inTransaction) {
-            // SQLite ended it itself (a full disk, an I/O error): nothing of it was kept.
+            // SQLite ended it itself (a full disk, an I/O error): nothing of it was kept, and what
+            // was read inside it under the change stamp is stale.
+            this.#writes.moved();
             if (commit) throw new Error('SQLite rolled back the held transaction before its commit.');
             return;
           }

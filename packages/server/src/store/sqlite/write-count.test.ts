@@ -6,33 +6,72 @@ import { SqliteStore } from './sqlite-store.ts';
 import { countWrites } from './write-count.ts';
 
 describe('countWrites', () => {
-  it('counts every statement that may write and every exec, and no read', () => {
+  it('moves with every statement that may write, every exec and every rollback, and never with a read', () => {
+    const db = new Database(':memory:');
+    try {
+      const count = countWrites(db);
+      const moves = (work: () => unknown): boolean => {
+        const before = count.writes;
+        try {
+          work();
+        } catch {
+          // A write that fails is counted all the same.
+        }
+        return count.writes !== before;
+      };
+      expect(moves(() => db.exec('CREATE TABLE t (x INTEGER)'))).toBe(true);
+      const insert = db.prepare('INSERT INTO t VALUES (?)');
+      expect(moves(() => insert.run(1))).toBe(true);
+      expect(moves(() => db.prepare('INSERT INTO t VALUES (2) RETURNING x').get())).toBe(true);
+      expect(moves(() => db.prepare('UPDATE t SET x = x + 1 RETURNING x').all())).toBe(true);
+      expect(moves(() => db.prepare('DELETE FROM t WHERE x > 100').run())).toBe(true);
+      expect(moves(() => db.prepare('INSERT INTO t VALUES (?)').run({}))).toBe(true);
+      expect(moves(() => db.transaction(() => insert.run(3))())).toBe(true);
+
+      expect(moves(() => db.prepare('SELECT x FROM t').all())).toBe(false);
+      expect(moves(() => db.prepare('SELECT count(*) FROM t').pluck().get())).toBe(false);
+      expect(moves(() => db.prepare('PRAGMA data_version').pluck().get())).toBe(false);
+      expect(moves(() => [...db.prepare('SELECT x FROM t').iterate()])).toBe(false);
+      const select = db.prepare('SELECT x FROM t');
+      expect(moves(() => db.transaction(() => select.all())())).toBe(false);
+
+      // A rollback undoes writes: better-sqlite3's own when the work throws, or a prepared one.
+      expect(
+        moves(() =>
+          db.transaction(() => {
+            select.all();
+            throw new Error('refused');
+          })(),
+        ),
+      ).toBe(true);
+      db.exec('BEGIN');
+      const rollback = db.prepare('ROLLBACK');
+      expect(moves(() => rollback.run())).toBe(true);
+      expect(db.prepare('SELECT count(*) FROM t').pluck().get()).toBe(3);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('moves as an iteration writes: a read between its start and its first row is stale after it', () => {
     const db = new Database(':memory:');
     try {
       const count = countWrites(db);
       db.exec('CREATE TABLE t (x INTEGER)');
-      expect(count.writes).toBe(1);
-      const insert = db.prepare('INSERT INTO t VALUES (?)');
-      insert.run(1);
-      db.prepare('INSERT INTO t VALUES (2) RETURNING x').get();
-      db.prepare('UPDATE t SET x = x + 1 RETURNING x').all();
-      db.prepare('DELETE FROM t WHERE x > 100').run();
-      expect(count.writes).toBe(5);
-      db.prepare('SELECT x FROM t').all();
-      db.prepare('SELECT count(*) FROM t').pluck().get();
-      db.prepare('PRAGMA data_version').pluck().get();
-      for (const _ of db.prepare('SELECT x FROM t').iterate());
-      expect(count.writes).toBe(5);
-      // A write that fails still counts: it only makes what was read under the stamp be read again.
-      expect(() => db.prepare('INSERT INTO t VALUES (?)').run({})).toThrow();
-      expect(count.writes).toBe(6);
-      // Inside a transaction of better-sqlite3's, the writes are the statements': each is counted.
-      db.transaction(() => {
-        insert.run(3);
-        insert.run(4);
-      })();
-      expect(count.writes).toBe(8);
-      expect(db.prepare('SELECT count(*) FROM t').pluck().get()).toBe(4);
+      db.prepare('INSERT INTO t VALUES (?)').run(1);
+      const rows = db.prepare('UPDATE t SET x = x + 1 RETURNING x').iterate();
+      const read = db.prepare('SELECT x FROM t').pluck();
+      // SQLite writes when the first row is asked for, not before.
+      expect(read.get()).toBe(1);
+      const readUnder = count.writes;
+      expect(rows.next().value).toEqual({ x: 2 });
+      rows.return?.();
+      expect(read.get()).toBe(2);
+      expect(count.writes).not.toBe(readUnder);
+      let seen = 0;
+      for (const _ of db.prepare('UPDATE t SET x = x + 1 RETURNING x').iterate()) seen = count.writes;
+      expect(seen).toBeGreaterThan(readUnder);
+      expect(count.writes).toBeGreaterThan(seen);
     } finally {
       db.close();
     }
