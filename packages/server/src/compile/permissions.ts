@@ -35,6 +35,9 @@ export type Operation = 'read' | 'update' | 'delete';
  */
 export const SYSTEM_ROLE = ':system';
 
+const NO_GRANTS: readonly Grant[] = Object.freeze([]);
+const ONLY_EVERY_RECORD: readonly Grant[] = Object.freeze([EVERY_RECORD]);
+
 const isSystem = (actor: Actor): boolean => actor.userId !== null && actor.roles.includes(SYSTEM_ROLE);
 
 /** A signed-out visitor. */
@@ -145,14 +148,31 @@ export function compilePermissions(
         row.via[operation]?.map((fields) => rowPath(model, entity, fields)) ?? defaultPaths;
       pathsOf.set(row, { read: resolve('read'), update: resolve('update'), delete: resolve('delete') });
     }
+    const grantsOf = (actor: Actor, operation: Operation): readonly Grant[] => {
+      if (!rolesShown) return actor.userId === null ? NO_GRANTS : ONLY_EVERY_RECORD;
+      return Object.freeze(
+        rowsOf(actor)
+          .filter((row) => row[operation] !== 'none')
+          .map((row) =>
+            Object.freeze({
+              paths: row[operation] === 'all' ? null : (pathsOf.get(row)?.[operation] ?? defaultPaths),
+              states: row.inStates[operation],
+            }),
+          ),
+      );
+    };
+    // A visitor's grants, and each roles array's: every call asks, and the roles come from the
+    // session or token found lately, the same array from one call to the next.
+    const visitorGrants: Partial<Record<Operation, readonly Grant[]>> = {};
+    const grantsByRoles = new WeakMap<readonly string[], Partial<Record<Operation, readonly Grant[]>>>();
     const grants = (actor: Actor, operation: Operation): readonly Grant[] => {
-      if (!rolesShown) return actor.userId === null ? [] : [EVERY_RECORD];
-      return rowsOf(actor)
-        .filter((row) => row[operation] !== 'none')
-        .map((row) => ({
-          paths: row[operation] === 'all' ? null : (pathsOf.get(row)?.[operation] ?? defaultPaths),
-          states: row.inStates[operation],
-        }));
+      let known = actor.userId === null ? visitorGrants : grantsByRoles.get(actor.roles);
+      if (known === undefined) {
+        known = {};
+        grantsByRoles.set(actor.roles, known);
+      }
+      known[operation] ??= grantsOf(actor, operation);
+      return known[operation];
     };
     const access = (actor: Actor, operation: Operation): Access => {
       const granted = grants(actor, operation);
@@ -231,8 +251,9 @@ export function compilePermissions(
       ownerColumns,
       mayCreate: (actor) => isSystem(actor) || mayCreate(actor),
       access: (actor, operation) => (isSystem(actor) ? 'all' : access(actor, operation)),
-      grants: (actor, operation) => (isSystem(actor) ? [EVERY_RECORD] : grants(actor, operation)),
-      transitionGrants: (actor, transition) => (isSystem(actor) ? [EVERY_RECORD] : transitionGrants(actor, transition)),
+      grants: (actor, operation) => (isSystem(actor) ? ONLY_EVERY_RECORD : grants(actor, operation)),
+      transitionGrants: (actor, transition) =>
+        isSystem(actor) ? ONLY_EVERY_RECORD : transitionGrants(actor, transition),
       transitionAccess: (actor, transition) => (isSystem(actor) ? 'all' : transitionAccess(actor, transition)),
       settable: (actor, operation) => (isSystem(actor) ? null : settable(actor, operation)),
       listsFields,
