@@ -1,24 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { TEST_DATABASES } from '../../test/databases.ts';
+import { secretsTable } from '../../test/secrets-table.ts';
 import { openStore } from '../store/open-store.ts';
-import { foundByHash } from './found-by-hash.ts';
 
 describe.each(TEST_DATABASES)('foundByHash on $name', (db) => {
   it('answers the row a hash names as its caller turns it, sees a write at once, and never keeps what is missing', async () => {
     const fresh = await db.fresh();
     const store = await openStore(fresh.options);
     try {
-      await store.sql.exec(['CREATE TABLE "secrets" ("hash" TEXT PRIMARY KEY, "owner" TEXT NOT NULL)']);
-      await store.sql.run('INSERT INTO "secrets" ("hash", "owner") VALUES (?, ?)', ['h1', 'ada']);
-      const reads: string[] = [];
-      const find = foundByHash<{ owner: string }, string>(
-        store.sql,
-        'SELECT "owner" FROM "secrets" WHERE "hash" = ?',
-        (row) => {
-          reads.push(row?.owner ?? '-');
-          return row?.owner.toUpperCase();
-        },
-      );
+      const { find, reads } = await secretsTable(store.sql);
       expect(await find('h1')).toBe('ADA');
       expect(await find('h1')).toBe('ADA');
       // SQLite keeps the first answer while nothing is written; PostgreSQL reads every time.

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../../../test/helpers.ts';
-import { foundByHash } from '../../people/found-by-hash.ts';
+import { secretsTable } from '../../../test/secrets-table.ts';
 import { SqliteStore } from './sqlite-store.ts';
 import { countWrites } from './write-count.ts';
 
@@ -83,28 +83,18 @@ describe('the SQLite change stamp', () => {
     const temp = tempDir();
     const store = SqliteStore.open(temp.dbPath);
     try {
-      await store.sql.exec(['CREATE TABLE "secrets" ("hash" TEXT PRIMARY KEY, "owner" TEXT NOT NULL)']);
-      await store.sql.run('INSERT INTO "secrets" VALUES (?, ?)', ['h1', 'ada']);
-      const reads: string[] = [];
-      const find = foundByHash<{ owner: string }, string>(
-        store.sql,
-        'SELECT "owner" FROM "secrets" WHERE "hash" = ?',
-        (row) => {
-          reads.push(row?.owner ?? '-');
-          return row?.owner;
-        },
-      );
-      expect(await find('h1')).toBe('ada');
+      const { find, reads } = await secretsTable(store.sql);
+      expect(await find('h1')).toBe('ADA');
       const stamp = store.sql.changeStamp();
       await store.sql.all('SELECT * FROM "secrets"');
       store.db.prepare('SELECT * FROM "secrets"').all();
       expect(store.sql.changeStamp()).toBe(stamp);
-      expect(await find('h1')).toBe('ada');
+      expect(await find('h1')).toBe('ADA');
       expect(reads).toEqual(['ada']);
 
       // Code that holds the connection itself (a module of the app's, a command) writes past the runner.
       store.db.prepare('UPDATE "secrets" SET "owner" = ? WHERE "hash" = ?').run('grace', 'h1');
-      expect(await find('h1')).toBe('grace');
+      expect(await find('h1')).toBe('GRACE');
       store.db.exec(`DELETE FROM "secrets" WHERE "hash" = 'h1'`);
       expect(await find('h1')).toBeUndefined();
 
@@ -115,7 +105,7 @@ describe('the SQLite change stamp', () => {
       } finally {
         other.close();
       }
-      expect(await find('h1')).toBe('alan');
+      expect(await find('h1')).toBe('ALAN');
       expect(reads).toEqual(['ada', 'grace', '-', 'alan']);
     } finally {
       store.db.close();
