@@ -740,7 +740,6 @@ async function filesAdded(
   upload: Upload | null,
   body: Record<string, unknown>,
 ): Promise<{
-  appended: readonly FileField[];
   held(field: FileField): string[];
   check(written: readonly FileField[], current: ApiRecord, next: ApiRecord): void;
 }> {
@@ -750,7 +749,6 @@ async function filesAdded(
     .filter((f) => f.type.maxFiles > 1 && uploaded(f).length > 0 && !Object.hasOwn(body, f.name));
   const seen = appended.length > 0 ? (await context.records.get(id))?.record : undefined;
   return {
-    appended,
     held: (field) => (appended.includes(field) ? fileIdsOf(seen?.[field.name]) : []),
     check: (written, current, next) => {
       for (const field of written) {
