@@ -28,6 +28,7 @@ import {
   summaryOf,
   summarySql,
 } from './record-logic.ts';
+import { compileRecordReader, type RecordReader } from './record-reader.ts';
 import type { Prepared, RecordsDialect, Row } from './records-dialect.ts';
 import { type MaybePromise, runSync, type Step, wait } from './step.ts';
 import type {
@@ -343,6 +344,8 @@ export class Records<C> implements EntityRecords {
   readonly #listSelect: string;
   /** Boolean columns, which SQLite answers as 0 or 1. */
   readonly #booleans: readonly string[];
+  /** A row read with the version (`#select`), or a record, as the API shows it. */
+  readonly #record: RecordReader;
   /** Page plans by sort column, each an array by `pageKind` (see `#pagePlan`). */
   readonly #pagePlans = new Map<string, (PagePlan<C> | undefined)[]>();
   readonly #countAll: Prepared<C>;
@@ -391,6 +394,7 @@ export class Records<C> implements EntityRecords {
     this.#select = `SELECT ${table.columns.map((c) => q(c.name)).join(', ')} FROM ${t}`;
     this.#listSelect = `SELECT ${this.#apiColumns.map((c) => q(c.name)).join(', ')} FROM ${t}`;
     this.#booleans = this.#apiColumns.filter((c) => c.type === 'boolean').map((c) => c.name);
+    this.#record = compileRecordReader(this.#apiNames, this.#booleans);
     this.#countAll = d.prepare(this.#countOf([]));
     this.#get = d.prepare(`${this.#select} WHERE "id" = ${p(1)}`);
     this.#getForUpdate = d.forUpdate ? d.prepare(`${this.#select} WHERE "id" = ${p(1)}${d.forUpdate}`) : this.#get;
@@ -852,7 +856,7 @@ export class Records<C> implements EntityRecords {
     const missing = yield* this.#unknownReferences(conn, record, context);
     if (missing.length > 0) return { ok: false, refusal: { kind: 'unknown-reference', fields: missing } };
     // One copy of the record: what the check reads is what is stored and answered (checks only read).
-    const created = this.#pick(record);
+    const created = this.#record(record);
     if (check) yield* this.#shared.decide(conn, (reader) => check(created, null, reader));
     const d = this.#d;
     const columns = this.#table.columns;
@@ -1015,27 +1019,6 @@ export class Records<C> implements EntityRecords {
 
   #stored(row: Row): StoredRecord {
     return { record: this.#record(row), version: Number(row[VERSION_COLUMN]) };
-  }
-
-  /**
-   * A row read with the version (`#select`) as the API shows it: the API's columns copied, then a
-   * boolean stored as 0 or 1 (SQLite) made a boolean; no test of each column's type per row.
-   */
-  #record(row: Row): ApiRecord {
-    const record: ApiRecord = {};
-    for (const name of this.#apiNames) record[name] = (row[name] ?? null) as Value;
-    for (const name of this.#booleans) {
-      const value = record[name];
-      if (typeof value === 'number') record[name] = value !== 0;
-    }
-    return record;
-  }
-
-  /** The API's columns of a record, in table order. */
-  #pick(record: ApiRecord): ApiRecord {
-    const picked: ApiRecord = {};
-    for (const name of this.#apiNames) picked[name] = record[name] ?? null;
-    return picked;
   }
 }
 
