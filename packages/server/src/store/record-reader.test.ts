@@ -9,20 +9,35 @@ describe('compileRecordReader', () => {
     expect(Object.keys(record)).toEqual(['id', 'title', 'note']);
   });
 
-  it('makes a boolean stored as 0 or 1 a boolean and keeps a boolean or null as it is', () => {
-    const read = compileRecordReader(['id', 'express', 'gift'], ['express', 'gift']);
-    expect(read({ id: 'a', express: 1, gift: 0 })).toEqual({ id: 'a', express: true, gift: false });
-    expect(read({ id: 'b', express: true, gift: null })).toEqual({ id: 'b', express: true, gift: null });
-    expect(read({ id: 'c' })).toEqual({ id: 'c', express: null, gift: null });
+  it('makes a boolean column stored as a number a boolean and leaves every other value as it is', () => {
+    const read = compileRecordReader(['id', 'count', 'express', 'gift', 'rush'], ['express', 'gift', 'rush']);
+    expect(read({ id: 'a', count: 1, express: 1, gift: 0, rush: 2 })).toEqual({
+      id: 'a',
+      count: 1,
+      express: true,
+      gift: false,
+      rush: true,
+    });
+    expect(read({ id: 'b', count: 0, express: true, gift: false, rush: null })).toEqual({
+      id: 'b',
+      count: 0,
+      express: true,
+      gift: false,
+      rush: null,
+    });
+    expect(read({ id: 'c', express: '1' })).toEqual({ id: 'c', count: null, express: '1', gift: null, rush: null });
   });
 
-  it('holds names a literal could misread as plain own properties', () => {
-    const names = ['__proto__', 'a-b', 'x"y', 'constructor'];
+  it('keeps `__proto__`, quoted and prototype-named columns as own keys of a plain object, in order', () => {
+    const names = ['__proto__', 'a-b', 'x"y', 'back\\slash', 'line\u2028break', 'constructor'];
     const read = compileRecordReader(names, []);
     // JSON.parse makes `__proto__` an own property, as a database driver's row would hold it.
-    const record = read(JSON.parse('{"__proto__":1,"a-b":2,"x\\"y":3,"constructor":4}') as Record<string, unknown>);
+    const text = '{"__proto__":1,"a-b":2,"x\\"y":3,"back\\\\slash":4,"line\\u2028break":5,"constructor":6}';
+    const record = read(JSON.parse(text) as Record<string, unknown>);
     expect(Object.getPrototypeOf(record)).toBe(Object.prototype);
     expect(Object.keys(record)).toEqual(names);
-    expect(JSON.stringify(record)).toBe('{"__proto__":1,"a-b":2,"x\\"y":3,"constructor":4}');
+    expect(JSON.stringify(record)).toBe(
+      '{"__proto__":1,"a-b":2,"x\\"y":3,"back\\\\slash":4,"line\u2028break":5,"constructor":6}',
+    );
   });
 });

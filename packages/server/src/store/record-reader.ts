@@ -6,7 +6,7 @@ export type RecordReader = (row: Row) => ApiRecord;
 
 /**
  * A table's record reader, compiled once when the store opens: an object literal of the columns
- * `names` (missing as null), a boolean stored as 0 or 1 (SQLite) made a boolean. A loop of
+ * `names` (an undefined value as null), a boolean stored as 0 or 1 (SQLite) made a boolean. A loop of
  * `record[name] = row[name]` went through V8's megamorphic keyed loads and stores, the largest
  * share of a get's own time after the socket and the database (issue 31); a literal of known keys
  * is built in one step, with one hidden class for every record of the table.

@@ -329,7 +329,6 @@ export class Records<C> implements EntityRecords {
   readonly #columns: ReadonlyMap<string, SqlColumn>;
   /** Columns the API shows: all but the version. */
   readonly #apiColumns: readonly SqlColumn[];
-  readonly #apiNames: readonly string[];
   readonly #fieldColumns: readonly SqlColumn[];
   readonly #references: readonly { field: string; table: string }[];
   /** Fields referring to `User`: their users live in the runtime's users table. */
@@ -379,7 +378,6 @@ export class Records<C> implements EntityRecords {
     this.#columns = new Map(table.columns.map((c) => [c.name, c]));
     this.#apiColumns = table.columns.filter((c) => c.name !== VERSION_COLUMN && c.name !== STATE_SINCE_COLUMN);
     this.#timed = this.#columns.has(STATE_SINCE_COLUMN);
-    this.#apiNames = this.#apiColumns.map((c) => c.name);
     this.#fieldColumns = table.columns.filter((c) => c.field !== null);
     this.#userReferences = this.#fieldColumns.filter((c) => c.references?.entity === USER_ENTITY).map((c) => c.name);
     this.#references = this.#fieldColumns.flatMap((c) =>
@@ -394,7 +392,10 @@ export class Records<C> implements EntityRecords {
     this.#select = `SELECT ${table.columns.map((c) => q(c.name)).join(', ')} FROM ${t}`;
     this.#listSelect = `SELECT ${this.#apiColumns.map((c) => q(c.name)).join(', ')} FROM ${t}`;
     this.#booleans = this.#apiColumns.filter((c) => c.type === 'boolean').map((c) => c.name);
-    this.#record = compileRecordReader(this.#apiNames, this.#booleans);
+    this.#record = compileRecordReader(
+      this.#apiColumns.map((c) => c.name),
+      this.#booleans,
+    );
     this.#countAll = d.prepare(this.#countOf([]));
     this.#get = d.prepare(`${this.#select} WHERE "id" = ${p(1)}`);
     this.#getForUpdate = d.forUpdate ? d.prepare(`${this.#select} WHERE "id" = ${p(1)}${d.forUpdate}`) : this.#get;
