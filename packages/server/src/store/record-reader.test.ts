@@ -28,6 +28,12 @@ describe('compileRecordReader', () => {
     expect(read({ id: 'c', express: '1' })).toEqual({ id: 'c', count: null, express: '1', gift: null, rush: null });
   });
 
+  it('reads each column under the key the row holds it by, and names it by its field', () => {
+    const short = (name: string) => (name.length > 8 ? `${name.slice(0, 4)}_h` : name);
+    const read = compileRecordReader(['id', 'note_text_x', 'flag_value_y'], ['flag_value_y'], short);
+    expect(read({ id: 'a', note_h: 'kept', flag_h: 1 })).toEqual({ id: 'a', note_text_x: 'kept', flag_value_y: true });
+  });
+
   it('keeps `__proto__`, quoted and prototype-named columns as own keys of a plain object, in order', () => {
     const names = ['__proto__', 'a-b', 'x"y', 'back\\slash', 'line\u2028break', 'constructor'];
     const read = compileRecordReader(names, []);

@@ -343,8 +343,12 @@ export class Records<C> implements EntityRecords {
   readonly #listSelect: string;
   /** Boolean columns, which SQLite answers as 0 or 1. */
   readonly #booleans: readonly string[];
-  /** A row read with the version (`#select`), or a record, as the API shows it. */
+  /** A row read with the version (`#select`) as the API shows it. */
   readonly #record: RecordReader;
+  /** A record's API columns, in table order: `#record` unless the database shortened a name. */
+  readonly #pick: RecordReader;
+  /** Whether a row holds a column under another name than its field's (PostgreSQL, a long name). */
+  readonly #renamed: boolean;
   /** Page plans by sort column, each an array by `pageKind` (see `#pagePlan`). */
   readonly #pagePlans = new Map<string, (PagePlan<C> | undefined)[]>();
   readonly #countAll: Prepared<C>;
@@ -392,10 +396,10 @@ export class Records<C> implements EntityRecords {
     this.#select = `SELECT ${table.columns.map((c) => q(c.name)).join(', ')} FROM ${t}`;
     this.#listSelect = `SELECT ${this.#apiColumns.map((c) => q(c.name)).join(', ')} FROM ${t}`;
     this.#booleans = this.#apiColumns.filter((c) => c.type === 'boolean').map((c) => c.name);
-    this.#record = compileRecordReader(
-      this.#apiColumns.map((c) => c.name),
-      this.#booleans,
-    );
+    const apiNames = this.#apiColumns.map((c) => c.name);
+    this.#renamed = apiNames.some((name) => d.columnKey(name) !== name);
+    this.#pick = compileRecordReader(apiNames, this.#booleans);
+    this.#record = this.#renamed ? compileRecordReader(apiNames, this.#booleans, (n) => d.columnKey(n)) : this.#pick;
     this.#countAll = d.prepare(this.#countOf([]));
     this.#get = d.prepare(`${this.#select} WHERE "id" = ${p(1)}`);
     this.#getForUpdate = d.forUpdate ? d.prepare(`${this.#select} WHERE "id" = ${p(1)}${d.forUpdate}`) : this.#get;
@@ -656,9 +660,11 @@ export class Records<C> implements EntityRecords {
 
   /**
    * A list's rows as records: they hold the API's columns only (`#listSelect`), so each row is its
-   * record, with only a boolean stored as 0 or 1 (SQLite) turned into a boolean.
+   * record, with only a boolean stored as 0 or 1 (SQLite) turned into a boolean. Rows holding a
+   * shortened name (PostgreSQL) are made records under their fields' names.
    */
   #records(rows: Row[]): ApiRecord[] {
+    if (this.#renamed) return rows.map(this.#record);
     const booleans = this.#booleans;
     if (booleans.length > 0) {
       for (const row of rows) {
@@ -857,7 +863,7 @@ export class Records<C> implements EntityRecords {
     const missing = yield* this.#unknownReferences(conn, record, context);
     if (missing.length > 0) return { ok: false, refusal: { kind: 'unknown-reference', fields: missing } };
     // One copy of the record: what the check reads is what is stored and answered (checks only read).
-    const created = this.#record(record);
+    const created = this.#pick(record);
     if (check) yield* this.#shared.decide(conn, (reader) => check(created, null, reader));
     const d = this.#d;
     const columns = this.#table.columns;

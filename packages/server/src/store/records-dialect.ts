@@ -43,6 +43,8 @@ export interface RecordsDialect<C> {
   gate?(): Promise<void> | undefined;
   /** `"name"`, as this database keeps the name. */
   quote(name: string): string;
+  /** The name a row from the driver holds a column under (PostgreSQL shortens a long one, `pgName`). */
+  columnKey(name: string): string;
   /** The placeholder of the `n`th bound value, counting from 1. */
   placeholder(n: number): string;
   /** Matching ignoring the case of ASCII letters: SQLite's LIKE does, PostgreSQL needs ILIKE. */

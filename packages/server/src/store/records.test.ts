@@ -68,6 +68,37 @@ describe.each(TEST_DATABASES)('records on $name', (db) => {
     ]);
   });
 
+  it('keep a field whose name is longer than PostgreSQL keeps a column name, in every read', async () => {
+    const long = `note_${'x'.repeat(70)}`;
+    const flag = `flag_${'y'.repeat(70)}`;
+    const store = await open(`# Long names
+
+## 1. What it does and for whom
+Keeps records with long field names.
+
+## 3. Entities and fields
+### Thing
+| field | type | required |
+|---|---|---|
+| name | text | yes |
+| ${long} | text | no |
+| ${flag} | boolean | no |
+`);
+    const things = store.records('Thing');
+    const record = { id: '0190f3c4-7a2b-7c3d-8e4f-5a6b7c8d9e0f', ...system, name: 'a', [long]: 'kept', [flag]: true };
+    expect((await things.create(record, context)).ok).toBe(true);
+    expect(await things.get(record.id)).toEqual({ record, version: 1 });
+    const page = await things.list(query({ sort: { column: long, descending: false } }));
+    expect(page.records).toEqual([record]);
+    const byFlag = await things.summary({ filters: [], owner: null, by: flag, sums: [] });
+    expect(byFlag.groups).toEqual([{ value: true, count: 1, sums: {} }]);
+    const later = { at: '2026-01-03T00:00:00.000Z', by: null, ifVersions: [1] };
+    const updated = await things.update(record.id, { name: 'b' }, later);
+    const after = { ...record, name: 'b', updated_at: later.at };
+    expect(updated).toMatchObject({ ok: true, stored: { record: after, version: 2 }, changed: true });
+    expect((await things.history(record.id)).at(-1)).toMatchObject({ changes: { name: 'b' }, before: { name: 'a' } });
+  });
+
   it('sum a decimal field to its places, alone, per group and over the groups, as it was written', async () => {
     const store = await open(TYPES);
     const things = store.records('Thing');

@@ -52,6 +52,10 @@ export class PgDialect implements RecordsDialect<PgConn> {
     return quoteIdentifier(name);
   }
 
+  columnKey(name: string): string {
+    return pgName(name);
+  }
+
   placeholder(n: number): string {
     return `$${n}`;
   }

@@ -71,6 +71,10 @@ export class SqliteDialect implements RecordsDialect<Database.Database> {
     return quoteIdentifier(name);
   }
 
+  columnKey(name: string): string {
+    return name;
+  }
+
   placeholder(): string {
     return '?';
   }
