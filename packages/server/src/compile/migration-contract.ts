@@ -38,8 +38,12 @@ export type ProbedRow = Readonly<Record<string, Value>>;
 
 /** What the planner needs to know about the data; each store answers it from its own database. */
 export interface MigrationProbe {
-  /** The columns of a table in the database, in order, or null when there is no such table. */
-  columns(table: string): Promise<ProbedColumn[] | null>;
+  /**
+   * The columns of a table in the database, in order, or null when there is no such table. A
+   * column the database keeps under a shortened name (PostgreSQL's 63 bytes) is answered by the
+   * name in `names` it stands for.
+   */
+  columns(table: string, names: readonly string[]): Promise<ProbedColumn[] | null>;
   rowCount(table: string): Promise<number>;
   /**
    * Every row of a table, with the values of these columns (converted by their logical type), in

@@ -49,7 +49,10 @@ export async function planMigration(input: PlanInput): Promise<MigrationPlan> {
 async function planLiveTable(context: PlanContext, table: SqlTable): Promise<PlannedTable> {
   const entity = findEntity(context.model, table.entity);
   if (!entity) throw new Error(`The schema's table ${table.name} belongs to ${table.entity}, which the model lacks.`);
-  const actual = await context.probe.columns(table.name);
+  const actual = await context.probe.columns(
+    table.name,
+    table.columns.map((c) => c.name),
+  );
   if (actual === null) return planNewTable(entity, table);
   const plan = await TablePlan.open(context, table, entity, actual);
   if (plan.restored) planRestoredTable(plan);

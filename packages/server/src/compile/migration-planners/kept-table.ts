@@ -8,7 +8,10 @@ import type { PlannedTable } from './table-plan.ts';
 
 /** A table the spec no longer has: kept with its rows, and its foreign keys dropped so it blocks no delete. */
 export async function planKeptTable(context: PlanContext, previous: SqlTable): Promise<PlannedTable | null> {
-  const actual = await context.probe.columns(previous.name);
+  const actual = await context.probe.columns(
+    previous.name,
+    previous.columns.map((c) => c.name),
+  );
   if (actual === null) return null;
   const wasLive = context.previousModel ? findEntity(context.previousModel, previous.entity) !== null : true;
   const dropped = previous.columns.filter((c) => c.references?.table && actual.some((a) => a.name === c.name));

@@ -27,13 +27,16 @@ export class PgMigrationProbe implements MigrationProbe {
     this.#client = client;
   }
 
-  async columns(table: string): Promise<ProbedColumn[] | null> {
+  async columns(table: string, names: readonly string[]): Promise<ProbedColumn[] | null> {
     const { rows } = await this.#client.query<{ column_name: string; is_nullable: string }>(
       `SELECT column_name, is_nullable FROM information_schema.columns
        WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position`,
       [pgName(table)],
     );
-    return rows.length === 0 ? null : rows.map((r) => ({ name: r.column_name, notNull: r.is_nullable === 'NO' }));
+    const named = new Map(names.map((name) => [pgName(name), name]));
+    return rows.length === 0
+      ? null
+      : rows.map((r) => ({ name: named.get(r.column_name) ?? r.column_name, notNull: r.is_nullable === 'NO' }));
   }
 
   async rowCount(table: string): Promise<number> {
@@ -55,7 +58,9 @@ export class PgMigrationProbe implements MigrationProbe {
       );
       for (const row of rows) {
         after = String(row._ninepoint_id);
-        const { _ninepoint_id: _, ...values } = row;
+        // Keyed by the field's name: a long one comes back under the name PostgreSQL keeps.
+        const values: Record<string, Value> = {};
+        for (const c of columns) values[c.name] = row[pgName(c.name)] as Value;
         yield values;
       }
       if (rows.length < PROBE_BATCH) return;
