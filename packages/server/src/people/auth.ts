@@ -12,6 +12,7 @@ import { type Credential, requestCredential } from './credentials.ts';
 import { verifyPassword } from './passwords.ts';
 import { tell } from './people-events.ts';
 import { SECURE_SESSION_COOKIE, SESSION_COOKIE, SIGN_IN_SCHEMA } from './people-schemas.ts';
+import { LastPerConnection } from './per-connection.ts';
 import { RateLimiter } from './rate-limiter.ts';
 import { looksLikeSecret, newSecret, secretHash, secretHashOn } from './secrets.ts';
 import type { SessionFound } from './sessions-store.ts';
@@ -430,18 +431,12 @@ function userLimitKey(user: UserAccount): string {
   return key;
 }
 
-/** The last address each connection's calls came from, and its key (behind a proxy, it may change). */
-const addressKeys = new WeakMap<object, { ip: string; key: string }>();
+/** Each connection's last address and its key (behind a proxy, the address may change). */
+const addressKeys = new LastPerConnection<string, string>((ip) => `ip:${ip}`);
 
 /** The key a visitor's calls count under: their address's. */
 function addressLimitKey(request: FastifyRequest): string {
-  const { ip } = request;
-  const socket = request.raw.socket;
-  const last = socket ? addressKeys.get(socket) : undefined;
-  if (last !== undefined && last.ip === ip) return last.key;
-  const key = `ip:${ip}`;
-  if (socket) addressKeys.set(socket, { ip, key });
-  return key;
+  return addressKeys.get(request.raw.socket, request.ip);
 }
 
 /** A user as the directory shows them: only the caller's own entry holds their email and roles. */

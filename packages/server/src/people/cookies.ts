@@ -1,5 +1,6 @@
 import { parseCookie, type SetCookie, stringifySetCookie } from 'cookie';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { LastPerConnection } from './per-connection.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -21,25 +22,19 @@ export function registerCookies(app: FastifyInstance): void {
   app.decorateRequest('cookies', null as unknown as Readonly<Record<string, string | undefined>>);
 }
 
-const NONE: Readonly<Record<string, string | undefined>> = Object.freeze({});
-/** The last `Cookie` header each connection sent, and its cookies. */
-const lastRead = new WeakMap<object, { header: string; cookies: Readonly<Record<string, string | undefined>> }>();
+type Cookies = Readonly<Record<string, string | undefined>>;
+
+const NONE: Cookies = Object.freeze({});
+/** Each connection's last `Cookie` header and its cookies, frozen: the calls of a connection share them. */
+const parsed = new LastPerConnection<string, Cookies>((header) => Object.freeze(parseCookie(header)));
 
 /**
  * A `Cookie` header's cookies by name; none without one. Remembered per connection when given one:
  * a browser sends the same header with every call on a keep-alive connection, so it is parsed once
- * per connection and header. The cookies are frozen: the calls of a connection share them.
+ * per connection and header.
  */
-export function readCookies(
-  header: string | undefined,
-  connection?: object | null,
-): Readonly<Record<string, string | undefined>> {
-  if (header === undefined) return NONE;
-  const last = connection ? lastRead.get(connection) : undefined;
-  if (last !== undefined && last.header === header) return last.cookies;
-  const cookies = Object.freeze(parseCookie(header));
-  if (connection) lastRead.set(connection, { header, cookies });
-  return cookies;
+export function readCookies(header: string | undefined, connection?: object | null): Cookies {
+  return header === undefined ? NONE : parsed.get(connection, header);
 }
 
 /** The cookies set on an answer so far, by name, domain and path. */

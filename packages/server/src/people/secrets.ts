@@ -1,4 +1,5 @@
 import { hash, randomBytes } from 'node:crypto';
+import { LastPerConnection } from './per-connection.ts';
 
 /**
  * What a secret is for: a session, an API token, a link (password reset, email confirmation,
@@ -36,26 +37,28 @@ export function secretHash(secret: string): string {
   return hash('sha256', secret, 'hex');
 }
 
-/** The last secret each connection sent, its kind, and its hash (undefined: not of that kind's shape). */
-const lastSent = new WeakMap<object, { secret: string; kind: SecretKind; hash: string | undefined }>();
+/** Per kind, each connection's last secret and its hash (undefined: not of that kind's shape). */
+const lastSent = Object.fromEntries(
+  Object.keys(PREFIX).map((kind) => [
+    kind,
+    new LastPerConnection<string, string | undefined>((secret) =>
+      looksLikeSecret(kind as SecretKind, secret) ? secretHash(secret) : undefined,
+    ),
+  ]),
+) as Record<SecretKind, LastPerConnection<string, string | undefined>>;
 
 /**
  * `secretHash` of a secret of `kind`'s shape (`looksLikeSecret`), or undefined for one that is not,
  * remembered per connection: a browser's keep-alive connection sends the same session cookie with
  * every call, and a client the same token, so the secret is checked and hashed once per connection
- * and secret instead of once per call (they were a twentieth of a session's get). The secret is
- * kept only while the connection lives, as its own buffers keep it.
+ * and secret instead of once per call (they were a twentieth of a session's get).
  */
 export function secretHashOn(
   connection: object | null | undefined,
   kind: SecretKind,
   secret: string,
 ): string | undefined {
-  const last = connection ? lastSent.get(connection) : undefined;
-  if (last !== undefined && last.secret === secret && last.kind === kind) return last.hash;
-  const hash = looksLikeSecret(kind, secret) ? secretHash(secret) : undefined;
-  if (connection) lastSent.set(connection, { secret, kind, hash });
-  return hash;
+  return lastSent[kind].get(connection, secret);
 }
 
 /** The shape of each kind's secrets, compiled once: every authenticated call tests one. */

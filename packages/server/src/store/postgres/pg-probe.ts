@@ -48,6 +48,8 @@ export class PgMigrationProbe implements MigrationProbe {
   async *rows(table: string, columns: readonly SqlColumn[]): AsyncIterable<ProbedRow> {
     if (columns.length === 0) return;
     const select = columns.map((c) => q(c.name)).join(', ');
+    // Keyed by the field's name: a long one comes back under the name PostgreSQL keeps.
+    const keys = columns.map((c) => [c.name, pgName(c.name)] as const);
     let after: string | null = null;
     for (;;) {
       const { rows }: { rows: Record<string, Value>[] } = await this.#client.query<Record<string, Value>>(
@@ -58,9 +60,8 @@ export class PgMigrationProbe implements MigrationProbe {
       );
       for (const row of rows) {
         after = String(row._ninepoint_id);
-        // Keyed by the field's name: a long one comes back under the name PostgreSQL keeps.
         const values: Record<string, Value> = {};
-        for (const c of columns) values[c.name] = row[pgName(c.name)] as Value;
+        for (const [name, key] of keys) values[name] = row[key] as Value;
         yield values;
       }
       if (rows.length < PROBE_BATCH) return;
